@@ -1,0 +1,147 @@
+"""Evaluate a gated residual stack under all ``2^L`` gate masks.
+
+Two engines, which agree to float32 round-off on every (image, mask):
+
+- ``naive`` (the reference and test oracle): replicate each image over the mask dimension and
+  run the whole network once per (image, mask), ``mask_chunk`` masks at a time. It can also
+  evaluate an explicit list of mask indices.
+- ``tree`` (default): masks that agree on gates ``0 … l−1`` share the input of block ``l``, so
+  block ``l`` runs its branch on the ``2^l`` distinct prefix states only and each state spawns
+  two children (gate off, gate on). The stem runs once per image and the head ``2^L`` times.
+  Prefix states are processed breadth-first while a group holds at most ``mask_chunk`` of
+  them; a group that would grow past that is split into its gate-off and gate-on halves, which
+  are walked one after the other (depth first). Each prefix state is computed exactly once, and
+  the live activations are bounded by about ``(L − log2(mask_chunk) + 2) · mask_chunk`` states per
+  image instead of ``2^L``.
+
+Logits come back as float32 ``(B, M, C)``, ``M = 2^L`` indexed by mask integer (bit ``l`` = block
+``l``), whatever the model's dtype.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+from experiment_1.errors import PipelineError
+from experiment_1.gated_resnet import ResidualStack, set_per_sample_masks
+
+ENGINES = ("tree", "naive")
+
+
+def _check_mask_chunk(mask_chunk: int) -> None:
+    if mask_chunk < 1 or mask_chunk & (mask_chunk - 1):
+        raise PipelineError(f"--mask-chunk {mask_chunk} must be a power of two (e.g. 256)")
+
+
+def _model_device_dtype(model: ResidualStack) -> tuple[torch.device, torch.dtype]:
+    parameter = next(model.parameters())
+    return parameter.device, parameter.dtype
+
+
+@torch.no_grad()
+def evaluate_masks_naive(
+    model: ResidualStack,
+    images: torch.Tensor,
+    mask_indices: Sequence[int] | torch.Tensor | None = None,
+    mask_chunk: int = 256,
+) -> torch.Tensor:
+    """Reference engine: one full forward per (image, mask). Returns ``(B, len(mask_indices), C)``."""
+    device, dtype = _model_device_dtype(model)
+    num_blocks = model.num_blocks
+    if mask_indices is None:
+        mask_indices = torch.arange(2**num_blocks)
+    mask_indices = torch.as_tensor(mask_indices, dtype=torch.long)
+    bits = torch.arange(num_blocks)
+    images = images.to(device=device, dtype=dtype)
+    batch = images.shape[0]
+    outputs = []
+    try:
+        for start in range(0, len(mask_indices), mask_chunk):
+            chunk = mask_indices[start : start + mask_chunk]
+            masks = ((chunk[:, None] >> bits[None, :]) & 1).bool()  # (m, L)
+            replicated = images.repeat_interleave(len(chunk), dim=0)  # image-major: (B·m, ...)
+            set_per_sample_masks(model, masks.repeat(batch, 1).to(device))
+            logits = model(replicated)
+            outputs.append(logits.float().view(batch, len(chunk), -1))
+    finally:
+        set_per_sample_masks(model, None)
+    return torch.cat(outputs, dim=1)
+
+
+@torch.no_grad()
+def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int = 256) -> torch.Tensor:
+    """Prefix-tree engine over all ``2^L`` masks. Returns ``(B, 2^L, C)`` float32."""
+    _check_mask_chunk(mask_chunk)
+    device, dtype = _model_device_dtype(model)
+    images = images.to(device=device, dtype=dtype)
+    batch = images.shape[0]
+    num_blocks = model.num_blocks
+    scale = model.residual_scale
+    set_per_sample_masks(model, None)
+    out: torch.Tensor | None = None
+
+    def descend(states: torch.Tensor, prefix_ids: torch.Tensor, level: int) -> None:
+        # states: (n·B, ...) grouped prefix-major; prefix_ids: (n,) mask bits 0…level−1 of each
+        nonlocal out
+        if level == num_blocks:
+            logits = model.head(states).float().view(len(prefix_ids), batch, -1)
+            if out is None:
+                out = torch.empty(batch, 2**num_blocks, logits.shape[-1], device=device)
+            out[:, prefix_ids.to(device)] = logits.transpose(0, 1)
+            return
+        gate_off, gate_on = model.blocks[level].forward_both(states, scale)
+        del states
+        on_ids = prefix_ids + (1 << level)
+        if 2 * len(prefix_ids) <= mask_chunk:
+            descend(torch.cat([gate_off, gate_on]), torch.cat([prefix_ids, on_ids]), level + 1)
+        else:
+            descend(gate_off, prefix_ids, level + 1)
+            del gate_off
+            descend(gate_on, on_ids, level + 1)
+
+    descend(model.stem(images), torch.zeros(1, dtype=torch.long), 0)
+    assert out is not None
+    return out
+
+
+def evaluate_all_masks(
+    model: ResidualStack,
+    images: torch.Tensor,
+    *,
+    engine: str = "tree",
+    mask_chunk: int = 256,
+    residual_scale: float | None = None,
+) -> torch.Tensor:
+    """Logits of every image under every mask: ``(B, 2^L, C)`` float32, indexed by mask integer.
+
+    ``residual_scale`` (λ) overrides ``model.residual_scale`` for this call only.
+    Out-of-memory becomes a :class:`PipelineError` that names ``--mask-chunk``/``--batch-size``.
+    """
+    if engine not in ENGINES:
+        raise PipelineError(f"unknown engine '{engine}'; choose one of {', '.join(ENGINES)}")
+    _check_mask_chunk(mask_chunk)
+    previous_scale = model.residual_scale
+    if residual_scale is not None:
+        model.residual_scale = float(residual_scale)
+    try:
+        if engine == "tree":
+            return evaluate_masks_tree(model, images, mask_chunk)
+        return evaluate_masks_naive(model, images, None, mask_chunk)
+    except (torch.cuda.OutOfMemoryError, MemoryError) as error:
+        raise _out_of_memory(images.shape[0], mask_chunk, error) from None
+    except RuntimeError as error:
+        if "allocate" in str(error) or "out of memory" in str(error):
+            raise _out_of_memory(images.shape[0], mask_chunk, error) from None
+        raise
+    finally:
+        model.residual_scale = previous_scale
+
+
+def _out_of_memory(batch_size: int, mask_chunk: int, error: BaseException) -> PipelineError:
+    first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return PipelineError(
+        f"out of memory evaluating {batch_size} images with --mask-chunk {mask_chunk} ({first_line[:120]}); "
+        f"reduce --mask-chunk (try {max(1, mask_chunk // 4)}) or --batch-size"
+    )
+

@@ -1,0 +1,227 @@
+"""ImageNet images from Hugging Face–style parquet shards (or an ImageFolder tree), by sample list.
+
+Parquet schema (the ``ILSVRC/imagenet-1k`` mirror): ``image: struct<bytes: binary, path: string>``
+(or a plain ``binary`` column) and ``label: int64`` (``-1`` = unlabelled). An ImageFolder tree is
+``<root>/<class_dir>/*.JPEG`` (classes numbered in sorted order, as torchvision does) or a flat
+folder of images (unlabelled).
+
+A *sample list* names images as ``(source, row, label)``: ``source`` is a shard file (or an image
+file) relative to the data directory, ``row`` its row in the shard (``-1`` for image files).
+:class:`SampleDataset` reads only the rows a sample list names, one parquet row group at a time.
+"""
+from __future__ import annotations
+
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import torch
+from PIL import Image
+from torch.utils.data import Dataset
+from torchvision import transforms
+
+from experiment_1.errors import PipelineError
+from experiment_1.gated_resnet import REPO_ROOT, Preprocess
+
+IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png", ".bmp", ".webp")
+DOWNLOAD_HINT = "download the shards with `bash experiment_1/step_1.sh`, or point --data-dir / MOE_DATA at a folder of shards"
+
+
+def default_data_dir() -> Path:
+    """``$MOE_DATA`` if set, else ``<repo>/imagenet-1k/data``."""
+    return Path(os.environ.get("MOE_DATA", REPO_ROOT / "imagenet-1k" / "data"))
+
+
+@dataclass(frozen=True)
+class SampleRef:
+    """One image of a sample list: ``source`` relative to the data dir, ``row`` in it, ``label``."""
+
+    source: str
+    row: int
+    label: int
+
+    def describe(self) -> str:
+        return f"{self.source} row {self.row}" if self.row >= 0 else self.source
+
+
+# --------------------------------------------------------------------------------------------
+# Schema and discovery
+
+
+def image_column_kind(schema: pa.Schema, path: Path) -> str:
+    """``"struct"`` or ``"binary"`` for the image column; a :class:`PipelineError` if the schema is wrong."""
+    fix = "expected columns image: struct<bytes: binary, path: string> (or binary) and label: int64, as in ILSVRC/imagenet-1k"
+    if "image" not in schema.names or "label" not in schema.names:
+        raise PipelineError(f"{path}: wrong parquet schema (columns {schema.names}); {fix}")
+    image_type = schema.field("image").type
+    if pa.types.is_struct(image_type) and image_type.get_field_index("bytes") >= 0:
+        kind = "struct"
+    elif pa.types.is_binary(image_type) or pa.types.is_large_binary(image_type):
+        kind = "binary"
+    else:
+        raise PipelineError(f"{path}: wrong parquet schema (image column is {image_type}); {fix}")
+    if not pa.types.is_integer(schema.field("label").type):
+        raise PipelineError(f"{path}: wrong parquet schema (label column is {schema.field('label').type}); {fix}")
+    return kind
+
+
+def _open_parquet(path: Path) -> pq.ParquetFile:
+    if not path.exists():
+        raise PipelineError(f"{path}: shard not found; {DOWNLOAD_HINT}")
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowInvalid, OSError) as error:
+        raise PipelineError(f"{path}: not a readable parquet file ({error}); delete it and download it again") from None
+
+
+def find_sources(data_dir: Path, pattern: str) -> list[Path]:
+    """Shards (``*.parquet``) or ImageFolder roots under ``data_dir`` matching the glob ``pattern``."""
+    if not data_dir.is_dir():
+        raise PipelineError(f"{data_dir}: data directory not found; {DOWNLOAD_HINT}")
+    matches = sorted(path for path in data_dir.glob(pattern) if path.suffix == ".parquet" or path.is_dir())
+    if not matches:
+        raise PipelineError(f"{data_dir}: no shards or image folders match '{pattern}'; {DOWNLOAD_HINT}")
+    return matches
+
+
+def list_items(data_dir: Path, pattern: str) -> list[SampleRef]:
+    """Every image (with its label) in the sources matching ``pattern``, in a fixed order."""
+    items: list[SampleRef] = []
+    for source in find_sources(data_dir, pattern):
+        if source.suffix == ".parquet":
+            items.extend(_list_parquet(source, data_dir))
+        else:
+            items.extend(_list_folder(source, data_dir))
+    return items
+
+
+def _list_parquet(shard: Path, data_dir: Path) -> list[SampleRef]:
+    parquet = _open_parquet(shard)
+    image_column_kind(parquet.schema_arrow, shard)
+    labels = parquet.read(columns=["label"]).column("label").to_numpy()
+    name = shard.relative_to(data_dir).as_posix()
+    return [SampleRef(name, row, int(label)) for row, label in enumerate(labels)]
+
+
+def _list_folder(root: Path, data_dir: Path) -> list[SampleRef]:
+    class_dirs = sorted(path for path in root.iterdir() if path.is_dir())
+    items: list[SampleRef] = []
+    if class_dirs:
+        for label, class_dir in enumerate(class_dirs):
+            for file in sorted(class_dir.iterdir()):
+                if file.suffix.lower() in IMAGE_SUFFIXES:
+                    items.append(SampleRef(file.relative_to(data_dir).as_posix(), -1, label))
+    else:
+        for file in sorted(root.iterdir()):
+            if file.suffix.lower() in IMAGE_SUFFIXES:
+                items.append(SampleRef(file.relative_to(data_dir).as_posix(), -1, -1))
+    if not items:
+        raise PipelineError(f"{root}: no images ({', '.join(IMAGE_SUFFIXES)}) found in this folder or its class folders")
+    return items
+
+
+# --------------------------------------------------------------------------------------------
+# Decoding
+
+
+def eval_transform(preprocess: Preprocess) -> transforms.Compose:
+    """Resize the short side, centre-crop, to tensor, normalise — the standard evaluation transform."""
+    return transforms.Compose(
+        [
+            transforms.Resize(preprocess.resize, interpolation=transforms.InterpolationMode.BILINEAR),
+            transforms.CenterCrop(preprocess.crop),
+            transforms.ToTensor(),
+            transforms.Normalize(preprocess.mean, preprocess.std),
+        ]
+    )
+
+
+def decode_image(data: bytes) -> Image.Image:
+    """Decode image bytes to RGB (greyscale, CMYK, palette and RGBA are converted)."""
+    image = Image.open(io.BytesIO(data))
+    image.load()
+    return image.convert("RGB")
+
+
+class _RowGroupReader:
+    """Reads single rows of a parquet shard, caching the most recent row group."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.file = _open_parquet(path)
+        self.kind = image_column_kind(self.file.schema_arrow, path)
+        metadata = self.file.metadata
+        sizes = [metadata.row_group(index).num_rows for index in range(metadata.num_row_groups)]
+        self.starts = np.concatenate([[0], np.cumsum(sizes)])
+        self.cached_group = -1
+        self.cached_images: pa.Array | None = None
+
+    def image_bytes(self, row: int) -> bytes:
+        if not 0 <= row < self.starts[-1]:
+            raise PipelineError(f"{self.path}: row {row} out of range (shard has {self.starts[-1]} rows); the sample list does not match these shards — regenerate it with step_2_sample")
+        group = int(np.searchsorted(self.starts, row, side="right") - 1)
+        if group != self.cached_group:
+            self.cached_images = self.file.read_row_group(group, columns=["image"]).column("image").combine_chunks()
+            self.cached_group = group
+        assert self.cached_images is not None
+        value = self.cached_images[row - int(self.starts[group])]
+        if self.kind == "struct":
+            value = value["bytes"]
+        data = value.as_py()
+        if data is None:
+            raise ValueError("empty image bytes")
+        return data
+
+
+class SampleDataset(Dataset):
+    """The images of a sample list, transformed. Items: ``{"image", "label", "index", "error"}``.
+
+    A row that cannot be decoded yields a zero image and a non-empty ``error`` naming the shard
+    and row; the caller decides whether that is fatal or skipped (:func:`check_batch_errors`).
+    """
+
+    def __init__(self, data_dir: Path, samples: list[SampleRef], preprocess: Preprocess) -> None:
+        self.data_dir = Path(data_dir)
+        self.samples = samples
+        self.preprocess = preprocess
+        self.transform = eval_transform(preprocess)
+        self.readers: dict[str, _RowGroupReader] = {}
+        missing = sorted({s.source for s in samples if not (self.data_dir / s.source).exists()})
+        if missing:
+            raise PipelineError(f"{self.data_dir / missing[0]}: listed in the sample list but missing ({len(missing)} missing); {DOWNLOAD_HINT}")
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def _bytes(self, sample: SampleRef) -> bytes:
+        if sample.row < 0:
+            return (self.data_dir / sample.source).read_bytes()
+        reader = self.readers.get(sample.source)
+        if reader is None:
+            reader = self.readers[sample.source] = _RowGroupReader(self.data_dir / sample.source)
+        return reader.image_bytes(sample.row)
+
+    def __getitem__(self, index: int) -> dict[str, object]:
+        sample = self.samples[index]
+        try:
+            image = self.transform(decode_image(self._bytes(sample)))
+            error = ""
+        except PipelineError as failure:
+            image, error = torch.zeros(3, self.preprocess.crop, self.preprocess.crop), str(failure)
+        except Exception as failure:  # PIL raises many types for a corrupt file
+            image = torch.zeros(3, self.preprocess.crop, self.preprocess.crop)
+            error = f"{self.data_dir / sample.source} row {sample.row}: cannot decode image ({type(failure).__name__}: {failure})"
+        return {"image": image, "label": sample.label, "index": index, "error": error}
+
+
+def check_batch_errors(errors: list[str], skip_corrupt: bool) -> list[bool]:
+    """Per-item validity; raise on the first error unless ``skip_corrupt``."""
+    for error in errors:
+        if error and not skip_corrupt:
+            raise PipelineError(f"{error}; fix or remove that row, or pass --skip-corrupt to skip and count such images")
+    return [not error for error in errors]
+

@@ -1,0 +1,18 @@
+"""User-facing errors: one line naming the file (or flag) at fault and the fix."""
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+
+class PipelineError(Exception):
+    """An error caused by the user's input; printed as one line, without a traceback."""
+
+
+def run_cli(main: Callable[[list[str] | None], None], argv: list[str] | None = None) -> None:
+    """Run a step's ``main`` and turn a :class:`PipelineError` into ``error: …`` and exit status 2."""
+    try:
+        main(argv)
+    except PipelineError as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -1,0 +1,319 @@
+"""Gated residual networks: a generic *residual stack* with one binary gate per residual branch.
+
+A residual stack is ``stem → blocks[0] → … → blocks[L−1] → head``. Each gateable block is
+
+    y = post( shortcut(x') + λ · m · branch(x') ),   x' = pre(x)
+
+- ``pre``: a fixed path before the unit (identity for ResNets; the non-gateable blocks between
+  two gateable ones for other families);
+- ``shortcut``: identity or a downsampling projection — never masked;
+- ``branch``: the residual branch ``F`` that the gate ``m ∈ {0, 1}`` multiplies;
+- ``post``: ReLU for ResNets, identity for MBConv-style blocks;
+- ``λ``: a global residual scale (``model.residual_scale``, default 1).
+
+Masks are per sample: :func:`set_per_sample_masks` stores a ``(B, L)`` tensor used by the next
+forward. With every gate on and ``λ = 1`` the output equals the unmodified torchvision model
+bit for bit (same modules, same operations, same order).
+
+Architectures are looked up by name in :data:`ARCHITECTURES`; other families register a builder
+there (see :func:`register_architecture`) and the evaluators in :mod:`experiment_1.core` work on
+any of them unchanged.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import torch
+from torch import nn
+
+from experiment_1.errors import PipelineError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+
+
+@dataclass(frozen=True)
+class Preprocess:
+    """The evaluation transform a model expects: resize the short side, centre-crop, normalise."""
+
+    resize: int = 256
+    crop: int = 224
+    mean: tuple[float, float, float] = IMAGENET_MEAN
+    std: tuple[float, float, float] = IMAGENET_STD
+
+
+class GateableBlock(nn.Module):
+    """``y = post(shortcut(pre(x)) + gate · branch(pre(x)))`` with ``gate = λ·m`` per sample."""
+
+    def __init__(
+        self,
+        branch: nn.Module,
+        shortcut: nn.Module | None = None,
+        post: nn.Module | None = None,
+        pre: nn.Module | None = None,
+        name: str = "",
+    ) -> None:
+        super().__init__()
+        self.pre = pre if pre is not None else nn.Identity()
+        self.shortcut = shortcut if shortcut is not None else nn.Identity()
+        self.branch = branch
+        self.post = post if post is not None else nn.Identity()
+        self.name = name
+
+    def forward(self, x: torch.Tensor, gate: torch.Tensor | None) -> torch.Tensor:
+        """Apply the block; ``gate`` is ``(B,)`` (λ·m per sample) or ``None`` for "on, λ = 1"."""
+        x = self.pre(x)
+        branch_out = self.branch(x)
+        if gate is not None:
+            branch_out = branch_out * gate.view(-1, *([1] * (branch_out.dim() - 1)))
+        return self.post(self.shortcut(x) + branch_out)
+
+    def forward_both(self, x: torch.Tensor, residual_scale: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """Both children of a prefix state: ``(gate off, gate on)``, the branch run once."""
+        x = self.pre(x)
+        shortcut_out = self.shortcut(x)
+        branch_out = self.branch(x)
+        if residual_scale != 1.0:
+            branch_out = branch_out * residual_scale
+        return self.post(shortcut_out), self.post(shortcut_out + branch_out)
+
+
+class ResidualStack(nn.Module):
+    """``stem → gateable blocks → head``, with per-sample masks and a global residual scale."""
+
+    def __init__(
+        self,
+        stem: nn.Module,
+        blocks: list[GateableBlock],
+        head: nn.Module,
+        preprocess: Preprocess,
+        arch: str,
+        weights: str,
+        residual_scale: float = 1.0,
+    ) -> None:
+        super().__init__()
+        self.stem = stem
+        self.blocks = nn.ModuleList(blocks)
+        self.head = head
+        self.preprocess = preprocess
+        self.arch = arch
+        self.weights = weights
+        self.residual_scale = float(residual_scale)
+        self.masks: torch.Tensor | None = None
+
+    @property
+    def num_blocks(self) -> int:
+        """``L``, the number of gateable blocks."""
+        return len(self.blocks)
+
+    @property
+    def block_names(self) -> list[str]:
+        """Names of the gateable blocks in forward order (``layer1.0`` …)."""
+        return [block.name for block in self.blocks]
+
+    def forward(self, images: torch.Tensor) -> torch.Tensor:
+        x = self.stem(images)
+        masks = self.masks
+        if masks is not None and masks.shape[0] != images.shape[0]:
+            raise ValueError(f"masks are set for {masks.shape[0]} samples but the batch has {images.shape[0]}")
+        for index, block in enumerate(self.blocks):
+            gate = None
+            if masks is not None:
+                gate = masks[:, index].to(x.dtype) * self.residual_scale
+            elif self.residual_scale != 1.0:
+                gate = torch.full((x.shape[0],), self.residual_scale, dtype=x.dtype, device=x.device)
+            x = block(x, gate)
+        return self.head(x)
+
+
+def set_per_sample_masks(model: ResidualStack, masks: torch.Tensor | None) -> None:
+    """Set the ``(B, L)`` bool/0-1 masks used by the next forward (``None``: every gate on)."""
+    if masks is not None:
+        if masks.dim() != 2 or masks.shape[1] != model.num_blocks:
+            raise ValueError(f"masks must have shape (B, {model.num_blocks}); got {tuple(masks.shape)}")
+        masks = masks.to(device=next(model.parameters()).device)
+    model.masks = masks
+
+
+# --------------------------------------------------------------------------------------------
+# Weights
+
+
+def checkpoints_dir() -> Path:
+    """Where downloaded weights live: ``$MOE_CHECKPOINTS`` or ``<repo>/checkpoints``."""
+    return Path(os.environ.get("MOE_CHECKPOINTS", REPO_ROOT / "checkpoints"))
+
+
+def _verify_torchvision_hash(path: Path) -> None:
+    match = re.search(r"-([a-f0-9]{6,})\.", path.name)
+    if not match:
+        return
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if not digest.startswith(match.group(1)):
+        raise PipelineError(
+            f"{path}: sha256 {digest[:12]}… does not match the expected prefix {match.group(1)}; "
+            "the file is corrupt or truncated — delete it and download it again"
+        )
+
+
+def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]:
+    """Load a torchvision weights entry from ``checkpoints/`` (downloading it if absent)."""
+    url: str = weights_enum.url  # type: ignore[attr-defined]
+    target_dir = checkpoints_dir()
+    target = target_dir / url.rsplit("/", 1)[-1]
+    if target.exists():
+        _verify_torchvision_hash(target)
+        return torch.load(target, map_location="cpu", weights_only=True)
+    try:
+        target_dir.mkdir(parents=True, exist_ok=True)
+        return torch.hub.load_state_dict_from_url(
+            url, model_dir=str(target_dir), map_location="cpu", progress=True, check_hash=True
+        )
+    except Exception as error:  # network errors come in many types; all mean the same here
+        raise PipelineError(
+            f"could not download {url} ({type(error).__name__}: {error}); offline? "
+            f"put the file at {target} (or pass --weights <path to a state dict>)"
+        ) from None
+
+
+def _load_state_dict_file(path: Path) -> dict[str, torch.Tensor]:
+    if not path.exists():
+        raise PipelineError(f"{path}: weights file not found; pass an existing state-dict path, a torchvision weights name or 'random'")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:
+        raise PipelineError(f"{path}: not a readable PyTorch state dict ({type(error).__name__}); re-download or re-save it with torch.save(model.state_dict(), path)") from None
+    if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
+        state = state["state_dict"]
+    return state
+
+
+def _load_weights_into(model: nn.Module, weights: str, torchvision_weights: Callable[[str], object]) -> None:
+    path = Path(weights)
+    if weights.endswith((".pth", ".pt", ".bin")) or path.exists():
+        state = _load_state_dict_file(path)
+    else:
+        state = load_torchvision_state_dict(torchvision_weights(weights))
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as error:
+        first_line = str(error).splitlines()[1].strip() if len(str(error).splitlines()) > 1 else str(error)
+        raise PipelineError(f"{weights}: state dict does not fit this architecture ({first_line})") from None
+
+
+# --------------------------------------------------------------------------------------------
+# torchvision ResNets
+
+
+def _torchvision_resnet(arch: str) -> tuple[Callable[..., nn.Module], Callable[[str], object]]:
+    import torchvision.models as tvm
+
+    constructor = getattr(tvm, arch)
+    weights_class = tvm.get_model_weights(arch)
+
+    def lookup(name: str) -> object:
+        try:
+            return weights_class[name] if name != "DEFAULT" else weights_class.DEFAULT
+        except KeyError:
+            names = ", ".join(entry.name for entry in weights_class)
+            raise PipelineError(
+                f"unknown weights '{name}' for {arch}; use one of {names}, DEFAULT, 'random' or a state-dict path"
+            ) from None
+
+    return constructor, lookup
+
+
+def gate_torchvision_resnet(network: nn.Module, arch: str, weights: str, residual_scale: float = 1.0) -> ResidualStack:
+    """Wrap a torchvision ResNet (BasicBlock or Bottleneck) as a :class:`ResidualStack`.
+
+    The modules are shared, not copied: parameters stay those of ``network``.
+    """
+    from torchvision.models.resnet import BasicBlock, Bottleneck
+
+    stem = nn.Sequential(network.conv1, network.bn1, network.relu, network.maxpool)
+    blocks: list[GateableBlock] = []
+    for stage in ("layer1", "layer2", "layer3", "layer4"):
+        for index, block in enumerate(getattr(network, stage)):
+            if isinstance(block, BasicBlock):
+                branch = nn.Sequential(block.conv1, block.bn1, nn.ReLU(), block.conv2, block.bn2)
+            elif isinstance(block, Bottleneck):
+                branch = nn.Sequential(
+                    block.conv1, block.bn1, nn.ReLU(), block.conv2, block.bn2, nn.ReLU(), block.conv3, block.bn3
+                )
+            else:
+                raise PipelineError(f"{arch}: unsupported block type {type(block).__name__}")
+            blocks.append(GateableBlock(branch, shortcut=block.downsample, post=nn.ReLU(), name=f"{stage}.{index}"))
+    head = nn.Sequential(network.avgpool, nn.Flatten(1), network.fc)
+    return ResidualStack(stem, blocks, head, Preprocess(), arch, weights, residual_scale)
+
+
+def build_torchvision_resnet(arch: str, weights: str, seed: int) -> ResidualStack:
+    """Build a torchvision ResNet with the given weights and gate it."""
+    constructor, lookup = _torchvision_resnet(arch)
+    torch.manual_seed(seed)
+    network = constructor(weights=None)
+    if weights != "random":
+        _load_weights_into(network, weights, lookup)
+    return gate_torchvision_resnet(network.eval(), arch, weights)
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+
+
+@dataclass
+class ArchitectureRegistry:
+    """Name → builder ``(arch, weights, seed) -> ResidualStack``; a ``"module:function"`` string is imported lazily."""
+
+    builders: dict[str, Callable[[str, str, int], ResidualStack] | str] = field(default_factory=dict)
+
+    def register(self, name: str, builder: Callable[[str, str, int], ResidualStack] | str) -> None:
+        self.builders[name] = builder
+
+    def names(self) -> list[str]:
+        return sorted(self.builders)
+
+    def get(self, name: str) -> Callable[[str, str, int], ResidualStack]:
+        if name not in self.builders:
+            raise PipelineError(f"unknown arch '{name}'; choose one of {', '.join(self.names())}")
+        builder = self.builders[name]
+        if isinstance(builder, str):
+            module_name, function_name = builder.split(":")
+            builder = getattr(importlib.import_module(module_name), function_name)
+        return builder
+
+
+ARCHITECTURES = ArchitectureRegistry(
+    {"resnet18": build_torchvision_resnet, "resnet34": build_torchvision_resnet, "resnet50": build_torchvision_resnet, "efficientnet_lite0": "experiment_1.gated_efficientnet:build_gated_efficientnet_lite0"}
+)
+
+
+def register_architecture(name: str, builder: Callable[[str, str, int], ResidualStack] | str) -> None:
+    """Make ``build_gated_resnet(arch=name)`` available."""
+    ARCHITECTURES.register(name, builder)
+
+
+def build_gated_resnet(
+    arch: str = "resnet18",
+    weights: str = "IMAGENET1K_V1",
+    residual_scale: float = 1.0,
+    device: torch.device | str | None = None,
+    seed: int = 0,
+    dtype: torch.dtype = torch.float32,
+) -> ResidualStack:
+    """Build a gated residual stack in ``eval()`` mode.
+
+    ``weights``: a torchvision weights name (``IMAGENET1K_V1``, ``DEFAULT``; cached in
+    ``checkpoints/`` and hash-checked), a path to a state-dict file, or ``"random"`` (the
+    architecture's default initialisation under ``torch.manual_seed(seed)``).
+    """
+    model = ARCHITECTURES.get(arch)(arch, weights, seed)
+    model.residual_scale = float(residual_scale)
+    return model.to(device=device or "cpu", dtype=dtype).eval()

@@ -1,0 +1,97 @@
+"""Mask conventions and the fast (butterfly) Möbius transform.
+
+Convention, used everywhere in this repository: a mask is an integer ``s`` in ``[0, 2^L)``;
+bit ``l`` of ``s`` is the gate ``m_l`` of block ``l`` (blocks in forward order). Tensors over
+masks are indexed by ``s``. Subset ``S(s) = {l : bit l of s set}``, order ``|S| = popcount(s)``.
+
+Möbius coefficients ``Δ_S h = Σ_{T ⊆ S} (−1)^{|S|−|T|} h(T)`` are computed by the
+Kennes–Smets butterfly: for each bit ``l``, for every ``s`` with bit ``l`` set,
+``a[s] −= a[s without bit l]`` — ``L·2^(L−1)`` subtractions per trailing element, and never
+the ``2^L × 2^L`` matrix. The inverse (zeta transform, ``h(S) = Σ_{T ⊆ S} Δ_T h``) is the
+same loop with ``+=``.
+"""
+from __future__ import annotations
+
+import torch
+
+__all__ = [
+    "num_blocks_from_size",
+    "all_masks",
+    "subset_orders",
+    "full_mask_index",
+    "empty_mask_index",
+    "singleton_mask_indices",
+    "mobius_transform",
+    "inverse_mobius_transform",
+]
+
+
+def num_blocks_from_size(size: int) -> int:
+    """Return ``L`` for a mask dimension of size ``2^L``; raise if ``size`` is not a power of two."""
+    if size < 1 or size & (size - 1):
+        raise ValueError(f"mask dimension has size {size}, which is not a power of two 2^L")
+    return size.bit_length() - 1
+
+
+def all_masks(num_blocks: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """All ``2^L`` masks as a ``(2^L, L)`` bool tensor; row ``s`` holds the bits of ``s``."""
+    indices = torch.arange(2**num_blocks, device=device)
+    bits = torch.arange(num_blocks, device=device)
+    return ((indices[:, None] >> bits[None, :]) & 1).bool()
+
+
+def subset_orders(num_blocks: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """``(2^L,)`` int64 tensor of subset sizes ``popcount(s)``."""
+    return all_masks(num_blocks, device).sum(dim=1)
+
+
+def full_mask_index(num_blocks: int) -> int:
+    """Index of the all-on mask, ``2^L − 1``."""
+    return 2**num_blocks - 1
+
+
+def empty_mask_index(num_blocks: int) -> int:
+    """Index of the all-off mask, ``0``."""
+    return 0
+
+
+def singleton_mask_indices(num_blocks: int) -> list[int]:
+    """Indices ``2^l`` of the single-block masks ``{l}``, for ``l = 0 … L−1``."""
+    return [1 << block for block in range(num_blocks)]
+
+
+def _butterfly(values: torch.Tensor, dim: int, sign: int, dtype: torch.dtype | None) -> torch.Tensor:
+    dim = dim % values.dim()
+    size = values.shape[dim]
+    num_blocks = num_blocks_from_size(size)
+    out = values.to(dtype=dtype or values.dtype, copy=True).contiguous()
+    lead = 1
+    for extent in out.shape[:dim]:
+        lead *= extent
+    trail = 1
+    for extent in out.shape[dim + 1 :]:
+        trail *= extent
+    for block in range(num_blocks):
+        view = out.view(lead, size >> (block + 1), 2, 1 << block, trail)
+        if sign < 0:
+            view[:, :, 1].sub_(view[:, :, 0])
+        else:
+            view[:, :, 1].add_(view[:, :, 0])
+    return out
+
+
+def mobius_transform(values: torch.Tensor, dim: int = -2, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """Möbius coefficients of a set function stored along ``dim`` (size ``2^L``).
+
+    ``values[..., s, ...] = h(S(s))`` → ``out[..., s, ...] = Δ_{S(s)} h``. Any leading and
+    trailing dimensions are batched. ``dtype`` (default: the input's) sets the arithmetic
+    precision. Returns a new tensor; the input is not modified.
+    """
+    return _butterfly(values, dim, sign=-1, dtype=dtype)
+
+
+def inverse_mobius_transform(
+    coefficients: torch.Tensor, dim: int = -2, dtype: torch.dtype | None = None
+) -> torch.Tensor:
+    """Zeta transform, the inverse of :func:`mobius_transform`: ``h(S) = Σ_{T ⊆ S} Δ_T h``."""
+    return _butterfly(coefficients, dim, sign=+1, dtype=dtype)

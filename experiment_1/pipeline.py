@@ -1,0 +1,191 @@
+"""The evaluation loop every experiment shares: flags, model + data set-up, resumable batches.
+
+A step declares its flags with :func:`add_evaluation_arguments`, builds an
+:class:`EvaluationSetup` with :func:`build_setup`, and calls :func:`run_per_image` with a
+function that turns one batch's all-mask logits ``(B, 2^L, C)`` into per-image arrays. Batches
+are fixed by ``--batch-size`` over the sample list; each finished batch is saved atomically under
+``<output-dir>/partial/<stage>/``, so an interrupted run continues from the last finished batch
+and produces exactly the arrays an uninterrupted run would.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader
+from tqdm import tqdm
+
+from experiment_1.core import ENGINES, evaluate_all_masks
+from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
+from experiment_1.errors import PipelineError
+from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_resnet
+from experiment_1.io_utils import atomic_torch_save, atomic_write_json, git_commit, package_versions, read_json, seed_everything
+from experiment_1.sample_list import load_sample_list
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+MOBIUS_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+BatchFunction = Callable[[torch.Tensor, torch.Tensor], dict[str, torch.Tensor]]
+
+
+def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir: str, default_sample_index: str = "experiment_1/sample_index.json") -> None:
+    """The flags shared by every step that evaluates all masks."""
+    parser.add_argument("--sample-index", type=Path, default=Path(default_sample_index), help="sample list JSON from experiment_1.step_2_sample (default: %(default)s)")
+    parser.add_argument("--data-dir", type=Path, default=None, help="folder of parquet shards (default: $MOE_DATA or imagenet-1k/data)")
+    parser.add_argument("--arch", default="resnet18", help=f"architecture: {', '.join(ARCHITECTURES.names())} (default: %(default)s)")
+    parser.add_argument("--weights", default=None, help="torchvision weights name (IMAGENET1K_V1), 'pretrained' (packaged models), a state-dict path, or 'random' (default: the arch's pretrained weights)")
+    parser.add_argument("--engine", choices=ENGINES, default="tree", help="all-mask evaluator (default: %(default)s)")
+    parser.add_argument("--batch-size", type=int, default=8, help="images per batch (default: %(default)s)")
+    parser.add_argument("--mask-chunk", type=int, default=256, help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)")
+    parser.add_argument("--num-workers", type=int, default=4, help="data-loader worker processes (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)")
+    parser.add_argument("--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 … (default: %(default)s)")
+    parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32", help="network arithmetic; logits are returned as float32 (default: %(default)s)")
+    parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
+    parser.add_argument("--limit", type=int, default=None, help="use only the first N images of the sample list")
+    parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
+    parser.add_argument("--output-dir", type=Path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
+
+
+DEFAULT_WEIGHTS = {"resnet18": "IMAGENET1K_V1", "resnet34": "IMAGENET1K_V1", "resnet50": "IMAGENET1K_V1", "efficientnet_lite0": "pretrained"}
+
+
+def resolve_device(name: str) -> torch.device:
+    """``auto`` → CUDA when available, else CPU; otherwise the named device (checked)."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise PipelineError(f"unknown --device '{name}'; use auto, cpu or cuda[:index]") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise PipelineError(f"--device {name}: CUDA is not available on this machine; use --device cpu or auto")
+    return device
+
+
+@dataclass
+class EvaluationSetup:
+    """What a step needs to evaluate: the model, the images, and the configuration that made them."""
+
+    model: ResidualStack
+    dataset: SampleDataset
+    device: torch.device
+    args: argparse.Namespace
+    config: dict[str, Any]
+
+    @property
+    def samples(self) -> list[SampleRef]:
+        return self.dataset.samples
+
+    def loader(self, batch_indices: list[list[int]]) -> DataLoader:
+        """A loader yielding the given batches (lists of sample positions) in order."""
+        return DataLoader(
+            self.dataset,
+            batch_sampler=batch_indices,
+            num_workers=self.args.num_workers,
+            pin_memory=self.device.type == "cuda",
+        )
+
+
+def build_setup(args: argparse.Namespace) -> EvaluationSetup:
+    """Seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags."""
+    if args.batch_size < 1:
+        raise PipelineError(f"--batch-size {args.batch_size} must be at least 1")
+    if args.mask_chunk < 1 or args.mask_chunk & (args.mask_chunk - 1):
+        raise PipelineError(f"--mask-chunk {args.mask_chunk} must be a power of two (e.g. 256)")
+    seed_everything(args.seed)
+    device = resolve_device(args.device)
+    weights = args.weights or DEFAULT_WEIGHTS.get(args.arch, "random")
+    model = build_gated_resnet(args.arch, weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype])
+    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
+    samples = load_sample_list(args.sample_index, args.limit)
+    if not samples:
+        raise PipelineError(f"{args.sample_index}: the sample list is empty")
+    dataset = SampleDataset(data_dir, samples, model.preprocess)
+    config = {
+        "arch": args.arch,
+        "weights": weights,
+        "num_blocks": model.num_blocks,
+        "block_names": model.block_names,
+        "engine": args.engine,
+        "dtype": args.dtype,
+        "mobius_dtype": args.mobius_dtype,
+        "batch_size": args.batch_size,
+        "mask_chunk": args.mask_chunk,
+        "seed": args.seed,
+        "sample_index": str(args.sample_index),
+        "num_images": len(samples),
+        "limit": args.limit,
+        "skip_corrupt": bool(args.skip_corrupt),
+        "device_type": device.type,
+        "input_size": model.preprocess.crop,
+    }
+    return EvaluationSetup(model, dataset, device, args, config)
+
+
+def provenance(setup: EvaluationSetup) -> dict[str, Any]:
+    """Configuration plus versions, git commit and device name, for a summary JSON."""
+    device_name = torch.cuda.get_device_name(setup.device) if setup.device.type == "cuda" else "cpu"
+    return {**setup.config, "versions": package_versions(), "git_commit": git_commit(), "device_name": device_name}
+
+
+def _check_partial_config(partial_dir: Path, key: dict[str, Any]) -> None:
+    path = partial_dir / "run_config.json"
+    if path.exists():
+        previous = read_json(path)
+        if previous != key:
+            changed = sorted(name for name in set(previous) | set(key) if previous.get(name) != key.get(name))
+            raise PipelineError(
+                f"{partial_dir}: holds partial results of a run with different settings ({', '.join(changed)}); "
+                "use another --output-dir, or delete that folder to start over"
+            )
+    else:
+        atomic_write_json(path, key)
+
+
+def run_per_image(
+    setup: EvaluationSetup,
+    stage: str,
+    compute: BatchFunction,
+    residual_scale: float = 1.0,
+    description: str = "",
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Evaluate every batch not yet finished; return all per-image arrays and this call's timing.
+
+    ``compute(logits, labels)`` gets ``(B, 2^L, C)`` float32 logits on the device and ``(B,)``
+    labels, and returns tensors whose first dimension is ``B``. The result holds them
+    concatenated over the sample list, plus ``index``, ``label`` and ``valid`` (False for
+    images skipped with ``--skip-corrupt``). The timing (``wall_seconds``, ``images_evaluated``)
+    counts this call's batches only.
+    """
+    args = setup.args
+    partial_dir = Path(args.output_dir) / "partial" / stage
+    partial_dir.mkdir(parents=True, exist_ok=True)
+    _check_partial_config(partial_dir, {**setup.config, "stage": stage, "residual_scale": residual_scale})
+    count = len(setup.samples)
+    batches = [list(range(start, min(start + args.batch_size, count))) for start in range(0, count, args.batch_size)]
+    batch_files = [partial_dir / f"batch_{number:06d}.pt" for number in range(len(batches))]
+    pending = [number for number, path in enumerate(batch_files) if not path.exists()]
+    pending_images = sum(len(batches[number]) for number in pending)
+    started = time.perf_counter()
+    if pending:
+        finished_images = count - pending_images
+        progress = tqdm(total=count, initial=finished_images, unit="img", desc=description or stage, dynamic_ncols=True)
+        loader = setup.loader([batches[number] for number in pending])
+        for number, batch in zip(pending, loader):
+            valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt))
+            logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
+            arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device)).items()}
+            arrays.update(index=batch["index"], label=batch["label"], valid=valid)
+            atomic_torch_save(arrays, batch_files[number])
+            progress.update(len(batch["index"]))
+        progress.close()
+    timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": pending_images}
+    parts = [torch.load(path, weights_only=True) for path in batch_files]
+    merged = {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
+    return merged, timing

@@ -1,0 +1,27 @@
+"""Matplotlib set-up shared by the plot steps: headless backend, consistent style, PNG (+PDF) output."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+
+def new_figure(width: float = 6.0, height: float = 4.0) -> tuple[plt.Figure, plt.Axes]:
+    """A figure with one axes."""
+    figure, axes = plt.subplots(figsize=(width, height), dpi=120)
+    return figure, axes
+
+
+def save_figure(figure: plt.Figure, path_without_suffix: Path, pdf: bool = True) -> Path:
+    """Save as ``.png`` (and ``.pdf`` for the paper); return the PNG path."""
+    path_without_suffix.parent.mkdir(parents=True, exist_ok=True)
+    figure.tight_layout()
+    png = path_without_suffix.with_suffix(".png")
+    figure.savefig(png, metadata={"Software": None})
+    if pdf:
+        figure.savefig(path_without_suffix.with_suffix(".pdf"), metadata={"Creator": None, "Producer": None, "CreationDate": None})
+    plt.close(figure)
+    return png

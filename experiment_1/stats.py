@@ -1,0 +1,59 @@
+"""Summary statistics: means with percentile-bootstrap 95 % confidence intervals."""
+from __future__ import annotations
+
+import numpy as np
+
+NUM_RESAMPLES = 2000
+
+
+def bootstrap_mean_ci(
+    values: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES, confidence: float = 0.95
+) -> dict[str, float]:
+    """Mean of ``values`` (1-D, NaNs dropped) with a percentile-bootstrap CI, plus median/min/max/n.
+
+    Deterministic for a given ``seed``. With fewer than two values the CI collapses to the mean.
+    """
+    values = np.asarray(values, dtype=np.float64).ravel()
+    values = values[~np.isnan(values)]
+    count = len(values)
+    if count == 0:
+        nan = float("nan")
+        return {"mean": nan, "ci_low": nan, "ci_high": nan, "median": nan, "min": nan, "max": nan, "n": 0}
+    mean = float(values.mean())
+    low = high = mean
+    if count > 1:
+        rng = np.random.default_rng(seed)
+        means = np.empty(num_resamples)
+        step = max(1, 2_000_000 // count)
+        for start in range(0, num_resamples, step):
+            stop = min(num_resamples, start + step)
+            means[start:stop] = values[rng.integers(0, count, size=(stop - start, count))].mean(axis=1)
+        tail = (1 - confidence) / 2
+        low, high = (float(q) for q in np.quantile(means, [tail, 1 - tail]))
+    return {
+        "mean": mean,
+        "ci_low": low,
+        "ci_high": high,
+        "median": float(np.median(values)),
+        "min": float(values.min()),
+        "max": float(values.max()),
+        "n": count,
+    }
+
+
+def bootstrap_mean_ci_rows(matrix: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES) -> dict[str, list[float]]:
+    """Column-wise means of an ``(N, K)`` matrix with CIs from one shared set of row resamples."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    count = matrix.shape[0]
+    mean = matrix.mean(axis=0)
+    if count < 2:
+        return {"mean": mean.tolist(), "ci_low": mean.tolist(), "ci_high": mean.tolist(), "n": count}
+    rng = np.random.default_rng(seed)
+    means = np.stack([matrix[rng.integers(0, count, size=count)].mean(axis=0) for _ in range(num_resamples)])
+    low, high = np.quantile(means, [0.025, 0.975], axis=0)
+    return {"mean": mean.tolist(), "ci_low": low.tolist(), "ci_high": high.tolist(), "n": count}
+
+
+def summarize_arrays(arrays: dict[str, np.ndarray], names: list[str], valid: np.ndarray, seed: int = 0) -> dict[str, dict[str, float]]:
+    """:func:`bootstrap_mean_ci` of each named per-image array over the valid images."""
+    return {name: bootstrap_mean_ci(np.asarray(arrays[name])[valid], seed=seed) for name in names}

@@ -1,0 +1,48 @@
+"""Experiment 1, step 2 — draw a sample list of images.
+
+Question: which images do the experiments use? A fixed, seeded draw, so every later step (and
+every later experiment) reads exactly the same images.
+
+Inputs:  parquet shards (or ImageFolder trees) in --data-dir matching --pattern.
+Outputs: --output, a sample-list JSON (source, row, label per image; sorted by source and row).
+
+    python -m experiment_1.step_2_sample --pattern 'test-*.parquet' --mode uniform \\
+        --num-images 10000 --seed 0 --output experiment_1/sample_index.json
+    python -m experiment_1.step_2_sample --pattern 'validation-*.parquet' --mode per-class \\
+        --per-class 10 --seed 0 --output experiment_1/sample_index_val.json
+"""
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+from pathlib import Path
+
+from experiment_1.data import default_data_dir, list_items
+from experiment_1.errors import run_cli
+from experiment_1.io_utils import atomic_write_json
+from experiment_1.sample_list import MODES, draw_sample, sample_list_json
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, default=None, help="folder of shards (default: $MOE_DATA or imagenet-1k/data)")
+    parser.add_argument("--pattern", default="test-*.parquet", help="glob of shards or image folders inside --data-dir (default: %(default)s)")
+    parser.add_argument("--mode", choices=MODES, default="uniform", help="uniform over all images, or a fixed number per class (default: %(default)s)")
+    parser.add_argument("--num-images", type=int, default=10000, help="images to draw in uniform mode (default: %(default)s)")
+    parser.add_argument("--per-class", type=int, default=10, help="images per class in per-class mode (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the draw (default: %(default)s)")
+    parser.add_argument("--output", type=Path, default=Path("experiment_1/sample_index.json"), help="sample list to write (default: %(default)s)")
+    args = parser.parse_args(argv)
+
+    data_dir = args.data_dir or default_data_dir()
+    items = list_items(data_dir, args.pattern)
+    samples = draw_sample(items, args.mode, args.num_images, args.per_class, args.seed)
+    per_class = args.per_class if args.mode == "per-class" else None
+    atomic_write_json(args.output, sample_list_json(samples, args.pattern, args.mode, args.seed, per_class))
+    labelled = sum(1 for sample in samples if sample.label >= 0)
+    classes = len(Counter(sample.label for sample in samples if sample.label >= 0))
+    print(f"wrote {args.output}: {len(samples)} of {len(items)} images ({labelled} labelled, {classes} classes)")
+
+
+if __name__ == "__main__":
+    run_cli(main)
