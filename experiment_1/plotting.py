@@ -25,3 +25,9 @@ def save_figure(figure: plt.Figure, path_without_suffix: Path, pdf: bool = True)
         figure.savefig(path_without_suffix.with_suffix(".pdf"), metadata={"Creator": None, "Producer": None, "CreationDate": None})
     plt.close(figure)
     return png
+
+
+def new_figure_grid(rows: int, columns: int, width: float = 6.0, height: float = 4.0, sharey: bool = False) -> tuple[plt.Figure, list[plt.Axes]]:
+    """A figure with a ``rows × columns`` grid of axes, returned as a flat list in row order."""
+    figure, axes = plt.subplots(rows, columns, figsize=(width, height), dpi=120, squeeze=False, sharey=sharey)
+    return figure, list(axes.ravel())

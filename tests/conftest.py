@@ -1,0 +1,75 @@
+"""Shared fixtures: tiny parquet shards with the real schema, small-input models, shared sample data."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from PIL import Image
+
+SHARED_SAMPLE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "imagenet-1k-sample"
+
+
+def jpeg_bytes(seed: int, size: tuple[int, int] = (40, 32), mode: str = "RGB") -> bytes:
+    """A small random JPEG (or PNG for modes JPEG cannot hold)."""
+    rng = np.random.default_rng(seed)
+    channels = {"RGB": 3, "L": 1, "CMYK": 4, "RGBA": 4}[mode]
+    pixels = rng.integers(0, 256, size=(size[1], size[0], channels), dtype=np.uint8)
+    image = Image.fromarray(pixels.squeeze(-1) if channels == 1 else pixels, mode=mode)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG" if mode == "RGBA" else "JPEG")
+    return buffer.getvalue()
+
+
+def write_shard(path: Path, images: list[bytes], labels: list[int], binary_column: bool = False, row_group_size: int = 3) -> Path:
+    """A parquet shard in the Hugging Face ImageNet schema (or with a plain binary image column)."""
+    if binary_column:
+        image_column = pa.array(images, type=pa.binary())
+    else:
+        image_column = pa.array(
+            [{"bytes": data, "path": f"img_{index}.JPEG"} for index, data in enumerate(images)],
+            type=pa.struct([("bytes", pa.binary()), ("path", pa.string())]),
+        )
+    table = pa.table({"image": image_column, "label": pa.array(labels, type=pa.int64())})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, row_group_size=row_group_size)
+    return path
+
+
+@pytest.fixture
+def tiny_shards(tmp_path: Path) -> Path:
+    """A data dir with two labelled validation shards (one greyscale image) and one unlabelled test shard."""
+    data_dir = tmp_path / "data"
+    write_shard(data_dir / "validation-00000-of-00002.parquet", [jpeg_bytes(i) for i in range(5)] + [jpeg_bytes(5, mode="L")], [0, 1, 2, 0, 1, 2])
+    write_shard(data_dir / "validation-00001-of-00002.parquet", [jpeg_bytes(10 + i) for i in range(6)], [0, 1, 2, 0, 1, 2])
+    write_shard(data_dir / "test-00000-of-00001.parquet", [jpeg_bytes(20 + i) for i in range(7)], [-1] * 7)
+    return data_dir
+
+
+@pytest.fixture
+def small_input(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Make every model built by the pipeline expect 64-px inputs, so end-to-end tests run fast on CPU."""
+    from dataclasses import replace
+
+    import experiment_1.pipeline as pipeline
+
+    original = pipeline.build_gated_resnet
+
+    def build_small(*args, **kwargs):
+        model = original(*args, **kwargs)
+        model.preprocess = replace(model.preprocess, resize=64, crop=64)
+        return model
+
+    monkeypatch.setattr(pipeline, "build_gated_resnet", build_small)
+    return 64
+
+
+@pytest.fixture
+def shared_sample_dir() -> Path:
+    """The real ImageNet sample shards from ../shared/data, or skip when this clone lacks them."""
+    if not SHARED_SAMPLE_DIR.is_dir():
+        pytest.skip("../shared/data/imagenet-1k-sample is absent (a user's clone does not have it)")
+    return SHARED_SAMPLE_DIR

@@ -1,0 +1,168 @@
+"""Gated ResNets and the all-mask evaluators: exactness against torchvision and against each other."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torchvision
+
+from experiment_1.core import evaluate_all_masks, evaluate_masks_naive
+from experiment_1.errors import PipelineError
+from experiment_1.gated_resnet import build_gated_resnet, set_per_sample_masks
+
+
+def images(count: int, size: int = 64, seed: int = 0) -> torch.Tensor:
+    return torch.randn(count, 3, size, size, generator=torch.Generator().manual_seed(seed))
+
+
+def assert_same_to_round_off(actual: torch.Tensor, expected: torch.Tensor) -> None:
+    scale = expected.abs().max().item()
+    torch.testing.assert_close(actual, expected, rtol=0, atol=1e-5 * max(scale, 1.0))
+
+
+@pytest.fixture(scope="module")
+def resnet18() -> torch.nn.Module:
+    return build_gated_resnet("resnet18", "random", seed=0)
+
+
+@pytest.mark.parametrize("arch", ["resnet18", "resnet34", "resnet50"])
+def test_full_mask_equals_torchvision_bit_for_bit(arch: str) -> None:
+    model = build_gated_resnet(arch, "random", seed=3)
+    torch.manual_seed(3)
+    reference = getattr(torchvision.models, arch)(weights=None).eval()
+    x = images(2)
+    with torch.no_grad():
+        expected = reference(x)
+        assert torch.equal(model(x), expected)
+        set_per_sample_masks(model, torch.ones(2, model.num_blocks, dtype=torch.bool))
+        assert torch.equal(model(x), expected)
+        set_per_sample_masks(model, None)
+    assert model.num_blocks == {"resnet18": 8, "resnet34": 16, "resnet50": 16}[arch]
+
+
+def test_masked_downsampling_block_still_projects(resnet18: torch.nn.Module) -> None:
+    x = images(2)
+    block = resnet18.blocks[2]  # layer2.0: stride 2 with a 1×1-conv downsample
+    assert block.name == "layer2.0" and not isinstance(block.shortcut, torch.nn.Identity)
+    with torch.no_grad():
+        state = resnet18.stem(x)
+        for earlier in resnet18.blocks[:2]:
+            state = earlier(state, None)
+        off = block(state, torch.zeros(2))
+        expected = torch.relu(block.shortcut(state))
+    assert torch.equal(off, expected)
+    assert off.shape[1] == 128 and off.shape[-1] == state.shape[-1] // 2
+
+
+def test_per_sample_masks_differ_within_a_batch(resnet18: torch.nn.Module) -> None:
+    x = images(1).repeat(2, 1, 1, 1)
+    masks = torch.tensor([[1] * 8, [1] * 7 + [0]], dtype=torch.bool)
+    with torch.no_grad():
+        set_per_sample_masks(resnet18, masks)
+        logits = resnet18(x)
+        set_per_sample_masks(resnet18, None)
+    assert not torch.allclose(logits[0], logits[1])
+
+
+@pytest.mark.parametrize("residual_scale", [1.0, 0.6])
+@pytest.mark.parametrize("mask_chunk", [256, 8])
+def test_tree_equals_naive_on_every_mask_resnet18(resnet18: torch.nn.Module, residual_scale: float, mask_chunk: int) -> None:
+    x = images(2, seed=1)
+    naive = evaluate_all_masks(resnet18, x, engine="naive", mask_chunk=64, residual_scale=residual_scale)
+    tree = evaluate_all_masks(resnet18, x, engine="tree", mask_chunk=mask_chunk, residual_scale=residual_scale)
+    assert tree.shape == (2, 256, 1000) and tree.dtype == torch.float32
+    assert_same_to_round_off(tree, naive)
+    assert resnet18.residual_scale == 1.0  # the override is for the call only
+
+
+def test_naive_engine_full_and_empty_masks_are_what_they_say(resnet18: torch.nn.Module) -> None:
+    x = images(2, seed=2)
+    with torch.no_grad():
+        full_forward = resnet18(x)
+        trunk = resnet18.stem(x)
+        for block in resnet18.blocks:
+            trunk = block(trunk, torch.zeros(2))
+        empty_forward = resnet18.head(trunk)
+    picked = evaluate_masks_naive(resnet18, x, mask_indices=[255, 0])
+    assert torch.equal(picked[:, 0], full_forward)
+    assert_same_to_round_off(picked[:, 1], empty_forward)
+
+
+def test_residual_scale_changes_the_output(resnet18: torch.nn.Module) -> None:
+    x = images(1, seed=4)
+    one = evaluate_masks_naive(resnet18, x, mask_indices=[255])
+    resnet18.residual_scale = 0.5
+    try:
+        half = evaluate_masks_naive(resnet18, x, mask_indices=[255])
+        no_branch = evaluate_masks_naive(resnet18, x, mask_indices=[0])
+    finally:
+        resnet18.residual_scale = 1.0
+    assert not torch.allclose(one, half)
+    assert_same_to_round_off(no_branch, evaluate_masks_naive(resnet18, x, mask_indices=[0]))
+
+
+def test_tree_equals_naive_on_random_masks_resnet34() -> None:
+    model = build_gated_resnet("resnet34", "random", seed=1)
+    x = images(1, size=32, seed=5)
+    tree = evaluate_all_masks(model, x, engine="tree", mask_chunk=256, residual_scale=0.8)
+    assert tree.shape == (1, 2**16, 1000)
+    picked = torch.cat([torch.tensor([0, 2**16 - 1]), torch.randint(0, 2**16, (46,), generator=torch.Generator().manual_seed(0))])
+    model.residual_scale = 0.8
+    naive = evaluate_masks_naive(model, x, mask_indices=picked)
+    model.residual_scale = 1.0
+    assert_same_to_round_off(tree[:, picked], naive)
+
+
+def test_bad_engine_and_mask_chunk_are_one_line_errors(resnet18: torch.nn.Module) -> None:
+    with pytest.raises(PipelineError, match="unknown engine"):
+        evaluate_all_masks(resnet18, images(1), engine="fast")
+    with pytest.raises(PipelineError, match="power of two"):
+        evaluate_all_masks(resnet18, images(1), mask_chunk=100)
+
+
+def test_out_of_memory_names_mask_chunk(resnet18: torch.nn.Module, monkeypatch: pytest.MonkeyPatch) -> None:
+    def exhausted(*args, **kwargs):
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:118] DefaultCPUAllocator: can't allocate memory: you tried to allocate 999 bytes")
+
+    monkeypatch.setattr(type(resnet18.blocks[0]), "forward_both", exhausted)
+    with pytest.raises(PipelineError, match="--mask-chunk 256.*reduce --mask-chunk"):
+        evaluate_all_masks(resnet18, images(1))
+
+
+def test_unknown_arch_and_weights_are_clear_errors(tmp_path) -> None:
+    with pytest.raises(PipelineError, match="unknown arch 'resnet19'"):
+        build_gated_resnet("resnet19", "random")
+    with pytest.raises(PipelineError, match="unknown weights 'IMAGENET9K'"):
+        build_gated_resnet("resnet18", "IMAGENET9K")
+    with pytest.raises(PipelineError, match="weights file not found"):
+        build_gated_resnet("resnet18", str(tmp_path / "missing.pth"))
+
+
+def test_state_dict_path_round_trip(tmp_path) -> None:
+    source = build_gated_resnet("resnet18", "random", seed=7)
+    torch.manual_seed(7)
+    path = tmp_path / "weights.pth"
+    torch.save(torchvision.models.resnet18(weights=None).state_dict(), path)
+    loaded = build_gated_resnet("resnet18", str(path), seed=0)
+    x = images(1)
+    with torch.no_grad():
+        assert torch.equal(loaded(x), source(x))
+    with pytest.raises(PipelineError, match="does not fit this architecture"):
+        build_gated_resnet("resnet34", str(path))
+
+
+def test_offline_torchvision_weights_error_says_where_to_put_the_file(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path))
+
+    def offline(*args, **kwargs):
+        raise OSError("Name or service not known")
+
+    monkeypatch.setattr(torch.hub, "load_state_dict_from_url", offline)
+    with pytest.raises(PipelineError, match=f"put the file at {tmp_path}/resnet18-f37072fd.pth"):
+        build_gated_resnet("resnet18", "IMAGENET1K_V1")
+
+
+def test_cached_checkpoint_with_wrong_hash_is_rejected(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path))
+    (tmp_path / "resnet18-f37072fd.pth").write_bytes(b"truncated download")
+    with pytest.raises(PipelineError, match="corrupt or truncated"):
+        build_gated_resnet("resnet18", "IMAGENET1K_V1")

@@ -1,0 +1,116 @@
+"""Experiment 1 end to end on generated shards with random weights: evaluate, resume, plot, errors."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import experiment_1.step_3_evaluate as step_3
+from experiment_1.errors import PipelineError
+from experiment_1.step_2_sample import main as sample_main
+from experiment_1.step_4_plot import main as plot_main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def evaluate_args(data_dir: Path, sample_index: Path, output_dir: Path, *extra: str) -> list[str]:
+    return ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", "2",
+            "--num-workers", "0", "--device", "cpu", "--output-dir", str(output_dir), *extra]
+
+
+@pytest.fixture
+def sample_index(tiny_shards: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "sample_index.json"
+    sample_main(["--data-dir", str(tiny_shards), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", "5", "--output", str(path)])
+    return path
+
+
+def test_evaluate_then_plot(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
+    output = tmp_path / "results"
+    step_3.main(evaluate_args(tiny_shards, sample_index, output))
+    summary = json.loads((output / "summary.json").read_text())
+    metrics = summary["metrics"]
+    assert summary["num_images"] == summary["num_valid"] == 5 and summary["num_labelled"] == 5
+    assert metrics["mobius_rel_error_float32"]["max"] < 1e-5
+    assert metrics["max_subset_rel_error_float64"]["max"] < 1e-12
+    assert metrics["mobius_top1_agreement_float32"]["mean"] == 1.0
+    assert metrics["naive_sum_rel_error"]["mean"] > 5  # the sum of 256 subnetworks is far from h(full)
+    assert 0 <= metrics["full_mask_top1_accuracy"]["mean"] <= 1
+    assert summary["config"]["weights"] == "random" and summary["config"]["num_blocks"] == 8
+    per_image = np.load(output / "per_image.npz")
+    assert per_image["naive_sum_rel_error"].shape == (5,)
+    np.testing.assert_allclose(metrics["naive_sum_rel_error"]["mean"], per_image["naive_sum_rel_error"].mean())
+    plot_main(["--summary", str(output / "summary.json")])
+    report = (output / "REPORT.md").read_text()
+    assert (output / "reconstruction_error.png").stat().st_size > 1000
+    assert f"{metrics['naive_sum_rel_error']['mean']:.3g}" in report
+    assert "exact to round-off" in report
+
+
+def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    uninterrupted = tmp_path / "once"
+    step_3.main(evaluate_args(tiny_shards, sample_index, uninterrupted))
+
+    resumed = tmp_path / "resumed"
+    calls = {"count": 0}
+    original = step_3.reconstruction_metrics
+
+    def interrupt_after_first_batch(logits, labels):
+        calls["count"] += 1
+        if calls["count"] == 2:
+            raise KeyboardInterrupt
+        return original(logits, labels)
+
+    monkeypatch.setattr(step_3, "reconstruction_metrics", interrupt_after_first_batch)
+    with pytest.raises(KeyboardInterrupt):
+        step_3.main(evaluate_args(tiny_shards, sample_index, resumed))
+    assert sorted(p.name for p in (resumed / "partial" / "all_masks").glob("batch_*.pt")) == ["batch_000000.pt"]
+    assert not (resumed / "summary.json").exists()
+
+    monkeypatch.setattr(step_3, "reconstruction_metrics", original)
+    evaluated = []
+    monkeypatch.setattr(step_3, "reconstruction_metrics", lambda logits, labels: evaluated.append(len(labels)) or original(logits, labels))
+    step_3.main(evaluate_args(tiny_shards, sample_index, resumed))
+    assert evaluated == [2, 1]  # only the two unfinished batches ran
+    assert (resumed / "summary.json").read_bytes() == (uninterrupted / "summary.json").read_bytes()
+    assert json.loads((resumed / "timing.json").read_text())["images_evaluated"] == 3
+
+
+def test_resume_refuses_partial_results_of_other_settings(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
+    output = tmp_path / "results"
+    step_3.main(evaluate_args(tiny_shards, sample_index, output, "--limit", "2"))
+    with pytest.raises(PipelineError, match="different settings.*limit"):
+        step_3.main(evaluate_args(tiny_shards, sample_index, output))
+
+
+def test_skip_corrupt_counts_the_skipped_image(tmp_path: Path, small_input: int) -> None:
+    from conftest import jpeg_bytes, write_shard
+
+    data_dir = tmp_path / "data"
+    write_shard(data_dir / "test-00000-of-00001.parquet", [jpeg_bytes(0), b"broken", jpeg_bytes(2)], [-1, -1, -1])
+    index = tmp_path / "index.json"
+    sample_main(["--data-dir", str(data_dir), "--num-images", "3", "--output", str(index)])
+    output = tmp_path / "results"
+    step_3.main(evaluate_args(data_dir, index, output, "--skip-corrupt"))
+    summary = json.loads((output / "summary.json").read_text())
+    assert (summary["num_images"], summary["num_valid"], summary["num_skipped_corrupt"]) == (3, 2, 1)
+    assert summary["metrics"]["naive_sum_rel_error"]["n"] == 2
+
+
+def run_step(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", *args], cwd=REPO, capture_output=True, text=True, timeout=300)
+
+
+def test_cli_errors_are_one_line(tiny_shards: Path, sample_index: Path, tmp_path: Path) -> None:
+    result = run_step("experiment_1.step_3_evaluate", "--arch", "resnet19", "--sample-index", str(sample_index), "--data-dir", str(tiny_shards))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == ["error: unknown arch 'resnet19'; choose one of efficientnet_lite0, resnet18, resnet34, resnet50"]
+    result = run_step("experiment_1.step_2_sample", "--data-dir", str(tmp_path / "nowhere"))
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "data directory not found" in result.stderr and "step_1.sh" in result.stderr
+    result = run_step("experiment_1.step_3_evaluate", "--help")
+    assert result.returncode == 0 and "Question:" in result.stdout and "--mask-chunk" in result.stdout
