@@ -39,6 +39,13 @@ def _model_device_dtype(model: ResidualStack) -> tuple[torch.device, torch.dtype
     return parameter.device, parameter.dtype
 
 
+def _to_model(images: torch.Tensor, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    images = images.to(device=device, dtype=dtype, non_blocking=True)
+    if device.type == "cuda":
+        images = images.contiguous(memory_format=torch.channels_last)
+    return images
+
+
 @torch.no_grad()
 def evaluate_masks_naive(
     model: ResidualStack,
@@ -53,7 +60,7 @@ def evaluate_masks_naive(
         mask_indices = torch.arange(2**num_blocks)
     mask_indices = torch.as_tensor(mask_indices, dtype=torch.long)
     bits = torch.arange(num_blocks)
-    images = images.to(device=device, dtype=dtype)
+    images = _to_model(images, device, dtype)
     batch = images.shape[0]
     outputs = []
     try:
@@ -74,7 +81,7 @@ def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: 
     """Prefix-tree engine over all ``2^L`` masks. Returns ``(B, 2^L, C)`` float32."""
     _check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
-    images = images.to(device=device, dtype=dtype)
+    images = _to_model(images, device, dtype)
     batch = images.shape[0]
     num_blocks = model.num_blocks
     scale = model.residual_scale

@@ -140,3 +140,11 @@ def test_shared_sample_shards_load(shared_sample_dir: Path) -> None:
         assert item["error"] == "" and item["image"].shape == (3, 224, 224)
         assert abs(float(item["image"].mean())) < 3
     assert {item.label for item in list_items(shared_sample_dir, "test-*.parquet")} == {-1}
+
+
+def test_download_verification_counts_rows(tiny_shards: Path) -> None:
+    from experiment_1.download import verify_row_counts
+
+    assert verify_row_counts(tiny_shards, {"validation": 12, "test": 7}) == {"validation": 12, "test": 7}
+    with pytest.raises(PipelineError, match="validation shards hold 12 rows in 2 files, expected 50000.*resume"):
+        verify_row_counts(tiny_shards)
