@@ -14,8 +14,8 @@ Two engines, which agree to float32 round-off on every (image, mask):
   the live activations are bounded by about ``(L − log2(mask_chunk) + 2) · mask_chunk`` states per
   image instead of ``2^L``.
 
-Logits come back as float32 ``(B, M, C)``, ``M = 2^L`` indexed by mask integer (bit ``l`` = block
-``l``), whatever the model's dtype.
+Logits come back as ``(B, M, C)``, ``M = 2^L`` indexed by mask integer (bit ``l`` = block ``l``),
+in float32 — or float64 when the model itself runs in float64.
 """
 from __future__ import annotations
 
@@ -37,6 +37,11 @@ def _check_mask_chunk(mask_chunk: int) -> None:
 def _model_device_dtype(model: ResidualStack) -> tuple[torch.device, torch.dtype]:
     parameter = next(model.parameters())
     return parameter.device, parameter.dtype
+
+
+def _logit_dtype(dtype: torch.dtype) -> torch.dtype:
+    """Logits are float32, or float64 for a float64 network (high orders at small λ)."""
+    return torch.float64 if dtype == torch.float64 else torch.float32
 
 
 def _to_model(images: torch.Tensor, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
@@ -70,7 +75,7 @@ def evaluate_masks_naive(
             replicated = images.repeat_interleave(len(chunk), dim=0)  # image-major: (B·m, ...)
             set_per_sample_masks(model, masks.repeat(batch, 1).to(device))
             logits = model(replicated)
-            outputs.append(logits.float().view(batch, len(chunk), -1))
+            outputs.append(logits.to(_logit_dtype(dtype)).view(batch, len(chunk), -1))
     finally:
         set_per_sample_masks(model, None)
     return torch.cat(outputs, dim=1)
@@ -78,7 +83,7 @@ def evaluate_masks_naive(
 
 @torch.no_grad()
 def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int = 256) -> torch.Tensor:
-    """Prefix-tree engine over all ``2^L`` masks. Returns ``(B, 2^L, C)`` float32."""
+    """Prefix-tree engine over all ``2^L`` masks. Returns ``(B, 2^L, C)`` logits."""
     _check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
     images = _to_model(images, device, dtype)
@@ -92,9 +97,9 @@ def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: 
         # states: (n·B, ...) grouped prefix-major; prefix_ids: (n,) mask bits 0…level−1 of each
         nonlocal out
         if level == num_blocks:
-            logits = model.head(states).float().view(len(prefix_ids), batch, -1)
+            logits = model.head(states).to(_logit_dtype(dtype)).view(len(prefix_ids), batch, -1)
             if out is None:
-                out = torch.empty(batch, 2**num_blocks, logits.shape[-1], device=device)
+                out = torch.empty(batch, 2**num_blocks, logits.shape[-1], device=device, dtype=logits.dtype)
             out[:, prefix_ids.to(device)] = logits.transpose(0, 1)
             return
         gate_off, gate_on = model.blocks[level].forward_both(states, scale)
@@ -120,7 +125,7 @@ def evaluate_all_masks(
     mask_chunk: int = 256,
     residual_scale: float | None = None,
 ) -> torch.Tensor:
-    """Logits of every image under every mask: ``(B, 2^L, C)`` float32, indexed by mask integer.
+    """Logits of every image under every mask: ``(B, 2^L, C)``, indexed by mask integer.
 
     ``residual_scale`` (λ) overrides ``model.residual_scale`` for this call only.
     Out-of-memory becomes a :class:`PipelineError` that names ``--mask-chunk``/``--batch-size``.

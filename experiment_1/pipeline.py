@@ -27,7 +27,7 @@ from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_
 from experiment_1.io_utils import atomic_torch_save, atomic_write_json, git_commit, package_versions, read_json, seed_everything
 from experiment_1.sample_list import load_sample_list
 
-DTYPES = {"float32": torch.float32, "tf32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+DTYPES = {"float32": torch.float32, "tf32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
 MOBIUS_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 BatchFunction = Callable[[torch.Tensor, torch.Tensor], dict[str, torch.Tensor]]
@@ -45,7 +45,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--num-workers", type=int, default=4, help="data-loader worker processes (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)")
     parser.add_argument("--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 … (default: %(default)s)")
-    parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32", help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), bfloat16, float16; logits are returned as float32 (default: %(default)s)")
+    parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32", help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), float64 (slow; resolves high orders at small λ), bfloat16, float16; logits are float32 (float64 for float64) (default: %(default)s)")
     parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N images of the sample list")
     parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")

@@ -166,3 +166,14 @@ def test_cached_checkpoint_with_wrong_hash_is_rejected(tmp_path, monkeypatch: py
     (tmp_path / "resnet18-f37072fd.pth").write_bytes(b"truncated download")
     with pytest.raises(PipelineError, match="corrupt or truncated"):
         build_gated_resnet("resnet18", "IMAGENET1K_V1")
+
+
+def test_float64_network_gives_float64_logits_that_agree_with_float32() -> None:
+    model32 = build_gated_resnet("resnet18", "random", seed=0)
+    model64 = build_gated_resnet("resnet18", "random", seed=0, dtype=torch.float64)
+    x = images(1, size=32, seed=8)
+    tree64 = evaluate_all_masks(model64, x)
+    naive64 = evaluate_all_masks(model64, x, engine="naive")
+    assert tree64.dtype == torch.float64
+    torch.testing.assert_close(tree64, naive64, rtol=0, atol=1e-10)
+    assert_same_to_round_off(evaluate_all_masks(model32, x), tree64.float())

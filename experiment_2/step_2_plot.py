@@ -1,0 +1,278 @@
+"""Experiment 2, step 2 — spectrum figures and REPORT.md from summary.json.
+
+Question: how is the Möbius energy of the logits distributed across interaction orders?
+
+Inputs:  --summary (experiment_2.step_1_evaluate's summary.json; timing.json beside it if present),
+         optionally --compare-summary: the same step run with --weights random (the random-init null).
+Outputs: spectrum.png/.pdf, kappa_histogram.png/.pdf and REPORT.md in the summary's folder. Every
+         number in the REPORT is read from the JSON; the verdict is computed from those numbers.
+
+    python -m experiment_2.step_2_plot --summary experiment_2/results/summary.json \\
+        --compare-summary experiment_2/results_random/summary.json
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiment_1.errors import PipelineError, run_cli
+from experiment_1.io_utils import atomic_write_text, read_json
+from experiment_1.plotting import new_figure, new_figure_grid, save_figure
+from experiment_1.report import configuration_section, format_number, format_percent, format_stat, markdown_table
+from experiment_2.aggregate import PROJECTIONS
+
+COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "random": "#888888", "binomial": "#000000"}
+
+
+def load_summary(path: Path, flag: str) -> dict[str, Any]:
+    """Read an Experiment 2 summary, with a one-line error if it is missing or of another step."""
+    if not path.exists():
+        raise PipelineError(f"{path}: {flag} not found; run `python -m experiment_2.step_1_evaluate` first")
+    summary = read_json(path)
+    if summary.get("experiment") != 2 or "projections" not in summary:
+        raise PipelineError(f"{path}: not a summary.json of experiment_2.step_1_evaluate (pass that file to {flag})")
+    return summary
+
+
+def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:
+    """Entry ``index`` of a :func:`experiment_1.stats.bootstrap_mean_ci_rows` block as a ``format_stat`` dict."""
+    return {key: block[key][index] for key in ("mean", "ci_low", "ci_high")}
+
+
+def ci_excludes(stat: dict[str, float], value: float) -> bool:
+    """True when ``value`` lies outside the stat's 95 % CI."""
+    return not stat["ci_low"] <= value <= stat["ci_high"]
+
+
+def cis_disjoint(first: dict[str, float], second: dict[str, float]) -> bool:
+    """True when two 95 % CIs do not overlap."""
+    return first["ci_high"] < second["ci_low"] or second["ci_high"] < first["ci_low"]
+
+
+def weights_label(summary: dict[str, Any]) -> str:
+    """``arch (weights)`` of a summary."""
+    return f"{summary['config']['arch']} ({summary['config']['weights']})"
+
+
+def plot_spectrum(summary: dict[str, Any], compare: dict[str, Any] | None, output: Path) -> Path:
+    """Mean interaction spectrum p_k (95 % CIs) per projection, binomial null and random-init overlaid."""
+    null = summary["binomial_null"]
+    orders = np.arange(1, null["num_blocks"] + 1)
+    figure, axes_list = new_figure_grid(1, len(PROJECTIONS), 10.0, 3.8, sharey=True)
+    for axes, projection in zip(axes_list, PROJECTIONS):
+        block = summary["projections"][projection]["mean_spectrum"]
+        mean = np.asarray(block["mean"])
+        error = [mean - np.asarray(block["ci_low"]), np.asarray(block["ci_high"]) - mean]
+        axes.bar(orders, mean, yerr=error, color=COLOURS[projection], capsize=2, label=weights_label(summary))
+        if compare is not None:
+            other = compare["projections"][projection]["mean_spectrum"]
+            other_mean = np.asarray(other["mean"])
+            other_error = [other_mean - np.asarray(other["ci_low"]), np.asarray(other["ci_high"]) - other_mean]
+            axes.errorbar(orders, other_mean, yerr=other_error, color=COLOURS["random"], marker="s", ms=4, lw=1, capsize=2, label=f"{weights_label(compare)}, random-init null")
+        axes.plot(orders, null["spectrum"], color=COLOURS["binomial"], marker="o", ms=3, lw=1, ls="--", label="binomial null")
+        axes.set_xticks(orders)
+        axes.set_xlabel("interaction order k")
+        axes.set_title(f"{projection} projection", fontsize=9)
+    axes_list[0].set_ylabel("p_k = E_k / Σ_{j≥1} E_j  (mean, 95 % CI)")
+    axes_list[0].legend(fontsize=7)
+    figure.suptitle(f"Interaction-order spectrum, N = {summary['num_valid']}", fontsize=10)
+    return save_figure(figure, output)
+
+
+def plot_kappa_histogram(summary: dict[str, Any], compare: dict[str, Any] | None, output: Path) -> Path:
+    """Per-image κ histograms (stored in the JSON) per projection, with the binomial null κ."""
+    figure, axes = new_figure(7.0, 3.6)
+    sources = [(summary, projection, COLOURS[projection], f"{projection}, {weights_label(summary)}") for projection in PROJECTIONS]
+    if compare is not None:
+        sources += [(compare, projection, COLOURS["random"], f"{projection}, {weights_label(compare)}, random-init null") for projection in PROJECTIONS]
+    for source, projection, colour, label in sources:
+        histogram = source["projections"][projection]["kappa_distribution"]["histogram"]
+        counts = np.asarray(histogram["counts"], dtype=float)
+        density = counts / max(counts.sum(), 1.0)
+        style = "-" if projection == "vector" else ":"
+        axes.stairs(density, histogram["edges"], color=colour, ls=style, lw=1.4, label=label)
+    axes.axvline(summary["binomial_null"]["kappa"], color=COLOURS["binomial"], ls="--", lw=1, label="binomial null κ")
+    axes.set_xlabel("per-image κ = Σ_{k≥1} k·p_k")
+    axes.set_ylabel("fraction of images")
+    axes.legend(fontsize=7)
+    axes.set_title(f"Distribution of κ over images, N = {summary['num_valid']}", fontsize=9)
+    return save_figure(figure, output)
+
+
+def headline_rows(summary: dict[str, Any], compare: dict[str, Any] | None) -> tuple[list[str], list[list[str]]]:
+    """Table of the headline statistics: ours per projection, random-init per projection, binomial null."""
+    sources = [(summary, "ours")] + ([(compare, "random-init")] if compare is not None else [])
+    headers = ["statistic"] + [f"{name} {projection}" for _, name in sources for projection in PROJECTIONS] + ["binomial null"]
+    null = summary["binomial_null"]
+
+    def cells(getter: Any) -> list[str]:
+        return [getter(source["projections"][projection]) for source, _ in sources for projection in PROJECTIONS]
+
+    rows = [
+        ["peak order of the mean spectrum"] + cells(lambda block: str(block["mean_spectrum_peak_order"])) + [str(null["peak_order"])],
+        ["per-image peak order, mean [95 % CI]"] + cells(lambda block: format_stat(block["peak_order"])) + [str(null["peak_order"])],
+        ["κ = Σ_{k≥1} k·p_k, mean [95 % CI]"] + cells(lambda block: format_stat(block["kappa"])) + [format_number(null["kappa"])],
+        ["C_{≤3} = Σ_{k≤3} p_k (k ≥ 1)"] + cells(lambda block: format_stat(block["c_le3"], percent=True)) + [format_percent(null["c_le3"])],
+        ["trunk share E_0 / Σ_{j≥0} E_j"] + cells(lambda block: format_stat(block["trunk_share"], percent=True)) + [format_percent(null["trunk_share"])],
+    ]
+    return headers, rows
+
+
+def spectrum_rows(summary: dict[str, Any], compare: dict[str, Any] | None) -> tuple[list[str], list[list[str]]]:
+    """Per-order table: mean p_k with CIs per projection, share of images peaking there, binomial p_k."""
+    projections = summary["projections"]
+    headers = ["k", "p_k vector", "p_k scalar", "images peaking at k (vector)", "images peaking at k (scalar)"]
+    if compare is not None:
+        headers += ["random-init p_k vector", "random-init p_k scalar"]
+    headers.append("binomial p_k")
+    rows = []
+    for index, order in enumerate(projections["vector"]["peak_order_distribution"]["orders"]):
+        row = [str(order)]
+        row += [format_stat(element_stat(projections[projection]["mean_spectrum"], index), percent=True) for projection in PROJECTIONS]
+        row += [format_percent(projections[projection]["peak_order_distribution"]["fraction"][index]) for projection in PROJECTIONS]
+        if compare is not None:
+            row += [format_stat(element_stat(compare["projections"][projection]["mean_spectrum"], index), percent=True) for projection in PROJECTIONS]
+        row.append(format_percent(summary["binomial_null"]["spectrum"][index]))
+        rows.append(row)
+    return headers, rows
+
+
+def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
+    """The seed's (and paper's) numbers beside ours, for our architecture where they exist."""
+    seed, arch = summary["published"], summary["config"]["arch"]
+    vector = summary["projections"]["vector"]
+    seed_peak = {"resnet18": seed["resnet18_peak_order"], "resnet34": seed["resnet34_peak_order"]}
+    rows = []
+    for seed_arch, peak in seed_peak.items():
+        rows.append([f"peak order, {seed_arch}", str(peak), str(vector["mean_spectrum_peak_order"]) if seed_arch == arch else "—"])
+    rows.append(["κ^v, resnet18", format_number(seed["resnet18_kappa_vector"]), format_stat(vector["kappa"]) if arch == "resnet18" else "—"])
+    rows.append(["C_{≤3} (vector), resnet18", format_percent(seed["resnet18_c_le3"]), format_stat(vector["c_le3"], percent=True) if arch == "resnet18" else "—"])
+    return rows
+
+
+def verdict_lines(summary: dict[str, Any], compare: dict[str, Any] | None) -> list[str]:
+    """The verdict, every clause decided by comparing numbers from the JSON."""
+    seed, config, null = summary["published"], summary["config"], summary["binomial_null"]
+    vector = summary["projections"]["vector"]
+    kappa, c_le3, peak = vector["kappa"], vector["c_le3"], vector["mean_spectrum_peak_order"]
+    lines = []
+    if config["weights"] == "random":
+        lines.append("- These are **random-init** weights; the seed's numbers refer to trained weights, so the comparisons with the seed here are not like for like.")
+    seed_peak = seed.get(f"{config['arch']}_peak_order")
+    if seed_peak is None:
+        lines.append(f"- The seed and paper give no peak order for `{config['arch']}`.")
+    else:
+        relation = "matches" if peak == seed_peak else f"differs from (by {peak - seed_peak:+d})"
+        lines.append(f"- Peak order: our mean vector spectrum peaks at k = {peak}, which {relation} the published k = {seed_peak} for `{config['arch']}`.")
+    if config["arch"] == "resnet18":
+        inside = "inside" if not ci_excludes(kappa, seed["resnet18_kappa_vector"]) else "outside"
+        lines.append(f"- κ^v = {format_stat(kappa)}; the seed's {format_number(seed['resnet18_kappa_vector'])} is {inside} our 95 % CI. "
+                     f"C_{{≤3}} = {format_stat(c_le3, percent=True)} against the seed's {format_percent(seed['resnet18_c_le3'])}.")
+    if ci_excludes(kappa, null["kappa"]):
+        direction = "above" if kappa["mean"] > null["kappa"] else "below"
+        lines.append(f"- Against the binomial null (κ = {format_number(null['kappa'])}, peak k = {null['peak_order']}, C_{{≤3}} = {format_percent(null['c_le3'])}): "
+                     f"our κ^v is {direction} it with a CI that excludes it, so the energy is not spread evenly over subsets: it sits at "
+                     f"{'higher' if direction == 'above' else 'lower'} orders than subset counting alone predicts.")
+    else:
+        lines.append(f"- Against the binomial null (κ = {format_number(null['kappa'])}): our κ^v CI contains it, so by κ the trained spectrum is indistinguishable from every subset carrying equal energy.")
+    low_order = "more" if c_le3["mean"] > null["c_le3"] else "less"
+    significance = "" if ci_excludes(c_le3, null["c_le3"]) else " (not significant: the CI contains the null value)"
+    lines.append(f"- Low orders: C_{{≤3}} is {low_order} than the null's {format_percent(null['c_le3'])}{significance}, i.e. "
+                 f"{'a' if low_order == 'more' else 'no'} low-order bias beyond subset counting.")
+    scalar = summary["projections"]["scalar"]
+    same = "agrees with" if not cis_disjoint(scalar["kappa"], kappa) else "differs from"
+    lines.append(f"- The scalar (predicted-class) projection has κ^s = {format_stat(scalar['kappa'])}, which {same} κ^v (CIs {'overlap' if same == 'agrees with' else 'disjoint'}), peak k = {scalar['mean_spectrum_peak_order']}.")
+    if compare is not None:
+        other = compare["projections"]["vector"]
+        differs = cis_disjoint(kappa, other["kappa"])
+        lines.append(f"- Against the random-init null ({weights_label(compare)}): κ^v {format_stat(other['kappa'])}, peak k = {other['mean_spectrum_peak_order']}; "
+                     f"{'the CIs are disjoint, so training changes the spectrum' if differs else 'the CIs overlap, so κ^v does not separate trained from random-init weights'}"
+                     f" (ours − random-init = {format_number(kappa['mean'] - other['kappa']['mean'])}).")
+    return lines
+
+
+def report_markdown(summary: dict[str, Any], compare: dict[str, Any] | None, timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
+    """REPORT.md text, generated from the summary JSON(s)."""
+    config = summary["config"]
+    headers, rows = headline_rows(summary, compare)
+    spectrum_headers, spectrum_table = spectrum_rows(summary, compare)
+    quantile_rows = []
+    for source, name in [(summary, "ours")] + ([(compare, "random-init")] if compare is not None else []):
+        for projection in PROJECTIONS:
+            quantiles = source["projections"][projection]["kappa_distribution"]["quantiles"]
+            quantile_rows.append([f"{name} {projection}"] + [format_number(value) for value in quantiles.values()])
+    quantile_headers = ["per-image κ"] + [f"q{key}" for key in summary["projections"]["vector"]["kappa_distribution"]["quantiles"]]
+    lines = [
+        "# Experiment 2 — the interaction-order spectrum",
+        "",
+        f"**Question.** {summary['question']}",
+        "",
+        "**Method.** Every image is evaluated under all 2^L residual-gate masks and the Möbius coefficients "
+        "Δ_S h are taken. Per image, the order energies E_k = Σ_{|S|=k} energy(Δ_S h) (k = 0 … L) use the squared L2 norm over "
+        "classes (vector projection) or the square of the predicted-class component Δ_S h[c], c = argmax h(full) (scalar "
+        "projection). The interaction spectrum p_k = E_k / Σ_{j≥1} E_j is over k ≥ 1 (order 0, the trunk h(∅), is reported "
+        "alone as the trunk share E_0 / Σ_{j≥0} E_j); κ = Σ_{k≥1} k·p_k and C_{≤3} = Σ_{k=1..3} p_k. Every statistic is a mean "
+        "over images with a 95 % bootstrap CI. Nulls: the binomial spectrum p_k ∝ C(L, k) (every coefficient equal energy)"
+        + (" and the same architecture with random-init weights." if compare is not None else "; run step_1 with `--weights random` and pass `--compare-summary` for the random-init null."),
+        "",
+        f"**Data.** {summary['num_valid']} images from `{config['sample_index']}` ({summary['num_skipped_corrupt']} skipped as corrupt), "
+        f"model `{config['arch']}` (L = {config['num_blocks']}) with weights `{config['weights']}`"
+        + (f"; random-init null: {compare['num_valid']} images, weights `{compare['config']['weights']}`, seed {compare['config']['seed']}." if compare is not None else "."),
+        "",
+        "## Result",
+        "",
+        markdown_table(headers, rows),
+        "",
+        markdown_table(spectrum_headers, spectrum_table),
+        "",
+        markdown_table(quantile_headers, quantile_rows),
+        "",
+        f"![interaction-order spectrum]({figures['spectrum']})",
+        "",
+        f"![per-image κ]({figures['kappa']})",
+        "",
+        "## Beside the seed",
+        "",
+        markdown_table(["quantity", "seed / paper", f"ours ({config['arch']})"], seed_rows(summary)),
+        "",
+        f"Seed: {summary['published']['source']}.",
+        "",
+        "## Verdict",
+        "",
+        *verdict_lines(summary, compare),
+        "",
+        "## Configuration",
+        "",
+        configuration_section(config),
+        "",
+    ]
+    if timing:
+        rate = timing["images_evaluated"] / timing["wall_seconds"] if timing["wall_seconds"] else float("nan")
+        lines += [f"Wall time of the last evaluation run: {format_number(timing['wall_seconds'])} s for {timing['images_evaluated']} images ({format_number(rate)} images/s) on {timing['device_name']}, engine `{timing['engine']}`.", ""]
+    lines += ["_Generated by `python -m experiment_2.step_2_plot` from summary.json; do not edit by hand._", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--summary", type=Path, default=Path("experiment_2/results/summary.json"), help="summary.json of step_1_evaluate (default: %(default)s)")
+    parser.add_argument("--compare-summary", type=Path, default=None, help="summary.json of step_1_evaluate run with --weights random, the random-init null (optional)")
+    args = parser.parse_args(argv)
+    summary = load_summary(args.summary, "--summary")
+    compare = load_summary(args.compare_summary, "--compare-summary") if args.compare_summary else None
+    if compare is not None and compare["binomial_null"]["num_blocks"] != summary["binomial_null"]["num_blocks"]:
+        raise PipelineError(f"{args.compare_summary}: has L = {compare['binomial_null']['num_blocks']} blocks but {args.summary} has L = {summary['binomial_null']['num_blocks']}; compare the same architecture")
+    timing_path = args.summary.parent / "timing.json"
+    timing = read_json(timing_path) if timing_path.exists() else None
+    spectrum = plot_spectrum(summary, compare, args.summary.parent / "spectrum")
+    kappa = plot_kappa_histogram(summary, compare, args.summary.parent / "kappa_histogram")
+    report = args.summary.parent / "REPORT.md"
+    atomic_write_text(report, report_markdown(summary, compare, timing, {"spectrum": spectrum.name, "kappa": kappa.name}))
+    print(f"wrote {spectrum}, {kappa} and {report}")
+
+
+if __name__ == "__main__":
+    run_cli(main)

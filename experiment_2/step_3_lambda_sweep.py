@@ -1,0 +1,180 @@
+"""Experiment 3A/3B, step 3 — residual scaling: the spectrum, κ and top-1 agreement as λ shrinks.
+
+Question: does the interaction spectrum migrate to low orders when every residual branch is
+scaled by λ < 1 (3A), what does that cost in predictions (3B), and does each order's energy follow
+the λ^k law proved for smooth residual stacks?
+For every λ in --lambdas (λ = 1 is always evaluated as the reference) all 2^L masks of every image
+are evaluated with x_{l+1} = ReLU(shortcut(x_l) + λ·m_l·F_l(x_l)) and Experiment 2's per-image
+statistics taken (order energies, spectra, κ^v, κ^s, C_{≤3}, trunk share, both projections), plus
+the top-1 agreement of argmax h_λ(full) with argmax h_1(full). The λ^k law: per order k, the slope
+of log sqrt(Ē_k(λ)) against log λ over --fit-lambdas (default: the 3 smallest λs), Ē_k the mean
+over images of E_k, with a bootstrap-over-images CI (experiment_2.scaling).
+
+Inputs:  --sample-index (experiment_1.step_2_sample), shards in --data-dir, --arch/--weights.
+Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CIs, κ monotonicity,
+         slopes vs k, configuration), <output-dir>/per_image.npz (arrays stacked over λ on axis 1),
+         <output-dir>/timing.json, <output-dir>/partial/lambda_<λ>/ (resume state per λ and batch).
+
+    python -m experiment_2.step_3_lambda_sweep --sample-index experiment_1/sample_index.json \\
+        --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --output-dir experiment_2/results_lambda
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiment_1 import published
+from experiment_1.errors import PipelineError, run_cli
+from experiment_1.io_utils import atomic_save_npz, atomic_write_json
+from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance
+from experiment_1.stats import bootstrap_mean_ci
+from experiment_2.aggregate import PROJECTIONS, spectrum_summary
+from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE, FLOOR_MARGIN, power_law_summary, roundoff_floor
+from experiment_2.spectrum import binomial_null
+from experiment_2.step_1_evaluate import evaluate_spectrum, valid_images
+
+DEFAULT_LAMBDAS = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1]
+DEFAULT_FIT_COUNT = 3
+REFERENCE_LAMBDA = 1.0
+PER_IMAGE_KEYS = ("index", "label", "valid")
+QUESTION = "Does the interaction spectrum migrate to low orders under residual scaling λ, what does it cost in top-1 agreement, and does each order follow the λ^k law?"
+FIT_METHOD = (
+    "least-squares slope of log sqrt(mean_images E_k(λ)) against log λ over fit_lambdas; 95 % CI by percentile bootstrap over images "
+    "(images resampled with replacement, the same resample at every λ, means recomputed and refitted); scalar projection uses c = argmax h_λ(full) at each λ"
+)
+
+
+def sweep_lambdas(requested: list[float]) -> list[float]:
+    """The λs to evaluate: the requested ones plus λ = 1, largest first; one-line errors for bad values."""
+    bad = [value for value in requested if not value > 0 or not np.isfinite(value)]
+    if bad:
+        raise PipelineError(f"--lambdas {bad[0]:g}: every λ must be a positive finite number (log λ is fitted)")
+    if len(set(requested)) != len(requested):
+        raise PipelineError(f"--lambdas {' '.join(f'{value:g}' for value in requested)}: contains duplicates")
+    return sorted(set(requested) | {REFERENCE_LAMBDA}, reverse=True)
+
+
+def choose_fit_lambdas(evaluated: list[float], requested: list[float] | None) -> list[float]:
+    """The λs of the slope fit: ``requested`` (each must be evaluated), else the smallest three; at least two."""
+    if requested is None:
+        chosen = sorted(evaluated)[:DEFAULT_FIT_COUNT]
+    else:
+        missing = [value for value in requested if value not in evaluated]
+        if missing:
+            raise PipelineError(f"--fit-lambdas {missing[0]:g} is not among the evaluated λs ({' '.join(f'{value:g}' for value in evaluated)}); add it to --lambdas")
+        chosen = sorted(set(requested))
+    if len(chosen) < 2:
+        raise PipelineError(f"the slope fit needs at least two distinct λs; got {' '.join(f'{value:g}' for value in chosen)} (set --lambdas / --fit-lambdas)")
+    return sorted(chosen, reverse=True)
+
+
+def stack_over_lambdas(results: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Per-image arrays of every λ stacked on axis 1 (``index``/``label`` once; ``valid`` where valid at every λ)."""
+    stacked = {name: np.stack([result[name] for result in results], axis=1) for name in results[0] if name not in PER_IMAGE_KEYS}
+    stacked["index"] = results[0]["index"]
+    stacked["label"] = results[0]["label"]
+    stacked["valid"] = np.logical_and.reduce([result["valid"].astype(bool) for result in results])
+    return stacked
+
+
+def at_lambda(arrays: dict[str, np.ndarray], column: int) -> dict[str, np.ndarray]:
+    """The per-image arrays of one λ (column ``column`` of axis 1)."""
+    return {name: (value if name in PER_IMAGE_KEYS else value[:, column]) for name, value in arrays.items()}
+
+
+def kappa_monotonicity(per_lambda: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per projection: does mean κ strictly decrease at every step as λ decreases? Lists the steps where it does not."""
+    result = {}
+    for projection in PROJECTIONS:
+        points = [(entry["lambda"], entry["projections"][projection]["kappa"]["mean"]) for entry in per_lambda]
+        violations = [[larger, smaller] for (larger, kappa_larger), (smaller, kappa_smaller) in zip(points, points[1:]) if not kappa_smaller < kappa_larger]
+        result[projection] = {"monotonic": not violations, "violations": violations}
+    return result
+
+
+def summarize(
+    arrays: dict[str, np.ndarray],
+    lambdas: list[float],
+    requested: list[float],
+    fit_lambdas: list[float],
+    config: dict[str, Any],
+    seed: int,
+    tolerance: float,
+) -> dict[str, Any]:
+    """The 3A/3B summary: per-λ spectrum statistics and agreement, κ monotonicity, the λ^k fit."""
+    valid = valid_images(arrays)
+    num_blocks = int(config["num_blocks"])
+    reference = arrays["full_prediction"][:, lambdas.index(REFERENCE_LAMBDA)]
+    per_lambda = []
+    for column, value in enumerate(lambdas):
+        agreement = (arrays["full_prediction"][:, column] == reference).astype(np.float64)
+        per_lambda.append(
+            {
+                "lambda": value,
+                "projections": spectrum_summary(at_lambda(arrays, column), valid, num_blocks, seed),
+                "top1_agreement_with_lambda_1": bootstrap_mean_ci(agreement[valid], seed=seed),
+                "roundoff_floor": {projection: roundoff_floor(arrays[f"roundoff_variance_{projection}"][valid, column], num_blocks).tolist() for projection in PROJECTIONS},
+            }
+        )
+    columns = [lambdas.index(value) for value in fit_lambdas]
+    fits = {
+        projection: power_law_summary(
+            np.array(fit_lambdas),
+            arrays[f"energy_{projection}"][valid][:, columns],
+            arrays[f"roundoff_variance_{projection}"][valid][:, columns],
+            seed,
+            tolerance,
+        )
+        for projection in PROJECTIONS
+    }
+    return {
+        "experiment": "3A/3B",
+        "question": QUESTION,
+        "config": config,
+        "lambdas": lambdas,
+        "lambdas_requested": sorted(requested, reverse=True),
+        "reference_lambda": REFERENCE_LAMBDA,
+        "num_images": int(len(valid)),
+        "num_valid": int(valid.sum()),
+        "num_skipped_corrupt": int((~valid).sum()),
+        "per_lambda": per_lambda,
+        "kappa_monotonic": kappa_monotonicity(per_lambda),
+        "power_law": {"fit_lambdas": fit_lambdas, "method": FIT_METHOD, "slope_tolerance": tolerance, "floor_margin": FLOOR_MARGIN, "projections": fits},
+        "binomial_null": binomial_null(num_blocks),
+        "published": published.EXPERIMENT_3AB,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_evaluation_arguments(parser, "experiment_2/results_lambda")
+    parser.add_argument("--lambdas", type=float, nargs="+", default=DEFAULT_LAMBDAS, help="residual scales λ to sweep; λ = 1 is always added (default: %(default)s)")
+    parser.add_argument("--fit-lambdas", type=float, nargs="+", default=None, help=f"λs of the λ^k slope fit, each in --lambdas (default: the {DEFAULT_FIT_COUNT} smallest)")
+    parser.add_argument("--slope-tolerance", type=float, default=DEFAULT_SLOPE_TOLERANCE, help="an order follows the λ^k law when |slope − k| ≤ this (default: %(default)s)")
+    args = parser.parse_args(argv)
+    lambdas = sweep_lambdas(args.lambdas)
+    fit_lambdas = choose_fit_lambdas(lambdas, args.fit_lambdas)
+    setup = build_setup(args)
+    results, timings = [], {}
+    for value in lambdas:
+        arrays, timing = evaluate_spectrum(setup, residual_scale=value, stage=f"lambda_{value}", description=f"Exp 3A λ={value:g}")
+        results.append(arrays)
+        timings[f"{value:g}"] = timing
+    stacked = stack_over_lambdas(results)
+    output_dir = Path(args.output_dir)
+    atomic_save_npz(output_dir / "per_image.npz", {**stacked, "lambdas": np.array(lambdas)})
+    summary = summarize(stacked, lambdas, list(args.lambdas), fit_lambdas, provenance(setup), args.seed, args.slope_tolerance)
+    atomic_write_json(output_dir / "summary_all.json", summary)
+    evaluated = sum(timing["images_evaluated"] for timing in timings.values())
+    if evaluated:
+        wall = sum(timing["wall_seconds"] for timing in timings.values())
+        atomic_write_json(output_dir / "timing.json", {"wall_seconds": wall, "images_evaluated": evaluated, "per_lambda": timings, "device_name": summary["config"]["device_name"], "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
+    kappas = " → ".join(f"{entry['projections']['vector']['kappa']['mean']:.3g}" for entry in summary["per_lambda"])
+    print(f"wrote {output_dir / 'summary_all.json'}: κ^v over λ = {' → '.join(f'{value:g}' for value in lambdas)}: {kappas}")
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,162 @@
+"""Experiment 2 and 3A/3B steps end to end on a random-init ResNet-18 at 64 px, including resume."""
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import experiment_1.pipeline as pipeline
+import experiment_2.step_1_evaluate as step_1_evaluate
+from experiment_1.core import evaluate_all_masks
+from experiment_1.data import SampleDataset, list_items
+from experiment_1.errors import PipelineError
+from experiment_1.io_utils import atomic_write_json, read_json
+from experiment_1.mobius import mobius_transform
+from experiment_1.report import format_stat
+from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
+from experiment_2 import step_2_plot, step_3_lambda_sweep, step_4_lambda_plot
+from experiment_2.spectrum import order_energies
+
+STEPS = ["experiment_2.step_1_evaluate", "experiment_2.step_2_plot", "experiment_2.step_3_lambda_sweep", "experiment_2.step_4_lambda_plot"]
+
+
+def write_sample_list(data_dir: Path, path: Path, count: int = 3) -> Path:
+    """A uniform sample list of ``count`` unlabelled test images."""
+    samples = draw_sample(list_items(data_dir, "test-*.parquet"), "uniform", count, 0, seed=0)
+    atomic_write_json(path, sample_list_json(samples, "test-*.parquet", "uniform", 0, None))
+    return path
+
+
+def common_flags(data_dir: Path, sample_index: Path, output_dir: Path, limit: int = 3, seed: int = 0) -> list[str]:
+    return ["--sample-index", str(sample_index), "--data-dir", str(data_dir), "--weights", "random", "--batch-size", "2",
+            "--num-workers", "0", "--limit", str(limit), "--device", "cpu", "--seed", str(seed), "--output-dir", str(output_dir)]
+
+
+@pytest.mark.parametrize("module", STEPS)
+def test_every_step_has_help(module: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        importlib.import_module(module).main(["--help"])
+    assert exit_info.value.code == 0
+    assert "Question:" in capsys.readouterr().out
+
+
+def test_spectrum_step_and_report(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
+    sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
+    trained_dir, random_dir = tmp_path / "results", tmp_path / "results_random"
+    step_1_evaluate.main(common_flags(tiny_shards, sample_index, trained_dir))
+    step_1_evaluate.main(common_flags(tiny_shards, sample_index, random_dir, limit=2, seed=1))
+
+    summary = read_json(trained_dir / "summary.json")
+    arrays = dict(np.load(trained_dir / "per_image.npz"))
+    assert summary["num_valid"] == 3 and summary["config"]["input_size"] == small_input
+    assert "wall_seconds" not in json.dumps(summary) and read_json(trained_dir / "timing.json")["images_evaluated"] == 3
+
+    # The per-image energies are those of the Möbius transform of all-mask logits computed here independently.
+    model = pipeline.build_gated_resnet("resnet18", "random", device="cpu", seed=0)
+    dataset = SampleDataset(tiny_shards, load_sample_list(sample_index, 3), model.preprocess)
+    images = torch.stack([dataset[index]["image"] for index in range(3)])
+    logits = evaluate_all_masks(model, images, engine="naive")
+    coefficients = mobius_transform(logits, dim=1, dtype=torch.float64)
+    np.testing.assert_allclose(arrays["energy_vector"], order_energies(coefficients).numpy(), rtol=1e-4)
+    predicted = logits[:, -1].argmax(-1)
+    np.testing.assert_array_equal(arrays["full_prediction"], predicted.numpy())
+    np.testing.assert_allclose(arrays["energy_scalar"], order_energies(coefficients[torch.arange(3), :, predicted]).numpy(), rtol=1e-4)
+
+    vector = summary["projections"]["vector"]
+    orders = np.arange(1, 9)
+    assert sum(vector["mean_spectrum"]["mean"]) == pytest.approx(1.0)
+    assert vector["kappa"]["mean"] == pytest.approx(float(np.mean(arrays["spectrum_vector"] @ orders)))
+    assert vector["kappa"]["mean"] == pytest.approx(float(np.dot(vector["mean_spectrum"]["mean"], orders)))
+    assert vector["mean_spectrum_peak_order"] == int(np.argmax(arrays["spectrum_vector"].mean(0))) + 1
+    assert sum(vector["peak_order_distribution"]["counts"]) == 3
+    assert vector["trunk_share"]["mean"] == pytest.approx(float(np.mean(arrays["energy_vector"][:, 0] / arrays["energy_vector"].sum(1))))
+    assert summary["binomial_null"]["kappa"] == pytest.approx(4 * 256 / 255)
+    assert summary["published"]["resnet18_peak_order"] == 5
+
+    step_2_plot.main(["--summary", str(trained_dir / "summary.json"), "--compare-summary", str(random_dir / "summary.json")])
+    report = (trained_dir / "REPORT.md").read_text()
+    for name in ("spectrum.png", "kappa_histogram.png", "spectrum.pdf"):
+        assert (trained_dir / name).stat().st_size > 0
+    assert format_stat(vector["kappa"]) in report
+    assert format_stat(read_json(random_dir / "summary.json")["projections"]["vector"]["kappa"]) in report
+    assert "random-init vector" in report and "## Verdict" in report
+    peak_relation = "matches" if vector["mean_spectrum_peak_order"] == 5 else "differs from"
+    assert f"peaks at k = {vector['mean_spectrum_peak_order']}, which {peak_relation} the published k = 5" in report
+
+    with pytest.raises(PipelineError):
+        step_2_plot.main(["--summary", str(tmp_path / "missing.json")])
+    with pytest.raises(PipelineError):
+        step_4_lambda_plot.main(["--summary", str(trained_dir / "summary.json")])
+
+
+class CountingMetrics:
+    """Wraps ``spectrum_metrics``, counting calls and raising on call ``fail_on`` (if given)."""
+
+    def __init__(self, original, fail_on: int | None = None) -> None:
+        self.original, self.fail_on, self.calls = original, fail_on, 0
+
+    def __call__(self, logits: torch.Tensor, dtype: torch.dtype, network_dtype: torch.dtype) -> dict[str, torch.Tensor]:
+        self.calls += 1
+        if self.calls == self.fail_on:
+            raise RuntimeError("simulated interruption")
+        return self.original(logits, dtype, network_dtype)
+
+
+def test_lambda_sweep_end_to_end_resume_and_report(tiny_shards: Path, small_input: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
+    sweep_flags = ["--lambdas", "0.5", "0.25"]
+    full_dir, resumed_dir = tmp_path / "full", tmp_path / "resumed"
+    step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, full_dir) + sweep_flags)
+
+    summary = read_json(full_dir / "summary_all.json")
+    arrays = dict(np.load(full_dir / "per_image.npz"))
+    assert summary["lambdas"] == [1.0, 0.5, 0.25] and summary["lambdas_requested"] == [0.5, 0.25]
+    assert summary["power_law"]["fit_lambdas"] == [1.0, 0.5, 0.25]
+    assert arrays["energy_vector"].shape == (3, 3, 9)
+    # h(∅) does not depend on λ: order-0 energy identical at every λ, slope 0.
+    np.testing.assert_array_equal(arrays["energy_vector"][:, 1, 0], arrays["energy_vector"][:, 0, 0])
+    assert summary["power_law"]["projections"]["vector"][0]["slope"] == pytest.approx(0.0, abs=1e-12)
+    reference = summary["per_lambda"][0]
+    assert reference["lambda"] == 1.0 and reference["top1_agreement_with_lambda_1"]["mean"] == 1.0
+    agreement = float(np.mean(arrays["full_prediction"][:, 2] == arrays["full_prediction"][:, 0]))
+    assert summary["per_lambda"][2]["top1_agreement_with_lambda_1"]["mean"] == pytest.approx(agreement)
+    kappas = [entry["projections"]["vector"]["kappa"]["mean"] for entry in summary["per_lambda"]]
+    np.testing.assert_allclose(kappas, np.nanmean(arrays["kappa_vector"], axis=0))
+    assert summary["kappa_monotonic"]["vector"]["monotonic"] == bool(kappas[0] > kappas[1] > kappas[2])
+    mean_energy = arrays["energy_vector"].mean(axis=0)
+    log_lambda = np.log([1.0, 0.5, 0.25])
+    expected_slope = np.polyfit(log_lambda, 0.5 * np.log(mean_energy[:, 3]), 1)[0]
+    assert summary["power_law"]["projections"]["vector"][3]["slope"] == pytest.approx(expected_slope)
+    np.testing.assert_allclose(summary["per_lambda"][1]["projections"]["vector"]["mean_energy"]["mean"], mean_energy[1])
+
+    # Interrupt after the first batch of the second λ, then resume: identical results, only the missing batches run.
+    failing = CountingMetrics(step_1_evaluate.spectrum_metrics, fail_on=4)
+    monkeypatch.setattr(step_1_evaluate, "spectrum_metrics", failing)
+    with pytest.raises(RuntimeError, match="simulated interruption"):
+        step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, resumed_dir) + sweep_flags)
+    assert len(list((resumed_dir / "partial" / "lambda_1.0").glob("batch_*.pt"))) == 2
+    assert len(list((resumed_dir / "partial" / "lambda_0.5").glob("batch_*.pt"))) == 1
+    counting = CountingMetrics(failing.original)
+    monkeypatch.setattr(step_1_evaluate, "spectrum_metrics", counting)
+    step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, resumed_dir) + sweep_flags)
+    assert counting.calls == 3
+    assert (resumed_dir / "summary_all.json").read_text() == (full_dir / "summary_all.json").read_text()
+    resumed_arrays = np.load(resumed_dir / "per_image.npz")
+    for name, value in arrays.items():
+        np.testing.assert_array_equal(resumed_arrays[name], value, err_msg=name)
+    assert read_json(resumed_dir / "timing.json")["images_evaluated"] == 4
+
+    step_4_lambda_plot.main(["--summary", str(full_dir / "summary_all.json")])
+    report = (full_dir / "REPORT.md").read_text()
+    for name in ("kappa_vs_lambda", "spectra_per_lambda", "agreement_vs_lambda", "lambda_law"):
+        assert (full_dir / f"{name}.png").stat().st_size > 0 and f"({name}.png)" in report
+    assert format_stat(reference["projections"]["vector"]["kappa"]) in report
+    assert ("strictly decreasing at every step" in report) == summary["kappa_monotonic"]["vector"]["monotonic"]
+    assert "— (λ not evaluated)" in report  # the seed's λ = 0.1 point is not in this sweep
+
+    with pytest.raises(PipelineError):
+        step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, tmp_path / "bad") + ["--lambdas", "0.5", "--fit-lambdas", "0.3"])

@@ -1,0 +1,31 @@
+"""tables.md is regenerated from the summaries alone."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import experiment_1.step_3_evaluate as step_3
+from experiment_1.make_tables import main as tables_main
+from experiment_1.report import format_number
+from experiment_1.step_2_sample import main as sample_main
+
+
+def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, small_input: int) -> None:
+    root = tmp_path / "repo"
+    index = tmp_path / "index.json"
+    sample_main(["--data-dir", str(tiny_shards), "--num-images", "3", "--output", str(index)])
+    results = root / "experiment_1" / "results_tiny"
+    step_3.main(["--data-dir", str(tiny_shards), "--sample-index", str(index), "--weights", "random", "--batch-size", "3",
+                 "--num-workers", "0", "--device", "cpu", "--output-dir", str(results)])
+    bench = {"device": "cpu (2 threads)", "versions": {}, "rows": [{"arch": "resnet18", "num_blocks": 8, "images": 2, "resolution": 224, "naive_masks_timed": 32,
+             "tree_seconds": 2.5, "naive_seconds": 27.7, "speedup": 11.08, "work_ratio": 8.55, "max_abs_disagreement": 0.0}]}
+    (root / "experiment_1" / "results_bench").mkdir(parents=True)
+    (root / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps(bench))
+
+    tables_main(["--root", str(root)])
+    text = (root / "tables.md").read_text()
+    summary = json.loads((results / "summary.json").read_text())
+    assert "`experiment_1/results_tiny` — resnet18, `random`, N = 3" in text
+    assert format_number(summary["metrics"]["naive_sum_rel_error"]["mean"]) in text
+    assert "| 11.1× | 8.6× |" in text and "(from 32 masks)" in text
+    assert "_No Experiment 2 results yet._" in text
