@@ -40,3 +40,29 @@ bench: $(BIN)/.installed
 
 clean-demo:
 	rm -rf experiment_1/results_demo_*
+
+# The committed results from a real pretrained network on this repository's offline sample data
+# (EfficientNet-Lite0, the 250-image unlabelled test shard of ../shared/data). CPU: about 35 minutes.
+SAMPLE_DATA ?= ../shared/data/imagenet-1k-sample
+SAMPLE_INDEX := experiment_1/sample_index_sample_test.json
+OFFLINE_FLAGS := --arch efficientnet_lite0 --weights pretrained --batch-size 5 --mask-chunk 512 --num-workers 0 --seed 0 --data-dir $(SAMPLE_DATA)
+SWEEP_IMAGES ?= 40
+NULL_IMAGES ?= 50
+
+.PHONY: offline-results
+offline-results: $(BIN)/.installed
+	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'test-*.parquet' --mode uniform \
+		--num-images 250 --seed 0 --output $(SAMPLE_INDEX)
+	$(BIN)/python -m experiment_1.step_3_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
+		--output-dir experiment_1/results_efficientnet_lite0_sample
+	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_sample/summary.json
+	$(BIN)/python -m experiment_2.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
+		--output-dir experiment_2/results_efficientnet_lite0_sample
+	$(BIN)/python -m experiment_2.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --weights random \
+		--limit $(NULL_IMAGES) --output-dir experiment_2/results_efficientnet_lite0_random_sample
+	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_sample/summary.json \
+		--compare-summary experiment_2/results_efficientnet_lite0_random_sample/summary.json
+	$(BIN)/python -m experiment_2.step_3_lambda_sweep --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
+		--limit $(SWEEP_IMAGES) --output-dir experiment_2/results_lambda_efficientnet_lite0_sample
+	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite0_sample/summary_all.json
+	$(BIN)/python -m experiment_1.make_tables

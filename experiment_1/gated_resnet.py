@@ -185,7 +185,7 @@ def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]
 
 def _load_state_dict_file(path: Path) -> dict[str, torch.Tensor]:
     if not path.exists():
-        raise PipelineError(f"{path}: weights file not found; pass an existing state-dict path, a torchvision weights name or 'random'")
+        raise PipelineError(f"{path}: weights file not found; pass an existing state-dict path, a named weights entry (see --help) or 'random'")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:
@@ -195,12 +195,14 @@ def _load_state_dict_file(path: Path) -> dict[str, torch.Tensor]:
     return state
 
 
-def _load_weights_into(model: nn.Module, weights: str, torchvision_weights: Callable[[str], object]) -> None:
+def load_weights_into(model: nn.Module, weights: str, lookup_named: Callable[[str], object]) -> None:
+    """Load ``weights`` — a state-dict path, or a name that ``lookup_named`` maps to a torchvision
+    weights entry (or rejects) — into ``model`` strictly; one-line errors for every failure."""
     path = Path(weights)
     if weights.endswith((".pth", ".pt", ".bin")) or path.exists():
         state = _load_state_dict_file(path)
     else:
-        state = load_torchvision_state_dict(torchvision_weights(weights))
+        state = load_torchvision_state_dict(lookup_named(weights))
     try:
         model.load_state_dict(state)
     except RuntimeError as error:
@@ -260,7 +262,7 @@ def build_torchvision_resnet(arch: str, weights: str, seed: int) -> ResidualStac
     torch.manual_seed(seed)
     network = constructor(weights=None)
     if weights != "random":
-        _load_weights_into(network, weights, lookup)
+        load_weights_into(network, weights, lookup)
     return gate_torchvision_resnet(network.eval(), arch, weights)
 
 
