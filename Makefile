@@ -20,7 +20,6 @@ WEIGHTS_FLAG := $(if $(WEIGHTS),--weights $(WEIGHTS),)
 
 $(BIN)/.installed: requirements.txt requirements-offline.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --upgrade pip
 	$(BIN)/python -m pip install -r requirements.txt -r requirements-offline.txt
 	touch $@
 

@@ -5,7 +5,8 @@ Question: what does each run say, side by side? One row per results folder, read
 (Experiment 2), ``experiment_2/results_lambda*/summary_all.json`` (3A/3B) and
 ``experiment_1/results_bench/*.json`` (engine benchmarks). No number is typed by hand.
 
-Inputs:  the summaries under the repository root.  Outputs: tables.md.
+Inputs:  the summaries under the repository root.  Outputs: tables.md, and the benchmark block
+         of README.md (between its ``<!-- generated:benchmark`` markers).
 
     python -m experiment_1.make_tables
 """
@@ -151,6 +152,21 @@ def tables_markdown(root: Path) -> str:
     ])
 
 
+BENCHMARK_BLOCK_START = "<!-- generated:benchmark"
+BENCHMARK_BLOCK_END = "<!-- /generated:benchmark -->"
+
+
+def refresh_readme_benchmark(readme: Path, root: Path) -> bool:
+    """Rewrite the README's generated benchmark block (between its markers); False if it has none."""
+    text = readme.read_text()
+    start, end = text.find(BENCHMARK_BLOCK_START), text.find(BENCHMARK_BLOCK_END)
+    if start < 0 or end < start:
+        return False
+    opening_end = text.index("\n", start) + 1
+    atomic_write_text(readme, text[:opening_end] + benchmark_table(root) + "\n" + text[end:])
+    return True
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="repository root to scan (default: this checkout)")
@@ -158,7 +174,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     output = args.output or args.root / "tables.md"
     atomic_write_text(output, tables_markdown(args.root))
-    print(f"wrote {output}")
+    readme = args.root / "README.md"
+    refreshed = readme.exists() and refresh_readme_benchmark(readme, args.root)
+    print(f"wrote {output}" + (f" and the benchmark block of {readme}" if refreshed else ""))
 
 
 if __name__ == "__main__":
