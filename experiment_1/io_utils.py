@@ -58,6 +58,12 @@ def read_json(path: Path) -> Any:
         return json.load(stream)
 
 
+def read_json_if_exists(path: Path) -> Any | None:
+    """Read a JSON file, or return ``None`` when it does not exist (e.g. an optional timing.json)."""
+    path = Path(path)
+    return read_json(path) if path.exists() else None
+
+
 def git_commit() -> str:
     """The repository's HEAD commit (with ``-dirty`` if the tree has changes), or ``unknown``."""
     try:

@@ -24,7 +24,7 @@ from experiment_1.core import ENGINES, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_resnet
-from experiment_1.io_utils import atomic_torch_save, atomic_write_json, git_commit, package_versions, read_json, seed_everything
+from experiment_1.io_utils import atomic_save_npz, atomic_torch_save, atomic_write_json, git_commit, package_versions, read_json, seed_everything
 from experiment_1.sample_list import load_sample_list
 
 DTYPES = {"float32": torch.float32, "tf32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -190,3 +190,25 @@ def run_per_image(
     parts = [torch.load(path, weights_only=True) for path in batch_files]
     merged = {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
     return merged, timing
+
+
+def write_results(
+    setup: EvaluationSetup,
+    arrays: dict[str, np.ndarray],
+    summary: dict[str, Any],
+    timing: dict[str, Any],
+    summary_name: str = "summary.json",
+) -> Path:
+    """Write ``per_image.npz``, the summary and — if this call evaluated images — ``timing.json``.
+
+    Timings never enter the summary, so a resumed run's summary is byte-identical to an
+    uninterrupted one. Returns the summary's path.
+    """
+    args = setup.args
+    output_dir = Path(args.output_dir)
+    atomic_save_npz(output_dir / "per_image.npz", arrays)
+    atomic_write_json(output_dir / summary_name, summary)
+    if timing["images_evaluated"]:
+        device_name = summary["config"]["device_name"]
+        atomic_write_json(output_dir / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
+    return output_dir / summary_name

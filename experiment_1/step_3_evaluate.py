@@ -18,14 +18,12 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs + configuratio
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
 from experiment_1 import published
 from experiment_1.errors import run_cli
-from experiment_1.io_utils import atomic_save_npz, atomic_write_json
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, run_per_image
+from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
 from experiment_1.reconstruction import reconstruction_metrics
 from experiment_1.stats import summarize_arrays
 
@@ -70,15 +68,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     setup = build_setup(args)
     arrays, timing = run_per_image(setup, "all_masks", reconstruction_metrics, description="Exp 1 all masks")
-    output_dir = Path(args.output_dir)
-    atomic_save_npz(output_dir / "per_image.npz", arrays)
     summary = summarize(arrays, provenance(setup), args.seed)
-    atomic_write_json(output_dir / "summary.json", summary)
-    if timing["images_evaluated"]:
-        atomic_write_json(output_dir / "timing.json", {**timing, "device_name": summary["config"]["device_name"], "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
+    path = write_results(setup, arrays, summary, timing)
     mobius = summary["metrics"]["mobius_rel_error_float32"]["mean"]
     naive = summary["metrics"]["naive_sum_rel_error"]["mean"]
-    print(f"wrote {output_dir / 'summary.json'}: Möbius rel. error {mobius:.2e} (float32), naive-sum rel. error {naive:.3g}")
+    print(f"wrote {path}: Möbius rel. error {mobius:.2e} (float32), naive-sum rel. error {naive:.3g}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs, distributions
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,8 +27,7 @@ import torch
 
 from experiment_1 import published
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_save_npz, atomic_write_json
-from experiment_1.pipeline import DTYPES, MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image
+from experiment_1.pipeline import DTYPES, MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
 from experiment_2.aggregate import spectrum_summary
 from experiment_2.spectrum import binomial_null, spectrum_metrics
 
@@ -78,14 +76,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     setup = build_setup(args)
     arrays, timing = evaluate_spectrum(setup)
-    output_dir = Path(args.output_dir)
-    atomic_save_npz(output_dir / "per_image.npz", arrays)
     summary = summarize(arrays, provenance(setup), args.seed)
-    atomic_write_json(output_dir / "summary.json", summary)
-    if timing["images_evaluated"]:
-        atomic_write_json(output_dir / "timing.json", {**timing, "device_name": summary["config"]["device_name"], "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
+    path = write_results(setup, arrays, summary, timing)
     vector = summary["projections"]["vector"]
-    print(f"wrote {output_dir / 'summary.json'}: κ^v {vector['kappa']['mean']:.3g}, peak order {vector['mean_spectrum_peak_order']} (binomial null κ {summary['binomial_null']['kappa']:.3g})")
+    print(f"wrote {path}: κ^v {vector['kappa']['mean']:.3g}, peak order {vector['mean_spectrum_peak_order']} (binomial null κ {summary['binomial_null']['kappa']:.3g})")
 
 
 if __name__ == "__main__":

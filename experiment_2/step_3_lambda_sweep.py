@@ -21,15 +21,13 @@ Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CI
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from experiment_1 import published
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_save_npz, atomic_write_json
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance
+from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, write_results
 from experiment_1.stats import bootstrap_mean_ci
 from experiment_2.aggregate import PROJECTIONS, spectrum_summary
 from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE, FLOOR_MARGIN, power_law_summary, roundoff_floor
@@ -164,16 +162,15 @@ def main(argv: list[str] | None = None) -> None:
         results.append(arrays)
         timings[f"{value:g}"] = timing
     stacked = stack_over_lambdas(results)
-    output_dir = Path(args.output_dir)
-    atomic_save_npz(output_dir / "per_image.npz", {**stacked, "lambdas": np.array(lambdas)})
     summary = summarize(stacked, lambdas, list(args.lambdas), fit_lambdas, provenance(setup), args.seed, args.slope_tolerance)
-    atomic_write_json(output_dir / "summary_all.json", summary)
-    evaluated = sum(timing["images_evaluated"] for timing in timings.values())
-    if evaluated:
-        wall = sum(timing["wall_seconds"] for timing in timings.values())
-        atomic_write_json(output_dir / "timing.json", {"wall_seconds": wall, "images_evaluated": evaluated, "per_lambda": timings, "device_name": summary["config"]["device_name"], "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
+    sweep_timing = {
+        "wall_seconds": sum(timing["wall_seconds"] for timing in timings.values()),
+        "images_evaluated": sum(timing["images_evaluated"] for timing in timings.values()),
+        "per_lambda": timings,
+    }
+    path = write_results(setup, {**stacked, "lambdas": np.array(lambdas)}, summary, sweep_timing, summary_name="summary_all.json")
     kappas = " → ".join(f"{entry['projections']['vector']['kappa']['mean']:.3g}" for entry in summary["per_lambda"])
-    print(f"wrote {output_dir / 'summary_all.json'}: κ^v over λ = {' → '.join(f'{value:g}' for value in lambdas)}: {kappas}")
+    print(f"wrote {path}: κ^v over λ = {' → '.join(f'{value:g}' for value in lambdas)}: {kappas}")
 
 
 if __name__ == "__main__":
