@@ -132,7 +132,13 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
 def provenance(setup: EvaluationSetup) -> dict[str, Any]:
     """Configuration plus versions, git commit and device name, for a summary JSON."""
     device_name = torch.cuda.get_device_name(setup.device) if setup.device.type == "cuda" else "cpu"
-    return {**setup.config, "versions": package_versions(), "git_commit": git_commit(), "device_name": device_name}
+    return {
+        **setup.config,
+        "data_dir": str(setup.dataset.data_dir),
+        "versions": package_versions(),
+        "git_commit": git_commit(),
+        "device_name": device_name,
+    }
 
 
 def _check_partial_config(partial_dir: Path, key: dict[str, Any]) -> None:

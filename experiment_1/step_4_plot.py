@@ -16,7 +16,7 @@ from pathlib import Path
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
 from experiment_1.plotting import new_figure, save_figure
-from experiment_1.report import format_number, format_stat, markdown_table, report_footer
+from experiment_1.report import comparability_note, data_sentence, format_number, format_stat, markdown_table, report_footer
 
 READINGS = [
     ("Möbius Σ_S Δ_S h (float32)", "mobius_rel_error_float32", "mobius_top1_agreement_float32"),
@@ -65,8 +65,7 @@ def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str
         "Δ_S h = Σ_{T⊆S} (−1)^{|S|−|T|} h(T) come from the butterfly transform. Three readings of the set "
         "function are compared with the full network h(full) by relative L2 error over the logits and top-1 agreement.",
         "",
-        f"**Data.** {summary['num_valid']} images from `{config['sample_index']}` "
-        f"({summary['num_skipped_corrupt']} skipped as corrupt), model `{config['arch']}` with weights `{config['weights']}`.",
+        data_sentence(summary),
         "",
         "## Result",
         "",
@@ -94,6 +93,7 @@ def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str
         "",
         f"Seed: {seed['source']}.",
         "",
+        *([comparability_note(config), ""] if comparability_note(config) else []),
         "## Verdict",
         "",
         f"Möbius reconstruction is {verdict_exact} (float32 mean {format_number(mobius)}, float64 "

@@ -21,7 +21,7 @@ import numpy as np
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
 from experiment_1.plotting import new_figure, new_figure_grid, save_figure
-from experiment_1.report import format_number, format_percent, format_stat, markdown_table, report_footer
+from experiment_1.report import comparability_note, data_sentence, format_number, format_percent, format_stat, markdown_table, report_footer
 from experiment_2.aggregate import PROJECTIONS
 
 COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "random": "#888888", "binomial": "#000000"}
@@ -148,8 +148,10 @@ def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
     rows = []
     for seed_arch, peak in seed_peak.items():
         rows.append([f"peak order, {seed_arch}", str(peak), str(vector["mean_spectrum_peak_order"]) if seed_arch == arch else "—"])
-    rows.append(["κ^v, resnet18", format_number(seed["resnet18_kappa_vector"]), format_stat(vector["kappa"]) if arch == "resnet18" else "—"])
-    rows.append(["C_{≤3} (vector), resnet18", format_percent(seed["resnet18_c_le3"]), format_stat(vector["c_le3"], percent=True) if arch == "resnet18" else "—"])
+    if arch not in seed_peak:
+        rows.append([f"peak order, {arch} (L = {summary['config']['num_blocks']})", "—", str(vector["mean_spectrum_peak_order"])])
+    rows.append(["κ^v (seed: resnet18)", format_number(seed["resnet18_kappa_vector"]), format_stat(vector["kappa"])])
+    rows.append(["C_{≤3}, vector (seed: resnet18)", format_percent(seed["resnet18_c_le3"]), format_stat(vector["c_le3"], percent=True)])
     return rows
 
 
@@ -159,8 +161,9 @@ def verdict_lines(summary: dict[str, Any], compare: dict[str, Any] | None) -> li
     vector = summary["projections"]["vector"]
     kappa, c_le3, peak = vector["kappa"], vector["c_le3"], vector["mean_spectrum_peak_order"]
     lines = []
-    if config["weights"] == "random":
-        lines.append("- These are **random-init** weights; the seed's numbers refer to trained weights, so the comparisons with the seed here are not like for like.")
+    note = comparability_note(config)
+    if note:
+        lines.append(f"- {note}")
     seed_peak = seed.get(f"{config['arch']}_peak_order")
     if seed_peak is None:
         lines.append(f"- The seed and paper give no peak order for `{config['arch']}`.")
@@ -218,9 +221,7 @@ def report_markdown(summary: dict[str, Any], compare: dict[str, Any] | None, tim
         "over images with a 95 % bootstrap CI. Nulls: the binomial spectrum p_k ∝ C(L, k) (every coefficient equal energy)"
         + (" and the same architecture with random-init weights." if compare is not None else "; run step_1 with `--weights random` and pass `--compare-summary` for the random-init null."),
         "",
-        f"**Data.** {summary['num_valid']} images from `{config['sample_index']}` ({summary['num_skipped_corrupt']} skipped as corrupt), "
-        f"model `{config['arch']}` (L = {config['num_blocks']}) with weights `{config['weights']}`"
-        + (f"; random-init null: {compare['num_valid']} images, weights `{compare['config']['weights']}`, seed {compare['config']['seed']}." if compare is not None else "."),
+        data_sentence(summary, f"; random-init null: {compare['num_valid']} images, weights `{compare['config']['weights']}`, seed {compare['config']['seed']}" if compare is not None else ""),
         "",
         "## Result",
         "",

@@ -21,7 +21,7 @@ import numpy as np
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
 from experiment_1.plotting import new_figure, new_figure_grid, plt, save_figure
-from experiment_1.report import format_number, format_percent, format_stat, markdown_table, report_footer
+from experiment_1.report import comparability_note, data_sentence, format_number, format_percent, format_stat, markdown_table, report_footer
 from experiment_2.aggregate import PROJECTIONS
 from experiment_2.step_2_plot import COLOURS
 
@@ -187,8 +187,9 @@ def verdict_lines(summary: dict[str, Any]) -> list[str]:
     seed, per_lambda = summary["published"], summary["per_lambda"]
     first, last = per_lambda[0], per_lambda[-1]
     lines = []
-    if summary["config"]["weights"] == "random":
-        lines.append("- These are **random-init** weights; the seed's numbers refer to trained weights, so the comparisons with the seed here are not like for like.")
+    note = comparability_note(summary["config"])
+    if note:
+        lines.append(f"- {note}")
     for projection in PROJECTIONS:
         monotonic = summary["kappa_monotonic"][projection]
         start, end = first["projections"][projection]["kappa"]["mean"], last["projections"][projection]["kappa"]["mean"]
@@ -239,9 +240,8 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figu
         "3B: top-1 agreement of argmax h_λ(full) with argmax h_1(full). λ^k law: " + law["method"] + ". An order is *resolved* when its mean energy is at least "
         f"{format_number(law['floor_margin'])}× the round-off floor (C(L,k)·2^k times the variance of rounding the logits to the network's arithmetic, a lower bound on the noise) at every fitted λ.",
         "",
-        f"**Data.** {summary['num_valid']} images from `{config['sample_index']}` ({summary['num_skipped_corrupt']} skipped as corrupt), model `{config['arch']}` "
-        f"(L = {num_blocks}) with weights `{config['weights']}`; λ ∈ {{{', '.join(f'{value:g}' for value in summary['lambdas'])}}}"
-        + (f" (λ = {', '.join(f'{value:g}' for value in added)} added as the agreement reference)" if added else "") + ".",
+        data_sentence(summary, f"; λ ∈ {{{', '.join(f'{value:g}' for value in summary['lambdas'])}}}"
+                      + (f" (λ = {', '.join(f'{value:g}' for value in added)} added as the agreement reference)" if added else "")),
         "",
         "## 3A/3B — spectrum and agreement per λ",
         "",
