@@ -33,11 +33,19 @@ def plot_errors(summary: dict, output: Path) -> Path:
     rows = [(label, metrics[error]) for label, error, _ in READINGS if error]
     rows.append(("worst subset, Möbius (float32)", metrics["max_subset_rel_error_float32"]))
     figure, axes = new_figure(7.0, 3.6)
-    means = [max(stat["mean"], 1e-18) for _, stat in rows]
-    lower = [mean - max(stat["ci_low"], 1e-18) for mean, (_, stat) in zip(means, rows)]
-    upper = [max(stat["ci_high"], 1e-18) - mean for mean, (_, stat) in zip(means, rows)]
-    positions = range(len(rows))
-    axes.barh(list(positions), means, xerr=[lower, upper], color=["#2b7", "#2b7", "#d44", "#e92", "#888"][: len(rows)], capsize=3)
+    positive = [value for _, stat in rows for value in (stat["mean"], stat["ci_low"]) if value > 0]
+    floor = min(positive) / 100 if positive else 1e-18  # log axis: exact zeros are drawn as a label, not a bar
+    means = [max(stat["mean"], floor) for _, stat in rows]
+    lower = [mean - max(stat["ci_low"], floor) for mean, (_, stat) in zip(means, rows)]
+    upper = [max(stat["ci_high"], floor) - mean for mean, (_, stat) in zip(means, rows)]
+    positions = list(range(len(rows)))
+    colours = ["#2b7", "#2b7", "#d44", "#e92", "#888"]
+    for position, (mean, (_, stat)) in enumerate(zip(means, rows)):
+        if stat["mean"] > 0:
+            axes.barh(position, mean, xerr=[[lower[position]], [upper[position]]], color=colours[position], capsize=3)
+        else:
+            axes.text(floor * 2, position, "exactly 0", va="center", fontsize=8)
+    axes.set_xlim(floor, 3 * max(mean + high for mean, high in zip(means, upper)))
     axes.set_yticks(list(positions), [label for label, _ in rows], fontsize=8)
     axes.set_xscale("log")
     axes.axvline(1.0, color="k", lw=0.8, ls=":")
