@@ -124,6 +124,19 @@ def benchmark_table(root: Path) -> str:
     return markdown_table(["file", "device", "arch", "images", "tree s", "naive s", "speed-up", "MAC ratio", "max |tree − naive|"], rows)
 
 
+def wall_time_table(root: Path) -> str:
+    """The last evaluation run of every results folder, from its timing.json."""
+    rows = []
+    for path in sorted(root.glob("experiment_*/results*/timing.json")):
+        timing = read_json(path)
+        per_image = timing["wall_seconds"] / timing["images_evaluated"]
+        rows.append([f"`{path.parent.relative_to(root).as_posix()}`", timing["device_name"], timing["engine"], str(timing["images_evaluated"]),
+                     format_number(timing["wall_seconds"]), format_number(per_image)])
+    if not rows:
+        return "_No timed runs yet._"
+    return markdown_table(["run", "device", "engine", "image evaluations", "wall s", "s per image evaluation"], rows)
+
+
 def tables_markdown(root: Path) -> str:
     """The whole of tables.md."""
     return "\n".join([
@@ -144,6 +157,10 @@ def tables_markdown(root: Path) -> str:
         "## Experiment 3A/3B — residual scaling",
         "",
         experiment_3ab_table(root),
+        "",
+        "## Wall time of the last evaluation run (timing.json)",
+        "",
+        wall_time_table(root),
         "",
         "## Engine benchmark (`python -m experiment_1.bench_engines`)",
         "",

@@ -65,7 +65,7 @@ def data_sentence(summary: dict[str, Any], extra: str = "") -> str:
     """The REPORT's **Data.** line: images, sample list, data folder, model (then ``extra``)."""
     config = summary["config"]
     return (
-        f"**Data.** {summary['num_valid']} images from `{config['sample_index']}` (shards in `{config.get('data_dir', '?')}`; "
+        f"**Data.** {summary['num_valid']} images from `{config['sample_index']}` (shards in `{config.get('data_dir', 'not recorded')}`; "
         f"{summary['num_skipped_corrupt']} skipped as corrupt), model `{config['arch']}` (L = {config['num_blocks']}) "
         f"with weights `{config['weights']}`{extra}."
     )

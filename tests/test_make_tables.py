@@ -32,3 +32,5 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     assert format_number(summary["metrics"]["naive_sum_rel_error"]["mean"]) in text
     assert "| 11.1× | 8.6× |" in text and "(from 32 masks)" in text
     assert "_No Experiment 2 results yet._" in text
+    timing = json.loads((results / "timing.json").read_text())
+    assert f"| `experiment_1/results_tiny` | cpu | tree | 3 | {format_number(timing['wall_seconds'])} |" in text
