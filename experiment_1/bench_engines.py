@@ -88,7 +88,7 @@ def bench(arch: str, images: int, resolution: int, naive_masks: int, mask_chunk:
     x = torch.randn(images, 3, resolution, resolution, generator=generator)
     size = 2**model.num_blocks
     picked = torch.randperm(size, generator=generator)[: min(naive_masks, size)].sort().values
-    evaluate_masks_tree(model, x[:1], mask_chunk=mask_chunk)  # warm-up (allocator, kernels)
+    evaluate_masks_naive(model, x[:1], mask_indices=picked[:2])  # warm-up: allocator and kernels at these shapes
     synchronize(device)
     started = time.perf_counter()
     tree = evaluate_masks_tree(model, x, mask_chunk=mask_chunk)
