@@ -14,6 +14,7 @@ Inputs:  none (random images).  Outputs: a table on stdout; ``--json`` also writ
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -134,7 +135,8 @@ def main(argv: list[str] | None = None) -> None:
     for row in rows:
         print(f"{row['arch']:<10} {row['num_blocks']:>3} {row['tree_seconds']:>9.2f} {row['naive_seconds']:>10.2f} {row['speedup']:>8.1f}× {row['work_ratio']:>9.1f}× {row['max_abs_disagreement']:>17.2e} {row['max_abs_logit']:>12.3g}")
     if args.json:
-        atomic_write_json(args.json, {"device": device_name, "versions": package_versions(), "rows": rows})
+        command = "python -m experiment_1.bench_engines " + " ".join(sys.argv[1:] if argv is None else argv)
+        atomic_write_json(args.json, {"device": device_name, "command": command, "versions": package_versions(), "rows": rows})
 
 
 if __name__ == "__main__":
