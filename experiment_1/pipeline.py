@@ -135,6 +135,7 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
     return {
         **setup.config,
         "data_dir": str(setup.dataset.data_dir),
+        "post_activation": sorted({type(block.post).__name__ for block in setup.model.blocks}),
         "versions": package_versions(),
         "git_commit": git_commit(),
         "device_name": device_name,

@@ -206,7 +206,10 @@ def verdict_lines(summary: dict[str, Any]) -> list[str]:
                      f"({'inside' if inside else 'outside'} the seed's {format_percent(low, 0)} – {format_percent(high, 0)}) and is {format_stat(last['top1_agreement_with_lambda_1'], percent=True)} at λ = {last['lambda']:g}.")
     else:
         lines.append(f"- Cost (3B): no evaluated λ lies in [0.8, 1]; top-1 agreement is {format_stat(last['top1_agreement_with_lambda_1'], percent=True)} at λ = {last['lambda']:g}.")
-    lines.append("- λ^k law (proved for residual stacks smooth in λ; here a ReLU follows every sum, which is not smooth): "
+    post = summary["config"].get("post_activation", [])
+    smoothness = ("here a ReLU follows every sum, which is not smooth" if "ReLU" in post
+                  else "here nothing follows the sum, but the piecewise-linear activations inside the branches and the fixed path are not smooth")
+    lines.append(f"- λ^k law (proved for residual stacks smooth in λ; {smoothness}): "
                  + law_verdict(summary, "vector") + " " + law_verdict(summary, "scalar")
                  + " The scalar projection follows the class c = argmax h_λ(full), which may change with λ, so its slopes (order 0 included) need not be integers.")
     return lines

@@ -157,6 +157,7 @@ def test_lambda_sweep_end_to_end_resume_and_report(tiny_shards: Path, small_inpu
     assert format_stat(reference["projections"]["vector"]["kappa"]) in report
     assert ("strictly decreasing at every step" in report) == summary["kappa_monotonic"]["vector"]["monotonic"]
     assert "— (λ not evaluated)" in report  # the seed's λ = 0.1 point is not in this sweep
+    assert summary["config"]["post_activation"] == ["ReLU"] and "a ReLU follows every sum" in report
 
     with pytest.raises(PipelineError):
         step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, tmp_path / "bad") + ["--lambdas", "0.5", "--fit-lambdas", "0.3"])
