@@ -121,7 +121,7 @@ def benchmark_table(root: Path) -> str:
             ])
     if not rows:
         return "_No benchmark results yet._"
-    return markdown_table(["file", "device", "arch", "images", "tree s", "naive s", "speed-up", "MAC ratio", "max |tree − naive|"], rows)
+    return markdown_table(["file", "device", "arch", "images", "tree s", "naive s", "speed-up", "MAC ratio", "max abs(tree − naive)"], rows)
 
 
 def wall_time_table(root: Path) -> str:
