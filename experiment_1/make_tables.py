@@ -5,8 +5,8 @@ Question: what does each run say, side by side? One row per results folder, read
 (Experiment 2), ``experiment_2/results_lambda*/summary_all.json`` (3A/3B) and
 ``experiment_1/results_bench/*.json`` (engine benchmarks). No number is typed by hand.
 
-Inputs:  the summaries under the repository root.  Outputs: tables.md, and the benchmark block
-         of README.md (between its ``<!-- generated:benchmark`` markers).
+Inputs:  the summaries under the repository root.  Outputs: tables.md, and the generated blocks
+         of README.md (benchmark, wall time; between their ``<!-- generated:…`` markers).
 
     python -m experiment_1.make_tables
 """
@@ -169,19 +169,24 @@ def tables_markdown(root: Path) -> str:
     ])
 
 
-BENCHMARK_BLOCK_START = "<!-- generated:benchmark"
-BENCHMARK_BLOCK_END = "<!-- /generated:benchmark -->"
+README_BLOCKS = {"benchmark": benchmark_table, "wall-time": wall_time_table}
 
 
-def refresh_readme_benchmark(readme: Path, root: Path) -> bool:
-    """Rewrite the README's generated benchmark block (between its markers); False if it has none."""
+def refresh_readme_blocks(readme: Path, root: Path) -> list[str]:
+    """Rewrite each generated block of the README (``<!-- generated:NAME … -->`` … ``<!-- /generated:NAME -->``)
+    from the JSON; returns the names of the blocks found."""
     text = readme.read_text()
-    start, end = text.find(BENCHMARK_BLOCK_START), text.find(BENCHMARK_BLOCK_END)
-    if start < 0 or end < start:
-        return False
-    opening_end = text.index("\n", start) + 1
-    atomic_write_text(readme, text[:opening_end] + benchmark_table(root) + "\n" + text[end:])
-    return True
+    found = []
+    for name, table in README_BLOCKS.items():
+        start, end = text.find(f"<!-- generated:{name}"), text.find(f"<!-- /generated:{name} -->")
+        if start < 0 or end < start:
+            continue
+        opening_end = text.index("\n", start) + 1
+        text = text[:opening_end] + table(root) + "\n" + text[end:]
+        found.append(name)
+    if found:
+        atomic_write_text(readme, text)
+    return found
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -192,8 +197,8 @@ def main(argv: list[str] | None = None) -> None:
     output = args.output or args.root / "tables.md"
     atomic_write_text(output, tables_markdown(args.root))
     readme = args.root / "README.md"
-    refreshed = readme.exists() and refresh_readme_benchmark(readme, args.root)
-    print(f"wrote {output}" + (f" and the benchmark block of {readme}" if refreshed else ""))
+    refreshed = refresh_readme_blocks(readme, args.root) if readme.exists() else []
+    print(f"wrote {output}" + (f" and the {', '.join(refreshed)} block(s) of {readme}" if refreshed else ""))
 
 
 if __name__ == "__main__":

@@ -22,10 +22,12 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     (root / "experiment_1" / "results_bench").mkdir(parents=True)
     (root / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps(bench))
 
-    (root / "README.md").write_text("intro\n<!-- generated:benchmark (regenerated) -->\nstale row\n<!-- /generated:benchmark -->\nafter\n")
+    (root / "README.md").write_text("intro\n<!-- generated:benchmark (regenerated) -->\nstale row\n<!-- /generated:benchmark -->\nafter\n"
+                                    "<!-- generated:wall-time -->\n<!-- /generated:wall-time -->\n")
     tables_main(["--root", str(root)])
     readme = (root / "README.md").read_text()
-    assert "stale row" not in readme and "| 11.1× | 8.6× |" in readme and readme.endswith("<!-- /generated:benchmark -->\nafter\n")
+    assert "stale row" not in readme and "| 11.1× | 8.6× |" in readme and "<!-- /generated:benchmark -->\nafter\n" in readme
+    assert "| `experiment_1/results_tiny` | cpu | tree | 3 |" in readme
     text = (root / "tables.md").read_text()
     summary = json.loads((results / "summary.json").read_text())
     assert "`experiment_1/results_tiny` — resnet18, `random`, N = 3" in text
