@@ -29,7 +29,8 @@ from experiment_1.gated_resnet import ResidualStack, set_per_sample_masks
 ENGINES = ("tree", "naive")
 
 
-def _check_mask_chunk(mask_chunk: int) -> None:
+def check_mask_chunk(mask_chunk: int) -> None:
+    """A :class:`PipelineError` unless ``mask_chunk`` is a power of two."""
     if mask_chunk < 1 or mask_chunk & (mask_chunk - 1):
         raise PipelineError(f"--mask-chunk {mask_chunk} must be a power of two (e.g. 256)")
 
@@ -84,7 +85,7 @@ def evaluate_masks_naive(
 @torch.no_grad()
 def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int = 256) -> torch.Tensor:
     """Prefix-tree engine over all ``2^L`` masks. Returns ``(B, 2^L, C)`` logits."""
-    _check_mask_chunk(mask_chunk)
+    check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
     images = _to_model(images, device, dtype)
     batch = images.shape[0]
@@ -132,7 +133,7 @@ def evaluate_all_masks(
     """
     if engine not in ENGINES:
         raise PipelineError(f"unknown engine '{engine}'; choose one of {', '.join(ENGINES)}")
-    _check_mask_chunk(mask_chunk)
+    check_mask_chunk(mask_chunk)
     previous_scale = model.residual_scale
     if residual_scale is not None:
         model.residual_scale = float(residual_scale)

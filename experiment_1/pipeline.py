@@ -20,7 +20,7 @@ import torch
 from torch.utils.data import DataLoader
 from tqdm import tqdm
 
-from experiment_1.core import ENGINES, evaluate_all_masks
+from experiment_1.core import ENGINES, check_mask_chunk, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_resnet
@@ -96,8 +96,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     """Seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags."""
     if args.batch_size < 1:
         raise PipelineError(f"--batch-size {args.batch_size} must be at least 1")
-    if args.mask_chunk < 1 or args.mask_chunk & (args.mask_chunk - 1):
-        raise PipelineError(f"--mask-chunk {args.mask_chunk} must be a power of two (e.g. 256)")
+    check_mask_chunk(args.mask_chunk)
     seed_everything(args.seed)
     device = resolve_device(args.device)
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
@@ -197,6 +196,19 @@ def run_per_image(
     parts = [torch.load(path, weights_only=True) for path in batch_files]
     merged = {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
     return merged, timing
+
+
+def valid_images(arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """The images that were decoded; a :class:`PipelineError` if there are none."""
+    valid = arrays["valid"].astype(bool)
+    if not valid.any():
+        raise PipelineError("every image of the sample list was skipped as corrupt; nothing to summarise")
+    return valid
+
+
+def image_counts(valid: np.ndarray) -> dict[str, int]:
+    """``num_images``, ``num_valid`` and ``num_skipped_corrupt`` for a summary."""
+    return {"num_images": int(len(valid)), "num_valid": int(valid.sum()), "num_skipped_corrupt": int((~valid).sum())}
 
 
 def write_results(

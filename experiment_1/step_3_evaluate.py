@@ -23,7 +23,7 @@ import numpy as np
 
 from experiment_1 import published
 from experiment_1.errors import run_cli
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
+from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, run_per_image, valid_images, write_results
 from experiment_1.reconstruction import reconstruction_metrics
 from experiment_1.stats import summarize_arrays
 
@@ -44,7 +44,7 @@ METRICS = [
 
 def summarize(arrays: dict[str, np.ndarray], config: dict, seed: int) -> dict:
     """The Experiment 1 summary: every metric's mean with CI, accuracy where labelled, the seed's numbers."""
-    valid = arrays["valid"].astype(bool)
+    valid = valid_images(arrays)
     labelled = valid & (arrays["label"] >= 0)
     metrics = summarize_arrays(arrays, METRICS, valid, seed)
     if labelled.any():
@@ -53,9 +53,7 @@ def summarize(arrays: dict[str, np.ndarray], config: dict, seed: int) -> dict:
         "experiment": 1,
         "question": "Does adding up subnetwork outputs reconstruct the network, or do we need Möbius?",
         "config": config,
-        "num_images": int(len(valid)),
-        "num_valid": int(valid.sum()),
-        "num_skipped_corrupt": int((~valid).sum()),
+        **image_counts(valid),
         "num_labelled": int(labelled.sum()),
         "metrics": metrics,
         "published": published.EXPERIMENT_1,

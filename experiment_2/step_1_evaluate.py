@@ -26,8 +26,8 @@ import numpy as np
 import torch
 
 from experiment_1 import published
-from experiment_1.errors import PipelineError, run_cli
-from experiment_1.pipeline import DTYPES, MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
+from experiment_1.errors import run_cli
+from experiment_1.pipeline import DTYPES, MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, image_counts, provenance, run_per_image, valid_images, write_results
 from experiment_2.aggregate import spectrum_summary
 from experiment_2.spectrum import binomial_null, spectrum_metrics
 
@@ -44,14 +44,6 @@ def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = 1.0, stage
     return run_per_image(setup, stage, compute, residual_scale=residual_scale, description=description)
 
 
-def valid_images(arrays: dict[str, np.ndarray]) -> np.ndarray:
-    """The images that were decoded; a :class:`PipelineError` if there are none."""
-    valid = arrays["valid"].astype(bool)
-    if not valid.any():
-        raise PipelineError("every image of the sample list was skipped as corrupt; nothing to summarise")
-    return valid
-
-
 def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
     """The Experiment 2 summary: both projections' spectrum statistics, the binomial null, the seed's numbers."""
     valid = valid_images(arrays)
@@ -61,9 +53,7 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
         "question": QUESTION,
         "config": config,
         "residual_scale": 1.0,
-        "num_images": int(len(valid)),
-        "num_valid": int(valid.sum()),
-        "num_skipped_corrupt": int((~valid).sum()),
+        **image_counts(valid),
         "projections": spectrum_summary(arrays, valid, num_blocks, seed),
         "binomial_null": binomial_null(num_blocks),
         "published": published.EXPERIMENT_2,

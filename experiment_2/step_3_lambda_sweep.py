@@ -27,12 +27,12 @@ import numpy as np
 
 from experiment_1 import published
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, write_results
+from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, valid_images, write_results
 from experiment_1.stats import bootstrap_mean_ci
 from experiment_2.aggregate import PROJECTIONS, spectrum_summary
 from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE, FLOOR_MARGIN, power_law_summary, roundoff_floor
 from experiment_2.spectrum import binomial_null
-from experiment_2.step_1_evaluate import evaluate_spectrum, valid_images
+from experiment_2.step_1_evaluate import evaluate_spectrum
 
 DEFAULT_LAMBDAS = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1]
 DEFAULT_FIT_COUNT = 3
@@ -135,9 +135,7 @@ def summarize(
         "lambdas": lambdas,
         "lambdas_requested": sorted(requested, reverse=True),
         "reference_lambda": REFERENCE_LAMBDA,
-        "num_images": int(len(valid)),
-        "num_valid": int(valid.sum()),
-        "num_skipped_corrupt": int((~valid).sum()),
+        **image_counts(valid),
         "per_lambda": per_lambda,
         "kappa_monotonic": kappa_monotonicity(per_lambda),
         "power_law": {"fit_lambdas": fit_lambdas, "method": FIT_METHOD, "slope_tolerance": tolerance, "floor_margin": FLOOR_MARGIN, "projections": fits},

@@ -114,3 +114,14 @@ def test_cli_errors_are_one_line(tiny_shards: Path, sample_index: Path, tmp_path
     assert "data directory not found" in result.stderr and "step_1.sh" in result.stderr
     result = run_step("experiment_1.step_3_evaluate", "--help")
     assert result.returncode == 0 and "Question:" in result.stdout and "--mask-chunk" in result.stdout
+
+
+def test_a_sample_list_of_only_corrupt_images_is_a_clear_error(tmp_path: Path, small_input: int) -> None:
+    from conftest import write_shard
+
+    data_dir = tmp_path / "data"
+    write_shard(data_dir / "test-00000-of-00001.parquet", [b"broken", b"also broken"], [-1, -1])
+    index = tmp_path / "index.json"
+    sample_main(["--data-dir", str(data_dir), "--num-images", "2", "--output", str(index)])
+    with pytest.raises(PipelineError, match="every image of the sample list was skipped as corrupt"):
+        step_3.main(evaluate_args(data_dir, index, tmp_path / "results", "--skip-corrupt"))
