@@ -15,26 +15,16 @@ from experiment_1.mobius import (
 )
 
 
-def brute_force_mobius(values: torch.Tensor) -> torch.Tensor:
-    """Δ_S = Σ_{T ⊆ S} (−1)^{|S|−|T|} h(T) by explicit enumeration along dim 1."""
+def brute_force_subset_sums(values: torch.Tensor, signed: bool) -> torch.Tensor:
+    """Σ_{T ⊆ S} (±1) h(T) by explicit enumeration along dim 1: the Möbius transform with signs
+    (−1)^{|S|−|T|} when ``signed``, else the zeta transform (all +1)."""
     size = values.shape[1]
     out = torch.zeros_like(values)
     for s in range(size):
         for t in range(size):
             if t & s == t:
-                sign = (-1) ** (bin(s).count("1") - bin(t).count("1"))
+                sign = (-1) ** (bin(s).count("1") - bin(t).count("1")) if signed else 1
                 out[:, s] += sign * values[:, t]
-    return out
-
-
-def brute_force_zeta(coefficients: torch.Tensor) -> torch.Tensor:
-    """h(S) = Σ_{T ⊆ S} Δ_T by explicit enumeration along dim 1."""
-    size = coefficients.shape[1]
-    out = torch.zeros_like(coefficients)
-    for s in range(size):
-        for t in range(size):
-            if t & s == t:
-                out[:, s] += coefficients[:, t]
     return out
 
 
@@ -43,8 +33,8 @@ def test_butterfly_matches_explicit_subset_sums(num_blocks: int) -> None:
     generator = torch.Generator().manual_seed(num_blocks)
     trailing = 3 if num_blocks <= 8 else 1
     values = torch.randn(2, 2**num_blocks, trailing, dtype=torch.float64, generator=generator)
-    torch.testing.assert_close(mobius_transform(values, dim=1), brute_force_mobius(values), rtol=0, atol=1e-9)
-    torch.testing.assert_close(inverse_mobius_transform(values, dim=1), brute_force_zeta(values), rtol=0, atol=1e-9)
+    torch.testing.assert_close(mobius_transform(values, dim=1), brute_force_subset_sums(values, signed=True), rtol=0, atol=1e-9)
+    torch.testing.assert_close(inverse_mobius_transform(values, dim=1), brute_force_subset_sums(values, signed=False), rtol=0, atol=1e-9)
 
 
 def test_butterfly_leaves_input_untouched_and_handles_any_dim() -> None:
@@ -99,4 +89,4 @@ def test_oracle_on_a_hand_worked_example() -> None:
     # sanity of the oracle itself on L = 2, written out by hand
     h = torch.tensor([[[1.0], [3.0], [5.0], [11.0]]], dtype=torch.float64)
     expected = torch.tensor([[[1.0], [2.0], [4.0], [11.0 - 3.0 - 5.0 + 1.0]]], dtype=torch.float64)
-    assert torch.equal(brute_force_mobius(h), expected)
+    assert torch.equal(brute_force_subset_sums(h, signed=True), expected)
