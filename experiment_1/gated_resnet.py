@@ -272,34 +272,46 @@ def build_torchvision_resnet(arch: str, weights: str, seed: int) -> ResidualStac
 
 @dataclass
 class ArchitectureRegistry:
-    """Name → builder ``(arch, weights, seed) -> ResidualStack``; a ``"module:function"`` string is imported lazily."""
+    """Name → builder ``(arch, weights, seed) -> ResidualStack`` (a ``"module:function"`` string is
+    imported lazily) and the name of each architecture's pretrained weights, the default of ``--weights``."""
 
     builders: dict[str, Callable[[str, str, int], ResidualStack] | str] = field(default_factory=dict)
+    pretrained: dict[str, str] = field(default_factory=dict)
 
-    def register(self, name: str, builder: Callable[[str, str, int], ResidualStack] | str) -> None:
+    def register(self, name: str, builder: Callable[[str, str, int], ResidualStack] | str, pretrained: str) -> None:
         self.builders[name] = builder
+        self.pretrained[name] = pretrained
 
     def names(self) -> list[str]:
         return sorted(self.builders)
 
-    def get(self, name: str) -> Callable[[str, str, int], ResidualStack]:
+    def _check(self, name: str) -> None:
         if name not in self.builders:
             raise PipelineError(f"unknown arch '{name}'; choose one of {', '.join(self.names())}")
+
+    def get(self, name: str) -> Callable[[str, str, int], ResidualStack]:
+        self._check(name)
         builder = self.builders[name]
         if isinstance(builder, str):
             module_name, function_name = builder.split(":")
             builder = getattr(importlib.import_module(module_name), function_name)
         return builder
 
+    def pretrained_weights(self, name: str) -> str:
+        """The weights an architecture is evaluated with when ``--weights`` is not given."""
+        self._check(name)
+        return self.pretrained[name]
 
-ARCHITECTURES = ArchitectureRegistry(
-    {"resnet18": build_torchvision_resnet, "resnet34": build_torchvision_resnet, "resnet50": build_torchvision_resnet, "efficientnet_lite0": "experiment_1.gated_efficientnet:build_gated_efficientnet_lite0"}
-)
+
+ARCHITECTURES = ArchitectureRegistry()
+for _resnet in ("resnet18", "resnet34", "resnet50"):
+    ARCHITECTURES.register(_resnet, build_torchvision_resnet, "IMAGENET1K_V1")
+ARCHITECTURES.register("efficientnet_lite0", "experiment_1.gated_efficientnet:build_gated_efficientnet_lite0", "pretrained")
 
 
-def register_architecture(name: str, builder: Callable[[str, str, int], ResidualStack] | str) -> None:
-    """Make ``build_gated_resnet(arch=name)`` available."""
-    ARCHITECTURES.register(name, builder)
+def register_architecture(name: str, builder: Callable[[str, str, int], ResidualStack] | str, pretrained: str = "random") -> None:
+    """Make ``build_gated_resnet(arch=name)`` available; ``pretrained`` names its default weights."""
+    ARCHITECTURES.register(name, builder, pretrained)
 
 
 def build_gated_resnet(

@@ -52,9 +52,6 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--output-dir", type=Path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
 
 
-DEFAULT_WEIGHTS = {"resnet18": "IMAGENET1K_V1", "resnet34": "IMAGENET1K_V1", "resnet50": "IMAGENET1K_V1", "efficientnet_lite0": "pretrained"}
-
-
 def resolve_device(name: str) -> torch.device:
     """``auto`` → CUDA when available, else CPU; otherwise the named device (checked)."""
     if name == "auto":
@@ -100,7 +97,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     seed_everything(args.seed)
     device = resolve_device(args.device)
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
-    weights = args.weights or DEFAULT_WEIGHTS.get(args.arch, "random")
+    weights = args.weights or ARCHITECTURES.pretrained_weights(args.arch)
     model = build_gated_resnet(args.arch, weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype])
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     samples = load_sample_list(args.sample_index, args.limit)

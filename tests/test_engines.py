@@ -177,3 +177,12 @@ def test_float64_network_gives_float64_logits_that_agree_with_float32() -> None:
     assert tree64.dtype == torch.float64
     torch.testing.assert_close(tree64, naive64, rtol=0, atol=1e-10)
     assert_same_to_round_off(evaluate_all_masks(model32, x), tree64.float())
+
+
+def test_registry_knows_each_architectures_pretrained_weights() -> None:
+    from experiment_1.gated_resnet import ARCHITECTURES
+
+    assert ARCHITECTURES.pretrained_weights("resnet34") == "IMAGENET1K_V1"
+    assert ARCHITECTURES.pretrained_weights("efficientnet_lite0") == "pretrained"
+    with pytest.raises(PipelineError, match="unknown arch 'vgg16'"):
+        ARCHITECTURES.pretrained_weights("vgg16")
