@@ -179,7 +179,7 @@ def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]
     except Exception as error:  # network errors come in many types; all mean the same here
         raise PipelineError(
             f"could not download {url} ({type(error).__name__}: {error}); offline? "
-            f"put the file at {target} (or pass --weights <path to a state dict>)"
+            f"put the file at {target} (or pass --weights <path to a state dict>), or run offline with --arch efficientnet_lite0"
         ) from None
 
 

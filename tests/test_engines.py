@@ -157,7 +157,7 @@ def test_offline_torchvision_weights_error_says_where_to_put_the_file(tmp_path, 
         raise OSError("Name or service not known")
 
     monkeypatch.setattr(torch.hub, "load_state_dict_from_url", offline)
-    with pytest.raises(PipelineError, match=f"put the file at {tmp_path}/resnet18-f37072fd.pth"):
+    with pytest.raises(PipelineError, match=f"put the file at {tmp_path}/resnet18-f37072fd.pth.*--arch efficientnet_lite0"):
         build_gated_resnet("resnet18", "IMAGENET1K_V1")
 
 
