@@ -4,7 +4,8 @@ A step declares its flags with :func:`add_evaluation_arguments`, builds an
 :class:`EvaluationSetup` with :func:`build_setup`, and calls :func:`run_per_image` with a
 function that turns one batch's all-mask logits ``(B, 2^L, C)`` into per-image arrays. Batches
 are fixed by ``--batch-size`` over the sample list; each finished batch is saved atomically under
-``<output-dir>/partial/<stage>/``, so an interrupted run continues from the last finished batch
+``<output-dir>/partial/<stage>/`` (:mod:`experiment_1.partial_store`, keyed by the content of the
+inputs; a stage is ``"<step module>/<part>"``), so an interrupted run continues from the last finished batch
 and produces exactly the arrays an uninterrupted run would.
 """
 from __future__ import annotations
@@ -24,7 +25,8 @@ from experiment_1.core import ENGINES, check_mask_chunk, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_resnet
-from experiment_1.io_utils import atomic_save_npz, atomic_torch_save, atomic_write_json, git_commit, package_versions, read_json, seed_everything
+from experiment_1.io_utils import atomic_save_npz, atomic_write_json, git_commit, package_versions, seed_everything
+from experiment_1.partial_store import PartialStore, run_key
 from experiment_1.sample_list import load_sample_list
 
 DTYPES = {"float32": torch.float32, "tf32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -138,20 +140,6 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
     }
 
 
-def _check_partial_config(partial_dir: Path, key: dict[str, Any]) -> None:
-    path = partial_dir / "run_config.json"
-    if path.exists():
-        previous = read_json(path)
-        if previous != key:
-            changed = sorted(name for name in set(previous) | set(key) if previous.get(name) != key.get(name))
-            raise PipelineError(
-                f"{partial_dir}: holds partial results of a run with different settings ({', '.join(changed)}); "
-                "use another --output-dir, or delete that folder to start over"
-            )
-    else:
-        atomic_write_json(path, key)
-
-
 def run_per_image(
     setup: EvaluationSetup,
     stage: str,
@@ -168,13 +156,11 @@ def run_per_image(
     counts this call's batches only.
     """
     args = setup.args
-    partial_dir = Path(args.output_dir) / "partial" / stage
-    partial_dir.mkdir(parents=True, exist_ok=True)
-    _check_partial_config(partial_dir, {**setup.config, "stage": stage, "residual_scale": residual_scale})
+    store = PartialStore(args.output_dir, stage, {**run_key(setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale})
+    store.open()
     count = len(setup.samples)
     batches = [list(range(start, min(start + args.batch_size, count))) for start in range(0, count, args.batch_size)]
-    batch_files = [partial_dir / f"batch_{number:06d}.pt" for number in range(len(batches))]
-    pending = [number for number, path in enumerate(batch_files) if not path.exists()]
+    pending = [number for number in range(len(batches)) if not store.finished(number)]
     pending_images = sum(len(batches[number]) for number in pending)
     started = time.perf_counter()
     if pending:
@@ -186,11 +172,11 @@ def run_per_image(
             logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
             arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device)).items()}
             arrays.update(index=batch["index"], label=batch["label"], valid=valid)
-            atomic_torch_save(arrays, batch_files[number])
+            store.save(number, arrays)
             progress.update(len(batch["index"]))
         progress.close()
     timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": pending_images}
-    parts = [torch.load(path, weights_only=True) for path in batch_files]
+    parts = [store.load(number, indices) for number, indices in enumerate(batches)]
     merged = {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
     return merged, timing
 
