@@ -6,7 +6,9 @@ function that turns one batch's all-mask logits ``(B, 2^L, C)`` into per-image a
 are fixed by ``--batch-size`` over the sample list; each finished batch is saved atomically under
 ``<output-dir>/partial/<stage>/`` (:mod:`experiment_1.partial_store`, keyed by the content of the
 inputs; a stage is ``"<step module>/<part>"``), so an interrupted run continues from the last finished batch
-and produces exactly the arrays an uninterrupted run would.
+and produces exactly the arrays an uninterrupted run would. Under ``torchrun`` each rank evaluates
+its share of the unfinished batches into the same store and rank 0 alone writes the results
+(:mod:`experiment_1.distributed`).
 """
 from __future__ import annotations
 
@@ -19,8 +21,8 @@ from typing import Any, Callable
 import numpy as np
 import torch
 from torch.utils.data import DataLoader
-from tqdm import tqdm
 
+from experiment_1 import distributed
 from experiment_1.core import ENGINES, check_mask_chunk, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
@@ -97,7 +99,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
         raise PipelineError(f"--batch-size {args.batch_size} must be at least 1")
     check_mask_chunk(args.mask_chunk)
     seed_everything(args.seed)
-    device = resolve_device(args.device)
+    device = distributed.start(resolve_device(args.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     weights = args.weights or ARCHITECTURES.pretrained_weights(args.arch)
     model = build_gated_resnet(args.arch, weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype])
@@ -153,29 +155,38 @@ def run_per_image(
     labels, and returns tensors whose first dimension is ``B``. The result holds them
     concatenated over the sample list, plus ``index``, ``label`` and ``valid`` (False for
     images skipped with ``--skip-corrupt``). The timing (``wall_seconds``, ``images_evaluated``)
-    counts this call's batches only.
+    counts this call's batches only. Under ``torchrun`` every rank evaluates its share of the
+    unfinished batches, waits for the others and returns the same merged arrays; the timing (on
+    every rank) then adds the world size and each rank's wall time.
     """
     args = setup.args
     store = PartialStore(args.output_dir, stage, {**run_key(setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale})
-    store.open()
     count = len(setup.samples)
     batches = [list(range(start, min(start + args.batch_size, count))) for start in range(0, count, args.batch_size)]
-    pending = [number for number in range(len(batches)) if not store.finished(number)]
-    pending_images = sum(len(batches[number]) for number in pending)
+    batch_files = [store.path(number) for number in range(len(batches))]
+    distributed.check_job(len(batches), store.key)
+
+    def find_pending() -> list[int]:
+        store.open()
+        return [number for number in range(len(batches)) if not store.finished(number)]
+
+    pending = distributed.on_main(find_pending)
+    mine = distributed.share(pending)
     started = time.perf_counter()
-    if pending:
-        finished_images = count - pending_images
-        progress = tqdm(total=count, initial=finished_images, unit="img", desc=description or stage, dynamic_ncols=True)
-        loader = setup.loader([batches[number] for number in pending])
-        for number, batch in zip(pending, loader):
+    progress = distributed.JobProgress(batch_files, [len(batch) for batch in batches], pending, description or stage)
+    if mine:
+        loader = setup.loader([batches[number] for number in mine])
+        for number, batch in zip(mine, loader):
             valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt))
             logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
             arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device)).items()}
             arrays.update(index=batch["index"], label=batch["label"], valid=valid)
             store.save(number, arrays)
-            progress.update(len(batch["index"]))
-        progress.close()
-    timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": pending_images}
+            progress.finished(batch_files[number])
+    share_timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": sum(len(batches[number]) for number in mine)}
+    progress.close()
+    timing = distributed.job_timing(share_timing, time.perf_counter() - started)
+    distributed.wait_for_files(batch_files)
     parts = [store.load(number, indices) for number, indices in enumerate(batches)]
     merged = {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
     return merged, timing
@@ -204,10 +215,12 @@ def write_results(
     """Write ``per_image.npz``, the summary and — if this call evaluated images — ``timing.json``.
 
     Timings never enter the summary, so a resumed run's summary is byte-identical to an
-    uninterrupted one. Returns the summary's path.
+    uninterrupted one. Under ``torchrun`` only rank 0 writes. Returns the summary's path.
     """
     args = setup.args
     output_dir = Path(args.output_dir)
+    if not distributed.is_main():
+        return output_dir / summary_name
     atomic_save_npz(output_dir / "per_image.npz", arrays)
     atomic_write_json(output_dir / summary_name, summary)
     if timing["images_evaluated"]:
