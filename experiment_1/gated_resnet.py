@@ -199,7 +199,30 @@ def _load_state_dict_file(path: Path) -> dict[str, torch.Tensor]:
         raise PipelineError(f"{path}: not a readable PyTorch state dict ({type(error).__name__}); re-download or re-save it with torch.save(model.state_dict(), path)") from None
     if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
         state = state["state_dict"]
+    if not isinstance(state, dict) or not all(isinstance(name, str) and isinstance(value, torch.Tensor) for name, value in state.items()):
+        raise PipelineError(f"{path}: holds a {type(state).__name__}, not a state dict of tensors; save one with torch.save(model.state_dict(), path)")
     return state
+
+
+def _listed(names: list[str], shown: int = 3) -> str:
+    more = f", … {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def state_dict_mismatch(model: nn.Module, state: dict[str, torch.Tensor]) -> str:
+    """What keeps ``state`` from loading into ``model`` strictly, in one short line ('' if it fits)."""
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    resized = sorted(name for name in set(expected) & set(state) if expected[name].shape != state[name].shape)
+    parts = []
+    if missing:
+        parts.append(f"{len(missing)} missing keys: {_listed(missing)}")
+    if unexpected:
+        parts.append(f"{len(unexpected)} unexpected keys: {_listed(unexpected)}")
+    if resized:
+        parts.append(f"{len(resized)} keys of another shape: " + _listed([f"{name} {tuple(state[name].shape)} vs {tuple(expected[name].shape)}" for name in resized]))
+    return "; ".join(parts)
 
 
 def load_weights_into(model: nn.Module, weights: str, lookup_named: Callable[[str], object]) -> None:
@@ -210,11 +233,10 @@ def load_weights_into(model: nn.Module, weights: str, lookup_named: Callable[[st
         state = _load_state_dict_file(path)
     else:
         state = load_torchvision_state_dict(lookup_named(weights))
-    try:
-        model.load_state_dict(state)
-    except RuntimeError as error:
-        first_line = str(error).splitlines()[1].strip() if len(str(error).splitlines()) > 1 else str(error)
-        raise PipelineError(f"{weights}: state dict does not fit this architecture ({first_line})") from None
+    mismatch = state_dict_mismatch(model, state)
+    if mismatch:
+        raise PipelineError(f"{weights}: state dict does not fit this architecture ({mismatch}); pass weights saved from the same --arch")
+    model.load_state_dict(state)
 
 
 # --------------------------------------------------------------------------------------------
