@@ -145,11 +145,14 @@ def run_per_image(
     compute: BatchFunction,
     residual_scale: float = 1.0,
     description: str = "",
+    pass_indices: bool = False,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Evaluate every batch not yet finished; return all per-image arrays and this call's timing.
 
     ``compute(logits, labels)`` gets ``(B, 2^L, C)`` float32 logits on the device and ``(B,)``
-    labels, and returns tensors whose first dimension is ``B``. The result holds them
+    labels (with ``pass_indices``, also the ``(B,)`` int64 sample-list positions, e.g. to seed
+    per-image randomness independently of batching), and returns tensors whose first dimension
+    is ``B``. The result holds them
     concatenated over the sample list, plus ``index``, ``label`` and ``valid`` (False for
     images skipped with ``--skip-corrupt``). The timing (``wall_seconds``, ``images_evaluated``)
     counts this call's batches only. Under ``torchrun`` every rank evaluates its share of the
@@ -176,7 +179,8 @@ def run_per_image(
         for number, batch in zip(mine, loader):
             valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt, batch["fatal"]))
             logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
-            arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device)).items()}
+            extra = (batch["index"],) if pass_indices else ()
+            arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device), *extra).items()}
             arrays.update(index=batch["index"], label=batch["label"], valid=valid)
             store.save(number, arrays)
             progress.finished(batch_files[number])
