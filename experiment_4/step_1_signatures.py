@@ -15,7 +15,7 @@ Outputs: <output-dir>/signatures.pt (torch.save of a dict: per-image tensors ind
          predicted, full_logits (N, C) float32, ranked_<ranking> (N, store_K) int16/int32 mask
          indices, magnitude_<ranking> (N, store_K) float32; plus config, samples (source, row,
          label), rankings, num_subsets, store_k), <output-dir>/timing.json,
-         <output-dir>/partial/ (resume state).
+         <output-dir>/partial/ (resume state). Under torchrun, rank 0 writes.
 
     python -m experiment_4.step_1_signatures --sample-index experiment_1/sample_index_val.json \\
         --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --output-dir experiment_4/results
@@ -28,6 +28,7 @@ from typing import Any
 
 import torch
 
+from experiment_1 import distributed
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_torch_save
 from experiment_1.mobius import full_mask_index, mobius_transform
@@ -36,6 +37,7 @@ from experiment_4.signatures import SIGNATURE_RANKINGS, default_store_k, ranked_
 
 QUESTION = "Do the dominant subsets depend on the input and on its class?"
 FORMAT = "experiment_4.step_1_signatures"
+STAGE = "experiment_4.step_1_signatures/signatures"
 
 
 def check_labelled(setup: EvaluationSetup) -> None:
@@ -66,7 +68,7 @@ def evaluate_signatures(setup: EvaluationSetup, store_k: int) -> tuple[dict[str,
         arrays = ranked_subsets(mobius_transform(logits, dim=1, dtype=dtype), full, labels, store_k)
         return {**arrays, "full_logits": full.float(), "predicted": full.argmax(dim=-1)}
 
-    arrays, timing = run_per_image(setup, "signatures", compute, description="Exp 4 signatures")
+    arrays, timing = run_per_image(setup, STAGE, compute, description="Exp 4 signatures")
     return {name: torch.from_numpy(value) for name, value in arrays.items()}, timing
 
 
@@ -94,6 +96,8 @@ def main(argv: list[str] | None = None) -> None:
     store_k = resolve_store_k(args.store_k, setup.model.num_blocks)
     setup.config["store_k"] = store_k
     arrays, timing = evaluate_signatures(setup, store_k)
+    if not distributed.is_main():
+        return
     document = signatures_document(setup, arrays, store_k)
     path = Path(args.output_dir) / "signatures.pt"
     atomic_torch_save(document, path)

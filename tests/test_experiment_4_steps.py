@@ -102,7 +102,7 @@ def test_signatures_step_rankings_and_resume(tiny_shards: Path, small_input: int
         assert (np.diff(np.take_along_axis(expected[ranking], ranked, 1), axis=1) <= 0).all()
 
     # Resume: drop one finished batch and the output; the rerun recomputes only that batch and writes the same tensors.
-    (output_dir / "partial" / "signatures" / "batch_000001.pt").unlink()
+    (output_dir / "partial" / step_1_signatures.STAGE / "batch_000001.pt").unlink()
     (output_dir / "signatures.pt").unlink()
     step_1_signatures.main(step_1_flags(tiny_shards, sample_index, output_dir))
     resumed = load_signatures(output_dir / "signatures.pt")
@@ -112,7 +112,7 @@ def test_signatures_step_rankings_and_resume(tiny_shards: Path, small_input: int
             assert torch.equal(resumed[name], value), name
 
     # A smaller --store-K is a different run: refused in the same folder, fine in another one.
-    with pytest.raises(PipelineError, match="different settings"):
+    with pytest.raises(PipelineError, match="different run"):
         step_1_signatures.main(step_1_flags(tiny_shards, sample_index, output_dir, "--store-K", "16"))
     step_1_signatures.main(step_1_flags(tiny_shards, sample_index, tmp_path / "small", "--store-K", "16"))
     small = load_signatures(tmp_path / "small" / "signatures.pt")
