@@ -218,8 +218,7 @@ def write_results(
     Timings never enter the summary, so a resumed run's summary is byte-identical to an
     uninterrupted one. Under ``torchrun`` only rank 0 writes. Returns the summary's path.
     """
-    args = setup.args
-    output_dir = Path(args.output_dir)
+    output_dir = Path(setup.args.output_dir)
     if not distributed.is_main():
         return output_dir / summary_name
     for path in sorted(output_dir.glob("summary*.json")):  # never overwrite another step's results
@@ -227,7 +226,12 @@ def write_results(
             raise PipelineError(f"{output_dir}: holds results of another experiment ({path.name}); use another --output-dir")
     atomic_save_npz(output_dir / "per_image.npz", arrays)
     atomic_write_json(output_dir / summary_name, summary)
-    if timing["images_evaluated"]:
-        device_name = summary["config"]["device_name"]
-        atomic_write_json(output_dir / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
+    write_timing(setup, timing, summary["config"]["device_name"])
     return output_dir / summary_name
+
+
+def write_timing(setup: EvaluationSetup, timing: dict[str, Any], device_name: str) -> None:
+    """Write ``<output-dir>/timing.json`` if this call evaluated images (a resumed-and-finished run keeps the last one)."""
+    args = setup.args
+    if timing["images_evaluated"]:
+        atomic_write_json(Path(args.output_dir) / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})

@@ -24,9 +24,10 @@ from experiment_1.io_utils import read_json
 MODES = ("uniform", "per-class")
 
 
-def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: int, seed: int) -> list[SampleRef]:
+def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: int, seed: int, min_per_class: int = 1) -> list[SampleRef]:
     """Draw a sample without replacement: ``uniform`` (``num_images`` of all items) or
-    ``per-class`` (``per_class`` of each label, all of a class if it has fewer). Deterministic in ``seed``."""
+    ``per-class`` (``per_class`` of each label, all of a class if it has fewer; only labels with at
+    least ``min_per_class`` images). Deterministic in ``seed``."""
     rng = np.random.default_rng(seed)
     if mode == "uniform":
         count = min(num_images, len(items))
@@ -38,20 +39,26 @@ def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: i
         chosen_parts = []
         for label in np.unique(labels[labels >= 0]):
             members = np.flatnonzero(labels == label)
+            if len(members) < min_per_class:
+                continue
             chosen_parts.append(rng.choice(members, size=min(per_class, len(members)), replace=False))
+        if not chosen_parts:
+            raise PipelineError(f"--min-per-class {min_per_class}: no class has that many images; lower it")
         chosen = np.concatenate(chosen_parts)
     else:
         raise PipelineError(f"unknown --mode '{mode}'; choose one of {', '.join(MODES)}")
     return sorted((items[index] for index in chosen), key=lambda item: (item.source, item.row))
 
 
-def sample_list_json(samples: list[SampleRef], pattern: str, mode: str, seed: int, per_class: int | None) -> dict[str, Any]:
-    """The JSON document of a sample list."""
+def sample_list_json(samples: list[SampleRef], pattern: str, mode: str, seed: int, per_class: int | None, min_per_class: int | None = None) -> dict[str, Any]:
+    """The JSON document of a sample list (``min_per_class`` and the number of classes kept only when given)."""
+    kept = {} if min_per_class is None else {"min_per_class": min_per_class, "num_classes": len({s.label for s in samples if s.label >= 0})}
     return {
         "pattern": pattern,
         "mode": mode,
         "seed": seed,
         "per_class": per_class,
+        **kept,
         "num_images": len(samples),
         "samples": [{"source": s.source, "row": s.row, "label": s.label} for s in samples],
     }
