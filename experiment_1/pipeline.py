@@ -220,11 +220,15 @@ def write_results(
     Timings never enter the summary, so a resumed run's summary is byte-identical to an
     uninterrupted one. Returns the summary's path.
     """
-    args = setup.args
-    output_dir = Path(args.output_dir)
+    output_dir = Path(setup.args.output_dir)
     atomic_save_npz(output_dir / "per_image.npz", arrays)
     atomic_write_json(output_dir / summary_name, summary)
-    if timing["images_evaluated"]:
-        device_name = summary["config"]["device_name"]
-        atomic_write_json(output_dir / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
+    write_timing(setup, timing, summary["config"]["device_name"])
     return output_dir / summary_name
+
+
+def write_timing(setup: EvaluationSetup, timing: dict[str, Any], device_name: str) -> None:
+    """``<output-dir>/timing.json`` — only when this call evaluated images, so a no-op rerun keeps the last real timing."""
+    if timing["images_evaluated"]:
+        args = setup.args
+        atomic_write_json(Path(args.output_dir) / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
