@@ -4,8 +4,11 @@ A step declares its flags with :func:`add_evaluation_arguments`, builds an
 :class:`EvaluationSetup` with :func:`build_setup`, and calls :func:`run_per_image` with a
 function that turns one batch's all-mask logits ``(B, 2^L, C)`` into per-image arrays. Batches
 are fixed by ``--batch-size`` over the sample list; each finished batch is saved atomically under
-``<output-dir>/partial/<stage>/``, so an interrupted run continues from the last finished batch
-and produces exactly the arrays an uninterrupted run would.
+``<output-dir>/partial/<stage>/`` (:mod:`experiment_1.partial_store`, keyed by the content of the
+inputs; a stage is ``"<step module>/<part>"``), so an interrupted run continues from the last finished batch
+and produces exactly the arrays an uninterrupted run would. Under ``torchrun`` each rank evaluates
+its share of the unfinished batches into the same store and rank 0 alone writes the results
+(:mod:`experiment_1.distributed`).
 """
 from __future__ import annotations
 
@@ -18,13 +21,14 @@ from typing import Any, Callable
 import numpy as np
 import torch
 from torch.utils.data import DataLoader
-from tqdm import tqdm
 
+from experiment_1 import distributed
 from experiment_1.core import ENGINES, check_mask_chunk, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_resnet
-from experiment_1.io_utils import atomic_save_npz, atomic_torch_save, atomic_write_json, git_commit, package_versions, read_json, seed_everything
+from experiment_1.io_utils import atomic_save_npz, atomic_write_json, git_commit, package_versions, seed_everything
+from experiment_1.partial_store import PartialStore, run_key
 from experiment_1.sample_list import load_sample_list
 
 DTYPES = {"float32": torch.float32, "tf32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -95,7 +99,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
         raise PipelineError(f"--batch-size {args.batch_size} must be at least 1")
     check_mask_chunk(args.mask_chunk)
     seed_everything(args.seed)
-    device = resolve_device(args.device)
+    device = distributed.start(resolve_device(args.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     weights = args.weights or ARCHITECTURES.pretrained_weights(args.arch)
     model = build_gated_resnet(args.arch, weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype])
@@ -138,20 +142,6 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
     }
 
 
-def _check_partial_config(partial_dir: Path, key: dict[str, Any]) -> None:
-    path = partial_dir / "run_config.json"
-    if path.exists():
-        previous = read_json(path)
-        if previous != key:
-            changed = sorted(name for name in set(previous) | set(key) if previous.get(name) != key.get(name))
-            raise PipelineError(
-                f"{partial_dir}: holds partial results of a run with different settings ({', '.join(changed)}); "
-                "use another --output-dir, or delete that folder to start over"
-            )
-    else:
-        atomic_write_json(path, key)
-
-
 def run_per_image(
     setup: EvaluationSetup,
     stage: str,
@@ -165,32 +155,39 @@ def run_per_image(
     labels, and returns tensors whose first dimension is ``B``. The result holds them
     concatenated over the sample list, plus ``index``, ``label`` and ``valid`` (False for
     images skipped with ``--skip-corrupt``). The timing (``wall_seconds``, ``images_evaluated``)
-    counts this call's batches only.
+    counts this call's batches only. Under ``torchrun`` every rank evaluates its share of the
+    unfinished batches, waits for the others and returns the same merged arrays; the timing (on
+    every rank) then adds the world size and each rank's wall time.
     """
     args = setup.args
-    partial_dir = Path(args.output_dir) / "partial" / stage
-    partial_dir.mkdir(parents=True, exist_ok=True)
-    _check_partial_config(partial_dir, {**setup.config, "stage": stage, "residual_scale": residual_scale})
+    store = PartialStore(args.output_dir, stage, {**run_key(setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale})
     count = len(setup.samples)
     batches = [list(range(start, min(start + args.batch_size, count))) for start in range(0, count, args.batch_size)]
-    batch_files = [partial_dir / f"batch_{number:06d}.pt" for number in range(len(batches))]
-    pending = [number for number, path in enumerate(batch_files) if not path.exists()]
-    pending_images = sum(len(batches[number]) for number in pending)
+    batch_files = [store.path(number) for number in range(len(batches))]
+    distributed.check_job(len(batches), store.key)
+
+    def find_pending() -> list[int]:
+        store.open()
+        return [number for number in range(len(batches)) if not store.finished(number)]
+
+    pending = distributed.on_main(find_pending)
+    mine = distributed.share(pending)
     started = time.perf_counter()
-    if pending:
-        finished_images = count - pending_images
-        progress = tqdm(total=count, initial=finished_images, unit="img", desc=description or stage, dynamic_ncols=True)
-        loader = setup.loader([batches[number] for number in pending])
-        for number, batch in zip(pending, loader):
+    progress = distributed.JobProgress(batch_files, [len(batch) for batch in batches], pending, description or stage)
+    if mine:
+        loader = setup.loader([batches[number] for number in mine])
+        for number, batch in zip(mine, loader):
             valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt))
             logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
             arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device)).items()}
             arrays.update(index=batch["index"], label=batch["label"], valid=valid)
-            atomic_torch_save(arrays, batch_files[number])
-            progress.update(len(batch["index"]))
-        progress.close()
-    timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": pending_images}
-    parts = [torch.load(path, weights_only=True) for path in batch_files]
+            store.save(number, arrays)
+            progress.finished(batch_files[number])
+    share_timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": sum(len(batches[number]) for number in mine)}
+    progress.close()
+    timing = distributed.job_timing(share_timing, time.perf_counter() - started)
+    distributed.wait_for_files(batch_files)
+    parts = [store.load(number, indices) for number, indices in enumerate(batches)]
     merged = {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
     return merged, timing
 
@@ -218,9 +215,11 @@ def write_results(
     """Write ``per_image.npz``, the summary and — if this call evaluated images — ``timing.json``.
 
     Timings never enter the summary, so a resumed run's summary is byte-identical to an
-    uninterrupted one. Returns the summary's path.
+    uninterrupted one. Under ``torchrun`` only rank 0 writes. Returns the summary's path.
     """
     output_dir = Path(setup.args.output_dir)
+    if not distributed.is_main():
+        return output_dir / summary_name
     atomic_save_npz(output_dir / "per_image.npz", arrays)
     atomic_write_json(output_dir / summary_name, summary)
     write_timing(setup, timing, summary["config"]["device_name"])

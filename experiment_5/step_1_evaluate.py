@@ -13,7 +13,7 @@ Inputs:  --sample-index with true labels (a per-class list of validation images 
          experiment_1.step_2_sample), shards in --data-dir, --arch/--weights, --tau/--extra-taus,
          --eta/--extra-etas.
 Outputs: <output-dir>/per_image.pt (sample references, labels, scores, measures, configuration),
-         <output-dir>/timing.json, <output-dir>/partial/ (resume state).
+         <output-dir>/timing.json, <output-dir>/partial/experiment_5.step_1_evaluate/ (resume state).
 
     python -m experiment_5.step_1_evaluate --sample-index experiment_1/sample_index_val.json \\
         --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --output-dir experiment_5/results
@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from experiment_1 import distributed
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_torch_save
 from experiment_1.mobius import full_mask_index, mobius_transform
@@ -73,7 +74,7 @@ def evaluate(setup: EvaluationSetup, taus: list[float], etas: list[float]) -> tu
             "full_prediction": full.argmax(dim=1),
         }
 
-    return run_per_image(setup, "all_masks", compute, description="Exp 5 difficulty/complexity")
+    return run_per_image(setup, "experiment_5.step_1_evaluate/all_masks", compute, description="Exp 5 difficulty/complexity")
 
 
 def per_image_record(setup: EvaluationSetup, arrays: dict[str, np.ndarray], config: dict[str, Any]) -> dict[str, Any]:
@@ -103,6 +104,8 @@ def main(argv: list[str] | None = None) -> None:
     check_labelled(setup)
     setup.config.update(taus=taus, etas=etas)  # part of the resume key: other thresholds never mix with these batches
     arrays, timing = evaluate(setup, taus, etas)
+    if not distributed.is_main():  # under torchrun, rank 0 writes
+        return
     config = provenance(setup)
     record = per_image_record(setup, arrays, config)
     path = Path(args.output_dir) / "per_image.pt"
