@@ -21,6 +21,7 @@ Outputs: <output-dir>/per_image.pt (sample references, labels, scores, measures,
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,7 @@ def per_image_record(setup: EvaluationSetup, arrays: dict[str, np.ndarray], conf
     return {
         "experiment": 5,
         "question": QUESTION,
-        "config": config,
+        "config": json.loads(json.dumps(config)),  # plain types only (torch's version string is a str subclass), for weights_only loading
         **image_counts(valid),
         "samples": [{"source": sample.source, "row": sample.row, "label": sample.label} for sample in setup.samples],
         "arrays": {name: torch.from_numpy(np.ascontiguousarray(value)) for name, value in sorted(arrays.items())},
