@@ -30,7 +30,8 @@ import torch
 
 from experiment_1 import distributed
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_torch_save
+from experiment_1.data import list_items
+from experiment_1.io_utils import atomic_torch_save, read_json
 from experiment_1.mobius import full_mask_index, mobius_transform
 from experiment_1.pipeline import MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, image_counts, provenance, run_per_image, valid_images, write_timing
 from experiment_5.complexity import complexity_measures
@@ -78,14 +79,30 @@ def evaluate(setup: EvaluationSetup, taus: list[float], etas: list[float]) -> tu
     return run_per_image(setup, "experiment_5.step_1_evaluate/all_masks", compute, description="Exp 5 difficulty/complexity")
 
 
+def sample_pool(setup: EvaluationSetup) -> dict[str, Any]:
+    """How the sample list was drawn (its pattern, mode, per-class count) and how many labelled images that pattern
+    matches in --data-dir, so a report can say which share of the available images was used."""
+    document = read_json(setup.args.sample_index)
+    pattern = document.get("pattern")
+    available = sum(item.label >= 0 for item in list_items(setup.dataset.data_dir, pattern)) if pattern else None
+    return {
+        "pattern": pattern,
+        "mode": document.get("mode"),
+        "per_class": document.get("per_class"),
+        "list_size": len(document["samples"]),
+        "labelled_images_matching_pattern": available,
+    }
+
+
 def per_image_record(setup: EvaluationSetup, arrays: dict[str, np.ndarray], config: dict[str, Any]) -> dict[str, Any]:
-    """What ``per_image.pt`` holds: configuration, counts, sample references and every per-image array."""
+    """What ``per_image.pt`` holds: configuration, counts, the sample pool, sample references and every per-image array."""
     valid = valid_images(arrays)
     return {
         "experiment": 5,
         "question": QUESTION,
         "config": json.loads(json.dumps(config)),  # plain types only (torch's version string is a str subclass), for weights_only loading
         **image_counts(valid),
+        "sample_pool": sample_pool(setup),
         "samples": [{"source": sample.source, "row": sample.row, "label": sample.label} for sample in setup.samples],
         "arrays": {name: torch.from_numpy(np.ascontiguousarray(value)) for name, value in sorted(arrays.items())},
     }

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import pickle
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,21 +123,45 @@ def correctness_analysis(correct: np.ndarray, measures: dict[str, np.ndarray], s
     return {**counts, "measures": out}
 
 
-def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples: int) -> dict[str, Any]:
-    """The whole analysis.json from a loaded ``per_image.pt``."""
+@dataclass
+class AnalysedImages:
+    """The images the analysis uses — valid, every score, measure and ‖h(full)‖ defined — and their values."""
+
+    scores: dict[str, np.ndarray]
+    measures: dict[str, np.ndarray]
+    covariate: np.ndarray
+    correct: np.ndarray
+    num_valid: int
+
+    @property
+    def count(self) -> int:
+        return len(self.covariate)
+
+
+def analysed_images(record: dict[str, Any]) -> AnalysedImages:
+    """Select the analysed images of a loaded ``per_image.pt`` (at least 8, for four quartiles of two)."""
     arrays = {name: value.numpy() for name, value in record["arrays"].items()}
-    config = record["config"]
     valid = arrays["valid"].astype(bool)
     scores = {name: np.asarray(arrays[name], dtype=np.float64) for name in DIFFICULTY_SCORES}
-    measures = measure_columns(arrays, config["taus"], config["etas"])
+    measures = measure_columns(arrays, record["config"]["taus"], record["config"]["etas"])
     covariate = np.asarray(arrays[COVARIATE], dtype=np.float64)
     defined = valid & np.all(np.isfinite(np.column_stack([*scores.values(), *measures.values(), covariate])), axis=1)
-    count = int(defined.sum())
-    if count < 8:
-        raise PipelineError(f"only {count} images with every score and measure defined; Experiment 5's quartiles need at least 8 (evaluate more images)")
-    scores = {name: value[defined] for name, value in scores.items()}
-    measures = {name: value[defined] for name, value in measures.items()}
-    covariate, correct = covariate[defined], arrays["correct"].astype(bool)[defined]
+    if defined.sum() < 8:
+        raise PipelineError(f"only {int(defined.sum())} images with every score and measure defined; Experiment 5's quartiles need at least 8 (evaluate more images)")
+    return AnalysedImages(
+        scores={name: value[defined] for name, value in scores.items()},
+        measures={name: value[defined] for name, value in measures.items()},
+        covariate=covariate[defined],
+        correct=arrays["correct"].astype(bool)[defined],
+        num_valid=int(valid.sum()),
+    )
+
+
+def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples: int) -> dict[str, Any]:
+    """The whole analysis.json from a loaded ``per_image.pt``."""
+    config = record["config"]
+    images = analysed_images(record)
+    scores, measures, covariate, correct = images.scores, images.measures, images.covariate, images.correct
     quartiles = {name: quartile_analysis(scores[name], measures, seed, num_resamples) for name in DIFFICULTY_SCORES}
     verdicts = {}
     for measure in measures:
@@ -151,8 +176,9 @@ def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples
         "num_images": record["num_images"],
         "num_valid": record["num_valid"],
         "num_skipped_corrupt": record["num_skipped_corrupt"],
-        "num_analysed": count,
-        "num_undefined": int(valid.sum()) - count,
+        "num_analysed": images.count,
+        "num_undefined": images.num_valid - images.count,
+        "sample_pool": record["sample_pool"],
         "settings": {"primary_score": primary_score, "seed": seed, "num_resamples": num_resamples, "partial_check": PARTIAL_CHECK,
                      "taus": config["taus"], "etas": config["etas"], "verdict_rule": VERDICT_RULE},
         "scores": list(DIFFICULTY_SCORES),
