@@ -231,7 +231,7 @@ def write_results(
 
 
 def write_timing(setup: EvaluationSetup, timing: dict[str, Any], device_name: str) -> None:
-    """Write ``<output-dir>/timing.json`` if this call evaluated images (a resumed-and-finished run keeps the last one)."""
+    """Write ``<output-dir>/timing.json`` if this call evaluated images (a resumed-and-finished run keeps the last one); rank 0 only."""
     args = setup.args
-    if timing["images_evaluated"]:
+    if timing["images_evaluated"] and distributed.is_main():
         atomic_write_json(Path(args.output_dir) / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
