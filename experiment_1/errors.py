@@ -4,9 +4,17 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
+from tqdm import tqdm
+
 
 class PipelineError(Exception):
     """An error caused by the user's input; printed as one line, without a traceback."""
+
+
+def _close_progress_bars() -> None:
+    """Finish every open tqdm bar's line, so that an error starts on a line of its own."""
+    for bar in list(getattr(tqdm, "_instances", ())):  # tqdm keeps its live bars here
+        bar.close()
 
 
 def run_cli(main: Callable[[list[str] | None], None], argv: list[str] | None = None) -> None:
@@ -14,5 +22,6 @@ def run_cli(main: Callable[[list[str] | None], None], argv: list[str] | None = N
     try:
         main(argv)
     except PipelineError as error:
+        _close_progress_bars()
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None

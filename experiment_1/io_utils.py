@@ -1,6 +1,10 @@
-"""Atomic writes, provenance (versions, git commit) and seeding shared by every step."""
+"""Atomic writes, JSON and summary reading, provenance (versions, git commit) and seeding shared by every step.
+
+Every read or write failure is a :class:`PipelineError` naming the file and the cause.
+"""
 from __future__ import annotations
 
+import errno
 import json
 import os
 import platform
@@ -8,27 +12,64 @@ import random
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import torch
 
+from experiment_1.errors import PipelineError
 from experiment_1.gated_resnet import REPO_ROOT
+
+_WRITE_HINTS = {
+    errno.ENOSPC: "the disk is full; free some space and rerun (finished work is kept)",
+    errno.EDQUOT: "the disk quota is exhausted; free some space and rerun (finished work is kept)",
+    errno.EACCES: "no permission to write there; make it writable or choose another output folder",
+    errno.EPERM: "no permission to write there; make it writable or choose another output folder",
+    errno.EROFS: "the file system is read-only; choose another output folder",
+    errno.ENOTDIR: "a file stands where a folder is needed; choose another output folder",
+    errno.EEXIST: "a file stands where a folder is needed; choose another output folder",
+}
+
+
+def write_error(path: Path, error: OSError) -> PipelineError:
+    """A one-line error for a failed write: the path, the cause and what to do."""
+    cause = error.strerror or str(error) or type(error).__name__
+    return PipelineError(f"{path}: cannot write ({cause}); {_WRITE_HINTS.get(error.errno, 'check the path and rerun')}")
+
+
+def ensure_dir(path: Path) -> None:
+    """``mkdir -p``, with a one-line error if a file is in the way or the place is not writable."""
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise write_error(Path(path), error) from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _atomic_replace(path: Path, write: Any, mode: str) -> None:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    ensure_dir(path.parent)
     try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise write_error(path, error) from None
+    try:
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp's 0600 would hide results from a shared group
         with os.fdopen(handle, mode) as stream:
             write(stream)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         if os.path.exists(temporary):
             os.unlink(temporary)
+        if isinstance(error, OSError):
+            raise write_error(path, error) from None
         raise
 
 
@@ -52,10 +93,29 @@ def atomic_save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     _atomic_replace(path, lambda stream: np.savez_compressed(stream, **arrays), "wb")
 
 
-def read_json(path: Path) -> Any:
-    """Read a JSON file."""
-    with open(path) as stream:
-        return json.load(stream)
+def read_json(path: Path, fix: str = "regenerate it with the step that wrote it") -> Any:
+    """Read a JSON file; a one-line error naming the file (and ``fix``) if it is unreadable or damaged."""
+    try:
+        with open(path) as stream:
+            return json.load(stream)
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError
+        raise PipelineError(f"{path}: damaged or not JSON ({type(error).__name__}: {error}); {fix}") from None
+    except OSError as error:
+        raise PipelineError(f"{path}: cannot read ({error.strerror or error}); {fix}") from None
+
+
+def load_summary(path: Path, experiment: int | str, producer_step: str, flag: str = "--summary", keys: Sequence[str] = ("config",)) -> dict[str, Any]:
+    """The summary ``producer_step`` wrote for ``experiment``; a one-line error if it is missing,
+    damaged, of another experiment or lacks one of ``keys``. For every plot step."""
+    path = Path(path)
+    if not path.exists():
+        raise PipelineError(f"{path}: {flag} not found; run `python -m {producer_step}` first")
+    summary = read_json(path, fix=f"rerun `python -m {producer_step}` to rewrite it")
+    found = summary.get("experiment") if isinstance(summary, dict) else None
+    if found != experiment or any(key not in summary for key in keys):
+        what = f"a summary of Experiment {found}" if found is not None else "not a summary"
+        raise PipelineError(f"{path}: {what}, not the Experiment {experiment} summary of {producer_step}; pass the file that step wrote to {flag}")
+    return summary
 
 
 def read_json_if_exists(path: Path) -> Any | None:
@@ -85,7 +145,7 @@ def package_versions() -> dict[str, str]:
 
     return {
         "python": platform.python_version(),
-        "torch": torch.__version__,
+        "torch": str(torch.__version__),
         "torchvision": torchvision.__version__,
         "numpy": np.__version__,
         "pyarrow": pyarrow.__version__,

@@ -4,8 +4,11 @@ A step declares its flags with :func:`add_evaluation_arguments`, builds an
 :class:`EvaluationSetup` with :func:`build_setup`, and calls :func:`run_per_image` with a
 function that turns one batch's all-mask logits ``(B, 2^L, C)`` into per-image arrays. Batches
 are fixed by ``--batch-size`` over the sample list; each finished batch is saved atomically under
-``<output-dir>/partial/<stage>/``, so an interrupted run continues from the last finished batch
-and produces exactly the arrays an uninterrupted run would.
+``<output-dir>/partial/<stage>/`` (:mod:`experiment_1.partial_store`, keyed by the content of the
+inputs; a stage is ``"<step module>/<part>"``), so an interrupted run continues from the last finished batch
+and produces exactly the arrays an uninterrupted run would. Under ``torchrun`` each rank evaluates
+its share of the unfinished batches into the same store and rank 0 alone writes the results
+(:mod:`experiment_1.distributed`).
 """
 from __future__ import annotations
 
@@ -18,13 +21,14 @@ from typing import Any, Callable
 import numpy as np
 import torch
 from torch.utils.data import DataLoader
-from tqdm import tqdm
 
-from experiment_1.core import ENGINES, check_mask_chunk, evaluate_all_masks
+from experiment_1 import arg_types, distributed
+from experiment_1.core import ENGINES, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_resnet
-from experiment_1.io_utils import atomic_save_npz, atomic_torch_save, atomic_write_json, git_commit, package_versions, read_json, seed_everything
+from experiment_1.io_utils import atomic_save_npz, atomic_write_json, git_commit, package_versions, read_json, seed_everything
+from experiment_1.partial_store import PartialStore, run_key
 from experiment_1.sample_list import load_sample_list
 
 DTYPES = {"float32": torch.float32, "tf32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -40,14 +44,14 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--arch", default="resnet18", help=f"architecture: {', '.join(ARCHITECTURES.names())} (default: %(default)s)")
     parser.add_argument("--weights", default=None, help="torchvision weights name (IMAGENET1K_V1), 'pretrained' (packaged models), a state-dict path, or 'random' (default: the arch's pretrained weights)")
     parser.add_argument("--engine", choices=ENGINES, default="tree", help="all-mask evaluator (default: %(default)s)")
-    parser.add_argument("--batch-size", type=int, default=8, help="images per batch (default: %(default)s)")
-    parser.add_argument("--mask-chunk", type=int, default=256, help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)")
-    parser.add_argument("--num-workers", type=int, default=4, help="data-loader worker processes (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)")
+    parser.add_argument("--batch-size", type=arg_types.positive_int, default=8, help="images per batch (default: %(default)s)")
+    parser.add_argument("--mask-chunk", type=arg_types.power_of_two, default=256, help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)")
+    parser.add_argument("--num-workers", type=arg_types.non_negative_int, default=4, help="data-loader worker processes (default: %(default)s)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)")
     parser.add_argument("--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 … (default: %(default)s)")
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32", help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), float64 (slow; resolves high orders at small λ), bfloat16, float16; logits are float32 (float64 for float64) (default: %(default)s)")
     parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
-    parser.add_argument("--limit", type=int, default=None, help="use only the first N images of the sample list")
+    parser.add_argument("--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list")
     parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
     parser.add_argument("--output-dir", type=Path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
 
@@ -91,11 +95,8 @@ class EvaluationSetup:
 
 def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     """Seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags."""
-    if args.batch_size < 1:
-        raise PipelineError(f"--batch-size {args.batch_size} must be at least 1")
-    check_mask_chunk(args.mask_chunk)
     seed_everything(args.seed)
-    device = resolve_device(args.device)
+    device = distributed.start(resolve_device(args.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     weights = args.weights or ARCHITECTURES.pretrained_weights(args.arch)
     model = build_gated_resnet(args.arch, weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype])
@@ -138,59 +139,56 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
     }
 
 
-def _check_partial_config(partial_dir: Path, key: dict[str, Any]) -> None:
-    path = partial_dir / "run_config.json"
-    if path.exists():
-        previous = read_json(path)
-        if previous != key:
-            changed = sorted(name for name in set(previous) | set(key) if previous.get(name) != key.get(name))
-            raise PipelineError(
-                f"{partial_dir}: holds partial results of a run with different settings ({', '.join(changed)}); "
-                "use another --output-dir, or delete that folder to start over"
-            )
-    else:
-        atomic_write_json(path, key)
-
-
 def run_per_image(
     setup: EvaluationSetup,
     stage: str,
     compute: BatchFunction,
     residual_scale: float = 1.0,
     description: str = "",
+    pass_indices: bool = False,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Evaluate every batch not yet finished; return all per-image arrays and this call's timing.
 
     ``compute(logits, labels)`` gets ``(B, 2^L, C)`` float32 logits on the device and ``(B,)``
-    labels, and returns tensors whose first dimension is ``B``. The result holds them
+    labels (with ``pass_indices``, also the ``(B,)`` int64 sample-list positions, e.g. to seed
+    per-image randomness independently of batching), and returns tensors whose first dimension
+    is ``B``. The result holds them
     concatenated over the sample list, plus ``index``, ``label`` and ``valid`` (False for
     images skipped with ``--skip-corrupt``). The timing (``wall_seconds``, ``images_evaluated``)
-    counts this call's batches only.
+    counts this call's batches only. Under ``torchrun`` every rank evaluates its share of the
+    unfinished batches, waits for the others and returns the same merged arrays; the timing (on
+    every rank) then adds the world size and each rank's wall time.
     """
     args = setup.args
-    partial_dir = Path(args.output_dir) / "partial" / stage
-    partial_dir.mkdir(parents=True, exist_ok=True)
-    _check_partial_config(partial_dir, {**setup.config, "stage": stage, "residual_scale": residual_scale})
+    store = PartialStore(args.output_dir, stage, {**run_key(setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale})
     count = len(setup.samples)
     batches = [list(range(start, min(start + args.batch_size, count))) for start in range(0, count, args.batch_size)]
-    batch_files = [partial_dir / f"batch_{number:06d}.pt" for number in range(len(batches))]
-    pending = [number for number, path in enumerate(batch_files) if not path.exists()]
-    pending_images = sum(len(batches[number]) for number in pending)
+    batch_files = [store.path(number) for number in range(len(batches))]
+    distributed.check_job(len(batches), store.key)
+
+    def find_pending() -> list[int]:
+        store.open()
+        return [number for number in range(len(batches)) if not store.finished(number)]
+
+    pending = distributed.on_main(find_pending)
+    mine = distributed.share(pending)
     started = time.perf_counter()
-    if pending:
-        finished_images = count - pending_images
-        progress = tqdm(total=count, initial=finished_images, unit="img", desc=description or stage, dynamic_ncols=True)
-        loader = setup.loader([batches[number] for number in pending])
-        for number, batch in zip(pending, loader):
-            valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt))
+    progress = distributed.JobProgress(batch_files, [len(batch) for batch in batches], pending, description or stage)
+    if mine:
+        loader = setup.loader([batches[number] for number in mine])
+        for number, batch in zip(mine, loader):
+            valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt, batch["fatal"]))
             logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
-            arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device)).items()}
+            extra = (batch["index"],) if pass_indices else ()
+            arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device), *extra).items()}
             arrays.update(index=batch["index"], label=batch["label"], valid=valid)
-            atomic_torch_save(arrays, batch_files[number])
-            progress.update(len(batch["index"]))
-        progress.close()
-    timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": pending_images}
-    parts = [torch.load(path, weights_only=True) for path in batch_files]
+            store.save(number, arrays)
+            progress.finished(batch_files[number])
+    share_timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": sum(len(batches[number]) for number in mine)}
+    progress.close()
+    timing = distributed.job_timing(share_timing, time.perf_counter() - started)
+    distributed.wait_for_files(batch_files)
+    parts = [store.load(number, indices) for number, indices in enumerate(batches)]
     merged = {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
     return merged, timing
 
@@ -218,13 +216,22 @@ def write_results(
     """Write ``per_image.npz``, the summary and — if this call evaluated images — ``timing.json``.
 
     Timings never enter the summary, so a resumed run's summary is byte-identical to an
-    uninterrupted one. Returns the summary's path.
+    uninterrupted one. Under ``torchrun`` only rank 0 writes. Returns the summary's path.
     """
-    args = setup.args
-    output_dir = Path(args.output_dir)
+    output_dir = Path(setup.args.output_dir)
+    if not distributed.is_main():
+        return output_dir / summary_name
+    for path in sorted(output_dir.glob("summary*.json")):  # never overwrite another step's results
+        if read_json(path, fix="delete it or use another --output-dir").get("experiment") != summary["experiment"]:
+            raise PipelineError(f"{output_dir}: holds results of another experiment ({path.name}); use another --output-dir")
     atomic_save_npz(output_dir / "per_image.npz", arrays)
     atomic_write_json(output_dir / summary_name, summary)
-    if timing["images_evaluated"]:
-        device_name = summary["config"]["device_name"]
-        atomic_write_json(output_dir / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
+    write_timing(setup, timing, summary["config"]["device_name"])
     return output_dir / summary_name
+
+
+def write_timing(setup: EvaluationSetup, timing: dict[str, Any], device_name: str) -> None:
+    """Write ``<output-dir>/timing.json`` if this call evaluated images (a resumed-and-finished run keeps the last one); rank 0 only."""
+    args = setup.args
+    if timing["images_evaluated"] and distributed.is_main():
+        atomic_write_json(Path(args.output_dir) / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})

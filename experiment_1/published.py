@@ -1,32 +1,85 @@
 """The original study's published numbers (seed README and paper), for comparison in reports.
 
-These are the only literal results in the code base; every summary JSON copies the ones its
-experiment compares against, so a REPORT shows "seed" and "ours" side by side from JSON alone.
+These are the only literal results in the code base, kept as data: ``PUBLISHED[experiment]`` holds a
+``source`` and, per architecture, the quantities the seed or paper reports. Every summary JSON copies
+its experiment's block (:func:`published_numbers`), so a REPORT shows "seed" and "ours" side by side
+from JSON alone.
 """
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 SEED_SOURCE = "seed README (lylybig/resnet-moe), ResNet-18 IMAGENET1K_V1, N = 10000 ImageNet test images"
+SEED_SOURCE_VAL = "seed README (lylybig/resnet-moe), ResNet-18 IMAGENET1K_V1, N = 10000 ImageNet validation images (10 per class)"
 
-EXPERIMENT_1 = {
-    "source": SEED_SOURCE,
-    "mobius_rel_error": 1e-6,
-    "naive_sum_rel_error": 80.0,
-    "full_mask_top1_val_sample": 0.6994,
-    "torchvision_top1": 0.6976,
+PUBLISHED: dict[str, dict[str, Any]] = {
+    "experiment_1": {
+        "source": SEED_SOURCE,
+        "resnet18": {
+            "mobius_rel_error": 1e-6,
+            "naive_sum_rel_error": 80.0,
+            "full_mask_top1_val_sample": 0.6994,
+            "torchvision_top1": 0.6976,
+        },
+    },
+    "experiment_2": {
+        "source": SEED_SOURCE + "; paper for ResNet-34",
+        "resnet18": {"peak_order": 5, "kappa_vector": 5.0, "c_le3": 0.14},
+        "resnet34": {"peak_order": 10},
+    },
+    "experiment_3ab": {
+        "source": SEED_SOURCE,
+        "resnet18": {
+            "kappa_at_lambda_1": 5.00,
+            "kappa_at_lambda_0.1": 1.14,
+            "kappa_monotonic": True,
+            "agreement_range_lambda_0.8_to_1": [0.73, 1.00],
+        },
+    },
+    "experiment_3": {
+        "source": SEED_SOURCE,
+        "resnet18": {
+            "captured_energy_at_64": 0.94,
+            "top1_agreement_magnitude_at_128": 0.88,
+            "top1_agreement_controls_below": 0.01,
+            "improvement_over_random": 130,
+        },
+    },
+    "experiment_4": {
+        "source": SEED_SOURCE_VAL,
+        "resnet18": {
+            "nn_accuracy_scalar_k32": 0.242,
+            "nn_accuracy_over_chance": 240,
+            "chance": 0.001,
+            "vector_ranking": "near-global",
+        },
+    },
+    "experiment_5": {
+        "source": SEED_SOURCE_VAL,
+        "resnet18": {
+            "n_eff_vector_hard_minus_easy": 1.4,
+            "k_tau_err_hard_minus_easy": 2.8,
+            "invariant_measures": ["kbar", "kappa", "c_le3"],
+        },
+    },
 }
 
+
+def published_numbers(experiment: str) -> dict[str, Any]:
+    """A copy of ``PUBLISHED[experiment]`` for a summary's ``published`` block."""
+    if experiment not in PUBLISHED:
+        raise KeyError(f"no published numbers for '{experiment}'; known: {', '.join(PUBLISHED)}")
+    return copy.deepcopy(PUBLISHED[experiment])
+
+
+# Flat views kept while the Experiment 1/2/3A/3B steps move to PUBLISHED (issue 7).
+EXPERIMENT_1 = {"source": PUBLISHED["experiment_1"]["source"], **PUBLISHED["experiment_1"]["resnet18"]}
 EXPERIMENT_2 = {
-    "source": SEED_SOURCE + "; paper for ResNet-34",
-    "resnet18_peak_order": 5,
-    "resnet18_kappa_vector": 5.0,
-    "resnet18_c_le3": 0.14,
-    "resnet34_peak_order": 10,
+    "source": PUBLISHED["experiment_2"]["source"],
+    "resnet18_peak_order": PUBLISHED["experiment_2"]["resnet18"]["peak_order"],
+    "resnet18_kappa_vector": PUBLISHED["experiment_2"]["resnet18"]["kappa_vector"],
+    "resnet18_c_le3": PUBLISHED["experiment_2"]["resnet18"]["c_le3"],
+    "resnet34_peak_order": PUBLISHED["experiment_2"]["resnet34"]["peak_order"],
 }
-
-EXPERIMENT_3AB = {
-    "source": SEED_SOURCE,
-    "kappa_at_lambda_1": 5.00,
-    "kappa_at_lambda_0.1": 1.14,
-    "kappa_monotonic": True,
-    "agreement_range_lambda_0.8_to_1": [0.73, 1.00],
-}
+EXPERIMENT_3AB = {"source": PUBLISHED["experiment_3ab"]["source"], **PUBLISHED["experiment_3ab"]["resnet18"]}

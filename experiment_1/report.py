@@ -1,6 +1,7 @@
 """Small helpers that turn summary JSON into Markdown for REPORT.md files and tables.md."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 
@@ -81,3 +82,72 @@ def comparability_note(config: dict[str, Any]) -> str | None:
                 "not the seed's ImageNet-trained ResNet-18 (L = 8): the seed's figures are a reference for the pattern — "
                 "exactness, orders of magnitude, where the spectrum sits relative to L — not digits to match.")
     return None
+
+
+def figure(alt: str, filename: str) -> str:
+    """A Markdown image link to a figure saved beside the REPORT."""
+    return f"![{alt}]({filename})"
+
+
+def method_model_line(config: dict[str, Any], residual_scale: str | None = None) -> str:
+    """The gated recursion the model computed, as recorded in its configuration, with λ."""
+    recursion = config.get("gated_recursion")
+    if recursion is None:
+        return ""
+    scale = residual_scale if residual_scale is not None else "λ = 1"
+    return f"The model computes `{recursion}` for every gateable block l ({scale}). "
+
+
+@dataclass
+class ReportDocument:
+    """One experiment's REPORT.md: every plot step fills the same skeleton with content only.
+
+    Sections, in order: title; **Question.** (from the summary); **Method.** (the model's gated
+    recursion from the summary's configuration, then ``method``); **Data.**; ``## Result``
+    (``results``: Markdown blocks); ``## Beside the seed`` (``seed_rows`` as a quantity / seed / ours
+    table, ``seed_source``, and a comparability note when the model is not the seed's); ``## Verdict``
+    (``verdict`` as bullets); ``## Configuration`` (provenance, wall time, generator note).
+    """
+
+    title: str
+    summary: dict[str, Any]
+    method: str
+    results: list[str]
+    seed_rows: list[list[str]]
+    seed_source: str
+    verdict: list[str]
+    generator: str
+    timing: dict[str, Any] | None = None
+    data_extra: str = ""
+    source: str = "summary.json"
+    residual_scale: str | None = None
+    seed_headers: list[str] = field(default_factory=lambda: ["quantity", "seed", "ours"])
+
+    def render(self) -> str:
+        config = self.summary["config"]
+        lines = [
+            f"# {self.title}",
+            "",
+            f"**Question.** {self.summary['question']}",
+            "",
+            f"**Method.** {method_model_line(config, self.residual_scale)}{self.method}",
+            "",
+            data_sentence(self.summary, self.data_extra),
+            "",
+            "## Result",
+            "",
+        ]
+        for block in self.results:
+            lines += [block, ""]
+        lines += ["## Beside the seed", ""]
+        if self.seed_rows:
+            lines += [markdown_table(self.seed_headers, self.seed_rows), ""]
+        lines += [f"Seed: {self.seed_source}.", ""]
+        note = comparability_note(config)
+        if note:
+            lines += [note, ""]
+        lines += ["## Verdict", ""]
+        lines += [line if line.startswith("- ") else f"- {line}" for line in self.verdict]
+        lines += [""]
+        lines += report_footer(config, self.timing, self.generator, self.source)
+        return "\n".join(lines)

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     add_evaluation_arguments(parser, "experiment_1/results")
     args = parser.parse_args(argv)
     setup = build_setup(args)
-    arrays, timing = run_per_image(setup, "all_masks", reconstruction_metrics, description="Exp 1 all masks")
+    arrays, timing = run_per_image(setup, "experiment_1.step_3_evaluate/all_masks", reconstruction_metrics, description="Exp 1 all masks")
     summary = summarize(arrays, provenance(setup), args.seed)
     path = write_results(setup, arrays, summary, timing)
     mobius = summary["metrics"]["mobius_rel_error_float32"]["mean"]

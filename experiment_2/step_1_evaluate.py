@@ -34,7 +34,7 @@ from experiment_2.spectrum import binomial_null, spectrum_metrics
 QUESTION = "How is the Möbius energy of the logits distributed across interaction orders?"
 
 
-def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = 1.0, stage: str = "all_masks", description: str = "Exp 2 spectrum") -> tuple[dict[str, np.ndarray], dict[str, float]]:
+def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = 1.0, stage: str = "experiment_2.step_1_evaluate/spectrum", description: str = "Exp 2 spectrum") -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Per-image spectrum arrays (:func:`experiment_2.spectrum.spectrum_metrics`) of every image at one λ, resumably."""
     dtype, network_dtype = MOBIUS_DTYPES[setup.args.mobius_dtype], DTYPES[setup.args.dtype]
 

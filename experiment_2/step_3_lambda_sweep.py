@@ -13,7 +13,7 @@ over images of E_k, with a bootstrap-over-images CI (experiment_2.scaling).
 Inputs:  --sample-index (experiment_1.step_2_sample), shards in --data-dir, --arch/--weights.
 Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CIs, κ monotonicity,
          slopes vs k, configuration), <output-dir>/per_image.npz (arrays stacked over λ on axis 1),
-         <output-dir>/timing.json, <output-dir>/partial/lambda_<λ>/ (resume state per λ and batch).
+         <output-dir>/timing.json, <output-dir>/partial/experiment_2.step_3_lambda_sweep/lambda_<λ>/ (resume state per λ and batch).
 
     python -m experiment_2.step_3_lambda_sweep --sample-index experiment_1/sample_index.json \\
         --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --output-dir experiment_2/results_lambda
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> None:
     setup = build_setup(args)
     results, timings = [], {}
     for value in lambdas:
-        arrays, timing = evaluate_spectrum(setup, residual_scale=value, stage=f"lambda_{value}", description=f"Exp 3A λ={value:g}")
+        arrays, timing = evaluate_spectrum(setup, residual_scale=value, stage=f"experiment_2.step_3_lambda_sweep/lambda_{value}", description=f"Exp 3A λ={value:g}")
         results.append(arrays)
         timings[f"{value:g}"] = timing
     stacked = stack_over_lambdas(results)

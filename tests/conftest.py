@@ -52,19 +52,11 @@ def tiny_shards(tmp_path: Path) -> Path:
 @pytest.fixture
 def small_input(monkeypatch: pytest.MonkeyPatch) -> int:
     """Make every model built by the pipeline expect 64-px inputs, so end-to-end tests run fast on CPU."""
-    from dataclasses import replace
-
     import experiment_1.pipeline as pipeline
+    from launch_small import SMALL_INPUT, small_builder
 
-    original = pipeline.build_gated_resnet
-
-    def build_small(*args, **kwargs):
-        model = original(*args, **kwargs)
-        model.preprocess = replace(model.preprocess, resize=64, crop=64)
-        return model
-
-    monkeypatch.setattr(pipeline, "build_gated_resnet", build_small)
-    return 64
+    monkeypatch.setattr(pipeline, "build_gated_resnet", small_builder(pipeline.build_gated_resnet))
+    return SMALL_INPUT
 
 
 @pytest.fixture

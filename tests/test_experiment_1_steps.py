@@ -68,7 +68,7 @@ def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_ind
     monkeypatch.setattr(step_3, "reconstruction_metrics", interrupt_after_first_batch)
     with pytest.raises(KeyboardInterrupt):
         step_3.main(evaluate_args(tiny_shards, sample_index, resumed))
-    assert sorted(p.name for p in (resumed / "partial" / "all_masks").glob("batch_*.pt")) == ["batch_000000.pt"]
+    assert sorted(p.name for p in (resumed / "partial" / "experiment_1.step_3_evaluate" / "all_masks").glob("batch_*.pt")) == ["batch_000000.pt"]
     assert not (resumed / "summary.json").exists()
 
     monkeypatch.setattr(step_3, "reconstruction_metrics", original)
@@ -83,7 +83,7 @@ def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_ind
 def test_resume_refuses_partial_results_of_other_settings(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
     output = tmp_path / "results"
     step_3.main(evaluate_args(tiny_shards, sample_index, output, "--limit", "2"))
-    with pytest.raises(PipelineError, match="different settings.*limit"):
+    with pytest.raises(PipelineError, match="different run.*limit"):
         step_3.main(evaluate_args(tiny_shards, sample_index, output))
 
 

@@ -147,8 +147,8 @@ def test_lambda_sweep_end_to_end_resume_and_report(tiny_shards: Path, small_inpu
     monkeypatch.setattr(step_1_evaluate, "spectrum_metrics", failing)
     with pytest.raises(RuntimeError, match="simulated interruption"):
         step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, resumed_dir) + sweep_flags)
-    assert len(list((resumed_dir / "partial" / "lambda_1.0").glob("batch_*.pt"))) == 2
-    assert len(list((resumed_dir / "partial" / "lambda_0.5").glob("batch_*.pt"))) == 1
+    assert len(list((resumed_dir / "partial" / "experiment_2.step_3_lambda_sweep" / "lambda_1.0").glob("batch_*.pt"))) == 2
+    assert len(list((resumed_dir / "partial" / "experiment_2.step_3_lambda_sweep" / "lambda_0.5").glob("batch_*.pt"))) == 1
     counting = CountingMetrics(failing.original)
     monkeypatch.setattr(step_1_evaluate, "spectrum_metrics", counting)
     step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, resumed_dir) + sweep_flags)

@@ -1,0 +1,172 @@
+"""The resume state of an evaluation stage: finished batches, keyed by the content they came from.
+
+Layout: ``<output-dir>/partial/<step>/<part>/`` holds ``run_config.json`` (the *run key*) and one
+``batch_NNNNNN.pt`` per finished batch. A stage name is ``"<step>/<part>"`` with ``<step>`` the
+module that evaluates (``experiment_1.step_3_evaluate/all_masks``,
+``experiment_2.step_3_lambda_sweep/lambda_0.5``), so two steps never share a stage, and an output
+directory whose ``partial/`` holds another step's stages is refused.
+
+The run key is the run configuration without its pure path fields, plus what the numbers depend
+on but a path does not show: a sha256 over the sample-list entries in use (after ``--limit``), the
+identity of every source those entries read (parquet shard: size, row count and a sha256 of its
+footer, which holds the row-group offsets and statistics; image file: size and sha256), and a
+sha256 of a weights file. A store whose key differs — or that was written before keys held content —
+is refused with one line naming what changed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import torch
+
+from experiment_1.data import SampleRef
+from experiment_1.errors import PipelineError
+from experiment_1.io_utils import atomic_torch_save, atomic_write_json, ensure_dir, read_json
+
+KEY_FILE = "run_config.json"
+KEY_FORMAT = 2  # 1 (never written as such): run configuration with the sample-list path only
+PATH_FIELDS = ("sample_index",)  # where the inputs came from; their content is in the key instead
+STALE_TMP_SECONDS = 120  # a *.tmp file untouched this long belongs to a killed write (live ones take milliseconds)
+PARQUET_TAIL = 8  # 4-byte footer length + b"PAR1"
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a whole file (cached per path, size and modification time)."""
+    stat = Path(path).stat()
+    return _file_sha256(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sample_list_sha256(samples: list[SampleRef]) -> str:
+    """sha256 over the (source, row, label) entries, in order."""
+    entries = [[sample.source, sample.row, sample.label] for sample in samples]
+    return hashlib.sha256(json.dumps(entries, separators=(",", ":")).encode()).hexdigest()
+
+
+def source_identity(path: Path) -> dict[str, Any]:
+    """Size plus row count and footer sha256 of a parquet shard, or the sha256 of an image file."""
+    size = path.stat().st_size
+    if path.suffix != ".parquet":
+        return {"size": size, "sha256": file_sha256(path)}
+    with open(path, "rb") as stream:
+        stream.seek(max(size - PARQUET_TAIL, 0))
+        tail = stream.read(PARQUET_TAIL)
+        footer_length = int.from_bytes(tail[:4], "little")
+        stream.seek(max(size - PARQUET_TAIL - footer_length, 0))
+        footer = stream.read(footer_length + PARQUET_TAIL)
+    return {"size": size, "rows": pq.ParquetFile(path).metadata.num_rows, "footer_sha256": hashlib.sha256(footer).hexdigest()}
+
+
+def run_key(config: dict[str, Any], data_dir: Path, samples: list[SampleRef]) -> dict[str, Any]:
+    """The content key of a run: ``config`` without path fields, the sample entries' and sources' identity."""
+    key = {name: value for name, value in config.items() if name not in PATH_FIELDS}
+    weights = Path(str(config.get("weights", "")))
+    if weights.is_file():
+        key["weights"] = f"sha256:{file_sha256(weights)}"
+    key["key_format"] = KEY_FORMAT
+    key["samples_sha256"] = sample_list_sha256(samples)
+    key["sources"] = {source: source_identity(Path(data_dir) / source) for source in sorted({sample.source for sample in samples})}
+    return key
+
+
+def describe_changes(previous: dict[str, Any], current: dict[str, Any]) -> str:
+    """What differs between two run keys, in words (the sources named one by one)."""
+    changes = []
+    for name in sorted(set(previous) | set(current)):
+        if name == "sources" or previous.get(name) == current.get(name):
+            continue
+        changes.append("the sample-list entries in use" if name == "samples_sha256" else name)
+    old_sources, new_sources = previous.get("sources", {}), current.get("sources", {})
+    for source in sorted(set(old_sources) | set(new_sources)):
+        if source not in old_sources or source not in new_sources:
+            changes.append(f"source {source} {'added' if source in new_sources else 'no longer read'}")
+        elif old_sources[source] != new_sources[source]:
+            fields = sorted(field for field in new_sources[source] if old_sources[source].get(field) != new_sources[source][field])
+            changes.append(f"source {source} ({', '.join(fields)})")
+    return ", ".join(changes)
+
+
+def remove_stale_temporaries(folder: Path, max_age: float = STALE_TMP_SECONDS) -> list[Path]:
+    """Delete ``.*.tmp`` files of killed atomic writes (untouched for ``max_age`` s); return them."""
+    removed = []
+    now = time.time()
+    for path in Path(folder).glob(".*.tmp"):
+        try:
+            if now - path.stat().st_mtime > max_age:
+                path.unlink()
+                removed.append(path)
+        except FileNotFoundError:  # finished (renamed) or removed by a concurrent rank meanwhile
+            continue
+    return removed
+
+
+class PartialStore:
+    """One stage's finished batches under ``<output_dir>/partial/<stage>``, checked against a run key."""
+
+    def __init__(self, output_dir: Path, stage: str, key: dict[str, Any]) -> None:
+        self.output_dir = Path(output_dir)
+        self.stage = stage
+        self.step = stage.split("/")[0]
+        self.directory = self.output_dir / "partial" / stage
+        self.key = {**key, "stage": stage}
+
+    def open(self) -> None:
+        """Refuse another step's folder or a different run; record the key; clear stale temporaries."""
+        self._refuse_other_steps()
+        ensure_dir(self.directory)
+        path = self.directory / KEY_FILE
+        fix = f"delete {self.directory} to recompute this stage"
+        if path.exists():
+            previous = read_json(path, fix=fix)
+            if not isinstance(previous, dict) or "key_format" not in previous:
+                raise PipelineError(f"{self.directory}: partial results written by an older version that did not record their inputs' content; use another --output-dir, or delete that folder to start over")
+            if previous != self.key:
+                raise PipelineError(f"{self.directory}: holds partial results of a different run (changed: {describe_changes(previous, self.key)}); use another --output-dir, or delete that folder to start over")
+        else:
+            atomic_write_json(path, self.key)
+        remove_stale_temporaries(self.directory)
+        remove_stale_temporaries(self.output_dir)
+
+    def _refuse_other_steps(self) -> None:
+        partial = self.output_dir / "partial"
+        others = sorted(path for path in partial.iterdir() if path.is_dir() and path.name != self.step) if partial.is_dir() else []
+        for other in others:
+            if (other / KEY_FILE).exists():  # the layout before stages were named by step
+                raise PipelineError(f"{other}: partial results written by an older version that did not record their inputs' content; use another --output-dir, or delete that folder to start over")
+        if others:
+            raise PipelineError(f"{self.output_dir}: holds results of another step ({others[0].name}), not of {self.step}; use another --output-dir")
+
+    def path(self, number: int) -> Path:
+        return self.directory / f"batch_{number:06d}.pt"
+
+    def finished(self, number: int) -> bool:
+        return self.path(number).exists()
+
+    def save(self, number: int, arrays: dict[str, torch.Tensor]) -> None:
+        atomic_torch_save(arrays, self.path(number))
+
+    def load(self, number: int, indices: list[int]) -> dict[str, torch.Tensor]:
+        """A finished batch, checked to hold the sample positions ``indices``; one-line error if damaged."""
+        path = self.path(number)
+        fix = "delete it to recompute that batch (rerun the same command)"
+        try:
+            arrays = torch.load(path, weights_only=True)
+        except Exception as error:  # truncated, empty or foreign files raise many types
+            raise PipelineError(f"{path}: damaged partial batch file ({type(error).__name__}); {fix}") from None
+        if not isinstance(arrays, dict) or "index" not in arrays or arrays["index"].tolist() != indices:
+            raise PipelineError(f"{path}: does not hold batch {number} of this run (images {indices[0]}–{indices[-1]}); {fix}")
+        return arrays
