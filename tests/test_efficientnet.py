@@ -49,6 +49,14 @@ def test_nine_identity_skip_blocks_are_gateable(model: ResidualStack) -> None:
 
 
 @torch.no_grad()
+def test_gated_recursion_has_no_activation_after_the_sum(model: ResidualStack) -> None:
+    assert "ReLU" not in model.gated_recursion and model.gated_recursion.startswith("x_{l+1} = u_l + λ·m_l·F_l(u_l), u_l = pre_l(x_l)")
+    block = model.blocks[-1]  # blocks.14 follows blocks.13 directly: identity pre
+    x = torch.randn(2, block.branch[0].in_channels, 7, 7, generator=torch.Generator().manual_seed(3))
+    assert torch.equal(block(x, torch.zeros(2)), x)  # gate 0 passes negative values through: nothing follows the sum
+
+
+@torch.no_grad()
 def test_full_mask_equals_package_forward(model: ResidualStack) -> None:
     reference = EfficientNet.from_pretrained("efficientnet-lite0", weights_path=pretrained_weights_path()).eval()
     reference = reference.to(memory_format=model.memory_format)  # bit-equal only on the same memory format

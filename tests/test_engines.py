@@ -51,6 +51,13 @@ def test_masked_downsampling_block_still_projects(resnet18: torch.nn.Module) -> 
     assert off.shape[1] == 128 and off.shape[-1] == state.shape[-1] // 2
 
 
+def test_gated_recursion_states_what_the_blocks_compute(resnet18: torch.nn.Module) -> None:
+    assert resnet18.gated_recursion == "x_{l+1} = ReLU(shortcut_l(x_l) + λ·m_l·F_l(x_l))"
+    x = torch.randn(2, 64, 8, 8, generator=torch.Generator().manual_seed(9))
+    with torch.no_grad():  # gate 0 on layer1.0 (identity shortcut): exactly the ReLU the string names
+        assert torch.equal(resnet18.blocks[0](x, torch.zeros(2)), torch.relu(x))
+
+
 def test_per_sample_masks_differ_within_a_batch(resnet18: torch.nn.Module) -> None:
     x = images(1).repeat(2, 1, 1, 1)
     masks = torch.tensor([[1] * 8, [1] * 7 + [0]], dtype=torch.bool)
