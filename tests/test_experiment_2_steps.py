@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import experiment_1.pipeline as pipeline
+import experiment_2.evaluation as evaluation
 import experiment_2.step_1_evaluate as step_1_evaluate
 from experiment_1.core import evaluate_all_masks
 from experiment_1.data import SampleDataset, list_items
@@ -143,14 +144,14 @@ def test_lambda_sweep_end_to_end_resume_and_report(tiny_shards: Path, small_inpu
     np.testing.assert_allclose(summary["per_lambda"][1]["projections"]["vector"]["mean_energy"]["mean"], mean_energy[1])
 
     # Interrupt after the first batch of the second λ, then resume: identical results, only the missing batches run.
-    failing = CountingMetrics(step_1_evaluate.spectrum_metrics, fail_on=4)
-    monkeypatch.setattr(step_1_evaluate, "spectrum_metrics", failing)
+    failing = CountingMetrics(evaluation.spectrum_metrics, fail_on=4)
+    monkeypatch.setattr(evaluation, "spectrum_metrics", failing)
     with pytest.raises(RuntimeError, match="simulated interruption"):
         step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, resumed_dir) + sweep_flags)
     assert len(list((resumed_dir / "partial" / "experiment_2.step_3_lambda_sweep" / "lambda_1.0").glob("batch_*.pt"))) == 2
     assert len(list((resumed_dir / "partial" / "experiment_2.step_3_lambda_sweep" / "lambda_0.5").glob("batch_*.pt"))) == 1
     counting = CountingMetrics(failing.original)
-    monkeypatch.setattr(step_1_evaluate, "spectrum_metrics", counting)
+    monkeypatch.setattr(evaluation, "spectrum_metrics", counting)
     step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, resumed_dir) + sweep_flags)
     assert counting.calls == 3
     assert (resumed_dir / "summary_all.json").read_text() == (full_dir / "summary_all.json").read_text()
