@@ -49,9 +49,8 @@ def tiny_shards(tmp_path: Path) -> Path:
     return data_dir
 
 
-@pytest.fixture
-def small_input(monkeypatch: pytest.MonkeyPatch) -> int:
-    """Make every model built by the pipeline expect 64-px inputs, so end-to-end tests run fast on CPU."""
+def shrink_inputs(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Make every model built by the pipeline expect 64-px inputs (for fixtures of any scope)."""
     from dataclasses import replace
 
     import experiment_1.pipeline as pipeline
@@ -65,6 +64,12 @@ def small_input(monkeypatch: pytest.MonkeyPatch) -> int:
 
     monkeypatch.setattr(pipeline, "build_gated_resnet", build_small)
     return 64
+
+
+@pytest.fixture
+def small_input(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Make every model built by the pipeline expect 64-px inputs, so end-to-end tests run fast on CPU."""
+    return shrink_inputs(monkeypatch)
 
 
 @pytest.fixture
