@@ -15,6 +15,7 @@ from experiment_1.core import evaluate_all_masks
 from experiment_1.data import SampleDataset, list_items
 from experiment_1.errors import PipelineError
 from experiment_1.io_utils import atomic_write_json, read_json
+from experiment_1.make_tables import experiment_3_table
 from experiment_1.mobius import mobius_transform
 from experiment_1.report import format_stat
 from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
@@ -66,7 +67,7 @@ def test_every_step_has_help(module: str, capsys: pytest.CaptureFixture[str]) ->
 
 def test_topk_step_matches_brute_force_and_reports(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
     sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
-    output = tmp_path / "results"
+    output = tmp_path / "repo" / "experiment_3" / "results_tiny"
     step_1_evaluate.main(flags(tiny_shards, sample_index, output))
     summary = read_json(output / "summary.json")
     arrays = dict(np.load(output / "per_image.npz"))
@@ -118,6 +119,8 @@ def test_topk_step_matches_brute_force_and_reports(tiny_shards: Path, small_inpu
     assert format_stat(gamma_64, percent=True) in report and "## Verdict" in report and "random-init" in report
     word = "sparser than" if gamma_64["ci_low"] > 0.94 else "denser than" if gamma_64["ci_high"] < 0.94 else "indistinguishable"
     assert f"`resnet18` is {word}" in report
+    tables = experiment_3_table(tmp_path / "repo")
+    assert "`experiment_3/results_tiny` — resnet18, `random`, N = 2" in tables and f"K = 64: {format_stat(gamma_64, percent=True)}" in tables
 
 
 class CountingMetrics:
