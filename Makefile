@@ -47,8 +47,8 @@ OFFLINE_FLAGS := --arch efficientnet_lite0 --weights pretrained --batch-size 5 -
 SWEEP_IMAGES ?= 40
 NULL_IMAGES ?= 50
 
-.PHONY: offline-results
-offline-results: $(BIN)/.installed
+.PHONY: offline-results offline-results-exp3
+offline-results: $(BIN)/.installed offline-results-exp3
 	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'test-*.parquet' --mode uniform \
 		--num-images 250 --seed 0 --output $(SAMPLE_INDEX)
 	$(BIN)/python -m experiment_1.step_3_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
@@ -64,3 +64,9 @@ offline-results: $(BIN)/.installed
 		--limit $(SWEEP_IMAGES) --output-dir experiment_2/results_lambda_efficientnet_lite0_sample
 	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite0_sample/summary_all.json
 	$(BIN)/python -m experiment_1.make_tables
+
+# Experiment 3 (top-K sparse reconstruction) on the same 250 images, 5 draws of every random control.
+offline-results-exp3: $(BIN)/.installed
+	$(BIN)/python -m experiment_3.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --num-random-seeds 5 \
+		--output-dir experiment_3/results_efficientnet_lite0_sample
+	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
