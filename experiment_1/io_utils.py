@@ -145,7 +145,7 @@ def package_versions() -> dict[str, str]:
 
     return {
         "python": platform.python_version(),
-        "torch": torch.__version__,
+        "torch": str(torch.__version__),
         "torchvision": torchvision.__version__,
         "numpy": np.__version__,
         "pyarrow": pyarrow.__version__,

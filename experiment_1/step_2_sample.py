@@ -10,6 +10,8 @@ Outputs: --output, a sample-list JSON (source, row, label per image; sorted by s
         --num-images 10000 --seed 0 --output experiment_1/sample_index.json
     python -m experiment_1.step_2_sample --pattern 'validation-*.parquet' --mode per-class \\
         --per-class 10 --seed 0 --output experiment_1/sample_index_val.json
+    python -m experiment_1.step_2_sample --data-dir ../shared/data/imagenet-1k-sample --pattern 'validation-*.parquet' \
+        --mode per-class --per-class 6 --min-per-class 6 --seed 0 --output experiment_1/sample_index_sample_val_min6.json
 """
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
+from experiment_1 import arg_types
 from experiment_1.data import default_data_dir, list_items
-from experiment_1.errors import run_cli
+from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_json
 from experiment_1.sample_list import MODES, draw_sample, sample_list_json
 
@@ -28,20 +31,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data-dir", type=Path, default=None, help="folder of shards (default: $MOE_DATA or imagenet-1k/data)")
     parser.add_argument("--pattern", default="test-*.parquet", help="glob of shards or image folders inside --data-dir (default: %(default)s)")
     parser.add_argument("--mode", choices=MODES, default="uniform", help="uniform over all images, or a fixed number per class (default: %(default)s)")
-    parser.add_argument("--num-images", type=int, default=10000, help="images to draw in uniform mode (default: %(default)s)")
-    parser.add_argument("--per-class", type=int, default=10, help="images per class in per-class mode (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the draw (default: %(default)s)")
+    parser.add_argument("--num-images", type=arg_types.positive_int, default=10000, help="images to draw in uniform mode (default: %(default)s)")
+    parser.add_argument("--per-class", type=arg_types.positive_int, default=10, help="images per class in per-class mode (default: %(default)s)")
+    parser.add_argument("--min-per-class", type=arg_types.positive_int, default=None, help="per-class mode: keep only classes with at least N images (default: every class)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the draw (default: %(default)s)")
     parser.add_argument("--output", type=Path, default=Path("experiment_1/sample_index.json"), help="sample list to write (default: %(default)s)")
     args = parser.parse_args(argv)
 
     data_dir = args.data_dir or default_data_dir()
     items = list_items(data_dir, args.pattern)
-    samples = draw_sample(items, args.mode, args.num_images, args.per_class, args.seed)
+    if args.min_per_class is not None and (args.mode != "per-class" or args.min_per_class < 1):
+        raise PipelineError(f"--min-per-class {args.min_per_class}: needs --mode per-class and a value of at least 1")
+    samples = draw_sample(items, args.mode, args.num_images, args.per_class, args.seed, args.min_per_class or 1)
     per_class = args.per_class if args.mode == "per-class" else None
-    atomic_write_json(args.output, sample_list_json(samples, args.pattern, args.mode, args.seed, per_class))
+    atomic_write_json(args.output, sample_list_json(samples, args.pattern, args.mode, args.seed, per_class, args.min_per_class))
     labelled = sum(1 for sample in samples if sample.label >= 0)
     classes = len(Counter(sample.label for sample in samples if sample.label >= 0))
-    print(f"wrote {args.output}: {len(samples)} of {len(items)} images ({labelled} labelled, {classes} classes)")
+    kept = "" if args.min_per_class is None else f"; kept the {classes} of {len({item.label for item in items if item.label >= 0})} classes with at least {args.min_per_class} images"
+    print(f"wrote {args.output}: {len(samples)} of {len(items)} images ({labelled} labelled, {classes} classes{kept})")
 
 
 if __name__ == "__main__":

@@ -79,8 +79,8 @@ def test_wrong_schema_missing_shard_and_bad_rows_are_one_line_errors(tmp_path: P
     with pytest.raises(PipelineError, match=r"missing.parquet: listed in the sample list but missing"):
         SampleDataset(tmp_path, [SampleRef("missing.parquet", 0, 0)], SMALL)
     write_shard(tmp_path / "ok.parquet", [jpeg_bytes(0)], [0])
-    item = SampleDataset(tmp_path, [SampleRef("ok.parquet", 5, 0)], SMALL)[0]
-    assert "row 5 out of range" in item["error"]
+    with pytest.raises(PipelineError, match=r"ok\.parquet: row 5 out of range \(shard has 1 rows\)"):
+        SampleDataset(tmp_path, [SampleRef("ok.parquet", 5, 0)], SMALL)
     (tmp_path / "garbage.parquet").write_bytes(b"not parquet at all")
     with pytest.raises(PipelineError, match="not a readable parquet file"):
         list_items(tmp_path, "garbage.parquet")
@@ -126,7 +126,7 @@ def test_sample_step_writes_a_loadable_list(tiny_shards: Path, tmp_path: Path) -
     assert document["num_images"] == 6 and document["mode"] == "per-class"
     assert len(load_sample_list(output, limit=4)) == 4
     (tmp_path / "bad.json").write_text("{\"samples\": [{\"row\": 1}]}")
-    with pytest.raises(PipelineError, match="not a sample list"):
+    with pytest.raises(PipelineError, match="bad.json: sample 0: .* not an object with source, row and label"):
         load_sample_list(tmp_path / "bad.json")
 
 

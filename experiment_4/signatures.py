@@ -1,0 +1,255 @@
+"""Expert-set signatures of images and how they overlap: pure, batched torch functions.
+
+An image's ranking orders its ``2^L`` subsets (mask index ``s``, bit l = block l, the empty mask
+included) by the magnitude of their Möbius coefficient:
+
+- ``vector``: ``‖Δ_S h‖₂`` over classes;
+- ``scalar``: ``|Δ_S h[c*]|`` at the full-mask predicted class ``c* = argmax h(full)``;
+- ``scalar_true``: ``|Δ_S h[y]|`` at the image's true label ``y`` — the control that separates
+  class alignment from the fact that images with the same predicted class share the projected
+  coordinate.
+
+Its top-K **signature** is the set of its first K subsets, held in index form: ``indices (N, K)``
+(mask indices) with ``weights (N, K)`` — all 1 for the binary signature, the magnitudes divided by
+their sum over the top-K for the weighted one (so every weighted signature has total weight 1).
+As a vector over the ``2^L`` subsets (:func:`signature_matrix`) that is a row with K non-zeros.
+
+The overlap of two signatures ``a, b`` is the weighted Jaccard ``Σ_S min(a_S, b_S) / Σ_S max(a_S, b_S)``;
+on 0/1 weights it is the Jaccard ``|A ∩ B| / |A ∪ B|`` of the two sets. Because
+``Σ max = Σ a + Σ b − Σ min``, only ``Σ min`` has to be computed; it is the product of the
+signature matrix with the transpose of the other — for 0/1 weights literally ``X Xᵀ`` — done as
+dense query rows (at most ``budget / (N·K)`` of them, each a row over the ``2^L`` subsets) times the
+keys in sparse index form (a gather at each key's K indices), so memory stays at about
+``budget`` values whatever N and ``2^L`` are (N = 10 000 at 2^16 subsets included).
+
+Leave-one-out 1-NN (:func:`nearest_neighbours`): the neighbour of image i is the most similar
+*other* image; ties go to the **lowest sample index** among the most similar.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from scipy.stats import mannwhitneyu
+
+from experiment_2.spectrum import scalar_projection
+from experiment_3.topk import rank_subsets, subset_magnitudes
+
+SIGNATURE_RANKINGS = ("vector", "scalar", "scalar_true")
+DEFAULT_BUDGET = 1 << 23
+MAX_ALL_SUBSETS_BLOCKS = 12
+LARGE_STORE_K = 1024
+
+
+def default_store_k(num_blocks: int) -> int:
+    """How many ranked subsets step 1 keeps per image: all ``2^L`` for ``L ≤ 12``, else 1024."""
+    return 2**num_blocks if num_blocks <= MAX_ALL_SUBSETS_BLOCKS else LARGE_STORE_K
+
+
+def index_dtype(num_subsets: int) -> torch.dtype:
+    """The smallest signed integer type that holds mask indices ``0 … num_subsets − 1`` (int16 up to 2^15 subsets)."""
+    return torch.int16 if num_subsets <= 2**15 else torch.int32
+
+
+def ranking_magnitudes(coefficients: torch.Tensor, full_logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
+    """``(B, 2^L)`` magnitudes per ranking of :data:`SIGNATURE_RANKINGS` from ``(B, 2^L, C)`` coefficients."""
+    one_hot_labels = torch.nn.functional.one_hot(labels.to(coefficients.device), coefficients.shape[2])
+    return {
+        "vector": subset_magnitudes(coefficients, full_logits, "vector"),
+        "scalar": subset_magnitudes(coefficients, full_logits, "scalar"),
+        # scalar_projection reads the class as the argmax of its second argument: a one-hot of y selects y.
+        "scalar_true": scalar_projection(coefficients, one_hot_labels).abs(),
+    }
+
+
+def ranked_subsets(coefficients: torch.Tensor, full_logits: torch.Tensor, labels: torch.Tensor, store_k: int) -> dict[str, torch.Tensor]:
+    """Per ranking ``r``: ``ranked_r`` (the first ``store_k`` mask indices by decreasing magnitude,
+    ties to the lower index; int16/int32) and ``magnitude_r`` (their magnitudes, float32), each ``(B, store_k)``."""
+    num_subsets = coefficients.shape[1]
+    arrays = {}
+    for ranking, magnitudes in ranking_magnitudes(coefficients, full_logits, labels).items():
+        order = rank_subsets(magnitudes)[:, :store_k]
+        arrays[f"ranked_{ranking}"] = order.to(index_dtype(num_subsets))
+        arrays[f"magnitude_{ranking}"] = magnitudes.gather(1, order).float()
+    return arrays
+
+
+def top_k_signatures(ranked: torch.Tensor, magnitudes: torch.Tensor, k: int, weighted: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Index form of the top-``k`` signatures: ``(indices (N, k) int64, weights (N, k) float64)``.
+
+    Binary: weights 1. Weighted: magnitudes over their top-``k`` sum (an image whose top-``k``
+    magnitudes are all 0 gets the uniform ``1/k``).
+    """
+    if not 1 <= k <= ranked.shape[1]:
+        raise ValueError(f"k = {k} must lie in 1 … {ranked.shape[1]} (the stored ranking length)")
+    indices = ranked[:, :k].long()
+    if not weighted:
+        return indices, torch.ones(indices.shape, dtype=torch.float64)
+    values = magnitudes[:, :k].double()
+    total = values.sum(dim=1, keepdim=True)
+    return indices, torch.where(total > 0, values / total.clamp_min(torch.finfo(torch.float64).tiny), torch.full_like(values, 1.0 / k))
+
+
+def signature_matrix(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int) -> torch.Tensor:
+    """Dense ``(N, num_subsets)`` signatures: row i holds ``weights[i]`` at ``indices[i]``, 0 elsewhere."""
+    return torch.zeros(indices.shape[0], num_subsets, dtype=weights.dtype).scatter_(1, indices, weights)
+
+
+def _jaccard(overlap: torch.Tensor, mass_a: torch.Tensor, mass_b: torch.Tensor) -> torch.Tensor:
+    """``Σ min / Σ max`` with ``Σ max = Σ a + Σ b − Σ min``."""
+    return overlap / (mass_a + mass_b - overlap)
+
+
+def _rows_per_chunk(columns: int, budget: int) -> int:
+    return max(1, budget // max(columns, 1))
+
+
+def similarity_rows(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, rows: torch.Tensor) -> torch.Tensor:
+    """Weighted Jaccard of the signatures ``rows`` against all N: ``(len(rows), N)``, one chunk's worth.
+
+    ``Σ_S min(a_S, b_S)`` is the dense query rows gathered at each key's indices, minimised with the
+    key's weights and summed over its K entries: the sparse form of ``X_rows · Xᵀ``.
+    """
+    query = signature_matrix(indices[rows], weights[rows], num_subsets)
+    gathered = query[:, indices]  # (R, N, K): the query's weight at every key's subsets
+    overlap = torch.minimum(gathered, weights.unsqueeze(0)).sum(dim=2)
+    mass = weights.sum(dim=1)
+    return _jaccard(overlap, mass[rows].unsqueeze(1), mass.unsqueeze(0))
+
+
+def pairwise_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
+    """The full ``(N, N)`` weighted-Jaccard matrix, chunked over rows (for moderate N; 1-NN never builds it)."""
+    count, k = indices.shape
+    step = _rows_per_chunk(count * k, budget)
+    return torch.cat([similarity_rows(indices, weights, num_subsets, torch.arange(start, min(start + step, count))) for start in range(0, count, step)])
+
+
+def pair_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, pairs: torch.Tensor, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
+    """Weighted Jaccard of the listed pairs ``(P, 2)`` of image positions: ``(P,)``, chunked over pairs."""
+    mass = weights.sum(dim=1)
+    step = _rows_per_chunk(num_subsets, budget)
+    parts = []
+    for start in range(0, len(pairs), step):
+        first, second = pairs[start:start + step, 0], pairs[start:start + step, 1]
+        query = signature_matrix(indices[first], weights[first], num_subsets)
+        overlap = torch.minimum(query.gather(1, indices[second]), weights[second]).sum(dim=1)
+        parts.append(_jaccard(overlap, mass[first], mass[second]))
+    return torch.cat(parts) if parts else torch.zeros(0, dtype=weights.dtype)
+
+
+def nearest_neighbours(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
+    """Leave-one-out 1-NN by weighted Jaccard: ``(N,)`` int64, the most similar other image of each.
+
+    An image is never its own neighbour; among equally similar candidates the lowest position wins.
+    """
+    count, k = indices.shape
+    if count < 2:
+        raise ValueError("leave-one-out 1-NN needs at least two images")
+    positions = torch.arange(count)
+    step = _rows_per_chunk(count * k, budget)
+    neighbours = []
+    for start in range(0, count, step):
+        rows = positions[start:start + step]
+        similarity = similarity_rows(indices, weights, num_subsets, rows)
+        similarity[torch.arange(len(rows)), rows] = -torch.inf
+        best = similarity.max(dim=1, keepdim=True).values
+        neighbours.append(torch.where(similarity == best, positions, count).min(dim=1).values)
+    return torch.cat(neighbours)
+
+
+def neighbour_agreement(neighbours: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """``(N,)`` float 0/1: does each image's neighbour carry the same target (true label or predicted class)?"""
+    return (targets[neighbours] == targets).double()
+
+
+def permutation_null(neighbours: torch.Tensor, targets: torch.Tensor, num_permutations: int, seed: int) -> np.ndarray:
+    """1-NN accuracies with the targets randomly permuted over images (the neighbours kept): ``(num_permutations,)``."""
+    generator = torch.Generator().manual_seed(seed)
+    return np.array([neighbour_agreement(neighbours, targets[torch.randperm(len(targets), generator=generator)]).mean().item() for _ in range(num_permutations)])
+
+
+def membership_counts(indices: torch.Tensor, num_subsets: int) -> torch.Tensor:
+    """``(num_subsets,)`` int64: in how many images' top-K each subset lies."""
+    return torch.bincount(indices.reshape(-1), minlength=num_subsets)
+
+
+def global_core(counts: torch.Tensor, k: int) -> torch.Tensor:
+    """The ``k`` subsets most often in an image's top-K (ties to the lower mask index), ``(k,)`` int64 in rank order."""
+    return rank_subsets(counts.unsqueeze(0).double())[0, :k]
+
+
+def core_share(indices: torch.Tensor, core: torch.Tensor) -> torch.Tensor:
+    """``(N,)`` float: the fraction of each image's top-K subsets that lie in ``core``."""
+    return torch.isin(indices, core).double().mean(dim=1)
+
+
+def subsets_covering(counts: torch.Tensor, fractions: list[float]) -> list[int]:
+    """For each fraction η, the fewest subsets whose memberships make up at least η of all top-K memberships."""
+    cumulative = counts.sort(descending=True).values.cumsum(0).double() / counts.sum()
+    return [int(torch.searchsorted(cumulative, torch.tensor([fraction], dtype=torch.float64) - 1e-12).item()) + 1 for fraction in fractions]
+
+
+def _pair_offsets(count: int) -> np.ndarray:
+    rows = np.arange(count, dtype=np.int64)
+    return rows * count - rows * (rows + 1) // 2
+
+
+def _decode_pairs(linear: np.ndarray, count: int) -> np.ndarray:
+    """Pair ``(i, j)``, ``i < j``, of each position in the row-major list of all ``N(N−1)/2`` pairs."""
+    offsets = _pair_offsets(count)
+    first = np.searchsorted(offsets, linear, side="right") - 1
+    second = linear - offsets[first] + first + 1
+    return np.stack([first, second], axis=1)
+
+
+def same_class_pair_count(labels: np.ndarray) -> int:
+    """How many unordered pairs of images share a label."""
+    counts = np.unique(labels, return_counts=True)[1].astype(np.int64)
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _same_label_pairs(labels: np.ndarray) -> np.ndarray:
+    """Every unordered pair ``(i, j)``, ``i < j``, of images with the same label: ``(P, 2)`` int64."""
+    parts = [np.zeros((0, 2), dtype=np.int64)]
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        first, second = np.triu_indices(len(members), 1)
+        parts.append(np.stack([members[first], members[second]], axis=1))
+    return np.concatenate(parts)
+
+
+def sample_pairs(labels: np.ndarray, same: bool, max_pairs: int, rng: np.random.Generator) -> np.ndarray:
+    """At most ``max_pairs`` distinct unordered pairs ``(i, j)``, ``i < j``, of same-label (``same``) or
+    different-label images, drawn uniformly without replacement; all of them when there are fewer.
+    ``(P, 2)`` int64, sorted. Deterministic in ``rng``'s state.
+    """
+    labels = np.asarray(labels)
+    count = len(labels)
+    total = count * (count - 1) // 2
+    if same:
+        pairs = _same_label_pairs(labels)
+        if len(pairs) > max_pairs:
+            pairs = pairs[rng.choice(len(pairs), size=max_pairs, replace=False)]
+    elif total - same_class_pair_count(labels) <= max_pairs:
+        pairs = _decode_pairs(np.arange(total, dtype=np.int64), count)
+        pairs = pairs[labels[pairs[:, 0]] != labels[pairs[:, 1]]]
+    else:
+        # Rejection sampling: draw distinct pair positions among all pairs until enough are different-label.
+        draw = min(total, int(max_pairs * total / (total - same_class_pair_count(labels)) * 1.2) + 64)
+        while True:
+            pairs = _decode_pairs(rng.choice(total, size=draw, replace=False), count)
+            pairs = pairs[labels[pairs[:, 0]] != labels[pairs[:, 1]]][:max_pairs]
+            if len(pairs) == max_pairs:
+                break
+            draw = min(total, 2 * draw)
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))].astype(np.int64)
+
+
+def auc(positive: np.ndarray, negative: np.ndarray) -> dict[str, float]:
+    """AUC = P(positive > negative) + ½ P(tie), from the Mann–Whitney U statistic, with its two-sided p-value."""
+    result = mannwhitneyu(positive, negative, alternative="two-sided", method="asymptotic")
+    return {"auc": float(result.statistic) / (len(positive) * len(negative)), "mann_whitney_p": float(result.pvalue)}
+
+
+def gate_set(mask: int, num_blocks: int) -> str:
+    """A mask index as its gate set, e.g. ``0b101010`` → ``{1,3,5}`` (``{}`` for the empty mask)."""
+    return "{" + ",".join(str(block) for block in range(num_blocks) if mask >> block & 1) + "}"

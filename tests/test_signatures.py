@@ -1,0 +1,191 @@
+"""Signatures, Jaccard overlaps, leave-one-out 1-NN and the global core against brute force."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from experiment_4.signatures import (
+    auc,
+    core_share,
+    default_store_k,
+    gate_set,
+    global_core,
+    index_dtype,
+    membership_counts,
+    nearest_neighbours,
+    neighbour_agreement,
+    pair_similarity,
+    pairwise_similarity,
+    permutation_null,
+    ranked_subsets,
+    same_class_pair_count,
+    sample_pairs,
+    signature_matrix,
+    subsets_covering,
+    top_k_signatures,
+)
+
+
+def random_rankings(count: int, num_subsets: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random full rankings with decreasing positive magnitudes."""
+    generator = torch.Generator().manual_seed(seed)
+    ranked = torch.stack([torch.randperm(num_subsets, generator=generator) for _ in range(count)])
+    magnitudes = torch.rand(count, num_subsets, generator=generator, dtype=torch.float64).sort(dim=1, descending=True).values + 0.01
+    return ranked, magnitudes
+
+
+def brute_force_jaccard(indices_a: list[int], weights_a: list[float], indices_b: list[int], weights_b: list[float]) -> float:
+    """Σ_S min / Σ_S max over the union of the two index lists, by explicit loop."""
+    a, b = dict(zip(indices_a, weights_a)), dict(zip(indices_b, weights_b))
+    union = set(a) | set(b)
+    return sum(min(a.get(s, 0.0), b.get(s, 0.0)) for s in union) / sum(max(a.get(s, 0.0), b.get(s, 0.0)) for s in union)
+
+
+def brute_force_neighbours(similarity: np.ndarray) -> np.ndarray:
+    """Leave-one-out 1-NN by an explicit double loop; ties to the lowest index (strict > keeps the first)."""
+    neighbours = []
+    for row in range(len(similarity)):
+        best, best_index = -np.inf, -1
+        for column in range(len(similarity)):
+            if column != row and similarity[row, column] > best:
+                best, best_index = similarity[row, column], column
+        neighbours.append(best_index)
+    return np.array(neighbours)
+
+
+def test_store_k_default_and_index_dtype() -> None:
+    assert default_store_k(8) == 256 and default_store_k(12) == 4096 and default_store_k(16) == 1024
+    assert index_dtype(2**15) == torch.int16 and index_dtype(2**16) == torch.int32
+
+
+def test_ranked_subsets_match_sorting_by_hand() -> None:
+    generator = torch.Generator().manual_seed(0)
+    coefficients = torch.randn(3, 16, 5, generator=generator, dtype=torch.float64)
+    coefficients[0, 3] = coefficients[0, 7] = 10.0  # an exact tie at the top: mask 3 must precede mask 7
+    full_logits = torch.randn(3, 5, generator=generator)
+    labels = torch.tensor([4, 0, 2])
+    arrays = ranked_subsets(coefficients, full_logits, labels, store_k=6)
+    classes = {"scalar": full_logits.argmax(1).tolist(), "scalar_true": labels.tolist()}
+    for image in range(3):
+        magnitudes = {
+            "vector": [float(np.sqrt(sum(value**2 for value in coefficients[image, s].tolist()))) for s in range(16)],
+            **{ranking: [abs(coefficients[image, s, classes[ranking][image]].item()) for s in range(16)] for ranking in classes},
+        }
+        for ranking, values in magnitudes.items():
+            order = sorted(range(16), key=lambda s: (-values[s], s))[:6]
+            assert arrays[f"ranked_{ranking}"][image].tolist() == order, (image, ranking)
+            np.testing.assert_allclose(arrays[f"magnitude_{ranking}"][image].numpy(), [values[s] for s in order], rtol=1e-6)
+    assert all(arrays[f"ranked_{ranking}"][0, :2].tolist() == [3, 7] for ranking in ("vector", "scalar", "scalar_true"))
+
+
+def test_top_k_signatures_binary_and_weighted() -> None:
+    ranked = torch.tensor([[5, 1, 7, 0], [2, 3, 0, 1]], dtype=torch.int16)
+    magnitudes = torch.tensor([[3.0, 1.0, 1.0, 0.5], [0.0, 0.0, 0.0, 0.0]])
+    indices, weights = top_k_signatures(ranked, magnitudes, 3, weighted=False)
+    assert indices.tolist() == [[5, 1, 7], [2, 3, 0]] and weights.tolist() == [[1.0] * 3] * 2
+    _, weights = top_k_signatures(ranked, magnitudes, 3, weighted=True)
+    np.testing.assert_allclose(weights.numpy(), [[0.6, 0.2, 0.2], [1 / 3] * 3])  # all-zero magnitudes → uniform
+    dense = signature_matrix(indices, weights, 8)
+    assert dense[0].tolist() == pytest.approx([0, 0.2, 0, 0, 0, 0.6, 0, 0.2])
+    with pytest.raises(ValueError):
+        top_k_signatures(ranked, magnitudes, 5, weighted=False)
+
+
+def test_jaccard_identical_disjoint_and_binary_reduction() -> None:
+    indices = torch.tensor([[0, 1, 2], [2, 1, 0], [3, 4, 5], [1, 2, 6]])
+    ones = torch.ones(4, 3, dtype=torch.float64)
+    similarity = pairwise_similarity(indices, ones, 8)
+    assert similarity[0, 1] == 1.0 and similarity[0, 0] == 1.0  # identical sets (order does not matter)
+    assert similarity[0, 2] == 0.0  # disjoint sets
+    assert similarity[0, 3] == pytest.approx(2 / 4)  # |{1,2}| / |{0,1,2,6}|
+    # The weighted Jaccard on 0/1 weights is the set Jaccard |A ∩ B| / |A ∪ B|, for random sets too.
+    ranked, _ = random_rankings(12, 32, seed=1)
+    indices = ranked[:, :9].long()
+    similarity = pairwise_similarity(indices, torch.ones(12, 9, dtype=torch.float64), 32)
+    sets = [set(row.tolist()) for row in indices]
+    expected = [[len(a & b) / len(a | b) for b in sets] for a in sets]
+    np.testing.assert_allclose(similarity.numpy(), expected, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_chunked_similarity_equals_double_loop(weighted: bool) -> None:
+    ranked, magnitudes = random_rankings(23, 64, seed=2)
+    indices, weights = top_k_signatures(ranked, magnitudes, 10, weighted)
+    expected = np.array([[brute_force_jaccard(indices[i].tolist(), weights[i].tolist(), indices[j].tolist(), weights[j].tolist()) for j in range(23)] for i in range(23)])
+    # Chunks of one row, of a few rows, and one chunk for all: the same sums of the same float64 terms (the order of
+    # the K terms differs from the loop's union order, so round-off tolerance, far below any real error).
+    for budget in (1, 23 * 10 * 4, 1 << 20):
+        np.testing.assert_allclose(pairwise_similarity(indices, weights, 64, budget=budget).numpy(), expected, rtol=1e-12, atol=1e-15)
+    pairs = torch.tensor([[0, 1], [5, 22], [7, 7], [22, 3]])
+    for budget in (1, 1 << 20):
+        np.testing.assert_allclose(pair_similarity(indices, weights, 64, pairs, budget=budget).numpy(), expected[pairs[:, 0], pairs[:, 1]], rtol=1e-12, atol=1e-15)
+
+
+def test_nearest_neighbours_leave_one_out_and_ties() -> None:
+    ranked, magnitudes = random_rankings(30, 16, seed=3)
+    for weighted in (False, True):
+        indices, weights = top_k_signatures(ranked, magnitudes, 4, weighted)
+        expected = brute_force_neighbours(pairwise_similarity(indices, weights, 16).numpy())
+        for budget in (1, 1 << 20):
+            neighbours = nearest_neighbours(indices, weights, 16, budget=budget)
+            assert neighbours.tolist() == expected.tolist()
+            assert (neighbours != torch.arange(30)).all()
+    # Ties: images 0, 2, 3 share one set, image 1 another; each picks the lowest *other* index among its equals,
+    # and image 1, equally far from everyone, picks image 0.
+    indices = torch.tensor([[0, 1], [2, 3], [0, 1], [0, 1]])
+    neighbours = nearest_neighbours(indices, torch.ones(4, 2, dtype=torch.float64), 4)
+    assert neighbours.tolist() == [2, 0, 0, 0]
+
+
+def test_nn_accuracy_planted_classes_and_random_signatures() -> None:
+    num_classes, per_class, k, num_subsets = 10, 5, 4, 256
+    labels = torch.arange(num_classes).repeat_interleave(per_class)
+    # Planted structure: every class has its own k subsets, plus one subset all images share.
+    rng = np.random.default_rng(4)
+    own = rng.permutation(np.arange(1, num_subsets))[: num_classes * (k - 1)].reshape(num_classes, k - 1)
+    indices = torch.tensor([[0, *own[label]] for label in labels.tolist()])
+    neighbours = nearest_neighbours(indices, torch.ones(len(labels), k, dtype=torch.float64), num_subsets)
+    assert neighbour_agreement(neighbours, labels).mean().item() == 1.0
+    # Random signatures: accuracy at chance, i.e. inside the spread of the label-permutation null.
+    ranked, _ = random_rankings(len(labels), num_subsets, seed=5)
+    neighbours = nearest_neighbours(ranked[:, :8].long(), torch.ones(len(labels), 8, dtype=torch.float64), num_subsets)
+    accuracy = neighbour_agreement(neighbours, labels).mean().item()
+    null = permutation_null(neighbours, labels, 200, seed=0)
+    assert np.quantile(null, 0.005) <= accuracy <= np.quantile(null, 0.995)
+    assert abs(null.mean() - (per_class - 1) / (len(labels) - 1)) < 0.03  # a random neighbour shares the label this often
+    assert (permutation_null(neighbours, labels, 20, seed=0) == null[:20]).all()  # seeded
+
+
+def test_global_core_share_and_coverage() -> None:
+    indices = torch.tensor([[0, 1, 2], [0, 1, 3], [0, 4, 1], [5, 6, 7]])
+    counts = membership_counts(indices, 8)
+    assert counts.tolist() == [3, 3, 1, 1, 1, 1, 1, 1]
+    core = global_core(counts, 3)
+    assert core.tolist() == [0, 1, 2]  # ties among the count-1 subsets go to the lowest mask index
+    np.testing.assert_allclose(core_share(indices, core).numpy(), [1.0, 2 / 3, 2 / 3, 0.0])
+    # 12 memberships: 50 % = 6 needs the two count-3 subsets; 90 % = 10.8 needs 2 + 5 subsets.
+    assert subsets_covering(counts, [0.5, 0.9, 1.0]) == [2, 7, 8]
+
+
+def test_sample_pairs_enumerate_or_draw_without_replacement() -> None:
+    labels = np.repeat(np.arange(6), 4)
+    assert same_class_pair_count(labels) == 6 * 6
+    same = sample_pairs(labels, True, 1000, np.random.default_rng(0))
+    brute = [(i, j) for i in range(24) for j in range(i + 1, 24) if labels[i] == labels[j]]
+    assert [tuple(pair) for pair in same.tolist()] == brute
+    different = sample_pairs(labels, False, 1000, np.random.default_rng(0))
+    assert len(different) == 24 * 23 // 2 - 36 and (labels[different[:, 0]] != labels[different[:, 1]]).all()
+    for same_kind in (True, False):
+        drawn = sample_pairs(labels, same_kind, 20, np.random.default_rng(1))
+        assert len(drawn) == 20 and len({tuple(pair) for pair in drawn.tolist()}) == 20
+        assert (drawn[:, 0] < drawn[:, 1]).all() and ((labels[drawn[:, 0]] == labels[drawn[:, 1]]) == same_kind).all()
+        assert (drawn == sample_pairs(labels, same_kind, 20, np.random.default_rng(1))).all()
+
+
+def test_auc_and_gate_sets() -> None:
+    assert auc(np.array([3.0, 4.0]), np.array([1.0, 2.0]))["auc"] == 1.0
+    assert auc(np.array([1.0, 2.0]), np.array([1.0, 2.0]))["auc"] == 0.5
+    # P(pos > neg) + ½ P(tie), by counting the four pairs: (2>1) + ½(2=2) + 0 + 0 → 1.5 / 4
+    assert auc(np.array([2.0, 0.0]), np.array([1.0, 2.0]))["auc"] == pytest.approx(1.5 / 4)
+    assert gate_set(0b101010, 8) == "{1,3,5}" and gate_set(0, 8) == "{}"
