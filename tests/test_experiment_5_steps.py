@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from experiment_1.core import evaluate_all_masks
 from experiment_1.data import SampleDataset, list_items
 from experiment_1.errors import PipelineError
 from experiment_1.io_utils import atomic_write_json, read_json
+from experiment_1.make_tables import main as tables_main
 from experiment_1.mobius import mobius_transform
 from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
 from experiment_5 import step_2_analyze, step_3_plot
@@ -111,6 +113,13 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
         assert (full_dir / f"{name}.png").stat().st_size > 0 and f"({name}.png)" in report
     assert step_3_plot.rho_cell(entry) in report and step_3_plot.difference_cell(difference, "k_err") in report
     assert f"K_τ^err: **{analysis['verdicts']['k_err']['verdict']}**" in report and "## Beside the seed" in report
+    tables_root = tmp_path / "repo"
+    (tables_root / "experiment_5" / "results_tiny").mkdir(parents=True)
+    shutil.copy(full_dir / "analysis.json", tables_root / "experiment_5" / "results_tiny")
+    tables_main(["--root", str(tables_root)])
+    tables = (tables_root / "tables.md").read_text()
+    assert "`experiment_5/results_tiny` — resnet18, `random`, N = 8, difficulty = cross-entropy" in tables
+    assert f"| K_τ^err | {step_3_plot.rho_cell(entry)} | {step_3_plot.rho_cell(entry, 'partial_')} | {step_3_plot.difference_cell(difference, 'k_err')} |" in tables
 
     # Interrupt after the first batch, then resume: only the missing batch runs, and the JSON is identical.
     failing = CountingMeasures(step_1_evaluate.complexity_measures, fail_on=2)
