@@ -73,13 +73,6 @@ def published_numbers(experiment: str) -> dict[str, Any]:
     return copy.deepcopy(PUBLISHED[experiment])
 
 
-# Flat views kept while the Experiment 1/2/3A/3B steps move to PUBLISHED (issue 7).
-EXPERIMENT_1 = {"source": PUBLISHED["experiment_1"]["source"], **PUBLISHED["experiment_1"]["resnet18"]}
-EXPERIMENT_2 = {
-    "source": PUBLISHED["experiment_2"]["source"],
-    "resnet18_peak_order": PUBLISHED["experiment_2"]["resnet18"]["peak_order"],
-    "resnet18_kappa_vector": PUBLISHED["experiment_2"]["resnet18"]["kappa_vector"],
-    "resnet18_c_le3": PUBLISHED["experiment_2"]["resnet18"]["c_le3"],
-    "resnet34_peak_order": PUBLISHED["experiment_2"]["resnet34"]["peak_order"],
-}
-EXPERIMENT_3AB = {"source": PUBLISHED["experiment_3ab"]["source"], **PUBLISHED["experiment_3ab"]["resnet18"]}
+def published_value(block: dict[str, Any], arch: str, quantity: str) -> Any | None:
+    """``quantity`` for ``arch`` in a summary's ``published`` block, or ``None`` where the seed and paper give none."""
+    return block.get(arch, {}).get(quantity)

@@ -21,9 +21,9 @@ import argparse
 
 import numpy as np
 
-from experiment_1 import published
 from experiment_1.errors import run_cli
 from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, run_per_image, valid_images, write_results
+from experiment_1.published import published_numbers
 from experiment_1.reconstruction import reconstruction_metrics
 from experiment_1.stats import summarize_arrays
 
@@ -56,7 +56,7 @@ def summarize(arrays: dict[str, np.ndarray], config: dict, seed: int) -> dict:
         **image_counts(valid),
         "num_labelled": int(labelled.sum()),
         "metrics": metrics,
-        "published": published.EXPERIMENT_1,
+        "published": published_numbers("experiment_1"),
     }
 
 

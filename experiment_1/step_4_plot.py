@@ -16,7 +16,8 @@ from pathlib import Path
 from experiment_1.errors import run_cli
 from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.plotting import new_figure, save_figure
-from experiment_1.report import comparability_note, data_sentence, format_number, format_stat, markdown_table, report_footer
+from experiment_1.published import published_value
+from experiment_1.report import ReportDocument, figure, format_number, format_stat, markdown_table
 
 READINGS = [
     ("Möbius Σ_S Δ_S h (float32)", "mobius_rel_error_float32", "mobius_top1_agreement_float32"),
@@ -55,63 +56,62 @@ def plot_errors(summary: dict, output: Path) -> Path:
     return save_figure(figure, output)
 
 
-def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str:
-    """REPORT.md text, generated from the summary (and timing) JSON."""
-    metrics, seed, config = summary["metrics"], summary["published"], summary["config"]
-    rows = []
-    for label, error, agreement in READINGS:
-        rows.append([label, format_stat(metrics[error]) if error else "—", format_stat(metrics[agreement], percent=True)])
+METHOD = (
+    "Every image is evaluated under all 2^L residual-gate masks; the Möbius coefficients Δ_S h = Σ_{T⊆S} (−1)^{|S|−|T|} h(T) "
+    "come from the butterfly transform. Three readings of the set function are compared with the full network h(full) by "
+    "relative L2 error over the logits and top-1 agreement."
+)
+
+
+def results_blocks(summary: dict, figure_name: str) -> list[str]:
+    """The Result section: reconstruction table, every-subset table, accuracy where labelled, the figure."""
+    metrics = summary["metrics"]
+    rows = [[label, format_stat(metrics[error]) if error else "—", format_stat(metrics[agreement], percent=True)] for label, error, agreement in READINGS]
     subset_rows = [[f"Möbius ({name})", format_stat(metrics[f"max_subset_rel_error_{name}"]), format_number(metrics[f"max_subset_rel_error_{name}"]["max"])] for name in ("float32", "float64")]
-    naive, mobius = metrics["naive_sum_rel_error"]["mean"], metrics["mobius_rel_error_float32"]["mean"]
-    verdict_exact = "exact to round-off" if metrics["max_subset_rel_error_float32"]["max"] < 1e-4 else "NOT exact — investigate"
-    lines = [
-        "# Experiment 1 — naive subset summation vs Möbius reconstruction",
-        "",
-        f"**Question.** {summary['question']}",
-        "",
-        "**Method.** Every image is evaluated under all 2^L residual-gate masks; the Möbius coefficients "
-        "Δ_S h = Σ_{T⊆S} (−1)^{|S|−|T|} h(T) come from the butterfly transform. Three readings of the set "
-        "function are compared with the full network h(full) by relative L2 error over the logits and top-1 agreement.",
-        "",
-        data_sentence(summary),
-        "",
-        "## Result",
-        "",
+    blocks = [
         markdown_table(["reconstruction of h(full)", "relative L2 error, mean [95 % CI]", "top-1 agreement"], rows),
-        "",
         "Every subset, not just the full one — max_S ‖Σ_{T⊆S} Δ_T h − h(S)‖ / ‖h(S)‖:",
-        "",
         markdown_table(["arithmetic", "per-image worst subset, mean [95 % CI]", "worst over all images"], subset_rows),
-        "",
     ]
     if "full_mask_top1_accuracy" in metrics:
-        lines += [f"Full-mask top-1 accuracy on the {summary['num_labelled']} labelled images: {format_stat(metrics['full_mask_top1_accuracy'], percent=True)}.", ""]
-    lines += [
-        f"![relative reconstruction error]({figure_name})",
-        "",
-        "## Beside the seed",
-        "",
-        markdown_table(
-            ["quantity", "seed", "ours"],
-            [
-                ["Möbius relative error", format_number(seed["mobius_rel_error"]), format_number(mobius)],
-                ["naive-sum relative error", format_number(seed["naive_sum_rel_error"]), format_number(naive)],
-            ],
-        ),
-        "",
-        f"Seed: {seed['source']}.",
-        "",
-        *([comparability_note(config), ""] if comparability_note(config) else []),
-        "## Verdict",
-        "",
-        f"Möbius reconstruction is {verdict_exact} (float32 mean {format_number(mobius)}, float64 "
-        f"{format_number(metrics['mobius_rel_error_float64']['mean'])}); summing subnetwork outputs misses h(full) by "
-        f"{format_number(naive)}× its norm and the first-order model by {format_number(metrics['first_order_rel_error']['mean'])}×, "
-        f"so interactions between blocks carry the function and Möbius is the right unit.",
-        "",
-        *report_footer(config, timing, "experiment_1.step_4_plot", "summary.json"),
+        blocks.append(f"Full-mask top-1 accuracy on the {summary['num_labelled']} labelled images: {format_stat(metrics['full_mask_top1_accuracy'], percent=True)}.")
+    return blocks + [figure("relative reconstruction error", figure_name)]
+
+
+def seed_rows(summary: dict) -> list[list[str]]:
+    """The seed's ResNet-18 errors beside ours."""
+    metrics = summary["metrics"]
+    return [
+        [f"{label} (seed: resnet18)", format_number(published_value(summary["published"], "resnet18", quantity)), format_number(metrics[ours]["mean"])]
+        for label, quantity, ours in (("Möbius relative error", "mobius_rel_error", "mobius_rel_error_float32"), ("naive-sum relative error", "naive_sum_rel_error", "naive_sum_rel_error"))
     ]
-    return "\n".join(lines)
+
+
+def verdict_lines(summary: dict) -> list[str]:
+    """The verdict, decided from the summary's numbers."""
+    metrics = summary["metrics"]
+    naive, mobius = metrics["naive_sum_rel_error"]["mean"], metrics["mobius_rel_error_float32"]["mean"]
+    exact = "exact to round-off" if metrics["max_subset_rel_error_float32"]["max"] < 1e-4 else "NOT exact — investigate"
+    return [
+        f"Möbius reconstruction is {exact} (float32 mean {format_number(mobius)}, float64 {format_number(metrics['mobius_rel_error_float64']['mean'])}); "
+        f"summing subnetwork outputs misses h(full) by {format_number(naive)}× its norm and the first-order model by "
+        f"{format_number(metrics['first_order_rel_error']['mean'])}×, so interactions between blocks carry the function and Möbius is the right unit."
+    ]
+
+
+def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str:
+    """REPORT.md text, generated from the summary (and timing) JSON."""
+    return ReportDocument(
+        title="Experiment 1 — naive subset summation vs Möbius reconstruction",
+        summary=summary,
+        method=METHOD,
+        results=results_blocks(summary, figure_name),
+        seed_rows=seed_rows(summary),
+        seed_source=summary["published"]["source"],
+        verdict=verdict_lines(summary),
+        generator="experiment_1.step_4_plot",
+        timing=timing,
+    ).render()
 
 
 def main(argv: list[str] | None = None) -> None:

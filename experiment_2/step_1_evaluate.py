@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1 import published
 from experiment_1.errors import run_cli
 from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, valid_images, write_results
+from experiment_1.published import published_numbers
 from experiment_2.aggregate import spectrum_summary
 from experiment_2.evaluation import evaluate_spectrum
 from experiment_2.spectrum import binomial_null
@@ -46,7 +46,7 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
         **image_counts(valid),
         "projections": spectrum_summary(arrays, valid, num_blocks, seed),
         "binomial_null": binomial_null(num_blocks),
-        "published": published.EXPERIMENT_2,
+        "published": published_numbers("experiment_2"),
     }
 
 

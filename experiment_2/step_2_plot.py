@@ -21,7 +21,8 @@ import numpy as np
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, save_figure
-from experiment_1.report import comparability_note, data_sentence, format_number, format_percent, format_stat, markdown_table, report_footer
+from experiment_1.published import published_value
+from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_2.aggregate import PROJECTIONS
 
 SUMMARY_KEYS = ("config", "projections", "binomial_null", "published")
@@ -131,39 +132,36 @@ def spectrum_rows(summary: dict[str, Any], compare: dict[str, Any] | None) -> tu
 
 
 def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
-    """The seed's (and paper's) numbers beside ours, for our architecture where they exist."""
-    seed, arch = summary["published"], summary["config"]["arch"]
+    """The seed's (and paper's) numbers beside ours: peak order per published architecture, κ^v and C_{≤3} of ResNet-18."""
+    published, arch = summary["published"], summary["config"]["arch"]
     vector = summary["projections"]["vector"]
-    seed_peak = {"resnet18": seed["resnet18_peak_order"], "resnet34": seed["resnet34_peak_order"]}
-    rows = []
-    for seed_arch, peak in seed_peak.items():
-        rows.append([f"peak order, {seed_arch}", str(peak), str(vector["mean_spectrum_peak_order"]) if seed_arch == arch else "—"])
-    if arch not in seed_peak:
-        rows.append([f"peak order, {arch} (L = {summary['config']['num_blocks']})", "—", str(vector["mean_spectrum_peak_order"])])
-    rows.append(["κ^v (seed: resnet18)", format_number(seed["resnet18_kappa_vector"]), format_stat(vector["kappa"])])
-    rows.append(["C_{≤3}, vector (seed: resnet18)", format_percent(seed["resnet18_c_le3"]), format_stat(vector["c_le3"], percent=True)])
+    peak = str(vector["mean_spectrum_peak_order"])
+    seed_archs = [name for name in published if name != "source" and published_value(published, name, "peak_order") is not None]
+    rows = [[f"peak order, {name}", str(published_value(published, name, "peak_order")), peak if name == arch else "—"] for name in seed_archs]
+    if arch not in seed_archs:
+        rows.append([f"peak order, {arch} (L = {summary['config']['num_blocks']})", "—", peak])
+    rows.append(["κ^v (seed: resnet18)", format_number(published_value(published, "resnet18", "kappa_vector")), format_stat(vector["kappa"])])
+    rows.append(["C_{≤3}, vector (seed: resnet18)", format_percent(published_value(published, "resnet18", "c_le3")), format_stat(vector["c_le3"], percent=True)])
     return rows
 
 
 def verdict_lines(summary: dict[str, Any], compare: dict[str, Any] | None) -> list[str]:
     """The verdict, every clause decided by comparing numbers from the JSON."""
-    seed, config, null = summary["published"], summary["config"], summary["binomial_null"]
+    published, config, null = summary["published"], summary["config"], summary["binomial_null"]
     vector = summary["projections"]["vector"]
     kappa, c_le3, peak = vector["kappa"], vector["c_le3"], vector["mean_spectrum_peak_order"]
     lines = []
-    note = comparability_note(config)
-    if note:
-        lines.append(f"- {note}")
-    seed_peak = seed.get(f"{config['arch']}_peak_order")
+    seed_peak = published_value(published, config["arch"], "peak_order")
     if seed_peak is None:
         lines.append(f"- The seed and paper give no peak order for `{config['arch']}`.")
     else:
         relation = "matches" if peak == seed_peak else f"differs from (by {peak - seed_peak:+d})"
         lines.append(f"- Peak order: our mean vector spectrum peaks at k = {peak}, which {relation} the published k = {seed_peak} for `{config['arch']}`.")
-    if config["arch"] == "resnet18":
-        inside = "inside" if not ci_excludes(kappa, seed["resnet18_kappa_vector"]) else "outside"
-        lines.append(f"- κ^v = {format_stat(kappa)}; the seed's {format_number(seed['resnet18_kappa_vector'])} is {inside} our 95 % CI. "
-                     f"C_{{≤3}} = {format_stat(c_le3, percent=True)} against the seed's {format_percent(seed['resnet18_c_le3'])}.")
+    seed_kappa = published_value(published, config["arch"], "kappa_vector")
+    if seed_kappa is not None:
+        inside = "inside" if not ci_excludes(kappa, seed_kappa) else "outside"
+        lines.append(f"- κ^v = {format_stat(kappa)}; the seed's {format_number(seed_kappa)} is {inside} our 95 % CI. "
+                     f"C_{{≤3}} = {format_stat(c_le3, percent=True)} against the seed's {format_percent(published_value(published, config['arch'], 'c_le3'))}.")
     if ci_excludes(kappa, null["kappa"]):
         direction = "above" if kappa["mean"] > null["kappa"] else "below"
         lines.append(f"- Against the binomial null (κ = {format_number(null['kappa'])}, peak k = {null['peak_order']}, C_{{≤3}} = {format_percent(null['c_le3'])}): "
@@ -187,9 +185,17 @@ def verdict_lines(summary: dict[str, Any], compare: dict[str, Any] | None) -> li
     return lines
 
 
-def report_markdown(summary: dict[str, Any], compare: dict[str, Any] | None, timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
-    """REPORT.md text, generated from the summary JSON(s)."""
-    config = summary["config"]
+METHOD = (
+    "Every image is evaluated under all 2^L residual-gate masks and the Möbius coefficients Δ_S h are taken. Per image, the order energies "
+    "E_k = Σ_{|S|=k} energy(Δ_S h) (k = 0 … L) use the squared L2 norm over classes (vector projection) or the square of the predicted-class "
+    "component Δ_S h[c], c = argmax h(full) (scalar projection). The interaction spectrum p_k = E_k / Σ_{j≥1} E_j is over k ≥ 1 (order 0, the "
+    "trunk h(∅), is reported alone as the trunk share E_0 / Σ_{j≥0} E_j); κ = Σ_{k≥1} k·p_k and C_{≤3} = Σ_{k=1..3} p_k. Every statistic is a "
+    "mean over images with a 95 % bootstrap CI. Nulls: the binomial spectrum p_k ∝ C(L, k) (every coefficient equal energy)"
+)
+
+
+def results_blocks(summary: dict[str, Any], compare: dict[str, Any] | None, figures: dict[str, str]) -> list[str]:
+    """The Result section: headline statistics, the per-order table, per-image κ quantiles, both figures."""
     headers, rows = headline_rows(summary, compare)
     spectrum_headers, spectrum_table = spectrum_rows(summary, compare)
     quantile_rows = []
@@ -198,46 +204,32 @@ def report_markdown(summary: dict[str, Any], compare: dict[str, Any] | None, tim
             quantiles = source["projections"][projection]["kappa_distribution"]["quantiles"]
             quantile_rows.append([f"{name} {projection}"] + [format_number(value) for value in quantiles.values()])
     quantile_headers = ["per-image κ"] + [f"q{key}" for key in summary["projections"]["vector"]["kappa_distribution"]["quantiles"]]
-    lines = [
-        "# Experiment 2 — the interaction-order spectrum",
-        "",
-        f"**Question.** {summary['question']}",
-        "",
-        "**Method.** Every image is evaluated under all 2^L residual-gate masks and the Möbius coefficients "
-        "Δ_S h are taken. Per image, the order energies E_k = Σ_{|S|=k} energy(Δ_S h) (k = 0 … L) use the squared L2 norm over "
-        "classes (vector projection) or the square of the predicted-class component Δ_S h[c], c = argmax h(full) (scalar "
-        "projection). The interaction spectrum p_k = E_k / Σ_{j≥1} E_j is over k ≥ 1 (order 0, the trunk h(∅), is reported "
-        "alone as the trunk share E_0 / Σ_{j≥0} E_j); κ = Σ_{k≥1} k·p_k and C_{≤3} = Σ_{k=1..3} p_k. Every statistic is a mean "
-        "over images with a 95 % bootstrap CI. Nulls: the binomial spectrum p_k ∝ C(L, k) (every coefficient equal energy)"
-        + (" and the same architecture with random-init weights." if compare is not None else "; run step_1 with `--weights random` and pass `--compare-summary` for the random-init null."),
-        "",
-        data_sentence(summary, f"; random-init null: {compare['num_valid']} images, weights `{compare['config']['weights']}`, seed {compare['config']['seed']}" if compare is not None else ""),
-        "",
-        "## Result",
-        "",
+    return [
         markdown_table(headers, rows),
-        "",
         markdown_table(spectrum_headers, spectrum_table),
-        "",
         markdown_table(quantile_headers, quantile_rows),
-        "",
-        f"![interaction-order spectrum]({figures['spectrum']})",
-        "",
-        f"![per-image κ]({figures['kappa']})",
-        "",
-        "## Beside the seed",
-        "",
-        markdown_table(["quantity", "seed / paper", f"ours ({config['arch']})"], seed_rows(summary)),
-        "",
-        f"Seed: {summary['published']['source']}.",
-        "",
-        "## Verdict",
-        "",
-        *verdict_lines(summary, compare),
-        "",
-        *report_footer(config, timing, "experiment_2.step_2_plot", "summary.json"),
+        figure("interaction-order spectrum", figures["spectrum"]),
+        figure("per-image κ", figures["kappa"]),
     ]
-    return "\n".join(lines)
+
+
+def report_markdown(summary: dict[str, Any], compare: dict[str, Any] | None, timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
+    """REPORT.md text, generated from the summary JSON(s)."""
+    null = (" and the same architecture with random-init weights." if compare is not None
+            else "; run step_1 with `--weights random` and pass `--compare-summary` for the random-init null.")
+    return ReportDocument(
+        title="Experiment 2 — the interaction-order spectrum",
+        summary=summary,
+        method=METHOD + null,
+        results=results_blocks(summary, compare, figures),
+        seed_rows=seed_rows(summary),
+        seed_source=summary["published"]["source"],
+        verdict=verdict_lines(summary, compare),
+        generator="experiment_2.step_2_plot",
+        timing=timing,
+        data_extra=f"; random-init null: {compare['num_valid']} images, weights `{compare['config']['weights']}`, seed {compare['config']['seed']}" if compare is not None else "",
+        seed_headers=["quantity", "seed / paper", f"ours ({summary['config']['arch']})"],
+    ).render()
 
 
 def main(argv: list[str] | None = None) -> None:

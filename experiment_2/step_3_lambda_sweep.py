@@ -4,11 +4,12 @@ Question: does the interaction spectrum migrate to low orders when every residua
 scaled by λ < 1 (3A), what does that cost in predictions (3B), and does each order's energy follow
 the λ^k law proved for smooth residual stacks?
 For every λ in --lambdas (λ = 1 is always evaluated as the reference) all 2^L masks of every image
-are evaluated with x_{l+1} = ReLU(shortcut(x_l) + λ·m_l·F_l(x_l)) and Experiment 2's per-image
-statistics taken (order energies, spectra, κ^v, κ^s, C_{≤3}, trunk share, both projections), plus
-the top-1 agreement of argmax h_λ(full) with argmax h_1(full). The λ^k law: per order k, the slope
-of log sqrt(Ē_k(λ)) against log λ over --fit-lambdas (default: the 3 smallest λs), Ē_k the mean
-over images of E_k, with a bootstrap-over-images CI (experiment_2.scaling).
+are evaluated with every residual branch scaled by λ (the model's own recursion, recorded in the
+summary's config as gated_recursion) and Experiment 2's per-image statistics taken (order energies,
+spectra, κ^v, κ^s, C_{≤3}, trunk share, both projections), plus the top-1 agreement of argmax
+h_λ(full) with argmax h_1(full). The λ^k law: per order k, the slope of log sqrt(Ē_k(λ)) against
+log λ over --fit-lambdas (default: the 3 smallest λs), Ē_k the mean over images of E_k, with a
+bootstrap-over-images CI (experiment_2.scaling).
 
 Inputs:  --sample-index (experiment_1.step_2_sample), shards in --data-dir, --arch/--weights.
 Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CIs, κ monotonicity,
@@ -25,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1 import published
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, valid_images, write_results
+from experiment_1.published import published_numbers
 from experiment_1.stats import bootstrap_mean_ci
 from experiment_2.aggregate import PROJECTIONS, spectrum_summary
 from experiment_2.evaluation import evaluate_spectrum
@@ -140,7 +141,7 @@ def summarize(
         "kappa_monotonic": kappa_monotonicity(per_lambda),
         "power_law": {"fit_lambdas": fit_lambdas, "method": FIT_METHOD, "slope_tolerance": tolerance, "floor_margin": FLOOR_MARGIN, "projections": fits},
         "binomial_null": binomial_null(num_blocks),
-        "published": published.EXPERIMENT_3AB,
+        "published": published_numbers("experiment_3ab"),
     }
 
 

@@ -21,10 +21,16 @@ import numpy as np
 from experiment_1.errors import run_cli
 from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, save_figure
-from experiment_1.report import comparability_note, data_sentence, format_number, format_percent, format_stat, markdown_table, report_footer
+from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_2.aggregate import PROJECTIONS
 
 SEED_AGREEMENT_LAMBDAS = (0.8, 1.0)
+SEED_ARCH = "resnet18"  # the seed reports 3A/3B for ResNet-18 only
+
+
+def seed_numbers(summary: dict[str, Any]) -> dict[str, Any]:
+    """The seed's 3A/3B numbers (ResNet-18) from the summary's ``published`` block."""
+    return summary["published"][SEED_ARCH]
 
 
 def series(summary: dict[str, Any], projection: str, statistic: str) -> dict[str, np.ndarray]:
@@ -41,7 +47,7 @@ def error_bars(stat: dict[str, np.ndarray]) -> list[np.ndarray]:
 def plot_kappa(summary: dict[str, Any], output: Path) -> Path:
     """κ^v and κ^s against λ (95 % CIs), the binomial null κ and the seed's endpoints."""
     lambdas = np.array(summary["lambdas"])
-    seed = summary["published"]
+    seed = seed_numbers(summary)
     figure, axes = new_figure(6.0, 3.8)
     for projection in PROJECTIONS:
         kappa = series(summary, projection, "kappa")
@@ -78,7 +84,7 @@ def plot_agreement(summary: dict[str, Any], output: Path) -> Path:
     lambdas = np.array(summary["lambdas"])
     stats = [entry["top1_agreement_with_lambda_1"] for entry in summary["per_lambda"]]
     agreement = {key: np.array([stat[key] for stat in stats]) for key in ("mean", "ci_low", "ci_high")}
-    low, high = summary["published"]["agreement_range_lambda_0.8_to_1"]
+    low, high = seed_numbers(summary)["agreement_range_lambda_0.8_to_1"]
     figure, axes = new_figure(6.0, 3.6)
     axes.fill_between(list(SEED_AGREEMENT_LAMBDAS), [low, low], [high, high], color="#c22", alpha=0.15, label="seed range, λ ∈ [0.8, 1]")
     axes.errorbar(lambdas, agreement["mean"], yerr=error_bars(agreement), color=COLOURS["vector"], marker="o", ms=4, capsize=2, label="ours")
@@ -118,7 +124,7 @@ def plot_lambda_law(summary: dict[str, Any], output: Path) -> Path:
     slope_axes.set_xticks(orders)
     slope_axes.set_xlabel("interaction order k")
     slope_axes.set_ylabel("slope of log sqrt(Ē_k) vs log λ (95 % CI)")
-    slope_axes.set_title(f"fit over λ ∈ {{{', '.join(f'{value:g}' for value in law['fit_lambdas'])}}}", fontsize=9)
+    slope_axes.set_title(f"fit over λ ∈ {{{format_lambdas(law['fit_lambdas'])}}}", fontsize=9)
     slope_axes.legend(fontsize=7)
     return save_figure(figure, output)
 
@@ -159,7 +165,7 @@ def entry_at(summary: dict[str, Any], value: float) -> dict[str, Any] | None:
 
 def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
     """The seed's numbers beside ours."""
-    seed = summary["published"]
+    seed = seed_numbers(summary)
     rows = []
     for value, key in ((1.0, "kappa_at_lambda_1"), (0.1, "kappa_at_lambda_0.1")):
         entry = entry_at(summary, value)
@@ -173,12 +179,9 @@ def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
 
 def verdict_lines(summary: dict[str, Any]) -> list[str]:
     """The verdict, every clause decided by numbers from the JSON."""
-    seed, per_lambda = summary["published"], summary["per_lambda"]
+    seed, per_lambda = seed_numbers(summary), summary["per_lambda"]
     first, last = per_lambda[0], per_lambda[-1]
     lines = []
-    note = comparability_note(summary["config"])
-    if note:
-        lines.append(f"- {note}")
     for projection in PROJECTIONS:
         monotonic = summary["kappa_monotonic"][projection]
         start, end = first["projections"][projection]["kappa"]["mean"], last["projections"][projection]["kappa"]["mean"]
@@ -204,9 +207,19 @@ def verdict_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
-    """REPORT.md text, generated from summary_all.json (and timing.json)."""
-    config, law = summary["config"], summary["power_law"]
+def method_text(summary: dict[str, Any]) -> str:
+    """What is computed at each λ, how the λ^k law is fitted, and when an order counts as resolved."""
+    law = summary["power_law"]
+    return ("For each λ every image is evaluated under all 2^L gate masks. Experiment 2's statistics follow per image (order energies E_k, "
+            "spectrum p_k = E_k / Σ_{j≥1} E_j over k ≥ 1, κ = Σ_{k≥1} k·p_k, C_{≤3}, trunk share E_0 / Σ_{j≥0} E_j; vector and scalar projections), "
+            "as means with 95 % bootstrap CIs. 3B: top-1 agreement of argmax h_λ(full) with argmax h_1(full). λ^k law: " + law["method"] + ". "
+            f"An order is *resolved* when its mean energy is at least {format_number(law['floor_margin'])}× the round-off floor (C(L,k)·2^k times "
+            "the variance of rounding the logits to the network's arithmetic, a lower bound on the noise) at every fitted λ.")
+
+
+def results_blocks(summary: dict[str, Any], figures: dict[str, str]) -> list[str]:
+    """The Result section: per-λ overview and spectra, the λ^k slopes, the four figures."""
+    law = summary["power_law"]
     num_blocks = summary["binomial_null"]["num_blocks"]
     overview = []
     for entry in summary["per_lambda"]:
@@ -220,57 +233,44 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figu
         slopes.append([str(vector_row["order"]), format_stat({"mean": vector_row["slope"], "ci_low": vector_row["ci_low"], "ci_high": vector_row["ci_high"]}),
                        "yes" if vector_row["within_tolerance"] else "no", "yes" if vector_row["ci_contains_expected"] else "no", format_number(vector_row["min_floor_ratio"]),
                        format_stat({"mean": scalar_row["slope"], "ci_low": scalar_row["ci_low"], "ci_high": scalar_row["ci_high"]}), "yes" if scalar_row["within_tolerance"] else "no"])
-    added = [value for value in summary["lambdas"] if value not in summary["lambdas_requested"]]
-    lines = [
-        "# Experiment 3A/3B — residual scaling",
-        "",
-        f"**Question.** {summary['question']}",
-        "",
-        "**Method.** Every residual branch is scaled by λ, x_{l+1} = ReLU(shortcut(x_l) + λ·m_l·F_l(x_l)), and for each λ every image is "
-        "evaluated under all 2^L gate masks. Experiment 2's statistics follow per image (order energies E_k, spectrum p_k = E_k / Σ_{j≥1} E_j over "
-        "k ≥ 1, κ = Σ_{k≥1} k·p_k, C_{≤3}, trunk share E_0 / Σ_{j≥0} E_j; vector and scalar projections), as means with 95 % bootstrap CIs. "
-        "3B: top-1 agreement of argmax h_λ(full) with argmax h_1(full). λ^k law: " + law["method"] + ". An order is *resolved* when its mean energy is at least "
-        f"{format_number(law['floor_margin'])}× the round-off floor (C(L,k)·2^k times the variance of rounding the logits to the network's arithmetic, a lower bound on the noise) at every fitted λ.",
-        "",
-        data_sentence(summary, f"; λ ∈ {{{', '.join(f'{value:g}' for value in summary['lambdas'])}}}"
-                      + (f" (λ = {', '.join(f'{value:g}' for value in added)} added as the agreement reference)" if added else "")),
-        "",
-        "## 3A/3B — spectrum and agreement per λ",
-        "",
+    return [
+        "### 3A/3B — spectrum and agreement per λ",
         markdown_table(["λ", "κ^v", "κ^s", "peak k (vector)", "C_{≤3} (vector)", "trunk share (vector)", "top-1 agreement with λ = 1"], overview),
-        "",
-        f"![κ vs λ]({figures['kappa']})",
-        "",
+        figure("κ vs λ", figures["kappa"]),
         "Mean vector spectrum p_k per λ:",
-        "",
         markdown_table(["λ"] + [f"k = {order}" for order in range(1, num_blocks + 1)], spectra),
-        "",
-        f"![spectra per λ]({figures['spectra']})",
-        "",
-        f"![top-1 agreement vs λ]({figures['agreement']})",
-        "",
-        "## The λ^k law",
-        "",
-        f"Slope of log sqrt(Ē_k) against log λ over λ ∈ {{{', '.join(f'{value:g}' for value in law['fit_lambdas'])}}}; "
-        f"\"follows\" means |slope − k| ≤ {format_number(law['slope_tolerance'])}.",
-        "",
+        figure("spectra per λ", figures["spectra"]),
+        figure("top-1 agreement vs λ", figures["agreement"]),
+        "### The λ^k law",
+        f"Slope of log sqrt(Ē_k) against log λ over λ ∈ {{{format_lambdas(law['fit_lambdas'])}}}; \"follows\" means |slope − k| ≤ {format_number(law['slope_tolerance'])}.",
         markdown_table(["k", "slope, vector [95 % CI]", "follows", "CI contains k", "min Ē_k / round-off floor", "slope, scalar [95 % CI]", "follows (scalar)"], slopes),
-        "",
-        f"![λ^k law]({figures['law']})",
-        "",
-        "## Beside the seed",
-        "",
-        markdown_table(["quantity", "seed", "ours"], seed_rows(summary)),
-        "",
-        f"Seed: {summary['published']['source']}.",
-        "",
-        "## Verdict",
-        "",
-        *verdict_lines(summary),
-        "",
-        *report_footer(config, timing, "experiment_2.step_4_lambda_plot", "summary_all.json"),
+        figure("λ^k law", figures["law"]),
     ]
-    return "\n".join(lines)
+
+
+def format_lambdas(values: list[float]) -> str:
+    """``1, 0.5, 0.1``."""
+    return ", ".join(f"{value:g}" for value in values)
+
+
+def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
+    """REPORT.md text, generated from summary_all.json (and timing.json)."""
+    added = [value for value in summary["lambdas"] if value not in summary["lambdas_requested"]]
+    lambdas = f"λ ∈ {{{format_lambdas(summary['lambdas'])}}}"
+    return ReportDocument(
+        title="Experiment 3A/3B — residual scaling",
+        summary=summary,
+        method=method_text(summary),
+        results=results_blocks(summary, figures),
+        seed_rows=seed_rows(summary),
+        seed_source=summary["published"]["source"],
+        verdict=verdict_lines(summary),
+        generator="experiment_2.step_4_lambda_plot",
+        timing=timing,
+        data_extra=f"; {lambdas}" + (f" (λ = {format_lambdas(added)} added as the agreement reference)" if added else ""),
+        source="summary_all.json",
+        residual_scale=lambdas,
+    ).render()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.errors import PipelineError
+from experiment_1.resummarize import main as resummarize_main
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_main
 
@@ -46,6 +47,7 @@ def test_evaluate_then_plot(tiny_shards: Path, sample_index: Path, tmp_path: Pat
     np.testing.assert_allclose(metrics["naive_sum_rel_error"]["mean"], per_image["naive_sum_rel_error"].mean())
     plot_main(["--summary", str(output / "summary.json")])
     report = (output / "REPORT.md").read_text()
+    assert f"The model computes `{summary['config']['gated_recursion']}`" in report and "ReLU(shortcut_l(x_l)" in report
     assert (output / "reconstruction_error.png").stat().st_size > 1000
     assert f"{metrics['naive_sum_rel_error']['mean']:.3g}" in report
     assert "exact to round-off" in report
@@ -125,3 +127,13 @@ def test_a_sample_list_of_only_corrupt_images_is_a_clear_error(tmp_path: Path, s
     sample_main(["--data-dir", str(data_dir), "--num-images", "2", "--output", str(index)])
     with pytest.raises(PipelineError, match="every image of the sample list was skipped as corrupt"):
         step_3.main(evaluate_args(data_dir, index, tmp_path / "results", "--skip-corrupt"))
+
+
+def test_resummarize_rebuilds_the_same_numbers_from_per_image(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
+    output = tmp_path / "results"
+    step_3.main(evaluate_args(tiny_shards, sample_index, output))
+    before = json.loads((output / "summary.json").read_text())
+    resummarize_main(["--summary", str(output / "summary.json")])
+    after = json.loads((output / "summary.json").read_text())
+    assert after["config"].pop("summary_rebuilt_by").startswith("experiment_1.resummarize at ")
+    assert after == before  # same arrays, same code: every number identical

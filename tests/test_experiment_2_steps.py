@@ -84,7 +84,7 @@ def test_spectrum_step_and_report(tiny_shards: Path, small_input: int, tmp_path:
     assert sum(vector["peak_order_distribution"]["counts"]) == 3
     assert vector["trunk_share"]["mean"] == pytest.approx(float(np.mean(arrays["energy_vector"][:, 0] / arrays["energy_vector"].sum(1))))
     assert summary["binomial_null"]["kappa"] == pytest.approx(4 * 256 / 255)
-    assert summary["published"]["resnet18_peak_order"] == 5
+    assert summary["published"]["resnet18"]["peak_order"] == 5
 
     step_2_plot.main(["--summary", str(trained_dir / "summary.json"), "--compare-summary", str(random_dir / "summary.json")])
     report = (trained_dir / "REPORT.md").read_text()
@@ -168,6 +168,7 @@ def test_lambda_sweep_end_to_end_resume_and_report(tiny_shards: Path, small_inpu
     assert ("strictly decreasing at every step" in report) == summary["kappa_monotonic"]["vector"]["monotonic"]
     assert "— (λ not evaluated)" in report  # the seed's λ = 0.1 point is not in this sweep
     assert summary["config"]["post_activation"] == ["ReLU"] and "a ReLU follows every sum" in report
+    assert f"The model computes `{summary['config']['gated_recursion']}` for every gateable block l (λ ∈ {{1, 0.5, 0.25}})" in report
 
     with pytest.raises(PipelineError):
         step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, tmp_path / "bad") + ["--lambdas", "0.5", "--fit-lambdas", "0.3"])

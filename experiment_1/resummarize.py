@@ -1,0 +1,73 @@
+"""Rebuild a summary from its committed per-image arrays, without evaluating a single mask.
+
+Question: when the summary's code or provenance changes (a new config key such as
+gated_recursion, a new layout of the published numbers), what does the summary of an existing run
+become? The evaluation steps write per_image.npz beside every summary; the statistics are a pure
+function of those arrays and the configuration, so the step's own ``summarize`` rebuilds them. The
+numbers cannot move unless the summarising code changed; compare the old and new JSON to check.
+
+Inputs:  --summary, one or more summary.json of experiment_1.step_3_evaluate or
+         experiment_2.step_1_evaluate, or summary_all.json of experiment_2.step_3_lambda_sweep,
+         each with its per_image.npz beside it.
+Outputs: each summary file, rewritten atomically: the step's current summary of the same
+         arrays, with the model's gated_recursion added to the config and ``summary_rebuilt_by``
+         naming this tool and the commit it ran at (read once, before the first file changes);
+         git_commit stays the commit that evaluated the images.
+
+    python -m experiment_1.resummarize --summary experiment_*/results_*_sample/summary*.json
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiment_1.errors import PipelineError, run_cli
+from experiment_1.gated_resnet import build_gated_resnet
+from experiment_1.io_utils import atomic_write_json, git_commit, read_json
+
+
+def rebuilt_config(config: dict[str, Any], commit: str) -> dict[str, Any]:
+    """The run's config with the recursion of the model it names, built on CPU (weights as recorded)."""
+    model = build_gated_resnet(config["arch"], config["weights"], seed=config["seed"])
+    return {**config, "gated_recursion": model.gated_recursion, "summary_rebuilt_by": f"experiment_1.resummarize at {commit}"}
+
+
+def resummarize(summary: dict[str, Any], arrays: dict[str, np.ndarray], commit: str) -> dict[str, Any]:
+    """The current summary of the same arrays, by the step that wrote ``summary``."""
+    from experiment_1 import step_3_evaluate
+    from experiment_2 import step_1_evaluate, step_3_lambda_sweep
+
+    config, seed = rebuilt_config(summary["config"], commit), summary["config"]["seed"]
+    experiment = summary.get("experiment")
+    if experiment == 1:
+        return step_3_evaluate.summarize(arrays, config, seed)
+    if experiment == 2:
+        return step_1_evaluate.summarize(arrays, config, seed)
+    if experiment == "3A/3B":
+        law = summary["power_law"]
+        per_lambda = {name: value for name, value in arrays.items() if name != "lambdas"}
+        return step_3_lambda_sweep.summarize(per_lambda, summary["lambdas"], summary["lambdas_requested"], law["fit_lambdas"], config, seed, law["slope_tolerance"])
+    raise PipelineError(f"experiment {experiment!r}: only the summaries of Experiments 1, 2 and 3A/3B can be rebuilt")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--summary", type=Path, nargs="+", required=True, help="summary.json / summary_all.json files to rebuild (per_image.npz beside each)")
+    args = parser.parse_args(argv)
+    for path in args.summary:
+        if not path.exists() or not (path.parent / "per_image.npz").exists():
+            raise PipelineError(f"{path}: needs the summary and per_image.npz beside it; rerun the evaluation step that wrote them")
+    commit = git_commit()
+    for path in args.summary:
+        per_image = path.parent / "per_image.npz"
+        with np.load(per_image) as stored:
+            arrays = {name: stored[name] for name in stored.files}
+        atomic_write_json(path, resummarize(read_json(path), arrays, commit))
+        print(f"rebuilt {path} from {per_image}")
+
+
+if __name__ == "__main__":
+    run_cli(main)
