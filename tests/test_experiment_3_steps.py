@@ -170,12 +170,14 @@ def test_naive_engine_gives_the_same_curves(tiny_shards: Path, small_input: int,
     np.testing.assert_allclose(naive["k_eff_vector"], tree["k_eff_vector"], rtol=1e-4)
 
 
-def test_bad_flags_and_summaries_are_one_line_errors(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
+def test_bad_flags_and_summaries_are_one_line_errors(tiny_shards: Path, small_input: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
-    with pytest.raises(PipelineError, match="--ks 0 300"):
-        step_1_evaluate.main(flags(tiny_shards, sample_index, tmp_path / "bad") + ["--ks", "0", "4", "300"])
-    with pytest.raises(PipelineError, match="--num-random-seeds 0"):
-        step_1_evaluate.main(flags(tiny_shards, sample_index, tmp_path / "bad") + ["--num-random-seeds", "0"])
+    with pytest.raises(PipelineError, match="--ks 300 512: every K must be at most 2\\^L = 256"):
+        step_1_evaluate.main(flags(tiny_shards, sample_index, tmp_path / "bad") + ["--ks", "4", "300", "512"])
+    for flag in ("--ks", "--num-random-seeds"):
+        with pytest.raises(SystemExit):
+            step_1_evaluate.main(flags(tiny_shards, sample_index, tmp_path / "bad") + [flag, "0"])
+        assert f"argument {flag}: 0 is not allowed" in capsys.readouterr().err
     with pytest.raises(PipelineError, match="not found"):
         step_2_plot.main(["--summary", str(tmp_path / "missing.json")])
     atomic_write_json(tmp_path / "other.json", {"experiment": 2})
