@@ -19,7 +19,7 @@ BIN := $(VENV)/bin
 DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
 	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
-.PHONY: test demo bench tables clean-demo
+.PHONY: test demo bench bench-gpu tables clean-demo
 
 $(BIN)/.installed: requirements.txt requirements-offline.txt
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,22 @@ test: $(BIN)/.installed
 demo: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.demo $(DEMO_FLAGS)
 
+# Engine benchmark on this machine: every architecture, tree vs naive, contiguous vs channels-last.
+# CPU size: 1 image at 64 px, naive engine timed on 64 masks (minutes on 2 cores).
+BENCH_CPU_JSON ?= experiment_1/results_bench/bench_cpu_64px.json
 bench: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.bench_engines --archs resnet18 resnet34 --images 2 --resolution 224 --device $(DEVICE)
+	$(BIN)/python -m experiment_1.bench_engines --images 1 --resolution 64 --naive-masks 64 --repeats 1 --device $(DEVICE) \
+		--json $(BENCH_CPU_JSON)
+
+# The same table on a CUDA GPU (e.g. an H100), run as is: 224 px, float32 / tf32 / bfloat16, eager and
+# torch.compile'd, 1, 4 and 16 images per call, channels-last; then `make tables` puts it into the README.
+BENCH_GPU_JSON ?= experiment_1/results_bench/bench_gpu.json
+bench-gpu: $(BIN)/.installed
+	$(BIN)/python -m experiment_1.bench_engines --device cuda --resolution 224 --images 1 4 16 --dtypes float32 tf32 bfloat16 \
+		--compile-modes eager compiled --memory-formats channels_last --naive-masks 256 --repeats 2 --json $(BENCH_GPU_JSON)
+
+tables: $(BIN)/.installed
+	$(BIN)/python -m experiment_1.make_tables
 
 clean-demo:
 	rm -rf experiment_1/results_demo_*
