@@ -19,7 +19,7 @@ BIN := $(VENV)/bin
 DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
 	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
-.PHONY: test demo bench tables clean-demo
+.PHONY: test demo bench bench-gpu tables clean-demo
 
 $(BIN)/.installed: requirements.txt requirements-offline.txt
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,22 @@ test: $(BIN)/.installed
 demo: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.demo $(DEMO_FLAGS)
 
+# Engine benchmark on this machine: every architecture, tree vs naive, contiguous vs channels-last.
+# CPU size: 1 image at 64 px, naive engine timed on 64 masks (minutes on 2 cores).
+BENCH_CPU_JSON ?= experiment_1/results_bench/bench_cpu_64px.json
 bench: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.bench_engines --archs resnet18 resnet34 --images 2 --resolution 224 --device $(DEVICE)
+	$(BIN)/python -m experiment_1.bench_engines --images 1 --resolution 64 --naive-masks 64 --repeats 1 --device $(DEVICE) \
+		--json $(BENCH_CPU_JSON)
+
+# The same table on a CUDA GPU (e.g. an H100), run as is: 224 px, float32 / tf32 / bfloat16, eager and
+# torch.compile'd, 1, 4 and 16 images per call, channels-last; then `make tables` puts it into the README.
+BENCH_GPU_JSON ?= experiment_1/results_bench/bench_gpu.json
+bench-gpu: $(BIN)/.installed
+	$(BIN)/python -m experiment_1.bench_engines --device cuda --resolution 224 --images 1 4 16 --dtypes float32 tf32 bfloat16 \
+		--compile-modes eager compiled --memory-formats channels_last --naive-masks 256 --repeats 2 --json $(BENCH_GPU_JSON)
+
+tables: $(BIN)/.installed
+	$(BIN)/python -m experiment_1.make_tables
 
 clean-demo:
 	rm -rf experiment_1/results_demo_*
@@ -47,8 +61,8 @@ OFFLINE_FLAGS := --arch efficientnet_lite0 --weights pretrained --batch-size 5 -
 SWEEP_IMAGES ?= 40
 NULL_IMAGES ?= 50
 
-.PHONY: offline-results
-offline-results: $(BIN)/.installed
+.PHONY: offline-results offline-results-exp3
+offline-results: $(BIN)/.installed offline-results-exp3 offline-results-exp5
 	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'test-*.parquet' --mode uniform \
 		--num-images 250 --seed 0 --output $(SAMPLE_INDEX)
 	$(BIN)/python -m experiment_1.step_3_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
@@ -63,4 +77,22 @@ offline-results: $(BIN)/.installed
 	$(BIN)/python -m experiment_2.step_3_lambda_sweep --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
 		--limit $(SWEEP_IMAGES) --output-dir experiment_2/results_lambda_efficientnet_lite0_sample
 	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite0_sample/summary_all.json
+	$(BIN)/python -m experiment_1.make_tables
+
+# Experiment 3 (top-K sparse reconstruction) on the same 250 images, 5 draws of every random control.
+offline-results-exp3: $(BIN)/.installed
+	$(BIN)/python -m experiment_3.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --num-random-seeds 5 \
+		--output-dir experiment_3/results_efficientnet_lite0_sample
+	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
+
+# Experiment 5 on the labelled sample: the 900 images of 150 classes × 6 (the same list as Experiment 4),
+# 900 of the 1750 labelled images, for CPU time (about 2 s per image on 2 cores; resumable).
+EXP5_INDEX := experiment_1/sample_index_sample_val_min6.json
+EXP5_DIR := experiment_5/results_efficientnet_lite0_sample
+
+.PHONY: offline-results-exp5
+offline-results-exp5: $(BIN)/.installed
+	$(BIN)/python -m experiment_5.step_1_evaluate --sample-index $(EXP5_INDEX) $(OFFLINE_FLAGS) --output-dir $(EXP5_DIR)
+	$(BIN)/python -m experiment_5.step_2_analyze --per-image $(EXP5_DIR)/per_image.pt
+	$(BIN)/python -m experiment_5.step_3_plot --analysis $(EXP5_DIR)/analysis.json --per-image $(EXP5_DIR)/per_image.pt
 	$(BIN)/python -m experiment_1.make_tables

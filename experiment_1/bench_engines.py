@@ -1,31 +1,46 @@
-"""Benchmark — naive vs prefix-tree all-mask evaluation on this machine.
+"""Benchmark — naive vs prefix-tree all-mask evaluation on this machine, against the work they do.
 
-Question: how much faster is the tree engine than the naive one, and do they agree?
-For each architecture (random weights; the work does not depend on them) it times, in one run,
-the tree engine over all 2^L masks and the naive engine over ``--naive-masks`` random masks
-(all masks when that is ≥ 2^L; otherwise the time is extrapolated linearly to 2^L, which is exact
-for the naive engine's independent per-mask forwards), prints the wall-time ratio beside the
-multiply-accumulate (MAC) ratio, and the largest tree–naive disagreement on the naive masks.
+Question: how fast is each engine, how much of the machine's arithmetic does it use, and does the
+tree engine's speed-up over the naive one match the work it saves? For each architecture (random
+weights; the work does not depend on them), network dtype, eager or compiled model, memory format
+and batch size it times, in one run and interleaved (the best of ``--repeats``):
 
-Inputs:  none (random images).  Outputs: a table on stdout; ``--json`` also writes it as JSON.
+- the tree engine over all 2^L masks;
+- the naive engine over ``--naive-masks`` random masks (all masks when that is ≥ 2^L; otherwise
+  the time is scaled linearly to 2^L, which is exact for its independent per-mask forwards);
 
-    python -m experiment_1.bench_engines --archs resnet18 resnet34 --images 2 --resolution 224
+and reports images/s (one image = all 2^L masks), the engine's multiply-accumulates (MACs) per
+image, the achieved GMAC/s, the naive/tree time ratio beside the MAC ratio, the tree engine's
+speed-up over the contiguous (pre channels-last) layout, and the largest tree–naive disagreement.
+MACs are counted with forward hooks on every ``Conv2d`` and ``Linear`` (batch-norm, activations,
+additions and pooling are not counted): the naive engine runs 2^L full forwards, the tree engine
+the stem once, block l on 2^l states and the head 2^L times.
+
+Inputs:  none (random images).  Outputs: a table on stdout; ``--json`` also writes the rows, which
+         ``python -m experiment_1.make_tables`` puts into the README's benchmark table.
+
+    python -m experiment_1.bench_engines --images 1 --resolution 64 --json experiment_1/results_bench/bench_cpu.json
+    make bench-gpu        # CUDA: float32 / tf32 / bfloat16, eager and compiled, batch sizes 1 4 16
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import torch
 from torch import nn
 
 from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
-from experiment_1.errors import run_cli
-from experiment_1.gated_resnet import ResidualStack, build_gated_resnet
+from experiment_1.errors import PipelineError, run_cli
+from experiment_1.gated_resnet import ARCHITECTURES, MEMORY_FORMATS, ResidualStack, build_gated_resnet, compile_stack
 from experiment_1.io_utils import atomic_write_json, package_versions
-from experiment_1.pipeline import resolve_device
+from experiment_1.pipeline import DTYPES, resolve_device
+
+BENCH_DTYPES = ("float32", "tf32", "bfloat16")
 
 
 def count_macs(module: nn.Module, x: torch.Tensor) -> tuple[int, torch.Tensor]:
@@ -62,7 +77,7 @@ def work_ratio(model: ResidualStack, resolution: int, device: torch.device) -> d
     full, _ = count_macs(model, x)
     size = 2**model.num_blocks
     tree += head * size
-    return {"naive_gmac": full * size / 1e9, "tree_gmac": tree / 1e9, "work_ratio": full * size / tree}
+    return {"naive_gmac": full * size / 1e9, "tree_gmac": tree / 1e9, "work_ratio": full * size / tree, "head_share_of_tree_macs": head * size / tree}
 
 
 def _block_macs(block: nn.Module, state: torch.Tensor) -> tuple[int, torch.Tensor]:
@@ -82,58 +97,107 @@ def synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def bench(arch: str, images: int, resolution: int, naive_masks: int, mask_chunk: int, device: torch.device, seed: int) -> dict[str, float | str]:
-    """Time both engines on one architecture; return the row of the table."""
-    model = build_gated_resnet(arch, "random", device=device, seed=seed)
-    generator = torch.Generator().manual_seed(seed)
-    x = torch.randn(images, 3, resolution, resolution, generator=generator)
-    size = 2**model.num_blocks
-    picked = torch.randperm(size, generator=generator)[: min(naive_masks, size)].sort().values
-    evaluate_masks_naive(model, x[:1], mask_indices=picked[:2])  # warm-up: allocator and kernels at these shapes
+def timed(run: Callable[[], torch.Tensor], device: torch.device) -> tuple[float, torch.Tensor]:
+    """Seconds one call of ``run`` takes (device work included), and its result."""
     synchronize(device)
     started = time.perf_counter()
-    tree = evaluate_masks_tree(model, x, mask_chunk=mask_chunk)
+    result = run()
     synchronize(device)
-    tree_seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    naive = evaluate_masks_naive(model, x, mask_indices=picked, mask_chunk=mask_chunk)
-    synchronize(device)
-    naive_seconds = (time.perf_counter() - started) * size / len(picked)
-    disagreement = (tree[:, picked.to(tree.device)] - naive).abs().max().item()
-    return {
-        "arch": arch,
-        "num_blocks": model.num_blocks,
-        "images": images,
-        "resolution": resolution,
-        "naive_masks_timed": len(picked),
-        "tree_seconds": tree_seconds,
-        "naive_seconds": naive_seconds,
-        "speedup": naive_seconds / tree_seconds,
-        **work_ratio(model, resolution, device),
-        "max_abs_disagreement": disagreement,
-        "max_abs_logit": tree.abs().max().item(),
-    }
+    return time.perf_counter() - started, result
+
+
+def bench_arch(arch: str, args: argparse.Namespace, device: torch.device) -> list[dict[str, Any]]:
+    """Every (dtype, eager/compiled, memory format, batch size) variant of one architecture, timed
+    interleaved ``args.repeats`` times (best time kept), so that a loaded machine slows all alike."""
+    variants: dict[tuple[str, str, str], tuple[ResidualStack, bool]] = {}
+    for dtype, mode, memory_format in itertools.product(args.dtypes, args.compile_modes, args.memory_formats):
+        model = build_gated_resnet(arch, "random", device=device, seed=args.seed, dtype=DTYPES[dtype], memory_format=memory_format)
+        variants[(dtype, mode, memory_format)] = (model, mode == "compiled" and compile_stack(model, args.resolution))
+    reference = next(iter(variants.values()))[0]
+    work = work_ratio(reference, args.resolution, device)
+    size = 2**reference.num_blocks
+    generator = torch.Generator().manual_seed(args.seed)
+    images = torch.randn(max(args.batch_sizes), 3, args.resolution, args.resolution, generator=generator)
+    picked = torch.randperm(size, generator=generator)[: min(args.naive_masks, size)].sort().values
+    tree_times: dict[tuple, list[float]] = {}
+    naive_times: dict[tuple, list[float]] = {}
+    agreement: dict[tuple, dict[str, float]] = {}
+    for _ in range(args.repeats):
+        for (dtype, mode, memory_format), (model, _) in variants.items():
+            torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
+            for batch_size in args.batch_sizes:
+                key = (dtype, mode, memory_format, batch_size)
+                x = images[:batch_size]
+                evaluate_masks_naive(model, x[:1], mask_indices=picked[:2])  # warm-up: allocator and kernels
+                seconds, tree = timed(lambda: evaluate_masks_tree(model, x, mask_chunk=args.mask_chunk), device)
+                tree_times.setdefault(key, []).append(seconds)
+                seconds, naive = timed(lambda: evaluate_masks_naive(model, x, mask_indices=picked, mask_chunk=args.mask_chunk), device)
+                naive_times.setdefault(key, []).append(seconds * size / len(picked))
+                agreement[key] = {"max_abs_disagreement": (tree[:, picked.to(tree.device)] - naive).abs().max().item(), "max_abs_logit": tree.abs().max().item()}
+    rows = []
+    for key in tree_times:
+        dtype, mode, memory_format, batch_size = key
+        tree_seconds, naive_seconds = min(tree_times[key]), min(naive_times[key])
+        contiguous = tree_times.get((dtype, mode, "contiguous", batch_size))
+        rows.append({
+            "arch": arch,
+            "num_blocks": reference.num_blocks,
+            "dtype": dtype,
+            "compile_requested": mode == "compiled",
+            "compiled": variants[(dtype, mode, memory_format)][1],
+            "memory_format": memory_format,
+            "images": batch_size,
+            "resolution": args.resolution,
+            "naive_masks_timed": len(picked),
+            "repeats": args.repeats,
+            "tree_seconds": tree_seconds,
+            "naive_seconds": naive_seconds,
+            "speedup": naive_seconds / tree_seconds,
+            **work,
+            "tree_images_per_s": batch_size / tree_seconds,
+            "naive_images_per_s": batch_size / naive_seconds,
+            "tree_gmac_per_s": work["tree_gmac"] * batch_size / tree_seconds,
+            "naive_gmac_per_s": work["naive_gmac"] * batch_size / naive_seconds,
+            "tree_speedup_vs_contiguous": min(contiguous) / tree_seconds if contiguous else None,
+            **agreement[key],
+        })
+    return rows
+
+
+def print_rows(rows: list[dict[str, Any]], device_name: str) -> None:
+    print(f"device: {device_name}; random weights; MACs of conv and linear layers (forward hooks); best of {rows[0]['repeats']} interleaved runs")
+    print(f"{'arch':<18} {'L':>2} {'dtype':<8} {'mode':<8} {'format':<13} {'imgs':>4} {'px':>4} {'tree img/s':>10} {'tree GMAC':>10} {'tree GMAC/s':>11} "
+          f"{'naive img/s':>11} {'naive GMAC/s':>12} {'naive/tree':>10} {'MAC ratio':>9} {'vs contig.':>10} {'max |tree-naive|':>16}")
+    for row in rows:
+        mode = "compiled" if row["compiled"] else "eager"
+        versus = f"{row['tree_speedup_vs_contiguous']:.2f}×" if row["tree_speedup_vs_contiguous"] else "—"
+        print(f"{row['arch']:<18} {row['num_blocks']:>2} {row['dtype']:<8} {mode:<8} {row['memory_format']:<13} {row['images']:>4} {row['resolution']:>4} "
+              f"{row['tree_images_per_s']:>10.3g} {row['tree_gmac']:>10.4g} {row['tree_gmac_per_s']:>11.4g} {row['naive_images_per_s']:>11.3g} "
+              f"{row['naive_gmac_per_s']:>12.4g} {row['speedup']:>9.1f}× {row['work_ratio']:>8.1f}× {versus:>10} {row['max_abs_disagreement']:>16.2e}")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--archs", nargs="+", default=["resnet18", "resnet34"], help="architectures (default: %(default)s)")
-    parser.add_argument("--images", type=int, default=2, help="images per timed call (default: %(default)s)")
+    parser.add_argument("--archs", nargs="+", default=ARCHITECTURES.names(), help="architectures (default: all registered, %(default)s)")
+    parser.add_argument("--images", "--batch-sizes", dest="batch_sizes", type=int, nargs="+", default=[1], help="images per timed call; several: a sweep (default: %(default)s)")
     parser.add_argument("--resolution", type=int, default=224, help="input size in pixels (default: %(default)s)")
+    parser.add_argument("--dtypes", nargs="+", choices=BENCH_DTYPES, default=["float32"], help="network arithmetic; tf32 = float32 with TensorFloat-32 on GPU (default: %(default)s)")
+    parser.add_argument("--compile-modes", nargs="+", choices=("eager", "compiled"), default=["eager"], help="eager and/or torch.compile'd model (default: %(default)s)")
+    parser.add_argument("--memory-formats", nargs="+", choices=list(MEMORY_FORMATS), default=list(MEMORY_FORMATS), help="model and input layout (default: %(default)s)")
     parser.add_argument("--naive-masks", type=int, default=256, help="masks the naive engine is timed on (default: %(default)s)")
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=2, help="interleaved timings per variant; the best is kept (default: %(default)s)")
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed for weights and images (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=None, help="also write the rows to this JSON file")
     args = parser.parse_args(argv)
+    if min(args.batch_sizes) < 1 or args.repeats < 1 or args.naive_masks < 1:
+        raise PipelineError("--images, --repeats and --naive-masks must be at least 1")
     device = resolve_device(args.device)
     torch.manual_seed(args.seed)
-    rows = [bench(arch, args.images, args.resolution, args.naive_masks, args.mask_chunk, device, args.seed) for arch in args.archs]
+    rows = [row for arch in args.archs for row in bench_arch(arch, args, device)]
     device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"cpu ({torch.get_num_threads()} threads)"
-    print(f"device: {device_name}; {args.images} images at {args.resolution} px; random weights")
-    print(f"{'arch':<10} {'L':>3} {'tree s':>9} {'naive s':>10} {'speed-up':>9} {'MAC ratio':>10} {'max |tree-naive|':>17} {'max |logit|':>12}")
-    for row in rows:
-        print(f"{row['arch']:<10} {row['num_blocks']:>3} {row['tree_seconds']:>9.2f} {row['naive_seconds']:>10.2f} {row['speedup']:>8.1f}× {row['work_ratio']:>9.1f}× {row['max_abs_disagreement']:>17.2e} {row['max_abs_logit']:>12.3g}")
+    print_rows(rows, device_name)
     if args.json:
         command = "python -m experiment_1.bench_engines " + " ".join(sys.argv[1:] if argv is None else argv)
         atomic_write_json(args.json, {"device": device_name, "command": command, "versions": package_versions(), "rows": rows})

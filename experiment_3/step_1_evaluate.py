@@ -29,6 +29,7 @@ import argparse
 import numpy as np
 import torch
 
+from experiment_1 import arg_types
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.pipeline import MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
 from experiment_3.aggregate import summarize
@@ -42,9 +43,9 @@ def check_ks(ks: list[int] | None, num_blocks: int) -> list[int]:
     """The K grid: ``--ks`` sorted and de-duplicated, or all powers of two up to 2^L; each in ``[1, 2^L]``."""
     if ks is None:
         return power_of_two_ks(num_blocks)
-    bad = [k for k in ks if not 1 <= k <= 2**num_blocks]
+    bad = [k for k in ks if k > 2**num_blocks]
     if bad:
-        raise PipelineError(f"--ks {' '.join(map(str, bad))}: every K must lie in 1 … 2^L = {2**num_blocks} for this architecture")
+        raise PipelineError(f"--ks {' '.join(map(str, bad))}: every K must be at most 2^L = {2**num_blocks} for this architecture")
     return sorted(set(ks))
 
 
@@ -63,11 +64,9 @@ def evaluate_topk(setup: EvaluationSetup) -> tuple[dict[str, np.ndarray], dict[s
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_evaluation_arguments(parser, "experiment_3/results")
-    parser.add_argument("--num-random-seeds", type=int, default=5, help="draws of each random control per image (default: %(default)s)")
-    parser.add_argument("--ks", type=int, nargs="+", default=None, help="the K grid (default: 1 2 4 … 2^L)")
+    parser.add_argument("--num-random-seeds", type=arg_types.positive_int, default=5, help="draws of each random control per image (default: %(default)s)")
+    parser.add_argument("--ks", type=arg_types.positive_int, nargs="+", default=None, help="the K grid, each K in 1 … 2^L (default: 1 2 4 … 2^L)")
     args = parser.parse_args(argv)
-    if args.num_random_seeds < 1:
-        raise PipelineError(f"--num-random-seeds {args.num_random_seeds} must be at least 1")
     setup = build_setup(args)
     setup.config.update(
         ks=check_ks(args.ks, setup.model.num_blocks),

@@ -60,12 +60,14 @@ def plot_curves(summary: dict[str, Any], output: Path) -> Path:
         for column, metric in enumerate(metrics):
             axes = axes_list[row * len(metrics) + column]
             for name, source in sources_of(ranking).items():
-                curve = summary["sources"][source]["curves"][metric]
+                curve = {key: np.asarray(values, dtype=float) for key, values in summary["sources"][source]["curves"][metric].items() if key != "n"}
+                if metric == "relative_error":  # log axis: an exact reconstruction (error 0, e.g. K = 2^L) is left out
+                    curve = {key: np.where(values > 0, values, np.nan) for key, values in curve.items()}
                 axes.plot(ks, curve["mean"], color=COLOURS[name], marker="o", ms=3, lw=1.3, label=LABELS[name])
                 axes.fill_between(ks, curve["ci_low"], curve["ci_high"], color=COLOURS[name], alpha=0.2, lw=0)
             axes.set_xscale("log", base=2)
             if metric == "relative_error":
-                axes.set_yscale("symlog", linthresh=1e-3)
+                axes.set_yscale("log")
             axes.set_xlabel("K (subsets kept)")
             axes.set_title(f"{METRIC_LABELS[metric]}, {ranking} ranking", fontsize=8)
     axes_list[0].legend(fontsize=7)
@@ -74,15 +76,16 @@ def plot_curves(summary: dict[str, Any], output: Path) -> Path:
 
 
 def plot_orders(summary: dict[str, Any], output: Path) -> Path:
-    """Stacked share of each order in the magnitude top-K, per K, beside the order shares of all subsets."""
-    ks = summary["ks"]
-    figure, axes_list = new_figure_grid(1, len(RANKINGS), 11.0, 3.8, sharey=True)
+    """Stacked share of each order in the magnitude top-K, per K (K = 2^L: all subsets, C(L, k)/2^L)."""
+    ks, num_masks = summary["ks"], summary["num_masks"]
+    figure, axes_list = new_figure_grid(1, len(RANKINGS), 12.0, 4.0, sharey=True)
     colours = plt.get_cmap("viridis")
     for axes, ranking in zip(axes_list, RANKINGS):
         block = summary["order_histograms"][ranking]
         shares = np.asarray(block["mean_count"]) / np.asarray(ks, dtype=float)[:, None]
-        labels = [str(k) for k in ks] + ["all (C(L,k)/2^L)"]
-        shares = np.vstack([shares, block["binomial_share"]])
+        labels = [f"{k} (all)" if k == num_masks else str(k) for k in ks]
+        if num_masks not in ks:
+            shares, labels = np.vstack([shares, block["binomial_share"]]), labels + ["all (C(L,k)/2^L)"]
         bottom = np.zeros(len(labels))
         for order in block["orders"]:
             axes.bar(labels, shares[:, order], bottom=bottom, color=colours(order / max(block["orders"])), label=f"k = {order}")
@@ -90,8 +93,8 @@ def plot_orders(summary: dict[str, Any], output: Path) -> Path:
         axes.set_xlabel("K")
         axes.tick_params(axis="x", labelsize=7, rotation=45)
         axes.set_title(f"orders in the magnitude top-K, {ranking} ranking", fontsize=9)
-    axes_list[0].set_ylabel("share of the top-K subsets (mean over images)")
-    axes_list[-1].legend(fontsize=6, ncol=2, loc="upper right")
+    axes_list[0].set_ylabel("share of the top-K (mean over images)")
+    axes_list[-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), title="order")
     return save_figure(figure, output)
 
 

@@ -149,8 +149,7 @@ CURVE_METRICS = ("captured_energy", "captured_scalar_energy", "relative_error", 
 def control_generator(seed: int, control: str, draw: int, sample_index: int) -> torch.Generator:
     """A CPU generator seeded from ``(seed, control, draw, sample index)`` alone, so a control's
     permutation of an image does not depend on batch size, batch order or resuming."""
-    entropy = [seed & 0xFFFFFFFFFFFFFFFF, CONTROLS.index(control), draw, sample_index]
-    state = np.random.SeedSequence(entropy).generate_state(2, dtype=np.uint32)
+    state = np.random.SeedSequence([seed, CONTROLS.index(control), draw, sample_index]).generate_state(2, dtype=np.uint32)
     return torch.Generator().manual_seed(int(state[0]) << 31 | int(state[1]) >> 1)
 
 

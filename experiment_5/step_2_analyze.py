@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from experiment_1 import arg_types
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_json
 from experiment_1.published import published_numbers
@@ -200,8 +201,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate")
     parser.add_argument("--output", type=Path, default=None, help="analysis JSON to write (default: analysis.json beside --per-image)")
     parser.add_argument("--primary-score", choices=DIFFICULTY_SCORES, default="cross_entropy", help="difficulty score whose quartiles decide the verdicts (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap resamples (default: %(default)s)")
-    parser.add_argument("--num-resamples", type=int, default=NUM_RESAMPLES, help="bootstrap resamples (default: %(default)s)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the bootstrap resamples (default: %(default)s)")
+    parser.add_argument("--num-resamples", type=arg_types.positive_int, default=NUM_RESAMPLES, help="bootstrap resamples (default: %(default)s)")
     args = parser.parse_args(argv)
     if args.num_resamples < 100:
         raise PipelineError(f"--num-resamples {args.num_resamples}: use at least 100 for a 95 % percentile CI")

@@ -27,37 +27,10 @@ from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exi
 from experiment_1.plotting import new_figure, new_figure_grid, save_figure
 from experiment_1.report import ReportDocument, figure, format_number, format_stat, markdown_table
 from experiment_5.association import ci_excludes_zero
+from experiment_5.formatting import MEASURE_LABELS, SCORE_LABELS, difference_cell, measure_label, rho_cell, stat_cell, verdict_cell
 from experiment_5.step_2_analyze import analysed_images, load_per_image
 
-SCORE_LABELS = {
-    "cross_entropy": "cross-entropy",
-    "one_minus_p_true": "1 − p(true)",
-    "one_minus_max_softmax": "1 − max softmax",
-    "entropy": "softmax entropy",
-    "negative_margin": "−(top-1 − top-2 margin)",
-}
-MEASURE_LABELS = {
-    "kbar_vector": "k̄ (vector)",
-    "kbar_scalar": "k̄ (scalar)",
-    "kappa_vector": "κ (vector)",
-    "kappa_scalar": "κ (scalar)",
-    "c_le3_vector": "C≤3 (vector)",
-    "c_le3_scalar": "C≤3 (scalar)",
-    "n_eff_vector": "N_eff^v",
-    "k_err": "K_τ^err",
-    "k_mass": "K_η^mass",
-}
-PERCENT_MEASURES = ("c_le3_vector", "c_le3_scalar")
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]
-
-
-def measure_label(name: str) -> str:
-    """A measure's display name; the extra thresholds read ``K_τ^err (τ = 0.05)``."""
-    if name.startswith("k_err_tau_"):
-        return f"K_τ^err (τ = {name.removeprefix('k_err_tau_')})"
-    if name.startswith("k_mass_eta_"):
-        return f"K_η^mass (η = {name.removeprefix('k_mass_eta_')})"
-    return MEASURE_LABELS[name]
 
 
 def load_analysis(path: Path) -> dict[str, Any]:
@@ -141,20 +114,6 @@ def plot_strongest_pairs(analysis: dict[str, Any], record: dict[str, Any], outpu
     return save_figure(figure_, output)
 
 
-def stat_cell(stat: dict[str, Any], measure: str) -> str:
-    return format_stat(stat, percent=measure in PERCENT_MEASURES)
-
-
-def difference_cell(stat: dict[str, Any], measure: str) -> str:
-    if measure in PERCENT_MEASURES:
-        return f"{100 * stat['mean']:+.2f} pp [{100 * stat['ci_low']:+.2f}, {100 * stat['ci_high']:+.2f}]"
-    return f"{format_number(stat['mean'])} [{format_number(stat['ci_low'])}, {format_number(stat['ci_high'])}]"
-
-
-def rho_cell(entry: dict[str, Any], prefix: str = "") -> str:
-    return f"{format_number(entry[prefix + 'rho'])} [{format_number(entry[prefix + 'ci_low'])}, {format_number(entry[prefix + 'ci_high'])}]"
-
-
 def headline_table(analysis: dict[str, Any], measures: list[str]) -> str:
     """Per measure: mean, ρ and partial ρ with the primary score, quartile means and difference, incorrect − correct, verdict."""
     primary = analysis["settings"]["primary_score"]
@@ -173,7 +132,7 @@ def headline_table(analysis: dict[str, Any], measures: list[str]) -> str:
             stat_cell(quartile["quartile_means"][3], measure),
             difference_cell(quartile["hard_minus_easy"], measure),
             difference_cell(correctness[measure]["incorrect_minus_correct"], measure) if correctness else "—",
-            f"**{verdict['verdict']}**" + (f" ({verdict['direction']})" if verdict["direction"] else "") + f", {verdict['agreeing_scores']}/{len(analysis['scores'])} scores agree",
+            verdict_cell(verdict, len(analysis["scores"])),
         ])
     return markdown_table(
         ["measure", "mean [95 % CI]", f"ρ with {SCORE_LABELS[primary]}", "partial ρ given ‖h(full)‖", "easy quartile", "hard quartile",

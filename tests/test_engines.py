@@ -1,13 +1,15 @@
 """Gated ResNets and the all-mask evaluators: exactness against torchvision and against each other."""
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 import torchvision
 
-from experiment_1.core import evaluate_all_masks, evaluate_masks_naive
+from experiment_1.core import ENGINES, evaluate_all_masks, evaluate_masks_naive
 from experiment_1.errors import PipelineError
-from experiment_1.gated_resnet import MEMORY_FORMATS, build_gated_resnet, set_per_sample_masks
+from experiment_1.gated_resnet import MEMORY_FORMATS, build_gated_resnet, compile_stack, set_per_sample_masks
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
 
 
@@ -196,3 +198,42 @@ def test_registry_knows_each_architectures_pretrained_weights() -> None:
     assert ARCHITECTURES.pretrained_weights("efficientnet_lite0") == "pretrained"
     with pytest.raises(PipelineError, match="unknown arch 'vgg16'"):
         ARCHITECTURES.pretrained_weights("vgg16")
+
+
+def test_compile_falls_back_to_eager_with_one_line(resnet18: torch.nn.Module, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    class Broken(torch.nn.Module):
+        def forward(self, *args, **kwargs):
+            raise RuntimeError("InvalidCxxCompiler: no working C++ compiler found\nmore detail")
+
+    def broken_compile(target, **kwargs):
+        if isinstance(target, torch.nn.Module):
+            return Broken()
+        return lambda *args, **kw: Broken()()
+
+    model = build_gated_resnet("resnet18", "random", seed=0)
+    monkeypatch.setattr(torch, "compile", broken_compile)
+    assert compile_stack(model, resolution=32) is False
+    assert not model.compiled
+    assert capsys.readouterr().err.strip() == (
+        "--compile: torch.compile is unavailable here (RuntimeError: InvalidCxxCompiler: no working C++ compiler found); running eager"
+    )
+    assert all("forward" not in vars(block) and "forward_both" not in vars(block) for block in model.blocks)
+    x = images(2, size=32, seed=9)
+    with torch.no_grad():  # the same eager modules on the same batch and memory format
+        assert torch.equal(model(x), resnet18(x))
+
+
+@pytest.mark.skipif(
+    not os.environ.get("MOE_TEST_COMPILE"),
+    reason="torch.compile on CPU compiles C++ for minutes on a small machine; set MOE_TEST_COMPILE=1 to run",
+)
+def test_compiled_stack_agrees_with_eager_on_both_engines(resnet18: torch.nn.Module) -> None:
+    model = build_gated_resnet("resnet18", "random", seed=0)
+    if not compile_stack(model, resolution=32):
+        pytest.skip("torch.compile is unavailable on this machine")
+    assert model.compiled
+    x = images(2, size=32, seed=10)
+    naive_eager = evaluate_all_masks(resnet18, x, engine="naive", mask_chunk=64, residual_scale=0.7)
+    for engine in ENGINES:  # fused kernels sum in another order: round-off, not bit-equality
+        compiled = evaluate_all_masks(model, x, engine=engine, mask_chunk=16, residual_scale=0.7)
+        assert_same_to_round_off(compiled, naive_eager)

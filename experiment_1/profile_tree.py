@@ -1,0 +1,128 @@
+"""Profile — where one tree-engine pass spends its time, per part of the network and per operator.
+
+Question: which layers dominate the all-mask tree pass (the stem runs once per image, block l on
+2^l prefix states, the head 2^L times), and what would batching the head more or folding
+batch-norm into the convolutions save at most? It runs one warm-up pass and one profiled pass of
+``evaluate_masks_tree`` under ``torch.profiler`` (CPU activities), labels the stem, each gateable
+block's ``pre`` (fixed blocks before it), ``shortcut`` and ``branch`` and the head with
+``record_function``, and reports each part's share of the pass, the operators with the most self
+time, and the share of batch-norm, convolution and linear operators.
+
+Inputs:  none (random weights unless ``--weights``; random images).
+Outputs: a table on stdout; ``--json`` writes it, and ``make_tables`` puts a summary into the README.
+
+    python -m experiment_1.profile_tree --arch efficientnet_lite0 --json experiment_1/results_profile/profile_cpu_efficientnet_lite0.json
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+from torch.profiler import ProfilerActivity, profile, record_function
+
+from experiment_1.core import evaluate_masks_tree
+from experiment_1.errors import run_cli
+from experiment_1.gated_resnet import MEMORY_FORMATS, ResidualStack, build_gated_resnet
+from experiment_1.io_utils import atomic_write_json, package_versions
+
+OPERATOR_GROUPS = {
+    "convolution": ("conv", "mkldnn_convolution"),
+    "batch_norm": ("batch_norm",),
+    "linear": ("addmm", "linear", "matmul", "mm"),
+}
+
+
+def labelled_parts(model: ResidualStack) -> list[tuple[str, nn.Module]]:
+    """The parts a tree pass runs, with their labels: stem, each block's pre/shortcut/branch, head."""
+    parts: list[tuple[str, nn.Module]] = [("stem", model.stem)]
+    for level, block in enumerate(model.blocks):
+        calls = f"×{2**level}"
+        for name in ("pre", "shortcut", "branch"):
+            module = getattr(block, name)
+            if not isinstance(module, nn.Identity):
+                parts.append((f"{block.name} {name} ({calls})", module))
+    parts.append((f"head (×{2**model.num_blocks})", model.head))
+    return parts
+
+
+def label_with_record_function(parts: list[tuple[str, nn.Module]]) -> list[Any]:
+    """Forward hooks that open a ``record_function(label)`` around each part's calls; returns the handles."""
+    handles = []
+    for label, module in parts:
+        opened: list[Any] = []
+
+        def enter(_module: nn.Module, _inputs: Any, label: str = label, opened: list[Any] = opened) -> None:
+            context = record_function(label)
+            context.__enter__()
+            opened.append(context)
+
+        def leave(_module: nn.Module, _inputs: Any, _output: Any, opened: list[Any] = opened) -> None:
+            opened.pop().__exit__(None, None, None)
+
+        handles += [module.register_forward_pre_hook(enter), module.register_forward_hook(leave)]
+    return handles
+
+
+def profile_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int, top: int) -> dict[str, Any]:
+    """One profiled tree pass (after a warm-up); part and operator shares of its CPU time."""
+    evaluate_masks_tree(model, images, mask_chunk=mask_chunk)  # warm-up: allocator and kernels
+    parts = labelled_parts(model)
+    handles = label_with_record_function(parts)
+    try:
+        with profile(activities=[ProfilerActivity.CPU]) as profiler:
+            started = time.perf_counter()
+            evaluate_masks_tree(model, images, mask_chunk=mask_chunk)
+            wall = time.perf_counter() - started
+    finally:
+        for handle in handles:
+            handle.remove()
+    events = profiler.key_averages()
+    totals = {event.key: event.cpu_time_total for event in events}
+    operators = [event for event in events if event.key.startswith("aten::")]
+    all_self = sum(event.self_cpu_time_total for event in operators)
+    part_rows = [{"part": label, "calls": int(next((e.count for e in events if e.key == label), 0)), "share": totals.get(label, 0.0) / all_self} for label, _ in parts]
+    groups = {name: sum(e.self_cpu_time_total for e in operators if any(word in e.key for word in words)) / all_self for name, words in OPERATOR_GROUPS.items()}
+    top_operators = sorted(operators, key=lambda e: e.self_cpu_time_total, reverse=True)[:top]
+    return {
+        "wall_seconds": wall,
+        "parts": part_rows,
+        "operator_groups": groups,
+        "top_operators": [{"operator": e.key, "calls": e.count, "self_share": e.self_cpu_time_total / all_self} for e in top_operators],
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arch", default="efficientnet_lite0", help="architecture (default: %(default)s)")
+    parser.add_argument("--weights", default="random", help="weights (default: %(default)s; the work does not depend on them)")
+    parser.add_argument("--images", type=int, default=1, help="images in the profiled pass (default: %(default)s)")
+    parser.add_argument("--resolution", type=int, default=224, help="input size in pixels (default: %(default)s)")
+    parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
+    parser.add_argument("--memory-format", choices=list(MEMORY_FORMATS), default="channels_last", help="(default: %(default)s)")
+    parser.add_argument("--top", type=int, default=12, help="operators listed (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for weights and images (default: %(default)s)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the profile to this JSON file")
+    args = parser.parse_args(argv)
+    model = build_gated_resnet(args.arch, args.weights, seed=args.seed, memory_format=args.memory_format)
+    images = torch.randn(args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(args.seed))
+    result = profile_tree(model, images, args.mask_chunk, args.top)
+    print(f"{args.arch}, {args.images} image(s) at {args.resolution} px, {args.memory_format}, mask chunk {args.mask_chunk}, "
+          f"cpu ({torch.get_num_threads()} threads): tree pass {result['wall_seconds']:.2f} s (profiled)")
+    for row in result["parts"]:
+        print(f"  {row['part']:<40} {100 * row['share']:6.1f} %")
+    print("  operator groups (self time): " + ", ".join(f"{name} {100 * share:.1f} %" for name, share in result["operator_groups"].items()))
+    for row in result["top_operators"]:
+        print(f"  {row['operator']:<40} {row['calls']:>6} calls {100 * row['self_share']:6.1f} %")
+    if args.json:
+        command = "python -m experiment_1.profile_tree " + " ".join(sys.argv[1:] if argv is None else argv)
+        config = {"arch": args.arch, "images": args.images, "resolution": args.resolution, "mask_chunk": args.mask_chunk, "memory_format": args.memory_format}
+        atomic_write_json(args.json, {"device": f"cpu ({torch.get_num_threads()} threads)", "command": command, "versions": package_versions(), **config, **result})
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,60 @@
+"""The benchmark's MAC counts against the work the engines really do, and its tables."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from experiment_1.bench_engines import work_ratio
+from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
+from experiment_1.gated_resnet import build_gated_resnet
+from experiment_1.make_tables import benchmark_table, profile_table
+
+
+def executed_macs(model: nn.Module, run) -> int:
+    """MACs of every convolution and linear layer that ``run()`` executes, over the whole batch."""
+    total = 0
+
+    def hook(layer: nn.Module, inputs: tuple[torch.Tensor], output: torch.Tensor) -> None:
+        nonlocal total
+        if isinstance(layer, nn.Conv2d):
+            total += output.numel() * layer.in_channels // layer.groups * layer.kernel_size[0] * layer.kernel_size[1]
+        else:
+            total += output.numel() * layer.in_features
+
+    handles = [layer.register_forward_hook(hook) for layer in model.modules() if isinstance(layer, (nn.Conv2d, nn.Linear))]
+    try:
+        run()
+    finally:
+        for handle in handles:
+            handle.remove()
+    return total
+
+
+def test_mac_counts_are_what_the_engines_execute() -> None:
+    model = build_gated_resnet("resnet18", "random", seed=0)
+    x = torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(0))
+    work = work_ratio(model, 32, torch.device("cpu"))
+    assert executed_macs(model, lambda: evaluate_masks_tree(model, x, mask_chunk=16)) == round(work["tree_gmac"] * 1e9)
+    assert executed_macs(model, lambda: evaluate_masks_naive(model, x, mask_chunk=64)) == round(work["naive_gmac"] * 1e9)
+    assert 0 < work["head_share_of_tree_macs"] < 1
+
+
+def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> None:
+    row = {"arch": "efficientnet_lite0", "num_blocks": 9, "dtype": "float32", "compiled": False, "memory_format": "channels_last", "images": 1,
+           "resolution": 224, "naive_masks_timed": 64, "tree_seconds": 2.0, "naive_seconds": 30.0, "speedup": 15.0, "work_ratio": 6.25,
+           "tree_gmac": 40.0, "tree_images_per_s": 0.5, "tree_gmac_per_s": 20.0, "naive_gmac_per_s": 8.5, "tree_speedup_vs_contiguous": 1.66,
+           "max_abs_disagreement": 1e-5}
+    (tmp_path / "experiment_1" / "results_bench").mkdir(parents=True)
+    (tmp_path / "experiment_1" / "results_bench" / "bench.json").write_text(json.dumps({"device": "cpu (2 threads)", "rows": [row]}))
+    table = benchmark_table(tmp_path)
+    assert "| float32, eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | 8.5 | 15.0× | 6.2× | 1.66× |" in table
+    profile = {"arch": "resnet18", "images": 1, "resolution": 224, "memory_format": "channels_last", "mask_chunk": 256, "wall_seconds": 1.5,
+               "parts": [{"part": "stem", "calls": 1, "share": 0.01}, {"part": "head (×256)", "calls": 2, "share": 0.3},
+                         {"part": "layer4.1 branch (×128)", "calls": 2, "share": 0.4}, {"part": "layer1.0 branch (×1)", "calls": 1, "share": 0.02}],
+               "operator_groups": {"convolution": 0.8, "batch_norm": 0.1, "linear": 0.01}}
+    (tmp_path / "experiment_1" / "results_profile").mkdir(parents=True)
+    (tmp_path / "experiment_1" / "results_profile" / "p.json").write_text(json.dumps(profile))
+    assert "| layer4.1 branch (×128) 40.0 %; head (×256) 30.0 %; layer1.0 branch (×1) 2.0 % | 80.0 % | 10.0 % | 1.0 % |" in profile_table(tmp_path)
