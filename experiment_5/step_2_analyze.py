@@ -12,7 +12,9 @@ Over the valid images whose every score and measure is defined (per_image.pt of 
 - correct vs incorrect: the same comparison, incorrect − correct;
 - a verdict per measure from the hard − easy difference by --primary-score: invariant when its CI
   covers 0; otherwise broadened / narrowed (N_eff^v, K_τ^err, K_η^mass: more / fewer subsets) or
-  shifted to higher / lower orders (k̄, κ, C_{≤3}); the same rule under every score is recorded too.
+  shifted to higher / lower orders (k̄, κ, C_{≤3}); constant when a measure has one value on every image
+  (e.g. K_τ^err = 2^L everywhere); the same rule under every score is recorded too. The share of images
+  whose K_τ^err / K_η^mass is 2^L (every subset needed) is recorded per threshold.
 
 Inputs:  --per-image (experiment_5.step_1_evaluate's per_image.pt).
 Outputs: analysis.json beside it (or --output), with the evaluation's configuration and the seed's numbers.
@@ -47,7 +49,8 @@ PARTIAL_CHECK = "Spearman partial correlation controlling for ‖h(full)‖₂ (
 VERDICT_RULE = (
     "hard (top quartile of the primary score) − easy (bottom quartile) difference of the measure's mean: invariant when its 95 % "
     "bootstrap CI covers 0; otherwise broadened / narrowed for N_eff^v, K_τ^err, K_η^mass (more / fewer subsets) and shifted to "
-    "higher / lower orders for k̄, κ, C_{≤3} (a larger C_{≤3} is a shift to lower orders)"
+    "higher / lower orders for k̄, κ, C_{≤3} (a larger C_{≤3} is a shift to lower orders); constant when the measure has one value "
+    "on every analysed image"
 )
 
 
@@ -76,8 +79,11 @@ def measure_columns(arrays: dict[str, np.ndarray], taus: list[float], etas: list
     return columns
 
 
-def verdict(measure: str, difference: dict[str, float]) -> dict[str, Any]:
-    """The rule on a hard − easy difference: invariant (CI covers 0), broadened / narrowed, or shifted up / down."""
+def verdict(measure: str, difference: dict[str, float], constant: bool = False) -> dict[str, Any]:
+    """The rule on a hard − easy difference: invariant (CI covers 0), broadened / narrowed, or shifted up / down;
+    ``constant`` when the measure takes one value on every analysed image (nothing to compare)."""
+    if constant:
+        return {"verdict": "constant", "direction": None}
     if not ci_excludes_zero(difference):
         return {"verdict": "invariant", "direction": None}
     positive = difference["mean"] > 0
@@ -166,7 +172,8 @@ def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples
     quartiles = {name: quartile_analysis(scores[name], measures, seed, num_resamples) for name in DIFFICULTY_SCORES}
     verdicts = {}
     for measure in measures:
-        by_score = {name: verdict(measure, quartiles[name]["measures"][measure]["hard_minus_easy"]) for name in DIFFICULTY_SCORES}
+        constant = bool(np.ptp(measures[measure]) == 0)
+        by_score = {name: verdict(measure, quartiles[name]["measures"][measure]["hard_minus_easy"], constant) for name in DIFFICULTY_SCORES}
         primary = by_score[primary_score]
         verdicts[measure] = {**primary, "by_score": by_score, "agreeing_scores": sum(entry == primary for entry in by_score.values())}
     norm_table = spearman_table({COVARIATE: covariate}, {**scores, **measures}, covariate, seed=seed, num_resamples=num_resamples)[COVARIATE]
@@ -192,6 +199,7 @@ def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples
         "quartiles": quartiles,
         "correctness": correctness_analysis(correct, measures, seed, num_resamples),
         "verdicts": verdicts,
+        "at_all_subsets": {name: float(np.mean(values >= 2 ** config["num_blocks"])) for name, values in measures.items() if name.startswith(("k_err", "k_mass"))},
         "published": published_numbers("experiment_5"),
     }
 

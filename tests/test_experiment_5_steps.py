@@ -44,6 +44,43 @@ def run_analysis(output_dir: Path) -> dict:
     return read_json(output_dir / "analysis.json")
 
 
+def planted_record(count: int = 200, num_blocks: int = 4) -> dict:
+    """A per_image.pt record with planted links: N_eff^v grows with the cross-entropy, C≤3 (vector) falls with it,
+    κ (vector) is independent of it, K_τ^err is 2^L everywhere; the other measures are noise."""
+    rng = np.random.default_rng(3)
+    logits = torch.from_numpy(rng.normal(scale=3.0, size=(count, 10)))
+    labels = torch.from_numpy(rng.integers(0, 10, size=count))
+    arrays = {name: value for name, value in difficulty_scores(logits, labels).items()}
+    difficulty = arrays["cross_entropy"].numpy()
+    noise = lambda: torch.from_numpy(rng.normal(size=count))  # noqa: E731
+    arrays.update({name: noise() for name in ("kbar_vector", "kbar_scalar", "kappa_scalar", "c_le3_scalar", "full_logit_norm")})
+    arrays["kappa_vector"] = noise()
+    arrays["n_eff_vector"] = torch.from_numpy(difficulty) + 0.3 * noise()
+    arrays["c_le3_vector"] = -torch.from_numpy(difficulty) + 0.3 * noise()
+    arrays["k_err"] = torch.full((count, 2), 2**num_blocks)
+    arrays["k_mass"] = torch.from_numpy(rng.integers(1, 2**num_blocks, size=(count, 1)))
+    arrays.update(valid=torch.ones(count, dtype=torch.bool), index=torch.arange(count), label=labels, full_prediction=logits.argmax(1))
+    config = {"num_blocks": num_blocks, "taus": [0.1, 0.3], "etas": [0.9], "arch": "resnet18", "weights": "random"}
+    return {"experiment": 5, "question": "?", "config": config, "num_images": count, "num_valid": count, "num_skipped_corrupt": 0,
+            "sample_pool": {}, "samples": [], "arrays": arrays}
+
+
+def test_analysis_verdicts_on_planted_data() -> None:
+    analysis = step_2_analyze.analyze(planted_record(), "cross_entropy", seed=0, num_resamples=300)
+    verdicts = {name: entry["verdict"] for name, entry in analysis["verdicts"].items()}
+    assert verdicts["n_eff_vector"] == "broadened" and analysis["verdicts"]["n_eff_vector"]["direction"] == "more subsets"
+    assert verdicts["c_le3_vector"] == "shifted" and analysis["verdicts"]["c_le3_vector"]["direction"] == "higher orders"  # less low-order mass
+    assert verdicts["kappa_vector"] == "invariant" and verdicts["k_err"] == "constant" and verdicts["k_err_tau_0.3"] == "constant"
+    assert analysis["spearman"]["cross_entropy"]["n_eff_vector"]["rho"] > 0.8 and analysis["spearman"]["cross_entropy"]["c_le3_vector"]["rho"] < -0.8
+    kappa = analysis["spearman"]["cross_entropy"]["kappa_vector"]
+    assert kappa["ci_low"] < 0 < kappa["ci_high"]
+    assert analysis["at_all_subsets"] == {"k_err": 1.0, "k_err_tau_0.3": 1.0, "k_mass": 0.0}
+    # The label-aware scores agree on the planted links; correct vs incorrect uses the same arrays.
+    assert analysis["verdicts"]["n_eff_vector"]["by_score"]["one_minus_p_true"]["verdict"] == "broadened"
+    correctness = analysis["correctness"]
+    assert correctness["num_correct"] + correctness["num_incorrect"] == 200 and correctness["measures"]["n_eff_vector"]["incorrect_minus_correct"]["mean"] > 0
+
+
 @pytest.mark.parametrize("module", STEPS)
 def test_every_step_has_help(module: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
