@@ -125,6 +125,28 @@ class ResidualStack(nn.Module):
         """Names of the gateable blocks in forward order (``layer1.0`` …)."""
         return [block.name for block in self.blocks]
 
+    @property
+    def gated_recursion(self) -> str:
+        """The recursion the gateable blocks compute, read off their modules: the post-activation
+        (``ReLU(…)``, or nothing for an identity), the shortcut and the fixed ``pre`` path where
+        they are not identities, the gate ``m_l`` and the residual scale ``λ``. REPORTs state this
+        string, so no REPORT can name a formula its model does not compute."""
+        def uniform_name(modules: list[nn.Module]) -> str | None:
+            names = {type(module).__name__ for module in modules}
+            return names.pop() if len(names) == 1 else None
+
+        pre = uniform_name([block.pre for block in self.blocks]) != "Identity"
+        state = "u_l" if pre else "x_l"
+        shortcut = state if uniform_name([block.shortcut for block in self.blocks]) == "Identity" else f"shortcut_l({state})"
+        total = f"{shortcut} + λ·m_l·F_l({state})"
+        post = uniform_name([block.post for block in self.blocks])
+        if post != "Identity":
+            total = f"{post or 'post_l'}({total})"
+        recursion = f"x_{{l+1}} = {total}"
+        if pre:
+            recursion += ", u_l = pre_l(x_l) (the fixed, ungated layers before block l; identity where there are none)"
+        return recursion
+
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         x = self.stem(images)
         masks = self.masks
@@ -186,7 +208,7 @@ def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]
     except Exception as error:  # network errors come in many types; all mean the same here
         raise PipelineError(
             f"could not download {url} ({type(error).__name__}: {error}); offline? "
-            f"put the file at {target} (or pass --weights <path to a state dict>)"
+            f"put the file at {target} (or pass --weights <path to a state dict>), or run offline with --arch efficientnet_lite0"
         ) from None
 
 

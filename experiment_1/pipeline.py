@@ -133,6 +133,7 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
         **setup.config,
         "data_dir": str(setup.dataset.data_dir),
         "post_activation": sorted({type(block.post).__name__ for block in setup.model.blocks}),
+        "gated_recursion": setup.model.gated_recursion,
         "versions": package_versions(),
         "git_commit": git_commit(),
         "device_name": device_name,

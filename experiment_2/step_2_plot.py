@@ -20,12 +20,11 @@ import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.plotting import new_figure, new_figure_grid, save_figure
+from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, save_figure
 from experiment_1.report import comparability_note, data_sentence, format_number, format_percent, format_stat, markdown_table, report_footer
 from experiment_2.aggregate import PROJECTIONS
 
 SUMMARY_KEYS = ("config", "projections", "binomial_null", "published")
-COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "random": "#888888", "binomial": "#000000"}
 
 
 def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:

@@ -20,10 +20,9 @@ import numpy as np
 
 from experiment_1.errors import run_cli
 from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.plotting import new_figure, new_figure_grid, plt, save_figure
+from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, save_figure
 from experiment_1.report import comparability_note, data_sentence, format_number, format_percent, format_stat, markdown_table, report_footer
 from experiment_2.aggregate import PROJECTIONS
-from experiment_2.step_2_plot import COLOURS
 
 SEED_AGREEMENT_LAMBDAS = (0.8, 1.0)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -148,3 +149,13 @@ def test_download_verification_counts_rows(tiny_shards: Path) -> None:
     assert verify_row_counts(tiny_shards, {"validation": 12, "test": 7}) == {"validation": 12, "test": 7}
     with pytest.raises(PipelineError, match="validation shards hold 12 rows in 2 files, expected 50000.*resume"):
         verify_row_counts(tiny_shards)
+
+
+def test_embedded_sample_is_32_labelled_images_of_8_classes() -> None:
+    sample = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample"
+    items = list_items(sample, "validation-*.parquet")
+    assert len(items) == 32 and Counter(item.label for item in items) == Counter({label: 4 for label in (78, 113, 309, 486, 513, 650, 742, 880)})
+    source = json.loads((sample / "SOURCE.json").read_text())
+    assert [(row["row"], row["label"]) for row in source["rows"]] == [(item.row, item.label) for item in items]
+    dataset = SampleDataset(sample, items, SMALL)
+    assert all(dataset[index]["error"] == "" for index in range(len(items)))
