@@ -28,7 +28,7 @@ from experiment_1.plotting import new_figure, new_figure_grid, save_figure
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formatting import MEASURE_LABELS, SCORE_LABELS, difference_cell, measure_label, rho_cell, stat_cell, verdict_cell
-from experiment_5.step_2_analyze import analysed_images, load_per_image
+from experiment_5.records import analysed_images, load_per_image
 
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]
 

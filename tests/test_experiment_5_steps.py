@@ -23,6 +23,7 @@ from experiment_5 import step_2_analyze, step_3_plot
 from experiment_5.association import quartile_groups
 from experiment_5.complexity import complexity_measures
 from experiment_5.difficulty import DIFFICULTY_SCORES, difficulty_scores
+from experiment_5.records import load_per_image
 
 STEPS = ["experiment_5.step_1_evaluate", "experiment_5.step_2_analyze", "experiment_5.step_3_plot"]
 IMAGES, BATCH = 8, 4
@@ -106,7 +107,7 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     sample_index = write_labelled_list(tiny_shards, tmp_path / "val.json")
     full_dir, resumed_dir = tmp_path / "results", tmp_path / "resumed"
     step_1_evaluate.main(flags(tiny_shards, sample_index, full_dir))
-    record = step_2_analyze.load_per_image(full_dir / "per_image.pt")
+    record = load_per_image(full_dir / "per_image.pt")
     arrays = {name: value.numpy() for name, value in record["arrays"].items()}
     samples = load_sample_list(sample_index, IMAGES)
     assert record["num_valid"] == IMAGES and record["config"]["input_size"] == small_input
@@ -167,7 +168,7 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     monkeypatch.setattr(step_1_evaluate, "complexity_measures", counting)
     step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir))
     assert counting.calls == 1 and read_json(resumed_dir / "timing.json")["images_evaluated"] == BATCH
-    resumed = step_2_analyze.load_per_image(resumed_dir / "per_image.pt")
+    resumed = load_per_image(resumed_dir / "per_image.pt")
     for name, value in arrays.items():
         np.testing.assert_array_equal(resumed["arrays"][name].numpy(), value, err_msg=name)
     run_analysis(resumed_dir)
@@ -193,7 +194,7 @@ def test_steps_on_the_shared_sample_data(shared_sample_dir: Path, small_input: i
     sample_index = write_labelled_list(shared_sample_dir, tmp_path / "val.json", per_class=1)
     output_dir = tmp_path / "results"
     step_1_evaluate.main(flags(shared_sample_dir, sample_index, output_dir))
-    record = step_2_analyze.load_per_image(output_dir / "per_image.pt")
+    record = load_per_image(output_dir / "per_image.pt")
     assert record["sample_pool"]["labelled_images_matching_pattern"] == 1750 and record["sample_pool"]["list_size"] == 1000
     labels = record["arrays"]["label"].numpy()
     assert ((labels >= 0) & (labels < 1000)).all() and record["num_valid"] == IMAGES
