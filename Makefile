@@ -1,20 +1,23 @@
 # MOE-ResNet — the two commands a newcomer needs:
 #   make test                  create .venv, install requirements, run the test suite
-#   make demo                  Experiment 1 on a few images: sample → evaluate → plot
-#   make demo ARCH=efficientnet_lite0 MOE_DATA=../shared/data/imagenet-1k-sample   (offline, no download)
+#   make demo                  Experiment 1 on 8 images: sample → evaluate → plot (experiment_1/demo.py).
+#                              Data: MOE_DATA, else imagenet-1k/data if it has shards, else the embedded
+#                              imagenet-1k/sample; model: ResNet-18, or EfficientNet-Lite0 where its weights
+#                              cannot be found or downloaded (printed). ARCH=… forces a model, no fallback.
 
 PYTHON ?= python3
 VENV ?= .venv
-ARCH ?= resnet18
+ARCH ?=
 WEIGHTS ?=
-MOE_DATA ?= imagenet-1k/data
+MOE_DATA ?=
 DEMO_IMAGES ?= 8
-DEMO_PATTERN ?= test-*.parquet
-DEMO_DIR ?= experiment_1/results_demo_$(ARCH)
+DEMO_PATTERN ?=
+DEMO_DIR ?=
 DEVICE ?= auto
 
 BIN := $(VENV)/bin
-WEIGHTS_FLAG := $(if $(WEIGHTS),--weights $(WEIGHTS),)
+DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
+	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
 .PHONY: test demo bench tables clean-demo
 
@@ -27,12 +30,7 @@ test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q
 
 demo: $(BIN)/.installed
-	MOE_DATA=$(MOE_DATA) $(BIN)/python -m experiment_1.step_2_sample --pattern '$(DEMO_PATTERN)' --mode uniform \
-		--num-images $(DEMO_IMAGES) --seed 0 --output $(DEMO_DIR)/sample_index.json
-	MOE_DATA=$(MOE_DATA) $(BIN)/python -m experiment_1.step_3_evaluate --sample-index $(DEMO_DIR)/sample_index.json \
-		--arch $(ARCH) $(WEIGHTS_FLAG) --batch-size 4 --num-workers 2 --device $(DEVICE) --seed 0 --output-dir $(DEMO_DIR)
-	$(BIN)/python -m experiment_1.step_4_plot --summary $(DEMO_DIR)/summary.json
-	@echo "Experiment 1 report: $(DEMO_DIR)/REPORT.md"
+	$(BIN)/python -m experiment_1.demo $(DEMO_FLAGS)
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.bench_engines --archs resnet18 resnet34 --images 2 --resolution 224 --device $(DEVICE)
@@ -49,8 +47,8 @@ OFFLINE_FLAGS := --arch efficientnet_lite0 --weights pretrained --batch-size 5 -
 SWEEP_IMAGES ?= 40
 NULL_IMAGES ?= 50
 
-.PHONY: offline-results
-offline-results: $(BIN)/.installed
+.PHONY: offline-results offline-results-exp3
+offline-results: $(BIN)/.installed offline-results-exp3 offline-results-exp5
 	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'test-*.parquet' --mode uniform \
 		--num-images 250 --seed 0 --output $(SAMPLE_INDEX)
 	$(BIN)/python -m experiment_1.step_3_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
@@ -65,4 +63,22 @@ offline-results: $(BIN)/.installed
 	$(BIN)/python -m experiment_2.step_3_lambda_sweep --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
 		--limit $(SWEEP_IMAGES) --output-dir experiment_2/results_lambda_efficientnet_lite0_sample
 	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite0_sample/summary_all.json
+	$(BIN)/python -m experiment_1.make_tables
+
+# Experiment 3 (top-K sparse reconstruction) on the same 250 images, 5 draws of every random control.
+offline-results-exp3: $(BIN)/.installed
+	$(BIN)/python -m experiment_3.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --num-random-seeds 5 \
+		--output-dir experiment_3/results_efficientnet_lite0_sample
+	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
+
+# Experiment 5 on the labelled sample: the 900 images of 150 classes × 6 (the same list as Experiment 4),
+# 900 of the 1750 labelled images, for CPU time (about 2 s per image on 2 cores; resumable).
+EXP5_INDEX := experiment_1/sample_index_sample_val_min6.json
+EXP5_DIR := experiment_5/results_efficientnet_lite0_sample
+
+.PHONY: offline-results-exp5
+offline-results-exp5: $(BIN)/.installed
+	$(BIN)/python -m experiment_5.step_1_evaluate --sample-index $(EXP5_INDEX) $(OFFLINE_FLAGS) --output-dir $(EXP5_DIR)
+	$(BIN)/python -m experiment_5.step_2_analyze --per-image $(EXP5_DIR)/per_image.pt
+	$(BIN)/python -m experiment_5.step_3_plot --analysis $(EXP5_DIR)/analysis.json --per-image $(EXP5_DIR)/per_image.pt
 	$(BIN)/python -m experiment_1.make_tables

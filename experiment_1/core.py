@@ -45,11 +45,10 @@ def _logit_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float64 if dtype == torch.float64 else torch.float32
 
 
-def _to_model(images: torch.Tensor, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
-    images = images.to(device=device, dtype=dtype, non_blocking=True)
-    if device.type == "cuda":
-        images = images.contiguous(memory_format=torch.channels_last)
-    return images
+def _to_model(images: torch.Tensor, model: ResidualStack) -> torch.Tensor:
+    """The images on the model's device, in its dtype and memory format (channels-last by default)."""
+    device, dtype = _model_device_dtype(model)
+    return images.to(device=device, dtype=dtype, non_blocking=True).contiguous(memory_format=model.memory_format)
 
 
 @torch.no_grad()
@@ -66,7 +65,7 @@ def evaluate_masks_naive(
         mask_indices = torch.arange(2**num_blocks)
     mask_indices = torch.as_tensor(mask_indices, dtype=torch.long)
     bits = torch.arange(num_blocks)
-    images = _to_model(images, device, dtype)
+    images = _to_model(images, model)
     batch = images.shape[0]
     outputs = []
     try:
@@ -87,7 +86,7 @@ def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: 
     """Prefix-tree engine over all ``2^L`` masks. Returns ``(B, 2^L, C)`` logits."""
     check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
-    images = _to_model(images, device, dtype)
+    images = _to_model(images, model)
     batch = images.shape[0]
     num_blocks = model.num_blocks
     scale = model.residual_scale

@@ -15,6 +15,7 @@ import io
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -161,8 +162,8 @@ class _RowGroupReader:
         self.cached_images: pa.Array | None = None
 
     def image_bytes(self, row: int) -> bytes:
-        if not 0 <= row < self.starts[-1]:
-            raise PipelineError(f"{self.path}: row {row} out of range (shard has {self.starts[-1]} rows); the sample list does not match these shards — regenerate it with step_2_sample")
+        if not 0 <= row < self.starts[-1]:  # checked up front; the shard changed since
+            raise PipelineError(f"{self.path}: row {row} out of range (shard has {self.starts[-1]} rows); the shard changed during the run — rerun")
         group = int(np.searchsorted(self.starts, row, side="right") - 1)
         if group != self.cached_group:
             self.cached_images = self.file.read_row_group(group, columns=["image"]).column("image").combine_chunks()
@@ -172,16 +173,40 @@ class _RowGroupReader:
         if self.kind == "struct":
             value = value["bytes"]
         data = value.as_py()
-        if data is None:
-            raise ValueError("empty image bytes")
-        return data
+        return b"" if data is None else data  # no bytes: an image that does not decode
+
+
+def check_sources(data_dir: Path, samples: list[SampleRef]) -> None:
+    """Stop with one line unless every source exists and every parquet row is inside its shard.
+
+    These are errors of the shards or the sample list, never of one image, so ``--skip-corrupt``
+    does not apply to them.
+    """
+    rows_by_source: dict[str, list[int]] = {}
+    for sample in samples:
+        rows_by_source.setdefault(sample.source, []).append(sample.row)
+    missing = sorted(source for source in rows_by_source if not (data_dir / source).exists())
+    if missing:
+        raise PipelineError(f"{data_dir / missing[0]}: listed in the sample list but missing ({len(missing)} missing); {DOWNLOAD_HINT}")
+    for source, rows in rows_by_source.items():
+        path = data_dir / source
+        if path.suffix != ".parquet":
+            continue
+        parquet = _open_parquet(path)
+        image_column_kind(parquet.schema_arrow, path)
+        count = parquet.metadata.num_rows
+        outside = [row for row in rows if not 0 <= row < count]
+        if outside:
+            raise PipelineError(f"{path}: row {outside[0]} out of range (shard has {count} rows); the sample list does not match these shards — regenerate it with experiment_1.step_2_sample")
 
 
 class SampleDataset(Dataset):
-    """The images of a sample list, transformed. Items: ``{"image", "label", "index", "error"}``.
+    """The images of a sample list, transformed. Items: ``{"image", "label", "index", "error", "fatal"}``.
 
-    A row that cannot be decoded yields a zero image and a non-empty ``error`` naming the shard
-    and row; the caller decides whether that is fatal or skipped (:func:`check_batch_errors`).
+    Sources and rows are checked when the data set is made (:func:`check_sources`). An image whose
+    bytes do not decode yields a zero image and an ``error`` naming the shard and row (skippable
+    with ``--skip-corrupt``); bytes that cannot be read at all (a damaged shard) give ``fatal``.
+    :func:`check_batch_errors` decides.
     """
 
     def __init__(self, data_dir: Path, samples: list[SampleRef], preprocess: Preprocess) -> None:
@@ -190,9 +215,7 @@ class SampleDataset(Dataset):
         self.preprocess = preprocess
         self.transform = eval_transform(preprocess)
         self.readers: dict[str, _RowGroupReader] = {}
-        missing = sorted({s.source for s in samples if not (self.data_dir / s.source).exists()})
-        if missing:
-            raise PipelineError(f"{self.data_dir / missing[0]}: listed in the sample list but missing ({len(missing)} missing); {DOWNLOAD_HINT}")
+        check_sources(self.data_dir, samples)
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -207,19 +230,26 @@ class SampleDataset(Dataset):
 
     def __getitem__(self, index: int) -> dict[str, object]:
         sample = self.samples[index]
+        image, error, fatal = torch.zeros(3, self.preprocess.crop, self.preprocess.crop), "", ""
         try:
-            image = self.transform(decode_image(self._bytes(sample)))
-            error = ""
+            data = self._bytes(sample)
         except PipelineError as failure:
-            image, error = torch.zeros(3, self.preprocess.crop, self.preprocess.crop), str(failure)
-        except Exception as failure:  # PIL raises many types for a corrupt file
-            image = torch.zeros(3, self.preprocess.crop, self.preprocess.crop)
-            error = f"{self.data_dir / sample.source} row {sample.row}: cannot decode image ({type(failure).__name__}: {failure})"
-        return {"image": image, "label": sample.label, "index": index, "error": error}
+            fatal = str(failure)
+        except Exception as failure:  # pyarrow and the file system raise many types for a damaged shard
+            fatal = f"{self.data_dir / sample.source}: cannot read {sample.describe()} ({type(failure).__name__}: {failure}); the file is damaged — delete it and download it again"
+        else:
+            try:
+                image = self.transform(decode_image(data))
+            except Exception as failure:  # PIL raises many types for a corrupt image
+                error = f"{self.data_dir / sample.source} row {sample.row}: cannot decode image ({type(failure).__name__}: {failure})"
+        return {"image": image, "label": sample.label, "index": index, "error": error, "fatal": fatal}
 
 
-def check_batch_errors(errors: list[str], skip_corrupt: bool) -> list[bool]:
-    """Per-item validity; raise on the first error unless ``skip_corrupt``."""
+def check_batch_errors(errors: list[str], skip_corrupt: bool, fatal: Sequence[str] = ()) -> list[bool]:
+    """Per-item validity: stop on the first ``fatal`` error, and on the first undecodable image unless ``skip_corrupt``."""
+    for message in fatal:
+        if message:
+            raise PipelineError(message)
     for error in errors:
         if error and not skip_corrupt:
             raise PipelineError(f"{error}; fix or remove that row, or pass --skip-corrupt to skip and count such images")

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Mapping, NoReturn, TypeVar
 
 import torch
 import torch.distributed as dist
@@ -141,7 +141,7 @@ def share(pending: list[int]) -> list[int]:
     return [pending[position] for position in shard(len(pending), _current.world_size, _current.rank)]
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """End the job for an error every rank detected alike: rank 0 raises it (one line), the others exit quietly."""
     if _current.is_main:
         raise PipelineError(message)

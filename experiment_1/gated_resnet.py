@@ -13,7 +13,12 @@ A residual stack is ``stem → blocks[0] → … → blocks[L−1] → head``. E
 
 Masks are per sample: :func:`set_per_sample_masks` stores a ``(B, L)`` tensor used by the next
 forward. With every gate on and ``λ = 1`` the output equals the unmodified torchvision model
-bit for bit (same modules, same operations, same order).
+bit for bit (same modules, same operations, same order) on the same memory format and batch.
+
+Memory format: :func:`build_gated_resnet` converts the model to channels-last by default
+(:data:`MEMORY_FORMATS`), on CPU as on CUDA — measured faster on both for every registered
+architecture (README, *Engines and performance*); the engines convert their input to
+``model.memory_format``. ``memory_format="contiguous"`` keeps the layout of the unconverted network.
 
 Architectures are looked up by name in :data:`ARCHITECTURES`; other families register a builder
 there (see :func:`register_architecture`) and the evaluators in :mod:`experiment_1.core` work on
@@ -37,6 +42,7 @@ from experiment_1.errors import PipelineError
 REPO_ROOT = Path(__file__).resolve().parent.parent
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
+MEMORY_FORMATS = {"channels_last": torch.channels_last, "contiguous": torch.contiguous_format}
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,7 @@ class ResidualStack(nn.Module):
         self.weights = weights
         self.residual_scale = float(residual_scale)
         self.masks: torch.Tensor | None = None
+        self.memory_format = torch.contiguous_format  # of the weights; build_gated_resnet sets it
 
     @property
     def num_blocks(self) -> int:
@@ -117,6 +124,28 @@ class ResidualStack(nn.Module):
     def block_names(self) -> list[str]:
         """Names of the gateable blocks in forward order (``layer1.0`` …)."""
         return [block.name for block in self.blocks]
+
+    @property
+    def gated_recursion(self) -> str:
+        """The recursion the gateable blocks compute, read off their modules: the post-activation
+        (``ReLU(…)``, or nothing for an identity), the shortcut and the fixed ``pre`` path where
+        they are not identities, the gate ``m_l`` and the residual scale ``λ``. REPORTs state this
+        string, so no REPORT can name a formula its model does not compute."""
+        def uniform_name(modules: list[nn.Module]) -> str | None:
+            names = {type(module).__name__ for module in modules}
+            return names.pop() if len(names) == 1 else None
+
+        pre = uniform_name([block.pre for block in self.blocks]) != "Identity"
+        state = "u_l" if pre else "x_l"
+        shortcut = state if uniform_name([block.shortcut for block in self.blocks]) == "Identity" else f"shortcut_l({state})"
+        total = f"{shortcut} + λ·m_l·F_l({state})"
+        post = uniform_name([block.post for block in self.blocks])
+        if post != "Identity":
+            total = f"{post or 'post_l'}({total})"
+        recursion = f"x_{{l+1}} = {total}"
+        if pre:
+            recursion += ", u_l = pre_l(x_l) (the fixed, ungated layers before block l; identity where there are none)"
+        return recursion
 
     def forward(self, images: torch.Tensor) -> torch.Tensor:
         x = self.stem(images)
@@ -179,7 +208,7 @@ def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]
     except Exception as error:  # network errors come in many types; all mean the same here
         raise PipelineError(
             f"could not download {url} ({type(error).__name__}: {error}); offline? "
-            f"put the file at {target} (or pass --weights <path to a state dict>)"
+            f"put the file at {target} (or pass --weights <path to a state dict>), or run offline with --arch efficientnet_lite0"
         ) from None
 
 
@@ -192,7 +221,30 @@ def _load_state_dict_file(path: Path) -> dict[str, torch.Tensor]:
         raise PipelineError(f"{path}: not a readable PyTorch state dict ({type(error).__name__}); re-download or re-save it with torch.save(model.state_dict(), path)") from None
     if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
         state = state["state_dict"]
+    if not isinstance(state, dict) or not all(isinstance(name, str) and isinstance(value, torch.Tensor) for name, value in state.items()):
+        raise PipelineError(f"{path}: holds a {type(state).__name__}, not a state dict of tensors; save one with torch.save(model.state_dict(), path)")
     return state
+
+
+def _listed(names: list[str], shown: int = 3) -> str:
+    more = f", … {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def state_dict_mismatch(model: nn.Module, state: dict[str, torch.Tensor]) -> str:
+    """What keeps ``state`` from loading into ``model`` strictly, in one short line ('' if it fits)."""
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    resized = sorted(name for name in set(expected) & set(state) if expected[name].shape != state[name].shape)
+    parts = []
+    if missing:
+        parts.append(f"{len(missing)} missing keys: {_listed(missing)}")
+    if unexpected:
+        parts.append(f"{len(unexpected)} unexpected keys: {_listed(unexpected)}")
+    if resized:
+        parts.append(f"{len(resized)} keys of another shape: " + _listed([f"{name} {tuple(state[name].shape)} vs {tuple(expected[name].shape)}" for name in resized]))
+    return "; ".join(parts)
 
 
 def load_weights_into(model: nn.Module, weights: str, lookup_named: Callable[[str], object]) -> None:
@@ -203,11 +255,10 @@ def load_weights_into(model: nn.Module, weights: str, lookup_named: Callable[[st
         state = _load_state_dict_file(path)
     else:
         state = load_torchvision_state_dict(lookup_named(weights))
-    try:
-        model.load_state_dict(state)
-    except RuntimeError as error:
-        first_line = str(error).splitlines()[1].strip() if len(str(error).splitlines()) > 1 else str(error)
-        raise PipelineError(f"{weights}: state dict does not fit this architecture ({first_line})") from None
+    mismatch = state_dict_mismatch(model, state)
+    if mismatch:
+        raise PipelineError(f"{weights}: state dict does not fit this architecture ({mismatch}); pass weights saved from the same --arch")
+    model.load_state_dict(state)
 
 
 # --------------------------------------------------------------------------------------------
@@ -321,16 +372,18 @@ def build_gated_resnet(
     device: torch.device | str | None = None,
     seed: int = 0,
     dtype: torch.dtype = torch.float32,
+    memory_format: str = "channels_last",
 ) -> ResidualStack:
     """Build a gated residual stack in ``eval()`` mode.
 
     ``weights``: a torchvision weights name (``IMAGENET1K_V1``, ``DEFAULT``; cached in
     ``checkpoints/`` and hash-checked), a path to a state-dict file, or ``"random"`` (the
     architecture's default initialisation under ``torch.manual_seed(seed)``).
+    ``memory_format``: a key of :data:`MEMORY_FORMATS` (channels-last: faster on CPU and CUDA).
     """
+    if memory_format not in MEMORY_FORMATS:
+        raise PipelineError(f"unknown memory format '{memory_format}'; choose one of {', '.join(MEMORY_FORMATS)}")
     model = ARCHITECTURES.get(arch)(arch, weights, seed)
     model.residual_scale = float(residual_scale)
-    model = model.to(device=device or "cpu", dtype=dtype).eval()
-    if next(model.parameters()).device.type == "cuda":
-        model = model.to(memory_format=torch.channels_last)  # faster cuDNN convolutions
-    return model
+    model.memory_format = MEMORY_FORMATS[memory_format]
+    return model.to(device=device or "cpu", dtype=dtype, memory_format=model.memory_format).eval()

@@ -2,8 +2,10 @@
 
 Question: what does each run say, side by side? One row per results folder, read from
 ``experiment_1/results*/summary.json`` (Experiment 1), ``experiment_2/results*/summary.json``
-(Experiment 2), ``experiment_2/results_lambda*/summary_all.json`` (3A/3B) and
-``experiment_1/results_bench/*.json`` (engine benchmarks). No number is typed by hand.
+(Experiment 2), ``experiment_2/results_lambda*/summary_all.json`` (3A/3B),
+``experiment_3/results*/summary.json`` (Experiment 3), ``experiment_5/results*/analysis.json``
+(Experiment 5) and ``experiment_1/results_bench/*.json`` (engine benchmarks). No number is typed by
+hand.
 
 Inputs:  the summaries under the repository root.  Outputs: tables.md, and the generated blocks
          of README.md (benchmark, wall time; between their ``<!-- generated:…`` markers).
@@ -20,6 +22,7 @@ from experiment_1.errors import run_cli
 from experiment_1.gated_resnet import REPO_ROOT
 from experiment_1.io_utils import atomic_write_text, read_json
 from experiment_1.report import format_number, format_percent, format_stat, markdown_table
+from experiment_5.formatting import SCORE_LABELS, difference_cell, measure_label, rho_cell, verdict_cell
 
 
 def _summaries(root: Path, pattern: str, experiment: int | str) -> list[tuple[Path, dict[str, Any]]]:
@@ -103,6 +106,52 @@ def experiment_3ab_table(root: Path) -> str:
     return "\n\n".join(blocks) if blocks else "_No Experiment 3A/3B results yet._"
 
 
+def experiment_3_table(root: Path) -> str:
+    """Top-K sparsity at the seed's fractions of 2^L (vector ranking; the REPORTs have the scalar one and every K)."""
+    def at_k(entry: dict[str, Any]) -> str:
+        return f"K = {entry['k']}: " + ("—" if entry["value"] is None else format_stat(entry["value"], percent=True))
+
+    rows = []
+    for path, summary in _summaries(root, "experiment_3/results*/summary.json", 3):
+        seed = {row["quantity"]: row["at_matching_fraction"] for row in summary["beside_seed"]["rows"] if row["ranking"] == "vector"}
+        ratio = seed["improvement_over_random"]["value"]
+        rows.append([
+            _run_label(path, root, summary),
+            at_k(seed["captured_energy"]),
+            at_k(seed["top1_agreement_magnitude"]),
+            at_k(seed["top1_agreement_controls_max"]),
+            "—" if ratio is None else f"{format_number(ratio)}×",
+            format_stat(summary["sources"]["magnitude_vector"]["k_mass"]["0.9"]),
+            f"{format_stat(summary['k_eff']['vector'])} of {summary['num_masks']}",
+        ])
+    if not rows:
+        return "_No Experiment 3 results yet._"
+    return markdown_table(["run", "Γ_K at 1/4 of 2^L", "top-1 agreement at 1/2 of 2^L", "best control there", "magnitude ÷ random there",
+                           "K for 90 % energy (per image)", "K_eff"], rows)
+def experiment_5_table(root: Path) -> str:
+    """Per Experiment 5 run: each headline measure against the primary difficulty score (from analysis.json)."""
+    blocks = []
+    for path, analysis in _summaries(root, "experiment_5/results*/analysis.json", 5):
+        primary = analysis["settings"]["primary_score"]
+        correctness = analysis["correctness"]["measures"]
+        rows = [
+            [
+                measure_label(measure),
+                rho_cell(analysis["spearman"][primary][measure]),
+                rho_cell(analysis["spearman"][primary][measure], "partial_"),
+                difference_cell(analysis["quartiles"][primary]["measures"][measure]["hard_minus_easy"], measure),
+                difference_cell(correctness[measure]["incorrect_minus_correct"], measure) if correctness else "—",
+                verdict_cell(analysis["verdicts"][measure], len(analysis["scores"])),
+            ]
+            for measure in analysis["headline_measures"]
+        ]
+        blocks.append(
+            f"{_run_label(path, root, analysis)}, difficulty = {SCORE_LABELS[primary]}, top-1 {format_stat(analysis['top1_accuracy'], percent=True)}\n\n"
+            + markdown_table(["measure", "Spearman ρ", "partial ρ given ‖h(full)‖", "hard − easy quartile", "incorrect − correct", "verdict"], rows)
+        )
+    return "\n\n".join(blocks) if blocks else "_No Experiment 5 results yet._"
+
+
 def benchmark_table(root: Path) -> str:
     rows = []
     for path in sorted((root / "experiment_1" / "results_bench").glob("*.json")):
@@ -157,6 +206,14 @@ def tables_markdown(root: Path) -> str:
         "## Experiment 3A/3B — residual scaling",
         "",
         experiment_3ab_table(root),
+        "",
+        "## Experiment 3 — top-K sparse reconstruction (vector ranking)",
+        "",
+        experiment_3_table(root),
+        "",
+        "## Experiment 5 — difficulty vs interaction complexity",
+        "",
+        experiment_5_table(root),
         "",
         "## Wall time of the last evaluation run (timing.json)",
         "",

@@ -22,12 +22,12 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from experiment_1 import distributed
-from experiment_1.core import ENGINES, check_mask_chunk, evaluate_all_masks
+from experiment_1 import arg_types, distributed
+from experiment_1.core import ENGINES, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_resnet
-from experiment_1.io_utils import atomic_save_npz, atomic_write_json, git_commit, package_versions, seed_everything
+from experiment_1.io_utils import atomic_save_npz, atomic_write_json, git_commit, package_versions, read_json, seed_everything
 from experiment_1.partial_store import PartialStore, run_key
 from experiment_1.sample_list import load_sample_list
 
@@ -44,14 +44,14 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--arch", default="resnet18", help=f"architecture: {', '.join(ARCHITECTURES.names())} (default: %(default)s)")
     parser.add_argument("--weights", default=None, help="torchvision weights name (IMAGENET1K_V1), 'pretrained' (packaged models), a state-dict path, or 'random' (default: the arch's pretrained weights)")
     parser.add_argument("--engine", choices=ENGINES, default="tree", help="all-mask evaluator (default: %(default)s)")
-    parser.add_argument("--batch-size", type=int, default=8, help="images per batch (default: %(default)s)")
-    parser.add_argument("--mask-chunk", type=int, default=256, help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)")
-    parser.add_argument("--num-workers", type=int, default=4, help="data-loader worker processes (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)")
+    parser.add_argument("--batch-size", type=arg_types.positive_int, default=8, help="images per batch (default: %(default)s)")
+    parser.add_argument("--mask-chunk", type=arg_types.power_of_two, default=256, help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)")
+    parser.add_argument("--num-workers", type=arg_types.non_negative_int, default=4, help="data-loader worker processes (default: %(default)s)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)")
     parser.add_argument("--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 … (default: %(default)s)")
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32", help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), float64 (slow; resolves high orders at small λ), bfloat16, float16; logits are float32 (float64 for float64) (default: %(default)s)")
     parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
-    parser.add_argument("--limit", type=int, default=None, help="use only the first N images of the sample list")
+    parser.add_argument("--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list")
     parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
     parser.add_argument("--output-dir", type=Path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
 
@@ -95,9 +95,6 @@ class EvaluationSetup:
 
 def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     """Seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags."""
-    if args.batch_size < 1:
-        raise PipelineError(f"--batch-size {args.batch_size} must be at least 1")
-    check_mask_chunk(args.mask_chunk)
     seed_everything(args.seed)
     device = distributed.start(resolve_device(args.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
@@ -136,6 +133,7 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
         **setup.config,
         "data_dir": str(setup.dataset.data_dir),
         "post_activation": sorted({type(block.post).__name__ for block in setup.model.blocks}),
+        "gated_recursion": setup.model.gated_recursion,
         "versions": package_versions(),
         "git_commit": git_commit(),
         "device_name": device_name,
@@ -148,11 +146,14 @@ def run_per_image(
     compute: BatchFunction,
     residual_scale: float = 1.0,
     description: str = "",
+    pass_indices: bool = False,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Evaluate every batch not yet finished; return all per-image arrays and this call's timing.
 
     ``compute(logits, labels)`` gets ``(B, 2^L, C)`` float32 logits on the device and ``(B,)``
-    labels, and returns tensors whose first dimension is ``B``. The result holds them
+    labels (with ``pass_indices``, also the ``(B,)`` int64 sample-list positions, e.g. to seed
+    per-image randomness independently of batching), and returns tensors whose first dimension
+    is ``B``. The result holds them
     concatenated over the sample list, plus ``index``, ``label`` and ``valid`` (False for
     images skipped with ``--skip-corrupt``). The timing (``wall_seconds``, ``images_evaluated``)
     counts this call's batches only. Under ``torchrun`` every rank evaluates its share of the
@@ -177,9 +178,10 @@ def run_per_image(
     if mine:
         loader = setup.loader([batches[number] for number in mine])
         for number, batch in zip(mine, loader):
-            valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt))
+            valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt, batch["fatal"]))
             logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
-            arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device)).items()}
+            extra = (batch["index"],) if pass_indices else ()
+            arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device), *extra).items()}
             arrays.update(index=batch["index"], label=batch["label"], valid=valid)
             store.save(number, arrays)
             progress.finished(batch_files[number])
@@ -220,6 +222,9 @@ def write_results(
     output_dir = Path(setup.args.output_dir)
     if not distributed.is_main():
         return output_dir / summary_name
+    for path in sorted(output_dir.glob("summary*.json")):  # never overwrite another step's results
+        if read_json(path, fix="delete it or use another --output-dir").get("experiment") != summary["experiment"]:
+            raise PipelineError(f"{output_dir}: holds results of another experiment ({path.name}); use another --output-dir")
     atomic_save_npz(output_dir / "per_image.npz", arrays)
     atomic_write_json(output_dir / summary_name, summary)
     write_timing(setup, timing, summary["config"]["device_name"])
@@ -227,7 +232,7 @@ def write_results(
 
 
 def write_timing(setup: EvaluationSetup, timing: dict[str, Any], device_name: str) -> None:
-    """Write ``<output-dir>/timing.json`` if this call evaluated images (a resumed-and-finished run keeps the last one)."""
+    """Write ``<output-dir>/timing.json`` if this call evaluated images (a resumed-and-finished run keeps the last one); rank 0 only."""
     args = setup.args
-    if timing["images_evaluated"]:
+    if timing["images_evaluated"] and distributed.is_main():
         atomic_write_json(Path(args.output_dir) / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})

@@ -31,3 +31,7 @@ def new_figure_grid(rows: int, columns: int, width: float = 6.0, height: float =
     """A figure with a ``rows × columns`` grid of axes, returned as a flat list in row order."""
     figure, axes = plt.subplots(rows, columns, figsize=(width, height), dpi=120, squeeze=False, sharey=sharey)
     return figure, list(axes.ravel())
+
+
+# One colour per role, so that a quantity looks the same in every figure of every experiment.
+COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "random": "#888888", "binomial": "#000000"}

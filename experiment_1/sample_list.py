@@ -5,16 +5,19 @@ File format::
     {"pattern": "test-*.parquet", "mode": "uniform", "seed": 0, "num_images": N,
      "samples": [{"source": "test-00000-of-00028.parquet", "row": 17, "label": -1}, …]}
 
-Samples are sorted by (source, row) so that reading them walks each shard once.
+Samples are sorted by (source, row) so that reading them walks each shard once. ``source`` is a
+``.parquet`` shard (``row`` ≥ 0) or an image file (``row`` = -1) relative to the data directory;
+``label`` is a class index or -1 (unlabelled). Every field is checked when the list is read.
 """
 from __future__ import annotations
 
-from pathlib import Path
+import json
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
 
-from experiment_1.data import SampleRef
+from experiment_1.data import IMAGE_SUFFIXES, SampleRef
 from experiment_1.errors import PipelineError
 from experiment_1.io_utils import read_json
 
@@ -61,14 +64,47 @@ def sample_list_json(samples: list[SampleRef], pattern: str, mode: str, seed: in
     }
 
 
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_entry(entry: Any) -> SampleRef:
+    """One sample-list entry, every field checked; a ``ValueError`` naming the field and its allowed values."""
+    if not isinstance(entry, dict) or not {"source", "row", "label"} <= set(entry):
+        raise ValueError(f"{json.dumps(entry)[:80]} is not an object with source, row and label")
+    source, row, label = entry["source"], entry["row"], entry["label"]
+    suffix = PurePosixPath(source).suffix.lower() if isinstance(source, str) else ""
+    if not suffix or PurePosixPath(source).is_absolute() or ".." in PurePosixPath(source).parts:
+        raise ValueError(f"source {json.dumps(source)} must be a relative path inside the data directory")
+    if suffix != ".parquet" and suffix not in IMAGE_SUFFIXES:
+        raise ValueError(f"source {json.dumps(source)} is neither a .parquet shard nor an image ({', '.join(IMAGE_SUFFIXES)})")
+    if suffix == ".parquet" and not (_is_integer(row) and row >= 0):
+        raise ValueError(f"row {json.dumps(row)} of shard {source} must be an integer ≥ 0")
+    if suffix != ".parquet" and row != -1:
+        raise ValueError(f"row {json.dumps(row)} of image file {source} must be -1")
+    if not (_is_integer(label) and label >= -1):
+        raise ValueError(f"label {json.dumps(label)} must be an integer ≥ 0, or -1 for unlabelled")
+    return SampleRef(source, row, label)
+
+
 def load_sample_list(path: Path, limit: int | None = None) -> list[SampleRef]:
-    """Read a sample list (first ``limit`` entries if given), with a clear error if it is malformed."""
+    """Read a sample list (the first ``limit`` entries if given); every entry is checked, one-line error for the first bad one."""
     path = Path(path)
+    fix = "regenerate it with experiment_1.step_2_sample"
     if not path.exists():
         raise PipelineError(f"{path}: sample list not found; create it with `python -m experiment_1.step_2_sample --output {path}`")
-    try:
-        document = read_json(path)
-        samples = [SampleRef(str(s["source"]), int(s["row"]), int(s["label"])) for s in document["samples"]]
-    except (ValueError, KeyError, TypeError) as error:
-        raise PipelineError(f"{path}: not a sample list ({type(error).__name__}: {error}); regenerate it with experiment_1.step_2_sample") from None
-    return samples[:limit] if limit else samples
+    document = read_json(path, fix=fix)
+    if not isinstance(document, dict) or not isinstance(document.get("samples"), list):
+        raise PipelineError(f"{path}: not a sample list (no \"samples\" list); {fix}")
+    samples: list[SampleRef] = []
+    first_seen: dict[tuple[str, int], int] = {}
+    for number, entry in enumerate(document["samples"]):
+        try:
+            sample = parse_entry(entry)
+        except ValueError as error:
+            raise PipelineError(f"{path}: sample {number}: {error}; {fix}") from None
+        previous = first_seen.setdefault((sample.source, sample.row), number)
+        if previous != number:
+            raise PipelineError(f"{path}: sample {number} repeats sample {previous} ({sample.describe()}); {fix}")
+        samples.append(sample)
+    return samples if limit is None else samples[:limit]

@@ -19,6 +19,7 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
+from experiment_1 import arg_types
 from experiment_1.data import default_data_dir, list_items
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_json
@@ -30,10 +31,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data-dir", type=Path, default=None, help="folder of shards (default: $MOE_DATA or imagenet-1k/data)")
     parser.add_argument("--pattern", default="test-*.parquet", help="glob of shards or image folders inside --data-dir (default: %(default)s)")
     parser.add_argument("--mode", choices=MODES, default="uniform", help="uniform over all images, or a fixed number per class (default: %(default)s)")
-    parser.add_argument("--num-images", type=int, default=10000, help="images to draw in uniform mode (default: %(default)s)")
-    parser.add_argument("--per-class", type=int, default=10, help="images per class in per-class mode (default: %(default)s)")
-    parser.add_argument("--min-per-class", type=int, default=None, help="per-class mode: keep only classes with at least N images (default: every class)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the draw (default: %(default)s)")
+    parser.add_argument("--num-images", type=arg_types.positive_int, default=10000, help="images to draw in uniform mode (default: %(default)s)")
+    parser.add_argument("--per-class", type=arg_types.positive_int, default=10, help="images per class in per-class mode (default: %(default)s)")
+    parser.add_argument("--min-per-class", type=arg_types.positive_int, default=None, help="per-class mode: keep only classes with at least N images (default: every class)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the draw (default: %(default)s)")
     parser.add_argument("--output", type=Path, default=Path("experiment_1/sample_index.json"), help="sample list to write (default: %(default)s)")
     args = parser.parse_args(argv)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
+from experiment_1.errors import run_cli
+from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.plotting import new_figure, save_figure
 from experiment_1.report import comparability_note, data_sentence, format_number, format_stat, markdown_table, report_footer
 
@@ -118,9 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_1/results/summary.json"), help="summary.json of step_3_evaluate (default: %(default)s)")
     args = parser.parse_args(argv)
-    if not args.summary.exists():
-        raise PipelineError(f"{args.summary}: summary not found; run `python -m experiment_1.step_3_evaluate` first")
-    summary = read_json(args.summary)
+    summary = load_summary(args.summary, 1, "experiment_1.step_3_evaluate", keys=("config", "metrics", "published"))
     timing = read_json_if_exists(args.summary.parent / "timing.json")
     figure = plot_errors(summary, args.summary.parent / "reconstruction_error")
     report = args.summary.parent / "REPORT.md"

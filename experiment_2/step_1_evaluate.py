@@ -23,25 +23,15 @@ import argparse
 from typing import Any
 
 import numpy as np
-import torch
 
 from experiment_1 import published
 from experiment_1.errors import run_cli
-from experiment_1.pipeline import DTYPES, MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, image_counts, provenance, run_per_image, valid_images, write_results
+from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, valid_images, write_results
 from experiment_2.aggregate import spectrum_summary
-from experiment_2.spectrum import binomial_null, spectrum_metrics
+from experiment_2.evaluation import evaluate_spectrum
+from experiment_2.spectrum import binomial_null
 
 QUESTION = "How is the Möbius energy of the logits distributed across interaction orders?"
-
-
-def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = 1.0, stage: str = "experiment_2.step_1_evaluate/spectrum", description: str = "Exp 2 spectrum") -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Per-image spectrum arrays (:func:`experiment_2.spectrum.spectrum_metrics`) of every image at one λ, resumably."""
-    dtype, network_dtype = MOBIUS_DTYPES[setup.args.mobius_dtype], DTYPES[setup.args.dtype]
-
-    def compute(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
-        return spectrum_metrics(logits, dtype, network_dtype)
-
-    return run_per_image(setup, stage, compute, residual_scale=residual_scale, description=description)
 
 
 def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:

@@ -19,22 +19,12 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
-from experiment_1.plotting import new_figure, new_figure_grid, save_figure
+from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, save_figure
 from experiment_1.report import comparability_note, data_sentence, format_number, format_percent, format_stat, markdown_table, report_footer
 from experiment_2.aggregate import PROJECTIONS
 
-COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "random": "#888888", "binomial": "#000000"}
-
-
-def load_summary(path: Path, flag: str) -> dict[str, Any]:
-    """Read an Experiment 2 summary, with a one-line error if it is missing or of another step."""
-    if not path.exists():
-        raise PipelineError(f"{path}: {flag} not found; run `python -m experiment_2.step_1_evaluate` first")
-    summary = read_json(path)
-    if summary.get("experiment") != 2 or "projections" not in summary:
-        raise PipelineError(f"{path}: not a summary.json of experiment_2.step_1_evaluate (pass that file to {flag})")
-    return summary
+SUMMARY_KEYS = ("config", "projections", "binomial_null", "published")
 
 
 def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:
@@ -255,8 +245,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--summary", type=Path, default=Path("experiment_2/results/summary.json"), help="summary.json of step_1_evaluate (default: %(default)s)")
     parser.add_argument("--compare-summary", type=Path, default=None, help="summary.json of step_1_evaluate run with --weights random, the random-init null (optional)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary, "--summary")
-    compare = load_summary(args.compare_summary, "--compare-summary") if args.compare_summary else None
+    summary = load_summary(args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS)
+    compare = load_summary(args.compare_summary, 2, "experiment_2.step_1_evaluate", "--compare-summary", SUMMARY_KEYS) if args.compare_summary else None
     if compare is not None and compare["binomial_null"]["num_blocks"] != summary["binomial_null"]["num_blocks"]:
         raise PipelineError(f"{args.compare_summary}: has L = {compare['binomial_null']['num_blocks']} blocks but {args.summary} has L = {summary['binomial_null']['num_blocks']}; compare the same architecture")
     timing = read_json_if_exists(args.summary.parent / "timing.json")

@@ -30,9 +30,9 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, valid_images, write_results
 from experiment_1.stats import bootstrap_mean_ci
 from experiment_2.aggregate import PROJECTIONS, spectrum_summary
+from experiment_2.evaluation import evaluate_spectrum
 from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE, FLOOR_MARGIN, power_law_summary, roundoff_floor
 from experiment_2.spectrum import binomial_null
-from experiment_2.step_1_evaluate import evaluate_spectrum
 
 DEFAULT_LAMBDAS = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1]
 DEFAULT_FIT_COUNT = 3

@@ -18,24 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
-from experiment_1.plotting import new_figure, new_figure_grid, plt, save_figure
+from experiment_1.errors import run_cli
+from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, save_figure
 from experiment_1.report import comparability_note, data_sentence, format_number, format_percent, format_stat, markdown_table, report_footer
 from experiment_2.aggregate import PROJECTIONS
-from experiment_2.step_2_plot import COLOURS
 
 SEED_AGREEMENT_LAMBDAS = (0.8, 1.0)
-
-
-def load_sweep_summary(path: Path) -> dict[str, Any]:
-    """Read a sweep summary, with a one-line error if it is missing or of another step."""
-    if not path.exists():
-        raise PipelineError(f"{path}: summary not found; run `python -m experiment_2.step_3_lambda_sweep` first")
-    summary = read_json(path)
-    if summary.get("experiment") != "3A/3B" or "per_lambda" not in summary:
-        raise PipelineError(f"{path}: not a summary_all.json of experiment_2.step_3_lambda_sweep")
-    return summary
 
 
 def series(summary: dict[str, Any], projection: str, statistic: str) -> dict[str, np.ndarray]:
@@ -288,7 +277,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_2/results_lambda/summary_all.json"), help="summary_all.json of step_3_lambda_sweep (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_sweep_summary(args.summary)
+    summary = load_summary(args.summary, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("config", "per_lambda", "power_law", "published"))
     timing = read_json_if_exists(args.summary.parent / "timing.json")
     folder = args.summary.parent
     figures = {

@@ -49,14 +49,19 @@ def tiny_shards(tmp_path: Path) -> Path:
     return data_dir
 
 
-@pytest.fixture
-def small_input(monkeypatch: pytest.MonkeyPatch) -> int:
-    """Make every model built by the pipeline expect 64-px inputs, so end-to-end tests run fast on CPU."""
+def shrink_inputs(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Make every model built by the pipeline expect 64-px inputs (for fixtures of any scope)."""
     import experiment_1.pipeline as pipeline
     from launch_small import SMALL_INPUT, small_builder
 
     monkeypatch.setattr(pipeline, "build_gated_resnet", small_builder(pipeline.build_gated_resnet))
     return SMALL_INPUT
+
+
+@pytest.fixture
+def small_input(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Make every model built by the pipeline expect 64-px inputs, so end-to-end tests run fast on CPU."""
+    return shrink_inputs(monkeypatch)
 
 
 @pytest.fixture

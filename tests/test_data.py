@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -79,8 +80,8 @@ def test_wrong_schema_missing_shard_and_bad_rows_are_one_line_errors(tmp_path: P
     with pytest.raises(PipelineError, match=r"missing.parquet: listed in the sample list but missing"):
         SampleDataset(tmp_path, [SampleRef("missing.parquet", 0, 0)], SMALL)
     write_shard(tmp_path / "ok.parquet", [jpeg_bytes(0)], [0])
-    item = SampleDataset(tmp_path, [SampleRef("ok.parquet", 5, 0)], SMALL)[0]
-    assert "row 5 out of range" in item["error"]
+    with pytest.raises(PipelineError, match=r"ok\.parquet: row 5 out of range \(shard has 1 rows\)"):
+        SampleDataset(tmp_path, [SampleRef("ok.parquet", 5, 0)], SMALL)
     (tmp_path / "garbage.parquet").write_bytes(b"not parquet at all")
     with pytest.raises(PipelineError, match="not a readable parquet file"):
         list_items(tmp_path, "garbage.parquet")
@@ -126,7 +127,7 @@ def test_sample_step_writes_a_loadable_list(tiny_shards: Path, tmp_path: Path) -
     assert document["num_images"] == 6 and document["mode"] == "per-class"
     assert len(load_sample_list(output, limit=4)) == 4
     (tmp_path / "bad.json").write_text("{\"samples\": [{\"row\": 1}]}")
-    with pytest.raises(PipelineError, match="not a sample list"):
+    with pytest.raises(PipelineError, match="bad.json: sample 0: .* not an object with source, row and label"):
         load_sample_list(tmp_path / "bad.json")
 
 
@@ -148,3 +149,13 @@ def test_download_verification_counts_rows(tiny_shards: Path) -> None:
     assert verify_row_counts(tiny_shards, {"validation": 12, "test": 7}) == {"validation": 12, "test": 7}
     with pytest.raises(PipelineError, match="validation shards hold 12 rows in 2 files, expected 50000.*resume"):
         verify_row_counts(tiny_shards)
+
+
+def test_embedded_sample_is_32_labelled_images_of_8_classes() -> None:
+    sample = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample"
+    items = list_items(sample, "validation-*.parquet")
+    assert len(items) == 32 and Counter(item.label for item in items) == Counter({label: 4 for label in (78, 113, 309, 486, 513, 650, 742, 880)})
+    source = json.loads((sample / "SOURCE.json").read_text())
+    assert [(row["row"], row["label"]) for row in source["rows"]] == [(item.row, item.label) for item in items]
+    dataset = SampleDataset(sample, items, SMALL)
+    assert all(dataset[index]["error"] == "" for index in range(len(items)))

@@ -1,0 +1,149 @@
+"""Per-image top-K arrays → the Experiment 3 summary that the REPORT and tables.md cite.
+
+Over the valid images, for every source (the magnitude rankings and the controls of
+:mod:`experiment_3.topk`): each curve per K as a mean with a 95 % bootstrap CI (a control's draws
+are averaged per image first, so the CI is over images); the smallest K capturing 90 % / 99 % of
+the energy and reaching relative error ≤ τ (per image, single-subset resolution, mean with CI); the
+smallest K of the grid whose mean Γ_K / top-1 agreement reaches 90 % / 99 % / 90 %. Per ranking and
+control: the improvement of magnitude over the control at every K — the ratio of the means (None
+where the control's mean is 0) and the paired per-image difference with a CI. K_eff of both
+energies; the order histogram of the magnitude top-K (mean counts, mean order with CI, the
+binomial share C(L, k)/2^L of a uniform pick); and the seed's numbers beside ours at the seed's K
+and at the same fraction of 2^L.
+"""
+from __future__ import annotations
+
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from experiment_1 import published
+from experiment_1.pipeline import image_counts, valid_images
+from experiment_1.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows
+from experiment_3.topk import CURVE_METRICS, RANKINGS, SOURCES
+
+QUESTION = "Is the Möbius decomposition sparse at the level of individual subsets?"
+AGREEMENT_TARGET = 0.9
+IMPROVEMENT_METRICS = ("top1_agreement", "captured_energy")
+
+
+def controls_of(ranking: str) -> dict[str, str]:
+    """The control sources compared with the magnitude ranking ``ranking``, keyed by control name."""
+    return {"random": "random", "order_matched": f"order_matched_{ranking}", "low_order_first": "low_order_first"}
+
+
+def first_k_reaching(ks: list[int], curve: list[float], target: float) -> int | None:
+    """The smallest K of the grid whose (mean) curve value is ≥ ``target``; None if none is."""
+    return next((k for k, value in zip(ks, curve) if value >= target), None)
+
+
+def per_image(arrays: dict[str, np.ndarray], name: str, valid: np.ndarray) -> np.ndarray:
+    """A ``(N, D, …)`` per-image array averaged over its D draws, valid images only, float64."""
+    return np.asarray(arrays[name], dtype=np.float64)[valid].mean(axis=1)
+
+
+def source_summary(arrays: dict[str, np.ndarray], source: str, valid: np.ndarray, config: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Curves with CIs, smallest-K statistics and grid thresholds of one source."""
+    ks = config["ks"]
+    curves = {metric: bootstrap_mean_ci_rows(per_image(arrays, f"{metric}_{source}", valid), seed=seed) for metric in CURVE_METRICS}
+    k_mass, k_error = per_image(arrays, f"k_mass_{source}", valid), per_image(arrays, f"k_error_{source}", valid)
+    grid = {f"captured_energy_{fraction:g}": first_k_reaching(ks, curves["captured_energy"]["mean"], fraction) for fraction in config["mass_fractions"]}
+    grid[f"top1_agreement_{AGREEMENT_TARGET:g}"] = first_k_reaching(ks, curves["top1_agreement"]["mean"], AGREEMENT_TARGET)
+    return {
+        "draws": int(arrays[f"top1_agreement_{source}"].shape[1]),
+        "curves": curves,
+        "k_mass": {f"{fraction:g}": bootstrap_mean_ci(k_mass[:, index], seed=seed) for index, fraction in enumerate(config["mass_fractions"])},
+        "k_error": {f"{threshold:g}": bootstrap_mean_ci(k_error[:, index], seed=seed) for index, threshold in enumerate(config["error_thresholds"])},
+        "grid_k_reaching": grid,
+    }
+
+
+def improvement_summary(arrays: dict[str, np.ndarray], ranking: str, valid: np.ndarray, seed: int) -> dict[str, Any]:
+    """Magnitude ranking vs each control: ratio of the means and paired difference (with CI) per K."""
+    result: dict[str, Any] = {}
+    for control, source in controls_of(ranking).items():
+        result[control] = {}
+        for metric in IMPROVEMENT_METRICS:
+            ours = per_image(arrays, f"{metric}_magnitude_{ranking}", valid)
+            theirs = per_image(arrays, f"{metric}_{source}", valid)
+            ratio = [float(a / b) if b > 0 else None for a, b in zip(ours.mean(axis=0), theirs.mean(axis=0))]
+            result[control][metric] = {"ratio": ratio, "difference": bootstrap_mean_ci_rows(ours - theirs, seed=seed)}
+    return result
+
+
+def order_histogram_summary(arrays: dict[str, np.ndarray], ranking: str, valid: np.ndarray, config: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Where the magnitude top-K sits in order: mean counts per (K, order), mean order per K with CI."""
+    num_blocks, ks = int(config["num_blocks"]), np.asarray(config["ks"], dtype=np.float64)
+    counts = np.asarray(arrays[f"order_histogram_{ranking}"], dtype=np.float64)[valid]  # (N, len(ks), L+1)
+    mean_order = (counts @ np.arange(num_blocks + 1)) / ks
+    return {
+        "orders": list(range(num_blocks + 1)),
+        "mean_count": counts.mean(axis=0).tolist(),
+        "mean_order": bootstrap_mean_ci_rows(mean_order, seed=seed),
+        "binomial_share": [comb(num_blocks, order) / 2**num_blocks for order in range(num_blocks + 1)],
+        "binomial_mean_order": num_blocks / 2,
+    }
+
+
+def value_at(summary_sources: dict[str, Any], ks: list[int], source: str, metric: str, k: int | None) -> dict[str, float] | None:
+    """Mean and CI of ``metric`` of ``source`` at ``K = k`` as a stat dict; None if K is not on the grid."""
+    if k not in ks:
+        return None
+    curve, index = summary_sources[source]["curves"][metric], ks.index(k)
+    return {key: curve[key][index] for key in ("mean", "ci_low", "ci_high")}
+
+
+# The seed's Experiment 3 numbers (``published.PUBLISHED["experiment_3"]["resnet18"]``): our quantity,
+# the curve it is read from, and the K it refers to (the seed's ResNet-18 has L = 8, 256 subsets).
+SEED_NUM_MASKS = 2**8
+SEED_QUANTITIES = (
+    ("captured_energy", "captured_energy_at_64", "captured_energy", 64),
+    ("top1_agreement_magnitude", "top1_agreement_magnitude_at_128", "top1_agreement", 128),
+    ("top1_agreement_controls_max", "top1_agreement_controls_below", "top1_agreement", 128),
+    ("improvement_over_random", "improvement_over_random", "top1_agreement", 128),
+)
+
+
+def beside_seed(sources: dict[str, Any], improvement: dict[str, Any], config: dict[str, Any], seed_numbers: dict[str, Any]) -> dict[str, Any]:
+    """Our numbers at the seed's K and at the same fraction of 2^L, per ranking, beside the seed's."""
+    ks, num_masks = config["ks"], 2 ** int(config["num_blocks"])
+    rows = []
+    for quantity, key, metric, seed_k in SEED_QUANTITIES:
+        for ranking in RANKINGS:
+            at = {}
+            for name, k in (("at_seed_k", seed_k), ("at_matching_fraction", seed_k * num_masks // SEED_NUM_MASKS)):
+                if quantity == "top1_agreement_controls_max":
+                    values = [value_at(sources, ks, source, metric, k) for source in controls_of(ranking).values()]
+                    value = max(values, key=lambda stat: stat["mean"]) if None not in values else None
+                elif quantity == "improvement_over_random":
+                    value = improvement[ranking]["random"][metric]["ratio"][ks.index(k)] if k in ks else None
+                else:
+                    value = value_at(sources, ks, f"magnitude_{ranking}", metric, k)
+                at[name] = {"k": k, "value": value}
+            rows.append({"quantity": quantity, "ranking": ranking, "seed": seed_numbers["resnet18"][key], "seed_k": seed_k, "fraction": seed_k / SEED_NUM_MASKS, **at})
+    return {"seed_num_masks": SEED_NUM_MASKS, "num_masks": num_masks, "rows": rows}
+
+
+def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The Experiment 3 summary (see the module docstring)."""
+    valid = valid_images(arrays)
+    sources = {source: source_summary(arrays, source, valid, config, seed) for source in SOURCES}
+    improvement = {ranking: improvement_summary(arrays, ranking, valid, seed) for ranking in RANKINGS}
+    seed_numbers = published.published_numbers("experiment_3")
+    comparison = beside_seed(sources, improvement, config, seed_numbers)
+    return {
+        "experiment": 3,
+        "question": QUESTION,
+        "config": config,
+        **image_counts(valid),
+        "ks": config["ks"],
+        "num_masks": 2 ** int(config["num_blocks"]),
+        "agreement_target": AGREEMENT_TARGET,
+        "sources": sources,
+        "improvement": improvement,
+        "k_eff": {projection: bootstrap_mean_ci(np.asarray(arrays[f"k_eff_{projection}"])[valid], seed=seed) for projection in RANKINGS},
+        "order_histograms": {ranking: order_histogram_summary(arrays, ranking, valid, config, seed) for ranking in RANKINGS},
+        "beside_seed": comparison,
+        "published": seed_numbers,
+    }

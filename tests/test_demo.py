@@ -1,0 +1,45 @@
+"""`make demo` (experiment_1.demo): which data and model it picks, and a run on the embedded sample."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import experiment_1.demo as demo
+from experiment_1.errors import PipelineError
+from experiment_1.io_utils import read_json
+
+
+def test_data_choice_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MOE_DATA", raising=False)
+    monkeypatch.setattr(demo, "REPO_ROOT", tmp_path)  # a fresh clone: imagenet-1k/data has no shards
+    fresh = demo.choose_data(None, None)
+    assert (fresh.data_dir, fresh.pattern) == (demo.EMBEDDED_SAMPLE, "validation-*.parquet") and "embedded sample" in fresh.reason
+    (tmp_path / "imagenet-1k" / "data").mkdir(parents=True)
+    (tmp_path / "imagenet-1k" / "data" / "test-00000-of-00028.parquet").touch()
+    assert demo.choose_data(None, None).data_dir == tmp_path / "imagenet-1k" / "data"
+    monkeypatch.setenv("MOE_DATA", str(tmp_path / "elsewhere"))
+    assert demo.choose_data(None, None).data_dir == tmp_path / "elsewhere"
+    assert demo.choose_data(tmp_path / "flag", "validation-*.parquet") == demo.DemoData(tmp_path / "flag", "validation-*.parquet", "--data-dir")
+
+
+def test_default_model_falls_back_offline_with_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def offline(weights: object) -> dict:
+        raise PipelineError("could not download …")
+
+    monkeypatch.setattr(demo, "load_torchvision_state_dict", offline)
+    assert demo.choose_arch(None) == "efficientnet_lite0"
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1 and "resnet18-f37072fd.pth" in lines[0]
+    assert demo.choose_arch("resnet18") == "resnet18"  # an explicit arch never falls back
+    monkeypatch.setattr(demo, "load_torchvision_state_dict", lambda weights: {})
+    assert demo.choose_arch(None) == "resnet18"
+
+
+def test_demo_runs_on_the_embedded_sample(tmp_path: Path, small_input: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MOE_DATA", raising=False)
+    output = tmp_path / "demo"
+    demo.main(["--arch", "resnet18", "--weights", "random", "--num-images", "2", "--device", "cpu", "--output-dir", str(output)])
+    summary = read_json(output / "summary.json")
+    assert summary["config"]["data_dir"] == str(demo.EMBEDDED_SAMPLE) and summary["num_labelled"] == 2
+    assert "exact to round-off" in (output / "REPORT.md").read_text()

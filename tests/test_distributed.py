@@ -1,0 +1,197 @@
+"""torchrun sharding of the batch loop: the pure batch split, rank/device rules, and 2-rank gloo runs on CPU.
+
+The end-to-end tests launch ``python -m torch.distributed.run --standalone --nproc-per-node 2``
+on ``tests/launch_small.py`` (64-px inputs, random-init ResNet-18, 3 images in 3 batches: rank 0 gets batch 0, rank 1 batches 1 and 2) and
+compare with single-process runs of the same flags in this process. Byte equality of the
+summaries is expected: every batch runs the same operations on the same batch shape whichever
+process evaluates it, and the merge follows the sample list.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import experiment_1.pipeline as pipeline
+import experiment_1.step_3_evaluate as step_3
+from conftest import jpeg_bytes, write_shard
+from experiment_1 import distributed
+from experiment_1.distributed import Rank, rank_device, rank_from_environment, shard
+from experiment_1.errors import PipelineError
+from experiment_1.io_utils import read_json
+from experiment_1.step_2_sample import main as sample_main
+from experiment_2 import step_1_evaluate, step_3_lambda_sweep
+from launch_small import small_builder
+
+REPO = Path(__file__).resolve().parents[1]
+LAUNCHER = REPO / "tests" / "launch_small.py"
+NUM_IMAGES = 3
+SWEEP_FLAGS = ["--lambdas", "0.5"]
+
+
+# --- the batch split and the rank rules, as pure functions ---------------------------------------
+
+
+def test_shard_covers_every_batch_exactly_once_in_balanced_contiguous_shares() -> None:
+    for num_batches in range(0, 30):
+        for world_size in range(1, 10):
+            shares = [list(shard(num_batches, world_size, rank)) for rank in range(world_size)]
+            assert [number for part in shares for number in part] == list(range(num_batches))  # each once, in order
+            sizes = [len(part) for part in shares]
+            assert max(sizes) - min(sizes) <= 1
+            assert shares == [list(shard(num_batches, world_size, rank)) for rank in range(world_size)]  # deterministic
+    assert list(shard(10, 4, 0)) == [0, 1] and list(shard(10, 4, 3)) == [7, 8, 9]
+    for bad in [(5, 0, 0), (5, 2, 2), (5, 2, -1), (-1, 2, 0)]:
+        with pytest.raises(ValueError):
+            shard(*bad)
+
+
+def test_a_single_process_evaluates_every_pending_batch() -> None:
+    assert distributed.current() == Rank() and distributed.is_main()
+    assert distributed.share([0, 3, 5]) == [0, 3, 5]
+
+
+def test_rank_from_environment() -> None:
+    assert rank_from_environment({}) == Rank()
+    assert rank_from_environment({"RANK": "5", "WORLD_SIZE": "8", "LOCAL_RANK": "1"}) == Rank(5, 8, 1, launched=True)
+    for environ, message in [
+        ({"RANK": "0"}, "not WORLD_SIZE, LOCAL_RANK"),
+        ({"RANK": "a", "WORLD_SIZE": "2", "LOCAL_RANK": "0"}, "must be integers"),
+        ({"RANK": "2", "WORLD_SIZE": "2", "LOCAL_RANK": "0"}, "0 ≤ RANK < WORLD_SIZE"),
+    ]:
+        with pytest.raises(PipelineError, match=message):
+            rank_from_environment(environ)
+
+
+def test_rank_device() -> None:
+    rank = Rank(3, 4, 1, launched=True)
+    assert rank_device(torch.device("cpu"), rank, 0) == torch.device("cpu")
+    assert rank_device(torch.device("cuda"), rank, 2) == torch.device("cuda", 1)
+    assert rank_device(torch.device("cuda", 1), Rank(), 2) == torch.device("cuda", 1)  # no torchrun: as given
+    with pytest.raises(PipelineError, match=r"rank 3 \(LOCAL_RANK 1\) asks for cuda:1 but this node has 1 GPU"):
+        rank_device(torch.device("cuda"), rank, 1)
+    with pytest.raises(PipelineError, match="every rank would share one GPU"):
+        rank_device(torch.device("cuda", 0), rank, 2)
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_ranks_with_different_settings_are_refused(rank: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(distributed, "_current", Rank(rank, 2, rank, launched=True))
+    settings = {"batch_size": 2, "seed": 0, "arch": "resnet18"}
+    monkeypatch.setattr(distributed, "_all_gather", lambda value: [settings, {**settings, "seed": 1, "arch": "resnet34"}])
+    if rank == 0:  # rank 0 says it in one line …
+        with pytest.raises(PipelineError, match=r"rank 1 was launched with other settings than rank 0 \(arch, seed\)"):
+            distributed.check_job(4, settings)
+    else:  # … the others leave quietly
+        with pytest.raises(SystemExit) as exit_info:
+            distributed.check_job(4, settings)
+        assert exit_info.value.code == 0
+    monkeypatch.setattr(distributed, "_all_gather", lambda value: [settings, settings])
+    distributed.check_job(2, settings)  # two batches for two ranks, same settings: fine
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_more_ranks_than_batches_is_refused(rank: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A resumed job may have fewer *pending* batches than ranks (idle ranks wait); only the job's size counts.
+    monkeypatch.setattr(distributed, "_current", Rank(rank, 2, rank, launched=True))
+    monkeypatch.setattr(distributed, "_all_gather", lambda value: [value, value])
+    if rank == 0:
+        with pytest.raises(PipelineError, match=r"^2 ranks but the job has only 1 batch\(es\) of --batch-size; launch at most 1 ranks"):
+            distributed.check_job(1, {})
+    else:
+        with pytest.raises(SystemExit) as exit_info:
+            distributed.check_job(1, {})
+        assert exit_info.value.code == 0
+
+
+# --- 2 ranks (gloo) against a single process ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Shards and a 3-image sample list shared by the end-to-end tests."""
+    root = tmp_path_factory.mktemp("distributed")
+    data_dir = root / "data"
+    write_shard(data_dir / "validation-00000-of-00001.parquet", [jpeg_bytes(100 + i) for i in range(6)], [0, 1, 2, 0, 1, 2])
+    sample_index = root / "sample_index.json"
+    sample_main(["--data-dir", str(data_dir), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", str(NUM_IMAGES), "--output", str(sample_index)])
+    return data_dir, sample_index
+
+
+def flags(job: tuple[Path, Path], output_dir: Path, *extra: str) -> list[str]:
+    data_dir, sample_index = job
+    return ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", "1",
+            "--num-workers", "0", "--device", "cpu", "--output-dir", str(output_dir), *extra]
+
+
+def torchrun(module: str, arguments: list[str], **environment: str) -> subprocess.CompletedProcess:
+    """``torchrun --standalone --nproc-per-node 2`` of a step with 64-px inputs."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", str(LAUNCHER), module, *arguments]
+    return subprocess.run(command, cwd=REPO, env={**os.environ, **environment}, capture_output=True, text=True, timeout=300)
+
+
+def single_process(main, arguments: list[str]) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pipeline, "build_gated_resnet", small_builder(pipeline.build_gated_resnet))
+        main(arguments)
+
+
+@pytest.fixture(scope="module")
+def experiment_1_single(job: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    output = tmp_path_factory.mktemp("exp1_single")
+    single_process(step_3.main, flags(job, output))
+    return output
+
+
+def test_experiment_1_two_ranks_give_the_single_process_bytes(job: tuple[Path, Path], experiment_1_single: Path, tmp_path: Path) -> None:
+    result = torchrun("experiment_1.step_3_evaluate", flags(job, tmp_path))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "summary.json").read_bytes() == (experiment_1_single / "summary.json").read_bytes()
+    merged, single = np.load(tmp_path / "per_image.npz"), np.load(experiment_1_single / "per_image.npz")
+    assert sorted(merged.files) == sorted(single.files)
+    for name in single.files:
+        np.testing.assert_array_equal(merged[name], single[name])
+    timing = read_json(tmp_path / "timing.json")
+    assert timing["world_size"] == 2 and timing["images_evaluated"] == NUM_IMAGES
+    assert timing["per_rank_images_evaluated"] == [1, 2] and len(timing["per_rank_wall_seconds"]) == 2
+    assert "world_size" not in read_json(tmp_path / "summary.json")["config"]
+    assert result.stdout.count("wrote ") == 1  # rank 1 prints nothing
+
+
+def test_a_crashed_rank_leaves_only_whole_batches_and_one_process_finishes_them(job: tuple[Path, Path], experiment_1_single: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rank 1 owns batches 1 and 2 and dies as it starts batch 2; torchrun then stops rank 0 (which may not have finished batch 0).
+    result = torchrun("experiment_1.step_3_evaluate", flags(job, tmp_path), MOE_TEST_DIE_AT="1:2")
+    assert result.returncode != 0
+    partial = tmp_path / "partial" / "all_masks"
+    finished = sorted(path.name for path in partial.glob("batch_*.pt"))
+    assert "batch_000001.pt" in finished and "batch_000002.pt" not in finished
+    assert not (tmp_path / "summary.json").exists()
+
+    evaluated = []
+    original = pipeline.evaluate_all_masks
+    monkeypatch.setattr(pipeline, "evaluate_all_masks", lambda model, images, **kwargs: evaluated.append(len(images)) or original(model, images, **kwargs))
+    single_process(step_3.main, flags(job, tmp_path))
+    assert len(evaluated) == NUM_IMAGES - len(finished)  # only the missing batches ran
+    assert (tmp_path / "summary.json").read_bytes() == (experiment_1_single / "summary.json").read_bytes()
+    assert read_json(tmp_path / "timing.json")["images_evaluated"] == len(evaluated)
+
+
+def test_experiment_2_two_ranks_give_the_single_process_bytes(job: tuple[Path, Path], tmp_path: Path) -> None:
+    single_process(step_1_evaluate.main, flags(job, tmp_path / "single"))
+    result = torchrun("experiment_2.step_1_evaluate", flags(job, tmp_path / "two"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "two" / "summary.json").read_bytes() == (tmp_path / "single" / "summary.json").read_bytes()
+
+
+def test_lambda_sweep_two_ranks_give_the_single_process_bytes(job: tuple[Path, Path], tmp_path: Path) -> None:
+    single_process(step_3_lambda_sweep.main, flags(job, tmp_path / "single", *SWEEP_FLAGS))
+    result = torchrun("experiment_2.step_3_lambda_sweep", flags(job, tmp_path / "two", *SWEEP_FLAGS))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "two" / "summary_all.json").read_bytes() == (tmp_path / "single" / "summary_all.json").read_bytes()
+    assert read_json(tmp_path / "two" / "timing.json")["per_lambda"]["0.5"]["world_size"] == 2
+

@@ -1,0 +1,199 @@
+"""Experiment 3 steps end to end on a random-init ResNet-18 at 64 px (and on ../shared/data when present), including resume."""
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import experiment_1.pipeline as pipeline
+import experiment_3.step_1_evaluate as step_1_evaluate
+from experiment_1.core import evaluate_all_masks
+from experiment_1.data import SampleDataset, list_items
+from experiment_1.errors import PipelineError
+from experiment_1.io_utils import atomic_write_json, read_json
+from experiment_1.make_tables import experiment_3_table
+from experiment_1.mobius import mobius_transform
+from experiment_1.report import format_stat
+from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
+from experiment_3 import step_2_plot
+from experiment_3.topk import CURVE_METRICS, SOURCES, control_permutations
+
+STEPS = ["experiment_3.step_1_evaluate", "experiment_3.step_2_plot"]
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write_sample_list(data_dir: Path, path: Path, count: int = 3) -> Path:
+    samples = draw_sample(list_items(data_dir, "test-*.parquet"), "uniform", count, 0, seed=0)
+    atomic_write_json(path, sample_list_json(samples, "test-*.parquet", "uniform", 0, None))
+    return path
+
+
+def flags(data_dir: Path, sample_index: Path, output_dir: Path, limit: int = 2, batch_size: int = 2) -> list[str]:
+    return ["--sample-index", str(sample_index), "--data-dir", str(data_dir), "--weights", "random", "--batch-size", str(batch_size), "--num-workers", "0",
+            "--limit", str(limit), "--device", "cpu", "--seed", "0", "--num-random-seeds", "2", "--output-dir", str(output_dir)]
+
+
+def brute_force_curves(coefficients: np.ndarray, order: list[int], full: np.ndarray, ks: list[int]) -> dict[str, list[float]]:
+    """Γ_K, relative error and top-1 agreement of one image by explicit sums over the first K subsets of ``order``."""
+    energies = (coefficients**2).sum(axis=1)
+    out: dict[str, list[float]] = {"captured_energy": [], "relative_error": [], "top1_agreement": []}
+    for k in ks:
+        reconstruction = coefficients[order[:k]].sum(axis=0)
+        out["captured_energy"].append(energies[order[:k]].sum() / energies.sum())
+        out["relative_error"].append(np.linalg.norm(reconstruction - full) / np.linalg.norm(full))
+        out["top1_agreement"].append(float(reconstruction.argmax() == full.argmax()))
+    return out
+
+
+def assert_magnitude_maximises_its_energy(arrays: dict[str, np.ndarray]) -> None:
+    """The vector (scalar) top-K holds the K largest vector (scalar) energies: no control captures more, per image and K."""
+    for ranking, metric in (("vector", "captured_energy"), ("scalar", "captured_scalar_energy")):
+        best = arrays[f"{metric}_magnitude_{ranking}"]
+        for source in SOURCES:
+            assert (arrays[f"{metric}_{source}"] <= best + 1e-6).all(), (ranking, source)
+
+
+@pytest.mark.parametrize("module", STEPS)
+def test_every_step_has_help(module: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        importlib.import_module(module).main(["--help"])
+    assert exit_info.value.code == 0
+    assert "Question:" in capsys.readouterr().out
+
+
+def test_topk_step_matches_brute_force_and_reports(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
+    sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
+    output = tmp_path / "repo" / "experiment_3" / "results_tiny"
+    step_1_evaluate.main(flags(tiny_shards, sample_index, output))
+    summary = read_json(output / "summary.json")
+    arrays = dict(np.load(output / "per_image.npz"))
+    ks = summary["ks"]
+    assert ks == [1, 2, 4, 8, 16, 32, 64, 128, 256] and summary["num_valid"] == 2 and summary["config"]["input_size"] == small_input
+    assert "wall_seconds" not in json.dumps(summary)
+    assert max(value.nbytes for value in arrays.values()) < 2 * 256 * 8  # compact: nothing of size (N, 2^L, C)
+
+    # The curves against explicit subset sums of logits computed here independently (same engine and batch shape).
+    model = pipeline.build_gated_resnet("resnet18", "random", device="cpu", seed=0)
+    dataset = SampleDataset(tiny_shards, load_sample_list(sample_index, 2), model.preprocess)
+    logits = evaluate_all_masks(model, torch.stack([dataset[index]["image"] for index in range(2)]), mask_chunk=256)
+    coefficients = mobius_transform(logits, dim=1, dtype=torch.float64).numpy()
+    full = logits[:, -1].double().numpy()
+    random = control_permutations("random", 8, seed=0, draw=1, sample_indices=[0, 1])
+    for image in range(2):
+        magnitude = sorted(range(256), key=lambda mask: (-np.linalg.norm(coefficients[image, mask]), mask))
+        for source, draw, order in (("magnitude_vector", 0, magnitude), ("random", 1, random[image].tolist())):
+            for metric, values in brute_force_curves(coefficients[image], order, full[image], ks).items():
+                np.testing.assert_allclose(arrays[f"{metric}_{source}"][image, draw], values, rtol=1e-5, atol=1e-6, err_msg=f"{source} {metric}")
+        energies = (coefficients[image] ** 2).sum(axis=1)
+        assert arrays["k_eff_vector"][image] == pytest.approx(energies.sum() ** 2 / (energies**2).sum(), rel=1e-5)
+        prefix = np.cumsum(energies[magnitude]) / energies.sum()
+        assert arrays["k_mass_magnitude_vector"][image, 0].tolist() == [int(np.argmax(prefix >= 0.9)) + 1, int(np.argmax(prefix >= 0.99)) + 1]
+        orders = [bin(mask).count("1") for mask in magnitude]
+        np.testing.assert_array_equal(arrays["order_histogram_vector"][image, 4], np.bincount(orders[:16], minlength=9))
+    assert_magnitude_maximises_its_energy(arrays)
+    for source in SOURCES:  # K = 2^L is exact for every ranking and control
+        assert (arrays[f"relative_error_{source}"][..., -1] < 1e-5).all() and (arrays[f"top1_agreement_{source}"][..., -1] == 1).all()
+
+    # Summary: means over images of the per-image draw means; ratios of means; thresholds on the mean curves.
+    random_agreement = arrays["top1_agreement_random"].astype(np.float64).mean(axis=1).mean(axis=0)
+    np.testing.assert_allclose(summary["sources"]["random"]["curves"]["top1_agreement"]["mean"], random_agreement)
+    vector_gamma = arrays["captured_energy_magnitude_vector"][:, 0].astype(np.float64).mean(axis=0)
+    np.testing.assert_allclose(summary["sources"]["magnitude_vector"]["curves"]["captured_energy"]["mean"], vector_gamma)
+    random_gamma = arrays["captured_energy_random"].astype(np.float64).mean(axis=(0, 1))
+    np.testing.assert_allclose(summary["improvement"]["vector"]["random"]["captured_energy"]["ratio"], vector_gamma / random_gamma)
+    assert summary["sources"]["magnitude_vector"]["grid_k_reaching"]["captured_energy_0.9"] == next(k for k, value in zip(ks, vector_gamma) if value >= 0.9)
+    assert summary["sources"]["random"]["draws"] == 2 and summary["sources"]["magnitude_scalar"]["draws"] == 1
+    row = next(row for row in summary["beside_seed"]["rows"] if row["quantity"] == "captured_energy" and row["ranking"] == "vector")
+    assert row["seed"] == 0.94 and row["at_seed_k"]["k"] == row["at_matching_fraction"]["k"] == 64  # L = 8: the seed's own grid
+    assert row["at_seed_k"]["value"]["mean"] == pytest.approx(vector_gamma[ks.index(64)])
+
+    step_2_plot.main(["--summary", str(output / "summary.json")])
+    report = (output / "REPORT.md").read_text()
+    for name in ("topk_curves.png", "topk_orders.png", "topk_curves.pdf"):
+        assert (output / name).stat().st_size > 0
+    gamma_64 = row["at_seed_k"]["value"]
+    assert format_stat(gamma_64, percent=True) in report and "## Verdict" in report and "random-init" in report
+    word = "sparser than" if gamma_64["ci_low"] > 0.94 else "denser than" if gamma_64["ci_high"] < 0.94 else "indistinguishable"
+    assert f"`resnet18` is {word}" in report
+    tables = experiment_3_table(tmp_path / "repo")
+    assert "`experiment_3/results_tiny` — resnet18, `random`, N = 2" in tables and f"K = 64: {format_stat(gamma_64, percent=True)}" in tables
+
+
+class CountingMetrics:
+    """Wraps ``topk_metrics``, counting calls and raising on call ``fail_on`` (if given)."""
+
+    def __init__(self, original, fail_on: int | None = None) -> None:
+        self.original, self.fail_on, self.calls = original, fail_on, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        if self.calls == self.fail_on:
+            raise KeyboardInterrupt
+        return self.original(*args, **kwargs)
+
+
+def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, small_input: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
+    full_dir, resumed_dir = tmp_path / "full", tmp_path / "resumed"
+    step_1_evaluate.main(flags(tiny_shards, sample_index, full_dir, batch_size=1) + ["--ks", "1", "16", "256"])
+    failing = CountingMetrics(step_1_evaluate.topk_metrics, fail_on=2)
+    monkeypatch.setattr(step_1_evaluate, "topk_metrics", failing)
+    with pytest.raises(KeyboardInterrupt):
+        step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir, batch_size=1) + ["--ks", "1", "16", "256"])
+    counting = CountingMetrics(failing.original)
+    monkeypatch.setattr(step_1_evaluate, "topk_metrics", counting)
+    step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir, batch_size=1) + ["--ks", "256", "16", "1"])  # same grid, any order
+    assert counting.calls == 1  # only the missing batch
+    assert (resumed_dir / "summary.json").read_text() == (full_dir / "summary.json").read_text()
+    resumed = np.load(resumed_dir / "per_image.npz")
+    for name, value in np.load(full_dir / "per_image.npz").items():
+        np.testing.assert_array_equal(resumed[name], value, err_msg=name)
+    with pytest.raises(PipelineError, match="different"):
+        step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir, batch_size=1) + ["--ks", "1", "256"])
+
+
+def test_naive_engine_gives_the_same_curves(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
+    sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
+    tree_dir, naive_dir = tmp_path / "tree", tmp_path / "naive"
+    extra = ["--ks", "8", "64", "256", "--num-random-seeds", "1"]
+    step_1_evaluate.main(flags(tiny_shards, sample_index, tree_dir, limit=1) + extra)
+    step_1_evaluate.main(flags(tiny_shards, sample_index, naive_dir, limit=1) + extra + ["--engine", "naive", "--mask-chunk", "64"])
+    tree, naive = np.load(tree_dir / "per_image.npz"), np.load(naive_dir / "per_image.npz")
+    # The engines agree to float32 round-off, not bit for bit, so the curves agree to a tolerance far below any real difference.
+    for metric in ("captured_energy", "relative_error"):
+        for source in SOURCES:
+            np.testing.assert_allclose(naive[f"{metric}_{source}"], tree[f"{metric}_{source}"], rtol=1e-3, atol=1e-5, err_msg=f"{metric} {source}")
+    np.testing.assert_allclose(naive["k_eff_vector"], tree["k_eff_vector"], rtol=1e-4)
+
+
+def test_bad_flags_and_summaries_are_one_line_errors(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
+    sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
+    with pytest.raises(PipelineError, match="--ks 0 300"):
+        step_1_evaluate.main(flags(tiny_shards, sample_index, tmp_path / "bad") + ["--ks", "0", "4", "300"])
+    with pytest.raises(PipelineError, match="--num-random-seeds 0"):
+        step_1_evaluate.main(flags(tiny_shards, sample_index, tmp_path / "bad") + ["--num-random-seeds", "0"])
+    with pytest.raises(PipelineError, match="not found"):
+        step_2_plot.main(["--summary", str(tmp_path / "missing.json")])
+    atomic_write_json(tmp_path / "other.json", {"experiment": 2})
+    with pytest.raises(PipelineError, match="not a summary.json of experiment_3"):
+        step_2_plot.main(["--summary", str(tmp_path / "other.json")])
+
+
+def test_pretrained_efficientnet_on_shared_sample(shared_sample_dir: Path, small_input: int, tmp_path: Path) -> None:
+    output = tmp_path / "shared"
+    step_1_evaluate.main(["--sample-index", str(REPO / "experiment_1" / "sample_index_sample_test.json"), "--data-dir", str(shared_sample_dir),
+                          "--arch", "efficientnet_lite0", "--weights", "pretrained", "--batch-size", "2", "--mask-chunk", "512", "--num-workers", "0",
+                          "--limit", "2", "--device", "cpu", "--num-random-seeds", "1", "--ks", "1", "8", "64", "128", "512", "--output-dir", str(output)])
+    summary, arrays = read_json(output / "summary.json"), dict(np.load(output / "per_image.npz"))
+    assert summary["num_masks"] == 512 and summary["num_valid"] == 2
+    assert_magnitude_maximises_its_energy(arrays)
+    for metric in CURVE_METRICS:
+        assert arrays[f"{metric}_order_matched_vector"].shape == (2, 1, 5)
+    row = next(row for row in summary["beside_seed"]["rows"] if row["quantity"] == "captured_energy" and row["ranking"] == "vector")
+    assert row["at_seed_k"]["k"] == 64 and row["at_matching_fraction"]["k"] == 128  # L = 9: a quarter of 2^L is 128
+    step_2_plot.main(["--summary", str(output / "summary.json")])
+    assert "at the seed's K (K = 64 and 128 of 512)" in (output / "REPORT.md").read_text()  # the matching K = 256 is not on this grid
