@@ -14,6 +14,7 @@ from experiment_1.core import evaluate_all_masks
 from experiment_1.data import SampleDataset, list_items
 from experiment_1.errors import PipelineError
 from experiment_1.io_utils import atomic_write_json, read_json
+from experiment_1.make_tables import main as tables_main
 from experiment_1.mobius import mobius_transform
 from experiment_1.report import format_stat
 from experiment_1.sample_list import load_sample_list, sample_list_json
@@ -122,6 +123,13 @@ def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: 
 
     summary = check_overlap_and_report(output_dir / "signatures.pt", output_dir, nn_k=32)
     assert summary["pairs"] == {"same_class": 3, "different_class": 12}
+    # tables.md gets an Experiment 4 section from overlap.json alone.
+    root = tmp_path / "repo"
+    step_2_overlap.main(["--signatures", str(output_dir / "signatures.pt"), "--output-dir", str(root / "experiment_4" / "results_tiny"), "--sweep-K", "8", "--num-permutations", "5"])
+    tables_main(["--root", str(root)])
+    tables = (root / "tables.md").read_text()
+    scalar = read_json(root / "experiment_4" / "results_tiny" / "overlap.json")["rankings"]["scalar"]["binary"]["nn"]["true_label"]
+    assert "`experiment_4/results_tiny` — resnet18, `random`, N = 6, 3 classes" in tables and format_stat(scalar["accuracy"], percent=True) in tables
     with pytest.raises(PipelineError, match="--nn-K 32: must lie in 1 … 16"):
         step_2_overlap.main(["--signatures", str(tmp_path / "small" / "signatures.pt")])
     with pytest.raises(PipelineError, match="not found"):
