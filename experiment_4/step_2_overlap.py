@@ -56,27 +56,12 @@ from experiment_4.signatures import (
     subsets_covering,
     top_k_signatures,
 )
-from experiment_4.step_1_signatures import FORMAT
+from experiment_4.records import SIMILARITIES, TARGETS, load_signatures
 
-SIMILARITIES = ("binary", "weighted")
-TARGETS = ("true_label", "predicted_class")
 HISTOGRAM_BINS = 40
 COVERAGE_FRACTIONS = (0.5, 0.9)
 MAX_SWEEP_K = 256
 MAX_FREQUENCY_POINTS = 1024
-
-
-def load_signatures(path: Path) -> dict[str, Any]:
-    """Read step 1's signatures.pt, with a one-line error if it is missing or something else."""
-    if not path.exists():
-        raise PipelineError(f"{path}: --signatures not found; run `python -m experiment_4.step_1_signatures` first")
-    try:
-        document = torch.load(path, weights_only=True)
-    except Exception as error:  # a truncated or foreign file: any unpickling error means the same to the user
-        raise PipelineError(f"{path}: not readable as signatures.pt ({type(error).__name__}); rerun experiment_4.step_1_signatures") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise PipelineError(f"{path}: not a signatures.pt of experiment_4.step_1_signatures (pass that file to --signatures)")
-    return document
 
 
 def default_sweep_ks(store_k: int, num_subsets: int) -> list[int]:

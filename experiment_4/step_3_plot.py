@@ -21,11 +21,11 @@ import numpy as np
 import torch
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
+from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.plotting import new_figure_grid, save_figure
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_4.signatures import SIGNATURE_RANKINGS, gate_set, membership_counts, top_k_signatures
-from experiment_4.step_2_overlap import SIMILARITIES, TARGETS, load_signatures
+from experiment_4.records import SIMILARITIES, TARGETS, load_signatures
 
 RANKING_NAMES = {"vector": "vector ‖Δ_S h‖₂", "scalar": "scalar, predicted class", "scalar_true": "scalar, true class"}
 TARGET_NAMES = {"true_label": "true label", "predicted_class": "predicted class"}
@@ -34,16 +34,6 @@ NEAR_GLOBAL_SHARE = 0.75
 HEATMAP_CLASSES = 6
 HEATMAP_SUBSETS_PER_CLASS = 3
 ALPHA = 0.05
-
-
-def load_summary(path: Path) -> dict[str, Any]:
-    """Read overlap.json, with a one-line error if it is missing or of another step."""
-    if not path.exists():
-        raise PipelineError(f"{path}: --summary not found; run `python -m experiment_4.step_2_overlap` first")
-    summary = read_json(path)
-    if summary.get("experiment") != 4 or "rankings" not in summary:
-        raise PipelineError(f"{path}: not an overlap.json of experiment_4.step_2_overlap (pass that file to --summary)")
-    return summary
 
 
 def plot_histograms(summary: dict[str, Any], output: Path) -> Path:
@@ -250,7 +240,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--summary", type=Path, default=Path("experiment_4/results/overlap.json"), help="overlap.json of step_2_overlap (default: %(default)s)")
     parser.add_argument("--signatures", type=Path, default=Path("experiment_4/results/signatures.pt"), help="signatures.pt of step_1_signatures, for the class heat map (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary)
+    summary = load_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=("config", "rankings"))
     document = load_signatures(args.signatures)
     if int(document["num_subsets"]) != summary["num_subsets"] or int(document["valid"].sum()) != summary["num_valid"]:
         raise PipelineError(f"{args.signatures}: does not match {args.summary} (other images or architecture); pass the signatures step 2 read ({summary['settings']['signatures']})")

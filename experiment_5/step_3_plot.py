@@ -23,7 +23,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
+from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.plotting import new_figure, new_figure_grid, save_figure
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_5.association import ci_excludes_zero
@@ -31,16 +31,6 @@ from experiment_5.formatting import MEASURE_LABELS, SCORE_LABELS, difference_cel
 from experiment_5.records import analysed_images, load_per_image
 
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]
-
-
-def load_analysis(path: Path) -> dict[str, Any]:
-    """Read analysis.json, with a one-line error if it is missing or of another step."""
-    if not path.exists():
-        raise PipelineError(f"{path}: --analysis not found; run `python -m experiment_5.step_2_analyze` first")
-    analysis = read_json(path)
-    if analysis.get("experiment") != 5 or "spearman" not in analysis:
-        raise PipelineError(f"{path}: not an analysis.json of experiment_5.step_2_analyze (pass that file to --analysis)")
-    return analysis
 
 
 def plot_rho_heatmap(analysis: dict[str, Any], output: Path) -> Path:
@@ -293,7 +283,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--analysis", type=Path, required=True, help="analysis.json of experiment_5.step_2_analyze")
     parser.add_argument("--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate (the same run)")
     args = parser.parse_args(argv)
-    analysis = load_analysis(args.analysis)
+    analysis = load_summary(args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",))
     record = load_per_image(args.per_image)
     if record["config"] != analysis["config"]:
         raise PipelineError(f"{args.per_image}: comes from another run than {args.analysis}; pass the per_image.pt that step 2 analysed")

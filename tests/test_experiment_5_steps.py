@@ -178,7 +178,7 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
         step_1_evaluate.main(flags(tiny_shards, sample_index, tmp_path / "bad") + ["--tau", "1.5"])
     with pytest.raises(PipelineError, match="not found"):
         step_2_analyze.main(["--per-image", str(tmp_path / "missing.pt")])
-    with pytest.raises(PipelineError, match="not an analysis.json"):
+    with pytest.raises(PipelineError, match="not the Experiment 5 summary of experiment_5.step_2_analyze"):
         step_3_plot.main(["--analysis", str(full_dir / "timing.json"), "--per-image", str(full_dir / "per_image.pt")])
 
 
