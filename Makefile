@@ -33,7 +33,7 @@ demo: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.demo $(DEMO_FLAGS)
 
 # Engine benchmark on this machine: every architecture, tree vs naive, contiguous vs channels-last.
-# CPU size: 1 image at 32 px, naive engine timed on 16 masks (ResNet-34/50 each take minutes on 2 cores).
+# CPU size: 1 image at 32 px, naive engine timed on 16 masks.
 BENCH_CPU_JSON ?= experiment_1/results_bench/bench_cpu_32px.json
 bench: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.bench_engines --images 1 --resolution 32 --naive-masks 16 --repeats 1 --device $(DEVICE) \
