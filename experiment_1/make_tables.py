@@ -197,7 +197,7 @@ def benchmark_table(root: Path) -> str:
                 f"`{path.name}`",
                 bench["device"],
                 row["arch"],
-                f"{row.get('dtype', 'float32')}, {mode}, {row.get('memory_format', '—')}",
+                f"{row.get('dtype', 'float32')}, {mode}, {row.get('memory_format', '—')}" + (", BN folded" if row.get("batchnorm") == "folded" else "") + (f", weights {row['weights']}" if row.get("weights", "random") != "random" else ""),
                 f"{row['images']} × {row['resolution']} px",
                 format_number(row["tree_seconds"]),
                 format_number(row["naive_seconds"]) + naive_from,
