@@ -9,9 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import torch
-
-from experiment_1.errors import PipelineError
+from experiment_1.io_utils import load_torch_record
 
 FORMAT = "experiment_4.step_1_signatures"
 SIMILARITIES = ("binary", "weighted")
@@ -20,13 +18,4 @@ TARGETS = ("true_label", "predicted_class")
 
 def load_signatures(path: Path) -> dict[str, Any]:
     """Read step 1's signatures.pt, with a one-line error if it is missing or something else."""
-    path = Path(path)
-    if not path.exists():
-        raise PipelineError(f"{path}: --signatures not found; run `python -m experiment_4.step_1_signatures` first")
-    try:
-        document = torch.load(path, weights_only=True)
-    except Exception as error:  # a truncated or foreign file: any unpickling error means the same to the user
-        raise PipelineError(f"{path}: not readable as signatures.pt ({type(error).__name__}); rerun experiment_4.step_1_signatures") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise PipelineError(f"{path}: not a signatures.pt of experiment_4.step_1_signatures (pass that file to --signatures)")
-    return document
+    return load_torch_record(path, "--signatures", FORMAT, lambda document: isinstance(document, dict) and document.get("format") == FORMAT)

@@ -1,16 +1,14 @@
 """Reading step 1's ``per_image.pt`` and selecting the images Experiment 5 analyses (used by steps 2 and 3)."""
 from __future__ import annotations
 
-import pickle
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from experiment_1.errors import PipelineError
+from experiment_1.io_utils import load_torch_record
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES
 
@@ -22,16 +20,8 @@ __all__ = ["COVARIATE", "AnalysedImages", "analysed_images", "load_per_image", "
 
 def load_per_image(path: Path) -> dict[str, Any]:
     """Read step 1's ``per_image.pt``, with a one-line error if it is missing, damaged or of another step."""
-    path = Path(path)
-    if not path.exists():
-        raise PipelineError(f"{path}: --per-image not found; run `python -m experiment_5.step_1_evaluate` first")
-    try:
-        record = torch.load(path, weights_only=True)
-    except (RuntimeError, EOFError, OSError, pickle.UnpicklingError, zipfile.BadZipFile) as error:
-        raise PipelineError(f"{path}: cannot be read ({type(error).__name__}); rerun experiment_5.step_1_evaluate to rewrite it") from None
-    if not isinstance(record, dict) or record.get("experiment") != 5 or "arrays" not in record:
-        raise PipelineError(f"{path}: not a per_image.pt of experiment_5.step_1_evaluate (pass that file to --per-image)")
-    return record
+    return load_torch_record(path, "--per-image", "experiment_5.step_1_evaluate",
+                             lambda record: isinstance(record, dict) and record.get("experiment") == 5 and "arrays" in record)
 
 
 def measure_columns(arrays: dict[str, np.ndarray], taus: list[float], etas: list[float]) -> dict[str, np.ndarray]:

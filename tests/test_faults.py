@@ -356,3 +356,13 @@ def test_a_multi_line_cause_is_printed_on_one_line(capsys: pytest.CaptureFixture
 
     line = expect_error(main, [], capsys)
     assert line == "error: shard.parquet: cannot read (ArrowInvalid: first line second line); delete it"
+
+
+def test_a_damaged_or_foreign_torch_record_is_named_in_one_line(tmp_path: Path) -> None:
+    record = tmp_path / "per_image.pt"
+    record.write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(PipelineError, match=r"per_image.pt: cannot be read \(.*\); rerun `python -m experiment_5.step_1_evaluate`"):
+        io_utils.load_torch_record(record, "--per-image", "experiment_5.step_1_evaluate", lambda document: True)
+    torch.save({"experiment": 4}, record)
+    with pytest.raises(PipelineError, match="not a file of experiment_5.step_1_evaluate .*--per-image"):
+        io_utils.load_torch_record(record, "--per-image", "experiment_5.step_1_evaluate", lambda document: document.get("experiment") == 5)
