@@ -3,8 +3,8 @@
 The end-to-end tests launch ``python -m torch.distributed.run --standalone --nproc-per-node 2``
 on ``tests/launch_small.py`` (64-px inputs, random-init ResNet-18, 3 images in 3 batches: rank 0 gets batch 0, rank 1 batches 1 and 2) and
 compare with single-process runs of the same flags in this process. Byte equality of the
-summaries is expected: every batch runs the same operations on the same batch shape whichever
-process evaluates it, and the merge follows the sample list.
+summaries is expected: every batch runs the same operations on the same batch shape with the same
+thread count whichever process evaluates it, and the merge follows the sample list.
 """
 from __future__ import annotations
 
@@ -131,9 +131,14 @@ def flags(job: tuple[Path, Path], output_dir: Path, *extra: str) -> list[str]:
 
 
 def torchrun(module: str, arguments: list[str], **environment: str) -> subprocess.CompletedProcess:
-    """``torchrun --standalone --nproc-per-node 2`` of a step with 64-px inputs."""
+    """``torchrun --standalone --nproc-per-node 2`` of a step with 64-px inputs.
+
+    Each rank gets this process's thread count (torchrun would set OMP_NUM_THREADS=1): CPU kernels may
+    block their sums by thread count, and the byte comparisons need the same operations as the
+    single-process reference run here."""
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", str(LAUNCHER), module, *arguments]
-    return subprocess.run(command, cwd=REPO, env={**os.environ, **environment}, capture_output=True, text=True, timeout=TORCHRUN_TIMEOUT)
+    threads = {"OMP_NUM_THREADS": str(torch.get_num_threads())}
+    return subprocess.run(command, cwd=REPO, env={**os.environ, **threads, **environment}, capture_output=True, text=True, timeout=TORCHRUN_TIMEOUT)
 
 
 def single_process(main, arguments: list[str]) -> None:
