@@ -33,10 +33,10 @@ demo: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.demo $(DEMO_FLAGS)
 
 # Engine benchmark on this machine: every architecture, tree vs naive, contiguous vs channels-last.
-# CPU size: 1 image at 64 px, naive engine timed on 64 masks (minutes on 2 cores).
-BENCH_CPU_JSON ?= experiment_1/results_bench/bench_cpu_64px.json
+# CPU size: 1 image at 32 px, naive engine timed on 16 masks.
+BENCH_CPU_JSON ?= experiment_1/results_bench/bench_cpu_32px.json
 bench: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.bench_engines --images 1 --resolution 64 --naive-masks 64 --repeats 1 --device $(DEVICE) \
+	$(BIN)/python -m experiment_1.bench_engines --images 1 --resolution 32 --naive-masks 16 --repeats 1 --device $(DEVICE) \
 		--json $(BENCH_CPU_JSON)
 
 # The same table on a CUDA GPU (e.g. an H100), run as is: 224 px, float32 / tf32 / bfloat16, eager and
@@ -62,7 +62,7 @@ SWEEP_IMAGES ?= 40
 NULL_IMAGES ?= 50
 
 .PHONY: offline-results offline-results-exp3
-offline-results: $(BIN)/.installed offline-results-exp3 offline-results-exp5
+offline-results: $(BIN)/.installed offline-results-exp3 offline-results-exp4 offline-results-exp5
 	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'test-*.parquet' --mode uniform \
 		--num-images 250 --seed 0 --output $(SAMPLE_INDEX)
 	$(BIN)/python -m experiment_1.step_3_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
@@ -84,6 +84,21 @@ offline-results-exp3: $(BIN)/.installed
 	$(BIN)/python -m experiment_3.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --num-random-seeds 5 \
 		--output-dir experiment_3/results_efficientnet_lite0_sample
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
+
+# Experiment 4 (expert-set signatures) on the labelled sample: the 150 classes with six images each
+# (900 images, chance 1/150), the same list as Experiment 5; about 2 s per image on 2 cores, resumable.
+EXP4_INDEX := experiment_1/sample_index_sample_val_min6.json
+EXP4_DIR := experiment_4/results_efficientnet_lite0_sample
+
+.PHONY: offline-results-exp4
+offline-results-exp4: $(BIN)/.installed
+	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'validation-*.parquet' --mode per-class \
+		--per-class 6 --min-per-class 6 --seed 0 --output $(EXP4_INDEX)
+	$(BIN)/python -m experiment_4.step_1_signatures --sample-index $(EXP4_INDEX) $(OFFLINE_FLAGS) --output-dir $(EXP4_DIR)
+	$(BIN)/python -m experiment_4.step_2_overlap --signatures $(EXP4_DIR)/signatures.pt --output-dir $(EXP4_DIR) \
+		--max-pairs 45000 --nn-K 32 --seed 0
+	$(BIN)/python -m experiment_4.step_3_plot --summary $(EXP4_DIR)/overlap.json --signatures $(EXP4_DIR)/signatures.pt
+	$(BIN)/python -m experiment_1.make_tables
 
 # Experiment 5 on the labelled sample: the 900 images of 150 classes × 6 (the same list as Experiment 4),
 # 900 of the 1750 labelled images, for CPU time (about 2 s per image on 2 cores; resumable).

@@ -2,8 +2,8 @@
 
 Question: how fast is each engine, how much of the machine's arithmetic does it use, and does the
 tree engine's speed-up over the naive one match the work it saves? For each architecture (random
-weights; the work does not depend on them), network dtype, eager or compiled model, memory format
-and batch size it times, in one run and interleaved (the best of ``--repeats``):
+weights, or ``--weights pretrained``: the work is the same, the CPU time need not be), network dtype,
+eager or compiled model, memory format, batch-norm kept or folded and batch size it times, in one run and interleaved (the best of ``--repeats``):
 
 - the tree engine over all 2^L masks;
 - the naive engine over ``--naive-masks`` random masks (all masks when that is ≥ 2^L; otherwise
@@ -11,7 +11,9 @@ and batch size it times, in one run and interleaved (the best of ``--repeats``):
 
 and reports images/s (one image = all 2^L masks), the engine's multiply-accumulates (MACs) per
 image, the achieved GMAC/s, the naive/tree time ratio beside the MAC ratio, the tree engine's
-speed-up over the contiguous (pre channels-last) layout, and the largest tree–naive disagreement.
+speed-up over the contiguous (pre channels-last) layout with batch-norm kept (today's default path
+before channels-last), and the largest tree–naive disagreement. ``--batchnorm kept folded`` adds
+variants with batch-norm folded into the convolutions (``--fold-batchnorm``; not bit-exact).
 MACs are counted with forward hooks on every ``Conv2d`` and ``Linear`` (batch-norm, activations,
 additions and pooling are not counted): the naive engine runs 2^L full forwards, the tree engine
 the stem once, block l on 2^l states and the head 2^L times.
@@ -36,6 +38,7 @@ from torch import nn
 
 from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.errors import PipelineError, run_cli
+from experiment_1.fold_bn import fold_batchnorm
 from experiment_1.gated_resnet import ARCHITECTURES, MEMORY_FORMATS, ResidualStack, build_gated_resnet, compile_stack
 from experiment_1.io_utils import atomic_write_json, package_versions
 from experiment_1.pipeline import DTYPES, resolve_device
@@ -109,10 +112,13 @@ def timed(run: Callable[[], torch.Tensor], device: torch.device) -> tuple[float,
 def bench_arch(arch: str, args: argparse.Namespace, device: torch.device) -> list[dict[str, Any]]:
     """Every (dtype, eager/compiled, memory format, batch size) variant of one architecture, timed
     interleaved ``args.repeats`` times (best time kept), so that a loaded machine slows all alike."""
-    variants: dict[tuple[str, str, str], tuple[ResidualStack, bool]] = {}
-    for dtype, mode, memory_format in itertools.product(args.dtypes, args.compile_modes, args.memory_formats):
-        model = build_gated_resnet(arch, "random", device=device, seed=args.seed, dtype=DTYPES[dtype], memory_format=memory_format)
-        variants[(dtype, mode, memory_format)] = (model, mode == "compiled" and compile_stack(model, args.resolution))
+    variants: dict[tuple[str, str, str, str], tuple[ResidualStack, bool]] = {}
+    weights = ARCHITECTURES.pretrained_weights(arch) if args.weights == "pretrained" else "random"
+    for dtype, mode, memory_format, batchnorm in itertools.product(args.dtypes, args.compile_modes, args.memory_formats, args.batchnorm):
+        model = build_gated_resnet(arch, weights, device=device, seed=args.seed, dtype=DTYPES[dtype], memory_format=memory_format)
+        if batchnorm == "folded":
+            fold_batchnorm(model)
+        variants[(dtype, mode, memory_format, batchnorm)] = (model, mode == "compiled" and compile_stack(model, args.resolution))
     reference = next(iter(variants.values()))[0]
     work = work_ratio(reference, args.resolution, device)
     size = 2**reference.num_blocks
@@ -123,10 +129,10 @@ def bench_arch(arch: str, args: argparse.Namespace, device: torch.device) -> lis
     naive_times: dict[tuple, list[float]] = {}
     agreement: dict[tuple, dict[str, float]] = {}
     for _ in range(args.repeats):
-        for (dtype, mode, memory_format), (model, _) in variants.items():
+        for (dtype, mode, memory_format, batchnorm), (model, _) in variants.items():
             torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
             for batch_size in args.batch_sizes:
-                key = (dtype, mode, memory_format, batch_size)
+                key = (dtype, mode, memory_format, batchnorm, batch_size)
                 x = images[:batch_size]
                 evaluate_masks_naive(model, x[:1], mask_indices=picked[:2])  # warm-up: allocator and kernels
                 seconds, tree = timed(lambda: evaluate_masks_tree(model, x, mask_chunk=args.mask_chunk), device)
@@ -136,16 +142,18 @@ def bench_arch(arch: str, args: argparse.Namespace, device: torch.device) -> lis
                 agreement[key] = {"max_abs_disagreement": (tree[:, picked.to(tree.device)] - naive).abs().max().item(), "max_abs_logit": tree.abs().max().item()}
     rows = []
     for key in tree_times:
-        dtype, mode, memory_format, batch_size = key
+        dtype, mode, memory_format, batchnorm, batch_size = key
         tree_seconds, naive_seconds = min(tree_times[key]), min(naive_times[key])
-        contiguous = tree_times.get((dtype, mode, "contiguous", batch_size))
+        contiguous = tree_times.get((dtype, mode, "contiguous", "kept", batch_size))  # the layout before channels-last
         rows.append({
             "arch": arch,
             "num_blocks": reference.num_blocks,
             "dtype": dtype,
+            "weights": weights,
             "compile_requested": mode == "compiled",
-            "compiled": variants[(dtype, mode, memory_format)][1],
+            "compiled": variants[(dtype, mode, memory_format, batchnorm)][1],
             "memory_format": memory_format,
+            "batchnorm": batchnorm,
             "images": batch_size,
             "resolution": args.resolution,
             "naive_masks_timed": len(picked),
@@ -165,13 +173,14 @@ def bench_arch(arch: str, args: argparse.Namespace, device: torch.device) -> lis
 
 
 def print_rows(rows: list[dict[str, Any]], device_name: str) -> None:
-    print(f"device: {device_name}; random weights; MACs of conv and linear layers (forward hooks); best of {rows[0]['repeats']} interleaved runs")
-    print(f"{'arch':<18} {'L':>2} {'dtype':<8} {'mode':<8} {'format':<13} {'imgs':>4} {'px':>4} {'tree img/s':>10} {'tree GMAC':>10} {'tree GMAC/s':>11} "
+    print(f"device: {device_name}; {rows[0]['weights']} weights; MACs of conv and linear layers (forward hooks); best of {rows[0]['repeats']} interleaved runs")
+    print(f"{'arch':<18} {'L':>2} {'dtype':<8} {'mode':<8} {'format':<18} {'imgs':>4} {'px':>4} {'tree img/s':>10} {'tree GMAC':>10} {'tree GMAC/s':>11} "
           f"{'naive img/s':>11} {'naive GMAC/s':>12} {'naive/tree':>10} {'MAC ratio':>9} {'vs contig.':>10} {'max |tree-naive|':>16}")
     for row in rows:
         mode = "compiled" if row["compiled"] else "eager"
         versus = f"{row['tree_speedup_vs_contiguous']:.2f}×" if row["tree_speedup_vs_contiguous"] else "—"
-        print(f"{row['arch']:<18} {row['num_blocks']:>2} {row['dtype']:<8} {mode:<8} {row['memory_format']:<13} {row['images']:>4} {row['resolution']:>4} "
+        layout = row["memory_format"] + ("+fold" if row["batchnorm"] == "folded" else "")
+        print(f"{row['arch']:<18} {row['num_blocks']:>2} {row['dtype']:<8} {mode:<8} {layout:<18} {row['images']:>4} {row['resolution']:>4} "
               f"{row['tree_images_per_s']:>10.3g} {row['tree_gmac']:>10.4g} {row['tree_gmac_per_s']:>11.4g} {row['naive_images_per_s']:>11.3g} "
               f"{row['naive_gmac_per_s']:>12.4g} {row['speedup']:>9.1f}× {row['work_ratio']:>8.1f}× {versus:>10} {row['max_abs_disagreement']:>16.2e}")
 
@@ -184,6 +193,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dtypes", nargs="+", choices=BENCH_DTYPES, default=["float32"], help="network arithmetic; tf32 = float32 with TensorFloat-32 on GPU (default: %(default)s)")
     parser.add_argument("--compile-modes", nargs="+", choices=("eager", "compiled"), default=["eager"], help="eager and/or torch.compile'd model (default: %(default)s)")
     parser.add_argument("--memory-formats", nargs="+", choices=list(MEMORY_FORMATS), default=list(MEMORY_FORMATS), help="model and input layout (default: %(default)s)")
+    parser.add_argument("--batchnorm", nargs="+", choices=("kept", "folded"), default=["kept"], help="batch-norm as trained and/or folded into the convolutions (--fold-batchnorm; not bit-exact) (default: %(default)s)")
+    parser.add_argument("--weights", choices=("random", "pretrained"), default="random", help="random init, or each architecture's pretrained weights (the arithmetic is the same, but trained weights can hit slow subnormal floats on CPU) (default: %(default)s)")
     parser.add_argument("--naive-masks", type=int, default=256, help="masks the naive engine is timed on (default: %(default)s)")
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=2, help="interleaved timings per variant; the best is kept (default: %(default)s)")

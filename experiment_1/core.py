@@ -15,7 +15,8 @@ Two engines, which agree to float32 round-off on every (image, mask):
   image instead of ``2^L``.
 
 Logits come back as ``(B, M, C)``, ``M = 2^L`` indexed by mask integer (bit ``l`` = block ``l``),
-in float32 — or float64 when the model itself runs in float64.
+in float32 — or float64 when the model itself runs in float64. Images are moved to the model's
+device, dtype and memory format (``model.memory_format``: channels-last unless built otherwise).
 """
 from __future__ import annotations
 

@@ -23,5 +23,6 @@ def run_cli(main: Callable[[list[str] | None], None], argv: list[str] | None = N
         main(argv)
     except PipelineError as error:
         _close_progress_bars()
-        print(f"error: {error}", file=sys.stderr)
+        message = " ".join(line.strip() for line in str(error).splitlines())  # causes quoted from libraries may span lines
+        print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2) from None

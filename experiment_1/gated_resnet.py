@@ -30,6 +30,7 @@ import hashlib
 import importlib
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -181,8 +182,6 @@ def compile_stack(model: ResidualStack, resolution: int | None = None) -> bool:
     says why, and the result is ``False``. The compiled model agrees with the eager one to float32
     round-off (fused kernels sum in another order), not bit for bit.
     """
-    import sys
-
     import torch._dynamo
 
     # one compiled entry per block per entry point: GateableBlock.forward_both is one code object

@@ -12,7 +12,7 @@ import random
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
@@ -116,6 +116,22 @@ def load_summary(path: Path, experiment: int | str, producer_step: str, flag: st
         what = f"a summary of Experiment {found}" if found is not None else "not a summary"
         raise PipelineError(f"{path}: {what}, not the Experiment {experiment} summary of {producer_step}; pass the file that step wrote to {flag}")
     return summary
+
+
+def load_torch_record(path: Path, flag: str, producer_step: str, is_record: Callable[[Any], bool]) -> Any:
+    """A ``.pt`` file that ``producer_step`` wrote (``torch.load``, tensors and plain types only); a
+    one-line error if it is missing, unreadable, or ``is_record`` rejects it. For steps reading another
+    step's per-image tensors."""
+    path = Path(path)
+    if not path.exists():
+        raise PipelineError(f"{path}: {flag} not found; run `python -m {producer_step}` first")
+    try:
+        record = torch.load(path, weights_only=True)
+    except Exception as error:  # truncated, empty or foreign files raise many types; all mean the same here
+        raise PipelineError(f"{path}: cannot be read ({type(error).__name__}); rerun `python -m {producer_step}` to rewrite it") from None
+    if not is_record(record):
+        raise PipelineError(f"{path}: not a file of {producer_step} (pass the file that step wrote to {flag})")
+    return record
 
 
 def read_json_if_exists(path: Path) -> Any | None:

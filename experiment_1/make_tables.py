@@ -3,9 +3,10 @@
 Question: what does each run say, side by side? One row per results folder, read from
 ``experiment_1/results*/summary.json`` (Experiment 1), ``experiment_2/results*/summary.json``
 (Experiment 2), ``experiment_2/results_lambda*/summary_all.json`` (3A/3B),
-``experiment_3/results*/summary.json`` (Experiment 3), ``experiment_5/results*/analysis.json``
-(Experiment 5), ``experiment_1/results_bench/*.json`` (engine benchmarks) and
-``experiment_1/results_profile/*.json`` (tree-pass profiles). No number is typed by hand.
+``experiment_3/results*/summary.json`` (Experiment 3), ``experiment_4/results*/overlap.json``
+(Experiment 4), ``experiment_5/results*/analysis.json`` (Experiment 5),
+``experiment_1/results_bench/*.json`` (engine benchmarks) and ``experiment_1/results_profile/*.json``
+(tree-pass profiles). No number is typed by hand.
 
 Inputs:  the summaries under the repository root.  Outputs: tables.md, and the generated blocks
          of README.md (benchmark, wall time, profile; between their ``<!-- generated:…`` markers).
@@ -130,6 +131,30 @@ def experiment_3_table(root: Path) -> str:
                            "K for 90 % energy (per image)", "K_eff"], rows)
 
 
+def experiment_4_table(root: Path) -> str:
+    """Per Experiment 4 run and ranking: 1-NN on binary top-K signatures, same- vs different-class overlap, the global core."""
+    blocks = []
+    for path, summary in _summaries(root, "experiment_4/results*/overlap.json", 4):
+        rows = []
+        for ranking, block in summary["rankings"].items():
+            true_label, predicted = block["binary"]["nn"]["true_label"], block["binary"]["nn"]["predicted_class"]
+            rows.append([
+                ranking,
+                format_stat(true_label["accuracy"], percent=True),
+                f"{format_number(true_label['over_chance'])}×",
+                format_percent(true_label["permutation_null"]["mean"], 2),
+                format_stat(predicted["accuracy"], percent=True),
+                format_number(block["binary"]["pairs"]["auc"]),
+                format_stat(block["global_core"]["share"], percent=True),
+            ])
+        k = summary["settings"]["nn_k"]
+        blocks.append(
+            f"{_run_label(path, root, summary)}, {summary['num_classes']} classes (chance {format_percent(summary['chance'], 2)}), K = {k}\n\n"
+            + markdown_table(["ranking", "1-NN true label", "× chance", "permutation null", "1-NN predicted class", "AUC same vs different class", f"share of top-{k} in the global core"], rows)
+        )
+    return "\n\n".join(blocks) if blocks else "_No Experiment 4 results yet._"
+
+
 def experiment_5_table(root: Path) -> str:
     """Per Experiment 5 run: each headline measure against the primary difficulty score (from analysis.json)."""
     blocks = []
@@ -172,7 +197,7 @@ def benchmark_table(root: Path) -> str:
                 f"`{path.name}`",
                 bench["device"],
                 row["arch"],
-                f"{row.get('dtype', 'float32')}, {mode}, {row.get('memory_format', '—')}",
+                f"{row.get('dtype', 'float32')}, {mode}, {row.get('memory_format', '—')}" + (", BN folded" if row.get("batchnorm") == "folded" else "") + (f", weights {row['weights']}" if row.get("weights", "random") != "random" else ""),
                 f"{row['images']} × {row['resolution']} px",
                 format_number(row["tree_seconds"]),
                 format_number(row["naive_seconds"]) + naive_from,
@@ -252,6 +277,10 @@ def tables_markdown(root: Path) -> str:
         "## Experiment 3 — top-K sparse reconstruction (vector ranking)",
         "",
         experiment_3_table(root),
+        "",
+        "## Experiment 4 — input-dependent expert sets (binary signatures)",
+        "",
+        experiment_4_table(root),
         "",
         "## Experiment 5 — difficulty vs interaction complexity",
         "",

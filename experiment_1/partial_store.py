@@ -42,7 +42,7 @@ def file_sha256(path: Path) -> str:
     return _file_sha256(str(path), stat.st_size, stat.st_mtime_ns)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=None)  # an ImageFolder sample list names every image file; hash each once per process
 def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as stream:

@@ -26,6 +26,7 @@ from experiment_1 import arg_types, distributed
 from experiment_1.core import ENGINES, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
+from experiment_1.fold_bn import fold_batchnorm
 from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_resnet, compile_stack
 from experiment_1.io_utils import atomic_save_npz, atomic_write_json, git_commit, package_versions, read_json, seed_everything
 from experiment_1.partial_store import PartialStore, run_key
@@ -51,6 +52,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 … (default: %(default)s)")
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32", help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), float64 (slow; resolves high orders at small λ), bfloat16, float16; logits are float32 (float64 for float64) (default: %(default)s)")
     parser.add_argument("--compile", action="store_true", help="run stem, blocks and head through torch.compile (CUDA; CPU with a C++ compiler); falls back to eager with one line where it does not work; results move within float32 round-off")
+    parser.add_argument("--fold-batchnorm", action="store_true", help="fold eval-mode batch-norm into the convolutions before it (faster on CPU, above all for efficientnet_lite0; not bit-exact: logits move within float32 round-off); off by default")
     parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
     parser.add_argument("--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list")
     parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
@@ -101,6 +103,8 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     weights = args.weights or ARCHITECTURES.pretrained_weights(args.arch)
     model = build_gated_resnet(args.arch, weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype])
+    if args.fold_batchnorm:
+        fold_batchnorm(model)
     if args.compile:
         compile_stack(model)
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
@@ -126,6 +130,8 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
         "device_type": device.type,
         "input_size": model.preprocess.crop,
     }
+    if args.fold_batchnorm:  # other numbers (round-off): part of the resume key; absent when off, so default runs keep their keys
+        config["fold_batchnorm"] = True
     return EvaluationSetup(model, dataset, device, args, config)
 
 

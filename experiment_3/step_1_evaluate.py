@@ -58,7 +58,7 @@ def evaluate_topk(setup: EvaluationSetup) -> tuple[dict[str, np.ndarray], dict[s
                                config["mass_fractions"], config["error_thresholds"], dtype)
         return {name: value.float() if value.is_floating_point() else value for name, value in metrics.items()}
 
-    return run_per_image(setup, "all_masks", compute, description="Exp 3 top-K", pass_indices=True)
+    return run_per_image(setup, "experiment_3.step_1_evaluate/all_masks", compute, description="Exp 3 top-K", pass_indices=True)
 
 
 def main(argv: list[str] | None = None) -> None:

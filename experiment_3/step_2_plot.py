@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
+from experiment_1.errors import run_cli
+from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.plotting import new_figure_grid, plt, save_figure
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_3.aggregate import controls_of
@@ -29,16 +29,6 @@ from experiment_3.topk import RANKINGS, SOURCES
 COLOURS = {"magnitude": "#2a6fb0", "order_matched": "#e07b22", "random": "#888888", "low_order_first": "#2e9e4f"}
 LABELS = {"magnitude": "magnitude top-K", "order_matched": "order-matched random", "random": "random K subsets", "low_order_first": "low-order-first"}
 METRIC_LABELS = {"captured_energy": "captured energy Γ_K", "top1_agreement": "top-1 agreement with h(full)", "relative_error": "relative L2 error ‖ĥ_K − h‖/‖h‖"}
-
-
-def load_summary(path: Path) -> dict[str, Any]:
-    """Read an Experiment 3 summary, with a one-line error if it is missing or of another step."""
-    if not path.exists():
-        raise PipelineError(f"{path}: --summary not found; run `python -m experiment_3.step_1_evaluate` first")
-    summary = read_json(path)
-    if summary.get("experiment") != 3 or "sources" not in summary:
-        raise PipelineError(f"{path}: not a summary.json of experiment_3.step_1_evaluate (pass that file to --summary)")
-    return summary
 
 
 def sources_of(ranking: str) -> dict[str, str]:
@@ -287,7 +277,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_3/results/summary.json"), help="summary.json of step_1_evaluate (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary)
+    summary = load_summary(args.summary, 3, "experiment_3.step_1_evaluate", keys=("config", "sources", "published"))
     folder = args.summary.parent
     curves = plot_curves(summary, folder / "topk_curves")
     orders = plot_orders(summary, folder / "topk_orders")

@@ -17,15 +17,17 @@ As a vector over the ``2^L`` subsets (:func:`signature_matrix`) that is a row wi
 The overlap of two signatures ``a, b`` is the weighted Jaccard ``Σ_S min(a_S, b_S) / Σ_S max(a_S, b_S)``;
 on 0/1 weights it is the Jaccard ``|A ∩ B| / |A ∪ B|`` of the two sets. Because
 ``Σ max = Σ a + Σ b − Σ min``, only ``Σ min`` has to be computed; it is the product of the
-signature matrix with the transpose of the other — for 0/1 weights literally ``X Xᵀ`` — done as
-dense query rows (at most ``budget / (N·K)`` of them, each a row over the ``2^L`` subsets) times the
-keys in sparse index form (a gather at each key's K indices), so memory stays at about
-``budget`` values whatever N and ``2^L`` are (N = 10 000 at 2^16 subsets included).
+signature matrix with its transpose (for 0/1 weights literally ``X Xᵀ``), done in chunks of dense
+query rows times the keys in sparse index form (a gather at each key's K indices), or as a dense
+matrix product for binary signatures when ``X`` is small (:func:`similarity_chunks`), so memory
+stays at about ``budget`` values whatever N and ``2^L`` are (N = 10 000 at 2^16 subsets included).
 
 Leave-one-out 1-NN (:func:`nearest_neighbours`): the neighbour of image i is the most similar
 *other* image; ties go to the **lowest sample index** among the most similar.
 """
 from __future__ import annotations
+
+from typing import Iterator
 
 import numpy as np
 import torch
@@ -103,24 +105,31 @@ def _rows_per_chunk(columns: int, budget: int) -> int:
     return max(1, budget // max(columns, 1))
 
 
-def similarity_rows(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, rows: torch.Tensor) -> torch.Tensor:
-    """Weighted Jaccard of the signatures ``rows`` against all N: ``(len(rows), N)``, one chunk's worth.
+def similarity_chunks(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """Weighted Jaccard of every signature against all N, one chunk of rows at a time: yields ``(rows, (len(rows), N))``.
 
-    ``Σ_S min(a_S, b_S)`` is the dense query rows gathered at each key's indices, minimised with the
-    key's weights and summed over its K entries: the sparse form of ``X_rows · Xᵀ``.
+    ``Σ_S min(a_S, b_S)`` is the product of the chunk's dense rows with the keys: in sparse index
+    form (the rows gathered at each key's K indices, minimised with the key's weights, summed), or —
+    when every weight is 1, so that ``min(a, b) = a·b``, and the dense ``(N, 2^L)`` matrix fits in
+    ``budget`` — as the dense matrix product ``X_rows Xᵀ`` (integer counts, exact in float64 either way).
     """
-    query = signature_matrix(indices[rows], weights[rows], num_subsets)
-    gathered = query[:, indices]  # (R, N, K): the query's weight at every key's subsets
-    overlap = torch.minimum(gathered, weights.unsqueeze(0)).sum(dim=2)
+    count, k = indices.shape
     mass = weights.sum(dim=1)
-    return _jaccard(overlap, mass[rows].unsqueeze(1), mass.unsqueeze(0))
+    dense_keys = signature_matrix(indices, weights, num_subsets) if bool((weights == 1).all()) and count * num_subsets <= budget else None
+    step = _rows_per_chunk(count if dense_keys is not None else count * k, budget)
+    for start in range(0, count, step):
+        rows = torch.arange(start, min(start + step, count))
+        if dense_keys is not None:
+            overlap = dense_keys[rows] @ dense_keys.T
+        else:
+            query = signature_matrix(indices[rows], weights[rows], num_subsets)
+            overlap = torch.minimum(query[:, indices], weights.unsqueeze(0)).sum(dim=2)  # query[:, indices]: (R, N, K)
+        yield rows, _jaccard(overlap, mass[rows].unsqueeze(1), mass.unsqueeze(0))
 
 
 def pairwise_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
-    """The full ``(N, N)`` weighted-Jaccard matrix, chunked over rows (for moderate N; 1-NN never builds it)."""
-    count, k = indices.shape
-    step = _rows_per_chunk(count * k, budget)
-    return torch.cat([similarity_rows(indices, weights, num_subsets, torch.arange(start, min(start + step, count))) for start in range(0, count, step)])
+    """The full ``(N, N)`` weighted-Jaccard matrix (for moderate N; 1-NN never builds it)."""
+    return torch.cat([similarity for _, similarity in similarity_chunks(indices, weights, num_subsets, budget)])
 
 
 def pair_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, pairs: torch.Tensor, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
@@ -141,15 +150,12 @@ def nearest_neighbours(indices: torch.Tensor, weights: torch.Tensor, num_subsets
 
     An image is never its own neighbour; among equally similar candidates the lowest position wins.
     """
-    count, k = indices.shape
+    count = indices.shape[0]
     if count < 2:
         raise ValueError("leave-one-out 1-NN needs at least two images")
     positions = torch.arange(count)
-    step = _rows_per_chunk(count * k, budget)
     neighbours = []
-    for start in range(0, count, step):
-        rows = positions[start:start + step]
-        similarity = similarity_rows(indices, weights, num_subsets, rows)
+    for rows, similarity in similarity_chunks(indices, weights, num_subsets, budget):
         similarity[torch.arange(len(rows)), rows] = -torch.inf
         best = similarity.max(dim=1, keepdim=True).values
         neighbours.append(torch.where(similarity == best, positions, count).min(dim=1).values)

@@ -33,10 +33,10 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_torch_save
 from experiment_1.mobius import full_mask_index, mobius_transform
 from experiment_1.pipeline import MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_timing
+from experiment_4.records import FORMAT
 from experiment_4.signatures import SIGNATURE_RANKINGS, default_store_k, ranked_subsets
 
 QUESTION = "Do the dominant subsets depend on the input and on its class?"
-FORMAT = "experiment_4.step_1_signatures"
 STAGE = "experiment_4.step_1_signatures/signatures"
 
 

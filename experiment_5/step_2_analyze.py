@@ -12,7 +12,9 @@ Over the valid images whose every score and measure is defined (per_image.pt of 
 - correct vs incorrect: the same comparison, incorrect − correct;
 - a verdict per measure from the hard − easy difference by --primary-score: invariant when its CI
   covers 0; otherwise broadened / narrowed (N_eff^v, K_τ^err, K_η^mass: more / fewer subsets) or
-  shifted to higher / lower orders (k̄, κ, C_{≤3}); the same rule under every score is recorded too.
+  shifted to higher / lower orders (k̄, κ, C_{≤3}); constant when a measure has one value on every image
+  (e.g. K_τ^err = 2^L everywhere); the same rule under every score is recorded too. The share of images
+  whose K_τ^err / K_η^mass is 2^L (every subset needed) is recorded per threshold.
 
 Inputs:  --per-image (experiment_5.step_1_evaluate's per_image.pt).
 Outputs: analysis.json beside it (or --output), with the evaluation's configuration and the seed's numbers.
@@ -22,14 +24,10 @@ Outputs: analysis.json beside it (or --output), with the evaluation's configurat
 from __future__ import annotations
 
 import argparse
-import pickle
-import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from experiment_1 import arg_types
 from experiment_1.errors import PipelineError, run_cli
@@ -39,45 +37,24 @@ from experiment_1.stats import NUM_RESAMPLES, bootstrap_mean_ci
 from experiment_5.association import ci_excludes_zero, compare_groups, quartile_groups, spearman_table
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES
+from experiment_5.records import COVARIATE, analysed_images, load_per_image
 
-COVARIATE = "full_logit_norm"
 BREADTH_PREFIXES = ("n_eff", "k_err", "k_mass")
 LOW_ORDER_PREFIX = "c_le3"
 PARTIAL_CHECK = "Spearman partial correlation controlling for ‖h(full)‖₂ (rank-based, every pair)"
 VERDICT_RULE = (
     "hard (top quartile of the primary score) − easy (bottom quartile) difference of the measure's mean: invariant when its 95 % "
     "bootstrap CI covers 0; otherwise broadened / narrowed for N_eff^v, K_τ^err, K_η^mass (more / fewer subsets) and shifted to "
-    "higher / lower orders for k̄, κ, C_{≤3} (a larger C_{≤3} is a shift to lower orders)"
+    "higher / lower orders for k̄, κ, C_{≤3} (a larger C_{≤3} is a shift to lower orders); constant when the measure has one value "
+    "on every analysed image"
 )
 
 
-def load_per_image(path: Path) -> dict[str, Any]:
-    """Read step 1's ``per_image.pt``, with a one-line error if it is missing, damaged or of another step."""
-    path = Path(path)
-    if not path.exists():
-        raise PipelineError(f"{path}: --per-image not found; run `python -m experiment_5.step_1_evaluate` first")
-    try:
-        record = torch.load(path, weights_only=True)
-    except (RuntimeError, EOFError, OSError, pickle.UnpicklingError, zipfile.BadZipFile) as error:
-        raise PipelineError(f"{path}: cannot be read ({type(error).__name__}); rerun experiment_5.step_1_evaluate to rewrite it") from None
-    if not isinstance(record, dict) or record.get("experiment") != 5 or "arrays" not in record:
-        raise PipelineError(f"{path}: not a per_image.pt of experiment_5.step_1_evaluate (pass that file to --per-image)")
-    return record
-
-
-def measure_columns(arrays: dict[str, np.ndarray], taus: list[float], etas: list[float]) -> dict[str, np.ndarray]:
-    """Every complexity measure as a 1-D array: the headline τ and η as ``k_err`` / ``k_mass``, the others suffixed."""
-    columns = {name: np.asarray(arrays[name], dtype=np.float64) for name in COMPLEXITY_MEASURES if name not in ("k_err", "k_mass")}
-    columns["k_err"], columns["k_mass"] = (np.asarray(arrays[name][:, 0], dtype=np.float64) for name in ("k_err", "k_mass"))
-    for position, tau in enumerate(taus[1:], 1):
-        columns[f"k_err_tau_{tau:g}"] = np.asarray(arrays["k_err"][:, position], dtype=np.float64)
-    for position, eta in enumerate(etas[1:], 1):
-        columns[f"k_mass_eta_{eta:g}"] = np.asarray(arrays["k_mass"][:, position], dtype=np.float64)
-    return columns
-
-
-def verdict(measure: str, difference: dict[str, float]) -> dict[str, Any]:
-    """The rule on a hard − easy difference: invariant (CI covers 0), broadened / narrowed, or shifted up / down."""
+def verdict(measure: str, difference: dict[str, float], constant: bool = False) -> dict[str, Any]:
+    """The rule on a hard − easy difference: invariant (CI covers 0), broadened / narrowed, or shifted up / down;
+    ``constant`` when the measure takes one value on every analysed image (nothing to compare)."""
+    if constant:
+        return {"verdict": "constant", "direction": None}
     if not ci_excludes_zero(difference):
         return {"verdict": "invariant", "direction": None}
     positive = difference["mean"] > 0
@@ -124,40 +101,6 @@ def correctness_analysis(correct: np.ndarray, measures: dict[str, np.ndarray], s
     return {**counts, "measures": out}
 
 
-@dataclass
-class AnalysedImages:
-    """The images the analysis uses — valid, every score, measure and ‖h(full)‖ defined — and their values."""
-
-    scores: dict[str, np.ndarray]
-    measures: dict[str, np.ndarray]
-    covariate: np.ndarray
-    correct: np.ndarray
-    num_valid: int
-
-    @property
-    def count(self) -> int:
-        return len(self.covariate)
-
-
-def analysed_images(record: dict[str, Any]) -> AnalysedImages:
-    """Select the analysed images of a loaded ``per_image.pt`` (at least 8, for four quartiles of two)."""
-    arrays = {name: value.numpy() for name, value in record["arrays"].items()}
-    valid = arrays["valid"].astype(bool)
-    scores = {name: np.asarray(arrays[name], dtype=np.float64) for name in DIFFICULTY_SCORES}
-    measures = measure_columns(arrays, record["config"]["taus"], record["config"]["etas"])
-    covariate = np.asarray(arrays[COVARIATE], dtype=np.float64)
-    defined = valid & np.all(np.isfinite(np.column_stack([*scores.values(), *measures.values(), covariate])), axis=1)
-    if defined.sum() < 8:
-        raise PipelineError(f"only {int(defined.sum())} images with every score and measure defined; Experiment 5's quartiles need at least 8 (evaluate more images)")
-    return AnalysedImages(
-        scores={name: value[defined] for name, value in scores.items()},
-        measures={name: value[defined] for name, value in measures.items()},
-        covariate=covariate[defined],
-        correct=arrays["correct"].astype(bool)[defined],
-        num_valid=int(valid.sum()),
-    )
-
-
 def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples: int) -> dict[str, Any]:
     """The whole analysis.json from a loaded ``per_image.pt``."""
     config = record["config"]
@@ -166,7 +109,8 @@ def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples
     quartiles = {name: quartile_analysis(scores[name], measures, seed, num_resamples) for name in DIFFICULTY_SCORES}
     verdicts = {}
     for measure in measures:
-        by_score = {name: verdict(measure, quartiles[name]["measures"][measure]["hard_minus_easy"]) for name in DIFFICULTY_SCORES}
+        constant = bool(np.ptp(measures[measure]) == 0)
+        by_score = {name: verdict(measure, quartiles[name]["measures"][measure]["hard_minus_easy"], constant) for name in DIFFICULTY_SCORES}
         primary = by_score[primary_score]
         verdicts[measure] = {**primary, "by_score": by_score, "agreeing_scores": sum(entry == primary for entry in by_score.values())}
     norm_table = spearman_table({COVARIATE: covariate}, {**scores, **measures}, covariate, seed=seed, num_resamples=num_resamples)[COVARIATE]
@@ -192,6 +136,7 @@ def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples
         "quartiles": quartiles,
         "correctness": correctness_analysis(correct, measures, seed, num_resamples),
         "verdicts": verdicts,
+        "at_all_subsets": {name: float(np.mean(values >= 2 ** config["num_blocks"])) for name, values in measures.items() if name.startswith(("k_err", "k_mass"))},
         "published": published_numbers("experiment_5"),
     }
 

@@ -23,24 +23,14 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, read_json, read_json_if_exists
+from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.plotting import new_figure, new_figure_grid, save_figure
-from experiment_1.report import ReportDocument, figure, format_number, format_stat, markdown_table
+from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formatting import MEASURE_LABELS, SCORE_LABELS, difference_cell, measure_label, rho_cell, stat_cell, verdict_cell
-from experiment_5.step_2_analyze import analysed_images, load_per_image
+from experiment_5.records import analysed_images, load_per_image
 
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]
-
-
-def load_analysis(path: Path) -> dict[str, Any]:
-    """Read analysis.json, with a one-line error if it is missing or of another step."""
-    if not path.exists():
-        raise PipelineError(f"{path}: --analysis not found; run `python -m experiment_5.step_2_analyze` first")
-    analysis = read_json(path)
-    if analysis.get("experiment") != 5 or "spearman" not in analysis:
-        raise PipelineError(f"{path}: not an analysis.json of experiment_5.step_2_analyze (pass that file to --analysis)")
-    return analysis
 
 
 def plot_rho_heatmap(analysis: dict[str, Any], output: Path) -> Path:
@@ -53,7 +43,8 @@ def plot_rho_heatmap(analysis: dict[str, Any], output: Path) -> Path:
         for column, measure in enumerate(measures):
             entry = analysis["spearman"][score][measure]
             significant = ci_excludes_zero(entry)
-            axes.text(column, row, f"{entry['rho']:.2f}\n[{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]", ha="center", va="center",
+            text = f"{entry['rho']:.2f}\n[{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]" if np.isfinite(entry["rho"]) else "n/a\n(constant)"
+            axes.text(column, row, text, ha="center", va="center",
                       fontsize=6.5, fontweight="bold" if significant else "normal", color="black")
             if significant:
                 axes.add_patch(Rectangle((column - 0.48, row - 0.48), 0.96, 0.96, fill=False, lw=1.2, ec="black"))
@@ -163,11 +154,20 @@ def partial_check_paragraph(analysis: dict[str, Any]) -> str:
 
 def partial_outcome(entry: dict[str, Any]) -> str:
     """How the partial ρ relates to ρ: survives (same sign, CI excludes 0), vanishes, or no effect to begin with."""
+    if not np.isfinite(entry["rho"]):
+        return "no ρ (a variable is constant)"
     if not ci_excludes_zero(entry):
         return "no association to explain"
     if ci_excludes_zero(entry, "partial_ci_low", "partial_ci_high") and np.sign(entry["partial_rho"]) == np.sign(entry["rho"]):
         return "survives the norm"
     return "explained by the norm"
+
+
+def saturation_sentence(analysis: dict[str, Any]) -> str:
+    """How often K_τ^err and K_η^mass need every one of the 2^L subsets, per threshold."""
+    size = 2 ** analysis["config"]["num_blocks"]
+    parts = [f"{measure_label(name)}: {format_percent(share)}" for name, share in analysis["at_all_subsets"].items()]
+    return f"Share of images that need all 2^L = {size} subsets: " + "; ".join(parts) + "."
 
 
 def correctness_block(analysis: dict[str, Any]) -> str:
@@ -204,6 +204,10 @@ def verdict_lines(analysis: dict[str, Any]) -> list[str]:
     for measure in analysis["headline_measures"]:
         verdict = analysis["verdicts"][measure]
         difference = analysis["quartiles"][analysis["settings"]["primary_score"]]["measures"][measure]["hard_minus_easy"]
+        if verdict["verdict"] == "constant":
+            lines.append(f"{measure_label(measure)}: **constant** — {format_number(analysis['measure_means'][measure]['mean'])} on every image, "
+                         "so difficulty cannot move it (for K: every image needs the same number of subsets).")
+            continue
         relation = "covers 0" if verdict["verdict"] == "invariant" else "excludes 0"
         lines.append(f"{measure_label(measure)}: **{verdict['verdict']}**{' (' + verdict['direction'] + ')' if verdict['direction'] else ''} — "
                      f"hard − easy ({primary} quartiles) {difference_cell(difference, measure)} {relation}; "
@@ -217,8 +221,11 @@ def verdict_lines(analysis: dict[str, Any]) -> list[str]:
              (False, False): "does not hold here: neither are all order measures invariant nor are N_eff^v and K_τ^err both broadened"}[orders_invariant, broadened]
     lines.append(f"The seed's claim — difficulty broadens the support (N_eff^v, K_τ^err up) without moving the orders (k̄, κ, C≤3 invariant) — {claim}.")
     outcomes = [partial_outcome(analysis["spearman"][score]["k_err"]) for score in analysis["scores"]]
-    lines.append(f"Partial check on K_τ^err, controlling for ‖h(full)‖: {outcomes.count('survives the norm')} of {len(outcomes)} difficulty scores keep an association "
-                 f"after the norm is partialled out, {outcomes.count('explained by the norm')} lose it, {outcomes.count('no association to explain')} had none.")
+    if analysis["verdicts"]["k_err"]["verdict"] == "constant":
+        lines.append("Partial check on K_τ^err: not applicable, K_τ^err is the same for every image.")
+    else:
+        lines.append(f"Partial check on K_τ^err, controlling for ‖h(full)‖: {outcomes.count('survives the norm')} of {len(outcomes)} difficulty scores keep an association "
+                     f"after the norm is partialled out, {outcomes.count('explained by the norm')} lose it, {outcomes.count('no association to explain')} had none.")
     return lines
 
 
@@ -245,6 +252,7 @@ def build_report(analysis: dict[str, Any], timing: dict[str, Any] | None) -> str
     )
     results = [
         headline_table(analysis, analysis["headline_measures"]),
+        saturation_sentence(analysis),
         figure("Spearman ρ of every difficulty score with every complexity measure", "rho_heatmap.png"),
         "Spearman ρ [95 % CI] and p-value of every score with every measure:",
         rho_table(analysis),
@@ -275,7 +283,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--analysis", type=Path, required=True, help="analysis.json of experiment_5.step_2_analyze")
     parser.add_argument("--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate (the same run)")
     args = parser.parse_args(argv)
-    analysis = load_analysis(args.analysis)
+    analysis = load_summary(args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",))
     record = load_per_image(args.per_image)
     if record["config"] != analysis["config"]:
         raise PipelineError(f"{args.per_image}: comes from another run than {args.analysis}; pass the per_image.pt that step 2 analysed")

@@ -32,6 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 LAUNCHER = REPO / "tests" / "launch_small.py"
 NUM_IMAGES = 3
 SWEEP_FLAGS = ["--lambdas", "0.5"]
+TORCHRUN_TIMEOUT = 1800  # seconds; only guards against a hung job (a loaded CI machine can take minutes per launch)
 
 
 # --- the batch split and the rank rules, as pure functions ---------------------------------------
@@ -132,7 +133,7 @@ def flags(job: tuple[Path, Path], output_dir: Path, *extra: str) -> list[str]:
 def torchrun(module: str, arguments: list[str], **environment: str) -> subprocess.CompletedProcess:
     """``torchrun --standalone --nproc-per-node 2`` of a step with 64-px inputs."""
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", str(LAUNCHER), module, *arguments]
-    return subprocess.run(command, cwd=REPO, env={**os.environ, **environment}, capture_output=True, text=True, timeout=300)
+    return subprocess.run(command, cwd=REPO, env={**os.environ, **environment}, capture_output=True, text=True, timeout=TORCHRUN_TIMEOUT)
 
 
 def single_process(main, arguments: list[str]) -> None:
@@ -167,7 +168,7 @@ def test_a_crashed_rank_leaves_only_whole_batches_and_one_process_finishes_them(
     # Rank 1 owns batches 1 and 2 and dies as it starts batch 2; torchrun then stops rank 0 (which may not have finished batch 0).
     result = torchrun("experiment_1.step_3_evaluate", flags(job, tmp_path), MOE_TEST_DIE_AT="1:2")
     assert result.returncode != 0
-    partial = tmp_path / "partial" / "all_masks"
+    partial = tmp_path / "partial" / "experiment_1.step_3_evaluate" / "all_masks"
     finished = sorted(path.name for path in partial.glob("batch_*.pt"))
     assert "batch_000001.pt" in finished and "batch_000002.pt" not in finished
     assert not (tmp_path / "summary.json").exists()

@@ -89,6 +89,20 @@ def test_resume_refuses_partial_results_of_other_settings(tiny_shards: Path, sam
         step_3.main(evaluate_args(tiny_shards, sample_index, output))
 
 
+def test_fold_batchnorm_is_recorded_stays_within_round_off_and_never_mixes(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
+    plain, folded = tmp_path / "plain", tmp_path / "folded"
+    step_3.main(evaluate_args(tiny_shards, sample_index, plain, "--limit", "2"))
+    step_3.main(evaluate_args(tiny_shards, sample_index, folded, "--limit", "2", "--fold-batchnorm"))
+    plain_summary, folded_summary = (json.loads((folder / "summary.json").read_text()) for folder in (plain, folded))
+    assert "fold_batchnorm" not in plain_summary["config"] and folded_summary["config"]["fold_batchnorm"] is True
+    # folding rescales the weights: the logits, hence the prediction and the Möbius errors, move by round-off only
+    plain_arrays, folded_arrays = np.load(plain / "per_image.npz"), np.load(folded / "per_image.npz")
+    np.testing.assert_array_equal(plain_arrays["full_prediction"], folded_arrays["full_prediction"])
+    np.testing.assert_allclose(folded_arrays["naive_sum_rel_error"], plain_arrays["naive_sum_rel_error"], rtol=1e-4)
+    with pytest.raises(PipelineError, match="different run.*fold_batchnorm"):  # batches of the two never share a store
+        step_3.main(evaluate_args(tiny_shards, sample_index, plain, "--limit", "2", "--fold-batchnorm"))
+
+
 def test_skip_corrupt_counts_the_skipped_image(tmp_path: Path, small_input: int) -> None:
     from conftest import jpeg_bytes, write_shard
 

@@ -181,7 +181,7 @@ def test_bad_flags_and_summaries_are_one_line_errors(tiny_shards: Path, small_in
     with pytest.raises(PipelineError, match="not found"):
         step_2_plot.main(["--summary", str(tmp_path / "missing.json")])
     atomic_write_json(tmp_path / "other.json", {"experiment": 2})
-    with pytest.raises(PipelineError, match="not a summary.json of experiment_3"):
+    with pytest.raises(PipelineError, match="not the Experiment 3 summary of experiment_3.step_1_evaluate"):
         step_2_plot.main(["--summary", str(tmp_path / "other.json")])
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -10,16 +11,18 @@ import torch
 
 import experiment_1.pipeline as pipeline
 from experiment_1.core import evaluate_all_masks
-from experiment_1.data import SampleDataset
+from experiment_1.data import SampleDataset, list_items
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import read_json
+from experiment_1.io_utils import atomic_write_json, read_json
+from experiment_1.make_tables import main as tables_main
 from experiment_1.mobius import mobius_transform
-from experiment_1.sample_list import load_sample_list
+from experiment_1.report import format_stat
+from experiment_1.sample_list import load_sample_list, sample_list_json
 from experiment_1.step_2_sample import main as sample_main
-from experiment_4 import step_1_signatures
+from experiment_4 import step_1_signatures, step_2_overlap, step_3_plot
 from conftest import jpeg_bytes, write_shard
 
-STEPS = ["experiment_4.step_1_signatures"]
+STEPS = ["experiment_4.step_1_signatures", "experiment_4.step_2_overlap", "experiment_4.step_3_plot"]
 RANKINGS = ("vector", "scalar", "scalar_true")
 
 
@@ -65,7 +68,7 @@ def load_signatures(path: Path) -> dict:
     return torch.load(path, weights_only=True)
 
 
-def test_signatures_step_rankings_and_resume(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
+def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
     sample_index = per_class_list(tiny_shards, tmp_path / "samples.json")
     output_dir = tmp_path / "results"
     step_1_signatures.main(step_1_flags(tiny_shards, sample_index, output_dir))
@@ -118,6 +121,20 @@ def test_signatures_step_rankings_and_resume(tiny_shards: Path, small_input: int
     small = load_signatures(tmp_path / "small" / "signatures.pt")
     assert torch.equal(small["ranked_scalar"], document["ranked_scalar"][:, :16])
 
+    summary = check_overlap_and_report(output_dir / "signatures.pt", output_dir, nn_k=32)
+    assert summary["pairs"] == {"same_class": 3, "different_class": 12}
+    # tables.md gets an Experiment 4 section from overlap.json alone.
+    root = tmp_path / "repo"
+    step_2_overlap.main(["--signatures", str(output_dir / "signatures.pt"), "--output-dir", str(root / "experiment_4" / "results_tiny"), "--sweep-K", "8", "--num-permutations", "5"])
+    tables_main(["--root", str(root)])
+    tables = (root / "tables.md").read_text()
+    scalar = read_json(root / "experiment_4" / "results_tiny" / "overlap.json")["rankings"]["scalar"]["binary"]["nn"]["true_label"]
+    assert "`experiment_4/results_tiny` — resnet18, `random`, N = 6, 3 classes" in tables and format_stat(scalar["accuracy"], percent=True) in tables
+    with pytest.raises(PipelineError, match="--nn-K 32: must lie in 1 … 16"):
+        step_2_overlap.main(["--signatures", str(tmp_path / "small" / "signatures.pt")])
+    with pytest.raises(PipelineError, match="not found"):
+        step_2_overlap.main(["--signatures", str(tmp_path / "nowhere.pt")])
+
 
 def test_signatures_step_refuses_bad_input(tiny_shards: Path, tmp_path: Path) -> None:
     unlabelled = tmp_path / "test.json"
@@ -127,3 +144,63 @@ def test_signatures_step_refuses_bad_input(tiny_shards: Path, tmp_path: Path) ->
     labelled = per_class_list(tiny_shards, tmp_path / "samples.json")
     with pytest.raises(PipelineError, match="--store-K 257"):
         step_1_signatures.main(step_1_flags(tiny_shards, labelled, tmp_path / "out", "--store-K", "257"))
+
+
+def brute_force_overlap(document: dict, ranking: str, k: int) -> dict:
+    """Jaccard by Python sets, leave-one-out 1-NN by a double loop (ties: lowest index), the core by counting."""
+    sets = [set(row[:k].tolist()) for row in document[f"ranked_{ranking}"].long()]
+    labels, predicted = document["label"].tolist(), document["predicted"].tolist()
+    count = len(sets)
+    jaccard = [[len(a & b) / len(a | b) for b in sets] for a in sets]
+    neighbours = [max((j for j in range(count) if j != i), key=lambda j: (jaccard[i][j], -j)) for i in range(count)]
+    membership = Counter(subset for found in sets for subset in found)
+    core = set(sorted(membership, key=lambda subset: (-membership[subset], subset))[:k])
+    same = [jaccard[i][j] for i in range(count) for j in range(i + 1, count) if labels[i] == labels[j]]
+    return {
+        "true_label": np.mean([labels[n] == labels[i] for i, n in enumerate(neighbours)]),
+        "predicted_class": np.mean([predicted[n] == predicted[i] for i, n in enumerate(neighbours)]),
+        "core_share": np.mean([len(found & core) / k for found in sets]),
+        "same_class": np.mean(same),
+    }
+
+
+def check_overlap_and_report(signatures: Path, output_dir: Path, nn_k: int) -> dict:
+    """Step 2 twice (identical bytes), against brute force, then step 3; returns the summary."""
+    flags = ["--signatures", str(signatures), "--output-dir", str(output_dir), "--nn-K", str(nn_k), "--sweep-K", "8", str(nn_k), "--num-permutations", "20", "--seed", "0"]
+    step_2_overlap.main(flags)
+    first = (output_dir / "overlap.json").read_bytes()
+    step_2_overlap.main(flags)
+    assert (output_dir / "overlap.json").read_bytes() == first  # a rerun writes the same JSON
+    summary = read_json(output_dir / "overlap.json")
+    document = load_signatures(signatures)
+    labels = document["label"]
+    assert summary["num_classes"] == len(set(labels.tolist())) and summary["chance"] == pytest.approx(1 / summary["num_classes"])
+    assert summary["full_mask_top1_accuracy"]["mean"] == pytest.approx((document["predicted"] == labels).double().mean().item())
+    for ranking in RANKINGS:
+        expected = brute_force_overlap(document, ranking, nn_k)
+        block = summary["rankings"][ranking]
+        for target in ("true_label", "predicted_class"):
+            assert block["binary"]["nn"][target]["accuracy"]["mean"] == pytest.approx(expected[target])
+            assert block["nn_sweep"][target]["mean"][1] == block["binary"]["nn"][target]["accuracy"]["mean"]
+        assert block["global_core"]["share"]["mean"] == pytest.approx(expected["core_share"])
+        assert block["binary"]["pairs"]["same_class"]["mean"] == pytest.approx(expected["same_class"])
+    step_3_plot.main(["--summary", str(output_dir / "overlap.json"), "--signatures", str(signatures)])
+    report = (output_dir / "REPORT.md").read_text()
+    assert format_stat(summary["rankings"]["scalar"]["binary"]["nn"]["true_label"]["accuracy"], percent=True) in report
+    for name in ("jaccard_histograms", "nn_accuracy_vs_k", "global_core", "class_heatmap"):
+        assert (output_dir / f"{name}.png").exists() and f"({name}.png)" in report
+    return summary
+
+
+def test_experiment_4_on_shared_sample_data(shared_sample_dir: Path, small_input: int, tmp_path: Path) -> None:
+    """Three images of each of the two lowest labels that have six images in ../shared/data (random weights, 64 px)."""
+    items = list_items(shared_sample_dir, "validation-*.parquet")
+    counts = Counter(item.label for item in items)
+    classes = sorted(label for label, number in counts.items() if number >= 6)[:2]
+    samples = [item for label in classes for item in [item for item in items if item.label == label][:3]]
+    sample_index = tmp_path / "samples.json"
+    atomic_write_json(sample_index, sample_list_json(sorted(samples, key=lambda item: (item.source, item.row)), "validation-*.parquet", "per-class", 0, 3))
+    output_dir = tmp_path / "results"
+    step_1_signatures.main(step_1_flags(shared_sample_dir, sample_index, output_dir))
+    summary = check_overlap_and_report(output_dir / "signatures.pt", output_dir, nn_k=16)
+    assert summary["num_valid"] == 6 and summary["num_classes"] == 2 and summary["pairs"] == {"same_class": 6, "different_class": 9}

@@ -23,6 +23,7 @@ from experiment_5 import step_2_analyze, step_3_plot
 from experiment_5.association import quartile_groups
 from experiment_5.complexity import complexity_measures
 from experiment_5.difficulty import DIFFICULTY_SCORES, difficulty_scores
+from experiment_5.records import load_per_image
 
 STEPS = ["experiment_5.step_1_evaluate", "experiment_5.step_2_analyze", "experiment_5.step_3_plot"]
 IMAGES, BATCH = 8, 4
@@ -42,6 +43,43 @@ def flags(data_dir: Path, sample_index: Path, output_dir: Path) -> list[str]:
 def run_analysis(output_dir: Path) -> dict:
     step_2_analyze.main(["--per-image", str(output_dir / "per_image.pt"), "--num-resamples", "200"])
     return read_json(output_dir / "analysis.json")
+
+
+def planted_record(count: int = 200, num_blocks: int = 4) -> dict:
+    """A per_image.pt record with planted links: N_eff^v grows with the cross-entropy, C≤3 (vector) falls with it,
+    κ (vector) is independent of it, K_τ^err is 2^L everywhere; the other measures are noise."""
+    rng = np.random.default_rng(3)
+    logits = torch.from_numpy(rng.normal(scale=3.0, size=(count, 10)))
+    labels = torch.from_numpy(rng.integers(0, 10, size=count))
+    arrays = {name: value for name, value in difficulty_scores(logits, labels).items()}
+    difficulty = arrays["cross_entropy"].numpy()
+    noise = lambda: torch.from_numpy(rng.normal(size=count))  # noqa: E731
+    arrays.update({name: noise() for name in ("kbar_vector", "kbar_scalar", "kappa_scalar", "c_le3_scalar", "full_logit_norm")})
+    arrays["kappa_vector"] = noise()
+    arrays["n_eff_vector"] = torch.from_numpy(difficulty) + 0.3 * noise()
+    arrays["c_le3_vector"] = -torch.from_numpy(difficulty) + 0.3 * noise()
+    arrays["k_err"] = torch.full((count, 2), 2**num_blocks)
+    arrays["k_mass"] = torch.from_numpy(rng.integers(1, 2**num_blocks, size=(count, 1)))
+    arrays.update(valid=torch.ones(count, dtype=torch.bool), index=torch.arange(count), label=labels, full_prediction=logits.argmax(1))
+    config = {"num_blocks": num_blocks, "taus": [0.1, 0.3], "etas": [0.9], "arch": "resnet18", "weights": "random"}
+    return {"experiment": 5, "question": "?", "config": config, "num_images": count, "num_valid": count, "num_skipped_corrupt": 0,
+            "sample_pool": {}, "samples": [], "arrays": arrays}
+
+
+def test_analysis_verdicts_on_planted_data() -> None:
+    analysis = step_2_analyze.analyze(planted_record(), "cross_entropy", seed=0, num_resamples=300)
+    verdicts = {name: entry["verdict"] for name, entry in analysis["verdicts"].items()}
+    assert verdicts["n_eff_vector"] == "broadened" and analysis["verdicts"]["n_eff_vector"]["direction"] == "more subsets"
+    assert verdicts["c_le3_vector"] == "shifted" and analysis["verdicts"]["c_le3_vector"]["direction"] == "higher orders"  # less low-order mass
+    assert verdicts["kappa_vector"] == "invariant" and verdicts["k_err"] == "constant" and verdicts["k_err_tau_0.3"] == "constant"
+    assert analysis["spearman"]["cross_entropy"]["n_eff_vector"]["rho"] > 0.8 and analysis["spearman"]["cross_entropy"]["c_le3_vector"]["rho"] < -0.8
+    kappa = analysis["spearman"]["cross_entropy"]["kappa_vector"]
+    assert kappa["ci_low"] < 0 < kappa["ci_high"]
+    assert analysis["at_all_subsets"] == {"k_err": 1.0, "k_err_tau_0.3": 1.0, "k_mass": 0.0}
+    # The label-aware scores agree on the planted links; correct vs incorrect uses the same arrays.
+    assert analysis["verdicts"]["n_eff_vector"]["by_score"]["one_minus_p_true"]["verdict"] == "broadened"
+    correctness = analysis["correctness"]
+    assert correctness["num_correct"] + correctness["num_incorrect"] == 200 and correctness["measures"]["n_eff_vector"]["incorrect_minus_correct"]["mean"] > 0
 
 
 @pytest.mark.parametrize("module", STEPS)
@@ -69,7 +107,7 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     sample_index = write_labelled_list(tiny_shards, tmp_path / "val.json")
     full_dir, resumed_dir = tmp_path / "results", tmp_path / "resumed"
     step_1_evaluate.main(flags(tiny_shards, sample_index, full_dir))
-    record = step_2_analyze.load_per_image(full_dir / "per_image.pt")
+    record = load_per_image(full_dir / "per_image.pt")
     arrays = {name: value.numpy() for name, value in record["arrays"].items()}
     samples = load_sample_list(sample_index, IMAGES)
     assert record["num_valid"] == IMAGES and record["config"]["input_size"] == small_input
@@ -130,7 +168,7 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     monkeypatch.setattr(step_1_evaluate, "complexity_measures", counting)
     step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir))
     assert counting.calls == 1 and read_json(resumed_dir / "timing.json")["images_evaluated"] == BATCH
-    resumed = step_2_analyze.load_per_image(resumed_dir / "per_image.pt")
+    resumed = load_per_image(resumed_dir / "per_image.pt")
     for name, value in arrays.items():
         np.testing.assert_array_equal(resumed["arrays"][name].numpy(), value, err_msg=name)
     run_analysis(resumed_dir)
@@ -140,7 +178,7 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
         step_1_evaluate.main(flags(tiny_shards, sample_index, tmp_path / "bad") + ["--tau", "1.5"])
     with pytest.raises(PipelineError, match="not found"):
         step_2_analyze.main(["--per-image", str(tmp_path / "missing.pt")])
-    with pytest.raises(PipelineError, match="not an analysis.json"):
+    with pytest.raises(PipelineError, match="not the Experiment 5 summary of experiment_5.step_2_analyze"):
         step_3_plot.main(["--analysis", str(full_dir / "timing.json"), "--per-image", str(full_dir / "per_image.pt")])
 
 
@@ -156,7 +194,7 @@ def test_steps_on_the_shared_sample_data(shared_sample_dir: Path, small_input: i
     sample_index = write_labelled_list(shared_sample_dir, tmp_path / "val.json", per_class=1)
     output_dir = tmp_path / "results"
     step_1_evaluate.main(flags(shared_sample_dir, sample_index, output_dir))
-    record = step_2_analyze.load_per_image(output_dir / "per_image.pt")
+    record = load_per_image(output_dir / "per_image.pt")
     assert record["sample_pool"]["labelled_images_matching_pattern"] == 1750 and record["sample_pool"]["list_size"] == 1000
     labels = record["arrays"]["label"].numpy()
     assert ((labels >= 0) & (labels < 1000)).all() and record["num_valid"] == IMAGES

@@ -29,7 +29,7 @@ import experiment_1.step_3_evaluate as step_3
 import experiment_2.step_1_evaluate as step_2_1
 from conftest import jpeg_bytes, shrink_inputs, write_shard
 from experiment_1 import data, partial_store
-from experiment_1.errors import run_cli
+from experiment_1.errors import PipelineError, run_cli
 from experiment_1.data import SampleRef
 from experiment_1.io_utils import atomic_write_json
 from experiment_1.sample_list import sample_list_json
@@ -348,3 +348,21 @@ def test_outputs_have_normal_permissions(finished: Path) -> None:
     os.umask(umask)
     for name in ("results/summary.json", "results/per_image.npz", f"results/{STAGE.as_posix()}/batch_000000.pt", f"results/{STAGE.as_posix()}/run_config.json"):
         assert (finished / name).stat().st_mode & 0o777 == 0o666 & ~umask, name
+
+
+def test_a_multi_line_cause_is_printed_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    def main(argv: list[str] | None) -> None:
+        raise PipelineError("shard.parquet: cannot read (ArrowInvalid: first line\n  second line); delete it")
+
+    line = expect_error(main, [], capsys)
+    assert line == "error: shard.parquet: cannot read (ArrowInvalid: first line second line); delete it"
+
+
+def test_a_damaged_or_foreign_torch_record_is_named_in_one_line(tmp_path: Path) -> None:
+    record = tmp_path / "per_image.pt"
+    record.write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(PipelineError, match=r"per_image.pt: cannot be read \(.*\); rerun `python -m experiment_5.step_1_evaluate`"):
+        io_utils.load_torch_record(record, "--per-image", "experiment_5.step_1_evaluate", lambda document: True)
+    torch.save({"experiment": 4}, record)
+    with pytest.raises(PipelineError, match="not a file of experiment_5.step_1_evaluate .*--per-image"):
+        io_utils.load_torch_record(record, "--per-image", "experiment_5.step_1_evaluate", lambda document: document.get("experiment") == 5)

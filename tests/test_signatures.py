@@ -115,7 +115,7 @@ def test_chunked_similarity_equals_double_loop(weighted: bool) -> None:
     expected = np.array([[brute_force_jaccard(indices[i].tolist(), weights[i].tolist(), indices[j].tolist(), weights[j].tolist()) for j in range(23)] for i in range(23)])
     # Chunks of one row, of a few rows, and one chunk for all: the same sums of the same float64 terms (the order of
     # the K terms differs from the loop's union order, so round-off tolerance, far below any real error).
-    for budget in (1, 23 * 10 * 4, 1 << 20):
+    for budget in (1, 23 * 10 * 4, 1 << 20):  # gather route in chunks of 1 and 4 rows; dense product for binary at 1 << 20
         np.testing.assert_allclose(pairwise_similarity(indices, weights, 64, budget=budget).numpy(), expected, rtol=1e-12, atol=1e-15)
     pairs = torch.tensor([[0, 1], [5, 22], [7, 7], [22, 3]])
     for budget in (1, 1 << 20):
