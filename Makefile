@@ -53,9 +53,9 @@ clean-demo:
 	rm -rf experiment_1/results_demo_*
 
 # The committed results from a real pretrained network on this repository's offline sample data
-# (EfficientNet-Lite0, the 250-image unlabelled test shard of ../shared/data). CPU: about 40 minutes on 2 cores
+# (EfficientNet-Lite0, the 250-image unlabelled test shard of imagenet-1k/sample-1750). CPU: about 40 minutes on 2 cores
 # (see tables.md, wall time); rerunning only evaluates batches that are missing.
-SAMPLE_DATA ?= ../shared/data/imagenet-1k-sample
+SAMPLE_DATA ?= imagenet-1k/sample-1750
 SAMPLE_INDEX := experiment_1/sample_index_sample_test.json
 OFFLINE_FLAGS := --arch efficientnet_lite0 --weights pretrained --batch-size 5 --mask-chunk 512 --num-workers 0 --seed 0 --data-dir $(SAMPLE_DATA)
 SWEEP_IMAGES ?= 40
