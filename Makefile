@@ -47,7 +47,7 @@ bench-gpu: $(BIN)/.installed
 		--compile-modes eager compiled --memory-formats channels_last --naive-masks 256 --repeats 2 --json $(BENCH_GPU_JSON)
 
 tables: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.make_tables
+	$(BIN)/python -m paper.make_tables
 
 clean-demo:
 	rm -rf experiment_1/results_demo_*
@@ -77,7 +77,7 @@ offline-results: $(BIN)/.installed offline-results-exp3 offline-results-exp4 off
 	$(BIN)/python -m experiment_2.step_3_lambda_sweep --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
 		--limit $(SWEEP_IMAGES) --output-dir experiment_2/results_lambda_efficientnet_lite0_sample
 	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite0_sample/summary_all.json
-	$(BIN)/python -m experiment_1.make_tables
+	$(BIN)/python -m paper.make_tables
 
 # Experiment 3 (top-K sparse reconstruction) on the same 250 images, 5 draws of every random control.
 offline-results-exp3: $(BIN)/.installed
@@ -98,7 +98,7 @@ offline-results-exp4: $(BIN)/.installed
 	$(BIN)/python -m experiment_4.step_2_overlap --signatures $(EXP4_DIR)/signatures.pt --output-dir $(EXP4_DIR) \
 		--max-pairs 45000 --nn-K 32 --seed 0
 	$(BIN)/python -m experiment_4.step_3_plot --summary $(EXP4_DIR)/overlap.json --signatures $(EXP4_DIR)/signatures.pt
-	$(BIN)/python -m experiment_1.make_tables
+	$(BIN)/python -m paper.make_tables
 
 # Experiment 5 on the labelled sample: the 900 images of 150 classes × 6 (the same list as Experiment 4),
 # 900 of the 1750 labelled images, for CPU time (about 2 s per image on 2 cores; resumable).
@@ -110,4 +110,4 @@ offline-results-exp5: $(BIN)/.installed
 	$(BIN)/python -m experiment_5.step_1_evaluate --sample-index $(EXP5_INDEX) $(OFFLINE_FLAGS) --output-dir $(EXP5_DIR)
 	$(BIN)/python -m experiment_5.step_2_analyze --per-image $(EXP5_DIR)/per_image.pt
 	$(BIN)/python -m experiment_5.step_3_plot --analysis $(EXP5_DIR)/analysis.json --per-image $(EXP5_DIR)/per_image.pt
-	$(BIN)/python -m experiment_1.make_tables
+	$(BIN)/python -m paper.make_tables

@@ -19,7 +19,7 @@ additions and pooling are not counted): the naive engine runs 2^L full forwards,
 the stem once, block l on 2^l states and the head 2^L times.
 
 Inputs:  none (random images).  Outputs: a table on stdout; ``--json`` also writes the rows, which
-         ``python -m experiment_1.make_tables`` puts into the README's benchmark table.
+         ``python -m paper.make_tables`` puts into the README's benchmark table.
 
     python -m experiment_1.bench_engines --images 1 --resolution 64 --json experiment_1/results_bench/bench_cpu.json
     make bench-gpu        # CUDA: float32 / tf32 / bfloat16, eager and compiled, batch sizes 1 4 16

@@ -11,7 +11,7 @@ import pytest
 
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.errors import PipelineError
-from experiment_1.resummarize import main as resummarize_main
+from paper.resummarize import main as resummarize_main
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_main
 
@@ -149,5 +149,5 @@ def test_resummarize_rebuilds_the_same_numbers_from_per_image(tiny_shards: Path,
     before = json.loads((output / "summary.json").read_text())
     resummarize_main(["--summary", str(output / "summary.json")])
     after = json.loads((output / "summary.json").read_text())
-    assert after["config"].pop("summary_rebuilt_by").startswith("experiment_1.resummarize at ")
+    assert after["config"].pop("summary_rebuilt_by").startswith("paper.resummarize at ")
     assert after == before  # same arrays, same code: every number identical

@@ -14,7 +14,7 @@ from experiment_1.core import evaluate_all_masks
 from experiment_1.data import SampleDataset, list_items
 from experiment_1.errors import PipelineError
 from experiment_1.io_utils import atomic_write_json, read_json
-from experiment_1.make_tables import experiment_3_table
+from paper.make_tables import experiment_3_table
 from experiment_1.mobius import mobius_transform
 from experiment_1.report import format_stat
 from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json

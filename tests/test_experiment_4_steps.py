@@ -13,7 +13,7 @@ from experiment_1.core import evaluate_all_masks
 from experiment_1.data import SampleDataset, list_items
 from experiment_1.errors import PipelineError
 from experiment_1.io_utils import atomic_write_json, read_json
-from experiment_1.make_tables import main as tables_main
+from paper.make_tables import main as tables_main
 from experiment_1.mobius import mobius_transform
 from experiment_1.report import format_stat
 from experiment_1.sample_list import load_sample_list, sample_list_json

@@ -15,7 +15,7 @@ from experiment_1.core import evaluate_all_masks
 from experiment_1.data import SampleDataset, list_items
 from experiment_1.errors import PipelineError
 from experiment_1.io_utils import atomic_write_json, read_json
-from experiment_1.make_tables import main as tables_main
+from paper.make_tables import main as tables_main
 from experiment_1.mobius import mobius_transform
 from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
 from experiment_5 import step_2_analyze, step_3_plot

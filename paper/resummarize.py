@@ -14,7 +14,7 @@ Outputs: each summary file, rewritten atomically: the step's current summary of 
          naming this tool and the commit it ran at (read once, before the first file changes);
          git_commit stays the commit that evaluated the images.
 
-    python -m experiment_1.resummarize --summary experiment_*/results_*_sample/summary*.json
+    python -m paper.resummarize --summary experiment_*/results_*_sample/summary*.json
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from experiment_1.io_utils import atomic_write_json, git_commit, read_json
 def rebuilt_config(config: dict[str, Any], commit: str) -> dict[str, Any]:
     """The run's config with the recursion of the model it names, built on CPU (weights as recorded)."""
     model = build_gated_resnet(config["arch"], config["weights"], seed=config["seed"])
-    return {**config, "gated_recursion": model.gated_recursion, "summary_rebuilt_by": f"experiment_1.resummarize at {commit}"}
+    return {**config, "gated_recursion": model.gated_recursion, "summary_rebuilt_by": f"paper.resummarize at {commit}"}
 
 
 def resummarize(summary: dict[str, Any], arrays: dict[str, np.ndarray], commit: str) -> dict[str, Any]:
