@@ -1,4 +1,4 @@
-"""Display names and table cells shared by Experiment 5's REPORT (step 3) and tables.md (experiment_1.make_tables)."""
+"""Display names and table cells shared by Experiment 5's REPORT (step 3) and tables.md (paper.make_tables)."""
 from __future__ import annotations
 
 from typing import Any
