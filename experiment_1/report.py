@@ -1,6 +1,7 @@
 """Small helpers that turn summary JSON into Markdown for REPORT.md files and tables.md."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -98,6 +99,80 @@ def method_model_line(config: dict[str, Any], residual_scale: str | None = None)
     return f"The model computes `{recursion}` for every gateable block l ({scale}). "
 
 
+def _value(entry: dict[str, Any], value: float) -> str:
+    return format_percent(value) if entry.get("percent") else format_number(value)
+
+
+def _p_value(p: float, floor: float | None) -> str:
+    """A p-value; one at the test's floor (e.g. 1/(n+1) for n permutations) says so: the truth may be smaller."""
+    return format_number(p) + (" (the test's floor)" if floor is not None and p <= floor else "")
+
+
+def _verdict_evidence(entry: dict[str, Any]) -> list[str]:
+    """The clauses behind one verdict: statistic, effect with CI, test and corrected p, the seed's value, notes."""
+    clauses = []
+    statistic, effect, test, seed = entry.get("statistic"), entry.get("effect"), entry.get("test"), entry.get("seed")
+    if statistic:
+        clauses.append(f"{statistic['name']} = {_value(statistic, statistic['value'])}")
+    if effect:
+        clauses.append(f"{effect['name']} = {_value(effect, effect['value'])} [{_value(effect, effect['ci_low'])}, "
+                       f"{_value(effect, effect['ci_high'])}] ({format_percent(effect.get('confidence', 0.95), 0)} CI)")
+    if test:
+        text = f"{test['name']} p = {_p_value(test['p_value'], test.get('p_floor'))}"
+        if test.get("p_adjusted") is not None:
+            text += f", {test.get('correction') or 'adjusted'} over {test.get('family_size')} tests p = {format_number(test['p_adjusted'])}"
+        clauses.append(text)
+    if seed:
+        clauses.append(seed_clause(seed, effect or {}))
+    return clauses + list(entry.get("notes", ()))
+
+
+def seed_clause(seed: dict[str, Any], effect: dict[str, Any]) -> str:
+    """``the seed reports X; our CI contains it (smallest detectable effect D)`` — the wording rule's one form."""
+    text = f"the seed reports {_value(effect, seed['reported'])}"
+    if seed["relation"] == "inside":
+        text += "; our CI contains it"
+        if seed.get("minimal_detectable_effect") is not None:
+            text += (f" (the smallest effect these data detect at {format_percent(seed['power'], 0)} power: "
+                     f"{_value(effect, seed['minimal_detectable_effect'])})")
+    elif seed["relation"] in ("above", "below"):
+        text += f", {seed['relation']} our CI"
+    return text
+
+
+def verdict_sentence(entry: dict[str, Any]) -> str:
+    """One verdict as a plain sentence (paper/make_tables): claim, decision, evidence, rule."""
+    evidence = "; ".join(_verdict_evidence(entry))
+    return f"{entry['claim']}: {entry['decision']}" + (f" ({evidence})" if evidence else "") + f". Rule: {entry['rule']}"
+
+
+def verdict_lines(verdicts: Sequence[dict[str, Any]]) -> list[str]:
+    """A summary's ``verdicts`` block as Markdown bullets, each rule stated once after the bullets that use it."""
+    rules: list[str] = []
+    lines = []
+    for entry in verdicts:
+        if entry["rule"] not in rules:
+            rules.append(entry["rule"])
+        evidence = "; ".join(_verdict_evidence(entry))
+        lines.append(f"- {entry['claim']}: **{entry['decision']}**" + (f" — {evidence}" if evidence else "")
+                     + f" (rule {rules.index(entry['rule']) + 1}).")
+    if rules:
+        lines += ["", "Decision rules:", ""] + [f"{number}. {rule}" for number, rule in enumerate(rules, 1)]
+    return lines
+
+
+SEED_MISWORDING = re.compile(r"\b(?:than|as) the seed's\b|\bthe seed's (?:network|model|ResNet-18) (?:is|has)\b", re.IGNORECASE)
+
+
+def check_seed_wording(text: str) -> None:
+    """The wording rule: the seed's numbers have no CI (and some no stated definition), so a comparison says
+    what "the seed reports", never that something is "denser than the seed's ResNet-18"."""
+    match = SEED_MISWORDING.search(text)
+    if match:
+        context = text[max(0, match.start() - 60):match.end() + 60].replace("\n", " ")
+        raise ValueError(f"REPORT wording: {match.group(0)!r} in '…{context}…'; compare with what \"the seed reports\"")
+
+
 @dataclass
 class ReportDocument:
     """One experiment's REPORT.md: every plot step fills the same skeleton with content only.
@@ -106,7 +181,9 @@ class ReportDocument:
     recursion from the summary's configuration, then ``method``); **Data.**; ``## Result``
     (``results``: Markdown blocks); ``## Beside the seed`` (``seed_rows`` as a quantity / seed / ours
     table, ``seed_source``, and a comparability note when the model is not the seed's); ``## Verdict``
-    (``verdict`` as bullets); ``## Configuration`` (provenance, wall time, generator note).
+    (``verdict`` as bullets, then the summary's ``verdicts`` block via :func:`verdict_lines`);
+    ``## Configuration`` (provenance, wall time, generator note). The Beside-the-seed and Verdict
+    sections obey the wording rule (:func:`check_seed_wording`).
     """
 
     title: str
@@ -122,6 +199,7 @@ class ReportDocument:
     source: str = "summary.json"
     residual_scale: str | None = None
     seed_headers: list[str] = field(default_factory=lambda: ["quantity", "seed", "ours"])
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
 
     def render(self) -> str:
         config = self.summary["config"]
@@ -139,6 +217,7 @@ class ReportDocument:
         ]
         for block in self.results:
             lines += [block, ""]
+        seed_start = len(lines)
         lines += ["## Beside the seed", ""]
         if self.seed_rows:
             lines += [markdown_table(self.seed_headers, self.seed_rows), ""]
@@ -148,6 +227,8 @@ class ReportDocument:
             lines += [note, ""]
         lines += ["## Verdict", ""]
         lines += [line if line.startswith("- ") else f"- {line}" for line in self.verdict]
+        lines += verdict_lines(self.verdicts)
         lines += [""]
+        check_seed_wording("\n".join(lines[seed_start:]))
         lines += report_footer(config, self.timing, self.generator, self.source)
         return "\n".join(lines)

@@ -199,8 +199,8 @@ def verdict_lines(summary: dict[str, Any]) -> list[str]:
                 continue
             basis = f"at the same fraction of 2^L (K = {gamma['k']} and {top1['k']} of {num_masks})" if name == "at_matching_fraction" else f"at the seed's K (K = {gamma['k']} and {top1['k']} of {num_masks})"
             word = relation(gamma["value"], energy["seed"], "sparser than", "denser than")
-            lines.append(f"{ranking.capitalize()} ranking, {basis}: Γ = {format_stat(gamma['value'], percent=True)} against the seed's {format_percent(energy['seed'])} "
-                         f"({(gamma['value']['mean'] - energy['seed']) * 100:+.1f} points) — by energy `{arch}` is {word} the seed's ResNet-18; "
+            lines.append(f"{ranking.capitalize()} ranking, {basis}: Γ = {format_stat(gamma['value'], percent=True)} where the seed reports {format_percent(energy['seed'])} "
+                         f"({(gamma['value']['mean'] - energy['seed']) * 100:+.1f} points) — by energy `{arch}` is {word} what the seed reports for ResNet-18; "
                          f"top-1 agreement {format_stat(top1['value'], percent=True)} against {format_percent(agreement['seed'])} "
                          f"({(top1['value']['mean'] - agreement['seed']) * 100:+.1f} points).")
             if name == "at_matching_fraction":

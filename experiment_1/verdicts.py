@@ -1,0 +1,198 @@
+"""Verdicts as data: the one schema every experiment's summary uses for its ``verdicts`` block.
+
+A summary's ``verdicts`` is a list (render order) of dicts built by :func:`verdict`::
+
+    {"id": "exp5.n_eff_vector.hard_minus_easy",       # stable key, unique within the summary
+     "claim": "N_eff^v is higher on hard images",      # the statement being judged
+     "decision": "holds",                               # one of DECISIONS
+     "rule": "holds when the 95 % CI excludes 0 …",     # the rule that decided it, in words
+     "parameters": {"alpha": 0.05},                     # the rule's thresholds, as numbers
+     "statistic": {"name": "Spearman ρ", "value": 0.31},                           # or None
+     "effect": {"name": "hard − easy", "value": 2.1, "ci_low": 0.4, "ci_high": 3.9, "confidence": 0.95,
+                "percent": False},                      # or None; statistic and effect may carry "percent": True
+     "test": {"name": "Mann–Whitney U", "p_value": 0.003, "p_adjusted": 0.04,
+              "correction": "Holm", "family_size": 15, "p_floor": None},          # or None
+     "seed": {"reported": 1.4, "relation": "inside", "minimal_detectable_effect": 7.6, "power": 0.8},  # or None
+     "notes": ["…"]}                                    # facts the reader must know to read the decision
+
+Decisions (closed vocabulary): ``holds`` / ``fails`` (the data decide the claim), ``cannot tell`` (they do
+not: a CI that covers both answers, or that contains the seed's value), ``saturated`` (the measure sits at
+its bound, or at one value, on ≥ 90 % of images: it cannot move, so it says nothing), ``constant`` (one value
+on every image), ``n/a — non-finite`` (an input was NaN/inf: no confident verdict is drawn from it).
+
+Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multiplicity correction), :func:`saturation`, :func:`all_finite` (the
+guard; :func:`verdict` applies it to its own numbers and to ``inputs``), :func:`decide_by_ci`,
+:func:`seed_comparison` (with the smallest detectable effect), :func:`effect_from_stat`.
+Rendering (Markdown bullets for REPORTs, one plain sentence per verdict for paper/make_tables) lives in
+:mod:`experiment_1.report`: :func:`~experiment_1.report.verdict_lines`, :func:`~experiment_1.report.verdict_sentence`.
+"""
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+HOLDS = "holds"
+FAILS = "fails"
+CANNOT_TELL = "cannot tell"
+SATURATED = "saturated"
+CONSTANT = "constant"
+NON_FINITE = "n/a — non-finite"
+DECISIONS = (HOLDS, FAILS, CANNOT_TELL, SATURATED, CONSTANT, NON_FINITE)
+
+ALPHA = 0.05
+SATURATION_SHARE = 0.9  # at a bound (or one value) on at least this share of images → saturated
+POWER = 0.8  # for the smallest detectable effect
+
+
+def _numbers(value: Any) -> Iterable[float]:
+    """Every number inside ``value`` (dicts, lists, arrays; ``None`` and strings skipped)."""
+    if value is None or isinstance(value, (str, bool)):
+        return
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _numbers(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _numbers(item)
+    elif isinstance(value, np.ndarray):
+        yield from np.asarray(value, dtype=np.float64).ravel().tolist()
+    else:
+        yield float(value)
+
+
+def all_finite(*values: Any) -> bool:
+    """True when every number in ``values`` (scalars, arrays, nested dicts/lists) is finite."""
+    return all(math.isfinite(number) for value in values for number in _numbers(value))
+
+
+def effect_from_stat(name: str, stat: dict[str, Any], confidence: float = 1 - ALPHA, percent: bool = False) -> dict[str, Any]:
+    """An effect entry from a :func:`experiment_1.stats.bootstrap_mean_ci`-style dict (``mean``, ``ci_low``, ``ci_high``);
+    ``percent``: a share, rendered as a percentage."""
+    return {"name": name, "value": stat["mean"], "ci_low": stat["ci_low"], "ci_high": stat["ci_high"], "confidence": confidence,
+            "percent": percent}
+
+
+def verdict(
+    verdict_id: str,
+    claim: str,
+    decision: str,
+    rule: str,
+    *,
+    parameters: dict[str, Any] | None = None,
+    statistic: dict[str, Any] | None = None,
+    effect: dict[str, Any] | None = None,
+    test: dict[str, Any] | None = None,
+    seed: dict[str, Any] | None = None,
+    notes: Sequence[str] = (),
+    inputs: Sequence[Any] = (),
+) -> dict[str, Any]:
+    """One verdict entry. ``decision`` must be one of :data:`DECISIONS`.
+
+    The non-finite guard: when a number in ``statistic``, ``effect``, ``test`` or ``seed``, or in the raw
+    ``inputs`` (per-image arrays the decision was drawn from; not stored) is NaN or infinite, the decision
+    becomes ``n/a — non-finite`` whatever was passed, and a note says so.
+    """
+    if decision not in DECISIONS:
+        raise ValueError(f"verdict {verdict_id!r}: decision {decision!r} is not one of {DECISIONS}")
+    notes = list(notes)
+    if not all_finite(statistic, effect, test, seed, *inputs):
+        if decision != NON_FINITE:
+            notes.append(f"non-finite input: the rule would have said {decision!r}; no verdict is drawn")
+        decision = NON_FINITE
+    return {"id": verdict_id, "claim": claim, "decision": decision, "rule": rule, "parameters": dict(parameters or {}),
+            "statistic": statistic, "effect": effect, "test": test, "seed": seed, "notes": notes}
+
+
+def hypothesis_test(name: str, p_value: float, *, p_adjusted: float | None = None, correction: str | None = None,
+                family_size: int | None = None, p_floor: float | None = None) -> dict[str, Any]:
+    """A test entry; ``p_floor`` is the smallest p the test can return (1/(n+1) for n permutations)."""
+    return {"name": name, "p_value": p_value, "p_adjusted": p_adjusted, "correction": correction,
+            "family_size": family_size, "p_floor": p_floor}
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm step-down adjusted p-values, in the input order (monotone in the sorted order, capped at 1).
+
+    A non-finite p stays NaN and still counts in the family size m (the conservative choice: a test that
+    could not be computed was still attempted).
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = len(p)
+    adjusted = np.full(m, np.nan)
+    finite = np.flatnonzero(np.isfinite(p))
+    order = finite[np.argsort(p[finite], kind="stable")]
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[index]))
+        adjusted[index] = running
+    return adjusted.tolist()
+
+
+def saturation(values: np.ndarray, bounds: Sequence[float] = (), share: float = SATURATION_SHARE) -> dict[str, Any] | None:
+    """``constant`` / ``saturated`` diagnosis of a per-image measure, or ``None`` when it moves.
+
+    ``constant``: one value on every (finite) image. ``saturated``: a value in ``bounds`` (the measure's
+    attainable limits, e.g. 2^L subsets), or any single value, holds on at least ``share`` of the images.
+    Returns ``{"decision", "value", "share", "at"}`` with ``at`` ∈ {"bound", "mode"}.
+    """
+    values = np.asarray(values, dtype=np.float64).ravel()
+    values = values[np.isfinite(values)]
+    if len(values) == 0:
+        return None
+    levels, counts = np.unique(values, return_counts=True)
+    if len(levels) == 1:
+        return {"decision": CONSTANT, "value": float(levels[0]), "share": 1.0, "at": "bound" if levels[0] in bounds else "mode"}
+    for bound in bounds:
+        at_bound = float(np.mean(values == bound))
+        if at_bound >= share:
+            return {"decision": SATURATED, "value": float(bound), "share": at_bound, "at": "bound"}
+    modal_share = counts.max() / len(values)
+    if modal_share >= share:
+        return {"decision": SATURATED, "value": float(levels[counts.argmax()]), "share": float(modal_share), "at": "mode"}
+    return None
+
+
+def decide_by_ci(effect: dict[str, Any], expected: str, margin: float | None = None) -> str:
+    """The CI rule for a claimed sign of an effect: ``expected`` ∈ {"positive", "negative", "zero"}.
+
+    positive / negative: holds when the CI excludes 0 on that side, fails when it excludes 0 on the other,
+    cannot tell when it covers 0. zero: with an equivalence ``margin``, holds when the CI lies inside
+    (−margin, margin); without one, a CI that covers 0 cannot confirm "no effect" (cannot tell); a CI that
+    excludes 0 fails. A non-finite CI gives ``n/a — non-finite``.
+    """
+    low, high = effect["ci_low"], effect["ci_high"]
+    if not all_finite(low, high):
+        return NON_FINITE
+    if expected == "zero":
+        if low > 0 or high < 0:
+            return FAILS
+        return HOLDS if margin is not None and -margin < low and high < margin else CANNOT_TELL
+    if expected not in ("positive", "negative"):
+        raise ValueError(f"expected must be 'positive', 'negative' or 'zero', not {expected!r}")
+    sign = 1 if expected == "positive" else -1
+    if (low > 0 and sign > 0) or (high < 0 and sign < 0):
+        return HOLDS
+    if low > 0 or high < 0:
+        return FAILS
+    return CANNOT_TELL
+
+
+def seed_comparison(reported: float, effect: dict[str, Any], alpha: float = ALPHA, power: float = POWER) -> dict[str, Any]:
+    """Where the seed's reported value sits relative to our CI, with the smallest effect our data could detect.
+
+    ``relation``: "inside" (our CI contains what the seed reports: cannot tell them apart), "above" or
+    "below" (the seed's value lies above / below our CI). ``minimal_detectable_effect``: the normal-
+    approximation smallest true effect a two-sided level-``alpha`` test detects with probability
+    ``power``, (z_{1−α/2} + z_{power})·SE, with SE read off our CI as width / (2·z_{(1+confidence)/2}).
+    """
+    low, high = effect["ci_low"], effect["ci_high"]
+    if not all_finite(reported, low, high):
+        return {"reported": reported, "relation": None, "minimal_detectable_effect": None, "power": power}
+    relation = "inside" if low <= reported <= high else ("above" if reported > high else "below")
+    normal = NormalDist()
+    standard_error = (high - low) / (2 * normal.inv_cdf((1 + effect.get("confidence", 1 - ALPHA)) / 2))
+    detectable = (normal.inv_cdf(1 - alpha / 2) + normal.inv_cdf(power)) * standard_error
+    return {"reported": reported, "relation": relation, "minimal_detectable_effect": detectable, "power": power}
