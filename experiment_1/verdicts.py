@@ -22,7 +22,8 @@ on every image), ``n/a — non-finite`` (an input was NaN/inf: no confident verd
 
 Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multiplicity correction), :func:`saturation`, :func:`all_finite` (the
 guard; :func:`verdict` applies it to its own numbers and to ``inputs``), :func:`decide_by_ci`,
-:func:`seed_comparison` (with the smallest detectable effect), :func:`effect_from_stat`.
+:func:`conjunction` (a claim made of parts), :func:`seed_comparison` (with the smallest detectable effect),
+:func:`effect_from_stat`, :func:`by_id` (look a verdict up in a block).
 Rendering (Markdown bullets for REPORTs, one plain sentence per verdict for paper/make_tables) lives in
 :mod:`experiment_1.report`: :func:`~experiment_1.report.verdict_lines`, :func:`~experiment_1.report.verdict_sentence`.
 """
@@ -178,6 +179,22 @@ def decide_by_ci(effect: dict[str, Any], expected: str, margin: float | None = N
     if low > 0 or high < 0:
         return FAILS
     return CANNOT_TELL
+
+
+def conjunction(decisions: Sequence[str]) -> str:
+    """The decision on a claim made of parts, from the parts' decisions: ``n/a — non-finite`` if any part is,
+    else ``fails`` if any part fails, ``holds`` if every part holds, else ``cannot tell`` (a saturated or
+    constant part says nothing, so the whole cannot hold)."""
+    if NON_FINITE in decisions:
+        return NON_FINITE
+    if FAILS in decisions:
+        return FAILS
+    return HOLDS if decisions and all(decision == HOLDS for decision in decisions) else CANNOT_TELL
+
+
+def by_id(verdicts: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A verdicts block keyed by ``id``."""
+    return {entry["id"]: entry for entry in verdicts}
 
 
 def seed_comparison(reported: float, effect: dict[str, Any], alpha: float = ALPHA, power: float = POWER) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import pytest
 
 from experiment_1.report import ReportDocument, check_seed_wording, verdict_lines, verdict_sentence
 from experiment_1.stats import bootstrap_mean_ci
-from experiment_1.verdicts import (CANNOT_TELL, CONSTANT, DECISIONS, FAILS, HOLDS, NON_FINITE, SATURATED, decide_by_ci,
+from experiment_1.verdicts import (CANNOT_TELL, CONSTANT, DECISIONS, FAILS, HOLDS, NON_FINITE, SATURATED, by_id, conjunction, decide_by_ci,
                                    effect_from_stat, holm, hypothesis_test, saturation, seed_comparison, verdict)
 
 
@@ -54,6 +54,13 @@ def test_ci_rule_on_planted_effects_present_absent_and_reversed() -> None:
     assert decide_by_ci(absent, "zero") == CANNOT_TELL  # no margin: a CI covering 0 cannot confirm "no effect"
     assert decide_by_ci(absent, "zero", margin=0.5) == HOLDS and decide_by_ci(present, "zero", margin=5.0) == FAILS
     assert decide_by_ci({"ci_low": float("nan"), "ci_high": 1.0}, "positive") == NON_FINITE
+
+
+def test_a_claim_made_of_parts_holds_only_when_every_part_holds() -> None:
+    assert conjunction([HOLDS, HOLDS]) == HOLDS and conjunction([HOLDS, SATURATED]) == CANNOT_TELL
+    assert conjunction([CANNOT_TELL, FAILS, HOLDS]) == FAILS and conjunction([FAILS, NON_FINITE]) == NON_FINITE and conjunction([]) == CANNOT_TELL
+    block = [verdict("a", "c", HOLDS, "r"), verdict("b", "c", FAILS, "r")]
+    assert by_id(block)["b"]["decision"] == FAILS
 
 
 def test_saturation_flags_a_measure_at_its_bound_or_one_value_but_not_one_that_moves() -> None:
