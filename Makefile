@@ -21,9 +21,9 @@ DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS)
 
 .PHONY: test demo bench bench-gpu tables clean-demo
 
-$(BIN)/.installed: requirements.txt requirements-offline.txt
+$(BIN)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -r requirements.txt -r requirements-offline.txt
+	$(BIN)/python -m pip install -r requirements.txt
 	touch $@
 
 test: $(BIN)/.installed

