@@ -19,45 +19,10 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
 from experiment_1.errors import run_cli
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, run_per_image, valid_images, write_results
-from experiment_1.published import published_numbers
+from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
 from experiment_1.reconstruction import reconstruction_metrics
-from experiment_1.stats import summarize_arrays
-
-METRICS = [
-    "mobius_rel_error_float32",
-    "mobius_rel_error_float64",
-    "mobius_top1_agreement_float32",
-    "mobius_top1_agreement_float64",
-    "max_subset_rel_error_float32",
-    "max_subset_rel_error_float64",
-    "naive_sum_rel_error",
-    "naive_sum_top1_agreement",
-    "first_order_rel_error",
-    "first_order_top1_agreement",
-    "empty_top1_agreement",
-]
-
-
-def summarize(arrays: dict[str, np.ndarray], config: dict, seed: int) -> dict:
-    """The Experiment 1 summary: every metric's mean with CI, accuracy where labelled, the seed's numbers."""
-    valid = valid_images(arrays)
-    labelled = valid & (arrays["label"] >= 0)
-    metrics = summarize_arrays(arrays, METRICS, valid, seed)
-    if labelled.any():
-        metrics["full_mask_top1_accuracy"] = summarize_arrays(arrays, ["full_correct"], labelled, seed)["full_correct"]
-    return {
-        "experiment": 1,
-        "question": "Does adding up subnetwork outputs reconstruct the network, or do we need Möbius?",
-        "config": config,
-        **image_counts(valid),
-        "num_labelled": int(labelled.sum()),
-        "metrics": metrics,
-        "published": published_numbers("experiment_1"),
-    }
+from experiment_1.reconstruction_summary import summarize
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -20,34 +20,11 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs, distributions
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
-import numpy as np
 
 from experiment_1.errors import run_cli
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, valid_images, write_results
-from experiment_1.published import published_numbers
-from experiment_2.aggregate import spectrum_summary
+from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, write_results
 from experiment_2.evaluation import evaluate_spectrum
-from experiment_2.spectrum import binomial_null
-
-QUESTION = "How is the Möbius energy of the logits distributed across interaction orders?"
-
-
-def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
-    """The Experiment 2 summary: both projections' spectrum statistics, the binomial null, the seed's numbers."""
-    valid = valid_images(arrays)
-    num_blocks = int(config["num_blocks"])
-    return {
-        "experiment": 2,
-        "question": QUESTION,
-        "config": config,
-        "residual_scale": 1.0,
-        **image_counts(valid),
-        "projections": spectrum_summary(arrays, valid, num_blocks, seed),
-        "binomial_null": binomial_null(num_blocks),
-        "published": published_numbers("experiment_2"),
-    }
+from experiment_2.summary import summarize
 
 
 def main(argv: list[str] | None = None) -> None:

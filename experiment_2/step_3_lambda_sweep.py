@@ -22,28 +22,17 @@ Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CI
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, image_counts, provenance, valid_images, write_results
-from experiment_1.published import published_numbers
-from experiment_1.stats import bootstrap_mean_ci
-from experiment_2.aggregate import PROJECTIONS, spectrum_summary
+from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, write_results
 from experiment_2.evaluation import evaluate_spectrum
-from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE, FLOOR_MARGIN, power_law_summary, roundoff_floor
-from experiment_2.spectrum import binomial_null
+from experiment_2.lambda_summary import REFERENCE_LAMBDA, stack_over_lambdas, summarize
+from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE
 
 DEFAULT_LAMBDAS = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1]
 DEFAULT_FIT_COUNT = 3
-REFERENCE_LAMBDA = 1.0
-PER_IMAGE_KEYS = ("index", "label", "valid")
-QUESTION = "Does the interaction spectrum migrate to low orders under residual scaling λ, what does it cost in top-1 agreement, and does each order follow the λ^k law?"
-FIT_METHOD = (
-    "least-squares slope of log sqrt(mean_images E_k(λ)) against log λ over fit_lambdas; 95 % CI by percentile bootstrap over images "
-    "(images resampled with replacement, the same resample at every λ, means recomputed and refitted); scalar projection uses c = argmax h_λ(full) at each λ"
-)
 
 
 def sweep_lambdas(requested: list[float]) -> list[float]:
@@ -68,81 +57,6 @@ def choose_fit_lambdas(evaluated: list[float], requested: list[float] | None) ->
     if len(chosen) < 2:
         raise PipelineError(f"the slope fit needs at least two distinct λs; got {' '.join(f'{value:g}' for value in chosen)} (set --lambdas / --fit-lambdas)")
     return sorted(chosen, reverse=True)
-
-
-def stack_over_lambdas(results: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """Per-image arrays of every λ stacked on axis 1 (``index``/``label`` once; ``valid`` where valid at every λ)."""
-    stacked = {name: np.stack([result[name] for result in results], axis=1) for name in results[0] if name not in PER_IMAGE_KEYS}
-    stacked["index"] = results[0]["index"]
-    stacked["label"] = results[0]["label"]
-    stacked["valid"] = np.logical_and.reduce([result["valid"].astype(bool) for result in results])
-    return stacked
-
-
-def at_lambda(arrays: dict[str, np.ndarray], column: int) -> dict[str, np.ndarray]:
-    """The per-image arrays of one λ (column ``column`` of axis 1)."""
-    return {name: (value if name in PER_IMAGE_KEYS else value[:, column]) for name, value in arrays.items()}
-
-
-def kappa_monotonicity(per_lambda: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per projection: does mean κ strictly decrease at every step as λ decreases? Lists the steps where it does not."""
-    result = {}
-    for projection in PROJECTIONS:
-        points = [(entry["lambda"], entry["projections"][projection]["kappa"]["mean"]) for entry in per_lambda]
-        violations = [[larger, smaller] for (larger, kappa_larger), (smaller, kappa_smaller) in zip(points, points[1:]) if not kappa_smaller < kappa_larger]
-        result[projection] = {"monotonic": not violations, "violations": violations}
-    return result
-
-
-def summarize(
-    arrays: dict[str, np.ndarray],
-    lambdas: list[float],
-    requested: list[float],
-    fit_lambdas: list[float],
-    config: dict[str, Any],
-    seed: int,
-    tolerance: float,
-) -> dict[str, Any]:
-    """The 3A/3B summary: per-λ spectrum statistics and agreement, κ monotonicity, the λ^k fit."""
-    valid = valid_images(arrays)
-    num_blocks = int(config["num_blocks"])
-    reference = arrays["full_prediction"][:, lambdas.index(REFERENCE_LAMBDA)]
-    per_lambda = []
-    for column, value in enumerate(lambdas):
-        agreement = (arrays["full_prediction"][:, column] == reference).astype(np.float64)
-        per_lambda.append(
-            {
-                "lambda": value,
-                "projections": spectrum_summary(at_lambda(arrays, column), valid, num_blocks, seed),
-                "top1_agreement_with_lambda_1": bootstrap_mean_ci(agreement[valid], seed=seed),
-                "roundoff_floor": {projection: roundoff_floor(arrays[f"roundoff_variance_{projection}"][valid, column], num_blocks).tolist() for projection in PROJECTIONS},
-            }
-        )
-    columns = [lambdas.index(value) for value in fit_lambdas]
-    fits = {
-        projection: power_law_summary(
-            np.array(fit_lambdas),
-            arrays[f"energy_{projection}"][valid][:, columns],
-            arrays[f"roundoff_variance_{projection}"][valid][:, columns],
-            seed,
-            tolerance,
-        )
-        for projection in PROJECTIONS
-    }
-    return {
-        "experiment": "3A/3B",
-        "question": QUESTION,
-        "config": config,
-        "lambdas": lambdas,
-        "lambdas_requested": sorted(requested, reverse=True),
-        "reference_lambda": REFERENCE_LAMBDA,
-        **image_counts(valid),
-        "per_lambda": per_lambda,
-        "kappa_monotonic": kappa_monotonicity(per_lambda),
-        "power_law": {"fit_lambdas": fit_lambdas, "method": FIT_METHOD, "slope_tolerance": tolerance, "floor_margin": FLOOR_MARGIN, "projections": fits},
-        "binomial_null": binomial_null(num_blocks),
-        "published": published_numbers("experiment_3ab"),
-    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -3,7 +3,8 @@
 Question: when the summary's code or provenance changes (a new config key such as
 gated_recursion, a new layout of the published numbers), what does the summary of an existing run
 become? The evaluation steps write per_image.npz beside every summary; the statistics are a pure
-function of those arrays and the configuration, so the step's own ``summarize`` rebuilds them. The
+function of those arrays and the configuration, so the summary module the step calls
+(experiment_1.reconstruction_summary, experiment_2.summary, experiment_2.lambda_summary) rebuilds them. The
 numbers cannot move unless the summarising code changed; compare the old and new JSON to check.
 
 Inputs:  --summary, one or more summary.json of experiment_1.step_3_evaluate or
@@ -24,9 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from experiment_1 import reconstruction_summary
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.gated_resnet import build_gated_resnet
 from experiment_1.io_utils import atomic_write_json, git_commit, read_json
+from experiment_2 import lambda_summary
+from experiment_2 import summary as spectrum_summary
 
 
 def rebuilt_config(config: dict[str, Any], commit: str) -> dict[str, Any]:
@@ -36,20 +40,17 @@ def rebuilt_config(config: dict[str, Any], commit: str) -> dict[str, Any]:
 
 
 def resummarize(summary: dict[str, Any], arrays: dict[str, np.ndarray], commit: str) -> dict[str, Any]:
-    """The current summary of the same arrays, by the step that wrote ``summary``."""
-    from experiment_1 import step_3_evaluate
-    from experiment_2 import step_1_evaluate, step_3_lambda_sweep
-
+    """The current summary of the same arrays, by the summary module of the step that wrote ``summary``."""
     config, seed = rebuilt_config(summary["config"], commit), summary["config"]["seed"]
     experiment = summary.get("experiment")
     if experiment == 1:
-        return step_3_evaluate.summarize(arrays, config, seed)
+        return reconstruction_summary.summarize(arrays, config, seed)
     if experiment == 2:
-        return step_1_evaluate.summarize(arrays, config, seed)
+        return spectrum_summary.summarize(arrays, config, seed)
     if experiment == "3A/3B":
         law = summary["power_law"]
         per_lambda = {name: value for name, value in arrays.items() if name != "lambdas"}
-        return step_3_lambda_sweep.summarize(per_lambda, summary["lambdas"], summary["lambdas_requested"], law["fit_lambdas"], config, seed, law["slope_tolerance"])
+        return lambda_summary.summarize(per_lambda, summary["lambdas"], summary["lambdas_requested"], law["fit_lambdas"], config, seed, law["slope_tolerance"])
     raise PipelineError(f"experiment {experiment!r}: only the summaries of Experiments 1, 2 and 3A/3B can be rebuilt")
 
 

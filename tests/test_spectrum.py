@@ -11,6 +11,7 @@ import torch
 from experiment_1.errors import PipelineError
 from experiment_1.mobius import full_mask_index, inverse_mobius_transform, mobius_transform, subset_orders
 from experiment_2.aggregate import kappa_distribution, projection_summary
+from experiment_2.lambda_summary import kappa_monotonicity
 from experiment_2.scaling import fit_power_law, log_log_slope, power_law_summary, roundoff_floor
 from experiment_2.spectrum import (
     binomial_null,
@@ -21,7 +22,7 @@ from experiment_2.spectrum import (
     spectrum_metrics,
     spectrum_statistics,
 )
-from experiment_2.step_3_lambda_sweep import choose_fit_lambdas, kappa_monotonicity, sweep_lambdas
+from experiment_2.step_3_lambda_sweep import choose_fit_lambdas, sweep_lambdas
 
 
 def set_function_from(coefficients: torch.Tensor) -> torch.Tensor:

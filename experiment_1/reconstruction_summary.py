@@ -1,0 +1,44 @@
+"""Experiment 1's summary: a pure function of the per-image reconstruction arrays and the run's configuration.
+
+experiment_1.step_3_evaluate writes it after evaluating; paper.resummarize rebuilds it from a
+committed per_image.npz without evaluating a mask.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from experiment_1.pipeline import image_counts, valid_images
+from experiment_1.published import published_numbers
+from experiment_1.stats import summarize_arrays
+
+METRICS = [
+    "mobius_rel_error_float32",
+    "mobius_rel_error_float64",
+    "mobius_top1_agreement_float32",
+    "mobius_top1_agreement_float64",
+    "max_subset_rel_error_float32",
+    "max_subset_rel_error_float64",
+    "naive_sum_rel_error",
+    "naive_sum_top1_agreement",
+    "first_order_rel_error",
+    "first_order_top1_agreement",
+    "empty_top1_agreement",
+]
+
+
+def summarize(arrays: dict[str, np.ndarray], config: dict, seed: int) -> dict:
+    """The Experiment 1 summary: every metric's mean with CI, accuracy where labelled, the seed's numbers."""
+    valid = valid_images(arrays)
+    labelled = valid & (arrays["label"] >= 0)
+    metrics = summarize_arrays(arrays, METRICS, valid, seed)
+    if labelled.any():
+        metrics["full_mask_top1_accuracy"] = summarize_arrays(arrays, ["full_correct"], labelled, seed)["full_correct"]
+    return {
+        "experiment": 1,
+        "question": "Does adding up subnetwork outputs reconstruct the network, or do we need Möbius?",
+        "config": config,
+        **image_counts(valid),
+        "num_labelled": int(labelled.sum()),
+        "metrics": metrics,
+        "published": published_numbers("experiment_1"),
+    }
