@@ -16,7 +16,7 @@ Outputs: <output-dir>/sample_index.json, step_3_evaluate's outputs, REPORT.md an
          (default folder: experiment_1/results_demo_<arch>); the data and model used are printed.
 
     python -m experiment_1.demo                     # what `make demo` runs
-    python -m experiment_1.demo --arch efficientnet_lite0 --data-dir ../shared/data/imagenet-1k-sample
+    python -m experiment_1.demo --arch efficientnet_lite0 --data-dir imagenet-1k/sample-1750
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Outputs: --output, a sample-list JSON (source, row, label per image; sorted by s
         --num-images 10000 --seed 0 --output experiment_1/sample_index.json
     python -m experiment_1.step_2_sample --pattern 'validation-*.parquet' --mode per-class \\
         --per-class 10 --seed 0 --output experiment_1/sample_index_val.json
-    python -m experiment_1.step_2_sample --data-dir ../shared/data/imagenet-1k-sample --pattern 'validation-*.parquet' \
+    python -m experiment_1.step_2_sample --data-dir imagenet-1k/sample-1750 --pattern 'validation-*.parquet' \
         --mode per-class --per-class 6 --min-per-class 6 --seed 0 --output experiment_1/sample_index_sample_val_min6.json
 """
 from __future__ import annotations

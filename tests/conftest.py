@@ -1,4 +1,4 @@
-"""Shared fixtures: tiny parquet shards with the real schema, small-input models, shared sample data."""
+"""Shared fixtures: tiny parquet shards with the real schema, small-input models, the committed sample shards (imagenet-1k/sample-1750)."""
 from __future__ import annotations
 
 import io
@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-SHARED_SAMPLE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "imagenet-1k-sample"
+SAMPLE_1750_DIR = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample-1750"
 
 
 def jpeg_bytes(seed: int, size: tuple[int, int] = (40, 32), mode: str = "RGB") -> bytes:
@@ -65,8 +65,6 @@ def small_input(monkeypatch: pytest.MonkeyPatch) -> int:
 
 
 @pytest.fixture
-def shared_sample_dir() -> Path:
-    """The real ImageNet sample shards from ../shared/data, or skip when this clone lacks them."""
-    if not SHARED_SAMPLE_DIR.is_dir():
-        pytest.skip("../shared/data/imagenet-1k-sample is absent (a user's clone does not have it)")
-    return SHARED_SAMPLE_DIR
+def sample_1750_dir() -> Path:
+    """The committed ImageNet sample shards behind the committed results (imagenet-1k/sample-1750)."""
+    return SAMPLE_1750_DIR

@@ -131,16 +131,16 @@ def test_sample_step_writes_a_loadable_list(tiny_shards: Path, tmp_path: Path) -
         load_sample_list(tmp_path / "bad.json")
 
 
-def test_shared_sample_shards_load(shared_sample_dir: Path) -> None:
-    items = list_items(shared_sample_dir, "validation-*.parquet")
+def test_sample_1750_shards_load(sample_1750_dir: Path) -> None:
+    items = list_items(sample_1750_dir, "validation-*.parquet")
     assert len(items) == 1750 and min(item.label for item in items) == 0 and max(item.label for item in items) == 999
     assert len({item.label for item in items}) == 1000
-    dataset = SampleDataset(shared_sample_dir, items[::250], Preprocess())
+    dataset = SampleDataset(sample_1750_dir, items[::250], Preprocess())
     for index in range(len(dataset)):
         item = dataset[index]
         assert item["error"] == "" and item["image"].shape == (3, 224, 224)
         assert abs(float(item["image"].mean())) < 3
-    assert {item.label for item in list_items(shared_sample_dir, "test-*.parquet")} == {-1}
+    assert {item.label for item in list_items(sample_1750_dir, "test-*.parquet")} == {-1}
 
 
 def test_download_verification_counts_rows(tiny_shards: Path) -> None:
@@ -159,3 +159,15 @@ def test_embedded_sample_is_32_labelled_images_of_8_classes() -> None:
     assert [(row["row"], row["label"]) for row in source["rows"]] == [(item.row, item.label) for item in items]
     dataset = SampleDataset(sample, items, SMALL)
     assert all(dataset[index]["error"] == "" for index in range(len(items)))
+
+
+def test_embedded_sample_rows_are_the_sample_1750_rows_its_source_names(sample_1750_dir: Path) -> None:
+    """SOURCE.json's provenance is exact: every demo row holds the JPEG bytes and label of the sample-1750 row it names."""
+    sample = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample"
+    rows = json.loads((sample / "SOURCE.json").read_text())["rows"]
+    demo = pq.read_table(sample / "validation-00000-of-00001.parquet").to_pylist()
+    shards = {name: pq.read_table(sample_1750_dir / name).to_pylist() for name in {row["source_shard"] for row in rows}}
+    assert len(rows) == len(demo) == 32
+    for row in rows:
+        origin = shards[row["source_shard"]][row["source_row"]]
+        assert demo[row["row"]]["image"]["bytes"] == origin["image"]["bytes"] and demo[row["row"]]["label"] == origin["label"] == row["label"]

@@ -2,8 +2,8 @@
 package's own forward, engines against brute force, masking, weights verification, missing packages,
 and Lite0's accuracy.
 
-Skipped when the model packages (``requirements.txt``) are not installed; the accuracy test also
-skips when the sample shards in ``../shared/data`` are absent. Lite1 and Lite2 are tested on random
+Skipped when the model packages (``requirements.txt``) are not installed; the accuracy test reads the
+committed sample shards in ``imagenet-1k/sample-1750``. Lite1 and Lite2 are tested on random
 weights at 32–48 px (their L = 14 makes 16 384 masks) and, for the pretrained file, at 48 px.
 """
 from __future__ import annotations
@@ -106,10 +106,10 @@ def test_masking_a_block_changes_the_output(model: ResidualStack) -> None:
 
 @torch.no_grad()
 @pytest.mark.usefixtures("single_thread")
-def test_full_mask_top1_on_labelled_sample_shards(model: ResidualStack, shared_sample_dir: Path) -> None:
-    samples = list_items(shared_sample_dir, "validation-*.parquet")
+def test_full_mask_top1_on_labelled_sample_shards(model: ResidualStack, sample_1750_dir: Path) -> None:
+    samples = list_items(sample_1750_dir, "validation-*.parquet")
     assert len(samples) == 1750
-    loader = DataLoader(SampleDataset(shared_sample_dir, samples, model.preprocess), batch_size=64, num_workers=2)
+    loader = DataLoader(SampleDataset(sample_1750_dir, samples, model.preprocess), batch_size=64, num_workers=2)
     correct = 0
     for batch in loader:
         assert not any(batch["error"])

@@ -1,4 +1,4 @@
-"""Experiment 3 steps end to end on a random-init ResNet-18 at 64 px (and on ../shared/data when present), including resume."""
+"""Experiment 3 steps end to end on a random-init ResNet-18 at 64 px (and on the committed sample shards of imagenet-1k/sample-1750), including resume."""
 from __future__ import annotations
 
 import json
@@ -175,9 +175,9 @@ def test_bad_flags_and_summaries_are_one_line_errors(tiny_shards: Path, small_in
         step_2_plot.main(["--summary", str(tmp_path / "other.json")])
 
 
-def test_pretrained_efficientnet_on_shared_sample(shared_sample_dir: Path, small_input: int, tmp_path: Path) -> None:
-    output = tmp_path / "shared"
-    step_1_evaluate.main(["--sample-index", str(REPO / "experiment_1" / "sample_index_sample_test.json"), "--data-dir", str(shared_sample_dir),
+def test_pretrained_efficientnet_on_sample_1750(sample_1750_dir: Path, small_input: int, tmp_path: Path) -> None:
+    output = tmp_path / "sample_1750"
+    step_1_evaluate.main(["--sample-index", str(REPO / "experiment_1" / "sample_index_sample_test.json"), "--data-dir", str(sample_1750_dir),
                           "--arch", "efficientnet_lite0", "--weights", "pretrained", "--batch-size", "2", "--mask-chunk", "512", "--num-workers", "0",
                           "--limit", "2", "--device", "cpu", "--num-random-seeds", "1", "--ks", "1", "8", "64", "128", "512", "--output-dir", str(output)])
     summary, arrays = read_json(output / "summary.json"), dict(np.load(output / "per_image.npz"))

@@ -182,15 +182,15 @@ def check_overlap_and_report(signatures: Path, output_dir: Path, nn_k: int) -> d
     return summary
 
 
-def test_experiment_4_on_shared_sample_data(shared_sample_dir: Path, small_input: int, tmp_path: Path) -> None:
-    """Three images of each of the two lowest labels that have six images in ../shared/data (random weights, 64 px)."""
-    items = list_items(shared_sample_dir, "validation-*.parquet")
+def test_experiment_4_on_sample_1750(sample_1750_dir: Path, small_input: int, tmp_path: Path) -> None:
+    """Three images of each of the two lowest labels that have six images in imagenet-1k/sample-1750 (random weights, 64 px)."""
+    items = list_items(sample_1750_dir, "validation-*.parquet")
     counts = Counter(item.label for item in items)
     classes = sorted(label for label, number in counts.items() if number >= 6)[:2]
     samples = [item for label in classes for item in [item for item in items if item.label == label][:3]]
     sample_index = tmp_path / "samples.json"
     atomic_write_json(sample_index, sample_list_json(sorted(samples, key=lambda item: (item.source, item.row)), "validation-*.parquet", "per-class", 0, 3))
     output_dir = tmp_path / "results"
-    step_1_signatures.main(step_1_flags(shared_sample_dir, sample_index, output_dir))
+    step_1_signatures.main(step_1_flags(sample_1750_dir, sample_index, output_dir))
     summary = check_overlap_and_report(output_dir / "signatures.pt", output_dir, nn_k=16)
     assert summary["num_valid"] == 6 and summary["num_classes"] == 2 and summary["pairs"] == {"same_class": 6, "different_class": 9}

@@ -1,4 +1,4 @@
-"""Experiment 5's three steps end to end on a random-init ResNet-18 at 64 px, including resume, and on ../shared/data."""
+"""Experiment 5's three steps end to end on a random-init ResNet-18 at 64 px, including resume, and on imagenet-1k/sample-1750."""
 from __future__ import annotations
 
 import shutil
@@ -180,10 +180,10 @@ def test_unlabelled_images_are_refused(tiny_shards: Path, small_input: int, tmp_
         step_1_evaluate.main(flags(tiny_shards, sample_index, tmp_path / "out"))
 
 
-def test_steps_on_the_shared_sample_data(shared_sample_dir: Path, small_input: int, tmp_path: Path) -> None:
-    sample_index = write_labelled_list(shared_sample_dir, tmp_path / "val.json", per_class=1)
+def test_steps_on_sample_1750(sample_1750_dir: Path, small_input: int, tmp_path: Path) -> None:
+    sample_index = write_labelled_list(sample_1750_dir, tmp_path / "val.json", per_class=1)
     output_dir = tmp_path / "results"
-    step_1_evaluate.main(flags(shared_sample_dir, sample_index, output_dir))
+    step_1_evaluate.main(flags(sample_1750_dir, sample_index, output_dir))
     record = load_per_image(output_dir / "per_image.pt")
     assert record["sample_pool"]["labelled_images_matching_pattern"] == 1750 and record["sample_pool"]["list_size"] == 1000
     labels = record["arrays"]["label"].numpy()
