@@ -9,6 +9,11 @@ included) by the magnitude of their Möbius coefficient:
   class alignment from the fact that images with the same predicted class share the projected
   coordinate.
 
+For the class control every image is also ranked under the scalar projection onto **every class
+coordinate** of the sample list (``|Δ_S h[c]|`` for each label ``c`` present; subset ids only), so
+that two images can be compared in one coordinate that neither image chose
+(:func:`class_ranked_subsets`).
+
 Its top-K **signature** is the set of its first K subsets, held in index form: ``indices (N, K)``
 (mask indices) with ``weights (N, K)`` — all 1 for the binary signature, the magnitudes divided by
 their sum over the top-K for the weighted one (so every weighted signature has total weight 1).
@@ -33,6 +38,7 @@ import numpy as np
 import torch
 from scipy.stats import mannwhitneyu
 
+from experiment_1.mobius import full_mask_index, mobius_transform
 from experiment_2.spectrum import scalar_projection
 from experiment_3.topk import rank_subsets, subset_magnitudes
 
@@ -40,11 +46,17 @@ SIGNATURE_RANKINGS = ("vector", "scalar", "scalar_true")
 DEFAULT_BUDGET = 1 << 23
 MAX_ALL_SUBSETS_BLOCKS = 12
 LARGE_STORE_K = 1024
+CLASS_STORE_K = 64
 
 
 def default_store_k(num_blocks: int) -> int:
     """How many ranked subsets step 1 keeps per image: all ``2^L`` for ``L ≤ 12``, else 1024."""
     return 2**num_blocks if num_blocks <= MAX_ALL_SUBSETS_BLOCKS else LARGE_STORE_K
+
+
+def default_class_store_k(num_blocks: int) -> int:
+    """How many ranked subsets step 1 keeps per image and class coordinate: 64 (all ``2^L`` below that)."""
+    return min(CLASS_STORE_K, 2**num_blocks)
 
 
 def index_dtype(num_subsets: int) -> torch.dtype:
@@ -73,6 +85,44 @@ def ranked_subsets(coefficients: torch.Tensor, full_logits: torch.Tensor, labels
         arrays[f"ranked_{ranking}"] = order.to(index_dtype(num_subsets))
         arrays[f"magnitude_{ranking}"] = magnitudes.gather(1, order).float()
     return arrays
+
+
+def class_ranked_subsets(coefficients: torch.Tensor, classes: torch.Tensor, k: int, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
+    """``(B, len(classes), k)`` int16/int32: each image's first ``k`` mask indices by decreasing
+    ``|Δ_S h[c]|`` for every class coordinate ``c`` of ``classes`` (ties to the lower index).
+
+    Done in chunks of classes so that about ``budget`` magnitudes are live (``B × 1000 × 2^16`` included).
+    """
+    count, num_subsets, _ = coefficients.shape
+    classes = classes.to(coefficients.device)
+    step = _rows_per_chunk(count * num_subsets, budget)
+    parts = []
+    for start in range(0, len(classes), step):
+        magnitudes = coefficients[:, :, classes[start:start + step]].abs().transpose(1, 2)  # (B, chunk, 2^L)
+        order = rank_subsets(magnitudes.reshape(-1, num_subsets))[:, :k]
+        parts.append(order.reshape(count, -1, k).to(index_dtype(num_subsets)))
+    return torch.cat(parts, dim=1)
+
+
+def signature_batch(
+    logits: torch.Tensor, labels: torch.Tensor, mobius_dtype: torch.dtype, store_k: int, classes: torch.Tensor, class_store_k: int
+) -> dict[str, torch.Tensor]:
+    """Everything step 1 keeps of one batch of ``(B, 2^L, C)`` all-mask logits with ``(B,)`` labels.
+
+    ``ranked_r`` / ``magnitude_r`` ``(B, store_k)`` per ranking of :data:`SIGNATURE_RANKINGS`
+    (:func:`ranked_subsets`), ``ranked_class`` ``(B, len(classes), class_store_k)`` (the scalar
+    ranking in every class coordinate of ``classes``, :func:`class_ranked_subsets`), the full-mask
+    logits ``full_logits`` ``(B, C)`` float32 and ``predicted`` ``(B,)`` (their argmax). The Möbius
+    coefficients are taken in ``mobius_dtype``.
+    """
+    full = logits[:, full_mask_index(int(logits.shape[1]).bit_length() - 1)]
+    coefficients = mobius_transform(logits, dim=1, dtype=mobius_dtype)
+    return {
+        **ranked_subsets(coefficients, full, labels, store_k),
+        "ranked_class": class_ranked_subsets(coefficients, classes, class_store_k),
+        "full_logits": full.float(),
+        "predicted": full.argmax(dim=-1),
+    }
 
 
 def top_k_signatures(ranked: torch.Tensor, magnitudes: torch.Tensor, k: int, weighted: bool) -> tuple[torch.Tensor, torch.Tensor]:

@@ -93,6 +93,15 @@ def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: 
         # i.e. the order is by decreasing magnitude without depending on ulp-level near-ties.
         np.testing.assert_allclose(magnitude, np.take_along_axis(expected[ranking], ranked, 1), rtol=1e-6)
         assert (np.diff(np.take_along_axis(expected[ranking], ranked, 1), axis=1) <= 0).all()
+    # The class control's rankings: the top 64 of |Δ_S h[c]| in every class coordinate of the sample list.
+    classes = sorted(set(labels.tolist()))
+    assert document["class_coordinates"] == classes and document["class_store_k"] == 64 and "class_store_k" not in document["config"]
+    assert document["ranked_class"].shape == (6, len(classes), 64) and document["ranked_class"].dtype == torch.int16
+    for position, label in enumerate(classes):
+        ranked = document["ranked_class"][:, position].long().numpy()
+        magnitude = np.abs(coefficients[:, :, label])
+        assert all(len(set(row)) == 64 for row in ranked.tolist())
+        np.testing.assert_allclose(np.take_along_axis(magnitude, ranked, 1), -np.sort(-magnitude, axis=1)[:, :64], rtol=1e-12)
 
     # Resume: drop one finished batch and the output; the rerun recomputes only that batch and writes the same tensors.
     (output_dir / "partial" / step_1_signatures.STAGE / "batch_000001.pt").unlink()

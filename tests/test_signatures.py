@@ -7,6 +7,7 @@ import torch
 
 from experiment_4.signatures import (
     auc,
+    class_ranked_subsets,
     core_share,
     default_store_k,
     gate_set,
@@ -19,6 +20,7 @@ from experiment_4.signatures import (
     pairwise_similarity,
     permutation_null,
     ranked_subsets,
+    signature_batch,
     same_class_pair_count,
     sample_pairs,
     signature_matrix,
@@ -77,6 +79,36 @@ def test_ranked_subsets_match_sorting_by_hand() -> None:
             assert arrays[f"ranked_{ranking}"][image].tolist() == order, (image, ranking)
             np.testing.assert_allclose(arrays[f"magnitude_{ranking}"][image].numpy(), [values[s] for s in order], rtol=1e-6)
     assert all(arrays[f"ranked_{ranking}"][0, :2].tolist() == [3, 7] for ranking in ("vector", "scalar", "scalar_true"))
+
+
+def test_class_ranked_subsets_match_sorting_by_hand_in_every_coordinate() -> None:
+    generator = torch.Generator().manual_seed(1)
+    coefficients = torch.randn(3, 16, 6, generator=generator, dtype=torch.float64)
+    coefficients[1, 9, 4], coefficients[1, 2, 4] = 7.0, -7.0  # a tie in |·| at the top of class 4: mask 2 first
+    classes = torch.tensor([0, 2, 4, 5])
+    for budget in (16, 1 << 20):  # one class per chunk, and all classes at once
+        ranked = class_ranked_subsets(coefficients, classes, 5, budget=budget)
+        assert ranked.shape == (3, 4, 5) and ranked.dtype == torch.int16
+        for image in range(3):
+            for position, label in enumerate(classes.tolist()):
+                values = [abs(coefficients[image, s, label].item()) for s in range(16)]
+                assert ranked[image, position].tolist() == sorted(range(16), key=lambda s: (-values[s], s))[:5], (image, label)
+    assert ranked[1, 2, :2].tolist() == [2, 9]
+
+
+def test_signature_batch_is_the_rankings_of_the_butterfly_coefficients() -> None:
+    generator = torch.Generator().manual_seed(2)
+    logits = torch.randn(2, 8, 5, generator=generator)
+    labels = torch.tensor([1, 3])
+    classes = torch.tensor([1, 3, 4])
+    arrays = signature_batch(logits, labels, torch.float64, 4, classes, 3)
+    # Brute-force Möbius coefficients: Δ_S h = Σ_{T ⊆ S} (−1)^{|S∖T|} h(T).
+    coefficients = torch.stack([sum((-1) ** bin(s ^ t).count("1") * logits[:, t].double() for t in range(8) if t & s == t) for s in range(8)], dim=1)
+    expected = ranked_subsets(coefficients, logits[:, 7], labels, 4)
+    for name, value in expected.items():
+        assert torch.equal(arrays[name], value) if name.startswith("ranked") else torch.allclose(arrays[name], value), name
+    assert torch.equal(arrays["ranked_class"], class_ranked_subsets(coefficients, classes, 3))
+    assert torch.equal(arrays["full_logits"], logits[:, 7]) and arrays["predicted"].tolist() == logits[:, 7].argmax(1).tolist()
 
 
 def test_top_k_signatures_binary_and_weighted() -> None:
