@@ -52,7 +52,8 @@ def rho_cell(entry: dict[str, Any], prefix: str = "") -> str:
     return f"{format_number(entry[prefix + 'rho'])} [{format_number(entry[prefix + 'ci_low'])}, {format_number(entry[prefix + 'ci_high'])}]"
 
 
-def verdict_cell(verdict: dict[str, Any], num_scores: int) -> str:
-    """``**verdict** (direction), n/5 scores agree``."""
-    direction = f" ({verdict['direction']})" if verdict["direction"] else ""
-    return f"**{verdict['verdict']}**{direction}, {verdict['agreeing_scores']}/{num_scores} scores agree"
+def decision_cell(verdict: dict[str, Any]) -> str:
+    """``**decision**`` of a verdict (:mod:`experiment_1.verdicts`), with its Holm-adjusted p where a test was read."""
+    test = verdict.get("test")
+    adjusted = f", Holm p = {format_number(test['p_adjusted'], 2)}" if test and test.get("p_adjusted") is not None else ""
+    return f"**{verdict['decision']}**{adjusted}"

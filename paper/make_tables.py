@@ -22,8 +22,9 @@ from typing import Any
 from experiment_1.errors import run_cli
 from experiment_1.gated_resnet import REPO_ROOT
 from experiment_1.io_utils import atomic_write_text, read_json
-from experiment_1.report import format_number, format_percent, format_stat, markdown_table
-from experiment_5.formatting import SCORE_LABELS, difference_cell, measure_label, rho_cell, verdict_cell
+from experiment_1.report import format_number, format_percent, format_stat, markdown_table, verdict_sentence
+from experiment_1.verdicts import by_id
+from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 
 
 def _summaries(root: Path, pattern: str, experiment: int | str) -> list[tuple[Path, dict[str, Any]]]:
@@ -161,6 +162,7 @@ def experiment_5_table(root: Path) -> str:
     for path, analysis in _summaries(root, "experiment_5/results*/analysis.json", 5):
         primary = analysis["settings"]["primary_score"]
         correctness = analysis["correctness"]["measures"]
+        decisions = by_id(analysis["verdicts"])
         rows = [
             [
                 measure_label(measure),
@@ -168,13 +170,14 @@ def experiment_5_table(root: Path) -> str:
                 rho_cell(analysis["spearman"][primary][measure], "partial_"),
                 difference_cell(analysis["quartiles"][primary]["measures"][measure]["hard_minus_easy"], measure),
                 difference_cell(correctness[measure]["incorrect_minus_correct"], measure) if correctness else "—",
-                verdict_cell(analysis["verdicts"][measure], len(analysis["scores"])),
+                decision_cell(decisions[f"{measure}.hard_minus_easy"]),
             ]
             for measure in analysis["headline_measures"]
         ]
         blocks.append(
             f"{_run_label(path, root, analysis)}, difficulty = {SCORE_LABELS[primary]}, top-1 {format_stat(analysis['top1_accuracy'], percent=True)}\n\n"
-            + markdown_table(["measure", "Spearman ρ", "partial ρ given ‖h(full)‖", "hard − easy quartile", "incorrect − correct", "verdict"], rows)
+            + markdown_table(["measure", "Spearman ρ", "partial ρ given ‖h(full)‖", "hard − easy quartile", "incorrect − correct", "decision"], rows)
+            + f"\n\n{verdict_sentence(decisions['seed_claim'])}"
         )
     return "\n\n".join(blocks) if blocks else "_No Experiment 5 results yet._"
 

@@ -10,6 +10,7 @@ import torch
 from scipy import stats as scipy_stats
 
 import experiment_1.pipeline as pipeline
+import experiment_5.evaluation as evaluation
 import experiment_5.step_1_evaluate as step_1_evaluate
 from experiment_1.core import evaluate_all_masks
 from experiment_1.data import SampleDataset, list_items
@@ -18,11 +19,15 @@ from experiment_1.io_utils import atomic_write_json, read_json
 from paper.make_tables import main as tables_main
 from experiment_1.mobius import mobius_transform
 from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
+from experiment_1.verdicts import CANNOT_TELL, CONSTANT, FAILS, HOLDS, NON_FINITE, SATURATED, by_id, holm
 from experiment_5 import step_2_analyze, step_3_plot
+from experiment_5.analysis import analyze
 from experiment_5.association import quartile_groups
 from experiment_5.complexity import complexity_measures
 from experiment_5.difficulty import DIFFICULTY_SCORES, difficulty_scores
+from experiment_5.formatting import difference_cell, rho_cell
 from experiment_5.records import load_per_image
+from experiment_5.verdict_rules import verdicts
 
 IMAGES, BATCH = 8, 4
 
@@ -45,7 +50,8 @@ def run_analysis(output_dir: Path) -> dict:
 
 def planted_record(count: int = 200, num_blocks: int = 4) -> dict:
     """A per_image.pt record with planted links: N_eff^v grows with the cross-entropy, C≤3 (vector) falls with it,
-    κ (vector) is independent of it, K_τ^err is 2^L everywhere; the other measures are noise."""
+    κ (vector) is independent of it, K_τ^err (τ = 0.1) is 2^L on 95 % of images (saturated), K_τ^err (τ = 0.3)
+    is 2^L everywhere (constant); the other measures are noise."""
     rng = np.random.default_rng(3)
     logits = torch.from_numpy(rng.normal(scale=3.0, size=(count, 10)))
     labels = torch.from_numpy(rng.integers(0, 10, size=count))
@@ -56,7 +62,9 @@ def planted_record(count: int = 200, num_blocks: int = 4) -> dict:
     arrays["kappa_vector"] = noise()
     arrays["n_eff_vector"] = torch.from_numpy(difficulty) + 0.3 * noise()
     arrays["c_le3_vector"] = -torch.from_numpy(difficulty) + 0.3 * noise()
-    arrays["k_err"] = torch.full((count, 2), 2**num_blocks)
+    k_err = torch.full((count, 2), 2**num_blocks)
+    k_err[: count // 20, 0] = torch.from_numpy(rng.integers(1, 2**num_blocks, size=count // 20))  # 5 % move
+    arrays["k_err"] = k_err
     arrays["k_mass"] = torch.from_numpy(rng.integers(1, 2**num_blocks, size=(count, 1)))
     arrays.update(valid=torch.ones(count, dtype=torch.bool), index=torch.arange(count), label=labels, full_prediction=logits.argmax(1))
     config = {"num_blocks": num_blocks, "taus": [0.1, 0.3], "etas": [0.9], "arch": "resnet18", "weights": "random"}
@@ -65,19 +73,41 @@ def planted_record(count: int = 200, num_blocks: int = 4) -> dict:
 
 
 def test_analysis_verdicts_on_planted_data() -> None:
-    analysis = step_2_analyze.analyze(planted_record(), "cross_entropy", seed=0, num_resamples=300)
-    verdicts = {name: entry["verdict"] for name, entry in analysis["verdicts"].items()}
-    assert verdicts["n_eff_vector"] == "broadened" and analysis["verdicts"]["n_eff_vector"]["direction"] == "more subsets"
-    assert verdicts["c_le3_vector"] == "shifted" and analysis["verdicts"]["c_le3_vector"]["direction"] == "higher orders"  # less low-order mass
-    assert verdicts["kappa_vector"] == "invariant" and verdicts["k_err"] == "constant" and verdicts["k_err_tau_0.3"] == "constant"
-    assert analysis["spearman"]["cross_entropy"]["n_eff_vector"]["rho"] > 0.8 and analysis["spearman"]["cross_entropy"]["c_le3_vector"]["rho"] < -0.8
-    kappa = analysis["spearman"]["cross_entropy"]["kappa_vector"]
-    assert kappa["ci_low"] < 0 < kappa["ci_high"]
-    assert analysis["at_all_subsets"] == {"k_err": 1.0, "k_err_tau_0.3": 1.0, "k_mass": 0.0}
-    # The label-aware scores agree on the planted links; correct vs incorrect uses the same arrays.
-    assert analysis["verdicts"]["n_eff_vector"]["by_score"]["one_minus_p_true"]["verdict"] == "broadened"
+    analysis = analyze(planted_record(), "cross_entropy", seed=0, num_resamples=300)
+    block = by_id(analysis["verdicts"])
+    decision = {name.removesuffix(".hard_minus_easy"): entry["decision"] for name, entry in block.items()}
+    # Effect present: the breadth claim holds; the order claim ("does not move") fails, and says which way it moved.
+    assert decision["n_eff_vector"] == HOLDS and "more subsets on hard images" in block["n_eff_vector.hard_minus_easy"]["notes"]
+    assert decision["c_le3_vector"] == FAILS and "hard images sit at higher orders" in block["c_le3_vector.hard_minus_easy"]["notes"]
+    # Effect absent: no confirmation of "no change" without a margin — cannot tell, with the smallest detectable effect.
+    kappa = block["kappa_vector.hard_minus_easy"]
+    assert decision["kappa_vector"] == CANNOT_TELL and kappa["seed"]["relation"] == "inside" and kappa["seed"]["minimal_detectable_effect"] > 0
+    # Saturated (2^L on 95 %) and constant measures are not judged, never called invariant.
+    assert decision["k_err"] == SATURATED and decision["k_err_tau_0.3"] == CONSTANT
+    assert analysis["saturation"]["k_err"] == {"decision": SATURATED, "value": 16.0, "share": 0.95, "at": "bound"}
+    assert block["k_err.hard_minus_easy"]["test"] is None and block["k_err.partial"]["decision"] == SATURATED
+    # Holm over the judged measures only, with the Mann–Whitney p of the primary score's quartiles.
+    judged = [name for name in analysis["measures"] if analysis["saturation"][name] is None]
+    expected = holm([analysis["quartiles"]["cross_entropy"]["measures"][name]["mann_whitney_p"] for name in judged])
+    assert [block[f"{name}.hard_minus_easy"]["test"]["p_adjusted"] for name in judged] == pytest.approx(expected)
+    assert {block[f"{name}.hard_minus_easy"]["test"]["family_size"] for name in judged} == {len(judged)}
+    # The seed's claim as a whole: one order measure moved, so it fails.
+    assert block["seed_claim"]["decision"] == FAILS
+    # 1 − p(true) ranks the images exactly as the cross-entropy: the sensitivity table says so.
+    agreement = analysis["score_agreement"]
+    assert agreement["spearman"]["cross_entropy"]["one_minus_p_true"] == pytest.approx(1.0) and agreement["shared_hard_quartile"]["one_minus_p_true"] == 1.0
+    assert analysis["at_all_subsets"] == {"k_err": 0.95, "k_err_tau_0.3": 1.0, "k_mass": 0.0}
     correctness = analysis["correctness"]
     assert correctness["num_correct"] + correctness["num_incorrect"] == 200 and correctness["measures"]["n_eff_vector"]["incorrect_minus_correct"]["mean"] > 0
+
+
+def test_a_non_finite_statistic_gives_no_verdict_and_keeps_its_place_in_the_holm_family() -> None:
+    analysis = analyze(planted_record(), "cross_entropy", seed=0, num_resamples=200)
+    analysis["quartiles"]["cross_entropy"]["measures"]["kappa_vector"]["mann_whitney_p"] = float("nan")
+    block = by_id(verdicts(analysis))
+    assert block["kappa_vector.hard_minus_easy"]["decision"] == NON_FINITE
+    assert block["n_eff_vector.hard_minus_easy"]["decision"] == HOLDS and block["n_eff_vector.hard_minus_easy"]["test"]["family_size"] == len(analysis["measures"]) - 2  # k_err, k_err_tau_0.3 not judged
+    assert block["seed_claim"]["decision"] == NON_FINITE
 
 
 class CountingMeasures:
@@ -130,8 +160,8 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     assert quartile["hard_minus_easy"]["mean"] == pytest.approx(k_err[groups[3]].mean() - k_err[groups[0]].mean())
     assert [stat["mean"] for stat in quartile["quartile_means"]] == pytest.approx([k_err[group].mean() for group in groups])
     difference = quartile["hard_minus_easy"]
-    covers_zero = difference["ci_low"] <= 0 <= difference["ci_high"]
-    assert (analysis["verdicts"]["k_err"]["verdict"] == "invariant") == covers_zero
+    k_err_verdict = by_id(analysis["verdicts"])["k_err.hard_minus_easy"]
+    assert k_err_verdict["effect"]["ci_low"] == difference["ci_low"] and k_err_verdict["decision"] != "invariant"
     assert analysis["published"]["resnet18"]["k_tau_err_hard_minus_easy"] == 2.8
     assert set(analysis["spearman"]) == set(DIFFICULTY_SCORES) and "k_err_tau_0.05" in analysis["measures"]
 
@@ -139,23 +169,25 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     report = (full_dir / "REPORT.md").read_text()
     for name in ("rho_heatmap", "quartile_bars", "strongest_pairs"):
         assert (full_dir / f"{name}.png").stat().st_size > 0 and f"({name}.png)" in report
-    assert step_3_plot.rho_cell(entry) in report and step_3_plot.difference_cell(difference, "k_err") in report
-    assert f"K_τ^err: **{analysis['verdicts']['k_err']['verdict']}**" in report and "## Beside the seed" in report
+    assert rho_cell(entry) in report and difference_cell(difference, "k_err") in report
+    verdict_section = report.split("## Verdict")[1]
+    assert f"K_τ^err is larger on hard than on easy images (cross-entropy quartiles): **{k_err_verdict['decision']}**" in verdict_section
+    assert "Decision rules:" in verdict_section and "## Beside the seed" in report
     tables_root = tmp_path / "repo"
     (tables_root / "experiment_5" / "results_tiny").mkdir(parents=True)
     shutil.copy(full_dir / "analysis.json", tables_root / "experiment_5" / "results_tiny")
     tables_main(["--root", str(tables_root)])
     tables = (tables_root / "tables.md").read_text()
     assert "`experiment_5/results_tiny` — resnet18, `random`, N = 8, difficulty = cross-entropy" in tables
-    assert f"| K_τ^err | {step_3_plot.rho_cell(entry)} | {step_3_plot.rho_cell(entry, 'partial_')} | {step_3_plot.difference_cell(difference, 'k_err')} |" in tables
+    assert f"| K_τ^err | {rho_cell(entry)} | {rho_cell(entry, 'partial_')} | {difference_cell(difference, 'k_err')} |" in tables
 
     # Interrupt after the first batch, then resume: only the missing batch runs, and the JSON is identical.
-    failing = CountingMeasures(step_1_evaluate.complexity_measures, fail_on=2)
-    monkeypatch.setattr(step_1_evaluate, "complexity_measures", failing)
+    failing = CountingMeasures(evaluation.complexity_measures, fail_on=2)
+    monkeypatch.setattr(evaluation, "complexity_measures", failing)
     with pytest.raises(RuntimeError, match="simulated interruption"):
         step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir))
     counting = CountingMeasures(failing.original)
-    monkeypatch.setattr(step_1_evaluate, "complexity_measures", counting)
+    monkeypatch.setattr(evaluation, "complexity_measures", counting)
     step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir))
     assert counting.calls == 1 and read_json(resumed_dir / "timing.json")["images_evaluated"] == BATCH
     resumed = load_per_image(resumed_dir / "per_image.pt")
