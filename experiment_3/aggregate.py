@@ -8,8 +8,10 @@ smallest K of the grid whose mean Γ_K / top-1 agreement reaches 90 % / 99 % / 9
 control: the improvement of magnitude over the control at every K — the ratio of the means (None
 where the control's mean is 0) and the paired per-image difference with a CI. K_eff of both
 energies; the order histogram of the magnitude top-K (mean counts, mean order with CI, the
-binomial share C(L, k)/2^L of a uniform pick); and the seed's numbers beside ours at the seed's K
-and at the same fraction of 2^L.
+binomial share C(L, k)/2^L of a uniform pick); what the smallest K reconstruct (:func:`small_k_facts`:
+how often the top-1 subset is the empty set, how often the relative error is ≥ 1, how often a control
+picks the ranking's own subsets); the seed's numbers beside ours at the seed's K and at the same
+fraction of 2^L; and the verdicts block (:func:`experiment_3.verdict_rules.verdicts`).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from experiment_1 import published
 from experiment_1.pipeline import image_counts, valid_images
 from experiment_1.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows
 from experiment_3.topk import CURVE_METRICS, RANKINGS, SOURCES
+from experiment_3.verdict_rules import verdicts
 
 QUESTION = "Is the Möbius decomposition sparse at the level of individual subsets?"
 AGREEMENT_TARGET = 0.9
@@ -86,6 +89,29 @@ def order_histogram_summary(arrays: dict[str, np.ndarray], ranking: str, valid: 
     }
 
 
+def small_k_facts(arrays: dict[str, np.ndarray], valid: np.ndarray, config: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Per ranking: the share of images whose top-1 subset is the empty set (the trunk h(∅); CI; ``None`` when K = 1 is
+    not on the grid) and, per K, of images whose ĥ_K has relative error ≥ 1; per control, per K, the share of
+    (image, draw) pairs whose top-K reconstruction is the ranking's own (equal relative error and Γ_K)."""
+    ks = config["ks"]
+    facts: dict[str, Any] = {}
+    for ranking in RANKINGS:
+        ranked = {metric: np.asarray(arrays[f"{metric}_magnitude_{ranking}"])[valid] for metric in ("relative_error", "captured_energy")}
+        empty_first = np.asarray(arrays[f"order_histogram_{ranking}"])[valid][:, ks.index(1), 0] if 1 in ks else None
+        same = {}
+        for control, source in controls_of(ranking).items():
+            equal = np.ones(np.asarray(arrays[f"relative_error_{source}"])[valid].shape, dtype=bool)
+            for metric, values in ranked.items():
+                equal &= np.asarray(arrays[f"{metric}_{source}"])[valid] == values  # (N, D, K) against (N, 1, K)
+            same[control] = equal.mean(axis=(0, 1)).tolist()
+        facts[ranking] = {
+            "top1_is_empty_set": None if empty_first is None else bootstrap_mean_ci(empty_first.astype(np.float64), seed=seed),
+            "relative_error_at_least_1": (ranked["relative_error"][:, 0] >= 1).mean(axis=0).tolist(),
+            "control_is_the_ranking": same,
+        }
+    return facts
+
+
 def value_at(summary_sources: dict[str, Any], ks: list[int], source: str, metric: str, k: int | None) -> dict[str, float] | None:
     """Mean and CI of ``metric`` of ``source`` at ``K = k`` as a stat dict; None if K is not on the grid."""
     if k not in ks:
@@ -99,6 +125,7 @@ def value_at(summary_sources: dict[str, Any], ks: list[int], source: str, metric
 SEED_NUM_MASKS = 2**8
 SEED_QUANTITIES = (
     ("captured_energy", "captured_energy_at_64", "captured_energy", 64),
+    ("captured_scalar_energy", "captured_energy_at_64", "captured_scalar_energy", 64),
     ("top1_agreement_magnitude", "top1_agreement_magnitude_at_128", "top1_agreement", 128),
     ("top1_agreement_controls_max", "top1_agreement_controls_below", "top1_agreement", 128),
     ("improvement_over_random", "improvement_over_random", "top1_agreement", 128),
@@ -132,7 +159,7 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
     improvement = {ranking: improvement_summary(arrays, ranking, valid, seed) for ranking in RANKINGS}
     seed_numbers = published.published_numbers("experiment_3")
     comparison = beside_seed(sources, improvement, config, seed_numbers)
-    return {
+    summary = {
         "experiment": 3,
         "question": QUESTION,
         "config": config,
@@ -144,6 +171,9 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
         "improvement": improvement,
         "k_eff": {projection: bootstrap_mean_ci(np.asarray(arrays[f"k_eff_{projection}"])[valid], seed=seed) for projection in RANKINGS},
         "order_histograms": {ranking: order_histogram_summary(arrays, ranking, valid, config, seed) for ranking in RANKINGS},
+        "small_k": small_k_facts(arrays, valid, config, seed),
         "beside_seed": comparison,
         "published": seed_numbers,
     }
+    summary["verdicts"] = verdicts(summary)
+    return summary

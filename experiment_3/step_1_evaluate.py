@@ -25,39 +25,20 @@ Outputs: <output-dir>/summary.json (curves with 95 % bootstrap CIs, improvement 
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 import numpy as np
-import torch
 
 from experiment_1 import arg_types
-from experiment_1.errors import PipelineError, run_cli
+from experiment_1.errors import run_cli
 from experiment_1.pipeline import MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
 from experiment_3.aggregate import summarize
-from experiment_3.topk import power_of_two_ks, topk_metrics
-
-MASS_FRACTIONS = (0.9, 0.99)
-ERROR_THRESHOLDS = (0.1,)
-
-
-def check_ks(ks: list[int] | None, num_blocks: int) -> list[int]:
-    """The K grid: ``--ks`` sorted and de-duplicated, or all powers of two up to 2^L; each in ``[1, 2^L]``."""
-    if ks is None:
-        return power_of_two_ks(num_blocks)
-    bad = [k for k in ks if k > 2**num_blocks]
-    if bad:
-        raise PipelineError(f"--ks {' '.join(map(str, bad))}: every K must be at most 2^L = {2**num_blocks} for this architecture")
-    return sorted(set(ks))
+from experiment_3.evaluation import ERROR_THRESHOLDS, MASS_FRACTIONS, batch_arrays, check_ks
 
 
 def evaluate_topk(setup: EvaluationSetup) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Per-image top-K arrays (:func:`experiment_3.topk.topk_metrics`) of every image, resumably."""
-    config, dtype = setup.config, MOBIUS_DTYPES[setup.args.mobius_dtype]
-
-    def compute(logits: torch.Tensor, labels: torch.Tensor, indices: torch.Tensor) -> dict[str, torch.Tensor]:
-        metrics = topk_metrics(logits, indices.tolist(), config["ks"], config["num_random_seeds"], config["seed"],
-                               config["mass_fractions"], config["error_thresholds"], dtype)
-        return {name: value.float() if value.is_floating_point() else value for name, value in metrics.items()}
-
+    """Per-image top-K arrays (:func:`experiment_3.evaluation.batch_arrays`) of every image, resumably."""
+    compute = partial(batch_arrays, config=setup.config, dtype=MOBIUS_DTYPES[setup.args.mobius_dtype])
     return run_per_image(setup, "experiment_3.step_1_evaluate/all_masks", compute, description="Exp 3 top-K", pass_indices=True)
 
 

@@ -109,11 +109,11 @@ def experiment_3ab_table(root: Path) -> str:
 
 
 def experiment_3_table(root: Path) -> str:
-    """Top-K sparsity at the seed's fractions of 2^L (vector ranking; the REPORTs have the scalar one and every K)."""
+    """Top-K sparsity at the seed's fractions of 2^L (vector ranking; the REPORTs have the scalar one and every K), then each run's verdicts."""
     def at_k(entry: dict[str, Any]) -> str:
         return f"K = {entry['k']}: " + ("—" if entry["value"] is None else format_stat(entry["value"], percent=True))
 
-    rows = []
+    rows, decisions = [], []
     for path, summary in _summaries(root, "experiment_3/results*/summary.json", 3):
         seed = {row["quantity"]: row["at_matching_fraction"] for row in summary["beside_seed"]["rows"] if row["ranking"] == "vector"}
         ratio = seed["improvement_over_random"]["value"]
@@ -126,10 +126,12 @@ def experiment_3_table(root: Path) -> str:
             format_stat(summary["sources"]["magnitude_vector"]["k_mass"]["0.9"]),
             f"{format_stat(summary['k_eff']['vector'])} of {summary['num_masks']}",
         ])
+        decisions.append(f"{_run_label(path, root, summary)}:\n\n" + "\n".join(f"- {entry['claim']}: **{entry['decision']}**" for entry in summary["verdicts"]))
     if not rows:
         return "_No Experiment 3 results yet._"
-    return markdown_table(["run", "Γ_K at 1/4 of 2^L", "top-1 agreement at 1/2 of 2^L", "best control there", "magnitude ÷ random there",
-                           "K for 90 % energy (per image)", "K_eff"], rows)
+    table = markdown_table(["run", "Γ_K at 1/4 of 2^L", "top-1 agreement at 1/2 of 2^L", "best control there", "magnitude ÷ random there",
+                            "K for 90 % energy (per image)", "K_eff"], rows)
+    return "\n\n".join([table, "Verdicts (evidence and rules in each REPORT):", *decisions])
 
 
 def experiment_4_table(root: Path) -> str:

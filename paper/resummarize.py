@@ -4,11 +4,12 @@ Question: when the summary's code or provenance changes (a new config key such a
 gated_recursion, a new layout of the published numbers), what does the summary of an existing run
 become? The evaluation steps write per_image.npz beside every summary; the statistics are a pure
 function of those arrays and the configuration, so the summary module the step calls
-(experiment_1.reconstruction_summary, experiment_2.summary, experiment_2.lambda_summary) rebuilds them. The
+(experiment_1.reconstruction_summary, experiment_2.summary, experiment_2.lambda_summary,
+experiment_3.aggregate) rebuilds them. The
 numbers cannot move unless the summarising code changed; compare the old and new JSON to check.
 
-Inputs:  --summary, one or more summary.json of experiment_1.step_3_evaluate or
-         experiment_2.step_1_evaluate, or summary_all.json of experiment_2.step_3_lambda_sweep,
+Inputs:  --summary, one or more summary.json of experiment_1.step_3_evaluate,
+         experiment_2.step_1_evaluate or experiment_3.step_1_evaluate, or summary_all.json of experiment_2.step_3_lambda_sweep,
          each with its per_image.npz beside it.
 Outputs: each summary file, rewritten atomically: the step's current summary of the same
          arrays, with the model's gated_recursion added to the config and ``summary_rebuilt_by``
@@ -31,6 +32,7 @@ from experiment_1.gated_resnet import build_gated_resnet
 from experiment_1.io_utils import atomic_write_json, git_commit, read_json
 from experiment_2 import lambda_summary
 from experiment_2 import summary as spectrum_summary
+from experiment_3 import aggregate as topk_summary
 
 
 def rebuilt_config(config: dict[str, Any], commit: str) -> dict[str, Any]:
@@ -47,11 +49,13 @@ def resummarize(summary: dict[str, Any], arrays: dict[str, np.ndarray], commit: 
         return reconstruction_summary.summarize(arrays, config, seed)
     if experiment == 2:
         return spectrum_summary.summarize(arrays, config, seed)
+    if experiment == 3:
+        return topk_summary.summarize(arrays, config, seed)
     if experiment == "3A/3B":
         law = summary["power_law"]
         per_lambda = {name: value for name, value in arrays.items() if name != "lambdas"}
         return lambda_summary.summarize(per_lambda, summary["lambdas"], summary["lambdas_requested"], law["fit_lambdas"], config, seed, law["slope_tolerance"])
-    raise PipelineError(f"experiment {experiment!r}: only the summaries of Experiments 1, 2 and 3A/3B can be rebuilt")
+    raise PipelineError(f"experiment {experiment!r}: only the summaries of Experiments 1, 2, 3A/3B and 3 can be rebuilt")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import experiment_1.pipeline as pipeline
+import experiment_3.evaluation as evaluation
 import experiment_3.step_1_evaluate as step_1_evaluate
 from experiment_1.core import evaluate_all_masks
 from experiment_1.data import SampleDataset, list_items
@@ -18,6 +19,7 @@ from paper.make_tables import experiment_3_table
 from experiment_1.mobius import mobius_transform
 from experiment_1.report import format_stat
 from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
+from experiment_1.verdicts import by_id
 from experiment_3 import step_2_plot
 from experiment_3.topk import CURVE_METRICS, SOURCES, control_permutations
 
@@ -107,8 +109,10 @@ def test_topk_step_matches_brute_force_and_reports(tiny_shards: Path, small_inpu
         assert (output / name).stat().st_size > 0
     gamma_64 = row["at_seed_k"]["value"]
     assert format_stat(gamma_64, percent=True) in report and "## Verdict" in report and "random-init" in report
-    word = "sparser than" if gamma_64["ci_low"] > 0.94 else "denser than" if gamma_64["ci_high"] < 0.94 else "indistinguishable"
-    assert f"`resnet18` is {word}" in report
+    decision = "holds" if gamma_64["ci_low"] > 0.94 else "fails" if gamma_64["ci_high"] < 0.94 else "cannot tell"
+    gamma_verdict = by_id(summary["verdicts"])["captured_energy.vector"]
+    assert gamma_verdict["decision"] == decision and gamma_verdict["effect"]["ci_low"] == gamma_64["ci_low"]
+    assert f"vector ranking: Γ_K on its own (vector) energy is as high as the seed reports: **{decision}**" in report.split("## Verdict")[1]
     tables = experiment_3_table(tmp_path / "repo")
     assert "`experiment_3/results_tiny` — resnet18, `random`, N = 2" in tables and f"K = 64: {format_stat(gamma_64, percent=True)}" in tables
 
@@ -130,12 +134,12 @@ def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, small_inpu
     sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
     full_dir, resumed_dir = tmp_path / "full", tmp_path / "resumed"
     step_1_evaluate.main(flags(tiny_shards, sample_index, full_dir, batch_size=1) + ["--ks", "1", "16", "256"])
-    failing = CountingMetrics(step_1_evaluate.topk_metrics, fail_on=2)
-    monkeypatch.setattr(step_1_evaluate, "topk_metrics", failing)
+    failing = CountingMetrics(evaluation.topk_metrics, fail_on=2)
+    monkeypatch.setattr(evaluation, "topk_metrics", failing)
     with pytest.raises(KeyboardInterrupt):
         step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir, batch_size=1) + ["--ks", "1", "16", "256"])
     counting = CountingMetrics(failing.original)
-    monkeypatch.setattr(step_1_evaluate, "topk_metrics", counting)
+    monkeypatch.setattr(evaluation, "topk_metrics", counting)
     step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir, batch_size=1) + ["--ks", "256", "16", "1"])  # same grid, any order
     assert counting.calls == 1  # only the missing batch
     assert (resumed_dir / "summary.json").read_text() == (full_dir / "summary.json").read_text()
@@ -188,4 +192,6 @@ def test_pretrained_efficientnet_on_sample_1750(sample_1750_dir: Path, small_inp
     row = next(row for row in summary["beside_seed"]["rows"] if row["quantity"] == "captured_energy" and row["ranking"] == "vector")
     assert row["at_seed_k"]["k"] == 64 and row["at_matching_fraction"]["k"] == 128  # L = 9: a quarter of 2^L is 128
     step_2_plot.main(["--summary", str(output / "summary.json")])
-    assert "at the seed's K (K = 64 and 128 of 512)" in (output / "REPORT.md").read_text()  # the matching K = 256 is not on this grid
+    verdicts = by_id(summary["verdicts"])  # the matching K = 256 is not on this grid: top-1 agreement is read at the seed's K
+    assert verdicts["captured_energy.vector"]["parameters"]["k"] == 128 and verdicts["top1_agreement_magnitude.vector"]["parameters"]["k"] == 128
+    assert "top-1 agreement, K = 128 of 512 (the seed's K)" in (output / "REPORT.md").read_text()

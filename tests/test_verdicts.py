@@ -1,7 +1,6 @@
 """The shared verdict core: decision rules on planted numbers, Holm against brute force, the guards, the renderer."""
 from __future__ import annotations
 
-import itertools
 import json
 
 import numpy as np
