@@ -2,7 +2,7 @@
 
 A summary's ``verdicts`` is a list (render order) of dicts built by :func:`verdict`::
 
-    {"id": "exp5.n_eff_vector.hard_minus_easy",       # stable key, unique within the summary
+    {"id": "n_eff_vector.hard_minus_easy",            # stable key, unique within the summary
      "claim": "N_eff^v is higher on hard images",      # the statement being judged
      "decision": "holds",                               # one of DECISIONS
      "rule": "holds when the 95 % CI excludes 0 …",     # the rule that decided it, in words
@@ -20,8 +20,9 @@ not: a CI that covers both answers, or that contains the seed's value), ``satura
 its bound, or at one value, on ≥ 90 % of images: it cannot move, so it says nothing), ``constant`` (one value
 on every image), ``n/a — non-finite`` (an input was NaN/inf: no confident verdict is drawn from it).
 
-Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multiplicity correction), :func:`saturation`, :func:`all_finite` (the
-guard; :func:`verdict` applies it to its own numbers and to ``inputs``), :func:`decide_by_ci`,
+Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multiplicity correction),
+:func:`saturation`, :func:`all_finite` (the guard; :func:`verdict` applies it to its own numbers and to
+``inputs``), :func:`decide_by_ci`,
 :func:`conjunction` (a claim made of parts), :func:`seed_comparison` (with the smallest detectable effect),
 :func:`effect_from_stat`, :func:`by_id` (look a verdict up in a block).
 Rendering (Markdown bullets for REPORTs, one plain sentence per verdict for paper/make_tables) lives in
