@@ -10,8 +10,8 @@ Per ranking (vector first: the seed's Γ_K is a vector energy):
   below the bound the seed reports;
 - ``relative_error`` — the mean relative error of ĥ_K is ≥ 1 at every K < 2^L of the grid (no top-K short
   of all subsets is closer to h(full) than the zero vector);
-- ``orders`` — the magnitude top-K at the seed's Γ fraction sits at lower orders than a uniform pick
-  (mean order below L/2);
+- ``orders`` — the magnitude top-K at the seed's Γ fraction sits at other orders than a uniform pick
+  (mean order ≠ L/2; the direction in a note);
 - ``empty_top1`` — the top-1 subset is the empty set (the trunk h(∅)) on ≥ 90 % of images, so agreement
   at small K is the trunk's.
 
@@ -36,7 +36,7 @@ RULES = {
     "bound": "our 95 % CI against the bound the seed reports: holds when the CI lies below it, fails when above, cannot tell when it contains it",
     "controls": "holds when the paired per-image difference magnitude − control has a 95 % CI above 0 for every control, fails when one lies below 0, else cannot tell",
     "relative_error": "holds when the 95 % CI of the mean relative error lies at or above 1 at every K < 2^L of the grid, fails when it lies below 1 at some K, else cannot tell",
-    "orders": "holds when the 95 % CI of the top-K's mean order minus L/2 lies below 0, fails when above, else cannot tell",
+    "orders": "holds when the 95 % CI of the top-K's mean order minus L/2 excludes 0, else cannot tell (no equivalence margin)",
     "share": f"holds when the 95 % CI of the share lies at or above {SATURATION_SHARE:.0%}, fails when below, else cannot tell",
 }
 
@@ -122,7 +122,7 @@ def relative_error_verdict(summary: dict[str, Any], ranking: str) -> dict[str, A
 
 
 def orders_verdict(summary: dict[str, Any], ranking: str) -> dict[str, Any] | None:
-    """Does the magnitude top-K (at the seed's Γ fraction of 2^L) sit at lower orders than all subsets?"""
+    """Does the magnitude top-K (at the seed's Γ fraction of 2^L) sit at other orders than all subsets?"""
     place = _place(_row(summary, "captured_energy", ranking))
     if place is None:
         return None
@@ -130,9 +130,11 @@ def orders_verdict(summary: dict[str, Any], ranking: str) -> dict[str, Any] | No
     block, index = summary["order_histograms"][ranking], summary["ks"].index(k)
     centre = block["binomial_mean_order"]
     shifted = {key: block["mean_order"][key][index] - centre for key in ("mean", "ci_low", "ci_high")}
-    effect = effect_from_stat(f"mean order of the top-{k} − L/2", shifted)
-    return verdict(f"orders.{ranking}", f"{ranking} ranking: the top-{k} sits at lower orders than all subsets (mean order below L/2 = {centre:g})",
-                   decide_by_ci(shifted, "negative"), RULES["orders"], effect=effect, parameters={"k": k})
+    moved = shifted["ci_low"] > 0 or shifted["ci_high"] < 0
+    notes = [f"the top-{k} sits {'above' if shifted['mean'] > 0 else 'below'} L/2"] if moved else []
+    return verdict(f"orders.{ranking}", f"{ranking} ranking: the top-{k} sits at other orders than all subsets (mean order ≠ L/2 = {centre:g})",
+                   HOLDS if moved else CANNOT_TELL, RULES["orders"], effect=effect_from_stat(f"mean order of the top-{k} − L/2", shifted),
+                   parameters={"k": k}, notes=notes)
 
 
 def empty_top1_verdict(summary: dict[str, Any], ranking: str) -> dict[str, Any] | None:

@@ -71,6 +71,7 @@ def test_planted_effects_give_the_planted_decisions(planted_summary: dict) -> No
     assert block["captured_scalar_energy.scalar"]["effect"]["name"].startswith("Γ_K (scalar energy)")
     assert block["controls.vector"]["decision"] == HOLDS and block["controls_bound.vector"]["decision"] == FAILS  # controls agree 20 % ≫ 1 %
     assert block["relative_error.vector"]["decision"] == HOLDS and block["empty_top1.vector"]["decision"] == HOLDS
+    assert block["orders.vector"]["decision"] == HOLDS and block["orders.vector"]["notes"] == ["the top-4 sits below L/2"]  # order 1 < L/2 = 2
     # The control that picks the ranking's own subsets at K = 1 is named, with how often.
     assert any(note.startswith("order-matched random picks the ranking's own subsets (K = 1: 100.0 %") for note in block["controls.vector"]["notes"])
     assert summary["small_k"]["vector"]["control_is_the_ranking"]["order_matched"][0] == 1.0
