@@ -47,13 +47,13 @@ def rho_table(analysis: dict[str, Any]) -> str:
 
 
 def score_agreement_table(analysis: dict[str, Any]) -> str:
-    """How alike the difficulty scores are: ρ with the primary score and the shares of its easy / hard quartile they share."""
+    """How alike the difficulty scores are: their mutual Spearman ρ and the shares of the primary score's easy / hard quartile they share."""
     agreement = analysis["score_agreement"]
-    primary = agreement["primary"]
-    rows = [[SCORE_LABELS[score] + (" (primary)" if score == primary else ""), format_number(agreement["spearman"][primary][score]),
-             format_percent(agreement["shared_easy_quartile"][score]), format_percent(agreement["shared_hard_quartile"][score])]
-            for score in analysis["scores"]]
-    return markdown_table(["score", f"Spearman ρ with {SCORE_LABELS[primary]}", "shares its easy quartile", "shares its hard quartile"], rows)
+    primary, scores = agreement["primary"], analysis["scores"]
+    rows = [[SCORE_LABELS[score] + (" (primary)" if score == primary else "")] + [format_number(agreement["spearman"][score][other]) for other in scores]
+            + [format_percent(agreement["shared_easy_quartile"][score]), format_percent(agreement["shared_hard_quartile"][score])] for score in scores]
+    headers = ["score"] + [f"ρ with {SCORE_LABELS[other]}" for other in scores] + [f"shares the easy quartile of {SCORE_LABELS[primary]}", "… its hard quartile"]
+    return markdown_table(headers, rows)
 
 
 def partial_check_paragraph(analysis: dict[str, Any]) -> str:
@@ -136,7 +136,8 @@ def build_report(analysis: dict[str, Any], timing: dict[str, Any] | None) -> str
     results = [
         headline_table(analysis, analysis["headline_measures"]),
         saturation_sentence(analysis),
-        "**The difficulty scores** rank the images alike, so the four besides the primary one are a sensitivity check:",
+        "**The difficulty scores** are read from the same logits, so they are not independent replications: the four besides the "
+        "primary one are a sensitivity check. Their mutual Spearman ρ and how much of the primary score's easy / hard quartile each shares:",
         score_agreement_table(analysis),
         figure("Spearman ρ of every difficulty score with every complexity measure", "rho_heatmap.png"),
         "Spearman ρ [95 % CI] and p-value (uncorrected) of every score with every measure:",
