@@ -39,9 +39,12 @@ from torch import nn
 from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.fold_bn import fold_batchnorm
-from experiment_1.gated_resnet import ARCHITECTURES, MEMORY_FORMATS, ResidualStack, build_gated_resnet, compile_stack
+from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
+from experiment_1.compile_stack import compile_stack
+from experiment_1.residual_stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.io_utils import atomic_write_json, package_versions
 from experiment_1.pipeline import DTYPES, resolve_device
+from experiment_1.weights import parse_weights
 
 BENCH_DTYPES = ("float32", "tf32", "bfloat16")
 
@@ -113,9 +116,8 @@ def bench_arch(arch: str, args: argparse.Namespace, device: torch.device) -> lis
     """Every (dtype, eager/compiled, memory format, batch size) variant of one architecture, timed
     interleaved ``args.repeats`` times (best time kept), so that a loaded machine slows all alike."""
     variants: dict[tuple[str, str, str, str], tuple[ResidualStack, bool]] = {}
-    weights = ARCHITECTURES.pretrained_weights(arch) if args.weights == "pretrained" else "random"
     for dtype, mode, memory_format, batchnorm in itertools.product(args.dtypes, args.compile_modes, args.memory_formats, args.batchnorm):
-        model = build_gated_resnet(arch, weights, device=device, seed=args.seed, dtype=DTYPES[dtype], memory_format=memory_format)
+        model = build_gated_resnet(arch, args.weights, device=device, seed=args.seed, dtype=DTYPES[dtype], memory_format=memory_format)
         if batchnorm == "folded":
             fold_batchnorm(model)
         variants[(dtype, mode, memory_format, batchnorm)] = (model, mode == "compiled" and compile_stack(model, args.resolution))
@@ -194,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--compile-modes", nargs="+", choices=("eager", "compiled"), default=["eager"], help="eager and/or torch.compile'd model (default: %(default)s)")
     parser.add_argument("--memory-formats", nargs="+", choices=list(MEMORY_FORMATS), default=list(MEMORY_FORMATS), help="model and input layout (default: %(default)s)")
     parser.add_argument("--batchnorm", nargs="+", choices=("kept", "folded"), default=["kept"], help="batch-norm as trained and/or folded into the convolutions (--fold-batchnorm; not bit-exact) (default: %(default)s)")
-    parser.add_argument("--weights", choices=("random", "pretrained"), default="random", help="random init, or each architecture's pretrained weights (the arithmetic is the same, but trained weights can hit slow subnormal floats on CPU) (default: %(default)s)")
+    parser.add_argument("--weights", type=parse_weights, default="random", help="random init, each architecture's pretrained weights (the arithmetic is the same, but trained weights can hit slow subnormal floats on CPU), a named entry or a state-dict path (default: %(default)s)")
     parser.add_argument("--naive-masks", type=int, default=256, help="masks the naive engine is timed on (default: %(default)s)")
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=2, help="interleaved timings per variant; the best is kept (default: %(default)s)")

@@ -17,6 +17,8 @@ Two engines, which agree to float32 round-off on every (image, mask):
 Logits come back as ``(B, M, C)``, ``M = 2^L`` indexed by mask integer (bit ``l`` = block ``l``),
 in float32 — or float64 when the model itself runs in float64. Images are moved to the model's
 device, dtype and memory format (``model.memory_format``: channels-last unless built otherwise).
+λ (``residual_scale``) is an argument of every engine; the engines set no state on the model, so one
+model can serve concurrent calls with different λ.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from typing import Sequence
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.gated_resnet import ResidualStack, set_per_sample_masks
+from experiment_1.residual_stack import ResidualStack
 
 ENGINES = ("tree", "naive")
 
@@ -58,8 +60,9 @@ def evaluate_masks_naive(
     images: torch.Tensor,
     mask_indices: Sequence[int] | torch.Tensor | None = None,
     mask_chunk: int = 256,
+    residual_scale: float = 1.0,
 ) -> torch.Tensor:
-    """Reference engine: one full forward per (image, mask). Returns ``(B, len(mask_indices), C)``."""
+    """Reference engine: one full forward per (image, mask) at λ = ``residual_scale``. Returns ``(B, len(mask_indices), C)``."""
     device, dtype = _model_device_dtype(model)
     num_blocks = model.num_blocks
     if mask_indices is None:
@@ -69,29 +72,24 @@ def evaluate_masks_naive(
     images = _to_model(images, model)
     batch = images.shape[0]
     outputs = []
-    try:
-        for start in range(0, len(mask_indices), mask_chunk):
-            chunk = mask_indices[start : start + mask_chunk]
-            masks = ((chunk[:, None] >> bits[None, :]) & 1).bool()  # (m, L)
-            replicated = images.repeat_interleave(len(chunk), dim=0)  # image-major: (B·m, ...)
-            set_per_sample_masks(model, masks.repeat(batch, 1).to(device))
-            logits = model(replicated)
-            outputs.append(logits.to(_logit_dtype(dtype)).view(batch, len(chunk), -1))
-    finally:
-        set_per_sample_masks(model, None)
+    for start in range(0, len(mask_indices), mask_chunk):
+        chunk = mask_indices[start : start + mask_chunk]
+        masks = ((chunk[:, None] >> bits[None, :]) & 1).bool()  # (m, L)
+        replicated = images.repeat_interleave(len(chunk), dim=0)  # image-major: (B·m, ...)
+        logits = model(replicated, masks=masks.repeat(batch, 1).to(device), residual_scale=float(residual_scale))
+        outputs.append(logits.to(_logit_dtype(dtype)).view(batch, len(chunk), -1))
     return torch.cat(outputs, dim=1)
 
 
 @torch.no_grad()
-def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int = 256) -> torch.Tensor:
-    """Prefix-tree engine over all ``2^L`` masks. Returns ``(B, 2^L, C)`` logits."""
+def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int = 256, residual_scale: float = 1.0) -> torch.Tensor:
+    """Prefix-tree engine over all ``2^L`` masks at λ = ``residual_scale``. Returns ``(B, 2^L, C)`` logits."""
     check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
     images = _to_model(images, model)
     batch = images.shape[0]
     num_blocks = model.num_blocks
-    scale = model.residual_scale
-    set_per_sample_masks(model, None)
+    scale = float(residual_scale)
     out: torch.Tensor | None = None
 
     def descend(states: torch.Tensor, prefix_ids: torch.Tensor, level: int) -> None:
@@ -124,31 +122,25 @@ def evaluate_all_masks(
     *,
     engine: str = "tree",
     mask_chunk: int = 256,
-    residual_scale: float | None = None,
+    residual_scale: float = 1.0,
 ) -> torch.Tensor:
-    """Logits of every image under every mask: ``(B, 2^L, C)``, indexed by mask integer.
+    """Logits of every image under every mask at λ = ``residual_scale``: ``(B, 2^L, C)``, indexed by mask integer.
 
-    ``residual_scale`` (λ) overrides ``model.residual_scale`` for this call only.
     Out-of-memory becomes a :class:`PipelineError` that names ``--mask-chunk``/``--batch-size``.
     """
     if engine not in ENGINES:
         raise PipelineError(f"unknown engine '{engine}'; choose one of {', '.join(ENGINES)}")
     check_mask_chunk(mask_chunk)
-    previous_scale = model.residual_scale
-    if residual_scale is not None:
-        model.residual_scale = float(residual_scale)
     try:
         if engine == "tree":
-            return evaluate_masks_tree(model, images, mask_chunk)
-        return evaluate_masks_naive(model, images, None, mask_chunk)
+            return evaluate_masks_tree(model, images, mask_chunk, residual_scale)
+        return evaluate_masks_naive(model, images, None, mask_chunk, residual_scale)
     except (torch.cuda.OutOfMemoryError, MemoryError) as error:
         raise _out_of_memory(images.shape[0], mask_chunk, error) from None
     except RuntimeError as error:
         if "allocate" in str(error) or "out of memory" in str(error):
             raise _out_of_memory(images.shape[0], mask_chunk, error) from None
         raise
-    finally:
-        model.residual_scale = previous_scale
 
 
 def _out_of_memory(batch_size: int, mask_chunk: int, error: BaseException) -> PipelineError:

@@ -26,7 +26,8 @@ from torch.utils.data import Dataset
 from torchvision import transforms
 
 from experiment_1.errors import PipelineError
-from experiment_1.gated_resnet import REPO_ROOT, Preprocess
+from experiment_1.paths import REPO_ROOT
+from experiment_1.residual_stack import Preprocess
 
 IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png", ".bmp", ".webp")
 DOWNLOAD_HINT = "download the shards with `bash experiment_1/step_1.sh`, or point --data-dir / MOE_DATA at a folder of shards"

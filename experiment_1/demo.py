@@ -29,7 +29,8 @@ from pathlib import Path
 from experiment_1 import step_2_sample, step_3_evaluate, step_4_plot
 from experiment_1.data import default_data_dir
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.gated_resnet import REPO_ROOT, checkpoints_dir, load_torchvision_state_dict
+from experiment_1.paths import REPO_ROOT
+from experiment_1.weights import checkpoints_dir, load_torchvision_state_dict, parse_weights
 
 DEFAULT_ARCH = "resnet18"
 OFFLINE_ARCH = "efficientnet_lite0"
@@ -89,7 +90,7 @@ def choose_arch(requested: str | None) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", default=None, help=f"architecture; default {DEFAULT_ARCH}, or {OFFLINE_ARCH} when ResNet-18's weights are unreachable")
-    parser.add_argument("--weights", default=None, help="weights for an explicit --arch (default: the arch's pretrained weights)")
+    parser.add_argument("--weights", type=parse_weights, default=None, help="weights for an explicit --arch: pretrained, random, a state-dict path or a named entry (default: the arch's pretrained weights)")
     parser.add_argument("--data-dir", type=Path, default=None, help="folder of shards (default: $MOE_DATA, else imagenet-1k/data if it has shards, else imagenet-1k/sample)")
     parser.add_argument("--pattern", default=None, help="shards to sample from (default: test-*.parquet; validation-*.parquet for the embedded sample)")
     parser.add_argument("--num-images", type=int, default=8, help="images to evaluate (default: %(default)s)")
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     sample_index = output_dir / "sample_index.json"
     step_2_sample.main(["--data-dir", str(data.data_dir), "--pattern", data.pattern, "--mode", "uniform",
                         "--num-images", str(args.num_images), "--seed", "0", "--output", str(sample_index)])
-    weights = ["--weights", args.weights] if args.weights else []
+    weights = ["--weights", str(args.weights)] if args.weights else []
     step_3_evaluate.main(["--sample-index", str(sample_index), "--data-dir", str(data.data_dir), "--arch", arch, *weights,
                           "--batch-size", "4", "--num-workers", "2", "--device", args.device, "--seed", "0", "--output-dir", str(output_dir)])
     step_4_plot.main(["--summary", str(output_dir / "summary.json")])

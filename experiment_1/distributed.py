@@ -10,7 +10,7 @@ order — so the merged arrays, and the summary, do not depend on the world size
 results (:func:`is_main`); :func:`job_timing` gathers every rank's wall time to it.
 
 Errors every rank detects alike (:func:`fail`: more ranks than batches, flags that differ between
-ranks, a stored configuration that differs) end rank 0 with one ``error: …`` line and the other
+ranks, a stored configuration that differs; :func:`alike`: a model that cannot be built) end rank 0 with one ``error: …`` line and the other
 ranks quietly; an error of one rank (no GPU for its ``LOCAL_RANK``, a corrupt image in its share)
 is printed by that rank, and ``torchrun`` then stops the others.
 
@@ -146,6 +146,23 @@ def fail(message: str) -> NoReturn:
     if _current.is_main:
         raise PipelineError(message)
     raise SystemExit(0)
+
+
+def alike(function: Callable[[], T]) -> T:
+    """Run ``function`` on every rank; a :class:`PipelineError` that every rank raises (a bad ``--arch``
+    or ``--weights``) ends the job with one line, from rank 0; one raised on some ranks only is printed by each of them."""
+    if not _current.launched:
+        return function()
+    message, value = None, None
+    try:
+        value = function()
+    except PipelineError as error:
+        message = str(error)
+    if all(other is not None for other in _all_gather(message)):
+        fail(message or "")
+    if message is not None:
+        raise PipelineError(message)
+    return value  # type: ignore[return-value]
 
 
 def _all_gather(value: Any) -> list[Any]:

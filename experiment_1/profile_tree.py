@@ -27,7 +27,9 @@ from torch.profiler import ProfilerActivity, profile, record_function
 
 from experiment_1.core import evaluate_masks_tree
 from experiment_1.errors import run_cli
-from experiment_1.gated_resnet import MEMORY_FORMATS, ResidualStack, build_gated_resnet
+from experiment_1.architectures import build_gated_resnet
+from experiment_1.residual_stack import MEMORY_FORMATS, ResidualStack
+from experiment_1.weights import parse_weights
 from experiment_1.io_utils import atomic_write_json, package_versions
 
 OPERATOR_GROUPS = {
@@ -99,7 +101,7 @@ def profile_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int, to
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", default="efficientnet_lite0", help="architecture (default: %(default)s)")
-    parser.add_argument("--weights", default="random", help="weights (default: %(default)s; the work does not depend on them)")
+    parser.add_argument("--weights", type=parse_weights, default="random", help="pretrained, random, a state-dict path or a named entry (default: %(default)s; the work does not depend on them)")
     parser.add_argument("--images", type=int, default=1, help="images in the profiled pass (default: %(default)s)")
     parser.add_argument("--resolution", type=int, default=224, help="input size in pixels (default: %(default)s)")
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import run_cli
-from experiment_1.gated_resnet import REPO_ROOT
+from experiment_1.paths import REPO_ROOT
 from experiment_1.io_utils import atomic_write_text, read_json
 from experiment_1.report import format_number, format_percent, format_stat, markdown_table, verdict_sentence
 from experiment_1.verdicts import by_id

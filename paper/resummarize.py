@@ -28,7 +28,7 @@ import numpy as np
 
 from experiment_1 import reconstruction_summary
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.gated_resnet import build_gated_resnet
+from experiment_1.architectures import build_gated_resnet
 from experiment_1.io_utils import atomic_write_json, git_commit, read_json
 from experiment_2 import lambda_summary
 from experiment_2 import summary as spectrum_summary

@@ -9,7 +9,7 @@ from torch import nn
 
 from experiment_1.bench_engines import work_ratio
 from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
-from experiment_1.gated_resnet import build_gated_resnet
+from experiment_1.architectures import build_gated_resnet
 from paper.make_tables import benchmark_table, profile_table
 
 

@@ -14,7 +14,7 @@ import torch
 from conftest import jpeg_bytes, write_shard
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, list_items
 from experiment_1.errors import PipelineError
-from experiment_1.gated_resnet import Preprocess
+from experiment_1.residual_stack import Preprocess
 from experiment_1.sample_list import draw_sample, load_sample_list
 from experiment_1.step_2_sample import main as sample_main
 

@@ -29,9 +29,11 @@ from efficientnet_lite_pytorch.utils import efficientnet_params  # noqa: E402
 
 from experiment_1.core import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
 from experiment_1.data import SampleDataset, list_items  # noqa: E402
+from experiment_1.architectures import build_gated_resnet  # noqa: E402
 from experiment_1.errors import PipelineError  # noqa: E402
-from experiment_1.gated_efficientnet import LITE_VARIANTS, gate_efficientnet, pretrained_weights_path, verify_sha256  # noqa: E402
-from experiment_1.gated_resnet import ResidualStack, build_gated_resnet, set_per_sample_masks  # noqa: E402
+from experiment_1.gated_efficientnet import LITE_VARIANTS, efficientnet_cut, pretrained_weights_path, verify_sha256  # noqa: E402
+from experiment_1.gating import gate  # noqa: E402
+from experiment_1.residual_stack import ResidualStack  # noqa: E402
 from experiment_1.step_2_sample import main as sample_main  # noqa: E402
 from roundoff import assert_close_to_roundoff  # noqa: E402
 
@@ -94,11 +96,7 @@ def test_masking_a_block_changes_the_output(model: ResidualStack) -> None:
     masks = torch.ones(model.num_blocks + 1, model.num_blocks, dtype=torch.bool)
     masks[1:] = ~torch.eye(model.num_blocks, dtype=torch.bool)  # row l + 1: only block l off
     images = image.expand(len(masks), -1, -1, -1)
-    set_per_sample_masks(model, masks)
-    try:
-        logits = model(images)
-    finally:
-        set_per_sample_masks(model, None)
+    logits = model(images, masks=masks)
     assert torch.equal(logits[0], model(images)[0])  # same batch of 10; a gate of 1 multiplies exactly
     change = (logits[1:] - logits[0]).abs().amax(dim=1)
     assert (change > 1e-3 * logits[0].abs().max()).all(), change
@@ -177,18 +175,14 @@ def test_full_mask_equals_package_forward_for_every_size(random_family_member: t
     logits = model(images)
     assert torch.equal(logits, reference(images))  # same modules, batch and memory format: bit for bit
     assert (logits[0] - logits[1:]).abs().amax(dim=-1).min() > 1e-2 * logits.abs().max()  # the images are told apart
-    model.residual_scale = 0.5
-    try:
-        assert (model(images) - logits).abs().max() > 1e-2 * logits.abs().max()  # and the gates act
-    finally:
-        model.residual_scale = 1.0
+    assert (model(images, residual_scale=0.5) - logits).abs().max() > 1e-2 * logits.abs().max()  # and the gates act
 
 
 def test_tree_engine_agrees_with_brute_force_at_fourteen_blocks() -> None:
     """Lite1 (Lite2 has the same gated layout, only wider) over all 16 384 masks at 32 px. The 2^L
     heads dominate the cost at this size, so the network gets 10 classes instead of 1000."""
     variant = LITE_VARIANTS["efficientnet_lite1"]
-    model = gate_efficientnet(randomized_network(variant.arch, 2, num_classes=10), variant.arch, "random", variant.preprocess)
+    model = gate(efficientnet_cut(randomized_network(variant.arch, 2, num_classes=10), variant.arch, variant.preprocess), variant.arch, "random")
     images = torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(6))
     num_masks = 2**model.num_blocks
     tree = evaluate_all_masks(model, images, engine="tree", mask_chunk=1024)

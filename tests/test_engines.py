@@ -9,7 +9,9 @@ import torchvision
 
 from experiment_1.core import ENGINES, evaluate_all_masks, evaluate_masks_naive
 from experiment_1.errors import PipelineError
-from experiment_1.gated_resnet import MEMORY_FORMATS, build_gated_resnet, compile_stack, set_per_sample_masks
+from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
+from experiment_1.compile_stack import compile_stack
+from experiment_1.residual_stack import MEMORY_FORMATS
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
 
 
@@ -33,9 +35,7 @@ def test_full_mask_equals_torchvision_bit_for_bit(arch: str, memory_format: str)
     with torch.no_grad():  # the same modules and operations on the same batch: bit for bit
         expected = reference(x)
         assert torch.equal(model(x), expected)
-        set_per_sample_masks(model, torch.ones(2, model.num_blocks, dtype=torch.bool))
-        assert torch.equal(model(x), expected)
-        set_per_sample_masks(model, None)
+        assert torch.equal(model(x, masks=torch.ones(2, model.num_blocks, dtype=torch.bool)), expected)
     assert model.num_blocks == {"resnet18": 8, "resnet34": 16, "resnet50": 16}[arch]
 
 
@@ -64,9 +64,7 @@ def test_per_sample_masks_differ_within_a_batch(resnet18: torch.nn.Module) -> No
     x = images(1).repeat(2, 1, 1, 1)
     masks = torch.tensor([[1] * 8, [1] * 7 + [0]], dtype=torch.bool)
     with torch.no_grad():
-        set_per_sample_masks(resnet18, masks)
-        logits = resnet18(x)
-        set_per_sample_masks(resnet18, None)
+        logits = resnet18(x, masks=masks)
     assert not torch.allclose(logits[0], logits[1])
 
 
@@ -78,7 +76,7 @@ def test_tree_equals_naive_on_every_mask_resnet18(resnet18: torch.nn.Module, res
     tree = evaluate_all_masks(resnet18, x, engine="tree", mask_chunk=mask_chunk, residual_scale=residual_scale)
     assert tree.shape == (2, 256, 1000) and tree.dtype == torch.float32
     assert_close_to_roundoff(tree, naive)
-    assert resnet18.residual_scale == 1.0  # the override is for the call only
+    assert not hasattr(resnet18, "residual_scale") and not hasattr(resnet18, "masks")  # λ and masks are arguments, never state
 
 
 def test_naive_engine_full_and_empty_masks_are_what_they_say(resnet18: torch.nn.Module) -> None:
@@ -102,12 +100,8 @@ def test_naive_engine_full_and_empty_masks_are_what_they_say(resnet18: torch.nn.
 def test_residual_scale_changes_the_output(resnet18: torch.nn.Module) -> None:
     x = images(1, seed=4)
     one = evaluate_masks_naive(resnet18, x, mask_indices=[255])
-    resnet18.residual_scale = 0.5
-    try:
-        half = evaluate_masks_naive(resnet18, x, mask_indices=[255])
-        no_branch = evaluate_masks_naive(resnet18, x, mask_indices=[0])
-    finally:
-        resnet18.residual_scale = 1.0
+    half = evaluate_masks_naive(resnet18, x, mask_indices=[255], residual_scale=0.5)
+    no_branch = evaluate_masks_naive(resnet18, x, mask_indices=[0], residual_scale=0.5)
     assert not torch.allclose(one, half)
     assert_close_to_roundoff(no_branch, evaluate_masks_naive(resnet18, x, mask_indices=[0]))
 
@@ -118,9 +112,7 @@ def test_tree_equals_naive_on_random_masks_resnet34() -> None:
     tree = evaluate_all_masks(model, x, engine="tree", mask_chunk=256, residual_scale=0.8)
     assert tree.shape == (1, 2**16, 1000)
     picked = torch.cat([torch.tensor([0, 2**16 - 1]), torch.randint(0, 2**16, (46,), generator=torch.Generator().manual_seed(0))])
-    model.residual_scale = 0.8
-    naive = evaluate_masks_naive(model, x, mask_indices=picked)
-    model.residual_scale = 1.0
+    naive = evaluate_masks_naive(model, x, mask_indices=picked, residual_scale=0.8)
     assert_close_to_roundoff(tree[:, picked], naive)
 
 
@@ -192,8 +184,6 @@ def test_float64_network_gives_float64_logits_that_agree_with_float32() -> None:
 
 
 def test_registry_knows_each_architectures_pretrained_weights() -> None:
-    from experiment_1.gated_resnet import ARCHITECTURES
-
     assert ARCHITECTURES.pretrained_weights("resnet34") == "IMAGENET1K_V1"
     assert ARCHITECTURES.pretrained_weights("efficientnet_lite0") == "pretrained"
     with pytest.raises(PipelineError, match="unknown arch 'vgg16'"):
