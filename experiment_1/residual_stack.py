@@ -67,13 +67,17 @@ class GateableBlock(nn.Module):
         return self.post(self.shortcut(x) + branch_out)
 
     def forward_both(self, x: torch.Tensor, residual_scale: float) -> tuple[torch.Tensor, torch.Tensor]:
-        """Both children of a prefix state: ``(gate off, gate on)``, the branch run once."""
+        """Both children of a prefix state: ``(gate off, gate on)``, the branch run once.
+
+        The gate-on child is computed first, so an in-place ``post`` (``ReLU(inplace=True)``, as in
+        timm) cannot alter the shortcut before it enters the sum."""
         x = self.pre(x)
         shortcut_out = self.shortcut(x)
         branch_out = self.branch(x)
         if residual_scale != 1.0:
             branch_out = branch_out * residual_scale
-        return self.post(shortcut_out), self.post(shortcut_out + branch_out)
+        gate_on = self.post(shortcut_out + branch_out)
+        return self.post(shortcut_out), gate_on
 
 
 class ResidualStack(nn.Module):
