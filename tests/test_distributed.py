@@ -110,6 +110,28 @@ def test_more_ranks_than_batches_is_refused(rank: int, monkeypatch: pytest.Monke
         assert exit_info.value.code == 0
 
 
+@pytest.mark.parametrize("rank", [0, 1])
+def test_an_error_of_every_rank_is_said_once_and_one_of_some_ranks_by_each(rank: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(distributed, "_current", Rank(rank, 2, rank, launched=True))
+
+    def bad_arch() -> None:
+        raise PipelineError("--arch user:build: cannot import user")
+
+    monkeypatch.setattr(distributed, "_all_gather", lambda value: [value, value])  # every rank failed alike
+    if rank == 0:
+        with pytest.raises(PipelineError, match=r"^--arch user:build: cannot import user$"):
+            distributed.alike(bad_arch)
+    else:
+        with pytest.raises(SystemExit) as exit_info:
+            distributed.alike(bad_arch)
+        assert exit_info.value.code == 0
+    monkeypatch.setattr(distributed, "_all_gather", lambda value: [value, None] if rank == 0 else [None, value])  # only this rank failed
+    with pytest.raises(PipelineError, match="cannot import user"):
+        distributed.alike(bad_arch)
+    monkeypatch.setattr(distributed, "_all_gather", lambda value: [value, "rank 1's own error"] if rank == 0 else ["rank 0's own error", value])
+    assert distributed.alike(lambda: 7) == 7  # the failing rank says it itself; this one carries on
+
+
 # --- 2 ranks (gloo) against a single process ----------------------------------------------------
 
 
@@ -201,3 +223,10 @@ def test_lambda_sweep_two_ranks_give_the_single_process_bytes(job: tuple[Path, P
     assert (tmp_path / "two" / "summary_all.json").read_bytes() == (tmp_path / "single" / "summary_all.json").read_bytes()
     assert read_json(tmp_path / "two" / "timing.json")["per_lambda"]["0.5"]["world_size"] == 2
 
+
+def test_a_bad_arch_under_torchrun_prints_one_line(job: tuple[Path, Path], tmp_path: Path) -> None:
+    result = torchrun("experiment_1.step_3_evaluate", [*flags(job, tmp_path), "--arch", "no_such_package.models:build"])
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert errors == ["error: --arch no_such_package.models:build: cannot import no_such_package.models (ModuleNotFoundError: No module named 'no_such_package'); "
+                      "run from the folder that holds it or add it to PYTHONPATH"], result.stderr[-3000:]

@@ -7,7 +7,6 @@ registered architecture; masks and λ passed concurrently to one model change no
 """
 from __future__ import annotations
 
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,7 +21,7 @@ from experiment_1 import step_3_evaluate
 from experiment_1.architectures import ARCHITECTURES, build_gated_resnet, load_factory
 from experiment_1.core import evaluate_all_masks, evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.data import list_items
-from experiment_1.errors import PipelineError
+from experiment_1.errors import PipelineError, run_cli
 from experiment_1.examples.cifar_resnet20 import CifarResNet20, build_model
 from experiment_1.gating import Residual, ResidualNetwork, gate
 from experiment_1.io_utils import atomic_write_json, read_json
@@ -32,7 +31,6 @@ from experiment_1.weights import RANDOM, Weights, parse_weights
 from roundoff import assert_close_to_roundoff
 
 RESNET20 = "experiment_1.examples.cifar_resnet20:build_model"
-REPO = Path(__file__).resolve().parents[1]
 
 
 def images(count: int, size: int = 32, seed: int = 0) -> torch.Tensor:
@@ -176,11 +174,12 @@ def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert torch.isnan(model(images(1))).all()
 
 
-def test_an_unimportable_factory_is_one_line_on_the_command_line(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "experiment_1.step_3_evaluate", "--arch", "no_such_package.models:build", "--weights", "random",
-                             "--sample-index", str(tmp_path / "samples.json")], cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 2
-    assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("error: --arch no_such_package.models:build: cannot import")
+def test_an_unimportable_factory_is_one_line_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:  # run_cli is what `python -m experiment_1.step_3_evaluate` runs
+        run_cli(step_3_evaluate.main, ["--arch", "no_such_package.models:build", "--weights", "random", "--sample-index", str(tmp_path / "samples.json"), "--device", "cpu"])
+    stderr = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert len(stderr.strip().splitlines()) == 1 and stderr.startswith("error: --arch no_such_package.models:build: cannot import")
 
 
 def test_gate_shares_the_modules_and_checks_parity_without_arch_registration() -> None:
