@@ -10,8 +10,8 @@ order — so the merged arrays, and the summary, do not depend on the world size
 results (:func:`is_main`); :func:`job_timing` gathers every rank's wall time to it.
 
 Errors every rank detects alike (:func:`fail`: more ranks than batches, flags that differ between
-ranks, a stored configuration that differs; :func:`alike`: a model that cannot be built) end rank 0 with one ``error: …`` line and the other
-ranks quietly; an error of one rank (no GPU for its ``LOCAL_RANK``, a corrupt image in its share)
+ranks, a stored configuration that differs; :func:`alike`: a model that cannot be built) end rank 0
+with one ``error: …`` line and the other ranks quietly; an error of one rank (no GPU for its ``LOCAL_RANK``, a corrupt image in its share)
 is printed by that rank, and ``torchrun`` then stops the others.
 
 Without ``torchrun`` every function here is the single-process identity (rank 0 of 1).
@@ -149,8 +149,9 @@ def fail(message: str) -> NoReturn:
 
 
 def alike(function: Callable[[], T]) -> T:
-    """Run ``function`` on every rank; a :class:`PipelineError` that every rank raises (a bad ``--arch``
-    or ``--weights``) ends the job with one line, from rank 0; one raised on some ranks only is printed by each of them."""
+    """Run ``function`` on every rank. A :class:`PipelineError` that every rank raises (a bad ``--arch``
+    or ``--weights``) ends the job with one line, from rank 0; one raised on some ranks only is
+    raised (and printed) by each of them."""
     if not _current.launched:
         return function()
     message, value = None, None

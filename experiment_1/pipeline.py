@@ -23,12 +23,12 @@ import torch
 from torch.utils.data import DataLoader
 
 from experiment_1 import arg_types, distributed
+from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
+from experiment_1.compile_stack import compile_stack
 from experiment_1.core import ENGINES, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.fold_bn import fold_batchnorm
-from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
-from experiment_1.compile_stack import compile_stack
 from experiment_1.io_utils import atomic_save_npz, atomic_write_json, git_commit, package_versions, read_json, seed_everything
 from experiment_1.partial_store import PartialStore, run_key
 from experiment_1.residual_stack import ResidualStack
