@@ -1,9 +1,11 @@
 """ImageNet images from Hugging Face–style parquet shards (or an ImageFolder tree), by sample list.
 
 Parquet schema (the ``ILSVRC/imagenet-1k`` mirror): ``image: struct<bytes: binary, path: string>``
-(or a plain ``binary`` column) and ``label: int64`` (``-1`` = unlabelled). An ImageFolder tree is
-``<root>/<class_dir>/*.JPEG`` (classes numbered in sorted order, as torchvision does) or a flat
-folder of images (unlabelled).
+(or a plain ``binary`` column) and ``label: int64`` (``-1`` or null = unlabelled). An ImageFolder
+tree is ``<root>/<class_dir>/*.JPEG`` with class folders named by WordNet id or torchvision class
+name (labelled by the ImageNet class index, :mod:`experiment_1.imagenet_classes`; other names need
+``folder_labels="sorted"``), or a flat folder of images (unlabelled). Hidden entries (``.name``) and
+class folders without images are ignored; other files that are not images are reported on stderr.
 
 A *sample list* names images as ``(source, row, label)``: ``source`` is a shard file (or an image
 file) relative to the data directory, ``row`` its row in the shard (``-1`` for image files).
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -26,10 +29,13 @@ from torch.utils.data import Dataset
 from torchvision import transforms
 
 from experiment_1.errors import PipelineError
+from experiment_1.imagenet_classes import folder_labels
 from experiment_1.paths import REPO_ROOT
 from experiment_1.residual_stack import Preprocess
 
-IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png", ".bmp", ".webp")
+IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png", ".bmp", ".webp", ".ppm", ".pgm", ".tif", ".tiff", ".gif")  # torchvision's ImageFolder's, and GIF
+# PIL modes decode_image converts to 8-bit RGB; 16/32-bit integer greyscale ("I;16…", "I") is rescaled first
+DECODABLE_MODES = ("1", "L", "LA", "La", "P", "PA", "RGB", "RGBA", "RGBa", "RGBX", "CMYK", "YCbCr", "I", "I;16", "I;16L", "I;16B", "I;16N")
 DOWNLOAD_HINT = "download the shards with `bash experiment_1/step_1.sh`, or point --data-dir / MOE_DATA at a folder of shards"
 
 
@@ -90,39 +96,54 @@ def find_sources(data_dir: Path, pattern: str) -> list[Path]:
     return matches
 
 
-def list_items(data_dir: Path, pattern: str) -> list[SampleRef]:
-    """Every image (with its label) in the sources matching ``pattern``, in a fixed order."""
+def list_items(data_dir: Path, pattern: str, labels: str = "imagenet") -> list[SampleRef]:
+    """Every image (with its label) in the sources matching ``pattern``, in a fixed order; ``labels``
+    numbers ImageFolder class folders (``imagenet`` or ``sorted``, :func:`experiment_1.imagenet_classes.folder_labels`)."""
     items: list[SampleRef] = []
     for source in find_sources(data_dir, pattern):
         if source.suffix == ".parquet":
             items.extend(_list_parquet(source, data_dir))
         else:
-            items.extend(_list_folder(source, data_dir))
+            items.extend(_list_folder(source, data_dir, labels))
     return items
 
 
 def _list_parquet(shard: Path, data_dir: Path) -> list[SampleRef]:
     parquet = _open_parquet(shard)
     image_column_kind(parquet.schema_arrow, shard)
-    labels = parquet.read(columns=["label"]).column("label").to_numpy()
+    labels = parquet.read(columns=["label"]).column("label").fill_null(-1).to_numpy()  # null: unlabelled, like -1
     name = shard.relative_to(data_dir).as_posix()
     return [SampleRef(name, row, int(label)) for row, label in enumerate(labels)]
 
 
-def _list_folder(root: Path, data_dir: Path) -> list[SampleRef]:
-    class_dirs = sorted(path for path in root.iterdir() if path.is_dir())
+def _visible(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.iterdir() if not path.name.startswith("."))
+
+
+def _is_image(path: Path) -> bool:
+    return path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES
+
+
+def _list_folder(root: Path, data_dir: Path, labels: str) -> list[SampleRef]:
+    entries = _visible(root)
+    class_dirs = [path for path in entries if path.is_dir() and any(_is_image(file) for file in _visible(path))]
     items: list[SampleRef] = []
+    left_out = [path for path in entries if path.is_file() and (class_dirs or not _is_image(path))]
     if class_dirs:
-        for label, class_dir in enumerate(class_dirs):
-            for file in sorted(class_dir.iterdir()):
-                if file.suffix.lower() in IMAGE_SUFFIXES:
-                    items.append(SampleRef(file.relative_to(data_dir).as_posix(), -1, label))
+        label_of = folder_labels(root, [class_dir.name for class_dir in class_dirs], labels)
+        for class_dir in class_dirs:
+            for file in _visible(class_dir):
+                if _is_image(file):
+                    items.append(SampleRef(file.relative_to(data_dir).as_posix(), -1, label_of[class_dir.name]))
+                else:
+                    left_out.append(file)
     else:
-        for file in sorted(root.iterdir()):
-            if file.suffix.lower() in IMAGE_SUFFIXES:
-                items.append(SampleRef(file.relative_to(data_dir).as_posix(), -1, -1))
+        items = [SampleRef(file.relative_to(data_dir).as_posix(), -1, -1) for file in entries if _is_image(file)]
     if not items:
         raise PipelineError(f"{root}: no images ({', '.join(IMAGE_SUFFIXES)}) found in this folder or its class folders")
+    if left_out:
+        print(f"note: {root}: left out {len(left_out)} file(s) that are not images in class folders ({', '.join(path.name for path in left_out[:3])}"
+              f"{' …' if len(left_out) > 3 else ''}); readable: {', '.join(IMAGE_SUFFIXES)}", file=sys.stderr)
     return items
 
 
@@ -143,9 +164,17 @@ def eval_transform(preprocess: Preprocess) -> transforms.Compose:
 
 
 def decode_image(data: bytes) -> Image.Image:
-    """Decode image bytes to RGB (greyscale, CMYK, palette and RGBA are converted)."""
+    """Decode image bytes to 8-bit RGB: greyscale, CMYK, YCbCr, palette and alpha modes are converted,
+    16/32-bit integer greyscale is rescaled (PIL's own conversion would clip it to nearly white); other
+    modes (float, LAB, HSV …) raise a ``ValueError`` naming the mode."""
     image = Image.open(io.BytesIO(data))
     image.load()
+    if image.mode not in DECODABLE_MODES:
+        raise ValueError(f"image mode {image.mode} is not supported; convert the image to 8-bit RGB")
+    if image.mode.startswith("I"):
+        values = np.asarray(image, dtype=np.float64)
+        full_scale = 65535.0 if image.mode.startswith("I;16") or values.max(initial=0) <= 65535 else float(values.max())
+        image = Image.fromarray(np.clip(np.round(values * 255.0 / full_scale), 0, 255).astype(np.uint8), mode="L")
     return image.convert("RGB")
 
 
@@ -189,6 +218,11 @@ def check_sources(data_dir: Path, samples: list[SampleRef]) -> None:
     missing = sorted(source for source in rows_by_source if not (data_dir / source).exists())
     if missing:
         raise PipelineError(f"{data_dir / missing[0]}: listed in the sample list but missing ({len(missing)} missing); {DOWNLOAD_HINT}")
+    first_seen: dict[tuple[Path, int], SampleRef] = {}
+    for sample in samples:  # two spellings of one file (a/./b, a//b, a symlink) are one image
+        previous = first_seen.setdefault(((data_dir / sample.source).resolve(), sample.row), sample)
+        if previous is not sample:
+            raise PipelineError(f"{data_dir / sample.source}: {sample.describe()} is the same image as {previous.describe()} (one file, two spellings); list each image once — regenerate the list with experiment_1.step_2_sample")
     for source, rows in rows_by_source.items():
         path = data_dir / source
         if path.suffix != ".parquet":

@@ -1,18 +1,24 @@
 """Atomic writes, JSON and summary reading, provenance (versions, git commit) and seeding shared by every step.
 
-Every read or write failure is a :class:`PipelineError` naming the file and the cause.
+Every read or write failure is a :class:`PipelineError` naming the file and the cause. Result files
+prove their run: a summary's ``config`` holds ``run_id`` (sha256 of the run's content key) and
+``schema_version`` (:data:`SCHEMA_VERSION`), ``per_image.npz`` holds the same ``run_id`` in
+:data:`RUN_ID_ARRAY`; readers refuse another run's file, an older schema, a missing nested key or a
+non-finite number with one line.
 """
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
+import math
 import os
 import platform
 import random
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -20,7 +26,11 @@ import torch
 from experiment_1.errors import PipelineError
 from experiment_1.paths import REPO_ROOT
 
+SCHEMA_VERSION = 2  # of summaries, per_image.npz and signatures.pt; 1: written before they carried run_id and schema_version
+RUN_ID_ARRAY = "run_id"  # the 0-d string array of per_image.npz naming the run that wrote it
+
 _WRITE_HINTS = {
+    errno.ENAMETOOLONG: "a file or folder name is longer than the file system allows (255 bytes); choose a shorter name",
     errno.ENOSPC: "the disk is full; free some space and rerun (finished work is kept)",
     errno.EDQUOT: "the disk quota is exhausted; free some space and rerun (finished work is kept)",
     errno.EACCES: "no permission to write there; make it writable or choose another output folder",
@@ -55,7 +65,7 @@ def _atomic_replace(path: Path, write: Any, mode: str) -> None:
     path = Path(path)
     ensure_dir(path.parent)
     try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=".tmp")  # the temporary's name must fit where the file's does
     except OSError as error:
         raise write_error(path, error) from None
     try:
@@ -104,18 +114,108 @@ def read_json(path: Path, fix: str = "regenerate it with the step that wrote it"
         raise PipelineError(f"{path}: cannot read ({error.strerror or error}); {fix}") from None
 
 
+def _numbers(value: Any, where: str) -> Iterator[tuple[str, float]]:
+    """Every float in a JSON-like tree, with its dotted key path."""
+    if isinstance(value, float):
+        yield where, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _numbers(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, (list, tuple)):
+        for position, item in enumerate(value):
+            yield from _numbers(item, f"{where}[{position}]")
+
+
+def check_finite(document: Any, name: str, fix: str) -> None:
+    """A one-line error naming the first NaN or ±inf number of ``document`` (a summary) and how many there are."""
+    bad = [(where, value) for where, value in _numbers(document, "") if not math.isfinite(value)]
+    if bad:
+        where, value = bad[0]
+        raise PipelineError(f"{name}: {where} is {value} ({len(bad)} non-finite number(s)); no verdict is drawn from a non-finite number — {fix}")
+
+
+def missing_key(document: Any, path: str) -> str | None:
+    """The first part of the dotted ``path`` that ``document`` lacks (``None`` if it has all of them)."""
+    node, walked = document, []
+    for part in path.split("."):
+        walked.append(part)
+        if not isinstance(node, dict) or part not in node:
+            return ".".join(walked)
+        node = node[part]
+    return None
+
+
+def check_schema(document: dict[str, Any], path: Path, producer_step: str) -> None:
+    """Refuse a result file of another schema version (older files lack ``config.schema_version``)."""
+    config = document.get("config")
+    found = config.get("schema_version", 1) if isinstance(config, dict) else 1
+    if found != SCHEMA_VERSION:
+        raise PipelineError(f"{path}: written with schema version {found}, this code reads version {SCHEMA_VERSION}; rerun `python -m {producer_step}` (it resumes from its partial results)")
+
+
+def check_same_run(path: Path, found: Any, other: Path, expected: Any) -> None:
+    """Refuse ``path`` unless it carries the run id ``expected`` of ``other`` (both named in the error)."""
+    if found != expected:
+        raise PipelineError(f"{path}: from run {str(found)[:12]}, but {other} is from run {str(expected)[:12]}; pass files of the same run (rerun the step that wrote {path.name})")
+
+
+def check_not_input(output: Path, *inputs: Path) -> None:
+    """Refuse an output path that is one of the step's inputs (no step writes over what it reads)."""
+    for source in inputs:
+        if Path(output).resolve() == Path(source).resolve():
+            raise PipelineError(f"{output}: is also this step's input; choose another output path")
+
+
+def check_random_init_null(summary: dict[str, Any], summary_path: Path, null: dict[str, Any], null_path: Path, flag: str = "--compare-summary") -> None:
+    """Refuse a null that is not a random-init run of the same architecture on (the first N images of) the same sample list."""
+    config, null_config = summary["config"], null["config"]
+    if Path(null_path).resolve() == Path(summary_path).resolve() or null_config.get("run_id") == config.get("run_id"):
+        raise PipelineError(f"{null_path}: is the same run as {summary_path}; pass to {flag} the summary of the same step run with --weights random")
+    if null_config.get("weights") != "random":
+        raise PipelineError(f"{null_path}: a run with weights {null_config.get('weights')}, not a random-init null; pass to {flag} the summary of the same step run with --weights random")
+    if null_config.get("arch") != config.get("arch"):
+        raise PipelineError(f"{null_path}: a {null_config.get('arch')} run but {summary_path} is {config.get('arch')}; run the null with --arch {config.get('arch')} --weights random")
+    if null_config.get("sample_list_sha256") != config.get("sample_list_sha256") or null_config.get("num_images", 0) > config.get("num_images", 0):
+        raise PipelineError(
+            f"{null_path}: evaluated another sample list ({null_config.get('sample_index')}, {null_config.get('num_images')} images) than {summary_path} "
+            f"({config.get('sample_index')}, {config.get('num_images')} images); run the null on the same list (--limit N for its first N images)"
+        )
+
+
 def load_summary(path: Path, experiment: int | str, producer_step: str, flag: str = "--summary", keys: Sequence[str] = ("config",)) -> dict[str, Any]:
     """The summary ``producer_step`` wrote for ``experiment``; a one-line error if it is missing,
-    damaged, of another experiment or lacks one of ``keys``. For every plot step."""
+    damaged, of another experiment or schema version, lacks one of ``keys`` (dotted paths name
+    nested keys: ``"power_law.fit_lambdas"``) or holds a non-finite number. For every plot step,
+    before it writes anything."""
     path = Path(path)
     if not path.exists():
         raise PipelineError(f"{path}: {flag} not found; run `python -m {producer_step}` first")
     summary = read_json(path, fix=f"rerun `python -m {producer_step}` to rewrite it")
     found = summary.get("experiment") if isinstance(summary, dict) else None
-    if found != experiment or any(key not in summary for key in keys):
+    if found != experiment:
         what = f"a summary of Experiment {found}" if found is not None else "not a summary"
         raise PipelineError(f"{path}: {what}, not the Experiment {experiment} summary of {producer_step}; pass the file that step wrote to {flag}")
+    check_schema(summary, path, producer_step)
+    for key in keys:
+        missing = missing_key(summary, key)
+        if missing:
+            raise PipelineError(f"{path}: lacks {missing}, which {producer_step} writes; pass the file that step wrote to {flag}, or rerun it")
+    check_finite(summary, str(path), f"rerun `python -m {producer_step}`")
     return summary
+
+
+def load_per_image_npz(path: Path) -> tuple[dict[str, np.ndarray], str]:
+    """``per_image.npz`` and the run it names: its ``RUN_ID_ARRAY`` (removed from the arrays), or for a
+    file written before it carried one, ``npz-sha256:<sha256 of the file>``."""
+    try:
+        with np.load(path) as stored:
+            arrays = {name: stored[name] for name in stored.files}
+    except Exception as error:  # truncated or foreign files raise many types (BadZipFile, EOFError, ValueError …)
+        raise PipelineError(f"{path}: damaged or not a per_image.npz ({type(error).__name__}); rerun the evaluation step that wrote it") from None
+    if RUN_ID_ARRAY in arrays:
+        return arrays, str(arrays.pop(RUN_ID_ARRAY))
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return arrays, f"npz-sha256:{digest}"
 
 
 def load_torch_record(path: Path, flag: str, producer_step: str, is_record: Callable[[Any], bool]) -> Any:

@@ -13,6 +13,9 @@ its share of the unfinished batches into the same store and rank 0 alone writes 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +30,10 @@ from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
 from experiment_1.compile_stack import compile_stack
 from experiment_1.core import ENGINES, evaluate_all_masks
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
-from experiment_1.errors import PipelineError
+from experiment_1.errors import Interrupted, PipelineError
 from experiment_1.fold_bn import fold_batchnorm
-from experiment_1.io_utils import atomic_save_npz, atomic_write_json, git_commit, package_versions, read_json, seed_everything
-from experiment_1.partial_store import PartialStore, run_key
+from experiment_1.io_utils import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_finite, git_commit, package_versions, read_json, seed_everything
+from experiment_1.partial_store import PartialStore, run_key, sample_list_sha256
 from experiment_1.residual_stack import ResidualStack
 from experiment_1.sample_list import load_sample_list
 from experiment_1.weights import parse_weights
@@ -63,16 +66,40 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
 
 
 def resolve_device(name: str) -> torch.device:
-    """``auto`` → CUDA when available, else CPU; otherwise the named device (checked)."""
+    """``auto`` → CUDA when available, else CPU; otherwise ``cpu`` or ``cuda[:index]`` (checked).
+
+    Other torch devices (``mps``, ``xpu``, ``meta`` …) are refused with one line: the engines and the
+    exactness checks are written and tested for CPU and CUDA only.
+    """
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
         device = torch.device(name)
     except RuntimeError:
         raise PipelineError(f"unknown --device '{name}'; use auto, cpu or cuda[:index]") from None
+    if device.type not in ("cpu", "cuda"):
+        raise PipelineError(f"--device {name}: only cpu and cuda[:index] are supported (the all-mask engines are tested on those); use --device cpu or auto")
     if device.type == "cuda" and not torch.cuda.is_available():
         raise PipelineError(f"--device {name}: CUDA is not available on this machine; use --device cpu or auto")
+    if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
+        raise PipelineError(f"--device {name}: this machine has {torch.cuda.device_count()} GPU(s) (cuda:0 …); pick one of those")
     return device
+
+
+def num_classes(model: ResidualStack) -> int:
+    """``C``, the number of logits: the output size of the head's last linear layer."""
+    linears = [module for module in model.head.modules() if isinstance(module, torch.nn.Linear)]
+    return linears[-1].out_features
+
+
+def check_labels(samples: list[SampleRef], classes: int, sample_index: Path) -> None:
+    """Refuse a label outside ``[0, C)`` (``-1`` = unlabelled is allowed) before anything is evaluated."""
+    outside = [sample for sample in samples if sample.label >= classes]
+    if outside:
+        raise PipelineError(
+            f"{sample_index}: label {outside[0].label} of {outside[0].describe()} is outside [0, {classes}) for a model with {classes} classes "
+            f"({len(outside)} such image(s)); draw the list from ImageNet shards or folders (experiment_1.step_2_sample)"
+        )
 
 
 @dataclass
@@ -113,6 +140,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     samples = load_sample_list(args.sample_index, args.limit)
     if not samples:
         raise PipelineError(f"{args.sample_index}: the sample list is empty")
+    check_labels(samples, num_classes(model), args.sample_index)
     dataset = SampleDataset(data_dir, samples, model.preprocess)
     config = {
         "arch": args.arch,
@@ -137,11 +165,22 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     return EvaluationSetup(model, dataset, device, args, config)
 
 
+def run_id(setup: EvaluationSetup) -> str:
+    """The run's identity: sha256 of its content key (:func:`experiment_1.partial_store.run_key`)."""
+    key = run_key(setup.config, setup.dataset.data_dir, setup.samples)
+    return hashlib.sha256(json.dumps(key, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 def provenance(setup: EvaluationSetup) -> dict[str, Any]:
-    """Configuration plus versions, git commit and device name, for a summary JSON."""
+    """Configuration plus the run's identity (``run_id``, ``schema_version``, the whole sample list's
+    sha256 — before ``--limit`` — so a null run on its first N images can be matched), versions,
+    git commit and device name, for a summary JSON."""
     device_name = torch.cuda.get_device_name(setup.device) if setup.device.type == "cuda" else "cpu"
     return {
         **setup.config,
+        "run_id": run_id(setup),
+        "schema_version": SCHEMA_VERSION,
+        "sample_list_sha256": sample_list_sha256(load_sample_list(setup.args.sample_index)),
         "data_dir": str(setup.dataset.data_dir),
         "compiled": setup.model.compiled,  # not in the resume key: compiled and eager batches agree to round-off
         "post_activation": sorted({type(block.post).__name__ for block in setup.model.blocks}),
@@ -187,16 +226,23 @@ def run_per_image(
     mine = distributed.share(pending)
     started = time.perf_counter()
     progress = distributed.JobProgress(batch_files, [len(batch) for batch in batches], pending, description or stage)
+    done = count - sum(len(batches[number]) for number in pending)
     if mine:
         loader = setup.loader([batches[number] for number in mine])
-        for number, batch in zip(mine, loader):
-            valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt, batch["fatal"]))
-            logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
-            extra = (batch["index"],) if pass_indices else ()
-            arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device), *extra).items()}
-            arrays.update(index=batch["index"], label=batch["label"], valid=valid)
-            store.save(number, arrays)
-            progress.finished(batch_files[number])
+        try:
+            for number, batch in zip(mine, loader):
+                valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt, batch["fatal"]))
+                logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
+                check_finite_logits(logits, batch["index"].tolist(), setup, residual_scale)
+                extra = (batch["index"],) if pass_indices else ()
+                arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device), *extra).items()}
+                arrays.update(index=batch["index"], label=batch["label"], valid=valid)
+                store.save(number, arrays)
+                progress.finished(batch_files[number])
+                done += len(batches[number])
+        except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM as Interrupted; finished batches are kept: say how many, and how to resume
+            number = stop.signal_number if isinstance(stop, Interrupted) else signal.SIGINT
+            raise Interrupted(number, done, count) from None
     share_timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": sum(len(batches[number]) for number in mine)}
     progress.close()
     timing = distributed.job_timing(share_timing, time.perf_counter() - started)
@@ -204,6 +250,19 @@ def run_per_image(
     parts = [store.load(number, indices) for number, indices in enumerate(batches)]
     merged = {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
     return merged, timing
+
+
+def check_finite_logits(logits: torch.Tensor, indices: list[int], setup: EvaluationSetup, residual_scale: float) -> None:
+    """Stop with one line naming the image(s), λ and the weights if any logit of the batch is NaN or ±inf."""
+    finite = torch.isfinite(logits).flatten(1).all(dim=1).cpu()
+    if bool(finite.all()):
+        return
+    bad = [setup.samples[index].describe() for index, ok in zip(indices, finite.tolist()) if not ok]
+    shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+    raise PipelineError(
+        f"non-finite logits (NaN or inf) for {len(bad)} image(s) of this batch ({shown}) at λ = {residual_scale:g} with weights "
+        f"{setup.config['weights']} (--dtype {setup.config['dtype']}); check the weights for NaN/inf parameters, use a smaller λ or --dtype float64"
+    )
 
 
 def valid_images(arrays: dict[str, np.ndarray]) -> np.ndarray:
@@ -237,7 +296,8 @@ def write_results(
     for path in sorted(output_dir.glob("summary*.json")):  # never overwrite another step's results
         if read_json(path, fix="delete it or use another --output-dir").get("experiment") != summary["experiment"]:
             raise PipelineError(f"{output_dir}: holds results of another experiment ({path.name}); use another --output-dir")
-    atomic_save_npz(output_dir / "per_image.npz", arrays)
+    check_finite(summary, f"{output_dir / summary_name} (not written)", "a statistic of the per-image arrays is NaN or inf; check the inputs and weights")
+    atomic_save_npz(output_dir / "per_image.npz", {**arrays, RUN_ID_ARRAY: np.array(summary["config"]["run_id"])})
     atomic_write_json(output_dir / summary_name, summary)
     write_timing(setup, timing, summary["config"]["device_name"])
     return output_dir / summary_name

@@ -1,9 +1,17 @@
 """Small helpers that turn summary JSON into Markdown for REPORT.md files and tables.md."""
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+NON_FINITE = "n/a — non-finite"  # how a NaN or ±inf is rendered: never as a number a verdict could be read from
+
+
+def all_finite(*values: float | int | None) -> bool:
+    """Whether every value is a finite number (a verdict is drawn only from finite numbers)."""
+    return all(value is not None and math.isfinite(float(value)) for value in values)
 
 
 def format_number(value: float | int | None, digits: int = 3) -> str:
@@ -11,8 +19,8 @@ def format_number(value: float | int | None, digits: int = 3) -> str:
     if value is None:
         return "—"
     value = float(value)
-    if value != value:
-        return "n/a"
+    if not math.isfinite(value):
+        return NON_FINITE
     if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e5):
         return f"{value:.{max(digits - 1, 1)}e}"
     return f"{value:.{digits}g}"
@@ -20,8 +28,10 @@ def format_number(value: float | int | None, digits: int = 3) -> str:
 
 def format_percent(value: float | None, digits: int = 1) -> str:
     """``0.123`` → ``12.3 %``."""
-    if value is None or value != value:
+    if value is None:
         return "n/a"
+    if not math.isfinite(float(value)):
+        return NON_FINITE
     return f"{100 * value:.{digits}f} %"
 
 

@@ -17,7 +17,7 @@ from experiment_1.errors import run_cli
 from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.plotting import new_figure, save_figure
 from experiment_1.published import published_value
-from experiment_1.report import ReportDocument, figure, format_number, format_stat, markdown_table
+from experiment_1.report import NON_FINITE, ReportDocument, all_finite, figure, format_number, format_stat, markdown_table
 
 READINGS = [
     ("Möbius Σ_S Δ_S h (float32)", "mobius_rel_error_float32", "mobius_top1_agreement_float32"),
@@ -26,6 +26,9 @@ READINGS = [
     ("first-order h(∅) + Σ_l [h({l}) − h(∅)]", "first_order_rel_error", "first_order_top1_agreement"),
     ("trunk alone h(∅)", None, "empty_top1_agreement"),
 ]
+
+
+READ_METRICS = [name for _, error, agreement in READINGS for name in (error, agreement) if name] + ["max_subset_rel_error_float32", "max_subset_rel_error_float64"]
 
 
 def plot_errors(summary: dict, output: Path) -> Path:
@@ -91,6 +94,8 @@ def verdict_lines(summary: dict) -> list[str]:
     """The verdict, decided from the summary's numbers."""
     metrics = summary["metrics"]
     naive, mobius = metrics["naive_sum_rel_error"]["mean"], metrics["mobius_rel_error_float32"]["mean"]
+    if not all_finite(naive, mobius, metrics["max_subset_rel_error_float32"]["max"], metrics["first_order_rel_error"]["mean"]):
+        return [f"Verdict {NON_FINITE}: a statistic it rests on is NaN or inf."]
     exact = "exact to round-off" if metrics["max_subset_rel_error_float32"]["max"] < 1e-4 else "NOT exact — investigate"
     return [
         f"Möbius reconstruction is {exact} (float32 mean {format_number(mobius)}, float64 {format_number(metrics['mobius_rel_error_float64']['mean'])}); "
@@ -118,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_1/results/summary.json"), help="summary.json of step_3_evaluate (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary, 1, "experiment_1.step_3_evaluate", keys=("config", "metrics", "published"))
+    summary = load_summary(args.summary, 1, "experiment_1.step_3_evaluate", keys=("config.arch", "config.weights", "metrics", "published.source", *(f"metrics.{name}" for name in READ_METRICS)))
     timing = read_json_if_exists(args.summary.parent / "timing.json")
     figure = plot_errors(summary, args.summary.parent / "reconstruction_error")
     report = args.summary.parent / "REPORT.md"

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.io_utils import atomic_write_text, check_random_init_null, load_summary, read_json_if_exists
 from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, save_figure
 from experiment_1.published import published_value
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
@@ -239,6 +239,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     summary = load_summary(args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS)
     compare = load_summary(args.compare_summary, 2, "experiment_2.step_1_evaluate", "--compare-summary", SUMMARY_KEYS) if args.compare_summary else None
+    if compare is not None:
+        check_random_init_null(summary, args.summary, compare, args.compare_summary)
     if compare is not None and compare["binomial_null"]["num_blocks"] != summary["binomial_null"]["num_blocks"]:
         raise PipelineError(f"{args.compare_summary}: has L = {compare['binomial_null']['num_blocks']} blocks but {args.summary} has L = {summary['binomial_null']['num_blocks']}; compare the same architecture")
     timing = read_json_if_exists(args.summary.parent / "timing.json")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from experiment_1.io_utils import load_torch_record
+from experiment_1.io_utils import check_schema, load_torch_record
 
 FORMAT = "experiment_4.step_1_signatures"
 SIMILARITIES = ("binary", "weighted")
@@ -18,4 +18,6 @@ TARGETS = ("true_label", "predicted_class")
 
 def load_signatures(path: Path) -> dict[str, Any]:
     """Read step 1's signatures.pt, with a one-line error if it is missing or something else."""
-    return load_torch_record(path, "--signatures", FORMAT, lambda document: isinstance(document, dict) and document.get("format") == FORMAT)
+    document = load_torch_record(path, "--signatures", FORMAT, lambda document: isinstance(document, dict) and document.get("format") == FORMAT)
+    check_schema(document, Path(path), FORMAT)
+    return document

@@ -37,7 +37,7 @@ import torch
 from tqdm import tqdm
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_json, git_commit
+from experiment_1.io_utils import atomic_write_json, check_not_input, git_commit
 from experiment_1.pipeline import image_counts, valid_images
 from experiment_1.published import published_numbers
 from experiment_1.stats import bootstrap_mean_ci
@@ -224,6 +224,7 @@ def main(argv: list[str] | None = None) -> None:
     check_settings(args, int(document["store_k"]), sweep_ks)
     summary = summarize(document, args, sweep_ks)
     path = (args.output_dir or args.signatures.parent) / "overlap.json"
+    check_not_input(path, args.signatures)
     atomic_write_json(path, summary)
     scalar = summary["rankings"]["scalar"]["binary"]["nn"]["true_label"]
     print(f"wrote {path}: 1-NN (scalar, K = {args.nn_k}) {scalar['accuracy']['mean']:.1%} vs chance {summary['chance']:.2%} "

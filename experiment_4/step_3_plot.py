@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.io_utils import atomic_write_text, check_same_run, load_summary, read_json_if_exists
 from experiment_1.plotting import new_figure_grid, save_figure
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_4.signatures import SIGNATURE_RANKINGS, gate_set, membership_counts, top_k_signatures
@@ -242,6 +242,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     summary = load_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=("config", "rankings"))
     document = load_signatures(args.signatures)
+    check_same_run(args.signatures, document["config"].get("run_id"), args.summary, summary["config"].get("run_id"))
     if int(document["num_subsets"]) != summary["num_subsets"] or int(document["valid"].sum()) != summary["num_valid"]:
         raise PipelineError(f"{args.signatures}: does not match {args.summary} (other images or architecture); pass the signatures step 2 read ({summary['settings']['signatures']})")
     folder = args.summary.parent

@@ -65,7 +65,7 @@ def sample_pool(setup: EvaluationSetup) -> dict[str, Any]:
     matches in --data-dir, so a report can say which share of the available images was used."""
     document = read_json(setup.args.sample_index)
     pattern = document.get("pattern")
-    available = sum(item.label >= 0 for item in list_items(setup.dataset.data_dir, pattern)) if pattern else None
+    available = sum(item.label >= 0 for item in list_items(setup.dataset.data_dir, pattern, document.get("folder_labels", "imagenet"))) if pattern else None
     return {
         "pattern": pattern,
         "mode": document.get("mode"),
@@ -75,7 +75,7 @@ def sample_pool(setup: EvaluationSetup) -> dict[str, Any]:
     }
 
 
-def per_image_record(setup: EvaluationSetup, arrays: dict[str, np.ndarray], config: dict[str, Any]) -> dict[str, Any]:
+def per_image_record(setup: EvaluationSetup, arrays: dict[str, np.ndarray], config: dict[str, Any], pool: dict[str, Any]) -> dict[str, Any]:
     """What ``per_image.pt`` holds: configuration, counts, the sample pool, sample references and every per-image array."""
     valid = valid_images(arrays)
     return {
@@ -83,7 +83,7 @@ def per_image_record(setup: EvaluationSetup, arrays: dict[str, np.ndarray], conf
         "question": QUESTION,
         "config": json.loads(json.dumps(config)),  # plain types only (torch's version string is a str subclass), for weights_only loading
         **image_counts(valid),
-        "sample_pool": sample_pool(setup),
+        "sample_pool": pool,
         "samples": [{"source": sample.source, "row": sample.row, "label": sample.label} for sample in setup.samples],
         "arrays": {name: torch.from_numpy(np.ascontiguousarray(value)) for name, value in sorted(arrays.items())},
     }

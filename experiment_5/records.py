@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import load_torch_record
+from experiment_1.io_utils import check_schema, load_torch_record
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES
 
@@ -20,8 +20,10 @@ __all__ = ["COVARIATE", "AnalysedImages", "analysed_images", "load_per_image", "
 
 def load_per_image(path: Path) -> dict[str, Any]:
     """Read step 1's ``per_image.pt``, with a one-line error if it is missing, damaged or of another step."""
-    return load_torch_record(path, "--per-image", "experiment_5.step_1_evaluate",
-                             lambda record: isinstance(record, dict) and record.get("experiment") == 5 and "arrays" in record)
+    record = load_torch_record(path, "--per-image", "experiment_5.step_1_evaluate",
+                               lambda record: isinstance(record, dict) and record.get("experiment") == 5 and "arrays" in record)
+    check_schema(record, Path(path), "experiment_5.step_1_evaluate")
+    return record
 
 
 def measure_columns(arrays: dict[str, np.ndarray], taus: list[float], etas: list[float]) -> dict[str, np.ndarray]:

@@ -30,7 +30,7 @@ from experiment_1 import distributed
 from experiment_1.errors import run_cli
 from experiment_1.io_utils import atomic_torch_save
 from experiment_1.pipeline import MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_timing
-from experiment_5.evaluation import DEFAULT_EXTRA_ETAS, DEFAULT_EXTRA_TAUS, batch_arrays, check_labelled, per_image_record, thresholds
+from experiment_5.evaluation import DEFAULT_EXTRA_ETAS, DEFAULT_EXTRA_TAUS, batch_arrays, check_labelled, per_image_record, sample_pool, thresholds
 
 
 def evaluate(setup: EvaluationSetup, taus: list[float], etas: list[float]) -> tuple[dict[str, np.ndarray], dict[str, float]]:
@@ -53,11 +53,12 @@ def main(argv: list[str] | None = None) -> None:
     setup = build_setup(args)
     check_labelled(setup)
     setup.config.update(taus=taus, etas=etas)  # part of the resume key: other thresholds never mix with these batches
+    pool = sample_pool(setup)  # before evaluating: a pattern that matches no shard fails now, not after the last batch
     arrays, timing = evaluate(setup, taus, etas)
     if not distributed.is_main():  # under torchrun, rank 0 writes
         return
     config = provenance(setup)
-    record = per_image_record(setup, arrays, config)
+    record = per_image_record(setup, arrays, config, pool)
     path = Path(args.output_dir) / "per_image.pt"
     atomic_torch_save(record, path)
     write_timing(setup, timing, config["device_name"])

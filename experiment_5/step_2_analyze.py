@@ -21,7 +21,7 @@ from pathlib import Path
 
 from experiment_1 import arg_types
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_json
+from experiment_1.io_utils import atomic_write_json, check_not_input
 from experiment_1.stats import NUM_RESAMPLES
 from experiment_1.verdicts import by_id
 from experiment_5.analysis import analyze
@@ -39,8 +39,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.num_resamples < 100:
         raise PipelineError(f"--num-resamples {args.num_resamples}: use at least 100 for a 95 % percentile CI")
-    analysis = analyze(load_per_image(args.per_image), args.primary_score, args.seed, args.num_resamples)
     output = args.output or args.per_image.parent / "analysis.json"
+    check_not_input(output, args.per_image)
+    analysis = analyze(load_per_image(args.per_image), args.primary_score, args.seed, args.num_resamples)
     atomic_write_json(output, analysis)
     k_err = by_id(analysis["verdicts"])["k_err.hard_minus_easy"]
     print(f"wrote {output}: {analysis['num_analysed']} images; K_τ^err vs difficulty ({args.primary_score} quartiles): {k_err['decision']}, "

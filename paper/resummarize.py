@@ -9,8 +9,11 @@ experiment_3.aggregate) rebuilds them. The
 numbers cannot move unless the summarising code changed; compare the old and new JSON to check.
 
 Inputs:  --summary, one or more summary.json of experiment_1.step_3_evaluate,
-         experiment_2.step_1_evaluate or experiment_3.step_1_evaluate, or summary_all.json of experiment_2.step_3_lambda_sweep,
-         each with its per_image.npz beside it.
+         experiment_2.step_1_evaluate or experiment_3.step_1_evaluate, or summary_all.json of
+         experiment_2.step_3_lambda_sweep, each with its per_image.npz beside it, of the same run
+         (both carry its run_id). A pair written before they did must agree on the number of images
+         and valid images; the rebuilt summary then takes the current schema and the npz's content
+         hash as run_id.
 Outputs: each summary file, rewritten atomically: the step's current summary of the same
          arrays, with the model's gated_recursion added to the config and ``summary_rebuilt_by``
          naming this tool and the commit it ran at (read once, before the first file changes);
@@ -29,21 +32,24 @@ import numpy as np
 from experiment_1 import reconstruction_summary
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.architectures import build_gated_resnet
-from experiment_1.io_utils import atomic_write_json, git_commit, read_json
+from experiment_1.io_utils import SCHEMA_VERSION, atomic_write_json, check_finite, check_same_run, git_commit, load_per_image_npz, missing_key, read_json
 from experiment_2 import lambda_summary
 from experiment_2 import summary as spectrum_summary
 from experiment_3 import aggregate as topk_summary
 
+REQUIRED_KEYS = {1: (), 2: (), 3: (), "3A/3B": ("lambdas", "lambdas_requested", "power_law.fit_lambdas", "power_law.slope_tolerance")}  # what resummarize reads beyond config
 
-def rebuilt_config(config: dict[str, Any], commit: str) -> dict[str, Any]:
-    """The run's config with the recursion of the model it names, built on CPU (weights as recorded)."""
+
+def rebuilt_config(config: dict[str, Any], commit: str, run_id: str) -> dict[str, Any]:
+    """The run's config with the recursion of the model it names, built on CPU (weights as recorded),
+    the run id of its per-image arrays and the current schema version."""
     model = build_gated_resnet(config["arch"], config["weights"], seed=config["seed"])
-    return {**config, "gated_recursion": model.gated_recursion, "summary_rebuilt_by": f"paper.resummarize at {commit}"}
+    return {**config, "gated_recursion": model.gated_recursion, "run_id": run_id, "schema_version": SCHEMA_VERSION, "summary_rebuilt_by": f"paper.resummarize at {commit}"}
 
 
-def resummarize(summary: dict[str, Any], arrays: dict[str, np.ndarray], commit: str) -> dict[str, Any]:
+def resummarize(summary: dict[str, Any], arrays: dict[str, np.ndarray], commit: str, run_id: str) -> dict[str, Any]:
     """The current summary of the same arrays, by the summary module of the step that wrote ``summary``."""
-    config, seed = rebuilt_config(summary["config"], commit), summary["config"]["seed"]
+    config, seed = rebuilt_config(summary["config"], commit, run_id), summary["config"]["seed"]
     experiment = summary.get("experiment")
     if experiment == 1:
         return reconstruction_summary.summarize(arrays, config, seed)
@@ -65,13 +71,34 @@ def main(argv: list[str] | None = None) -> None:
     for path in args.summary:
         if not path.exists() or not (path.parent / "per_image.npz").exists():
             raise PipelineError(f"{path}: needs the summary and per_image.npz beside it; rerun the evaluation step that wrote them")
+    inputs = [(path, read_json(path)) for path in args.summary]
+    loaded = [(path, summary, load_pair(path, summary)) for path, summary in inputs]  # every pair checked before the first file changes
     commit = git_commit()
-    for path in args.summary:
-        per_image = path.parent / "per_image.npz"
-        with np.load(per_image) as stored:
-            arrays = {name: stored[name] for name in stored.files}
-        atomic_write_json(path, resummarize(read_json(path), arrays, commit))
-        print(f"rebuilt {path} from {per_image}")
+    rebuilt = [(path, resummarize(summary, arrays, commit, run_id)) for path, summary, (arrays, run_id) in loaded]
+    for path, summary in rebuilt:
+        check_finite(summary, f"{path} (not rewritten)", "a statistic of the per-image arrays is NaN or inf")
+    for path, summary in rebuilt:
+        atomic_write_json(path, summary)
+        print(f"rebuilt {path} from {path.parent / 'per_image.npz'}")
+
+
+def load_pair(path: Path, summary: Any) -> tuple[dict[str, np.ndarray], str]:
+    """The per-image arrays beside ``path`` and their run id, checked to be of the summary's run."""
+    if not isinstance(summary, dict) or not isinstance(summary.get("config"), dict) or not {"seed", "arch", "weights"} <= set(summary["config"]):
+        raise PipelineError(f"{path}: not a summary of an evaluation step (no config.seed/arch/weights); pass summary.json / summary_all.json files")
+    if summary.get("experiment") not in REQUIRED_KEYS:
+        raise PipelineError(f"{path}: a summary of experiment {summary.get('experiment')!r}; only the summaries of Experiments 1, 2, 3A/3B and 3 can be rebuilt")
+    missing = [key for key in REQUIRED_KEYS[summary["experiment"]] if missing_key(summary, key)]
+    if missing:
+        raise PipelineError(f"{path}: lacks {missing[0]} (an older schema); rerun the evaluation step that wrote it, which resumes from its partial results")
+    arrays, run_id = load_per_image_npz(path.parent / "per_image.npz")
+    if "run_id" in summary["config"]:
+        check_same_run(path.parent / "per_image.npz", run_id, path, summary["config"]["run_id"])
+    valid = arrays.get("valid")
+    counts = (None, None) if valid is None else (len(valid), int(valid.astype(bool).sum()))
+    if counts != (summary.get("num_images"), summary.get("num_valid")):
+        raise PipelineError(f"{path.parent / 'per_image.npz'}: holds {counts[0]} images ({counts[1]} valid) but {path} counts {summary.get('num_images')} ({summary.get('num_valid')}); they are not of one run — rerun the evaluation step")
+    return arrays, run_id
 
 
 if __name__ == "__main__":

@@ -88,14 +88,15 @@ def test_wrong_schema_missing_shard_and_bad_rows_are_one_line_errors(tmp_path: P
 
 
 def test_image_folder_tree_and_flat_folder(tmp_path: Path) -> None:
-    for label, wnid in enumerate(["n01", "n02"]):
+    for label, wnid in enumerate(["n01443537", "n15075141"]):  # ImageNet classes 1 (goldfish) and 999 (toilet tissue)
         (tmp_path / "val" / wnid).mkdir(parents=True)
         for index in range(2):
             (tmp_path / "val" / wnid / f"{index}.JPEG").write_bytes(jpeg_bytes(10 * label + index))
     (tmp_path / "flat").mkdir()
     (tmp_path / "flat" / "a.jpg").write_bytes(jpeg_bytes(99))
     items = list_items(tmp_path, "val")
-    assert [(item.source, item.label) for item in items] == [("val/n01/0.JPEG", 0), ("val/n01/1.JPEG", 0), ("val/n02/0.JPEG", 1), ("val/n02/1.JPEG", 1)]
+    assert [(item.source, item.label) for item in items] == [
+        ("val/n01443537/0.JPEG", 1), ("val/n01443537/1.JPEG", 1), ("val/n15075141/0.JPEG", 999), ("val/n15075141/1.JPEG", 999)]
     assert list_items(tmp_path, "flat") == [SampleRef("flat/a.jpg", -1, -1)]
     assert SampleDataset(tmp_path, items[2:3], SMALL)[0]["error"] == ""
 
