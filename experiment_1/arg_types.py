@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def _integer(text: str) -> int:
@@ -41,3 +42,14 @@ def seed(text: str) -> int:
     if not 0 <= value < 2**32:
         raise argparse.ArgumentTypeError(f"{value} is not allowed; use an integer in [0, 2^32)")
     return value
+
+
+NAME_MAX = 255  # bytes per file or folder name on Linux and macOS file systems
+
+
+def output_path(text: str) -> Path:
+    """A path whose every file or folder name fits the file system (at most 255 bytes each)."""
+    long = [part for part in Path(text).parts if len(part.encode()) > NAME_MAX]
+    if long:
+        raise argparse.ArgumentTypeError(f"the name '{long[0][:40]}…' has {len(long[0].encode())} bytes; file systems allow at most {NAME_MAX} per name — choose a shorter one")
+    return Path(text)

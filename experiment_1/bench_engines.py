@@ -36,6 +36,7 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
+from experiment_1 import arg_types
 from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
 from experiment_1.compile_stack import compile_stack
 from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
@@ -201,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=2, help="interleaved timings per variant; the best is kept (default: %(default)s)")
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for weights and images (default: %(default)s)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed for weights and images (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=None, help="also write the rows to this JSON file")
     args = parser.parse_args(argv)
     if min(args.batch_sizes) < 1 or args.repeats < 1 or args.naive_masks < 1:

@@ -62,7 +62,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
     parser.add_argument("--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list")
     parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
-    parser.add_argument("--output-dir", type=Path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
+    parser.add_argument("--output-dir", type=arg_types.output_path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
 
 
 def resolve_device(name: str) -> torch.device:

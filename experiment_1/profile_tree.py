@@ -25,6 +25,7 @@ import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function
 
+from experiment_1 import arg_types
 from experiment_1.core import evaluate_masks_tree
 from experiment_1.errors import run_cli
 from experiment_1.architectures import build_gated_resnet
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
     parser.add_argument("--memory-format", choices=list(MEMORY_FORMATS), default="channels_last", help="(default: %(default)s)")
     parser.add_argument("--top", type=int, default=12, help="operators listed (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for weights and images (default: %(default)s)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed for weights and images (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=None, help="also write the profile to this JSON file")
     args = parser.parse_args(argv)
     model = build_gated_resnet(args.arch, args.weights, seed=args.seed, memory_format=args.memory_format)

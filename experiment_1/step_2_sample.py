@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--min-per-class", type=arg_types.positive_int, default=None, help="per-class mode: keep only classes with at least N images (default: every class)")
     parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the draw (default: %(default)s)")
     parser.add_argument("--folder-labels", choices=FOLDER_LABELS, default="imagenet", help="labels of ImageFolder class folders: imagenet (folders named by WordNet id or torchvision class name → the ImageNet class index) or sorted (0 … K−1 in sorted order, for folders that are not ImageNet classes) (default: %(default)s)")
-    parser.add_argument("--output", type=Path, default=Path("experiment_1/sample_index.json"), help="sample list to write (default: %(default)s)")
+    parser.add_argument("--output", type=arg_types.output_path, default=Path("experiment_1/sample_index.json"), help="sample list to write (default: %(default)s)")
     args = parser.parse_args(argv)
 
     data_dir = args.data_dir or default_data_dir()

@@ -32,7 +32,7 @@ from experiment_5.records import load_per_image
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate")
-    parser.add_argument("--output", type=Path, default=None, help="analysis JSON to write (default: analysis.json beside --per-image)")
+    parser.add_argument("--output", type=arg_types.output_path, default=None, help="analysis JSON to write (default: analysis.json beside --per-image)")
     parser.add_argument("--primary-score", choices=DIFFICULTY_SCORES, default="cross_entropy", help="difficulty score whose quartiles decide the verdicts (default: %(default)s)")
     parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the bootstrap resamples (default: %(default)s)")
     parser.add_argument("--num-resamples", type=arg_types.positive_int, default=NUM_RESAMPLES, help="bootstrap resamples (default: %(default)s)")
