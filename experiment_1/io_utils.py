@@ -28,6 +28,8 @@ from experiment_1.paths import REPO_ROOT
 
 SCHEMA_VERSION = 2  # of summaries, per_image.npz and signatures.pt; 1: written before they carried run_id and schema_version
 RUN_ID_ARRAY = "run_id"  # the 0-d string array of per_image.npz naming the run that wrote it
+# what every REPORT reads (ReportDocument: question, data sentence, seed source), checked by load_summary besides a step's own keys
+REPORT_KEYS = ("question", "config.arch", "config.weights", "config.num_blocks", "config.sample_index", "num_valid", "num_skipped_corrupt", "published.source")
 
 _WRITE_HINTS = {
     errno.ENAMETOOLONG: "a file or folder name is longer than the file system allows (255 bytes); choose a shorter name",
@@ -196,7 +198,7 @@ def load_summary(path: Path, experiment: int | str, producer_step: str, flag: st
         what = f"a summary of Experiment {found}" if found is not None else "not a summary"
         raise PipelineError(f"{path}: {what}, not the Experiment {experiment} summary of {producer_step}; pass the file that step wrote to {flag}")
     check_schema(summary, path, producer_step)
-    for key in keys:
+    for key in (*REPORT_KEYS, *keys):
         missing = missing_key(summary, key)
         if missing:
             raise PipelineError(f"{path}: lacks {missing}, which {producer_step} writes; pass the file that step wrote to {flag}, or rerun it")

@@ -25,7 +25,7 @@ from experiment_1.published import published_value
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_2.aggregate import PROJECTIONS
 
-SUMMARY_KEYS = ("config", "projections", "binomial_null", "published")
+SUMMARY_KEYS = ("projections.vector", "projections.scalar", "binomial_null.num_blocks", "binomial_null.kappa", "binomial_null.spectrum", "published")
 
 
 def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:

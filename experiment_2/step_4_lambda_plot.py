@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_2/results_lambda/summary_all.json"), help="summary_all.json of step_3_lambda_sweep (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("config", "per_lambda", "power_law", "published"))
+    summary = load_summary(args.summary, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("per_lambda", "lambdas", "lambdas_requested", "kappa_monotonic.vector", "power_law.fit_lambdas", "binomial_null.num_blocks", "binomial_null.kappa", "binomial_null.spectrum", "published"))
     timing = read_json_if_exists(args.summary.parent / "timing.json")
     folder = args.summary.parent
     figures = {

@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--summary", type=Path, default=Path("experiment_4/results/overlap.json"), help="overlap.json of step_2_overlap (default: %(default)s)")
     parser.add_argument("--signatures", type=Path, default=Path("experiment_4/results/signatures.pt"), help="signatures.pt of step_1_signatures, for the class heat map (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=("config", "rankings"))
+    summary = load_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=("rankings.vector", "rankings.scalar", "settings.nn_k", "settings.signatures", "settings.num_permutations", "num_subsets", "num_classes", "num_predicted_classes", "chance", "pairs.same_class", "pairs.different_class", "full_mask_top1_accuracy", "published"))
     document = load_signatures(args.signatures)
     check_same_run(args.signatures, document["config"].get("run_id"), args.summary, summary["config"].get("run_id"))
     if int(document["num_subsets"]) != summary["num_subsets"] or int(document["valid"].sum()) != summary["num_valid"]:
