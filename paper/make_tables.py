@@ -19,21 +19,29 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from experiment_1.errors import run_cli
+from experiment_1.errors import PipelineError, run_cli
+from experiment_1.io_utils import atomic_write_text, missing_key, read_json
 from experiment_1.paths import REPO_ROOT
-from experiment_1.io_utils import atomic_write_text, read_json
 from experiment_1.report import format_number, format_percent, format_stat, markdown_table, verdict_sentence
 from experiment_1.verdicts import by_id
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 
 
-def _summaries(root: Path, pattern: str, experiment: int | str) -> list[tuple[Path, dict[str, Any]]]:
+RUN_KEYS = ("config.arch", "config.weights", "num_valid")  # what _run_label reads
+
+
+def _summaries(root: Path, pattern: str, experiment: int | str, keys: tuple[str, ...] = ()) -> list[tuple[Path, dict[str, Any]]]:
+    """The summaries of ``experiment`` matching ``pattern``; one line naming the file and the first
+    missing (nested) key if one lacks a key its table reads — checked for all before any table is written."""
     found = []
     for path in sorted(root.glob(pattern)):
         if "partial" in path.parts:
             continue
         summary = read_json(path)
-        if summary.get("experiment") == experiment:
+        if isinstance(summary, dict) and summary.get("experiment") == experiment:
+            missing = next(filter(None, (missing_key(summary, key) for key in (*RUN_KEYS, *keys))), None)
+            if missing:
+                raise PipelineError(f"{path}: lacks {missing} (written by an older version?); rerun the step that wrote it, or paper.resummarize for Experiments 1–3A/3B")
             found.append((path, summary))
     return found
 
@@ -45,7 +53,8 @@ def _run_label(path: Path, root: Path, summary: dict[str, Any]) -> str:
 
 def experiment_1_table(root: Path) -> str:
     rows = []
-    for path, summary in _summaries(root, "experiment_1/results*/summary.json", 1):
+    for path, summary in _summaries(root, "experiment_1/results*/summary.json", 1, tuple(f"metrics.{name}" for name in (
+            "mobius_rel_error_float32", "max_subset_rel_error_float32", "naive_sum_rel_error", "naive_sum_top1_agreement", "first_order_rel_error", "first_order_top1_agreement"))):
         metrics = summary["metrics"]
         accuracy = metrics.get("full_mask_top1_accuracy")
         rows.append([
@@ -68,7 +77,9 @@ def experiment_1_table(root: Path) -> str:
 
 def experiment_2_table(root: Path) -> str:
     rows = []
-    for path, summary in _summaries(root, "experiment_2/results*/summary.json", 2):
+    for path, summary in _summaries(root, "experiment_2/results*/summary.json", 2, (
+            "projections.vector.kappa", "projections.vector.c_le3", "projections.vector.trunk_share", "projections.vector.mean_spectrum_peak_order",
+            "projections.scalar.kappa", "binomial_null.peak_order", "binomial_null.kappa", "binomial_null.c_le3")):
         vector, scalar = summary["projections"]["vector"], summary["projections"]["scalar"]
         null = summary["binomial_null"]
         rows.append([
@@ -87,7 +98,7 @@ def experiment_2_table(root: Path) -> str:
 
 def experiment_3ab_table(root: Path) -> str:
     blocks = []
-    for path, summary in _summaries(root, "experiment_2/results_lambda*/summary_all.json", "3A/3B"):
+    for path, summary in _summaries(root, "experiment_2/results_lambda*/summary_all.json", "3A/3B", ("per_lambda", "power_law.projections.vector", "power_law.fit_lambdas")):
         rows = [
             [
                 format_number(entry["lambda"]),
@@ -114,7 +125,7 @@ def experiment_3_table(root: Path) -> str:
         return f"K = {entry['k']}: " + ("—" if entry["value"] is None else format_stat(entry["value"], percent=True))
 
     rows, decisions = [], []
-    for path, summary in _summaries(root, "experiment_3/results*/summary.json", 3):
+    for path, summary in _summaries(root, "experiment_3/results*/summary.json", 3, ("beside_seed.rows", "sources.magnitude_vector.k_mass", "k_eff.vector", "num_masks")):
         seed = {row["quantity"]: row["at_matching_fraction"] for row in summary["beside_seed"]["rows"] if row["ranking"] == "vector"}
         ratio = seed["improvement_over_random"]["value"]
         rows.append([
@@ -137,7 +148,7 @@ def experiment_3_table(root: Path) -> str:
 def experiment_4_table(root: Path) -> str:
     """Per Experiment 4 run and ranking: 1-NN on binary top-K signatures, same- vs different-class overlap, the global core."""
     blocks = []
-    for path, summary in _summaries(root, "experiment_4/results*/overlap.json", 4):
+    for path, summary in _summaries(root, "experiment_4/results*/overlap.json", 4, ("rankings", "settings.nn_k", "num_classes", "chance")):
         rows = []
         for ranking, block in summary["rankings"].items():
             true_label, predicted = block["binary"]["nn"]["true_label"], block["binary"]["nn"]["predicted_class"]
@@ -161,7 +172,8 @@ def experiment_4_table(root: Path) -> str:
 def experiment_5_table(root: Path) -> str:
     """Per Experiment 5 run: each headline measure against the primary difficulty score (from analysis.json)."""
     blocks = []
-    for path, analysis in _summaries(root, "experiment_5/results*/analysis.json", 5):
+    for path, analysis in _summaries(root, "experiment_5/results*/analysis.json", 5, (
+            "settings.primary_score", "correctness.measures", "spearman", "quartiles", "verdicts", "headline_measures", "top1_accuracy")):
         primary = analysis["settings"]["primary_score"]
         correctness = analysis["correctness"]["measures"]
         decisions = by_id(analysis["verdicts"])
