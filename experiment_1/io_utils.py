@@ -184,11 +184,12 @@ def check_random_init_null(summary: dict[str, Any], summary_path: Path, null: di
         )
 
 
-def load_summary(path: Path, experiment: int | str, producer_step: str, flag: str = "--summary", keys: Sequence[str] = ("config",)) -> dict[str, Any]:
+def load_summary(path: Path, experiment: int | str, producer_step: str, flag: str = "--summary", keys: Sequence[str] = ("config",), finite: bool = True) -> dict[str, Any]:
     """The summary ``producer_step`` wrote for ``experiment``; a one-line error if it is missing,
     damaged, of another experiment or schema version, lacks one of ``keys`` (dotted paths name
-    nested keys: ``"power_law.fit_lambdas"``) or holds a non-finite number. For every plot step,
-    before it writes anything."""
+    nested keys: ``"power_law.fit_lambdas"``) or — with ``finite`` — holds a non-finite number
+    (``finite=False`` only for files where NaN means "undefined" and the renderer says so). For
+    every plot step, before it writes anything."""
     path = Path(path)
     if not path.exists():
         raise PipelineError(f"{path}: {flag} not found; run `python -m {producer_step}` first")
@@ -202,7 +203,8 @@ def load_summary(path: Path, experiment: int | str, producer_step: str, flag: st
         missing = missing_key(summary, key)
         if missing:
             raise PipelineError(f"{path}: lacks {missing}, which {producer_step} writes; pass the file that step wrote to {flag}, or rerun it")
-    check_finite(summary, str(path), f"rerun `python -m {producer_step}`")
+    if finite:
+        check_finite(summary, str(path), f"rerun `python -m {producer_step}`")
     return summary
 
 

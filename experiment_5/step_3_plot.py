@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--analysis", type=Path, required=True, help="analysis.json of experiment_5.step_2_analyze")
     parser.add_argument("--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate (the same run)")
     args = parser.parse_args(argv)
-    analysis = load_summary(args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",))
+    analysis = load_summary(args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False)  # NaN: ρ of a constant measure, shown as n/a
     record = load_per_image(args.per_image)
     if record["config"] != analysis["config"]:
         raise PipelineError(f"{args.per_image}: comes from another run than {args.analysis}; pass the per_image.pt that step 2 analysed")
