@@ -122,6 +122,9 @@ def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: 
 
     summary = check_overlap_and_report(output_dir / "signatures.pt", output_dir, nn_k=32)
     assert summary["pairs"] == {"same_class": 3, "different_class": 12}
+    # Another run's signatures of the same images and subsets (here --store-K 16) are refused by the plot step.
+    with pytest.raises(PipelineError, match="signatures.pt: from run .* but .*overlap.json is from run"):
+        step_3_plot.main(["--summary", str(output_dir / "overlap.json"), "--signatures", str(tmp_path / "small" / "signatures.pt")])
     # tables.md gets an Experiment 4 section from overlap.json alone.
     root = tmp_path / "repo"
     step_2_overlap.main(["--signatures", str(output_dir / "signatures.pt"), "--output-dir", str(root / "experiment_4" / "results_tiny"), "--sweep-K", "8", "--num-permutations", "5"])
