@@ -34,7 +34,7 @@ from experiment_1.paths import REPO_ROOT
 from experiment_1.residual_stack import Preprocess
 
 IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png", ".bmp", ".webp", ".ppm", ".pgm", ".tif", ".tiff", ".gif")  # torchvision's ImageFolder's, and GIF
-# PIL modes decode_image converts to 8-bit RGB; 16/32-bit integer greyscale ("I;16…", "I") is rescaled first
+# PIL modes decode_image converts to 8-bit RGB; integer greyscale ("I;16…", "I") is rescaled from 16 bits first
 DECODABLE_MODES = ("1", "L", "LA", "La", "P", "PA", "RGB", "RGBA", "RGBa", "RGBX", "CMYK", "YCbCr", "I", "I;16", "I;16L", "I;16B", "I;16N")
 DOWNLOAD_HINT = "download the shards with `bash experiment_1/step_1.sh`, or point --data-dir / MOE_DATA at a folder of shards"
 
@@ -142,7 +142,7 @@ def _list_folder(root: Path, data_dir: Path, labels: str) -> list[SampleRef]:
     if not items:
         raise PipelineError(f"{root}: no images ({', '.join(IMAGE_SUFFIXES)}) found in this folder or its class folders")
     if left_out:
-        print(f"note: {root}: left out {len(left_out)} file(s) that are not images in class folders ({', '.join(path.name for path in left_out[:3])}"
+        print(f"note: {root}: left out {len(left_out)} file(s) that are not images or lie outside the class folders ({', '.join(path.name for path in left_out[:3])}"
               f"{' …' if len(left_out) > 3 else ''}); readable: {', '.join(IMAGE_SUFFIXES)}", file=sys.stderr)
     return items
 
@@ -165,16 +165,17 @@ def eval_transform(preprocess: Preprocess) -> transforms.Compose:
 
 def decode_image(data: bytes) -> Image.Image:
     """Decode image bytes to 8-bit RGB: greyscale, CMYK, YCbCr, palette and alpha modes are converted,
-    16/32-bit integer greyscale is rescaled (PIL's own conversion would clip it to nearly white); other
-    modes (float, LAB, HSV …) raise a ``ValueError`` naming the mode."""
+    16-bit greyscale is rescaled (PIL's own conversion would clip it to nearly white); other modes
+    (float, LAB, HSV …) and integer images beyond 16 bits raise a ``ValueError`` naming the mode."""
     image = Image.open(io.BytesIO(data))
     image.load()
     if image.mode not in DECODABLE_MODES:
         raise ValueError(f"image mode {image.mode} is not supported; convert the image to 8-bit RGB")
-    if image.mode.startswith("I"):
+    if image.mode.startswith("I"):  # 16-bit greyscale (PNG, TIFF): 0 … 65535 → 0 … 255
         values = np.asarray(image, dtype=np.float64)
-        full_scale = 65535.0 if image.mode.startswith("I;16") or values.max(initial=0) <= 65535 else float(values.max())
-        image = Image.fromarray(np.clip(np.round(values * 255.0 / full_scale), 0, 255).astype(np.uint8), mode="L")
+        if values.min(initial=0) < 0 or values.max(initial=0) > 65535:
+            raise ValueError(f"image mode {image.mode} with values outside 0 … 65535 is not supported; convert the image to 8-bit RGB")
+        image = Image.fromarray(np.round(values * (255.0 / 65535.0)).astype(np.uint8))
     return image.convert("RGB")
 
 

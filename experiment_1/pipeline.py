@@ -241,8 +241,8 @@ def run_per_image(
                 progress.finished(batch_files[number])
                 done += len(batches[number])
         except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM as Interrupted; finished batches are kept: say how many, and how to resume
-            number = stop.signal_number if isinstance(stop, Interrupted) else signal.SIGINT
-            raise Interrupted(number, done, count) from None
+            signal_number = stop.signal_number if isinstance(stop, Interrupted) else signal.SIGINT
+            raise Interrupted(signal_number, done, count) from None
     share_timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": sum(len(batches[number]) for number in mine)}
     progress.close()
     timing = distributed.job_timing(share_timing, time.perf_counter() - started)
@@ -254,7 +254,7 @@ def run_per_image(
 
 def check_finite_logits(logits: torch.Tensor, indices: list[int], setup: EvaluationSetup, residual_scale: float) -> None:
     """Stop with one line naming the image(s), λ and the weights if any logit of the batch is NaN or ±inf."""
-    finite = torch.isfinite(logits).flatten(1).all(dim=1).cpu()
+    finite = torch.isfinite(logits.flatten(1).sum(dim=1, dtype=torch.float64)).cpu()  # NaN and ±inf survive the sum; no (B, 2^L, C) mask is allocated
     if bool(finite.all()):
         return
     bad = [setup.samples[index].describe() for index, ok in zip(indices, finite.tolist()) if not ok]

@@ -10,11 +10,11 @@ made once per module; cases that change files work on a copy.
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import shutil
 import signal
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -340,7 +340,7 @@ def test_under_torchrun_each_ranks_error_is_a_line_of_its_own(capsys: pytest.Cap
     monkeypatch.setenv("WORLD_SIZE", "2")
 
     def failing(argv: list[str] | None) -> None:
-        print("Exp 1 all masks:  40%", end="", file=__import__("sys").stderr)  # another bar owns the line
+        print("Exp 1 all masks:  40%", end="", file=sys.stderr)  # another bar owns the line
         raise PipelineError("broken image")
 
     with pytest.raises(SystemExit):
