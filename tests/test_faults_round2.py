@@ -39,6 +39,7 @@ from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_1
 from experiment_1.step_4_plot import verdict_lines
 from experiment_4.step_2_overlap import main as overlap_main
+from experiment_5 import step_1_evaluate as step_5_1
 from experiment_5.step_2_analyze import main as analyze_5
 from paper.resummarize import main as resummarize
 
@@ -346,3 +347,11 @@ def test_under_torchrun_each_ranks_error_is_a_line_of_its_own(capsys: pytest.Cap
     with pytest.raises(SystemExit):
         run_cli(failing, [])
     assert capsys.readouterr().err.split("\n")[-2] == "rank 1: error: broken image"
+
+
+def test_experiment_5_checks_the_sample_lists_pattern_before_evaluating(tmp_path: Path, small_input: int, capsys: pytest.CaptureFixture[str]) -> None:
+    write_shard(tmp_path / "data" / "validation-00000-of-00001.parquet", [jpeg_bytes(row) for row in range(2)], [0, 1])
+    samples = tmp_path / "samples.json"
+    atomic_write_json(samples, sample_list_json([SampleRef("validation-00000-of-00001.parquet", row, row) for row in range(2)], "moved-*.parquet", "per-class", 0, 1))
+    line = expect_line(step_5_1.main, flags(tmp_path, samples=samples, output=tmp_path / "out"), capsys)
+    assert "no shards or image folders match 'moved-*.parquet'" in line and not list((tmp_path / "out").rglob("batch_*.pt"))
