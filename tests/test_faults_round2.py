@@ -39,6 +39,7 @@ from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_1
 from experiment_1.step_4_plot import verdict_lines
 from experiment_4.step_2_overlap import main as overlap_main
+from experiment_2 import step_3_lambda_sweep
 from experiment_5 import step_1_evaluate as step_5_1
 from experiment_5.step_2_analyze import main as analyze_5
 from paper.resummarize import main as resummarize
@@ -104,6 +105,14 @@ def test_a_nan_parameter_stops_the_run_naming_image_lambda_and_weights(run: Path
     assert not (run / "nan" / "summary.json").exists() and not list((run / "nan").rglob("batch_*.pt"))
 
 
+def test_a_huge_lambda_stops_the_sweep_naming_it(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [*flags(run, output=run / "sweep"), "--lambdas", "1e6", "0.5", "--limit", "2"]
+    line = expect_line(step_3_lambda_sweep.main, argv, capsys)
+    assert line.startswith("error: non-finite logits") and "λ = 1e+06" in line and "weights random" in line
+    assert not list((run / "sweep").glob("summary*.json"))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the bootstrap of an inf column
 def test_non_finite_statistics_are_never_written_read_or_concluded(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     summary_path = run / "results" / "summary.json"
     summary = read_json(summary_path)
