@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_3/results/summary.json"), help="summary.json of step_1_evaluate (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary, 3, "experiment_3.step_1_evaluate", keys=("ks", "sources.random", "sources.magnitude_vector", "order_histograms.vector", "improvement", "k_eff.vector", "k_eff.scalar", "num_masks", "beside_seed.rows", "config.num_random_seeds", "published"))
+    summary = load_summary(args.summary, 3, "experiment_3.step_1_evaluate", keys=("ks", "verdicts", "sources.random", "sources.magnitude_vector", "order_histograms.vector", "improvement", "k_eff.vector", "k_eff.scalar", "num_masks", "beside_seed.rows", "config.num_random_seeds", "published"))
     folder = args.summary.parent
     curves = plot_curves(summary, folder / "topk_curves")
     orders = plot_orders(summary, folder / "topk_orders")

@@ -41,7 +41,7 @@ def _summaries(root: Path, pattern: str, experiment: int | str, keys: tuple[str,
         if isinstance(summary, dict) and summary.get("experiment") == experiment:
             missing = next(filter(None, (missing_key(summary, key) for key in (*RUN_KEYS, *keys))), None)
             if missing:
-                raise PipelineError(f"{path}: lacks {missing} (written by an older version?); rerun the step that wrote it, or paper.resummarize for Experiments 1–3A/3B")
+                raise PipelineError(f"{path}: lacks {missing} (written by an older version?); rerun the step that wrote it, or paper.resummarize for Experiments 1, 2, 3 and 3A/3B")
             found.append((path, summary))
     return found
 
@@ -125,7 +125,7 @@ def experiment_3_table(root: Path) -> str:
         return f"K = {entry['k']}: " + ("—" if entry["value"] is None else format_stat(entry["value"], percent=True))
 
     rows, decisions = [], []
-    for path, summary in _summaries(root, "experiment_3/results*/summary.json", 3, ("beside_seed.rows", "sources.magnitude_vector.k_mass", "k_eff.vector", "num_masks")):
+    for path, summary in _summaries(root, "experiment_3/results*/summary.json", 3, ("beside_seed.rows", "sources.magnitude_vector.k_mass", "k_eff.vector", "num_masks", "verdicts")):
         seed = {row["quantity"]: row["at_matching_fraction"] for row in summary["beside_seed"]["rows"] if row["ranking"] == "vector"}
         ratio = seed["improvement_over_random"]["value"]
         rows.append([
