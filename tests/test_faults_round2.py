@@ -9,6 +9,7 @@ made once per module; cases that change files work on a copy.
 """
 from __future__ import annotations
 
+import importlib
 import io
 import math
 import os
@@ -38,13 +39,13 @@ from experiment_1.sample_list import sample_list_json
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_1
 from experiment_1.step_4_plot import verdict_lines
-from experiment_4.step_2_overlap import main as overlap_main
 from experiment_2 import step_3_lambda_sweep
 from experiment_5 import step_1_evaluate as step_5_1
 from experiment_5.step_2_analyze import main as analyze_5
 from paper.resummarize import main as resummarize
 
 SHARD = "test-00000-of-00001.parquet"
+REPO = Path(__file__).resolve().parents[1]
 
 
 def write_samples(path: Path, entries: list[tuple[str, int, int]]) -> Path:
@@ -320,10 +321,18 @@ def test_devices_other_than_cpu_and_cuda_are_refused(device: str) -> None:
         pipeline.resolve_device(device)
 
 
-def test_a_negative_seed_is_refused_by_every_step_that_takes_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
-        overlap_main(["--signatures", str(tmp_path / "s.pt"), "--seed", "-1"])
-    assert "-1 is not allowed" in capsys.readouterr().err
+SEEDED_STEPS = sorted(
+    ".".join(path.relative_to(REPO).with_suffix("").parts)
+    for path in [*REPO.glob("experiment_*/*.py"), *REPO.glob("paper/*.py")]
+    if "def main(" in path.read_text() and ('add_argument("--seed"' in path.read_text() or "add_evaluation_arguments(parser" in path.read_text())
+)
+
+
+@pytest.mark.parametrize("module", SEEDED_STEPS)
+def test_a_negative_seed_is_refused_by_every_step_that_takes_one(module: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        importlib.import_module(module).main(["--seed", "-1"])
+    assert exit_info.value.code == 2 and "argument --seed: -1 is not allowed" in capsys.readouterr().err
 
 
 def test_a_name_longer_than_the_file_system_allows(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
