@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 from typing import Any, Callable
 
 from tqdm import tqdm
@@ -53,7 +54,8 @@ def _rank_prefix() -> str:
 def run_cli(main: Callable[[list[str] | None], None], argv: list[str] | None = None) -> None:
     """Run a step's ``main``: a :class:`PipelineError` → ``error: …`` and exit 2; SIGINT/SIGTERM →
     ``interrupted after N of M images; rerun the same command to resume`` and exit 130/143."""
-    previous = signal.signal(signal.SIGTERM, _raise_interrupted)
+    in_main_thread = threading.current_thread() is threading.main_thread()  # only there can Python handle signals
+    previous = signal.signal(signal.SIGTERM, _raise_interrupted) if in_main_thread else None
     try:
         main(argv)
     except PipelineError as error:
@@ -67,4 +69,5 @@ def run_cli(main: Callable[[list[str] | None], None], argv: list[str] | None = N
         print(f"{_rank_prefix()}{interrupted.message()}", file=sys.stderr)
         raise SystemExit(128 + interrupted.signal_number) from None
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
