@@ -3,7 +3,7 @@
 :func:`run_cli` runs a step: a :class:`PipelineError` becomes ``error: …`` (exit 2); Ctrl-C
 (SIGINT) and SIGTERM become one line saying how much was finished and that rerunning the same
 command resumes (exit 130 / 143, the shells' convention). Under ``torchrun`` every line starts on
-a line of its own and names the rank that printed it.
+a line of its own (each failing rank prints its own).
 """
 from __future__ import annotations
 
@@ -45,10 +45,9 @@ def _raise_interrupted(signal_number: int, frame: Any) -> None:
     raise Interrupted(signal_number)
 
 
-def _rank_prefix() -> str:
-    """``"\\nrank N: "`` under torchrun (another rank's progress bar may own the current line), else ``""``."""
-    rank = os.environ.get("RANK")
-    return f"\nrank {rank}: " if rank is not None and os.environ.get("WORLD_SIZE") not in (None, "1") else ""
+def _line_start() -> str:
+    """A newline under torchrun, where another rank's progress bar may own the current line; else ``""``."""
+    return "\n" if os.environ.get("RANK") is not None and os.environ.get("WORLD_SIZE") not in (None, "1") else ""
 
 
 def run_cli(main: Callable[[list[str] | None], None], argv: list[str] | None = None) -> None:
@@ -61,12 +60,12 @@ def run_cli(main: Callable[[list[str] | None], None], argv: list[str] | None = N
     except PipelineError as error:
         _close_progress_bars()
         message = " ".join(line.strip() for line in str(error).splitlines())  # causes quoted from libraries may span lines
-        print(f"{_rank_prefix()}error: {message}", file=sys.stderr)
+        print(f"{_line_start()}error: {message}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt as stop:  # Interrupted included
         _close_progress_bars()
         interrupted = stop if isinstance(stop, Interrupted) else Interrupted(signal.SIGINT)
-        print(f"{_rank_prefix()}{interrupted.message()}", file=sys.stderr)
+        print(f"{_line_start()}{interrupted.message()}", file=sys.stderr)
         raise SystemExit(128 + interrupted.signal_number) from None
     finally:
         if in_main_thread:

@@ -364,7 +364,7 @@ def test_under_torchrun_each_ranks_error_is_a_line_of_its_own(capsys: pytest.Cap
 
     with pytest.raises(SystemExit):
         run_cli(failing, [])
-    assert capsys.readouterr().err.split("\n")[-2] == "rank 1: error: broken image"
+    assert capsys.readouterr().err.split("\n")[-2:] == ["error: broken image", ""]
 
 
 def test_experiment_5_checks_the_sample_lists_pattern_before_evaluating(tmp_path: Path, small_input: int, capsys: pytest.CaptureFixture[str]) -> None:
