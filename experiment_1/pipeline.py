@@ -86,15 +86,15 @@ def resolve_device(name: str) -> torch.device:
     return device
 
 
-def num_classes(model: ResidualStack) -> int:
-    """``C``, the number of logits: the output size of the head's last linear layer."""
+def num_classes(model: ResidualStack) -> int | None:
+    """``C``, the number of logits: the output size of the head's last linear layer (``None`` for a head without one)."""
     linears = [module for module in model.head.modules() if isinstance(module, torch.nn.Linear)]
-    return linears[-1].out_features
+    return linears[-1].out_features if linears else None
 
 
-def check_labels(samples: list[SampleRef], classes: int, sample_index: Path) -> None:
-    """Refuse a label outside ``[0, C)`` (``-1`` = unlabelled is allowed) before anything is evaluated."""
-    outside = [sample for sample in samples if sample.label >= classes]
+def check_labels(samples: list[SampleRef], classes: int | None, sample_index: Path) -> None:
+    """Refuse a label outside ``[0, C)`` (``-1`` = unlabelled is allowed) before anything is evaluated; nothing to check when C is unknown."""
+    outside = [sample for sample in samples if classes is not None and sample.label >= classes]
     if outside:
         raise PipelineError(
             f"{sample_index}: label {outside[0].label} of {outside[0].describe()} is outside [0, {classes}) for a model with {classes} classes "
