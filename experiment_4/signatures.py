@@ -5,9 +5,9 @@ included) by the magnitude of their Möbius coefficient:
 
 - ``vector``: ``‖Δ_S h‖₂`` over classes;
 - ``scalar``: ``|Δ_S h[c*]|`` at the full-mask predicted class ``c* = argmax h(full)``;
-- ``scalar_true``: ``|Δ_S h[y]|`` at the image's true label ``y`` — the control that separates
-  class alignment from the fact that images with the same predicted class share the projected
-  coordinate.
+- ``scalar_true``: ``|Δ_S h[y]|`` at the image's true label ``y`` — the earlier class control; it
+  leaks the label (same-class images share the coordinate by construction), so Experiment 4 shows
+  it for contrast only.
 
 For the class control every image is also ranked under the scalar projection onto **every class
 coordinate** of the sample list (``|Δ_S h[c]|`` for each label ``c`` present; subset ids only), so
@@ -24,19 +24,15 @@ on 0/1 weights it is the Jaccard ``|A ∩ B| / |A ∪ B|`` of the two sets. Beca
 ``Σ max = Σ a + Σ b − Σ min``, only ``Σ min`` has to be computed; it is the product of the
 signature matrix with its transpose (for 0/1 weights literally ``X Xᵀ``), done in chunks of dense
 query rows times the keys in sparse index form (a gather at each key's K indices), or as a dense
-matrix product for binary signatures when ``X`` is small (:func:`similarity_chunks`), so memory
-stays at about ``budget`` values whatever N and ``2^L`` are (N = 10 000 at 2^16 subsets included).
-
-Leave-one-out 1-NN (:func:`nearest_neighbours`): the neighbour of image i is the most similar
-*other* image; ties go to the **lowest sample index** among the most similar.
+matrix product for binary signatures when ``X`` is small (:func:`similarity_chunks`), so the
+working memory stays at about ``budget`` values whatever N and ``2^L`` are; the ``(N, N)`` result
+itself is what experiment_4.inference tests (8 N² bytes).
 """
 from __future__ import annotations
 
 from typing import Iterator
 
-import numpy as np
 import torch
-from scipy.stats import mannwhitneyu
 
 from experiment_1.mobius import full_mask_index, mobius_transform
 from experiment_2.spectrum import scalar_projection
@@ -178,49 +174,8 @@ def similarity_chunks(indices: torch.Tensor, weights: torch.Tensor, num_subsets:
 
 
 def pairwise_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
-    """The full ``(N, N)`` weighted-Jaccard matrix (for moderate N; 1-NN never builds it)."""
+    """The full ``(N, N)`` weighted-Jaccard matrix, float64."""
     return torch.cat([similarity for _, similarity in similarity_chunks(indices, weights, num_subsets, budget)])
-
-
-def pair_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, pairs: torch.Tensor, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
-    """Weighted Jaccard of the listed pairs ``(P, 2)`` of image positions: ``(P,)``, chunked over pairs."""
-    mass = weights.sum(dim=1)
-    step = _rows_per_chunk(num_subsets, budget)
-    parts = []
-    for start in range(0, len(pairs), step):
-        first, second = pairs[start:start + step, 0], pairs[start:start + step, 1]
-        query = signature_matrix(indices[first], weights[first], num_subsets)
-        overlap = torch.minimum(query.gather(1, indices[second]), weights[second]).sum(dim=1)
-        parts.append(_jaccard(overlap, mass[first], mass[second]))
-    return torch.cat(parts) if parts else torch.zeros(0, dtype=weights.dtype)
-
-
-def nearest_neighbours(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
-    """Leave-one-out 1-NN by weighted Jaccard: ``(N,)`` int64, the most similar other image of each.
-
-    An image is never its own neighbour; among equally similar candidates the lowest position wins.
-    """
-    count = indices.shape[0]
-    if count < 2:
-        raise ValueError("leave-one-out 1-NN needs at least two images")
-    positions = torch.arange(count)
-    neighbours = []
-    for rows, similarity in similarity_chunks(indices, weights, num_subsets, budget):
-        similarity[torch.arange(len(rows)), rows] = -torch.inf
-        best = similarity.max(dim=1, keepdim=True).values
-        neighbours.append(torch.where(similarity == best, positions, count).min(dim=1).values)
-    return torch.cat(neighbours)
-
-
-def neighbour_agreement(neighbours: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """``(N,)`` float 0/1: does each image's neighbour carry the same target (true label or predicted class)?"""
-    return (targets[neighbours] == targets).double()
-
-
-def permutation_null(neighbours: torch.Tensor, targets: torch.Tensor, num_permutations: int, seed: int) -> np.ndarray:
-    """1-NN accuracies with the targets randomly permuted over images (the neighbours kept): ``(num_permutations,)``."""
-    generator = torch.Generator().manual_seed(seed)
-    return np.array([neighbour_agreement(neighbours, targets[torch.randperm(len(targets), generator=generator)]).mean().item() for _ in range(num_permutations)])
 
 
 def membership_counts(indices: torch.Tensor, num_subsets: int) -> torch.Tensor:
@@ -242,68 +197,6 @@ def subsets_covering(counts: torch.Tensor, fractions: list[float]) -> list[int]:
     """For each fraction η, the fewest subsets whose memberships make up at least η of all top-K memberships."""
     cumulative = counts.sort(descending=True).values.cumsum(0).double() / counts.sum()
     return [int(torch.searchsorted(cumulative, torch.tensor([fraction], dtype=torch.float64) - 1e-12).item()) + 1 for fraction in fractions]
-
-
-def _pair_offsets(count: int) -> np.ndarray:
-    rows = np.arange(count, dtype=np.int64)
-    return rows * count - rows * (rows + 1) // 2
-
-
-def _decode_pairs(linear: np.ndarray, count: int) -> np.ndarray:
-    """Pair ``(i, j)``, ``i < j``, of each position in the row-major list of all ``N(N−1)/2`` pairs."""
-    offsets = _pair_offsets(count)
-    first = np.searchsorted(offsets, linear, side="right") - 1
-    second = linear - offsets[first] + first + 1
-    return np.stack([first, second], axis=1)
-
-
-def same_class_pair_count(labels: np.ndarray) -> int:
-    """How many unordered pairs of images share a label."""
-    counts = np.unique(labels, return_counts=True)[1].astype(np.int64)
-    return int((counts * (counts - 1) // 2).sum())
-
-
-def _same_label_pairs(labels: np.ndarray) -> np.ndarray:
-    """Every unordered pair ``(i, j)``, ``i < j``, of images with the same label: ``(P, 2)`` int64."""
-    parts = [np.zeros((0, 2), dtype=np.int64)]
-    for label in np.unique(labels):
-        members = np.flatnonzero(labels == label)
-        first, second = np.triu_indices(len(members), 1)
-        parts.append(np.stack([members[first], members[second]], axis=1))
-    return np.concatenate(parts)
-
-
-def sample_pairs(labels: np.ndarray, same: bool, max_pairs: int, rng: np.random.Generator) -> np.ndarray:
-    """At most ``max_pairs`` distinct unordered pairs ``(i, j)``, ``i < j``, of same-label (``same``) or
-    different-label images, drawn uniformly without replacement; all of them when there are fewer.
-    ``(P, 2)`` int64, sorted. Deterministic in ``rng``'s state.
-    """
-    labels = np.asarray(labels)
-    count = len(labels)
-    total = count * (count - 1) // 2
-    if same:
-        pairs = _same_label_pairs(labels)
-        if len(pairs) > max_pairs:
-            pairs = pairs[rng.choice(len(pairs), size=max_pairs, replace=False)]
-    elif total - same_class_pair_count(labels) <= max_pairs:
-        pairs = _decode_pairs(np.arange(total, dtype=np.int64), count)
-        pairs = pairs[labels[pairs[:, 0]] != labels[pairs[:, 1]]]
-    else:
-        # Rejection sampling: draw distinct pair positions among all pairs until enough are different-label.
-        draw = min(total, int(max_pairs * total / (total - same_class_pair_count(labels)) * 1.2) + 64)
-        while True:
-            pairs = _decode_pairs(rng.choice(total, size=draw, replace=False), count)
-            pairs = pairs[labels[pairs[:, 0]] != labels[pairs[:, 1]]][:max_pairs]
-            if len(pairs) == max_pairs:
-                break
-            draw = min(total, 2 * draw)
-    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))].astype(np.int64)
-
-
-def auc(positive: np.ndarray, negative: np.ndarray) -> dict[str, float]:
-    """AUC = P(positive > negative) + ½ P(tie), from the Mann–Whitney U statistic, with its two-sided p-value."""
-    result = mannwhitneyu(positive, negative, alternative="two-sided", method="asymptotic")
-    return {"auc": float(result.statistic) / (len(positive) * len(negative)), "mann_whitney_p": float(result.pvalue)}
 
 
 def gate_set(mask: int, num_blocks: int) -> str:

@@ -146,25 +146,12 @@ def experiment_3_table(root: Path) -> str:
 
 
 def experiment_4_table(root: Path) -> str:
-    """Per Experiment 4 run and ranking: 1-NN on binary top-K signatures, same- vs different-class overlap, the global core."""
+    """Per Experiment 4 run: its verdicts, one sentence each, read from overlap.json's ``verdicts`` block."""
     blocks = []
-    for path, summary in _summaries(root, "experiment_4/results*/overlap.json", 4, ("rankings", "settings.nn_k", "num_classes", "chance")):
-        rows = []
-        for ranking, block in summary["rankings"].items():
-            true_label, predicted = block["binary"]["nn"]["true_label"], block["binary"]["nn"]["predicted_class"]
-            rows.append([
-                ranking,
-                format_stat(true_label["accuracy"], percent=True),
-                f"{format_number(true_label['over_chance'])}×",
-                format_percent(true_label["permutation_null"]["mean"], 2),
-                format_stat(predicted["accuracy"], percent=True),
-                format_number(block["binary"]["pairs"]["auc"]),
-                format_stat(block["global_core"]["share"], percent=True),
-            ])
-        k = summary["settings"]["nn_k"]
+    for path, summary in _summaries(root, "experiment_4/results*/overlap.json", 4):
         blocks.append(
-            f"{_run_label(path, root, summary)}, {summary['num_classes']} classes (chance {format_percent(summary['chance'], 2)}), K = {k}\n\n"
-            + markdown_table(["ranking", "1-NN true label", "× chance", "permutation null", "1-NN predicted class", "AUC same vs different class", f"share of top-{k} in the global core"], rows)
+            f"{_run_label(path, root, summary)}, {summary['num_classes']} classes, K = {summary['settings']['nn_k']}\n\n"
+            + "\n".join(f"- {verdict_sentence(entry)}" for entry in summary["verdicts"])
         )
     return "\n\n".join(blocks) if blocks else "_No Experiment 4 results yet._"
 

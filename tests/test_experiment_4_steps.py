@@ -121,17 +121,14 @@ def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: 
     assert torch.equal(small["ranked_scalar"], document["ranked_scalar"][:, :16])
 
     summary = check_overlap_and_report(output_dir / "signatures.pt", output_dir, nn_k=32)
-    assert summary["pairs"] == {"same_class": 3, "different_class": 12}
-    # Another run's signatures of the same images and subsets (here --store-K 16) are refused by the plot step.
-    with pytest.raises(PipelineError, match="signatures.pt: from run .* but .*overlap.json is from run"):
-        step_3_plot.main(["--summary", str(output_dir / "overlap.json"), "--signatures", str(tmp_path / "small" / "signatures.pt")])
+    assert summary["rankings"]["vector"]["binary"]["true_label"]["pair_counts"] == {"same_class": 3, "different_class": 12}
     # tables.md gets an Experiment 4 section from overlap.json alone.
     root = tmp_path / "repo"
     step_2_overlap.main(["--signatures", str(output_dir / "signatures.pt"), "--output-dir", str(root / "experiment_4" / "results_tiny"), "--sweep-K", "8", "--num-permutations", "5"])
     tables_main(["--root", str(root)])
     tables = (root / "tables.md").read_text()
-    scalar = read_json(root / "experiment_4" / "results_tiny" / "overlap.json")["rankings"]["scalar"]["binary"]["nn"]["true_label"]
-    assert "`experiment_4/results_tiny` — resnet18, `random`, N = 6, 3 classes" in tables and format_stat(scalar["accuracy"], percent=True) in tables
+    verdicts = read_json(root / "experiment_4" / "results_tiny" / "overlap.json")["verdicts"]
+    assert "`experiment_4/results_tiny` — resnet18, `random`, N = 6, 3 classes" in tables and all(verdict["decision"] in tables for verdict in verdicts)
     with pytest.raises(PipelineError, match="--nn-K 32: must lie in 1 … 16"):
         step_2_overlap.main(["--signatures", str(tmp_path / "small" / "signatures.pt")])
     with pytest.raises(PipelineError, match="not found"):
@@ -148,22 +145,21 @@ def test_signatures_step_refuses_bad_input(tiny_shards: Path, tmp_path: Path) ->
         step_1_signatures.main(step_1_flags(tiny_shards, labelled, tmp_path / "out", "--store-K", "257"))
 
 
-def brute_force_overlap(document: dict, ranking: str, k: int) -> dict:
-    """Jaccard by Python sets, leave-one-out 1-NN by a double loop (ties: lowest index), the core by counting."""
-    sets = [set(row[:k].tolist()) for row in document[f"ranked_{ranking}"].long()]
-    labels, predicted = document["label"].tolist(), document["predicted"].tolist()
-    count = len(sets)
-    jaccard = [[len(a & b) / len(a | b) for b in sets] for a in sets]
-    neighbours = [max((j for j in range(count) if j != i), key=lambda j: (jaccard[i][j], -j)) for i in range(count)]
+def brute_force_overlap(sets: list[set], targets: list[int], excluded: int | None = None, labels: list[int] | None = None) -> dict:
+    """Jaccard by Python sets, leave-one-out 1-NN by a double loop (ties: lowest index) among the images whose
+    label is not ``excluded``; the mean same-target Jaccard and the number of 1-NN hits and queries."""
+    labels = targets if labels is None else labels
+    members = [i for i in range(len(sets)) if labels[i] != excluded]
+    jaccard = {(i, j): len(sets[i] & sets[j]) / len(sets[i] | sets[j]) for i in members for j in members}
+    neighbours = {i: max((j for j in members if j != i), key=lambda j: (jaccard[i, j], -j)) for i in members}
+    same = [jaccard[i, j] for i in members for j in members if i < j and targets[i] == targets[j]]
+    return {"hits": sum(targets[neighbours[i]] == targets[i] for i in members), "queries": len(members), "same_class": np.mean(same)}
+
+
+def core_share_by_counting(sets: list[set], k: int) -> float:
     membership = Counter(subset for found in sets for subset in found)
     core = set(sorted(membership, key=lambda subset: (-membership[subset], subset))[:k])
-    same = [jaccard[i][j] for i in range(count) for j in range(i + 1, count) if labels[i] == labels[j]]
-    return {
-        "true_label": np.mean([labels[n] == labels[i] for i, n in enumerate(neighbours)]),
-        "predicted_class": np.mean([predicted[n] == predicted[i] for i, n in enumerate(neighbours)]),
-        "core_share": np.mean([len(found & core) / k for found in sets]),
-        "same_class": np.mean(same),
-    }
+    return float(np.mean([len(found & core) / k for found in sets]))
 
 
 def check_overlap_and_report(signatures: Path, output_dir: Path, nn_k: int) -> dict:
@@ -175,34 +171,45 @@ def check_overlap_and_report(signatures: Path, output_dir: Path, nn_k: int) -> d
     assert (output_dir / "overlap.json").read_bytes() == first  # a rerun writes the same JSON
     summary = read_json(output_dir / "overlap.json")
     document = load_signatures(signatures)
-    labels = document["label"]
-    assert summary["num_classes"] == len(set(labels.tolist())) and summary["chance"] == pytest.approx(1 / summary["num_classes"])
-    assert summary["full_mask_top1_accuracy"]["mean"] == pytest.approx((document["predicted"] == labels).double().mean().item())
+    labels, predicted = document["label"].tolist(), document["predicted"].tolist()
+    assert summary["num_classes"] == len(set(labels)) and summary["settings"]["p_value_floor"] == pytest.approx(1 / 21)
+    assert summary["full_mask_top1_accuracy"]["mean"] == pytest.approx(np.mean([p == y for p, y in zip(predicted, labels)]))
     for ranking in RANKINGS:
-        expected = brute_force_overlap(document, ranking, nn_k)
+        sets = [set(row[:nn_k].tolist()) for row in document[f"ranked_{ranking}"].long()]
         block = summary["rankings"][ranking]
-        for target in ("true_label", "predicted_class"):
-            assert block["binary"]["nn"][target]["accuracy"]["mean"] == pytest.approx(expected[target])
-            assert block["nn_sweep"][target]["mean"][1] == block["binary"]["nn"][target]["accuracy"]["mean"]
-        assert block["global_core"]["share"]["mean"] == pytest.approx(expected["core_share"])
-        assert block["binary"]["pairs"]["same_class"]["mean"] == pytest.approx(expected["same_class"])
-    step_3_plot.main(["--summary", str(output_dir / "overlap.json"), "--signatures", str(signatures)])
+        for target, values in (("true_label", labels), ("predicted_class", predicted)):
+            expected = brute_force_overlap(sets, values)
+            assert block["binary"][target]["tests"]["nn_accuracy"]["observed"] == pytest.approx(expected["hits"] / expected["queries"])
+            assert block["nn_sweep"][target]["mean"][1] == block["binary"][target]["tests"]["nn_accuracy"]["observed"]
+        assert block["global_core"]["share"]["mean"] == pytest.approx(core_share_by_counting(sets, nn_k))
+        assert block["binary"]["true_label"]["same_class_mean"] == pytest.approx(brute_force_overlap(sets, labels)["same_class"])
+    # The leak-free control: in every class coordinate, 1-NN among the images of the other classes, pooled.
+    hits = queries = 0
+    for position, label in enumerate(document["class_coordinates"]):
+        expected = brute_force_overlap([set(row[:nn_k].tolist()) for row in document["ranked_class"][:, position].long()], labels, excluded=label)
+        hits, queries = hits + expected["hits"], queries + expected["queries"]
+    control = summary["rankings"]["class_control"]["binary"]["true_label"]
+    assert control["tests"]["nn_accuracy"]["observed"] == pytest.approx(hits / queries) and "weighted" not in summary["rankings"]["class_control"]
+    assert [verdict["id"] for verdict in summary["verdicts"]][:3] == ["class_alignment_vector", "class_alignment_scalar", "class_alignment_class_control"]
+    step_3_plot.main(["--summary", str(output_dir / "overlap.json")])
     report = (output_dir / "REPORT.md").read_text()
-    assert format_stat(summary["rankings"]["scalar"]["binary"]["nn"]["true_label"]["accuracy"], percent=True) in report
-    for name in ("jaccard_histograms", "nn_accuracy_vs_k", "global_core", "class_heatmap"):
+    assert format_stat({**control["nn_accuracy_ci"], "mean": control["tests"]["nn_accuracy"]["observed"]}, percent=True) in report and "Mann–Whitney" not in report
+    assert all(verdict["decision"] in report for verdict in summary["verdicts"])
+    for name in ("jaccard_histograms", "nn_accuracy_vs_k", "global_core"):
         assert (output_dir / f"{name}.png").exists() and f"({name}.png)" in report
     return summary
 
 
 def test_experiment_4_on_sample_1750(sample_1750_dir: Path, small_input: int, tmp_path: Path) -> None:
-    """Three images of each of the two lowest labels that have six images in imagenet-1k/sample-1750 (random weights, 64 px)."""
+    """Two images of each of the three lowest labels that have six images in imagenet-1k/sample-1750 (random weights, 64 px)."""
     items = list_items(sample_1750_dir, "validation-*.parquet")
     counts = Counter(item.label for item in items)
-    classes = sorted(label for label, number in counts.items() if number >= 6)[:2]
-    samples = [item for label in classes for item in [item for item in items if item.label == label][:3]]
+    classes = sorted(label for label, number in counts.items() if number >= 6)[:3]
+    samples = [item for label in classes for item in [item for item in items if item.label == label][:2]]
     sample_index = tmp_path / "samples.json"
-    atomic_write_json(sample_index, sample_list_json(sorted(samples, key=lambda item: (item.source, item.row)), "validation-*.parquet", "per-class", 0, 3))
+    atomic_write_json(sample_index, sample_list_json(sorted(samples, key=lambda item: (item.source, item.row)), "validation-*.parquet", "per-class", 0, 2))
     output_dir = tmp_path / "results"
     step_1_signatures.main(step_1_flags(sample_1750_dir, sample_index, output_dir))
     summary = check_overlap_and_report(output_dir / "signatures.pt", output_dir, nn_k=16)
-    assert summary["num_valid"] == 6 and summary["num_classes"] == 2 and summary["pairs"] == {"same_class": 6, "different_class": 9}
+    assert summary["num_valid"] == 6 and summary["num_classes"] == 3
+    assert summary["rankings"]["vector"]["binary"]["true_label"]["pair_counts"] == {"same_class": 3, "different_class": 12}

@@ -1,4 +1,4 @@
-"""Signatures, Jaccard overlaps, leave-one-out 1-NN and the global core against brute force."""
+"""Rankings, signatures, Jaccard overlaps and the global core against brute force."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,6 @@ import pytest
 import torch
 
 from experiment_4.signatures import (
-    auc,
     class_ranked_subsets,
     core_share,
     default_store_k,
@@ -14,15 +13,9 @@ from experiment_4.signatures import (
     global_core,
     index_dtype,
     membership_counts,
-    nearest_neighbours,
-    neighbour_agreement,
-    pair_similarity,
     pairwise_similarity,
-    permutation_null,
     ranked_subsets,
     signature_batch,
-    same_class_pair_count,
-    sample_pairs,
     signature_matrix,
     subsets_covering,
     top_k_signatures,
@@ -42,18 +35,6 @@ def brute_force_jaccard(indices_a: list[int], weights_a: list[float], indices_b:
     a, b = dict(zip(indices_a, weights_a)), dict(zip(indices_b, weights_b))
     union = set(a) | set(b)
     return sum(min(a.get(s, 0.0), b.get(s, 0.0)) for s in union) / sum(max(a.get(s, 0.0), b.get(s, 0.0)) for s in union)
-
-
-def brute_force_neighbours(similarity: np.ndarray) -> np.ndarray:
-    """Leave-one-out 1-NN by an explicit double loop; ties to the lowest index (strict > keeps the first)."""
-    neighbours = []
-    for row in range(len(similarity)):
-        best, best_index = -np.inf, -1
-        for column in range(len(similarity)):
-            if column != row and similarity[row, column] > best:
-                best, best_index = similarity[row, column], column
-        neighbours.append(best_index)
-    return np.array(neighbours)
 
 
 def test_store_k_default_and_index_dtype() -> None:
@@ -149,44 +130,6 @@ def test_chunked_similarity_equals_double_loop(weighted: bool) -> None:
     # the K terms differs from the loop's union order, so round-off tolerance, far below any real error).
     for budget in (1, 23 * 10 * 4, 1 << 20):  # gather route in chunks of 1 and 4 rows; dense product for binary at 1 << 20
         np.testing.assert_allclose(pairwise_similarity(indices, weights, 64, budget=budget).numpy(), expected, rtol=1e-12, atol=1e-15)
-    pairs = torch.tensor([[0, 1], [5, 22], [7, 7], [22, 3]])
-    for budget in (1, 1 << 20):
-        np.testing.assert_allclose(pair_similarity(indices, weights, 64, pairs, budget=budget).numpy(), expected[pairs[:, 0], pairs[:, 1]], rtol=1e-12, atol=1e-15)
-
-
-def test_nearest_neighbours_leave_one_out_and_ties() -> None:
-    ranked, magnitudes = random_rankings(30, 16, seed=3)
-    for weighted in (False, True):
-        indices, weights = top_k_signatures(ranked, magnitudes, 4, weighted)
-        expected = brute_force_neighbours(pairwise_similarity(indices, weights, 16).numpy())
-        for budget in (1, 1 << 20):
-            neighbours = nearest_neighbours(indices, weights, 16, budget=budget)
-            assert neighbours.tolist() == expected.tolist()
-            assert (neighbours != torch.arange(30)).all()
-    # Ties: images 0, 2, 3 share one set, image 1 another; each picks the lowest *other* index among its equals,
-    # and image 1, equally far from everyone, picks image 0.
-    indices = torch.tensor([[0, 1], [2, 3], [0, 1], [0, 1]])
-    neighbours = nearest_neighbours(indices, torch.ones(4, 2, dtype=torch.float64), 4)
-    assert neighbours.tolist() == [2, 0, 0, 0]
-
-
-def test_nn_accuracy_planted_classes_and_random_signatures() -> None:
-    num_classes, per_class, k, num_subsets = 10, 5, 4, 256
-    labels = torch.arange(num_classes).repeat_interleave(per_class)
-    # Planted structure: every class has its own k subsets, plus one subset all images share.
-    rng = np.random.default_rng(4)
-    own = rng.permutation(np.arange(1, num_subsets))[: num_classes * (k - 1)].reshape(num_classes, k - 1)
-    indices = torch.tensor([[0, *own[label]] for label in labels.tolist()])
-    neighbours = nearest_neighbours(indices, torch.ones(len(labels), k, dtype=torch.float64), num_subsets)
-    assert neighbour_agreement(neighbours, labels).mean().item() == 1.0
-    # Random signatures: accuracy at chance, i.e. inside the spread of the label-permutation null.
-    ranked, _ = random_rankings(len(labels), num_subsets, seed=5)
-    neighbours = nearest_neighbours(ranked[:, :8].long(), torch.ones(len(labels), 8, dtype=torch.float64), num_subsets)
-    accuracy = neighbour_agreement(neighbours, labels).mean().item()
-    null = permutation_null(neighbours, labels, 200, seed=0)
-    assert np.quantile(null, 0.005) <= accuracy <= np.quantile(null, 0.995)
-    assert abs(null.mean() - (per_class - 1) / (len(labels) - 1)) < 0.03  # a random neighbour shares the label this often
-    assert (permutation_null(neighbours, labels, 20, seed=0) == null[:20]).all()  # seeded
 
 
 def test_global_core_share_and_coverage() -> None:
@@ -200,24 +143,5 @@ def test_global_core_share_and_coverage() -> None:
     assert subsets_covering(counts, [0.5, 0.9, 1.0]) == [2, 7, 8]
 
 
-def test_sample_pairs_enumerate_or_draw_without_replacement() -> None:
-    labels = np.repeat(np.arange(6), 4)
-    assert same_class_pair_count(labels) == 6 * 6
-    same = sample_pairs(labels, True, 1000, np.random.default_rng(0))
-    brute = [(i, j) for i in range(24) for j in range(i + 1, 24) if labels[i] == labels[j]]
-    assert [tuple(pair) for pair in same.tolist()] == brute
-    different = sample_pairs(labels, False, 1000, np.random.default_rng(0))
-    assert len(different) == 24 * 23 // 2 - 36 and (labels[different[:, 0]] != labels[different[:, 1]]).all()
-    for same_kind in (True, False):
-        drawn = sample_pairs(labels, same_kind, 20, np.random.default_rng(1))
-        assert len(drawn) == 20 and len({tuple(pair) for pair in drawn.tolist()}) == 20
-        assert (drawn[:, 0] < drawn[:, 1]).all() and ((labels[drawn[:, 0]] == labels[drawn[:, 1]]) == same_kind).all()
-        assert (drawn == sample_pairs(labels, same_kind, 20, np.random.default_rng(1))).all()
-
-
-def test_auc_and_gate_sets() -> None:
-    assert auc(np.array([3.0, 4.0]), np.array([1.0, 2.0]))["auc"] == 1.0
-    assert auc(np.array([1.0, 2.0]), np.array([1.0, 2.0]))["auc"] == 0.5
-    # P(pos > neg) + ½ P(tie), by counting the four pairs: (2>1) + ½(2=2) + 0 + 0 → 1.5 / 4
-    assert auc(np.array([2.0, 0.0]), np.array([1.0, 2.0]))["auc"] == pytest.approx(1.5 / 4)
+def test_gate_sets() -> None:
     assert gate_set(0b101010, 8) == "{1,3,5}" and gate_set(0, 8) == "{}"

@@ -1,0 +1,168 @@
+"""Experiment 4's analysis: every number and verdict of overlap.json from step 1's rankings.
+
+Rankings compared (:data:`RANKINGS`):
+
+- ``vector`` ‖Δ_S h‖₂ and ``scalar`` |Δ_S h[c*]| at the predicted class: one signature per image,
+  binary and weighted;
+- ``scalar_true`` |Δ_S h[y]| at the true label: the earlier control, which **leaks the label**
+  (same-class images are projected on one coordinate by construction); shown for contrast, no verdict;
+- ``class_control``: the leak-free control. For each class coordinate c of the sample list, every
+  image is ranked by |Δ_S h[c]| and compared with the others **in that one coordinate**; the images
+  of class c take no part in it (no image is ever projected on its own label). Statistics are
+  pooled over the coordinates (binary signatures; step 1 keeps subset ids only).
+
+Tests (experiment_4.inference): same- vs different-class mean Jaccard, AUC and leave-one-out 1-NN
+accuracy against a null that permutes the labels over images (the same permutations for every
+ranking), one-sided; Holm across the rankings × statistics of the verdict family.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from experiment_1.stats import bootstrap_mean_ci
+from experiment_4.inference import (
+    N_DIFFERENT,
+    N_SAME,
+    SUM_DIFFERENT,
+    SUM_SAME,
+    View,
+    exact_nn_chance,
+    label_permutations,
+    permutation_accumulators,
+    permutation_tests,
+    prepare_view,
+)
+from experiment_4.records import SIMILARITIES, TARGETS
+from experiment_4.signatures import core_share, gate_set, global_core, membership_counts, pairwise_similarity, subsets_covering, top_k_signatures
+
+RANKINGS = ("vector", "scalar", "scalar_true", "class_control")
+CONTROL = "class_control"
+LEAKY = "scalar_true"
+HISTOGRAM_BINS = 40
+COVERAGE_FRACTIONS = (0.5, 0.9)
+MAX_FREQUENCY_POINTS = 1024
+SWEEP_FIELDS = ("mean", "ci_low", "ci_high", "null_mean", "null_q975", "p_value")
+
+
+def similarity_matrix(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int) -> np.ndarray:
+    """``(N, N)`` float64 weighted Jaccard of the signatures in index form."""
+    return pairwise_similarity(indices, weights, num_subsets).numpy()
+
+
+def signature_views(document: dict[str, Any], keep: torch.Tensor, ranking: str, kind: str, k: int, pairs: bool) -> Iterator[View]:
+    """The views of one ranking's top-``k`` signatures: one for a per-image ranking, one per class coordinate for the control."""
+    num_subsets = int(document["num_subsets"])
+    if ranking != CONTROL:
+        indices, weights = top_k_signatures(document[f"ranked_{ranking}"][keep], document[f"magnitude_{ranking}"][keep], k, kind == "weighted")
+        yield prepare_view(similarity_matrix(indices, weights, num_subsets), None, 0, pairs)
+        return
+    labels = document["label"][keep]
+    max_class_size = int(labels.unique(return_counts=True)[1].max())
+    ranked = document["ranked_class"][keep]
+    for position, label in enumerate(document["class_coordinates"]):
+        indices = ranked[:, position, :k].long()
+        yield prepare_view(similarity_matrix(indices, torch.ones(indices.shape, dtype=torch.float64), num_subsets), int(label), max_class_size, pairs)
+
+
+def alignment_block(views: list[View] | Iterator[View], labels: np.ndarray, permutations: np.ndarray, excluded: list[int | None], pairs: bool, seed: int) -> dict[str, Any]:
+    """Permutation tests of one target over ``views``, with the 1-NN accuracy's image-level CI and exact chance."""
+    accumulators, hit_rates = permutation_accumulators(views, labels, permutations)
+    tests = permutation_tests(accumulators, pairs)
+    chance = exact_nn_chance(labels, excluded)
+    block: dict[str, Any] = {"tests": tests, "nn_accuracy_ci": bootstrap_mean_ci(hit_rates, seed), "chance": chance, "over_chance": tests["nn_accuracy"]["observed"] / chance}
+    if pairs:
+        observed = accumulators[0]
+        block["same_class_mean"] = observed[SUM_SAME] / observed[N_SAME]
+        block["different_class_mean"] = observed[SUM_DIFFERENT] / observed[N_DIFFERENT]
+        block["pair_counts"] = {"same_class": int(observed[N_SAME]), "different_class": int(observed[N_DIFFERENT])}
+    return block
+
+
+def histogram(view: View, labels: np.ndarray) -> dict[str, Any]:
+    """Same- vs different-class similarity histograms on [0, 1] over all pairs of one view."""
+    edges = np.linspace(0.0, 1.0, HISTOGRAM_BINS + 1)
+    first, second = np.triu_indices(len(labels), 1)
+    values, same = view.similarity[first, second], labels[first] == labels[second]
+    return {"edges": edges.tolist(), "same_class": np.histogram(values[same], edges)[0].tolist(), "different_class": np.histogram(values[~same], edges)[0].tolist()}
+
+
+def core_block(indices: torch.Tensor, num_subsets: int, num_blocks: int, seed: int) -> dict[str, Any]:
+    """The global core of the top-K signatures and how much of each image's top-K it holds."""
+    count, k = indices.shape
+    counts = membership_counts(indices, num_subsets)
+    core = global_core(counts, k)
+    frequency = counts.sort(descending=True).values
+    frequency = frequency[frequency > 0][:MAX_FREQUENCY_POINTS]
+    return {
+        "k": k,
+        "core_masks": core.tolist(),
+        "core_gate_sets": [gate_set(mask, num_blocks) for mask in core.tolist()],
+        "core_frequency": (counts[core].double() / count).tolist(),
+        "share": bootstrap_mean_ci(core_share(indices, core).numpy(), seed),
+        "random_share": k / num_subsets,
+        "distinct_subsets": int((counts > 0).sum()),
+        "subsets_covering": {str(fraction): number for fraction, number in zip(COVERAGE_FRACTIONS, subsets_covering(counts, list(COVERAGE_FRACTIONS)))},
+        "frequency_curve": (frequency.double() / count).tolist(),
+        "frequency_curve_truncated": bool((counts > 0).sum() > MAX_FREQUENCY_POINTS),
+    }
+
+
+def ranking_targets(ranking: str) -> tuple[str, ...]:
+    """What 1-NN predicts for a ranking: the control compares classes by true label only (its exclusion is by true label)."""
+    return ("true_label",) if ranking == CONTROL else TARGETS
+
+
+def ranking_kinds(ranking: str) -> tuple[str, ...]:
+    """The control has binary signatures only (step 1 keeps its subset ids, not magnitudes)."""
+    return ("binary",) if ranking == CONTROL else SIMILARITIES
+
+
+def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: dict[str, Any]) -> dict[str, Any]:
+    """Per ranking: pairs and 1-NN tests at ``nn_k`` (per signature kind and target), the K sweep and the global core."""
+    labels = document["label"][keep].numpy()
+    targets = {"true_label": labels, "predicted_class": document["predicted"][keep].numpy()}
+    permutations = label_permutations(len(labels), settings["num_permutations"], settings["seed"])
+    coordinates = [int(label) for label in document["class_coordinates"]]
+    num_subsets, num_blocks, nn_k, seed = int(document["num_subsets"]), int(document["config"]["num_blocks"]), settings["nn_k"], settings["seed"]
+    rankings: dict[str, Any] = {ranking: {} for ranking in RANKINGS}
+    sweep: dict[str, dict[int, dict[str, Any]]] = {ranking: {} for ranking in RANKINGS}
+    jobs = [(ranking, kind, nn_k) for ranking in RANKINGS for kind in ranking_kinds(ranking)]
+    jobs += [(ranking, "binary", k) for ranking in RANKINGS for k in settings["sweep_ks"] if k != nn_k and k <= ranking_store_k(document, ranking)]
+    for ranking, kind, k in tqdm(jobs, desc="Exp 4 permutation tests", unit="signature set", dynamic_ncols=True):
+        pairs = k == nn_k
+        excluded = coordinates if ranking == CONTROL else [None]
+        # A per-image ranking has one view, shared by both targets; the control's views are built one coordinate at a time.
+        views = None if ranking == CONTROL else list(signature_views(document, keep, ranking, kind, k, pairs))
+        # Pairs are compared by true label only; the predicted class is a 1-NN target.
+        results = {target: alignment_block(views or signature_views(document, keep, ranking, kind, k, pairs), targets[target], permutations, excluded, pairs and target == "true_label", seed)
+                   for target in ranking_targets(ranking)}
+        if kind == "binary":
+            sweep[ranking][k] = {target: sweep_point(result) for target, result in results.items()}
+        if not pairs:
+            continue
+        rankings[ranking][kind] = results
+        if views is not None:
+            rankings[ranking][kind]["histogram"] = histogram(views[0], labels)
+            if kind == "binary":
+                indices, _ = top_k_signatures(document[f"ranked_{ranking}"][keep], document[f"magnitude_{ranking}"][keep], k, False)
+                rankings[ranking]["global_core"] = core_block(indices, num_subsets, num_blocks, seed)
+    for ranking, points in sweep.items():
+        ks = sorted(points)
+        rankings[ranking]["nn_sweep"] = {"ks": ks, **{target: {field: [points[k][target][field] for k in ks] for field in SWEEP_FIELDS} for target in ranking_targets(ranking)}}
+    return rankings
+
+
+def sweep_point(result: dict[str, Any]) -> dict[str, float]:
+    """One K of the 1-NN sweep (:data:`SWEEP_FIELDS`): accuracy with CI, the null's mean and 97.5 % quantile, the p-value."""
+    test = result["tests"]["nn_accuracy"]
+    ci = result["nn_accuracy_ci"]
+    return {"mean": test["observed"], "ci_low": ci["ci_low"], "ci_high": ci["ci_high"], "null_mean": test["null"]["mean"], "null_q975": test["null"]["q975"], "p_value": test["p_value"]}
+
+
+def ranking_store_k(document: dict[str, Any], ranking: str) -> int:
+    """The longest signature a ranking supports: ``class_store_k`` for the control, ``store_k`` otherwise."""
+    return int(document["class_store_k"] if ranking == CONTROL else document["store_k"])
