@@ -34,6 +34,7 @@ from scipy.stats import rankdata
 
 STATISTICS = ("difference", "auc", "nn_accuracy")
 TIE_TOLERANCE = 1e-12
+BATCH_BUDGET = 1 << 22  # array elements per batch of labellings
 # Accumulators per labelling and view, summed over views.
 SUM_SAME, N_SAME, SUM_DIFFERENT, N_DIFFERENT, U, U_PAIRS, HITS, QUERIES = range(8)
 
@@ -44,27 +45,31 @@ class View:
 
     ``candidates (N, m)``: each image's other images by decreasing similarity, ties to the lower
     index (``m`` = the largest class + 1 when a class is excluded, so a non-excluded one is always
-    among them); ``ranks (N, N)``: midranks of the ``N(N−1)/2`` pair similarities (None: 1-NN only);
-    ``pair_total``: their sum.
+    among them); ``ranks (N, N)``: midranks of the ``N(N−1)/2`` pair similarities, 0 on the diagonal
+    (None: 1-NN only); ``row_sums (N,)``: each image's similarities to the others; ``pair_total``:
+    the sum over all pairs.
     """
 
     similarity: np.ndarray
     candidates: np.ndarray
     ranks: np.ndarray | None
+    row_sums: np.ndarray
     pair_total: float
     excluded_class: int | None
 
 
 @dataclass(frozen=True)
 class LabelLayout:
-    """The label multiset, shared by every permutation: sorted labels and same-label pairs as positions in that order."""
+    """The label multiset, shared by every permutation: sorted labels and the same-label pairs as
+    positions ``(a, b)``, ``a < b``, in that order, with the label of each pair."""
 
     sorted_labels: np.ndarray
     same_positions: np.ndarray  # (P, 2)
+    pair_labels: np.ndarray  # (P,)
 
 
 def label_layout(labels: np.ndarray) -> LabelLayout:
-    """Sorted labels and every same-label pair ``(a, b)``, ``a < b``, of positions in the sorted order."""
+    """Sorted labels and every same-label pair of positions in the sorted order."""
     sorted_labels = np.sort(np.asarray(labels))
     starts = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])
     ends = np.r_[starts[1:], len(sorted_labels)]
@@ -72,7 +77,8 @@ def label_layout(labels: np.ndarray) -> LabelLayout:
     for start, end in zip(starts, ends):
         first, second = np.triu_indices(end - start, 1)
         parts.append(np.stack([first + start, second + start], axis=1))
-    return LabelLayout(sorted_labels, np.concatenate(parts))
+    same_positions = np.concatenate(parts)
+    return LabelLayout(sorted_labels, same_positions, sorted_labels[same_positions[:, 0]])
 
 
 def prepare_view(similarity: np.ndarray, excluded_class: int | None, max_class_size: int, pairs: bool) -> View:
@@ -82,55 +88,77 @@ def prepare_view(similarity: np.ndarray, excluded_class: int | None, max_class_s
     np.fill_diagonal(others, -np.inf)
     depth = min(count - 1, max_class_size + 1 if excluded_class is not None else 1)
     candidates = np.argsort(-others, axis=1, kind="stable")[:, :depth]
-    ranks, pair_total = None, 0.0
+    np.fill_diagonal(others, 0.0)
+    ranks = None
     if pairs:
         upper = np.triu_indices(count, 1)
         ranks = np.zeros((count, count))
         ranks[upper] = rankdata(similarity[upper], method="average")
         ranks += ranks.T
-        pair_total = float(similarity[upper].sum())
-    return View(similarity, candidates, ranks, pair_total, excluded_class)
+    row_sums = others.sum(axis=1)
+    return View(similarity, candidates, ranks, row_sums, float(row_sums.sum() / 2), excluded_class)
 
 
 def excluded_images(view: View, labels: np.ndarray) -> np.ndarray:
-    """``(N,)`` bool: the images that take no part in ``view`` under ``labels`` (those of its excluded class)."""
-    return labels == view.excluded_class if view.excluded_class is not None else np.zeros(len(labels), dtype=bool)
+    """Bool, the shape of ``labels``: the images that take no part in ``view`` (those of its excluded class)."""
+    return labels == view.excluded_class if view.excluded_class is not None else np.zeros(labels.shape, dtype=bool)
 
 
 def neighbour_hits(view: View, labels: np.ndarray, excluded: np.ndarray) -> np.ndarray:
-    """``(N,)`` bool: does each participating image's 1-NN (its first candidate not ``excluded``) share its label?"""
-    allowed = ~excluded[view.candidates]
-    neighbours = view.candidates[np.arange(len(labels)), allowed.argmax(axis=1)]
-    return (labels[neighbours] == labels) & ~excluded
+    """``(B, N)`` bool for ``(B, N)`` labellings: does each participating image's 1-NN (its first
+    candidate not ``excluded``) share its label?"""
+    first = (~excluded[:, view.candidates]).argmax(axis=2)  # (B, N)
+    neighbours = view.candidates[np.arange(labels.shape[1]), first]
+    return (np.take_along_axis(labels, neighbours, axis=1) == labels) & ~excluded
+
+
+def count_below(pool: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """``(B,)``: per row, ``Σ_q #{pool < q} + ½ #{pool = q}`` for ``(B, A)`` pool and ``(B, Q)`` queries."""
+    pool = np.sort(pool, axis=1)
+    counts = np.empty(len(pool))
+    for row, (values, found) in enumerate(zip(pool, queries)):  # small rows: one cache-resident search each
+        left, right = np.searchsorted(values, found, "left"), np.searchsorted(values, found, "right")
+        counts[row] = left.sum() + 0.5 * (right - left).sum()
+    return counts
+
+
+def class_range(layout: LabelLayout, label: int | None) -> tuple[int, int]:
+    """The positions ``[low, high)`` of ``label`` in the sorted labels (empty for None)."""
+    if label is None:
+        return 0, 0
+    return int(np.searchsorted(layout.sorted_labels, label, "left")), int(np.searchsorted(layout.sorted_labels, label, "right"))
 
 
 def view_accumulators(view: View, layout: LabelLayout, labels: np.ndarray) -> np.ndarray:
-    """The eight accumulators (``SUM_SAME`` … ``QUERIES``) of one view under one labelling (a permutation of the layout's)."""
-    order = np.argsort(labels, kind="stable")
-    same = order[layout.same_positions]
+    """``(B, 8)`` accumulators (``SUM_SAME`` … ``QUERIES``) of one view under ``(B, N)`` labellings (permutations of the layout's)."""
+    batch, count = labels.shape
     excluded = excluded_images(view, labels)
-    same = same[~excluded[same[:, 0]]]
-    result = np.zeros(8)
-    hits = neighbour_hits(view, labels, excluded)
-    result[HITS], result[QUERIES] = hits.sum(), (~excluded).sum()
+    result = np.zeros((batch, 8))
+    result[:, HITS] = neighbour_hits(view, labels, excluded).sum(axis=1)
+    result[:, QUERIES] = (~excluded).sum(axis=1)
     if view.ranks is None:
         return result
-    values = view.similarity[same[:, 0], same[:, 1]]
-    # Pairs touching an excluded image ("ineligible"), each once.
-    members = np.flatnonzero(excluded)
-    inner = np.triu_indices(len(members), 1)
-    ineligible = np.concatenate([view.similarity[np.ix_(members, np.flatnonzero(~excluded))].ravel(), view.similarity[np.ix_(members, members)][inner]])
-    participating = len(labels) - len(members)
-    n_same, n_eligible = len(same), participating * (participating - 1) // 2
-    result[SUM_SAME], result[N_SAME] = values.sum(), n_same
-    result[SUM_DIFFERENT] = view.pair_total - ineligible.sum() - values.sum()
-    result[N_DIFFERENT] = n_eligible - n_same
-    # U of same vs eligible-different pairs from midranks over all pairs: (r − 1) counts every other
-    # pair below (ties ½); take away the same pairs among themselves and the ineligible pairs.
-    ineligible.sort()
-    below = np.searchsorted(ineligible, values, "left") + 0.5 * (np.searchsorted(ineligible, values, "right") - np.searchsorted(ineligible, values, "left"))
-    result[U] = (view.ranks[same[:, 0], same[:, 1]] - 1).sum() - n_same * (n_same - 1) / 2 - below.sum()
-    result[U_PAIRS] = n_same * (n_eligible - n_same)
+    order = np.argsort(labels, axis=1, kind="stable")  # every row sorts to layout.sorted_labels
+    same = order[:, layout.same_positions[layout.pair_labels != view.excluded_class]]  # (B, S, 2)
+    values, pair_ranks = view.similarity[same[..., 0], same[..., 1]], view.ranks[same[..., 0], same[..., 1]]
+    # The excluded images: a fixed range of the sorted order; the pairs touching them are ineligible.
+    low, high = class_range(layout, view.excluded_class)
+    members = order[:, low:high]  # (B, n)
+    inner = np.triu(np.ones((high - low, high - low), dtype=bool), 1)
+    within = view.similarity[members[:, :, None], members[:, None, :]][:, inner]
+    ineligible_sum = view.row_sums[members].sum(axis=1) - within.sum(axis=1)
+    participating = count - (high - low)
+    n_same, n_eligible = same.shape[1], participating * (participating - 1) // 2
+    result[:, SUM_SAME], result[:, N_SAME] = values.sum(axis=1), n_same
+    result[:, SUM_DIFFERENT] = view.pair_total - ineligible_sum - result[:, SUM_SAME]
+    result[:, N_DIFFERENT] = n_eligible - n_same
+    # U of same vs eligible-different pairs from midranks over all pairs: (r − 1) counts every other pair below
+    # (ties ½); take away the same pairs among themselves and the ineligible ones: the excluded images' rows
+    # (their diagonal 0 lies below every rank; within-excluded pairs appear twice there, once in the ineligible set).
+    row_ranks = view.ranks[members].reshape(batch, -1)
+    ineligible_below = count_below(row_ranks, pair_ranks) - (high - low) * n_same - count_below(view.ranks[members[:, :, None], members[:, None, :]][:, inner], pair_ranks)
+    result[:, U] = (pair_ranks - 1).sum(axis=1) - n_same * (n_same - 1) / 2 - ineligible_below
+    result[:, U_PAIRS] = n_same * (n_eligible - n_same)
     return result
 
 
@@ -160,11 +188,12 @@ def permutation_accumulators(views: Iterable[View], labels: np.ndarray, permutat
     total = np.zeros((len(permutations), 8))
     hits, taken = np.zeros(len(labels)), np.zeros(len(labels))
     for view in views:
-        for row, permutation in enumerate(permutations):
-            total[row] += view_accumulators(view, layout, labels[permutation])
-        excluded = excluded_images(view, labels)
-        hits += neighbour_hits(view, labels, excluded)
-        taken += ~excluded
+        step = max(1, BATCH_BUDGET // (len(labels) * (view.candidates.shape[1] + int(np.unique(labels, return_counts=True)[1].max()))))
+        for start in range(0, len(permutations), step):
+            total[start:start + step] += view_accumulators(view, layout, labels[permutations[start:start + step]])
+        excluded = excluded_images(view, labels[None, :])
+        hits += neighbour_hits(view, labels[None, :], excluded)[0]
+        taken += ~excluded[0]
     with np.errstate(invalid="ignore"):
         return total, hits / taken
 

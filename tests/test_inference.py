@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
 
+from experiment_4 import inference
 from experiment_4.inference import (
     exact_nn_chance,
     label_layout,
@@ -52,7 +53,7 @@ def test_accumulators_match_brute_force_under_relabellings(excluded: int | None)
     rng = np.random.default_rng(0)
     for _ in range(12):
         permuted = labels[rng.permutation(len(labels))]
-        statistics = statistics_of(view_accumulators(view, layout, permuted))
+        statistics = statistics_of(view_accumulators(view, layout, permuted[None, :])[0])
         expected = brute_force_statistics(similarity, permuted, excluded)
         for name, value in expected.items():
             assert statistics[name] == pytest.approx(value, abs=1e-12), name
@@ -65,18 +66,20 @@ def test_neighbours_leave_one_out_ties_to_the_lowest_index() -> None:
     # Excluding class 7 (images 0 and 2): images 1 and 3 become each other's neighbours.
     view = prepare_view(similarity, 7, 2, pairs=False)
     labels = np.array([7, 5, 7, 5])
-    accumulators = view_accumulators(view, label_layout(labels), labels)
+    accumulators = view_accumulators(view, label_layout(labels), labels[None, :])[0]
     assert statistics_of(accumulators)["nn_accuracy"] == 1.0 and view.candidates.shape == (4, 3)
 
 
-def test_pooled_views_and_observed_hit_rates() -> None:
+def test_pooled_views_and_observed_hit_rates(monkeypatch: pytest.MonkeyPatch) -> None:
     labels = np.array([0, 0, 1, 1, 2, 2, 2])
     similarities = [random_similarity(7, seed) for seed in (1, 2, 3)]
     permutations = label_permutations(7, 5, seed=0)
     views = [prepare_view(similarity, excluded, 3, pairs=True) for similarity, excluded in zip(similarities, [0, 1, 2])]
     accumulators, hit_rates = permutation_accumulators(iter(views), labels, permutations)
+    monkeypatch.setattr(inference, "BATCH_BUDGET", 1)  # one labelling per batch: the same sums
+    np.testing.assert_allclose(permutation_accumulators(iter(views), labels, permutations)[0], accumulators, rtol=1e-13)
     for row, permutation in enumerate(permutations):
-        expected = sum(view_accumulators(view, label_layout(labels), labels[permutation]) for view in views)
+        expected = sum(view_accumulators(view, label_layout(labels), labels[permutation][None, :])[0] for view in views)
         np.testing.assert_allclose(accumulators[row], expected)
     pooled = statistics_of(accumulators[0])["nn_accuracy"]
     per_view = [brute_force_statistics(similarity, labels, excluded)["nn_accuracy"] for similarity, excluded in zip(similarities, [0, 1, 2])]
