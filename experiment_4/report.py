@@ -1,4 +1,4 @@
-"""Experiment 4's REPORT content from overlap.json: result tables, the seed's numbers, verdict lines."""
+"""Experiment 4's REPORT content from overlap.json: the result tables and what the seed reports beside ours."""
 from __future__ import annotations
 
 from typing import Any
@@ -75,21 +75,3 @@ def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
         ["1-NN accuracy / chance", f"{format_number(seed['nn_accuracy_over_chance'])}×", f"{format_number(scalar['over_chance'])}× (at most {format_number(1 / scalar['chance'])}×)"],
         ["vector ranking", str(seed["vector_ranking"]), f"{format_percent(vector_core['mean'])} of an image's top-{k} in the global core"],
     ]
-
-
-def effect_cell(effect: dict[str, Any]) -> str:
-    """A verdict's effect: ``value [ci_low, ci_high]`` first when present, then its other named numbers."""
-    parts = [f"{format_number(effect['value'])} [{format_number(effect['ci_low'])}, {format_number(effect['ci_high'])}]"] if "ci_low" in effect else []
-    parts += [f"{name} {format_number(value) if isinstance(value, (int, float)) else value}" for name, value in effect.items() if name not in ("ci_low", "ci_high") and not ("ci_low" in effect and name == "value")]
-    return "; ".join(parts)
-
-
-def verdict_rows(verdicts: list[dict[str, Any]]) -> list[list[str]]:
-    """Claim, decision, effect and test of each verdict of the JSON block."""
-    return [[verdict["claim"], f"**{verdict['decision']}**", effect_cell(verdict["effect"]), verdict["test"]] for verdict in verdicts]
-
-
-def verdict_lines(verdicts: list[dict[str, Any]]) -> list[str]:
-    """One line per verdict of the JSON block: claim, decision, effect, test and rule."""
-    return [f"{claim}: {decision} ({verdict['statistic']}: {effect}; {test}; rule: {verdict['rule']})."
-            for verdict, (claim, decision, effect, test) in zip(verdicts, verdict_rows(verdicts))]

@@ -23,7 +23,7 @@ from experiment_1.plotting import new_figure_grid, save_figure
 from experiment_1.report import ReportDocument, figure, format_percent
 from experiment_4.analysis import CONTROL, RANKINGS, ranking_targets
 from experiment_4.records import SIMILARITIES, TARGETS
-from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows, verdict_lines
+from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows
 
 COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "scalar_true": "#3a9a4a", CONTROL: "#8a3ab9"}
 
@@ -93,7 +93,8 @@ def main(argv: list[str] | None = None) -> None:
         results=result_tables(summary) + [figure(alt, path.name) for alt, path in figures.items()],
         seed_rows=seed_rows(summary),
         seed_source=summary["published"]["source"],
-        verdict=verdict_lines(summary["verdicts"]),
+        verdict=[],
+        verdicts=summary["verdicts"],
         generator="experiment_4.step_3_plot",
         timing=read_json_if_exists(folder / "timing.json"),
         data_extra=f"; {summary['num_classes']} classes, signatures from `{summary['settings']['signatures']}`",

@@ -10,7 +10,6 @@ import torch
 from experiment_1.io_utils import read_json
 from experiment_4 import step_2_overlap
 from experiment_4.records import FORMAT
-from experiment_4.verdicts import holm
 
 NUM_SUBSETS, CLASSES, PER_CLASS, K = 64, 6, 4, 8
 
@@ -74,8 +73,8 @@ def decisions(summary: dict) -> dict[str, str]:
 def test_planted_class_alignment_is_detected_in_every_ranking_and_the_control(tmp_path: Path) -> None:
     summary = run_step_2(planted_document(aligned=True), tmp_path)
     found = decisions(summary)
-    assert found["class_alignment_vector"] == found["class_alignment_scalar"] == found["class_alignment_class_control"] == "class-aligned"
-    assert found["shared_coordinate"] == "class alignment survives the leak-free control"
+    assert found["class_alignment.vector"] == found["class_alignment.scalar"] == found["class_alignment.class_control"] == "holds"
+    assert found["seed_claim"] == "fails"  # the vector ranking is aligned too
     control = summary["rankings"]["class_control"]["binary"]["true_label"]
     assert control["tests"]["nn_accuracy"]["observed"] == 1.0 and control["tests"]["nn_accuracy"]["p_value"] == 1 / 300
     assert summary["rankings"]["class_control"]["nn_sweep"]["ks"] == [4, 8]  # 16 (class_store_k) bounds the control's sweep
@@ -88,15 +87,10 @@ def test_a_leaking_projection_shows_alignment_only_without_the_control(tmp_path:
     leaky = summary["rankings"]["scalar_true"]["binary"]["true_label"]["tests"]
     assert leaky["nn_accuracy"]["observed"] > 0.9 and all(test["p_value"] == 1 / 300 for test in leaky.values())
     # … the leak-free control does not, and neither do the label-free rankings.
-    assert found["class_alignment_class_control"] == found["class_alignment_vector"] == found["class_alignment_scalar"] == "no class alignment detected"
-    assert found["shared_coordinate"] == "neither shows class alignment"
+    assert found["class_alignment.class_control"] == found["class_alignment.vector"] == found["class_alignment.scalar"] == "fails"
+    assert found["seed_claim"] == "fails"
     control = summary["rankings"]["class_control"]["binary"]["true_label"]
-    assert control["tests"]["nn_accuracy"]["p_value"] > 0.05 and "class_alignment_scalar_true" not in found
+    assert control["tests"]["nn_accuracy"]["p_value"] > 0.05 and "class_alignment.scalar_true" not in found
     # Chance is exact for the class counts: 3 of the 23 other images share a label (the control: 3 of 19).
     assert summary["rankings"]["vector"]["binary"]["true_label"]["chance"] == pytest.approx(3 / 23)
     assert control["chance"] == pytest.approx(3 / 19)
-
-
-def test_holm_step_down() -> None:
-    assert holm([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.09, 0.09, 0.5])
-    assert holm([0.2, 0.2]) == [0.4, 0.4] and holm([0.9, 0.8]) == [1.0, 1.0]

@@ -190,7 +190,7 @@ def check_overlap_and_report(signatures: Path, output_dir: Path, nn_k: int) -> d
         hits, queries = hits + expected["hits"], queries + expected["queries"]
     control = summary["rankings"]["class_control"]["binary"]["true_label"]
     assert control["tests"]["nn_accuracy"]["observed"] == pytest.approx(hits / queries) and "weighted" not in summary["rankings"]["class_control"]
-    assert [verdict["id"] for verdict in summary["verdicts"]][:3] == ["class_alignment_vector", "class_alignment_scalar", "class_alignment_class_control"]
+    assert [verdict["id"] for verdict in summary["verdicts"]][:3] == ["class_alignment.vector", "class_alignment.scalar", "class_alignment.class_control"]
     step_3_plot.main(["--summary", str(output_dir / "overlap.json")])
     report = (output_dir / "REPORT.md").read_text()
     assert format_stat({**control["nn_accuracy_ci"], "mean": control["tests"]["nn_accuracy"]["observed"]}, percent=True) in report and "Mann–Whitney" not in report
