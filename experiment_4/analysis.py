@@ -1,4 +1,4 @@
-"""Experiment 4's analysis: every number and verdict of overlap.json from step 1's rankings.
+"""Experiment 4's analysis: every number and verdict of overlap.json from step 1's rankings (:func:`overlap_summary`).
 
 Rankings compared (:data:`RANKINGS`):
 
@@ -23,6 +23,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from experiment_1.errors import PipelineError
+from experiment_1.pipeline import image_counts, valid_images
+from experiment_1.published import published_numbers
 from experiment_1.stats import bootstrap_mean_ci
 from experiment_4.inference import (
     N_DIFFERENT,
@@ -36,12 +39,10 @@ from experiment_4.inference import (
     permutation_tests,
     prepare_view,
 )
-from experiment_4.records import SIMILARITIES, TARGETS
+from experiment_4.records import CONTROL, RANKINGS, ranking_kinds, ranking_targets
 from experiment_4.signatures import core_share, gate_set, global_core, membership_counts, pairwise_similarity, subsets_covering, top_k_signatures
+from experiment_4.verdicts import experiment_4_verdicts
 
-RANKINGS = ("vector", "scalar", "scalar_true", "class_control")
-CONTROL = "class_control"
-LEAKY = "scalar_true"
 HISTOGRAM_BINS = 40
 COVERAGE_FRACTIONS = (0.5, 0.9)
 MAX_FREQUENCY_POINTS = 1024
@@ -111,16 +112,6 @@ def core_block(indices: torch.Tensor, num_subsets: int, num_blocks: int, seed: i
     }
 
 
-def ranking_targets(ranking: str) -> tuple[str, ...]:
-    """What 1-NN predicts for a ranking: the control compares classes by true label only (its exclusion is by true label)."""
-    return ("true_label",) if ranking == CONTROL else TARGETS
-
-
-def ranking_kinds(ranking: str) -> tuple[str, ...]:
-    """The control has binary signatures only (step 1 keeps its subset ids, not magnitudes)."""
-    return ("binary",) if ranking == CONTROL else SIMILARITIES
-
-
 def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: dict[str, Any]) -> dict[str, Any]:
     """Per ranking: pairs and 1-NN tests at ``nn_k`` (per signature kind and target), the K sweep and the global core."""
     labels = document["label"][keep].numpy()
@@ -166,3 +157,32 @@ def sweep_point(result: dict[str, Any]) -> dict[str, float]:
 def ranking_store_k(document: dict[str, Any], ranking: str) -> int:
     """The longest signature a ranking supports: ``class_store_k`` for the control, ``store_k`` otherwise."""
     return int(document["class_store_k"] if ranking == CONTROL else document["store_k"])
+
+
+def overlap_summary(document: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    """overlap.json: every Experiment 4 number and verdict from step 1's ``document`` (``settings``: step 2's)."""
+    valid = valid_images({"valid": document["valid"].numpy()})
+    source = settings["signatures"]
+    if valid.sum() < 2:
+        raise PipelineError(f"{source}: only {int(valid.sum())} valid image(s); leave-one-out 1-NN needs at least two")
+    keep = torch.from_numpy(valid)
+    labels, predicted = document["label"][keep], document["predicted"][keep]
+    class_counts = labels.unique(return_counts=True)[1]
+    if len(class_counts) < 3 or int(class_counts.max()) < 2:
+        raise PipelineError(f"{source}: needs at least three classes and several images per class (a per-class sample list); it has {len(class_counts)} classes of at most {int(class_counts.max())}")
+    summary = {
+        "experiment": 4,
+        "question": document["question"],
+        "config": document["config"],
+        "settings": settings,
+        **image_counts(valid),
+        "num_subsets": int(document["num_subsets"]),
+        "num_classes": len(class_counts),
+        "num_predicted_classes": int(predicted.unique().numel()),
+        "num_class_coordinates": len(document["class_coordinates"]),
+        "full_mask_top1_accuracy": bootstrap_mean_ci((predicted == labels).double().numpy(), settings["seed"]),
+        "rankings": analyse_signatures(document, keep, settings),
+        "published": published_numbers("experiment_4"),
+    }
+    summary["verdicts"] = experiment_4_verdicts(summary)
+    return summary

@@ -35,17 +35,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import torch
-
-from experiment_1 import arg_types
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_json, check_not_input, git_commit
-from experiment_1.pipeline import image_counts, valid_images
-from experiment_1.published import published_numbers
-from experiment_1.stats import bootstrap_mean_ci
-from experiment_4.analysis import CONTROL, RANKINGS, analyse_signatures, ranking_store_k
-from experiment_4.records import load_signatures
-from experiment_4.verdicts import experiment_4_verdicts
+from experiment_1.io_utils import atomic_write_json, git_commit
+from experiment_4.analysis import overlap_summary, ranking_store_k
+from experiment_4.records import CONTROL, RANKINGS, load_signatures
 
 MAX_SWEEP_K = 256
 
@@ -60,54 +53,15 @@ def check_settings(args: argparse.Namespace, document: dict[str, Any], sweep_ks:
     """One-line errors for flags the signatures cannot satisfy."""
     if "ranked_class" not in document:
         raise PipelineError(f"{args.signatures}: has no class-coordinate rankings (written before the leak-free class control); rerun experiment_4.step_1_signatures")
-    for ranking, flag in ((RANKINGS[0], "--store-K"), (CONTROL, "--class-store-K")):
+    for ranking, flag, per in ((RANKINGS[0], "--store-K", "image"), (CONTROL, "--class-store-K", "image and class coordinate")):
         stored = ranking_store_k(document, ranking)
         if not 1 <= args.nn_k <= stored:
-            raise PipelineError(f"--nn-K {args.nn_k}: must lie in 1 … {stored}, the ranked subsets stored per image (rerun step 1 with a larger {flag})")
+            raise PipelineError(f"--nn-K {args.nn_k}: must lie in 1 … {stored}, the ranked subsets stored per {per} (rerun step 1 with a larger {flag})")
     for k in sweep_ks:
         if not 1 <= k <= int(document["store_k"]):
             raise PipelineError(f"--sweep-K {k}: must lie in 1 … {int(document['store_k'])}, the ranked subsets stored per image (rerun step 1 with a larger --store-K)")
     if args.num_permutations < 1:
         raise PipelineError(f"--num-permutations {args.num_permutations} must be at least 1")
-
-
-def summarize(document: dict[str, Any], args: argparse.Namespace, sweep_ks: list[int]) -> dict[str, Any]:
-    """Every Experiment 4 number and verdict."""
-    valid = valid_images({"valid": document["valid"].numpy()})
-    if valid.sum() < 2:
-        raise PipelineError(f"{args.signatures}: only {int(valid.sum())} valid image(s); leave-one-out 1-NN needs at least two")
-    keep = torch.from_numpy(valid)
-    labels, predicted = document["label"][keep], document["predicted"][keep]
-    class_counts = labels.unique(return_counts=True)[1]
-    if len(class_counts) < 3 or int(class_counts.max()) < 2:
-        raise PipelineError(f"{args.signatures}: needs at least three classes and several images per class (a per-class sample list); it has {len(class_counts)} classes of at most {int(class_counts.max())}")
-    settings = {
-        "signatures": str(args.signatures),
-        "nn_k": args.nn_k,
-        "sweep_ks": sweep_ks,
-        "num_permutations": args.num_permutations,
-        "p_value_floor": 1 / (args.num_permutations + 1),
-        "seed": args.seed,
-        "store_k": int(document["store_k"]),
-        "class_store_k": int(document["class_store_k"]),
-        "git_commit": git_commit(),
-    }
-    summary = {
-        "experiment": 4,
-        "question": document["question"],
-        "config": document["config"],
-        "settings": settings,
-        **image_counts(valid),
-        "num_subsets": int(document["num_subsets"]),
-        "num_classes": len(class_counts),
-        "num_predicted_classes": int(predicted.unique().numel()),
-        "num_class_coordinates": len(document["class_coordinates"]),
-        "full_mask_top1_accuracy": bootstrap_mean_ci((predicted == labels).double().numpy(), args.seed),
-        "rankings": analyse_signatures(document, keep, settings),
-        "published": published_numbers("experiment_4"),
-    }
-    summary["verdicts"] = experiment_4_verdicts(summary)
-    return summary
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -123,7 +77,18 @@ def main(argv: list[str] | None = None) -> None:
     document = load_signatures(args.signatures)
     sweep_ks = sorted(set(args.sweep_k)) if args.sweep_k else default_sweep_ks(int(document["store_k"]), int(document["num_subsets"]))
     check_settings(args, document, sweep_ks)
-    summary = summarize(document, args, sweep_ks)
+    settings = {
+        "signatures": str(args.signatures),
+        "nn_k": args.nn_k,
+        "sweep_ks": sweep_ks,
+        "num_permutations": args.num_permutations,
+        "p_value_floor": 1 / (args.num_permutations + 1),
+        "seed": args.seed,
+        "store_k": int(document["store_k"]),
+        "class_store_k": int(document["class_store_k"]),
+        "git_commit": git_commit(),
+    }
+    summary = overlap_summary(document, settings)
     path = (args.output_dir or args.signatures.parent) / "overlap.json"
     check_not_input(path, args.signatures)
     atomic_write_json(path, summary)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from experiment_1.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, effect_from_stat, holm, hypothesis_test, verdict
-from experiment_4.analysis import CONTROL
+from experiment_4.records import CONTROL
 
 NEAR_GLOBAL_SHARE = 0.75
 ALIGNMENT_RANKINGS = ("vector", "scalar", CONTROL)

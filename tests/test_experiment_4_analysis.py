@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+from experiment_1.errors import PipelineError
 from experiment_1.io_utils import read_json
 from experiment_4 import step_2_overlap
 from experiment_4.records import FORMAT
@@ -94,3 +95,16 @@ def test_a_leaking_projection_shows_alignment_only_without_the_control(tmp_path:
     # Chance is exact for the class counts: 3 of the 23 other images share a label (the control: 3 of 19).
     assert summary["rankings"]["vector"]["binary"]["true_label"]["chance"] == pytest.approx(3 / 23)
     assert control["chance"] == pytest.approx(3 / 19)
+
+
+def test_step_2_refuses_signatures_it_cannot_test(tmp_path: Path) -> None:
+    document = planted_document(aligned=True)
+    older = {name: value for name, value in document.items() if name != "ranked_class"}
+    with pytest.raises(PipelineError, match="no class-coordinate rankings .* rerun experiment_4.step_1_signatures"):
+        run_step_2(older, tmp_path)
+    with pytest.raises(PipelineError, match="--nn-K 32: must lie in 1 … 16, .* per image and class coordinate .* --class-store-K"):
+        torch.save(document, tmp_path / "signatures.pt")
+        step_2_overlap.main(["--signatures", str(tmp_path / "signatures.pt"), "--nn-K", "32"])
+    two_classes = {**document, "label": torch.tensor([0] * 12 + [10] * 12)}
+    with pytest.raises(PipelineError, match="at least three classes"):
+        run_step_2(two_classes, tmp_path)
