@@ -44,7 +44,9 @@ def result_tables(summary: dict[str, Any]) -> list[str]:
         f"null mean [2.5 %, 97.5 %]; one-sided p = (1 + #null ≥ ours) / (1 + n), at least {format_number(settings['p_value_floor'])}), never the pairs, which share images.",
         markdown_table(["ranking", "signature", "mean Jaccard, same class", "different class", "difference", "null", "p", "AUC (same > different)", "null", "p"], pair_rows),
         f"Leave-one-out 1-NN on the top-{k} signatures ({summary['num_classes']} classes; {summary['num_predicted_classes']} predicted classes). Chance is exact for the "
-        f"class counts. The network's own full-mask top-1 on these images is {format_stat(summary['full_mask_top1_accuracy'], percent=True)}.",
+        f"class counts. The network's own full-mask top-1 on these images is {format_stat(summary['full_mask_top1_accuracy'], percent=True)}. "
+        "Two rows share their coordinate with the target by construction and so leak it: the scalar ranking predicting the predicted class, "
+        "and the true-class projection predicting the true label; no verdict rests on them.",
         markdown_table(["ranking", "signature", "predicts", "1-NN accuracy", "chance", "× chance", "permutation null", "p"], nn_rows),
         "1-NN accuracy (true label, binary signatures) against the signature size K (uncorrected p):",
         markdown_table(["K"] + [NAMES[ranking] for ranking in RANKINGS], sweep_rows),
