@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from experiment_1.report import format_number, format_percent
 from experiment_1.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, effect_from_stat, holm, hypothesis_test, verdict
 from experiment_4.records import CONTROL
 
@@ -44,9 +45,9 @@ def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
         block, tests = blocks[ranking], blocks[ranking]["tests"]
         rejected = [adjusted[ranking, name] < ALPHA for name in STATISTIC_NAMES]
         decision = HOLDS if all(rejected) else FAILS if not any(rejected) else CANNOT_TELL
-        notes = [f"{STATISTIC_NAMES[name]} {tests[name]['observed']:.4g} vs null mean {tests[name]['null']['mean']:.4g}, p = {tests[name]['p_value']:.3g}, Holm p = {adjusted[ranking, name]:.3g}"
-                 for name in STATISTIC_NAMES]
-        notes.append(f"chance (exact for the class counts) {block['chance']:.2%}")
+        notes = [f"{STATISTIC_NAMES[name]} {format_number(tests[name]['observed'])} against the null's {format_number(tests[name]['null']['mean'])}, "
+                 f"p = {format_number(tests[name]['p_value'])}, Holm p = {format_number(adjusted[ranking, name])}" for name in STATISTIC_NAMES]
+        notes.append(f"chance (exact for the class counts) {format_percent(block['chance'], 2)}")
         verdicts.append(verdict(
             f"class_alignment.{ranking}",
             CLAIMS[ranking].format(k=settings["nn_k"]),
@@ -75,7 +76,7 @@ def near_global_verdict(summary: dict[str, Any]) -> dict[str, Any]:
         f"holds when the CI of the share lies at or above {NEAR_GLOBAL_SHARE:.0%}, fails when it lies below, cannot tell when it straddles",
         parameters={"threshold": NEAR_GLOBAL_SHARE},
         effect=effect_from_stat(f"share of an image's top-{summary['settings']['nn_k']} in the global core", share, percent=True),
-        notes=[f"a random top-K would share {core['random_share']:.1%}"],
+        notes=[f"a random top-K would share {format_percent(core['random_share'])}"],
     )
 
 
@@ -98,8 +99,8 @@ def seed_claim_verdict(summary: dict[str, Any], alignment: list[dict[str, Any]])
         "the seed reports class alignment only in the predicted-class projection (scalar signatures aligned, the vector ranking not)",
         decision,
         "holds when the scalar ranking's class alignment holds and the vector ranking's fails; fails when the scalar one fails or the vector one holds; cannot tell otherwise",
-        notes=[f"the seed reports 1-NN {seed['nn_accuracy_scalar_k32']:.1%}, {seed['nn_accuracy_over_chance']}× chance, with 1 000 classes; "
-               f"here {block['over_chance']:.3g}× out of at most {1 / block['chance']:.0f}× ({summary['num_classes']} classes): multiples of chance are not comparable",
+        notes=[f"the seed reports 1-NN {format_percent(seed['nn_accuracy_scalar_k32'])}, {format_number(seed['nn_accuracy_over_chance'])}× chance, with 1 000 classes; "
+               f"here {format_number(block['over_chance'])}× out of at most {format_number(1 / block['chance'])}× ({summary['num_classes']} classes): multiples of chance are not comparable",
                f"the leak-free control's decision: {decisions[CONTROL]}"],
     )
 
