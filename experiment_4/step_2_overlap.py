@@ -35,8 +35,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from experiment_1 import arg_types
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_json, git_commit
+from experiment_1.io_utils import atomic_write_json, check_not_input, git_commit
 from experiment_4.analysis import overlap_summary, ranking_store_k
 from experiment_4.records import CONTROL, RANKINGS, load_signatures
 
@@ -67,12 +68,12 @@ def check_settings(args: argparse.Namespace, document: dict[str, Any], sweep_ks:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--signatures", type=Path, default=Path("experiment_4/results/signatures.pt"), help="signatures.pt of step_1_signatures (default: %(default)s)")
-    parser.add_argument("--output-dir", type=Path, default=None, help="where overlap.json goes (default: the signatures' folder)")
+    parser.add_argument("--output-dir", type=arg_types.output_path, default=None, help="where overlap.json goes (default: the signatures' folder)")
     parser.add_argument("--nn-K", dest="nn_k", type=int, default=32, help="signature size for the pairs, 1-NN, the global core and the verdicts (default: %(default)s)")
     parser.add_argument("--sweep-K", dest="sweep_k", type=int, nargs="+", default=None,
                         help=f"signature sizes of the 1-NN sweep (default: 8, 16, … up to min(store-K, 2^L/2, {MAX_SWEEP_K}); the class control's stop at its class-store-K)")
     parser.add_argument("--num-permutations", type=int, default=1000, help="label permutations of every null (default: %(default)s; p-values are at least 1 / (n + 1))")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the permutations and the bootstraps (default: %(default)s)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the permutations and the bootstraps (default: %(default)s)")
     args = parser.parse_args(argv)
     document = load_signatures(args.signatures)
     sweep_ks = sorted(set(args.sweep_k)) if args.sweep_k else default_sweep_ks(int(document["store_k"]), int(document["num_subsets"]))

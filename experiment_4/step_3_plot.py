@@ -24,6 +24,9 @@ from experiment_1.report import ReportDocument, figure, format_percent
 from experiment_4.records import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
 from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows
 
+SUMMARY_KEYS = ("config", *(f"rankings.{ranking}.nn_sweep" for ranking in RANKINGS), "rankings.vector.global_core", "settings.nn_k", "settings.num_permutations",
+                "settings.p_value_floor", "settings.signatures", "num_subsets", "num_classes", "num_predicted_classes", "num_class_coordinates",
+                "full_mask_top1_accuracy", "published.resnet18", "verdicts")
 COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "scalar_true": "#3a9a4a", CONTROL: "#8a3ab9"}
 
 
@@ -81,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_4/results/overlap.json"), help="overlap.json of step_2_overlap (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=("config", "rankings", "verdicts"))
+    summary = load_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=SUMMARY_KEYS)
     folder = args.summary.parent
     figures = {"Jaccard histograms": plot_histograms(summary, folder / "jaccard_histograms"), "1-NN accuracy vs K": plot_nn_sweep(summary, folder / "nn_accuracy_vs_k"),
                "global-core frequency": plot_core(summary, folder / "global_core")}

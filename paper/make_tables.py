@@ -148,7 +148,7 @@ def experiment_3_table(root: Path) -> str:
 def experiment_4_table(root: Path) -> str:
     """Per Experiment 4 run: its verdicts, one sentence each, read from overlap.json's ``verdicts`` block."""
     blocks = []
-    for path, summary in _summaries(root, "experiment_4/results*/overlap.json", 4):
+    for path, summary in _summaries(root, "experiment_4/results*/overlap.json", 4, ("verdicts", "settings.nn_k", "num_classes")):
         blocks.append(
             f"{_run_label(path, root, summary)}, {summary['num_classes']} classes, K = {summary['settings']['nn_k']}\n\n"
             + "\n".join(f"- {verdict_sentence(entry)}" for entry in summary["verdicts"])

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import read_json
+from experiment_1.io_utils import SCHEMA_VERSION, read_json
 from experiment_4 import step_2_overlap
 from experiment_4.records import FORMAT
 
@@ -50,7 +50,7 @@ def planted_document(aligned: bool, seed: int = 0) -> dict:
         rows["scalar"].append(ranking(rng, start, 3))
         rows["scalar_true"].append(per_class[position])  # the projection on the image's own label
     document = {
-        "format": FORMAT, "question": "planted", "config": {"num_blocks": 6}, "num_subsets": NUM_SUBSETS, "store_k": NUM_SUBSETS,
+        "format": FORMAT, "question": "planted", "config": {"num_blocks": 6, "schema_version": SCHEMA_VERSION}, "num_subsets": NUM_SUBSETS, "store_k": NUM_SUBSETS,
         "class_store_k": 16, "class_coordinates": [int(c) * 10 for c in range(CLASSES)],
         "label": torch.tensor(labels), "predicted": torch.tensor(labels), "valid": torch.ones(len(labels), dtype=torch.bool),
         "ranked_class": torch.tensor(ranked_class, dtype=torch.int16)[:, :, :16],
