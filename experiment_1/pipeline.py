@@ -26,6 +26,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from experiment_1 import arg_types, distributed
+from experiment_1.activations import DEFAULT_BETA, describe_swap, smooth_activations
 from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
 from experiment_1.compile_stack import compile_stack
 from experiment_1.core import ENGINES, evaluate_all_masks
@@ -59,6 +60,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32", help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), float64 (slow; resolves high orders at small λ), bfloat16, float16; logits are float32 (float64 for float64) (default: %(default)s)")
     parser.add_argument("--compile", action="store_true", help="run stem, blocks and head through torch.compile (CUDA; CPU with a C++ compiler); falls back to eager with one line where it does not work; results move within float32 round-off")
     parser.add_argument("--fold-batchnorm", action="store_true", help="fold eval-mode batch-norm into the convolutions before it (faster on CPU, above all for efficientnet_lite0; not bit-exact: logits move within float32 round-off); off by default")
+    parser.add_argument("--smooth-activations", type=float, nargs="?", const=DEFAULT_BETA, default=None, metavar="BETA", help=f"swap every ReLU for Softplus_β and every ReLU6 for Softplus_β(x) − Softplus_β(x − 6), weights kept (the smooth control of Experiment 3C; β default {DEFAULT_BETA:g}); off by default")
     parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
     parser.add_argument("--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list")
     parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
@@ -132,6 +134,8 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     device = distributed.start(resolve_device(args.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     model = distributed.alike(lambda: build_gated_resnet(args.arch, args.weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype]))
+    if args.smooth_activations is not None:
+        smooth_activations(model, args.smooth_activations)
     if args.fold_batchnorm:
         fold_batchnorm(model)
     if args.compile:
@@ -162,6 +166,8 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     }
     if args.fold_batchnorm:  # other numbers (round-off): part of the resume key; absent when off, so default runs keep their keys
         config["fold_batchnorm"] = True
+    if args.smooth_activations is not None:  # another network: part of the resume key; absent when off
+        config["smooth_activations"] = {"activation": "softplus", "beta": float(args.smooth_activations)}
     return EvaluationSetup(model, dataset, device, args, config)
 
 
@@ -184,7 +190,7 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
         "data_dir": str(setup.dataset.data_dir),
         "compiled": setup.model.compiled,  # not in the resume key: compiled and eager batches agree to round-off
         "post_activation": sorted({type(block.post).__name__ for block in setup.model.blocks}),
-        "gated_recursion": setup.model.gated_recursion,
+        "gated_recursion": setup.model.gated_recursion + (f"; {describe_swap(setup.args.smooth_activations)}" if setup.args.smooth_activations is not None else ""),
         "versions": package_versions(),
         "git_commit": git_commit(),
         "device_name": device_name,

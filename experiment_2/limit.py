@@ -1,0 +1,174 @@
+"""Experiment 3C: the small-λ limit of each order's scaling, and the two laws it is tested against.
+
+The laws (derived in experiment_2/README.md, "Experiment 3C"), as the limit slope of
+``log sqrt(Ē_k)`` against ``log λ`` at order ``k ≥ 1``:
+
+- ``lambda_k`` — the theorem for stacks smooth in λ: slope ``k``.
+- ``kink`` — the law of piecewise-linear activations: slope ``min(k, s)``; ``s = 1`` when the
+  gated blocks have a post-sum activation (their identity shortcuts carry exact zeros of the
+  previous one: units exactly at a kink, whose Möbius coefficients are ``Θ(λ)`` at every order),
+  ``s = 3/2`` when they have none (only units near a kink, a fraction ``∝ λ`` of them, each
+  contributing ``Θ(λ)``: ``E_k ∝ λ³``).
+
+Per order: the slope between successive λs (the convergence), and the *limit slope* — the
+least-squares slope over the ``LIMIT_POINTS`` smallest λs at which the order is resolved (its mean
+energy at least ``FLOOR_MARGIN`` × the round-off floor of the network's arithmetic, float32 or
+float64) — each with a bootstrap-over-images CI (:func:`experiment_2.scaling.fit_power_law`).
+A law *holds* at an order when the limit slope's CI lies within ``± tolerance`` of its
+prediction, *fails* when the CI lies wholly outside, and *cannot tell* otherwise. It is
+*visible from* the largest λ from which on every successive-λ slope of every resolved order is
+within ``± tolerance`` of the prediction.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from experiment_1.stats import bootstrap_mean_ci_rows
+from experiment_2.scaling import FLOOR_MARGIN, fit_power_law, roundoff_floor
+
+LIMIT_POINTS = 3
+NO_POST_ACTIVATION = "Identity"
+LAWS = ("lambda_k", "kink")
+LAW_NAMES = {"lambda_k": "λ^k law (smooth stacks)", "kink": "kink law (piecewise-linear activations)"}
+
+
+def kink_exponent(post_activation: list[str]) -> float:
+    """``s`` of the kink law: 1 with a post-sum activation on the gated blocks, 3/2 without."""
+    return 1.0 if any(name != NO_POST_ACTIVATION for name in post_activation) else 1.5
+
+
+def predicted_slopes(law: str, num_blocks: int, exponent: float) -> np.ndarray:
+    """Predicted limit slope per order ``k = 0 … L`` (order 0 is λ-independent: 0)."""
+    orders = np.arange(num_blocks + 1, dtype=np.float64)
+    return orders if law == "lambda_k" else np.minimum(orders, exponent)
+
+
+def resolved_per_lambda(energies: np.ndarray, roundoff_variance: np.ndarray) -> np.ndarray:
+    """``(n_λ, L+1)`` bools: mean energy ≥ ``FLOOR_MARGIN`` × the round-off floor, per λ and order.
+
+    ``energies`` ``(N, n_λ, L+1)``, ``roundoff_variance`` ``(N, n_λ)`` in the network's arithmetic.
+    """
+    num_blocks = energies.shape[2] - 1
+    floors = np.stack([roundoff_floor(roundoff_variance[:, column], num_blocks) for column in range(energies.shape[1])])
+    return energies.mean(axis=0) >= FLOOR_MARGIN * floors
+
+
+def order_verdict(ci_low: float, ci_high: float, predicted: float, tolerance: float) -> str:
+    """``holds`` (CI inside ``predicted ± tolerance``), ``fails`` (CI wholly outside) or ``cannot tell``."""
+    if predicted - tolerance <= ci_low and ci_high <= predicted + tolerance:
+        return "holds"
+    if ci_high < predicted - tolerance or ci_low > predicted + tolerance:
+        return "fails"
+    return "cannot tell"
+
+
+def successive_slopes(lambdas: np.ndarray, energies: np.ndarray, resolved: np.ndarray, seed: int) -> list[dict[str, Any]]:
+    """Per pair of successive λs (largest first): the slope per order with CI and whether both λs resolve it."""
+    pairs = []
+    for column in range(len(lambdas) - 1):
+        fit = fit_power_law(lambdas[column : column + 2], energies[:, column : column + 2], seed=seed)
+        pairs.append(
+            {
+                "lambdas": [float(lambdas[column]), float(lambdas[column + 1])],
+                "slope": fit["slope"],
+                "ci_low": fit["ci_low"],
+                "ci_high": fit["ci_high"],
+                "resolved": (resolved[column] & resolved[column + 1]).tolist(),
+            }
+        )
+    return pairs
+
+
+def limit_slopes(lambdas: np.ndarray, energies: np.ndarray, resolved: np.ndarray, seed: int) -> list[dict[str, Any]]:
+    """Per order: the slope over its ``LIMIT_POINTS`` smallest resolved λs with CI (``None`` with fewer than 2)."""
+    rows = []
+    fits: dict[tuple[int, ...], dict[str, list[float]]] = {}
+    for order in range(energies.shape[2]):
+        columns = tuple(sorted(np.flatnonzero(resolved[:, order]), key=lambda column: lambdas[column])[:LIMIT_POINTS])
+        row: dict[str, Any] = {"order": order, "fit_lambdas": sorted((float(lambdas[column]) for column in columns), reverse=True), "resolved": len(columns) >= 2}
+        if row["resolved"]:
+            if columns not in fits:
+                fits[columns] = fit_power_law(lambdas[list(columns)], energies[:, list(columns)], seed=seed)
+            fit = fits[columns]
+            row.update(slope=fit["slope"][order], ci_low=fit["ci_low"][order], ci_high=fit["ci_high"][order])
+        else:
+            row.update(slope=None, ci_low=None, ci_high=None)
+        rows.append(row)
+    return rows
+
+
+def visible_from(pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: float) -> float | None:
+    """The largest λ from which on every successive-λ slope of every resolved order k ≥ 1 is within tolerance."""
+    first = None
+    for pair in reversed(pairs):
+        checked = [abs(slope - predicted[order]) <= tolerance for order, (slope, resolved) in enumerate(zip(pair["slope"], pair["resolved"])) if order >= 1 and resolved]
+        if not checked or not all(checked):
+            break
+        first = pair["lambdas"][0]
+    return first
+
+
+def law_test(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: float) -> dict[str, Any]:
+    """One law against the measured limit slopes: per-order verdicts, the overall one, and from which λ it is visible.
+
+    Overall: ``holds`` when it holds at every resolved order k ≥ 1, ``fails`` when it fails at any,
+    else ``cannot tell``; ``unresolved`` when no order k ≥ 1 is resolved.
+    """
+    per_order = {row["order"]: ("unresolved" if not row["resolved"] else order_verdict(row["ci_low"], row["ci_high"], predicted[row["order"]], tolerance)) for row in limit if row["order"] >= 1}
+    tested = [verdict for verdict in per_order.values() if verdict != "unresolved"]
+    overall = "unresolved" if not tested else "fails" if "fails" in tested else "holds" if all(verdict == "holds" for verdict in tested) else "cannot tell"
+    return {
+        "predicted": predicted.tolist(),
+        "per_order": [per_order[order] for order in sorted(per_order)],
+        "verdict": overall,
+        "visible_from_lambda": visible_from(pairs, predicted, tolerance),
+    }
+
+
+def renormalised_spectrum(energies: np.ndarray) -> np.ndarray:
+    """Per image and λ, ``q_k = E_k / Σ_{j≥2} E_j`` for ``k = 2 … L``: ``(N, n_λ, L+1)`` → ``(N, n_λ, L−1)`` (NaN where Σ is 0)."""
+    high = energies[..., 2:]
+    total = high.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, high / total, np.nan)
+
+
+def renormalised_spectrum_summary(energies: np.ndarray, seed: int) -> list[dict[str, Any]]:
+    """Per λ: the mean over images of ``q_k`` (k = 2 … L) with bootstrap CIs (images without energy above order 1 left out)."""
+    spectra = renormalised_spectrum(energies)
+    rows = []
+    for column in range(spectra.shape[1]):
+        values = spectra[:, column]
+        rows.append(bootstrap_mean_ci_rows(values[~np.isnan(values).any(axis=1)], seed=seed))
+    return rows
+
+
+def limit_summary(
+    lambdas: np.ndarray,
+    energies: np.ndarray,
+    roundoff_variance: np.ndarray,
+    post_activation: list[str],
+    seed: int,
+    tolerance: float,
+) -> dict[str, Any]:
+    """The 3C block of one projection: resolution per λ, successive and limit slopes, the spectrum
+    renormalised over k ≥ 2 per λ, both laws' tests.
+
+    ``lambdas`` ``(n_λ,)`` largest first; ``energies`` ``(N, n_λ, L+1)``; ``roundoff_variance`` ``(N, n_λ)``.
+    """
+    lambdas = np.asarray(lambdas, dtype=np.float64)
+    num_blocks = energies.shape[2] - 1
+    resolved = resolved_per_lambda(energies, roundoff_variance)
+    pairs = successive_slopes(lambdas, energies, resolved, seed)
+    limit = limit_slopes(lambdas, energies, resolved, seed)
+    exponent = kink_exponent(post_activation)
+    return {
+        "resolved": resolved.tolist(),
+        "successive_slopes": pairs,
+        "limit_slopes": limit,
+        "kink_exponent": exponent,
+        "renormalised_spectrum": renormalised_spectrum_summary(energies, seed),
+        "laws": {law: law_test(limit, pairs, predicted_slopes(law, num_blocks, exponent), tolerance) for law in LAWS},
+    }
