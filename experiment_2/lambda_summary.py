@@ -13,6 +13,7 @@ from experiment_1.pipeline import image_counts, valid_images
 from experiment_1.published import published_numbers
 from experiment_1.stats import bootstrap_mean_ci
 from experiment_2.aggregate import PROJECTIONS, spectrum_summary
+from experiment_2.limit import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import FLOOR_MARGIN, power_law_summary, roundoff_floor
 from experiment_2.spectrum import binomial_null
 
@@ -22,6 +23,12 @@ QUESTION = "Does the interaction spectrum migrate to low orders under residual s
 FIT_METHOD = (
     "least-squares slope of log sqrt(mean_images E_k(λ)) against log λ over fit_lambdas; 95 % CI by percentile bootstrap over images "
     "(images resampled with replacement, the same resample at every λ, means recomputed and refitted); scalar projection uses c = argmax h_λ(full) at each λ"
+)
+LIMIT_METHOD = (
+    f"per order: the slope between successive λs, and the limit slope — least-squares over the {LIMIT_POINTS} smallest λs at which the order is resolved "
+    "(mean energy ≥ floor_margin × the round-off floor of the network's arithmetic at that λ) — each with the bootstrap-over-images CI of the λ^k fit; "
+    "a law holds at an order when the limit slope's CI lies within ± slope_tolerance of its prediction, fails when the CI lies wholly outside, else cannot tell "
+    "(experiment_2.limit)"
 )
 
 
@@ -58,7 +65,7 @@ def summarize(
     seed: int,
     tolerance: float,
 ) -> dict[str, Any]:
-    """The 3A/3B summary: per-λ spectrum statistics and agreement, κ monotonicity, the λ^k fit."""
+    """The 3A/3B summary: per-λ spectrum statistics and agreement, κ monotonicity, the λ^k fit, the 3C small-λ limit block."""
     valid = valid_images(arrays)
     num_blocks = int(config["num_blocks"])
     reference = arrays["full_prediction"][:, lambdas.index(REFERENCE_LAMBDA)]
@@ -84,6 +91,10 @@ def summarize(
         )
         for projection in PROJECTIONS
     }
+    limit = {
+        projection: limit_summary(np.array(lambdas), arrays[f"energy_{projection}"][valid], arrays[f"roundoff_variance_{projection}"][valid], config["post_activation"], seed, tolerance)
+        for projection in PROJECTIONS
+    }
     return {
         "experiment": "3A/3B",
         "question": QUESTION,
@@ -95,6 +106,7 @@ def summarize(
         "per_lambda": per_lambda,
         "kappa_monotonic": kappa_monotonicity(per_lambda),
         "power_law": {"fit_lambdas": fit_lambdas, "method": FIT_METHOD, "slope_tolerance": tolerance, "floor_margin": FLOOR_MARGIN, "projections": fits},
+        "limit": {"method": LIMIT_METHOD, "limit_points": LIMIT_POINTS, "slope_tolerance": tolerance, "floor_margin": FLOOR_MARGIN, "projections": limit},
         "binomial_null": binomial_null(num_blocks),
         "published": published_numbers("experiment_3ab"),
     }

@@ -3,6 +3,7 @@
 Question: what does each run say, side by side? One row per results folder, read from
 ``experiment_1/results*/summary.json`` (Experiment 1), ``experiment_2/results*/summary.json``
 (Experiment 2), ``experiment_2/results_lambda*/summary_all.json`` (3A/3B),
+``experiment_2/results_3c_*/summary_3c.json`` (3C, a row per variant),
 ``experiment_3/results*/summary.json`` (Experiment 3), ``experiment_4/results*/overlap.json``
 (Experiment 4), ``experiment_5/results*/analysis.json`` (Experiment 5),
 ``experiment_1/results_bench/*.json`` (engine benchmarks) and ``experiment_1/results_profile/*.json``
@@ -117,6 +118,28 @@ def experiment_3ab_table(root: Path) -> str:
             + f"\n\nSlope of log sqrt(Ē_k) vs log λ over λ ∈ {{{fit}}} (vector): {slopes}."
         )
     return "\n\n".join(blocks) if blocks else "_No Experiment 3A/3B results yet._"
+
+
+def experiment_3c_table(root: Path) -> str:
+    """Per 3C network and variant: the limit slope per order (vector) and both laws' verdicts, with the λ they are visible from."""
+    def law_cell(test: dict[str, Any]) -> str:
+        visible = test["visible_from_lambda"]
+        return test["verdict"] + ("" if visible is None else f" (from λ = {format_number(visible)})")
+
+    rows = []
+    for path, summary in _summaries(root, "experiment_2/results_3c_*/summary_3c.json", "3C"):
+        for variant, block in summary["variants"].items():
+            slopes = ", ".join(format_number(row["slope"]) if row["resolved"] else "·" for row in block["limit_slopes"] if row["order"] >= 1)
+            rows.append([
+                f"{_run_label(path, root, summary)}, {variant}",
+                f"`{summary['config']['dtype']}`, λ ≥ {format_number(min(summary['lambdas']))}",
+                slopes,
+                law_cell(block["laws"]["lambda_k"]),
+                f"{law_cell(block['laws']['kink'])}, s = {format_number(block['kink_exponent'])}",
+            ])
+    if not rows:
+        return "_No Experiment 3C results yet._"
+    return markdown_table(["run, activations", "arithmetic, grid", "limit slope k = 1 … L (· unresolved)", "λ^k law", "kink law min(k, s)"], rows)
 
 
 def experiment_3_table(root: Path) -> str:
@@ -277,6 +300,10 @@ def tables_markdown(root: Path) -> str:
         "## Experiment 3A/3B — residual scaling",
         "",
         experiment_3ab_table(root),
+        "",
+        "## Experiment 3C — the small-λ limit: native vs smooth activations",
+        "",
+        experiment_3c_table(root),
         "",
         "## Experiment 3 — top-K sparse reconstruction (vector ranking)",
         "",

@@ -2,18 +2,25 @@
 the smooth swap, and the round-off floor in float64 on planted round-off."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
 from torch import nn
 
 from experiment_1.activations import SmoothReLU6, Softplus, smooth_activations, softplus
-from experiment_1.core import evaluate_all_masks
-from experiment_1.errors import PipelineError
 from experiment_1.architectures import build_gated_resnet
+from experiment_1.core import evaluate_all_masks
+from experiment_1.data import list_items
+from experiment_1.errors import PipelineError
+from experiment_1.io_utils import atomic_write_json, read_json
 from experiment_1.residual_stack import GateableBlock, Preprocess, ResidualStack
+from experiment_1.sample_list import draw_sample, sample_list_json
+from experiment_2 import step_3_lambda_sweep, step_5_limit_report
 from experiment_2.limit import kink_exponent, limit_summary, order_verdict, resolved_per_lambda
 from experiment_2.spectrum import spectrum_metrics
+from paper import make_tables
 
 LAMBDAS = [0.1, 0.03, 0.01, 0.003, 0.001]
 WIDTH, NUM_BLOCKS, NUM_INPUTS = 32, 4, 1500
@@ -154,3 +161,42 @@ def test_order_verdict_rule() -> None:
     assert order_verdict(1.4, 1.6, 1.5, 0.25) == "holds"
     assert order_verdict(1.9, 2.1, 1.5, 0.25) == "fails"
     assert order_verdict(1.6, 1.9, 1.5, 0.25) == "cannot tell"
+
+
+def sweep_flags(data_dir: Path, sample_index: Path, output_dir: Path) -> list[str]:
+    return ["--sample-index", str(sample_index), "--data-dir", str(data_dir), "--weights", "random", "--batch-size", "2", "--num-workers", "0",
+            "--limit", "2", "--device", "cpu", "--dtype", "float64", "--lambdas", "0.1", "0.01", "--output-dir", str(output_dir)]
+
+
+def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
+    samples = draw_sample(list_items(tiny_shards, "validation-*.parquet"), "uniform", 2, 0, seed=0)
+    sample_index = tmp_path / "samples.json"
+    atomic_write_json(sample_index, sample_list_json(samples, "validation-*.parquet", "uniform", 0, None))
+    results = tmp_path / "experiment_2"
+    native_dir, smooth_dir = results / "results_3c_resnet18_native", results / "results_3c_resnet18_smooth"
+    step_3_lambda_sweep.main(sweep_flags(tiny_shards, sample_index, native_dir))
+    step_3_lambda_sweep.main(sweep_flags(tiny_shards, sample_index, smooth_dir) + ["--smooth-activations"])
+    native, smooth = read_json(native_dir / "summary_all.json"), read_json(smooth_dir / "summary_all.json")
+    assert "smooth_activations" not in native["config"] and "Softplus" not in native["config"]["gated_recursion"]  # off: the resume key is unchanged
+    assert smooth["config"]["smooth_activations"] == {"activation": "softplus", "beta": 10.0}
+    assert smooth["config"]["gated_recursion"].startswith("x_{l+1} = Softplus(") and "β = 10" in smooth["config"]["gated_recursion"]
+    with pytest.raises(PipelineError, match="different run.*smooth_activations"):  # the two never share a partial store
+        step_3_lambda_sweep.main(sweep_flags(tiny_shards, sample_index, native_dir) + ["--smooth-activations"])
+    limit = native["limit"]["projections"]["vector"]
+    assert [pair["lambdas"] for pair in limit["successive_slopes"]] == [[1.0, 0.1], [0.1, 0.01]]
+    assert limit["kink_exponent"] == 1.0 and len(limit["renormalised_spectrum"]) == 3
+
+    report_dir = results / "results_3c_resnet18"
+    step_5_limit_report.main(["--native", str(native_dir / "summary_all.json"), "--smooth", str(smooth_dir / "summary_all.json"), "--output-dir", str(report_dir)])
+    summary = read_json(report_dir / "summary_3c.json")
+    assert [(verdict["variant"], verdict["law"]) for verdict in summary["verdicts"]] == [("native", "lambda_k"), ("native", "kink"), ("smooth", "lambda_k"), ("smooth", "kink")]
+    assert all(verdict["verdict"] in ("holds", "fails", "cannot tell", "unresolved") and len(verdict["ci"]) == 8 for verdict in summary["verdicts"])
+    assert summary["variants"]["smooth"]["limit_slopes"] == smooth["limit"]["projections"]["vector"]["limit_slopes"]
+    report = (report_dir / "REPORT.md").read_text()
+    for name in ("slope_vs_k", "spectrum_above_order_1"):
+        assert (report_dir / f"{name}.png").stat().st_size > 0 and f"({name}.png)" in report
+    assert smooth["config"]["gated_recursion"] in report and "top-1 agreement with the native network" in report
+    table = make_tables.experiment_3c_table(tmp_path)
+    assert table.count("results_3c_resnet18`") == 2 and ", native |" in table and ", smooth |" in table
+    with pytest.raises(PipelineError, match="--native .*ran with --smooth-activations"):
+        step_5_limit_report.main(["--native", str(smooth_dir / "summary_all.json"), "--smooth", str(smooth_dir / "summary_all.json")])

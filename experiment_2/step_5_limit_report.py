@@ -1,0 +1,281 @@
+"""Experiment 3C, step 5 — which law each order follows as λ → 0: the network's own activations against the smooth swap.
+
+Question: is it the smoothness assumption that breaks the λ^k law, and do piecewise-linear
+activations follow the kink law derived in experiment_2/README.md (limit slope min(k, s))?
+
+Inputs:  --native and --smooth: the summary_all.json of two step_3_lambda_sweep runs of the same
+         network, images and λ grid — one with its own activations, one with --smooth-activations
+         (per_image.npz beside each, for the swap's top-1 agreement at λ = 1).
+Outputs: <output-dir>/summary_3c.json (per variant: limit slopes with CIs, successive slopes,
+         the spectrum renormalised over k ≥ 2 per λ, both laws' tests; verdicts),
+         slope_vs_k and spectrum_above_order_1 (.png/.pdf), REPORT.md.
+
+    python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_resnet18_native/summary_all.json \\
+        --smooth experiment_2/results_3c_resnet18_smooth/summary_all.json --output-dir experiment_2/results_3c_resnet18
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiment_1.errors import PipelineError, run_cli
+from experiment_1.io_utils import atomic_write_json, atomic_write_text, load_summary
+from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, save_figure
+from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.stats import bootstrap_mean_ci
+from experiment_2.limit import LAW_NAMES, LAWS
+
+QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
+            "activations follow the kink law min(k, s) derived in experiment_2/README.md instead?")
+VARIANTS = ("native", "smooth")
+EXPECTED_LAW = {"native": "kink", "smooth": "lambda_k"}
+PROJECTION = "vector"
+SAME_RUN_KEYS = ("arch", "weights", "num_blocks", "sample_index", "num_images", "limit", "seed", "dtype", "mobius_dtype", "input_size")
+
+
+def load_variants(native: Path, smooth: Path) -> dict[str, dict[str, Any]]:
+    """Both sweeps' summaries, checked to be the same network, images and λs, without and with the swap."""
+    summaries = {variant: load_summary(path, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("config", "lambdas", "limit")) for variant, path in zip(VARIANTS, (native, smooth))}
+    if "smooth_activations" in summaries["native"]["config"]:
+        raise PipelineError(f"--native {native}: this sweep ran with --smooth-activations; pass the run without it")
+    if "smooth_activations" not in summaries["smooth"]["config"]:
+        raise PipelineError(f"--smooth {smooth}: this sweep ran without --smooth-activations; pass the run with it")
+    for key in SAME_RUN_KEYS:
+        values = [summaries[variant]["config"].get(key) for variant in VARIANTS]
+        if values[0] != values[1]:
+            raise PipelineError(f"--native and --smooth differ in {key} ({values[0]} vs {values[1]}); rerun both sweeps with the same flags")
+    if summaries["native"]["lambdas"] != summaries["smooth"]["lambdas"]:
+        raise PipelineError("--native and --smooth evaluated different λs; rerun both sweeps with the same --lambdas")
+    return summaries
+
+
+def swap_agreement(native: Path, smooth: Path, seed: int) -> dict[str, Any]:
+    """Top-1 agreement of the smooth network's full-mask prediction at λ = 1 with the native one's, and each one's top-1 on labelled images."""
+    arrays = {variant: np.load(path.parent / "per_image.npz") for variant, path in zip(VARIANTS, (native, smooth))}
+    column = list(arrays["native"]["lambdas"]).index(1.0)
+    valid = arrays["native"]["valid"].astype(bool) & arrays["smooth"]["valid"].astype(bool)
+    predictions = {variant: arrays[variant]["full_prediction"][:, column] for variant in VARIANTS}
+    labels = arrays["native"]["label"]
+    labelled = valid & (labels >= 0)
+    result = {"agreement": bootstrap_mean_ci((predictions["native"] == predictions["smooth"])[valid].astype(np.float64), seed=seed)}
+    for variant in VARIANTS:
+        result[f"top1_{variant}"] = bootstrap_mean_ci((predictions[variant] == labels)[labelled].astype(np.float64), seed=seed) if labelled.any() else None
+    return result
+
+
+def variant_block(summary: dict[str, Any], variant: str) -> dict[str, Any]:
+    """What the 3C summary keeps of one sweep: configuration differences, λs, the limit block of the vector projection."""
+    config = summary["config"]
+    return {
+        "expected_law": EXPECTED_LAW[variant],
+        "gated_recursion": config["gated_recursion"],
+        "smooth_activations": config.get("smooth_activations"),
+        "lambdas": summary["lambdas"],
+        "num_valid": summary["num_valid"],
+        **summary["limit"]["projections"][PROJECTION],
+    }
+
+
+def law_verdicts(variants: dict[str, dict[str, Any]], tolerance: float) -> list[dict[str, Any]]:
+    """One verdict per (variant, law): the statistic (limit slopes with CI), the test, the rule and the outcome."""
+    verdicts = []
+    for variant, block in variants.items():
+        limit = [row for row in block["limit_slopes"] if row["order"] >= 1]
+        for law in LAWS:
+            test = block["laws"][law]
+            verdicts.append(
+                {
+                    "name": f"{variant}: {LAW_NAMES[law]}",
+                    "variant": variant,
+                    "law": law,
+                    "expected_for_variant": law == block["expected_law"],
+                    "statistic": "limit slope of log sqrt(mean E_k) vs log λ per order k ≥ 1 (vector projection)",
+                    "value": [row["slope"] for row in limit],
+                    "ci": [[row["ci_low"], row["ci_high"]] for row in limit],
+                    "predicted": test["predicted"][1:],
+                    "test": "95 % percentile bootstrap over images of each order's limit slope",
+                    "rule": f"holds at an order when the CI lies within ±{tolerance:g} of the prediction, fails when it lies wholly outside, else cannot tell; "
+                            "the law holds when it holds at every resolved order, fails when it fails at any",
+                    "per_order": test["per_order"],
+                    "verdict": test["verdict"],
+                    "visible_from_lambda": test["visible_from_lambda"],
+                }
+            )
+    return verdicts
+
+
+def summarize(summaries: dict[str, dict[str, Any]], agreement: dict[str, Any]) -> dict[str, Any]:
+    """summary_3c.json: the native run's configuration, both variants' limit blocks and the verdicts."""
+    native = summaries["native"]
+    tolerance = native["limit"]["slope_tolerance"]
+    variants = {variant: variant_block(summaries[variant], variant) for variant in VARIANTS}
+    return {
+        "experiment": "3C",
+        "question": QUESTION,
+        "config": native["config"],
+        "num_images": native["num_images"],
+        "num_valid": min(summaries[variant]["num_valid"] for variant in VARIANTS),
+        "num_skipped_corrupt": max(summaries[variant]["num_skipped_corrupt"] for variant in VARIANTS),
+        "lambdas": native["lambdas"],
+        "method": native["limit"]["method"],
+        "limit_points": native["limit"]["limit_points"],
+        "slope_tolerance": tolerance,
+        "floor_margin": native["limit"]["floor_margin"],
+        "swap_at_lambda_1": agreement,
+        "variants": variants,
+        "verdicts": law_verdicts(variants, tolerance),
+    }
+
+
+def plot_slopes(summary: dict[str, Any], output: Path) -> Path:
+    """Limit slope vs k (95 % CI) for both variants, with the λ^k line y = k and the kink law y = min(k, s)."""
+    figure_, axes = new_figure(6.0, 4.0)
+    num_blocks = summary["config"]["num_blocks"]
+    orders = np.arange(1, num_blocks + 1)
+    axes.plot(orders, orders, color=COLOURS["binomial"], ls="--", lw=1, label="λ^k law: k")
+    exponent = summary["variants"]["native"]["kink_exponent"]
+    axes.plot(orders, np.minimum(orders, exponent), color="#c22", ls=":", lw=1.5, label=f"kink law: min(k, {format_number(exponent)})")
+    for offset, (variant, colour) in zip((-0.08, 0.08), ((VARIANTS[0], COLOURS["vector"]), (VARIANTS[1], COLOURS["scalar"]))):
+        rows = [row for row in summary["variants"][variant]["limit_slopes"] if row["order"] >= 1 and row["resolved"]]
+        if not rows:
+            continue
+        order = np.array([row["order"] for row in rows])
+        slope = np.array([row["slope"] for row in rows])
+        bars = [slope - np.array([row["ci_low"] for row in rows]), np.array([row["ci_high"] for row in rows]) - slope]
+        axes.errorbar(order + offset, slope, yerr=bars, color=colour, ls="none", marker="o", ms=4, capsize=2, label=f"{variant} activations")
+    axes.set_xticks(orders)
+    axes.set_xlabel("interaction order k")
+    axes.set_ylabel("limit slope of log sqrt(Ē_k) vs log λ (95 % CI)")
+    axes.set_title(f"{summary['config']['arch']} ({summary['config']['weights']}), N = {summary['num_valid']}", fontsize=9)
+    axes.legend(fontsize=7)
+    return save_figure(figure_, output)
+
+
+def plot_renormalised(summary: dict[str, Any], output: Path) -> Path:
+    """Per variant, the mean spectrum renormalised over k ≥ 2 (q_k = E_k / Σ_{j≥2} E_j) at every λ."""
+    figure_, axes_list = new_figure_grid(1, 2, 10.5, 3.8, sharey=True)
+    orders = np.arange(2, summary["config"]["num_blocks"] + 1)
+    colours = plt.cm.viridis(np.linspace(0.0, 0.9, len(summary["lambdas"])))
+    for axes, variant in zip(axes_list, VARIANTS):
+        for colour, value, spectrum in zip(colours, summary["lambdas"], summary["variants"][variant]["renormalised_spectrum"]):
+            axes.plot(orders, spectrum["mean"], color=colour, marker="o", ms=3, lw=1, label=f"λ = {value:g}")
+        axes.set_xticks(orders)
+        axes.set_xlabel("interaction order k")
+        axes.set_title(f"{variant} activations", fontsize=9)
+    axes_list[0].set_ylabel("q_k = E_k / Σ_{j≥2} E_j (mean over images)")
+    axes_list[-1].legend(fontsize=7)
+    return save_figure(figure_, output)
+
+
+def slope_cell(row: dict[str, Any]) -> str:
+    if not row["resolved"]:
+        return "unresolved"
+    return f"{format_stat({'mean': row['slope'], 'ci_low': row['ci_low'], 'ci_high': row['ci_high']})} ({', '.join(f'{value:g}' for value in row['fit_lambdas'])})"
+
+
+def limit_table(summary: dict[str, Any]) -> str:
+    """k, both laws' predictions, each variant's limit slope with CI and fitted λs, and the expected law's verdict."""
+    native, smooth = (summary["variants"][variant] for variant in VARIANTS)
+    rows = []
+    for order in range(1, summary["config"]["num_blocks"] + 1):
+        rows.append([str(order), format_number(smooth["laws"]["lambda_k"]["predicted"][order]), format_number(native["laws"]["kink"]["predicted"][order]),
+                     slope_cell(native["limit_slopes"][order]), native["laws"]["kink"]["per_order"][order - 1],
+                     slope_cell(smooth["limit_slopes"][order]), smooth["laws"]["lambda_k"]["per_order"][order - 1]])
+    return markdown_table(["k", "λ^k law", "kink law", "native: limit slope [95 % CI] (fitted λs)", "kink law at k", "smooth: limit slope [95 % CI] (fitted λs)", "λ^k law at k"], rows)
+
+
+def successive_table(block: dict[str, Any], num_blocks: int) -> str:
+    """Slope between successive λs per order (point estimates; '·' where an order is unresolved at either λ)."""
+    rows = [[f"{pair['lambdas'][0]:g} → {pair['lambdas'][1]:g}"] + [format_number(slope) if resolved else "·" for slope, resolved in zip(pair["slope"][1:], pair["resolved"][1:])]
+            for pair in block["successive_slopes"]]
+    return markdown_table(["λ pair"] + [f"k = {order}" for order in range(1, num_blocks + 1)], rows)
+
+
+def renormalised_table(summary: dict[str, Any], variant: str) -> str:
+    rows = [[f"{value:g}"] + [format_percent(share) for share in spectrum["mean"]] for value, spectrum in zip(summary["lambdas"], summary["variants"][variant]["renormalised_spectrum"])]
+    return markdown_table(["λ"] + [f"k = {order}" for order in range(2, summary["config"]["num_blocks"] + 1)], rows)
+
+
+def verdict_lines(summary: dict[str, Any]) -> list[str]:
+    """Per variant and law: the outcome, at which orders it fails, and from which λ it is visible."""
+    lines = []
+    for verdict in summary["verdicts"]:
+        failing = [str(order) for order, outcome in enumerate(verdict["per_order"], start=1) if outcome == "fails"]
+        unresolved = [str(order) for order, outcome in enumerate(verdict["per_order"], start=1) if outcome == "unresolved"]
+        visible = verdict["visible_from_lambda"]
+        text = f"{verdict['name']}: **{verdict['verdict']}**"
+        text += " (the law derived for these activations)" if verdict["expected_for_variant"] else " (the other law)"
+        if failing:
+            text += f"; fails at k ∈ {{{', '.join(failing)}}}"
+        if unresolved:
+            text += f"; k ∈ {{{', '.join(unresolved)}}} unresolved (round-off floor)"
+        text += f"; visible on this grid from λ = {visible:g} down." if visible is not None else "; not visible at every resolved order on any λ step of this grid."
+        lines.append(text)
+    swap = summary["swap_at_lambda_1"]
+    lines.append(f"The swap's cost at λ = 1, full mask: top-1 agreement with the native network {format_stat(swap['agreement'], percent=True)}"
+                 + (f"; top-1 {format_stat(swap['top1_native'], percent=True)} native vs {format_stat(swap['top1_smooth'], percent=True)} smooth." if swap["top1_native"] else " (the images are unlabelled)."))
+    return lines
+
+
+def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
+    """REPORT.md of one network, generated from summary_3c.json."""
+    native, smooth = (summary["variants"][variant] for variant in VARIANTS)
+    num_blocks = summary["config"]["num_blocks"]
+    lambdas = ", ".join(f"{value:g}" for value in summary["lambdas"])
+    method = (f"Two λ sweeps of the same network on the same images, λ ∈ {{{lambdas}}}, network arithmetic `{summary['config']['dtype']}`, "
+              f"Möbius transform `{summary['config']['mobius_dtype']}`: its own activations, and the smooth swap, which computes `{smooth['gated_recursion']}`. "
+              f"{summary['method']}. Tolerance ±{format_number(summary['slope_tolerance'])}; resolved means at least {format_number(summary['floor_margin'])}× the round-off floor. "
+              f"Predictions (experiment_2/README.md, stated before measuring): λ^k law slope k (smooth stacks); kink law slope min(k, s) with s = {format_number(native['kink_exponent'])} "
+              "for this network (s = 1 with a post-sum activation on the gated blocks, 3/2 without). Vector projection throughout.")
+    results = [
+        "### Limit slopes against both laws",
+        limit_table(summary),
+        figure("limit slope vs k", figures["slopes"]),
+        "### Slope between successive λs (convergence to the limit)",
+        "Native activations:",
+        successive_table(native, num_blocks),
+        "Smooth swap:",
+        successive_table(smooth, num_blocks),
+        "### Spectrum renormalised over k ≥ 2, per λ",
+        "The kink law predicts a λ-independent shape at small λ; the λ^k law predicts q_2 → 1 with q_k/q_2 ∝ λ^{2(k−2)}. Native activations:",
+        renormalised_table(summary, "native"),
+        "Smooth swap:",
+        renormalised_table(summary, "smooth"),
+        figure("spectrum over k ≥ 2 per λ", figures["spectra"]),
+    ]
+    return ReportDocument(
+        title=f"Experiment 3C — the small-λ limit, native vs smooth activations ({summary['config']['arch']})",
+        summary=summary,
+        method=method,
+        results=results,
+        seed_rows=[],
+        seed_source="the seed reports no Experiment 3C",
+        verdict=verdict_lines(summary),
+        generator="experiment_2.step_5_limit_report",
+        data_extra=f"; λ ∈ {{{lambdas}}}",
+        source="summary_3c.json",
+        residual_scale=f"λ ∈ {{{lambdas}}}",
+    ).render()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--native", type=Path, required=True, help="summary_all.json of step_3_lambda_sweep with the network's own activations")
+    parser.add_argument("--smooth", type=Path, required=True, help="summary_all.json of the same sweep with --smooth-activations")
+    parser.add_argument("--output-dir", type=Path, default=None, help="where summary_3c.json, the figures and REPORT.md go (default: experiment_2/results_3c_<arch>)")
+    args = parser.parse_args(argv)
+    summaries = load_variants(args.native, args.smooth)
+    summary = summarize(summaries, swap_agreement(args.native, args.smooth, summaries["native"]["config"]["seed"]))
+    folder = args.output_dir or Path("experiment_2") / f"results_3c_{summary['config']['arch']}"
+    atomic_write_json(folder / "summary_3c.json", summary)
+    figures = {"slopes": plot_slopes(summary, folder / "slope_vs_k"), "spectra": plot_renormalised(summary, folder / "spectrum_above_order_1")}
+    atomic_write_text(folder / "REPORT.md", report_markdown(summary, {name: path.name for name, path in figures.items()}))
+    print(f"wrote {folder / 'summary_3c.json'}, {', '.join(str(path) for path in figures.values())} and {folder / 'REPORT.md'}: "
+          + "; ".join(f"{verdict['name']} {verdict['verdict']}" for verdict in summary["verdicts"]))
+
+
+if __name__ == "__main__":
+    run_cli(main)
