@@ -7,9 +7,9 @@ branches, the post-sum activation of ResNets, the fixed (ungated) blocks and the
 
 - ``Softplus_β(x) = log(1 + e^{βx}) / β`` is analytic; its largest distance from ReLU is
   ``log 2 / β`` (at 0), and its kink is rounded over a width of about ``1/β``. It is computed as
-  ``max(x, 0) + log1p(e^{−β|x|}) / β`` (the same function, no overflow) and without PyTorch's
-  ``threshold`` switch to the identity, which would put a jump of ``e^{−threshold}/β`` into the
-  function — a non-smooth point of its own.
+  ``logaddexp(βx, 0) / β`` (the same function, no overflow, one fused kernel) and without
+  PyTorch's ``threshold`` switch to the identity, which would put a jump of ``e^{−threshold}/β``
+  into the function — a non-smooth point of its own.
 - ``SmoothReLU6_β(x) = Softplus_β(x) − Softplus_β(x − 6)``: analytic, 0 for x ≪ 0, 6 for x ≫ 6,
   at most ``log 2 / β`` from ReLU6.
 
@@ -34,7 +34,7 @@ PIECEWISE_LINEAR = (nn.ReLU, nn.ReLU6, nn.Hardtanh, nn.LeakyReLU, nn.PReLU, nn.R
 
 def softplus(x: torch.Tensor, beta: float) -> torch.Tensor:
     """``log(1 + e^{βx}) / β`` for every x, without overflow and without a threshold switch."""
-    return torch.relu(x) + torch.log1p(torch.exp(-beta * x.abs())) / beta
+    return torch.logaddexp(beta * x, x.new_zeros(())) / beta
 
 
 class Softplus(nn.Module):
