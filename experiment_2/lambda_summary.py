@@ -92,7 +92,7 @@ def summarize(
         for projection in PROJECTIONS
     }
     limit = {
-        projection: limit_summary(np.array(lambdas), arrays[f"energy_{projection}"][valid], arrays[f"roundoff_variance_{projection}"][valid], config["post_activation"], seed, tolerance)
+        projection: limit_summary(np.array(lambdas), arrays[f"energy_{projection}"][valid], arrays[f"roundoff_variance_{projection}"][valid], config["post_activation"], config.get("exact_zero_chain"), seed, tolerance)
         for projection in PROJECTIONS
     }
     return {

@@ -4,11 +4,15 @@ The laws (derived in experiment_2/README.md, "Experiment 3C"), as the limit slop
 ``log sqrt(Ē_k)`` against ``log λ`` at order ``k ≥ 1``:
 
 - ``lambda_k`` — the theorem for stacks smooth in λ: slope ``k``.
-- ``kink`` — the law of piecewise-linear activations: slope ``min(k, s)``; ``s = 1`` when the
-  gated blocks have a post-sum activation (their identity shortcuts carry exact zeros of the
-  previous one: units exactly at a kink, whose Möbius coefficients are ``Θ(λ)`` at every order),
-  ``s = 3/2`` when they have none (only units near a kink, a fraction ``∝ λ`` of them, each
-  contributing ``Θ(λ)``: ``E_k ∝ λ³``).
+- ``kink`` — the law of piecewise-linear activations as stated before measuring: slope
+  ``min(k, s)``; ``s = 1`` when the gated blocks have a post-sum activation (their identity
+  shortcuts carry exact zeros of the previous one: units exactly at a kink, whose Möbius
+  coefficients were expected ``Θ(λ)`` at every order), ``s = 3/2`` when they have none (only units
+  near a kink, a fraction ``∝ λ`` of them, each contributing ``Θ(λ)``: ``E_k ∝ λ³``).
+- ``kink_chain`` — the same law refined *after* the ResNet-18 measurement (README, "After
+  measuring"): a unit exactly at a kink couples only the blocks whose pushes reach it without
+  crossing another clipped unit — a run of consecutive identity-shortcut blocks with a post-sum
+  ReLU (:func:`exact_zero_chain`, ``R``) — so slope 1 for ``k ≤ R`` and 3/2 above.
 
 Per order: the slope between successive λs (the convergence), and the *limit slope* — the
 least-squares slope over the ``LIMIT_POINTS`` smallest λs at which the order is resolved (its mean
@@ -25,13 +29,29 @@ from typing import Any
 
 import numpy as np
 
+from torch import nn
+
+from experiment_1.gated_resnet import ResidualStack
 from experiment_1.stats import bootstrap_mean_ci_rows
 from experiment_2.scaling import FLOOR_MARGIN, fit_power_law, roundoff_floor
 
 LIMIT_POINTS = 3
 NO_POST_ACTIVATION = "Identity"
-LAWS = ("lambda_k", "kink")
-LAW_NAMES = {"lambda_k": "λ^k law (smooth stacks)", "kink": "kink law (piecewise-linear activations)"}
+LAWS = ("lambda_k", "kink", "kink_chain")
+LAW_NAMES = {"lambda_k": "λ^k law (smooth stacks)", "kink": "kink law (piecewise-linear activations, stated before measuring)",
+             "kink_chain": "kink law refined by the exact-zero chain (after measuring ResNet-18)"}
+PIECEWISE_LINEAR_POST = (nn.ReLU, nn.ReLU6)
+
+
+def exact_zero_chain(model: ResidualStack) -> int:
+    """``R``: the longest run of consecutive gated blocks with an identity shortcut, no fixed ``pre`` path and a
+    piecewise-linear post-sum activation — the blocks whose pushes meet at the same exactly-clipped trunk unit."""
+    longest = run = 0
+    for block in model.blocks:
+        chained = isinstance(block.shortcut, nn.Identity) and isinstance(block.pre, nn.Identity) and type(block.post) in PIECEWISE_LINEAR_POST
+        run = run + 1 if chained else 0
+        longest = max(longest, run)
+    return longest
 
 
 def kink_exponent(post_activation: list[str]) -> float:
@@ -39,10 +59,14 @@ def kink_exponent(post_activation: list[str]) -> float:
     return 1.0 if any(name != NO_POST_ACTIVATION for name in post_activation) else 1.5
 
 
-def predicted_slopes(law: str, num_blocks: int, exponent: float) -> np.ndarray:
+def predicted_slopes(law: str, num_blocks: int, exponent: float, chain: int) -> np.ndarray:
     """Predicted limit slope per order ``k = 0 … L`` (order 0 is λ-independent: 0)."""
     orders = np.arange(num_blocks + 1, dtype=np.float64)
-    return orders if law == "lambda_k" else np.minimum(orders, exponent)
+    if law == "lambda_k":
+        return orders
+    if law == "kink":
+        return np.minimum(orders, exponent)
+    return np.minimum(orders, np.where(orders <= chain, 1.0, 1.5))
 
 
 def resolved_per_lambda(energies: np.ndarray, roundoff_variance: np.ndarray) -> np.ndarray:
@@ -150,13 +174,15 @@ def limit_summary(
     energies: np.ndarray,
     roundoff_variance: np.ndarray,
     post_activation: list[str],
+    chain: int | None,
     seed: int,
     tolerance: float,
 ) -> dict[str, Any]:
     """The 3C block of one projection: resolution per λ, successive and limit slopes, the spectrum
     renormalised over k ≥ 2 per λ, both laws' tests.
 
-    ``lambdas`` ``(n_λ,)`` largest first; ``energies`` ``(N, n_λ, L+1)``; ``roundoff_variance`` ``(N, n_λ)``.
+    ``lambdas`` ``(n_λ,)`` largest first; ``energies`` ``(N, n_λ, L+1)``; ``roundoff_variance`` ``(N, n_λ)``;
+    ``chain``: :func:`exact_zero_chain` of the network (``None``: not recorded — the refined law is left out).
     """
     lambdas = np.asarray(lambdas, dtype=np.float64)
     num_blocks = energies.shape[2] - 1
@@ -169,6 +195,7 @@ def limit_summary(
         "successive_slopes": pairs,
         "limit_slopes": limit,
         "kink_exponent": exponent,
+        "exact_zero_chain": chain,
         "renormalised_spectrum": renormalised_spectrum_summary(energies, seed),
-        "laws": {law: law_test(limit, pairs, predicted_slopes(law, num_blocks, exponent), tolerance) for law in LAWS},
+        "laws": {law: law_test(limit, pairs, predicted_slopes(law, num_blocks, exponent, chain or 0), tolerance) for law in LAWS if law != "kink_chain" or chain is not None},
     }

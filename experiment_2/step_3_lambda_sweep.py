@@ -33,6 +33,7 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, write_results
 from experiment_2.evaluation import evaluate_spectrum
 from experiment_2.lambda_summary import REFERENCE_LAMBDA, stack_over_lambdas, summarize
+from experiment_2.limit import exact_zero_chain
 from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE
 
 DEFAULT_LAMBDAS = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1]
@@ -79,7 +80,8 @@ def main(argv: list[str] | None = None) -> None:
         results.append(arrays)
         timings[f"{value:g}"] = timing
     stacked = stack_over_lambdas(results)
-    summary = summarize(stacked, lambdas, list(args.lambdas), fit_lambdas, provenance(setup), args.seed, args.slope_tolerance)
+    config = {**provenance(setup), "exact_zero_chain": exact_zero_chain(setup.model)}  # not in the resume key: read off the built model
+    summary = summarize(stacked, lambdas, list(args.lambdas), fit_lambdas, config, args.seed, args.slope_tolerance)
     sweep_timing = {
         "wall_seconds": sum(timing["wall_seconds"] for timing in timings.values()),
         "images_evaluated": sum(timing["images_evaluated"] for timing in timings.values()),

@@ -18,7 +18,7 @@ from experiment_1.io_utils import atomic_write_json, read_json
 from experiment_1.residual_stack import GateableBlock, Preprocess, ResidualStack
 from experiment_1.sample_list import draw_sample, sample_list_json
 from experiment_2 import step_3_lambda_sweep, step_5_limit_report
-from experiment_2.limit import kink_exponent, limit_summary, order_verdict, resolved_per_lambda
+from experiment_2.limit import exact_zero_chain, kink_exponent, limit_summary, order_verdict, resolved_per_lambda
 from experiment_2.spectrum import spectrum_metrics
 from paper import make_tables
 
@@ -50,7 +50,7 @@ def limit_of(model: ResidualStack, network_dtype: torch.dtype = torch.float64) -
         energies.append(metrics["energy_vector"].numpy())
         roundoff.append(metrics["roundoff_variance_vector"].numpy())
     post = sorted({type(block.post).__name__ for block in model.blocks})
-    return limit_summary(np.array(LAMBDAS), np.stack(energies, axis=1), np.stack(roundoff, axis=1), post, seed=0, tolerance=0.25)
+    return limit_summary(np.array(LAMBDAS), np.stack(energies, axis=1), np.stack(roundoff, axis=1), post, exact_zero_chain(model), seed=0, tolerance=0.25)
 
 
 def limit_slopes(summary: dict) -> np.ndarray:
@@ -68,13 +68,22 @@ def test_analytic_activations_follow_the_lambda_k_law() -> None:
 
 @pytest.mark.parametrize("post_activation, exponent", [(True, 1.0), (False, 1.5)])
 def test_relu_networks_follow_the_kink_law(post_activation: bool, exponent: float) -> None:
+    # with a post-sum ReLU every block chains on the stem ReLU's exact zeros (R = 4 = L): slope 1 at every order
     summary = limit_of(residual_mlp(post_activation))
-    assert summary["kink_exponent"] == exponent
+    assert summary["kink_exponent"] == exponent and summary["exact_zero_chain"] == (NUM_BLOCKS if post_activation else 0)
     slopes = limit_slopes(summary)
     assert abs(slopes[1] - 1.0) <= 0.1
     np.testing.assert_allclose(slopes[2:], exponent, atol=0.25)
     assert summary["laws"]["kink"]["per_order"][1:] != ["fails"] * (NUM_BLOCKS - 1)
     assert summary["laws"]["kink"]["verdict"] in ("holds", "cannot tell") and summary["laws"]["lambda_k"]["verdict"] == "fails"
+    assert summary["laws"]["kink_chain"]["predicted"] == summary["laws"]["kink"]["predicted"]  # R = L or no post-sum ReLU: the same law
+
+
+def test_exact_zero_chain_of_resnet18() -> None:
+    # layer1.0, layer1.1 share the stem's zeros; each later stage starts with a downsampling block: R = 2
+    model = build_gated_resnet("resnet18", "random", seed=0)
+    assert exact_zero_chain(model) == 2
+    assert exact_zero_chain(residual_mlp(post_activation=False)) == 0
 
 
 def test_swap_keeps_weights_and_off_leaves_the_network_unchanged(small_input: int) -> None:
@@ -143,7 +152,7 @@ def test_float64_floor_marks_planted_roundoff_unresolved() -> None:
         eps2 = torch.finfo(dtype).eps ** 2
         assert resolved[signal >= 1e5 * 2.0**orders * eps2].all()  # far above the planted round-off
         assert not resolved[signal <= 2.0**orders * eps2].any()  # below it
-        summary = limit_summary(np.array(LAMBDAS), energies, variance, ["Identity"], seed=0, tolerance=0.25)
+        summary = limit_summary(np.array(LAMBDAS), energies, variance, ["Identity"], 0, seed=0, tolerance=0.25)
         for row in summary["limit_slopes"]:
             if row["resolved"]:  # fitted on resolved λs only: the planted law, not the round-off
                 assert row["slope"] == pytest.approx(row["order"], abs=0.05)
@@ -189,7 +198,8 @@ def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input
     report_dir = results / "results_3c_resnet18"
     step_5_limit_report.main(["--native", str(native_dir / "summary_all.json"), "--smooth", str(smooth_dir / "summary_all.json"), "--output-dir", str(report_dir)])
     summary = read_json(report_dir / "summary_3c.json")
-    assert [(verdict["variant"], verdict["law"]) for verdict in summary["verdicts"]] == [("native", "lambda_k"), ("native", "kink"), ("smooth", "lambda_k"), ("smooth", "kink")]
+    assert [(verdict["variant"], verdict["law"]) for verdict in summary["verdicts"]] == [(variant, law) for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")]
+    assert native["config"]["exact_zero_chain"] == 2
     assert all(verdict["verdict"] in ("holds", "fails", "cannot tell", "unresolved") and len(verdict["ci"]) == 8 for verdict in summary["verdicts"])
     assert summary["variants"]["smooth"]["limit_slopes"] == smooth["limit"]["projections"]["vector"]["limit_slopes"]
     report = (report_dir / "REPORT.md").read_text()
