@@ -31,7 +31,7 @@ import numpy as np
 
 from torch import nn
 
-from experiment_1.gated_resnet import ResidualStack
+from experiment_1.residual_stack import ResidualStack
 from experiment_1.stats import bootstrap_mean_ci_rows
 from experiment_2.scaling import FLOOR_MARGIN, fit_power_law, roundoff_floor
 
