@@ -33,6 +33,7 @@ from torch import nn
 
 from experiment_1.residual_stack import ResidualStack
 from experiment_1.stats import bootstrap_mean_ci_rows
+from experiment_1.verdicts import CANNOT_TELL, conjunction, verdict
 from experiment_2.scaling import FLOOR_MARGIN, fit_power_law, roundoff_floor
 
 LIMIT_POINTS = 3
@@ -199,3 +200,55 @@ def limit_summary(
         "renormalised_spectrum": renormalised_spectrum_summary(energies, seed),
         "laws": {law: law_test(limit, pairs, predicted_slopes(law, num_blocks, exponent, chain or 0), tolerance) for law in LAWS if law != "kink_chain" or chain is not None},
     }
+
+
+LAW_RULE = ("per order k ≥ 1: holds when the 95 % bootstrap CI of the limit slope lies within ± tolerance of the law's slope, fails when it lies "
+            "wholly outside, else cannot tell (orders without two λs above floor_margin × the round-off floor are unresolved, not judged); "
+            "the law holds when it holds at every resolved order, fails when it fails at any, else cannot tell")
+LAW_CLAIMS = {"lambda_k": "slope k at every order", "kink": "slope min(k, s) at every order k ≥ 1", "kink_chain": "slope 1 up to order R, 3/2 above"}
+
+
+def _outcomes(per_order: list[str]) -> str:
+    """``holds at k ∈ {1, 2}; fails at k ∈ {3}`` — each outcome that occurs, with its orders."""
+    parts = []
+    for outcome in ("holds", "fails", "cannot tell", "unresolved"):
+        orders = [str(order) for order, value in enumerate(per_order, start=1) if value == outcome]
+        if orders:
+            parts.append(f"{outcome} at k ∈ {{{', '.join(orders)}}}")
+    return "; ".join(parts)
+
+
+def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, tolerance: float, floor_margin: float) -> dict[str, Any]:
+    """The verdict (:mod:`experiment_1.verdicts` schema) on one law for one variant, from its 3C limit block.
+
+    Effect: the resolved order whose limit slope lies farthest from the law's slope, with its CI.
+    """
+    test = block["laws"][law]
+    predicted = test["predicted"]
+    resolved = [row for row in block["limit_slopes"] if row["order"] >= 1 and row["resolved"]]
+    decisions = [outcome for outcome in test["per_order"] if outcome != "unresolved"]
+    effect = None
+    notes = ["the law derived for these activations" if expected else "the other law: expected not to hold"]
+    if law == "kink_chain":
+        notes.append(f"refined after measuring ResNet-18 (R = {block['exact_zero_chain']}); post hoc, not a test of a prior prediction")
+    if resolved:
+        worst = max(resolved, key=lambda row: abs(row["slope"] - predicted[row["order"]]))
+        target = predicted[worst["order"]]
+        effect = {"name": f"limit slope − law's slope at the farthest order (k = {worst['order']})", "value": worst["slope"] - target,
+                  "ci_low": worst["ci_low"] - target, "ci_high": worst["ci_high"] - target, "confidence": 0.95, "percent": False}
+        notes.append("limit slopes k = 1 … L: " + ", ".join(f"{row['slope']:.3g} [{row['ci_low']:.3g}, {row['ci_high']:.3g}]" if row["resolved"] else "unresolved"
+                                                          for row in block["limit_slopes"] if row["order"] >= 1))
+        notes.append(_outcomes(test["per_order"]))
+    else:
+        notes.append("no order k ≥ 1 is resolved: nothing to judge")
+    visible = test["visible_from_lambda"]
+    notes.append(f"visible on this grid from λ = {visible:g} down" if visible is not None else "not visible at every resolved order on any λ step of this grid")
+    return verdict(
+        f"exp3c.{variant}.{law}",
+        f"{variant} activations follow the {LAW_NAMES[law]} ({LAW_CLAIMS[law]})",
+        conjunction(decisions) if decisions else CANNOT_TELL,
+        LAW_RULE,
+        parameters={"tolerance": tolerance, "limit_points": LIMIT_POINTS, "floor_margin": floor_margin, "predicted": predicted},
+        effect=effect,
+        notes=notes,
+    )

@@ -26,12 +26,12 @@ from experiment_1.io_utils import atomic_write_json, atomic_write_text, load_sum
 from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, save_figure
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.stats import bootstrap_mean_ci
-from experiment_2.limit import LAW_NAMES
+from experiment_2.limit import LAWS, law_verdict
 
 QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
             "activations follow the kink law min(k, s) derived in experiment_2/README.md instead?")
 VARIANTS = ("native", "smooth")
-EXPECTED_LAW = {"native": "kink", "smooth": "lambda_k"}
+EXPECTED_LAWS = {"native": ("kink", "kink_chain"), "smooth": ("lambda_k",)}
 PROJECTION = "vector"
 SAME_RUN_KEYS = ("arch", "weights", "num_blocks", "sample_index", "num_images", "limit", "seed", "dtype", "mobius_dtype", "input_size")
 
@@ -70,7 +70,7 @@ def variant_block(summary: dict[str, Any], variant: str) -> dict[str, Any]:
     """What the 3C summary keeps of one sweep: configuration differences, λs, the limit block of the vector projection."""
     config = summary["config"]
     return {
-        "expected_law": EXPECTED_LAW[variant],
+        "expected_laws": list(EXPECTED_LAWS[variant]),
         "gated_recursion": config["gated_recursion"],
         "smooth_activations": config.get("smooth_activations"),
         "lambdas": summary["lambdas"],
@@ -79,31 +79,9 @@ def variant_block(summary: dict[str, Any], variant: str) -> dict[str, Any]:
     }
 
 
-def law_verdicts(variants: dict[str, dict[str, Any]], tolerance: float) -> list[dict[str, Any]]:
-    """One verdict per (variant, law): the statistic (limit slopes with CI), the test, the rule and the outcome."""
-    verdicts = []
-    for variant, block in variants.items():
-        limit = [row for row in block["limit_slopes"] if row["order"] >= 1]
-        for law, test in block["laws"].items():
-            verdicts.append(
-                {
-                    "name": f"{variant}: {LAW_NAMES[law]}",
-                    "variant": variant,
-                    "law": law,
-                    "expected_for_variant": law == block["expected_law"],
-                    "statistic": "limit slope of log sqrt(mean E_k) vs log λ per order k ≥ 1 (vector projection)",
-                    "value": [row["slope"] for row in limit],
-                    "ci": [[row["ci_low"], row["ci_high"]] for row in limit],
-                    "predicted": test["predicted"][1:],
-                    "test": "95 % percentile bootstrap over images of each order's limit slope",
-                    "rule": f"holds at an order when the CI lies within ±{tolerance:g} of the prediction, fails when it lies wholly outside, else cannot tell; "
-                            "the law holds when it holds at every resolved order, fails when it fails at any",
-                    "per_order": test["per_order"],
-                    "verdict": test["verdict"],
-                    "visible_from_lambda": test["visible_from_lambda"],
-                }
-            )
-    return verdicts
+def law_verdicts(variants: dict[str, dict[str, Any]], tolerance: float, floor_margin: float) -> list[dict[str, Any]]:
+    """One verdict per (variant, law), in that order (:func:`experiment_2.limit.law_verdict`)."""
+    return [law_verdict(variant, law, block, law in block["expected_laws"], tolerance, floor_margin) for variant, block in variants.items() for law in LAWS if law in block["laws"]]
 
 
 def summarize(summaries: dict[str, dict[str, Any]], agreement: dict[str, Any]) -> dict[str, Any]:
@@ -125,7 +103,7 @@ def summarize(summaries: dict[str, dict[str, Any]], agreement: dict[str, Any]) -
         "floor_margin": native["limit"]["floor_margin"],
         "swap_at_lambda_1": agreement,
         "variants": variants,
-        "verdicts": law_verdicts(variants, tolerance),
+        "verdicts": law_verdicts(variants, tolerance, native["limit"]["floor_margin"]),
     }
 
 
@@ -208,25 +186,11 @@ def renormalised_table(summary: dict[str, Any], variant: str) -> str:
     return markdown_table(["λ"] + [f"k = {order}" for order in range(2, summary["config"]["num_blocks"] + 1)], rows)
 
 
-def verdict_lines(summary: dict[str, Any]) -> list[str]:
-    """Per variant and law: the outcome, at which orders it fails, and from which λ it is visible."""
-    lines = []
-    for verdict in summary["verdicts"]:
-        failing = [str(order) for order, outcome in enumerate(verdict["per_order"], start=1) if outcome == "fails"]
-        unresolved = [str(order) for order, outcome in enumerate(verdict["per_order"], start=1) if outcome == "unresolved"]
-        visible = verdict["visible_from_lambda"]
-        text = f"{verdict['name']}: **{verdict['verdict']}**"
-        text += " (the law derived for these activations)" if verdict["expected_for_variant"] else " (the other law)"
-        if failing:
-            text += f"; fails at k ∈ {{{', '.join(failing)}}}"
-        if unresolved:
-            text += f"; k ∈ {{{', '.join(unresolved)}}} unresolved (round-off floor)"
-        text += f"; visible on this grid from λ = {visible:g} down." if visible is not None else "; not visible at every resolved order on any λ step of this grid."
-        lines.append(text)
+def swap_line(summary: dict[str, Any]) -> str:
+    """What the swap does to the full-mask prediction at λ = 1."""
     swap = summary["swap_at_lambda_1"]
-    lines.append(f"The swap's cost at λ = 1, full mask: top-1 agreement with the native network {format_stat(swap['agreement'], percent=True)}"
-                 + (f"; top-1 {format_stat(swap['top1_native'], percent=True)} native vs {format_stat(swap['top1_smooth'], percent=True)} smooth." if swap["top1_native"] else " (the images are unlabelled)."))
-    return lines
+    return (f"The swap's cost at λ = 1, full mask: top-1 agreement with the native network {format_stat(swap['agreement'], percent=True)}"
+            + (f"; top-1 {format_stat(swap['top1_native'], percent=True)} native vs {format_stat(swap['top1_smooth'], percent=True)} smooth." if swap["top1_native"] else " (the images are unlabelled)."))
 
 
 def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
@@ -264,7 +228,8 @@ def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
         results=results,
         seed_rows=[],
         seed_source="the seed reports no Experiment 3C",
-        verdict=verdict_lines(summary),
+        verdict=[swap_line(summary)],
+        verdicts=summary["verdicts"],
         generator="experiment_2.step_5_limit_report",
         data_extra=f"; λ ∈ {{{lambdas}}}",
         source="summary_3c.json",
@@ -285,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
     figures = {"slopes": plot_slopes(summary, folder / "slope_vs_k"), "spectra": plot_renormalised(summary, folder / "spectrum_above_order_1")}
     atomic_write_text(folder / "REPORT.md", report_markdown(summary, {name: path.name for name, path in figures.items()}))
     print(f"wrote {folder / 'summary_3c.json'}, {', '.join(str(path) for path in figures.values())} and {folder / 'REPORT.md'}: "
-          + "; ".join(f"{verdict['name']} {verdict['verdict']}" for verdict in summary["verdicts"]))
+          + "; ".join(f"{entry['id']} {entry['decision']}" for entry in summary["verdicts"]))
 
 
 if __name__ == "__main__":

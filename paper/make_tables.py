@@ -136,10 +136,12 @@ def experiment_3c_table(root: Path) -> str:
                 slopes,
                 law_cell(block["laws"]["lambda_k"]),
                 f"{law_cell(block['laws']['kink'])}, s = {format_number(block['kink_exponent'])}",
+                f"{law_cell(block['laws']['kink_chain'])}, R = {block['exact_zero_chain']}" if "kink_chain" in block["laws"] else "—",
             ])
     if not rows:
         return "_No Experiment 3C results yet._"
-    return markdown_table(["run, activations", "arithmetic, grid", "limit slope k = 1 … L (· unresolved)", "λ^k law", "kink law min(k, s)"], rows)
+    return markdown_table(["run, activations", "arithmetic, grid", "limit slope k = 1 … L (· unresolved)", "λ^k law", "kink law min(k, s) (stated before measuring)",
+                           "kink law with the exact-zero chain (after measuring)"], rows)
 
 
 def experiment_3_table(root: Path) -> str:

@@ -198,9 +198,10 @@ def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input
     report_dir = results / "results_3c_resnet18"
     step_5_limit_report.main(["--native", str(native_dir / "summary_all.json"), "--smooth", str(smooth_dir / "summary_all.json"), "--output-dir", str(report_dir)])
     summary = read_json(report_dir / "summary_3c.json")
-    assert [(verdict["variant"], verdict["law"]) for verdict in summary["verdicts"]] == [(variant, law) for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")]
+    assert [entry["id"] for entry in summary["verdicts"]] == [f"exp3c.{variant}.{law}" for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")]
     assert native["config"]["exact_zero_chain"] == 2
-    assert all(verdict["verdict"] in ("holds", "fails", "cannot tell", "unresolved") and len(verdict["ci"]) == 8 for verdict in summary["verdicts"])
+    for entry, (variant, law) in zip(summary["verdicts"], [(variant, law) for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")]):
+        assert entry["decision"] in ("holds", "fails", "cannot tell") and entry["parameters"]["predicted"] == summary["variants"][variant]["laws"][law]["predicted"]
     assert summary["variants"]["smooth"]["limit_slopes"] == smooth["limit"]["projections"]["vector"]["limit_slopes"]
     report = (report_dir / "REPORT.md").read_text()
     for name in ("slope_vs_k", "spectrum_above_order_1"):
