@@ -20,7 +20,7 @@ energy at least ``FLOOR_MARGIN`` × the round-off floor of the network's arithme
 float64) — each with a bootstrap-over-images CI (:func:`experiment_2.scaling.fit_power_law`).
 A law *holds* at an order when the limit slope's CI lies within ``± tolerance`` of its
 prediction, *fails* when the CI lies wholly outside, and *cannot tell* otherwise. It is
-*visible from* the largest λ from which on every successive-λ slope of every resolved order is
+*visible from* the largest λ from which on every successive-λ slope of every resolved order (and, per order, of that order) is
 within ``± tolerance`` of the prediction.
 """
 from __future__ import annotations
@@ -124,12 +124,15 @@ def limit_slopes(lambdas: np.ndarray, energies: np.ndarray, resolved: np.ndarray
     return rows
 
 
-def visible_from(pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: float) -> float | None:
-    """The largest λ from which on every successive-λ slope of every resolved order k ≥ 1 is within tolerance."""
+def visible_from(pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: float, orders: list[int]) -> float | None:
+    """The largest λ from which on every successive-λ slope of the given orders is within tolerance (steps where
+    none of them is resolved are skipped); ``None`` when the smallest resolved step is already outside."""
     first = None
     for pair in reversed(pairs):
-        checked = [abs(slope - predicted[order]) <= tolerance for order, (slope, resolved) in enumerate(zip(pair["slope"], pair["resolved"])) if order >= 1 and resolved]
-        if not checked or not all(checked):
+        checked = [abs(pair["slope"][order] - predicted[order]) <= tolerance for order in orders if pair["resolved"][order]]
+        if not checked:
+            continue
+        if not all(checked):
             break
         first = pair["lambdas"][0]
     return first
@@ -148,7 +151,8 @@ def law_test(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], predicted
         "predicted": predicted.tolist(),
         "per_order": [per_order[order] for order in sorted(per_order)],
         "verdict": overall,
-        "visible_from_lambda": visible_from(pairs, predicted, tolerance),
+        "visible_from_lambda": visible_from(pairs, predicted, tolerance, list(range(1, len(predicted)))),
+        "visible_from_lambda_per_order": [visible_from(pairs, predicted, tolerance, [order]) for order in range(1, len(predicted))],
     }
 
 
@@ -242,7 +246,8 @@ def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, t
     else:
         notes.append("no order k ≥ 1 is resolved: nothing to judge")
     visible = test["visible_from_lambda"]
-    notes.append(f"visible on this grid from λ = {visible:g} down" if visible is not None else "not visible at every resolved order on any λ step of this grid")
+    notes.append(f"visible at every resolved order from λ = {visible:g} down" if visible is not None else "not visible at every resolved order on any λ step of this grid")
+    notes.append("visible per order k = 1 … L from λ = " + ", ".join("—" if value is None else f"{value:g}" for value in test["visible_from_lambda_per_order"]))
     return verdict(
         f"exp3c.{variant}.{law}",
         f"{variant} activations follow the {LAW_NAMES[law]} ({LAW_CLAIMS[law]})",
