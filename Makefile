@@ -19,7 +19,7 @@ BIN := $(VENV)/bin
 DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
 	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
-.PHONY: test demo bench bench-gpu tables clean-demo
+.PHONY: test demo bench bench-gpu tables paper clean-demo
 
 $(BIN)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,15 @@ bench-gpu: $(BIN)/.installed
 
 tables: $(BIN)/.installed
 	$(BIN)/python -m paper.make_tables
+
+# The paper: regenerate paper/generated/ (and tables.md) from the summaries, then build paper/build/main.pdf.
+# Needs TeX Live from the distribution's packages (Debian/Ubuntu names below).
+TEX_PACKAGES := latexmk texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern
+paper: $(BIN)/.installed
+	$(BIN)/python -m paper.make_tables
+	@command -v latexmk >/dev/null && command -v pdflatex >/dev/null || \
+		{ echo "make paper: TeX Live not found; install it with: sudo apt-get install $(TEX_PACKAGES)"; exit 1; }
+	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -outdir=build main.tex
 
 clean-demo:
 	rm -rf experiment_1/results_demo_*

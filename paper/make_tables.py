@@ -9,23 +9,35 @@ Question: what does each run say, side by side? One row per results folder, read
 ``experiment_1/results_bench/*.json`` (engine benchmarks) and ``experiment_1/results_profile/*.json``
 (tree-pass profiles). No number is typed by hand.
 
-Inputs:  the summaries under the repository root.  Outputs: tables.md, and the generated blocks
-         of README.md (benchmark, wall time, profile; between their ``<!-- generated:…`` markers).
+One generator, two renderers: every section function below returns the table model of
+:mod:`paper.table_model`; :mod:`paper.render_markdown` writes it into tables.md and the README,
+:mod:`paper.render_latex` into the paper's generated tables.
+
+Inputs:  the summaries under the repository root.  Outputs: tables.md, the generated blocks of
+         README.md (benchmark, wall time, profile; between their ``<!-- generated:…`` markers), and
+         paper/generated/ (table_<section>.tex, macros.tex, verdicts.tex, figures.tex) for ``make paper``.
 
     python -m paper.make_tables
 """
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_text, missing_key, read_json
 from experiment_1.paths import REPO_ROOT
-from experiment_1.report import format_number, format_percent, format_stat, markdown_table, verdict_sentence
+from experiment_1.report import format_number, format_percent, format_stat, verdict_sentence
 from experiment_1.verdicts import by_id
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
+from paper.figures import figures_tex
+from paper.macros import macros_tex
+from paper.render_latex import render_latex
+from paper.render_markdown import render_markdown
+from paper.table_model import Block, Bullets, NotRun, Paragraph, Table
+from paper.verdict_text import verdicts_tex
 
 
 RUN_KEYS = ("config.arch", "config.weights", "num_valid")  # what _run_label reads
@@ -52,7 +64,7 @@ def _run_label(path: Path, root: Path, summary: dict[str, Any]) -> str:
     return f"`{path.parent.relative_to(root).as_posix()}` — {config['arch']}, `{config['weights']}`, N = {summary['num_valid']}"
 
 
-def experiment_1_table(root: Path) -> str:
+def experiment_1_table(root: Path) -> list[Block]:
     rows = []
     for path, summary in _summaries(root, "experiment_1/results*/summary.json", 1, tuple(f"metrics.{name}" for name in (
             "mobius_rel_error_float32", "max_subset_rel_error_float32", "naive_sum_rel_error", "naive_sum_top1_agreement", "first_order_rel_error", "first_order_top1_agreement"))):
@@ -69,14 +81,14 @@ def experiment_1_table(root: Path) -> str:
             format_stat(accuracy, percent=True) if accuracy else "—",
         ])
     if not rows:
-        return "_No Experiment 1 results yet._"
-    return markdown_table(
+        return [NotRun("No Experiment 1 results yet.")]
+    return [Table(
         ["run", "Möbius rel. error (float32)", "worst subset (float32)", "naive-sum rel. error", "naive-sum top-1", "first-order rel. error", "first-order top-1", "full-mask top-1 acc."],
         rows,
-    )
+    )]
 
 
-def experiment_2_table(root: Path) -> str:
+def experiment_2_table(root: Path) -> list[Block]:
     rows = []
     for path, summary in _summaries(root, "experiment_2/results*/summary.json", 2, (
             "projections.vector.kappa", "projections.vector.c_le3", "projections.vector.trunk_share", "projections.vector.mean_spectrum_peak_order",
@@ -93,11 +105,11 @@ def experiment_2_table(root: Path) -> str:
             f"{null['peak_order']}, κ = {format_number(null['kappa'])}, C≤3 = {format_percent(null['c_le3'])}",
         ])
     if not rows:
-        return "_No Experiment 2 results yet._"
-    return markdown_table(["run", "peak k (vector)", "κ^v", "κ^s", "C≤3 (vector)", "trunk share (vector)", "binomial null: peak, κ, C≤3"], rows)
+        return [NotRun("No Experiment 2 results yet.")]
+    return [Table(["run", "peak k (vector)", "κ^v", "κ^s", "C≤3 (vector)", "trunk share (vector)", "binomial null: peak, κ, C≤3"], rows)]
 
 
-def experiment_3ab_table(root: Path) -> str:
+def experiment_3ab_table(root: Path) -> list[Block]:
     blocks = []
     for path, summary in _summaries(root, "experiment_2/results_lambda*/summary_all.json", "3A/3B", ("per_lambda", "power_law.projections.vector", "power_law.fit_lambdas")):
         rows = [
@@ -112,15 +124,15 @@ def experiment_3ab_table(root: Path) -> str:
         ]
         slopes = ", ".join(f"k={row['order']}: {format_number(row['slope'])}" for row in summary["power_law"]["projections"]["vector"] if row["order"] >= 1)
         fit = ", ".join(format_number(value) for value in summary["power_law"]["fit_lambdas"])
-        blocks.append(
-            f"{_run_label(path, root, summary)}\n\n"
-            + markdown_table(["λ", "κ^v", "κ^s", "C≤3 (vector)", "top-1 agreement with λ = 1"], rows)
-            + f"\n\nSlope of log sqrt(Ē_k) vs log λ over λ ∈ {{{fit}}} (vector): {slopes}."
-        )
-    return "\n\n".join(blocks) if blocks else "_No Experiment 3A/3B results yet._"
+        blocks += [
+            Paragraph(_run_label(path, root, summary)),
+            Table(["λ", "κ^v", "κ^s", "C≤3 (vector)", "top-1 agreement with λ = 1"], rows),
+            Paragraph(f"Slope of log sqrt(Ē_k) vs log λ over λ ∈ {{{fit}}} (vector): {slopes}."),
+        ]
+    return blocks or [NotRun("No Experiment 3A/3B results yet.")]
 
 
-def experiment_3c_table(root: Path) -> str:
+def experiment_3c_table(root: Path) -> list[Block]:
     """Per 3C network and variant: the limit slope per order (vector) and both laws' verdicts, with the λ they are visible from."""
     def law_cell(test: dict[str, Any]) -> str:
         visible = test["visible_from_lambda"]
@@ -139,12 +151,12 @@ def experiment_3c_table(root: Path) -> str:
                 f"{law_cell(block['laws']['kink_chain'])}, R = {block['exact_zero_chain']}" if "kink_chain" in block["laws"] else "—",
             ])
     if not rows:
-        return "_No Experiment 3C results yet._"
-    return markdown_table(["run, activations", "arithmetic, grid", "limit slope k = 1 … L (· unresolved)", "λ^k law", "kink law min(k, s) (stated before measuring)",
-                           "kink law with the exact-zero chain (after measuring)"], rows)
+        return [NotRun("No Experiment 3C results yet.")]
+    return [Table(["run, activations", "arithmetic, grid", "limit slope k = 1 … L (· unresolved)", "λ^k law", "kink law min(k, s) (stated before measuring)",
+                   "kink law with the exact-zero chain (after measuring)"], rows)]
 
 
-def experiment_3_table(root: Path) -> str:
+def experiment_3_table(root: Path) -> list[Block]:
     """Top-K sparsity at the seed's fractions of 2^L (vector ranking; the REPORTs have the scalar one and every K), then each run's verdicts."""
     def at_k(entry: dict[str, Any]) -> str:
         return f"K = {entry['k']}: " + ("—" if entry["value"] is None else format_stat(entry["value"], percent=True))
@@ -162,26 +174,26 @@ def experiment_3_table(root: Path) -> str:
             format_stat(summary["sources"]["magnitude_vector"]["k_mass"]["0.9"]),
             f"{format_stat(summary['k_eff']['vector'])} of {summary['num_masks']}",
         ])
-        decisions.append(f"{_run_label(path, root, summary)}:\n\n" + "\n".join(f"- {entry['claim']}: **{entry['decision']}**" for entry in summary["verdicts"]))
+        decisions += [Paragraph(f"{_run_label(path, root, summary)}:"), Bullets([f"{entry['claim']}: **{entry['decision']}**" for entry in summary["verdicts"]])]
     if not rows:
-        return "_No Experiment 3 results yet._"
-    table = markdown_table(["run", "Γ_K at 1/4 of 2^L", "top-1 agreement at 1/2 of 2^L", "best control there", "magnitude ÷ random there",
-                            "K for 90 % energy (per image)", "K_eff"], rows)
-    return "\n\n".join([table, "Verdicts (evidence and rules in each REPORT):", *decisions])
+        return [NotRun("No Experiment 3 results yet.")]
+    table = Table(["run", "Γ_K at 1/4 of 2^L", "top-1 agreement at 1/2 of 2^L", "best control there", "magnitude ÷ random there",
+                   "K for 90 % energy (per image)", "K_eff"], rows)
+    return [table, Paragraph("Verdicts (evidence and rules in each REPORT):"), *decisions]
 
 
-def experiment_4_table(root: Path) -> str:
+def experiment_4_table(root: Path) -> list[Block]:
     """Per Experiment 4 run: its verdicts, one sentence each, read from overlap.json's ``verdicts`` block."""
     blocks = []
     for path, summary in _summaries(root, "experiment_4/results*/overlap.json", 4, ("verdicts", "settings.nn_k", "num_classes")):
-        blocks.append(
-            f"{_run_label(path, root, summary)}, {summary['num_classes']} classes, K = {summary['settings']['nn_k']}\n\n"
-            + "\n".join(f"- {verdict_sentence(entry)}" for entry in summary["verdicts"])
-        )
-    return "\n\n".join(blocks) if blocks else "_No Experiment 4 results yet._"
+        blocks += [
+            Paragraph(f"{_run_label(path, root, summary)}, {summary['num_classes']} classes, K = {summary['settings']['nn_k']}"),
+            Bullets([verdict_sentence(entry) for entry in summary["verdicts"]]),
+        ]
+    return blocks or [NotRun("No Experiment 4 results yet.")]
 
 
-def experiment_5_table(root: Path) -> str:
+def experiment_5_table(root: Path) -> list[Block]:
     """Per Experiment 5 run: each headline measure against the primary difficulty score (from analysis.json)."""
     blocks = []
     for path, analysis in _summaries(root, "experiment_5/results*/analysis.json", 5, (
@@ -200,12 +212,12 @@ def experiment_5_table(root: Path) -> str:
             ]
             for measure in analysis["headline_measures"]
         ]
-        blocks.append(
-            f"{_run_label(path, root, analysis)}, difficulty = {SCORE_LABELS[primary]}, top-1 {format_stat(analysis['top1_accuracy'], percent=True)}\n\n"
-            + markdown_table(["measure", "Spearman ρ", "partial ρ given ‖h(full)‖", "hard − easy quartile", "incorrect − correct", "decision"], rows)
-            + f"\n\n{verdict_sentence(decisions['seed_claim'])}"
-        )
-    return "\n\n".join(blocks) if blocks else "_No Experiment 5 results yet._"
+        blocks += [
+            Paragraph(f"{_run_label(path, root, analysis)}, difficulty = {SCORE_LABELS[primary]}, top-1 {format_stat(analysis['top1_accuracy'], percent=True)}"),
+            Table(["measure", "Spearman ρ", "partial ρ given ‖h(full)‖", "hard − easy quartile", "incorrect − correct", "decision"], rows),
+            Paragraph(verdict_sentence(decisions["seed_claim"])),
+        ]
+    return blocks or [NotRun("No Experiment 5 results yet.")]
 
 
 def _rate(row: dict[str, Any], name: str) -> str:
@@ -214,7 +226,7 @@ def _rate(row: dict[str, Any], name: str) -> str:
     return "—" if value is None else format_number(value)
 
 
-def benchmark_table(root: Path) -> str:
+def benchmark_table(root: Path) -> list[Block]:
     rows = []
     for path in sorted((root / "experiment_1" / "results_bench").glob("*.json")):
         bench = read_json(path)
@@ -240,15 +252,15 @@ def benchmark_table(root: Path) -> str:
                 format_number(row["max_abs_disagreement"]),
             ])
     if not rows:
-        return "_No benchmark results yet._"
-    return markdown_table(
+        return [NotRun("No benchmark results yet.")]
+    return [Table(
         ["file", "device", "arch", "dtype, mode, layout", "images", "tree s", "naive s", "tree img/s", "tree GMAC/img", "tree GMAC/s",
          "naive GMAC/s", "naive/tree time", "MAC ratio", "tree vs contiguous", "max abs(tree − naive)"],
         rows,
-    )
+    )]
 
 
-def profile_table(root: Path) -> str:
+def profile_table(root: Path) -> list[Block]:
     """One row per profiled tree pass (experiment_1/results_profile/*.json): the parts and operators that dominate."""
     rows = []
     for path in sorted((root / "experiment_1" / "results_profile").glob("*.json")):
@@ -265,73 +277,65 @@ def profile_table(root: Path) -> str:
             format_percent(groups["linear"]),
         ])
     if not rows:
-        return "_No profiles yet._"
-    return markdown_table(["file", "pass", "profiled s", "largest parts (share of operator time)", "convolution", "batch-norm", "linear"], rows)
+        return [NotRun("No profiles yet.")]
+    return [Table(["file", "pass", "profiled s", "largest parts (share of operator time)", "convolution", "batch-norm", "linear"], rows)]
 
 
-def wall_time_table(root: Path) -> str:
-    """The last evaluation run of every results folder, from its timing.json."""
+def wall_time_table(root: Path) -> list[Block]:
+    """The last evaluation run of every results folder, from its timing.json, and their total."""
     rows = []
-    for path in sorted(root.glob("experiment_*/results*/timing.json")):
-        timing = read_json(path)
+    timings = [(path, read_json(path)) for path in sorted(root.glob("experiment_*/results*/timing.json"))]
+    for path, timing in timings:
         per_image = timing["wall_seconds"] / timing["images_evaluated"]
         rows.append([f"`{path.parent.relative_to(root).as_posix()}`", timing["device_name"], timing["engine"], str(timing["images_evaluated"]),
                      format_number(timing["wall_seconds"]), format_number(per_image)])
     if not rows:
-        return "_No timed runs yet._"
-    return markdown_table(["run", "device", "engine", "image evaluations", "wall s", "s per image evaluation"], rows)
+        return [NotRun("No timed runs yet.")]
+    total = sum(timing["wall_seconds"] for _, timing in timings)
+    rows.append(["all runs", "", "", str(sum(timing["images_evaluated"] for _, timing in timings)), f"{format_number(total)} ({format_number(total / 3600)} h)", ""])
+    return [Table(["run", "device", "engine", "image evaluations", "wall s", "s per image evaluation"], rows)]
+
+
+SECTIONS: list[tuple[str, str, Callable[[Path], list[Block]]]] = [
+    ("experiment_1", "Experiment 1 — naive subset summation vs Möbius", experiment_1_table),
+    ("experiment_2", "Experiment 2 — interaction-order spectrum", experiment_2_table),
+    ("experiment_3ab", "Experiment 3A/3B — residual scaling", experiment_3ab_table),
+    ("experiment_3c", "Experiment 3C — the small-λ limit: native vs smooth activations", experiment_3c_table),
+    ("experiment_3", "Experiment 3 — top-K sparse reconstruction (vector ranking)", experiment_3_table),
+    ("experiment_4", "Experiment 4 — input-dependent expert sets (binary signatures)", experiment_4_table),
+    ("experiment_5", "Experiment 5 — difficulty vs interaction complexity", experiment_5_table),
+    ("wall_time", "Wall time of the last evaluation run (timing.json)", wall_time_table),
+    ("benchmark", "Engine benchmark (`python -m experiment_1.bench_engines`)", benchmark_table),
+    ("profile", "Where a tree pass spends its time (`python -m experiment_1.profile_tree`)", profile_table),
+]
+"""Every section of tables.md in order: (key, title, section function); the key names the paper's
+generated table file (paper/generated/table_<key>.tex)."""
 
 
 def tables_markdown(root: Path) -> str:
     """The whole of tables.md."""
-    return "\n".join([
+    lines = [
         "# MOE-ResNet — tables",
         "",
         "Generated by `python -m paper.make_tables` from the summary JSON of every results folder; "
         "do not edit by hand. Means with 95 % bootstrap CIs over images. Each experiment's REPORT.md has the details "
         "and the seed's numbers beside ours.",
         "",
-        "## Experiment 1 — naive subset summation vs Möbius",
-        "",
-        experiment_1_table(root),
-        "",
-        "## Experiment 2 — interaction-order spectrum",
-        "",
-        experiment_2_table(root),
-        "",
-        "## Experiment 3A/3B — residual scaling",
-        "",
-        experiment_3ab_table(root),
-        "",
-        "## Experiment 3C — the small-λ limit: native vs smooth activations",
-        "",
-        experiment_3c_table(root),
-        "",
-        "## Experiment 3 — top-K sparse reconstruction (vector ranking)",
-        "",
-        experiment_3_table(root),
-        "",
-        "## Experiment 4 — input-dependent expert sets (binary signatures)",
-        "",
-        experiment_4_table(root),
-        "",
-        "## Experiment 5 — difficulty vs interaction complexity",
-        "",
-        experiment_5_table(root),
-        "",
-        "## Wall time of the last evaluation run (timing.json)",
-        "",
-        wall_time_table(root),
-        "",
-        "## Engine benchmark (`python -m experiment_1.bench_engines`)",
-        "",
-        benchmark_table(root),
-        "",
-        "## Where a tree pass spends its time (`python -m experiment_1.profile_tree`)",
-        "",
-        profile_table(root),
-        "",
-    ])
+    ]
+    for _, title, section in SECTIONS:
+        lines += [f"## {title}", "", render_markdown(section(root)), ""]
+    return "\n".join(lines)
+
+
+def paper_inputs(root: Path) -> dict[str, str]:
+    """The generated files of the paper (paper/generated/): one table per section, the number macros,
+    the verdict sentences and the figures, by file name."""
+    header = "% Generated by `python -m paper.make_tables` from the summary JSON; do not edit by hand.\n"
+    files = {f"table_{key}.tex": header + render_latex(section(root)) for key, _, section in SECTIONS}
+    files["macros.tex"] = macros_tex(root)
+    files["verdicts.tex"] = verdicts_tex(root)
+    files["figures.tex"] = figures_tex(root)
+    return files
 
 
 README_BLOCKS = {"benchmark": benchmark_table, "wall-time": wall_time_table, "profile": profile_table}
@@ -347,7 +351,7 @@ def refresh_readme_blocks(readme: Path, root: Path) -> list[str]:
         if start < 0 or end < start:
             continue
         opening_end = text.index("\n", start) + 1
-        text = text[:opening_end] + table(root) + "\n" + text[end:]
+        text = text[:opening_end] + render_markdown(table(root)) + "\n" + text[end:]
         found.append(name)
     if found:
         atomic_write_text(readme, text)
@@ -360,10 +364,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output", type=Path, default=None, help="file to write (default: <root>/tables.md)")
     args = parser.parse_args(argv)
     output = args.output or args.root / "tables.md"
-    atomic_write_text(output, tables_markdown(args.root))
+    tables, paper = tables_markdown(args.root), paper_inputs(args.root)  # every summary is checked before any file is written
+    atomic_write_text(output, tables)
     readme = args.root / "README.md"
     refreshed = refresh_readme_blocks(readme, args.root) if readme.exists() else []
-    print(f"wrote {output}" + (f" and the {', '.join(refreshed)} block(s) of {readme}" if refreshed else ""))
+    generated = args.root / "paper" / "generated"
+    for name, text in paper.items():
+        atomic_write_text(generated / name, text)
+    print(f"wrote {output}" + (f", the {', '.join(refreshed)} block(s) of {readme}" if refreshed else "") + f" and {generated}/")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,217 @@
+"""Every number the paper's prose cites, as a LaTeX macro generated from the summary JSON (paper/generated/macros.tex).
+
+A :class:`Macro` names its source file (relative to the repository root), the key path to its value
+inside that JSON and how to print it. Each generated line carries that provenance as a comment,
+``\\newcommand{\\ExpOneNaiveErr}{529 [523, 537]}% {"source": …, "path": […], "kind": "stat"}``, so
+tests/test_paper.py can check every printed number against its JSON value. A macro whose source file
+does not exist (an experiment not run here) expands to ``\\resultnotrun``; a source that exists but
+lacks the path is a bug and stops the generator with one line naming macro, file and path.
+
+Path elements: a dict key, a list index, or ``{"field": value}`` — the list element whose ``field``
+equals ``value`` (e.g. the λ = 0.1 entry of ``per_lambda``). Kinds: ``number`` (3 significant digits),
+``integer``, ``percent`` (a share printed as 12.3 %), ``stat`` / ``stat_percent`` (mean [CI] of a
+bootstrap dict), ``power_of_two`` (2 to the value), ``hours`` (seconds summed over every file the
+``source`` glob matches, printed in hours; the only kind whose source is a glob), ``text`` (a string,
+escaped).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+from experiment_1.errors import PipelineError
+from experiment_1.io_utils import read_json
+from experiment_1.report import format_number, format_percent, format_stat
+from paper.render_latex import latex_text
+
+PathElement = Union[str, int, dict]
+KINDS = ("number", "integer", "percent", "stat", "stat_percent", "power_of_two", "hours", "text")
+NOT_RUN = r"\resultnotrun"
+
+
+@dataclass(frozen=True)
+class Macro:
+    """One generated macro: ``\\name`` ← ``kind`` of the value at ``path`` in ``source``."""
+
+    name: str
+    source: str
+    path: tuple[PathElement, ...]
+    kind: str = "number"
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"macro {self.name}: kind {self.kind!r} is not one of {KINDS}")
+        if not self.name.isalpha():
+            raise ValueError(f"macro {self.name}: LaTeX macro names are letters only")
+
+
+EXP1 = "experiment_1/results_efficientnet_lite0_sample/summary.json"
+EXP2 = "experiment_2/results_efficientnet_lite0_sample/summary.json"
+EXP2_RANDOM = "experiment_2/results_efficientnet_lite0_random_sample/summary.json"
+EXP3AB = "experiment_2/results_lambda_efficientnet_lite0_sample/summary_all.json"
+EXP3 = "experiment_3/results_efficientnet_lite0_sample/summary.json"
+EXP4 = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
+EXP5 = "experiment_5/results_efficientnet_lite0_sample/analysis.json"
+TEST_SAMPLE = "experiment_1/sample_index_sample_test.json"
+LABELLED_SAMPLE = "experiment_1/sample_index_sample_val_min6.json"
+TIMINGS = "experiment_*/results*_efficientnet_lite0*_sample/timing.json"  # the runs of `make offline-results`
+
+
+def _per_lambda(value: float, *rest: PathElement) -> tuple[PathElement, ...]:
+    return ("per_lambda", {"lambda": value}, *rest)
+
+
+MACROS: list[Macro] = [
+    # the run: model, images
+    Macro("RunBlocks", EXP1, ("config", "num_blocks"), "integer"),
+    Macro("RunMasks", EXP1, ("config", "num_blocks"), "power_of_two"),
+    Macro("RunInputSize", EXP1, ("config", "input_size"), "integer"),
+    Macro("RunTestImages", TEST_SAMPLE, ("num_images",), "integer"),
+    Macro("RunLabelledImages", LABELLED_SAMPLE, ("num_images",), "integer"),
+    Macro("RunLabelledClasses", LABELLED_SAMPLE, ("num_classes",), "integer"),
+    Macro("RunLabelledPerClass", LABELLED_SAMPLE, ("per_class",), "integer"),
+    Macro("RunSeed", EXP1, ("config", "seed"), "integer"),
+    Macro("RunTorch", EXP1, ("config", "versions", "torch"), "text"),
+    Macro("RunDevice", EXP1, ("config", "device_name"), "text"),
+    Macro("WallTotalHours", TIMINGS, ("wall_seconds",), "hours"),
+    # Experiment 1
+    Macro("ExpOneImages", EXP1, ("num_valid",), "integer"),
+    Macro("ExpOneMobiusErr", EXP1, ("metrics", "mobius_rel_error_float32"), "stat"),
+    Macro("ExpOneMobiusErrDouble", EXP1, ("metrics", "mobius_rel_error_float64", "max"), "number"),
+    Macro("ExpOneWorstSubset", EXP1, ("metrics", "max_subset_rel_error_float32", "max"), "number"),
+    Macro("ExpOneNaiveErr", EXP1, ("metrics", "naive_sum_rel_error"), "stat"),
+    Macro("ExpOneNaiveTop", EXP1, ("metrics", "naive_sum_top1_agreement"), "stat_percent"),
+    Macro("ExpOneFirstOrderErr", EXP1, ("metrics", "first_order_rel_error"), "stat"),
+    Macro("ExpOneFirstOrderTop", EXP1, ("metrics", "first_order_top1_agreement"), "stat_percent"),
+    Macro("ExpOneEmptyTop", EXP1, ("metrics", "empty_top1_agreement"), "stat_percent"),
+    Macro("SeedExpOneMobiusErr", EXP1, ("published", "resnet18", "mobius_rel_error"), "number"),
+    Macro("SeedExpOneNaiveErr", EXP1, ("published", "resnet18", "naive_sum_rel_error"), "number"),
+    # Experiment 2
+    Macro("ExpTwoImages", EXP2, ("num_valid",), "integer"),
+    Macro("ExpTwoPeak", EXP2, ("projections", "vector", "mean_spectrum_peak_order"), "integer"),
+    Macro("ExpTwoKappaV", EXP2, ("projections", "vector", "kappa"), "stat"),
+    Macro("ExpTwoKappaS", EXP2, ("projections", "scalar", "kappa"), "stat"),
+    Macro("ExpTwoCleThree", EXP2, ("projections", "vector", "c_le3"), "stat_percent"),
+    Macro("ExpTwoTrunk", EXP2, ("projections", "vector", "trunk_share"), "stat_percent"),
+    Macro("ExpTwoNullPeak", EXP2, ("binomial_null", "peak_order"), "integer"),
+    Macro("ExpTwoNullKappa", EXP2, ("binomial_null", "kappa"), "number"),
+    Macro("ExpTwoNullCleThree", EXP2, ("binomial_null", "c_le3"), "percent"),
+    Macro("ExpTwoRandomImages", EXP2_RANDOM, ("num_valid",), "integer"),
+    Macro("ExpTwoRandomKappaV", EXP2_RANDOM, ("projections", "vector", "kappa"), "stat"),
+    Macro("ExpTwoRandomCleThree", EXP2_RANDOM, ("projections", "vector", "c_le3"), "stat_percent"),
+    Macro("ExpTwoRandomTrunk", EXP2_RANDOM, ("projections", "vector", "trunk_share"), "stat_percent"),
+    Macro("SeedExpTwoPeak", EXP2, ("published", "resnet18", "peak_order"), "integer"),
+    Macro("SeedExpTwoKappa", EXP2, ("published", "resnet18", "kappa_vector"), "number"),
+    Macro("SeedExpTwoCleThree", EXP2, ("published", "resnet18", "c_le3"), "percent"),
+    Macro("SeedExpTwoPeakDeep", EXP2, ("published", "resnet34", "peak_order"), "integer"),
+    # Experiment 3A/3B
+    Macro("ExpThreeABImages", EXP3AB, ("num_valid",), "integer"),
+    Macro("ExpThreeABKappaOne", EXP3AB, _per_lambda(1.0, "projections", "vector", "kappa"), "stat"),
+    Macro("ExpThreeABKappaLow", EXP3AB, _per_lambda(0.1, "projections", "vector", "kappa"), "stat"),
+    Macro("ExpThreeABKappaSOne", EXP3AB, _per_lambda(1.0, "projections", "scalar", "kappa"), "stat"),
+    Macro("ExpThreeABKappaSLow", EXP3AB, _per_lambda(0.1, "projections", "scalar", "kappa"), "stat"),
+    Macro("ExpThreeABAgreeEight", EXP3AB, _per_lambda(0.8, "top1_agreement_with_lambda_1"), "stat_percent"),
+    Macro("ExpThreeABAgreeLow", EXP3AB, _per_lambda(0.1, "top1_agreement_with_lambda_1"), "stat_percent"),
+    Macro("ExpThreeABSlopeOne", EXP3AB, ("power_law", "projections", "vector", {"order": 1}, "slope"), "number"),
+    Macro("ExpThreeABSlopeTwo", EXP3AB, ("power_law", "projections", "vector", {"order": 2}, "slope"), "number"),
+    Macro("ExpThreeABSlopeThree", EXP3AB, ("power_law", "projections", "vector", {"order": 3}, "slope"), "number"),
+    Macro("ExpThreeABSlopeTolerance", EXP3AB, ("power_law", "slope_tolerance"), "number"),
+    Macro("SeedExpThreeABKappaOne", EXP3AB, ("published", "resnet18", "kappa_at_lambda_1"), "number"),
+    Macro("SeedExpThreeABKappaLow", EXP3AB, ("published", "resnet18", "kappa_at_lambda_0.1"), "number"),
+    Macro("SeedExpThreeABAgreeLow", EXP3AB, ("published", "resnet18", "agreement_range_lambda_0.8_to_1", 0), "percent"),
+    Macro("SeedExpThreeABAgreeHigh", EXP3AB, ("published", "resnet18", "agreement_range_lambda_0.8_to_1", 1), "percent"),
+    # Experiment 3 (top-K)
+    Macro("ExpThreeImages", EXP3, ("num_valid",), "integer"),
+    Macro("ExpThreeKeffV", EXP3, ("k_eff", "vector"), "stat"),
+    Macro("SeedExpThreeGamma", EXP3, ("published", "resnet18", "captured_energy_at_64"), "percent"),
+    Macro("SeedExpThreeTop", EXP3, ("published", "resnet18", "top1_agreement_magnitude_at_128"), "percent"),
+    Macro("SeedExpThreeControls", EXP3, ("published", "resnet18", "top1_agreement_controls_below"), "percent"),
+    Macro("SeedExpThreeRatio", EXP3, ("published", "resnet18", "improvement_over_random"), "integer"),
+    # Experiment 4
+    Macro("ExpFourImages", EXP4, ("num_valid",), "integer"),
+    Macro("ExpFourClasses", EXP4, ("num_classes",), "integer"),
+    Macro("ExpFourK", EXP4, ("settings", "nn_k"), "integer"),
+    Macro("ExpFourTop", EXP4, ("full_mask_top1_accuracy",), "stat_percent"),
+    Macro("SeedExpFourNN", EXP4, ("published", "resnet18", "nn_accuracy_scalar_k32"), "percent"),
+    Macro("SeedExpFourOverChance", EXP4, ("published", "resnet18", "nn_accuracy_over_chance"), "integer"),
+    # Experiment 5
+    Macro("ExpFiveImages", EXP5, ("num_valid",), "integer"),
+    Macro("ExpFiveTop", EXP5, ("top1_accuracy",), "stat_percent"),
+    Macro("SeedExpFiveNeff", EXP5, ("published", "resnet18", "n_eff_vector_hard_minus_easy"), "number"),
+    Macro("SeedExpFiveKerr", EXP5, ("published", "resnet18", "k_tau_err_hard_minus_easy"), "number"),
+]
+
+
+def follow(document: Any, path: tuple[PathElement, ...]) -> Any:
+    """The value at ``path`` inside ``document``; KeyError naming the first element that is missing."""
+    value = document
+    for element in path:
+        if isinstance(element, dict):
+            (field, wanted), = element.items()
+            matches = [item for item in value if isinstance(item, dict) and item.get(field) == wanted]
+            if len(matches) != 1:
+                raise KeyError(f"{field} = {wanted} ({len(matches)} list entries match)")
+            value = matches[0]
+        elif isinstance(element, int):
+            if not isinstance(value, list) or not -len(value) <= element < len(value):
+                raise KeyError(f"index {element}")
+            value = value[element]
+        else:
+            if not isinstance(value, dict) or element not in value:
+                raise KeyError(element)
+            value = value[element]
+    return value
+
+
+def source_values(root: Path, macro: Macro) -> list[Any] | None:
+    """The JSON values ``macro`` prints, in print order (``None`` when its source is absent: not run)."""
+    files = sorted(root.glob(macro.source)) if macro.kind == "hours" else [root / macro.source]
+    files = [path for path in files if path.exists()]
+    if not files:
+        return None
+    try:
+        values = [follow(read_json(path), macro.path) for path in files]
+    except KeyError as missing:
+        raise PipelineError(f"paper macro \\{macro.name}: {macro.source} has no {missing} on the path {macro.path}; "
+                            "update paper/macros.py to the summary's current layout") from None
+    if macro.kind == "hours":
+        return [sum(values)]
+    if macro.kind in ("stat", "stat_percent"):
+        return [values[0]["mean"], values[0]["ci_low"], values[0]["ci_high"]]
+    return values
+
+
+def macro_body(macro: Macro, values: list[Any] | None) -> str:
+    """The LaTeX a macro expands to."""
+    if values is None:
+        return NOT_RUN
+    value = values[0]
+    if macro.kind == "text":
+        return latex_text(str(value))
+    if macro.kind == "integer":
+        return str(int(value))
+    if macro.kind == "power_of_two":
+        return str(2 ** int(value))
+    if macro.kind == "percent":
+        return latex_text(format_percent(value))
+    if macro.kind == "hours":
+        return latex_text(format_number(value / 3600))
+    if macro.kind in ("stat", "stat_percent"):
+        return latex_text(format_stat({"mean": values[0], "ci_low": values[1], "ci_high": values[2]}, percent=macro.kind == "stat_percent"))
+    return latex_text(format_number(value))
+
+
+def macro_line(macro: Macro, values: list[Any] | None) -> str:
+    """``\\newcommand{\\name}{body}% {provenance}`` for one macro."""
+    provenance = json.dumps({"source": macro.source, "path": list(macro.path), "kind": macro.kind}, ensure_ascii=False)
+    return f"\\newcommand{{\\{macro.name}}}{{{macro_body(macro, values)}}}% {provenance}"
+
+
+def macros_tex(root: Path, macros: list[Macro] = MACROS) -> str:
+    """The whole of paper/generated/macros.tex."""
+    lines = ["% Generated by `python -m paper.make_tables` from the summary JSON; do not edit by hand.",
+             "% Each line: the macro, then the file, key path and kind its value was printed from."]
+    lines += [macro_line(macro, source_values(root, macro)) for macro in macros]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,146 @@
+"""The LaTeX renderer of the table model (paper/generated/*.tex), and the inline-text converter it uses.
+
+:func:`latex_text` turns the inline language of the REPORTs and tables.md (plain text with `code`,
+**bold**, Unicode symbols and index notation such as κ^v, N_eff^v, Γ_K, C≤3, 2^L, 3.10e-07) into LaTeX
+for pdflatex: symbols become math, scientific notation becomes m × 10^e, a negative number gets a math
+minus, `code` becomes \\texttt.
+A character it does not know raises ValueError naming it, so nothing is silently dropped.
+Tables are booktabs tabulars inside ``\\fitwidth{…}`` (defined in paper/main.tex: shrink to the line
+width when wider); "not run" blocks become ``\\notrun{…}``.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from paper.table_model import Block, Bullets, NotRun, Paragraph, Table
+
+GREEK = {"κ": r"\kappa", "λ": r"\lambda", "Γ": r"\Gamma", "Δ": r"\Delta", "ρ": r"\rho", "τ": r"\tau", "η": r"\eta", "Σ": r"\Sigma"}
+MACRON = "\u0304"
+TEXT_SYMBOLS = {
+    "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}", "<": r"$<$", ">": r"$>$",
+    "—": "---", "–": "--", "−": "$-$", "×": r"$\times$", "÷": r"$\div$", "≤": r"$\le$", "≥": r"$\ge$",
+    "≈": r"$\approx$", "±": r"$\pm$", "→": r"$\to$", "…": r"\ldots{}", "‖": r"$\|$", "∅": r"$\emptyset$",
+    "·": r"$\cdot$", "∈": r"$\in$", "⊆": r"$\subseteq$", "∞": r"$\infty$", "√": r"$\surd$", "ö": r"\"o", "é": r"\'e", "\u202f": r"\,", "\u00a0": "~", "Ē": r"$\bar{E}$",
+    **{letter: f"${command}$" for letter, command in GREEK.items()},
+}
+SCIENTIFIC = r"(?P<sci>-?\d+(?:\.\d+)?)e(?P<exp>[+-]\d+)"
+NEGATIVE = r"(?<![A-Za-z0-9.\-])(?P<neg>-\d+(?:\.\d+)?)"
+C_LE = r"C≤(?P<cle>\d+)"
+INDEX = r"\{[^{}]*\}|[A-Za-z0-9κλτη]+"
+INDEXED = (
+    rf"(?<![A-Za-z0-9_])(?P<base>[A-Za-z]{MACRON}|[A-Za-zΓΔκλρτηΣĒ]|\d+)"
+    rf"(?:_(?P<sub>{INDEX}))?(?:\^(?P<sup>{INDEX}))?"
+)
+TOKEN = re.compile(rf"{SCIENTIFIC}|{NEGATIVE}|{C_LE}|{INDEXED}")
+BOLD = re.compile(r"\*\*(.+?)\*\*")
+CODE = re.compile(r"`([^`]*)`")
+
+
+def _math_symbols(text: str) -> str:
+    """Greek letters and a macron base as math commands (inside $…$)."""
+    if text.endswith(MACRON):
+        return rf"\bar{{{_math_symbols(text[:-1])}}}"
+    if text == "Ē":
+        return r"\bar{E}"
+    return "".join(f"{GREEK[char]} " if char in GREEK else char for char in text).strip()
+
+
+def _math_index(index: str) -> str:
+    """A sub/superscript: braces dropped, multi-letter words upright (eff, err, mass), symbols as math."""
+    index = index.strip("{}")
+    if len(index) > 1 and index.isalpha() and not any(char in GREEK for char in index):
+        return rf"\mathrm{{{index}}}"
+    return _math_symbols(index)
+
+
+def _escape(text: str) -> str:
+    """Plain text, character by character; a space before % becomes a thin space."""
+    out = []
+    for position, char in enumerate(text):
+        if char == " " and text[position + 1:position + 2] == "%":
+            out.append(r"\,")
+        elif char in TEXT_SYMBOLS:
+            out.append(TEXT_SYMBOLS[char])
+        elif char.isascii():
+            out.append(char)
+        else:
+            raise ValueError(f"latex_text: no LaTeX form for {char!r} (U+{ord(char):04X}) in {text!r}; add it to paper.render_latex.TEXT_SYMBOLS")
+    return "".join(out)
+
+
+def _plain(text: str) -> str:
+    """Text without code spans or bold: index notation and scientific numbers as math, the rest escaped."""
+    out, position = [], 0
+    for match in TOKEN.finditer(text):
+        groups = match.groupdict()
+        if groups["sci"] is not None:
+            math = rf"{groups['sci']}\times 10^{{{int(groups['exp'])}}}"
+        elif groups["neg"] is not None:
+            math = groups["neg"]
+        elif groups["cle"] is not None:
+            math = rf"C_{{\le {groups['cle']}}}"
+        elif groups["sub"] is None and groups["sup"] is None:
+            if not groups["base"].endswith(MACRON):
+                continue
+            math = _math_symbols(groups["base"])
+        else:
+            math = _math_symbols(groups["base"])
+            math += f"_{{{_math_index(groups['sub'])}}}" if groups["sub"] is not None else ""
+            math += f"^{{{_math_index(groups['sup'])}}}" if groups["sup"] is not None else ""
+        out.append(_escape(text[position:match.start()]))
+        out.append(f"${math}$")
+        position = match.end()
+    out.append(_escape(text[position:]))
+    return "".join(out)
+
+
+def _without_code(text: str) -> str:
+    """Text that may hold **bold** but no code spans."""
+    out, position = [], 0
+    for match in BOLD.finditer(text):
+        out.append(_plain(text[position:match.start()]))
+        out.append(rf"\textbf{{{_plain(match.group(1))}}}")
+        position = match.end()
+    out.append(_plain(text[position:]))
+    return "".join(out)
+
+
+def latex_text(text: str) -> str:
+    """The REPORTs' inline text as LaTeX (see the module docstring)."""
+    out, position = [], 0
+    for match in CODE.finditer(text):
+        out.append(_without_code(text[position:match.start()]))
+        out.append(rf"\texttt{{{_escape(match.group(1))}}}")
+        position = match.end()
+    out.append(_without_code(text[position:]))
+    return "".join(out)
+
+
+def render_table(table: Table) -> str:
+    """A booktabs tabular, shrunk to the line width when wider (``\\fitwidth``)."""
+    lines = [r"\fitwidth{%", rf"\begin{{tabular}}{{{'l' * len(table.header)}}}", r"\toprule"]
+    lines.append(" & ".join(latex_text(cell) for cell in table.header) + r" \\")
+    lines.append(r"\midrule")
+    lines += [" & ".join(latex_text(cell) for cell in row) + r" \\" for row in table.rows]
+    lines += [r"\bottomrule", r"\end{tabular}}"]
+    return "\n".join(lines)
+
+
+def render_block(block: Block) -> str:
+    """One block as LaTeX."""
+    if isinstance(block, Table):
+        return render_table(block)
+    if isinstance(block, Paragraph):
+        return r"\tablerun{" + latex_text(block.text) + "}"
+    if isinstance(block, Bullets):
+        return "\\begin{itemize}\n" + "\n".join(rf"\item {latex_text(item)}" for item in block.items) + "\n\\end{itemize}"
+    if isinstance(block, NotRun):
+        return r"\notrun{" + latex_text(block.text) + "}"
+    raise TypeError(f"not a table-model block: {block!r}")
+
+
+def render_latex(blocks: Sequence[Block]) -> str:
+    """A section's blocks as LaTeX, separated by blank lines (paragraph breaks)."""
+    return "\n\n".join(render_block(block) for block in blocks) + "\n"
