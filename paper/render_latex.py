@@ -15,22 +15,33 @@ from collections.abc import Sequence
 
 from paper.table_model import Block, Bullets, NotRun, Paragraph, Table
 
-GREEK = {"κ": r"\kappa", "λ": r"\lambda", "Γ": r"\Gamma", "Δ": r"\Delta", "ρ": r"\rho", "τ": r"\tau", "η": r"\eta", "Σ": r"\Sigma"}
+GREEK = {
+    **{letter: "\\" + name for letter, name in zip("αβγδεζηθικλμνξπρστυφχψω", (
+        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi omega").split())},
+    **{letter: "\\" + name for letter, name in zip("ΓΔΘΛΞΠΣΦΨΩ", "Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega".split())},
+}
 MACRON = "\u0304"
 TEXT_SYMBOLS = {
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
     "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}", "<": r"$<$", ">": r"$>$",
     "—": "---", "–": "--", "−": "$-$", "×": r"$\times$", "÷": r"$\div$", "≤": r"$\le$", "≥": r"$\ge$",
     "≈": r"$\approx$", "±": r"$\pm$", "→": r"$\to$", "…": r"\ldots{}", "‖": r"$\|$", "∅": r"$\emptyset$",
-    "·": r"$\cdot$", "∈": r"$\in$", "⊆": r"$\subseteq$", "∞": r"$\infty$", "√": r"$\surd$", "ö": r"\"o", "é": r"\'e", "\u202f": r"\,", "\u00a0": "~", "Ē": r"$\bar{E}$",
+    "·": r"$\cdot$", "∈": r"$\in$", "∉": r"$\notin$", "⊆": r"$\subseteq$", "⊂": r"$\subset$", "∩": r"$\cap$", "∪": r"$\cup$",
+    "∞": r"$\infty$", "√": r"$\surd$", "∝": r"$\propto$", "≪": r"$\ll$", "≫": r"$\gg$", "≠": r"$\neq$", "≡": r"$\equiv$",
+    "∼": r"$\sim$", "∑": r"$\sum$", "⇒": r"$\Rightarrow$", "←": r"$\leftarrow$", "↔": r"$\leftrightarrow$", "°": r"$^\circ$",
+    "′": "$'$", "ᵀ": r"$^{\top}$", "½": r"$\frac{1}{2}$", "ĥ": r"$\hat{h}$", "Ē": r"$\bar{E}$",
+    "“": "``", "”": "''", "‘": "`", "’": "'", "ö": r"\"o", "ü": r"\"u", "ä": r"\"a", "é": r"\'e", "è": r"\`e", "ç": r"\c{c}",
+    "\u202f": r"\,", "\u2009": r"\,", "\u00a0": "~",
+    **{digit: f"$^{{{plain}}}$" for digit, plain in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")},
+    **{digit: f"$_{{{plain}}}$" for digit, plain in zip("₀₁₂₃₄₅₆₇₈₉₍₎", "0123456789()")},
     **{letter: f"${command}$" for letter, command in GREEK.items()},
 }
 SCIENTIFIC = r"(?P<sci>-?\d+(?:\.\d+)?)e(?P<exp>[+-]\d+)"
 NEGATIVE = r"(?<![A-Za-z0-9.\-])(?P<neg>-\d+(?:\.\d+)?)"
 C_LE = r"C≤(?P<cle>\d+)"
-INDEX = r"\{[^{}]*\}|[A-Za-z0-9κλτη]+"
+INDEX = rf"\{{[^{{}}]*\}}|[A-Za-z0-9{''.join(GREEK)}]+"
 INDEXED = (
-    rf"(?<![A-Za-z0-9_])(?P<base>[A-Za-z]{MACRON}|[A-Za-zΓΔκλρτηΣĒ]|\d+)"
+    rf"(?<![A-Za-z0-9_])(?P<base>[A-Za-z]{MACRON}|[A-Za-z{''.join(GREEK)}Ē]|\d+)"
     rf"(?:_(?P<sub>{INDEX}))?(?:\^(?P<sup>{INDEX}))?"
 )
 TOKEN = re.compile(rf"{SCIENTIFIC}|{NEGATIVE}|{C_LE}|{INDEXED}")
