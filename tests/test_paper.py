@@ -14,7 +14,7 @@ from paper.make_tables import SECTIONS
 from paper.render_latex import latex_text, render_latex
 from paper.render_markdown import render_markdown
 from paper.table_model import NotRun, Paragraph, Table
-from paper.verdict_text import verdicts_body
+from paper.verdict_text import verdicts_body, verdicts_tex
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER = REPO / "paper"
@@ -146,3 +146,16 @@ def test_figures_and_verdicts_say_what_is_missing(tmp_path: Path) -> None:
     assert r"\newcommand{\FigNineAbsent}[1][width=\linewidth]{\figurenotrun{\texttt{experiment\_9/absent.pdf}}}" in text
     assert verdicts_body({}) == r"\verdictsabsent"
     assert verdicts_body({"verdicts": {"kappa": "old per-measure layout"}}) == r"\verdictsabsent"
+
+
+def test_verdicts_render_every_run_a_glob_matches(tmp_path: Path) -> None:
+    entry = {"id": "law", "claim": "E_k scales like λ^k", "decision": "fails", "rule": "|slope − k| ≤ 0.25", "parameters": {},
+             "statistic": None, "effect": None, "test": None, "seed": None, "notes": []}
+    for run in ("results_3c_a", "results_3c_b"):
+        (tmp_path / "experiment_2" / run).mkdir(parents=True)
+        (tmp_path / "experiment_2" / run / "summary_3c.json").write_text(json.dumps({"verdicts": [entry]}))
+    text = verdicts_tex(tmp_path, {"VerdictsNine": "experiment_2/results_3c_*/summary_3c.json", "VerdictsTen": "experiment_10/summary.json"})
+    sentence = r"\item $E_{k}$ scales like $\lambda^{k}$: fails. Rule: |slope $-$ k| $\le$ 0.25"
+    assert text.count(sentence) == 2
+    assert text.index(r"\tablerun{\texttt{experiment\_2/results\_3c\_a}}") < text.index(r"\tablerun{\texttt{experiment\_2/results\_3c\_b}}")
+    assert r"\newcommand{\VerdictsTen}{\resultnotrun}% experiment_10/summary.json" in text
