@@ -11,8 +11,8 @@ Path elements: a dict key, a list index, or ``{"field": value}`` — the list el
 equals ``value`` (e.g. the λ = 0.1 entry of ``per_lambda``). Kinds: ``number`` (3 significant digits),
 ``integer``, ``percent`` (a share printed as 12.3 %), ``stat`` / ``stat_percent`` (mean [CI] of a
 bootstrap dict), ``power_of_two`` (2 to the value), ``hours`` (seconds summed over every file the
-``source`` glob matches, printed in hours; the only kind whose source is a glob), ``text`` (a string,
-escaped).
+``source`` glob matches, printed in hours; the only kind whose source is a glob), ``list`` (a list of
+numbers, comma-separated), ``text`` (a string, escaped).
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from experiment_1.report import format_number, format_percent, format_stat
 from paper.render_latex import latex_text
 
 PathElement = Union[str, int, dict]
-KINDS = ("number", "integer", "percent", "stat", "stat_percent", "power_of_two", "hours", "text")
+KINDS = ("number", "integer", "percent", "stat", "stat_percent", "power_of_two", "hours", "list", "text")
 NOT_RUN = r"\resultnotrun"
 
 
@@ -108,6 +108,8 @@ MACROS: list[Macro] = [
     Macro("SeedExpTwoPeakDeep", EXP2, ("published", "resnet34", "peak_order"), "integer"),
     # Experiment 3A/3B
     Macro("ExpThreeABImages", EXP3AB, ("num_valid",), "integer"),
+    Macro("ExpThreeABLambdas", EXP3AB, ("lambdas",), "list"),
+    Macro("ExpThreeABFitLambdas", EXP3AB, ("power_law", "fit_lambdas"), "list"),
     Macro("ExpThreeABKappaOne", EXP3AB, _per_lambda(1.0, "projections", "vector", "kappa"), "stat"),
     Macro("ExpThreeABKappaLow", EXP3AB, _per_lambda(0.1, "projections", "vector", "kappa"), "stat"),
     Macro("ExpThreeABKappaSOne", EXP3AB, _per_lambda(1.0, "projections", "scalar", "kappa"), "stat"),
@@ -180,6 +182,8 @@ def source_values(root: Path, macro: Macro) -> list[Any] | None:
         return [sum(values)]
     if macro.kind in ("stat", "stat_percent"):
         return [values[0]["mean"], values[0]["ci_low"], values[0]["ci_high"]]
+    if macro.kind == "list":
+        return list(values[0])
     return values
 
 
@@ -198,6 +202,8 @@ def macro_body(macro: Macro, values: list[Any] | None) -> str:
         return latex_text(format_percent(value))
     if macro.kind == "hours":
         return latex_text(format_number(value / 3600))
+    if macro.kind == "list":
+        return ", ".join(latex_text(format_number(item)) for item in values)
     if macro.kind in ("stat", "stat_percent"):
         return latex_text(format_stat({"mean": values[0], "ci_low": values[1], "ci_high": values[2]}, percent=macro.kind == "stat_percent"))
     return latex_text(format_number(value))

@@ -80,6 +80,7 @@ def test_each_generated_number_equals_its_json_value() -> None:
             "power_of_two": lambda: [2 ** values[0]],
             "stat": lambda: [values[0][name] for name in ("mean", "ci_low", "ci_high")],
             "stat_percent": lambda: [values[0][name] for name in ("mean", "ci_low", "ci_high")],
+            "list": lambda: values[0],
         }.get(macro.kind, lambda: values)()
         printed = printed_numbers(body)
         assert len(printed) == len(expected), f"\\{macro.name} = {body!r} prints {len(printed)} numbers for {expected}"
