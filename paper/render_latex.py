@@ -3,7 +3,7 @@
 :func:`latex_text` turns the inline language of the REPORTs and tables.md (plain text with `code`,
 **bold**, Unicode symbols and index notation such as κ^v, N_eff^v, Γ_K, C≤3, 2^L, 3.10e-07) into LaTeX
 for pdflatex: symbols become math, scientific notation becomes m × 10^e, a negative number gets a math
-minus, `code` becomes \\texttt.
+minus, `code` becomes \\texttt (breakable after / and _).
 A character it does not know raises ValueError naming it, so nothing is silently dropped.
 Tables are booktabs tabulars inside ``\\fitwidth{…}`` (defined in paper/main.tex: shrink to the line
 width when wider); "not run" blocks become ``\\notrun{…}``.
@@ -46,6 +46,8 @@ INDEXED = (
 )
 TOKEN = re.compile(rf"{SCIENTIFIC}|{NEGATIVE}|{C_LE}|{INDEXED}")
 BOLD = re.compile(r"\*\*(.+?)\*\*")
+WRAP_AFTER = 28  # a column whose longest cell is longer than this many characters wraps, in a p{…} column
+WRAP_WIDTH = "14em"
 CODE = re.compile(r"`([^`]*)`")
 
 
@@ -123,15 +125,18 @@ def latex_text(text: str) -> str:
     out, position = [], 0
     for match in CODE.finditer(text):
         out.append(_without_code(text[position:match.start()]))
-        out.append(rf"\texttt{{{_escape(match.group(1))}}}")
+        code = _escape(match.group(1)).replace("/", r"/\allowbreak{}").replace(r"\_", r"\_\allowbreak{}")
+        out.append(rf"\texttt{{{code}}}")
         position = match.end()
     out.append(_without_code(text[position:]))
     return "".join(out)
 
 
 def render_table(table: Table) -> str:
-    """A booktabs tabular, shrunk to the line width when wider (``\\fitwidth``)."""
-    lines = [r"\fitwidth{%", rf"\begin{{tabular}}{{{'l' * len(table.header)}}}", r"\toprule"]
+    """A booktabs tabular, shrunk to the line width when wider (``\\fitwidth``); long columns wrap."""
+    widths = [max(len(row[column]) for row in [table.header, *table.rows]) for column in range(len(table.header))]
+    columns = "".join(rf"p{{{WRAP_WIDTH}}}" if width > WRAP_AFTER else "l" for width in widths)
+    lines = [r"\fitwidth{%", rf"\begin{{tabular}}{{{columns}}}", r"\toprule"]
     lines.append(" & ".join(latex_text(cell) for cell in table.header) + r" \\")
     lines.append(r"\midrule")
     lines += [" & ".join(latex_text(cell) for cell in row) + r" \\" for row in table.rows]

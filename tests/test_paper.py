@@ -122,7 +122,8 @@ def test_latex_text_renders_the_reports_inline_notation() -> None:
     assert latex_text("k̄ (scalar)") == r"$\bar{k}$ (scalar)"
     assert latex_text("3.10e-07 [2.39e+03, -0.5]") == r"$3.10\times 10^{-7}$ [$2.39\times 10^{3}$, $-0.5$]"
     assert latex_text("86.8 % — **invariant**, 5/5") == r"86.8\,\% --- \textbf{invariant}, 5/5"
-    assert latex_text("`experiment_1/results_x` — efficientnet_lite0, N = 3") == r"\texttt{experiment\_1/results\_x} --- efficientnet\_lite0, N = 3"
+    assert latex_text("`experiment_1/results_x` — efficientnet_lite0, N = 3") == (
+        r"\texttt{experiment\_\allowbreak{}1/\allowbreak{}results\_\allowbreak{}x} --- efficientnet\_lite0, N = 3")
     assert latex_text("log sqrt(Ē_k) vs log λ, λ ∈ {0.1}") == r"log sqrt($\bar{E}_{k}$) vs log $\lambda$, $\lambda$ $\in$ \{0.1\}"
     with pytest.raises(ValueError, match="no LaTeX form for '☃'"):
         latex_text("a ☃")
@@ -145,7 +146,7 @@ def test_figures_and_verdicts_say_what_is_missing(tmp_path: Path) -> None:
     (tmp_path / "experiment_9" / "present.pdf").write_bytes(b"%PDF")
     text = figures_tex(tmp_path, {"FigNinePresent": "experiment_9/present.pdf", "FigNineAbsent": "experiment_9/absent.pdf"})
     assert r"\newcommand{\FigNinePresent}[1][width=\linewidth]{\includegraphics[#1]{../experiment_9/present.pdf}}" in text
-    assert r"\newcommand{\FigNineAbsent}[1][width=\linewidth]{\figurenotrun{\texttt{experiment\_9/absent.pdf}}}" in text
+    assert r"\newcommand{\FigNineAbsent}[1][width=\linewidth]{\figurenotrun{\texttt{experiment\_\allowbreak{}9/\allowbreak{}absent.pdf}}}" in text
     assert verdicts_body({}) == r"\verdictsabsent"
     assert verdicts_body({"verdicts": {"kappa": "old per-measure layout"}}) == r"\verdictsabsent"
 
@@ -159,5 +160,6 @@ def test_verdicts_render_every_run_a_glob_matches(tmp_path: Path) -> None:
     text = verdicts_tex(tmp_path, {"VerdictsNine": "experiment_2/results_3c_*/summary_3c.json", "VerdictsTen": "experiment_10/summary.json"})
     sentence = r"\item $E_{k}$ scales like $\lambda^{k}$: fails. Rule: |slope $-$ k| $\le$ 0.25"
     assert text.count(sentence) == 2
-    assert text.index(r"\tablerun{\texttt{experiment\_2/results\_3c\_a}}") < text.index(r"\tablerun{\texttt{experiment\_2/results\_3c\_b}}")
+    runs = [r"\tablerun{\texttt{experiment\_\allowbreak{}2/\allowbreak{}results\_\allowbreak{}3c\_\allowbreak{}" + run + "}}" for run in "ab"]
+    assert text.index(runs[0]) < text.index(runs[1])
     assert r"\newcommand{\VerdictsTen}{\resultnotrun}% experiment_10/summary.json" in text
