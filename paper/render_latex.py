@@ -135,7 +135,7 @@ def latex_text(text: str) -> str:
 def render_table(table: Table) -> str:
     """A booktabs tabular, shrunk to the line width when wider (``\\fitwidth``); long columns wrap."""
     widths = [max(len(row[column]) for row in [table.header, *table.rows]) for column in range(len(table.header))]
-    columns = "".join(rf"p{{{WRAP_WIDTH}}}" if width > WRAP_AFTER else "l" for width in widths)
+    columns = "".join(rf">{{\raggedright\arraybackslash}}p{{{WRAP_WIDTH}}}" if width > WRAP_AFTER else "l" for width in widths)
     lines = [r"\fitwidth{%", rf"\begin{{tabular}}{{{columns}}}", r"\toprule"]
     lines.append(" & ".join(latex_text(cell) for cell in table.header) + r" \\")
     lines.append(r"\midrule")
