@@ -13,7 +13,7 @@ from paper.macros import MACROS, Macro, follow, macros_tex
 from paper.make_tables import SECTIONS
 from paper.render_latex import latex_text, render_latex
 from paper.render_markdown import render_markdown
-from paper.table_model import NotRun, Paragraph, Table
+from paper.table_model import Bullets, NotRun, Paragraph, Table
 from paper.verdict_text import verdicts_body, verdicts_tex
 
 REPO = Path(__file__).resolve().parents[1]
@@ -130,12 +130,16 @@ def test_latex_text_renders_the_reports_inline_notation() -> None:
 
 
 def test_both_renderers_render_the_same_blocks() -> None:
-    blocks = [Paragraph("`run` — N = 3"), Table(["λ", "κ^v"], [["0.1", "3.19 [3.07, 3.32]"]]), NotRun("No Experiment 2 results yet.")]
-    assert render_markdown(blocks) == "`run` — N = 3\n\n| λ | κ^v |\n|---|---|\n| 0.1 | 3.19 [3.07, 3.32] |\n\n_No Experiment 2 results yet._"
+    blocks = [Paragraph("`run` — N = 3"), Table(["λ", "κ^v"], [["0.1", "3.19 [3.07, 3.32]"]]), Bullets(["Γ_K: **holds**", "∅ on top: **fails**"]),
+              NotRun("No Experiment 2 results yet.")]
+    assert render_markdown(blocks) == ("`run` — N = 3\n\n| λ | κ^v |\n|---|---|\n| 0.1 | 3.19 [3.07, 3.32] |\n\n"
+                                       "- Γ_K: **holds**\n- ∅ on top: **fails**\n\n_No Experiment 2 results yet._")
     assert render_latex(blocks) == (
         "\\tablerun{\\texttt{run} --- N = 3}\n\n"
         "\\fitwidth{%\n\\begin{tabular}{ll}\n\\toprule\n$\\lambda$ & $\\kappa^{v}$ \\\\\n\\midrule\n0.1 & 3.19 [3.07, 3.32] \\\\\n"
-        "\\bottomrule\n\\end{tabular}}\n\n\\notrun{No Experiment 2 results yet.}\n"
+        "\\bottomrule\n\\end{tabular}}\n\n"
+        "\\begin{itemize}\n\\item $\\Gamma_{K}$: \\textbf{holds}\n\\item $\\emptyset$ on top: \\textbf{fails}\n\\end{itemize}\n\n"
+        "\\notrun{No Experiment 2 results yet.}\n"
     )
     with pytest.raises(ValueError, match="a row has 1 cells for 2 columns"):
         Table(["a", "b"], [["only one"]])
