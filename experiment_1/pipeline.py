@@ -29,7 +29,7 @@ from experiment_1 import arg_types, distributed
 from experiment_1.activations import DEFAULT_BETA, describe_swap, smooth_activations
 from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
 from experiment_1.compile_stack import compile_stack
-from experiment_1.core import ENGINES, evaluate_all_masks
+from experiment_1.core import ENGINES, evaluate_all_masks, evaluate_masks_naive
 from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import Interrupted, PipelineError
 from experiment_1.fold_bn import fold_batchnorm
@@ -204,6 +204,7 @@ def run_per_image(
     residual_scale: float = 1.0,
     description: str = "",
     pass_indices: bool = False,
+    mask_indices: list[int] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Evaluate every batch not yet finished; return all per-image arrays and this call's timing.
 
@@ -215,10 +216,15 @@ def run_per_image(
     images skipped with ``--skip-corrupt``). The timing (``wall_seconds``, ``images_evaluated``)
     counts this call's batches only. Under ``torchrun`` every rank evaluates its share of the
     unfinished batches, waits for the others and returns the same merged arrays; the timing (on
-    every rank) then adds the world size and each rank's wall time.
+    every rank) then adds the world size and each rank's wall time. With ``mask_indices`` only those
+    masks are evaluated (the naive engine, one forward per image and mask; ``logits`` is then
+    ``(B, len(mask_indices), C)``) and the store's key records them.
     """
     args = setup.args
-    store = PartialStore(args.output_dir, stage, {**run_key(setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale})
+    key = {**run_key(setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale}
+    if mask_indices is not None:  # absent for all masks, so existing stores keep their keys
+        key["mask_indices"] = list(mask_indices)
+    store = PartialStore(args.output_dir, stage, key)
     count = len(setup.samples)
     batches = [list(range(start, min(start + args.batch_size, count))) for start in range(0, count, args.batch_size)]
     batch_files = [store.path(number) for number in range(len(batches))]
@@ -238,7 +244,10 @@ def run_per_image(
         try:
             for number, batch in zip(mine, loader):
                 valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt, batch["fatal"]))
-                logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
+                if mask_indices is None:
+                    logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
+                else:
+                    logits = evaluate_masks_naive(setup.model, batch["image"], mask_indices, args.mask_chunk, residual_scale)
                 check_finite_logits(logits, batch["index"].tolist(), setup, residual_scale)
                 extra = (batch["index"],) if pass_indices else ()
                 arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device), *extra).items()}

@@ -4,6 +4,7 @@ Question: what does each run say, side by side? One row per results folder, read
 ``experiment_1/results*/summary.json`` (Experiment 1), ``experiment_2/results*/summary.json``
 (Experiment 2), ``experiment_2/results_lambda*/summary_all.json`` (3A/3B),
 ``experiment_2/results_3c_*/summary_3c.json`` (3C, a row per variant),
+``experiment_2/results_3c_*/swap_cost.json`` (the smooth swap's top-1 cost),
 ``experiment_3/results*/summary.json`` (Experiment 3), ``experiment_4/results*/overlap.json``
 (Experiment 4), ``experiment_5/results*/analysis.json`` (Experiment 5),
 ``experiment_1/results_bench/*.json`` (engine benchmarks) and ``experiment_1/results_profile/*.json``
@@ -156,6 +157,24 @@ def experiment_3c_table(root: Path) -> list[Block]:
                    "kink law with the exact-zero chain (after measuring)"], rows)]
 
 
+def swap_cost_table(root: Path) -> list[Block]:
+    """Per network: top-1 at λ = 1 (full mask) with its own activations and with the smooth swap, and the paired difference."""
+    rows = []
+    for path, summary in _summaries(root, "experiment_2/results_3c_*/swap_cost.json", "3C", ("variants.smooth.smooth_activations", "top1_difference", "counts", "verdicts")):
+        native, smooth, counts = summary["variants"]["native"], summary["variants"]["smooth"], summary["counts"]
+        rows.append([
+            _run_label(path, root, summary),
+            format_number(smooth["smooth_activations"]["beta"]),
+            f"{format_stat(native['top1'], percent=True)} ({counts['correct_native']} / {counts['labelled']})",
+            f"{format_stat(smooth['top1'], percent=True)} ({counts['correct_smooth']} / {counts['labelled']})",
+            format_stat(summary["top1_difference"], percent=True),
+            summary["verdicts"][0]["decision"],
+        ])
+    if not rows:
+        return [NotRun("No swap-cost results yet.")]
+    return [Table(["run (swap_cost.json)", "β", "top-1 native", "top-1 swapped", "swapped − native", "the swap lowers top-1"], rows)]
+
+
 def experiment_3_table(root: Path) -> list[Block]:
     """Top-K sparsity at the seed's fractions of 2^L (vector ranking; the REPORTs have the scalar one and every K), then each run's verdicts."""
     def at_k(entry: dict[str, Any]) -> str:
@@ -301,6 +320,7 @@ SECTIONS: list[tuple[str, str, Callable[[Path], list[Block]]]] = [
     ("experiment_2", "Experiment 2 — interaction-order spectrum", experiment_2_table),
     ("experiment_3ab", "Experiment 3A/3B — residual scaling", experiment_3ab_table),
     ("experiment_3c", "Experiment 3C — the small-λ limit: native vs smooth activations", experiment_3c_table),
+    ("experiment_3c_swap", "Experiment 3C — the smooth swap's top-1 cost (full mask, λ = 1; `experiment_2.step_6_swap_cost`)", swap_cost_table),
     ("experiment_3", "Experiment 3 — top-K sparse reconstruction (vector ranking)", experiment_3_table),
     ("experiment_4", "Experiment 4 — input-dependent expert sets (binary signatures)", experiment_4_table),
     ("experiment_5", "Experiment 5 — difficulty vs interaction complexity", experiment_5_table),
