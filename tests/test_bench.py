@@ -11,6 +11,7 @@ from experiment_1.bench_engines import work_ratio
 from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.architectures import build_gated_resnet
 from paper.make_tables import benchmark_table, profile_table
+from paper.render_markdown import render_markdown
 
 
 def executed_macs(model: nn.Module, run) -> int:
@@ -49,7 +50,7 @@ def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> No
            "max_abs_disagreement": 1e-5}
     (tmp_path / "experiment_1" / "results_bench").mkdir(parents=True)
     (tmp_path / "experiment_1" / "results_bench" / "bench.json").write_text(json.dumps({"device": "cpu (2 threads)", "rows": [row]}))
-    table = benchmark_table(tmp_path)
+    table = render_markdown(benchmark_table(tmp_path))
     assert "| float32, eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | 8.5 | 15.0× | 6.2× | 1.66× |" in table
     profile = {"arch": "resnet18", "images": 1, "resolution": 224, "memory_format": "channels_last", "mask_chunk": 256, "wall_seconds": 1.5,
                "parts": [{"part": "stem", "calls": 1, "share": 0.01}, {"part": "head (×256)", "calls": 2, "share": 0.3},
@@ -57,4 +58,4 @@ def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> No
                "operator_groups": {"convolution": 0.8, "batch_norm": 0.1, "linear": 0.01}}
     (tmp_path / "experiment_1" / "results_profile").mkdir(parents=True)
     (tmp_path / "experiment_1" / "results_profile" / "p.json").write_text(json.dumps(profile))
-    assert "| layer4.1 branch (×128) 40.0 %; head (×256) 30.0 %; layer1.0 branch (×1) 2.0 % | 80.0 % | 10.0 % | 1.0 % |" in profile_table(tmp_path)
+    assert "| layer4.1 branch (×128) 40.0 %; head (×256) 30.0 %; layer1.0 branch (×1) 2.0 % | 80.0 % | 10.0 % | 1.0 % |" in render_markdown(profile_table(tmp_path))

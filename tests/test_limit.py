@@ -21,6 +21,7 @@ from experiment_2 import step_3_lambda_sweep, step_5_limit_report
 from experiment_2.limit import exact_zero_chain, kink_exponent, limit_summary, order_verdict, resolved_per_lambda
 from experiment_2.spectrum import spectrum_metrics
 from paper import make_tables
+from paper.render_markdown import render_markdown
 
 LAMBDAS = [0.1, 0.03, 0.01, 0.003, 0.001]
 WIDTH, NUM_BLOCKS, NUM_INPUTS = 32, 4, 1500
@@ -207,7 +208,7 @@ def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input
     for name in ("slope_vs_k", "spectrum_above_order_1"):
         assert (report_dir / f"{name}.png").stat().st_size > 0 and f"({name}.png)" in report
     assert smooth["config"]["gated_recursion"] in report and "top-1 agreement with the native network" in report
-    table = make_tables.experiment_3c_table(tmp_path)
+    table = render_markdown(make_tables.experiment_3c_table(tmp_path))
     assert table.count("results_3c_resnet18`") == 2 and ", native |" in table and ", smooth |" in table
     with pytest.raises(PipelineError, match="--native .*ran with --smooth-activations"):
         step_5_limit_report.main(["--native", str(smooth_dir / "summary_all.json"), "--smooth", str(smooth_dir / "summary_all.json")])
