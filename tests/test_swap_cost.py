@@ -16,6 +16,7 @@ from experiment_1.io_utils import atomic_write_json, read_json
 from experiment_1.sample_list import sample_list_json
 from experiment_2 import step_6_swap_cost
 from experiment_2.swap_cost import mcnemar_exact
+from paper.render_markdown import render_markdown
 from paper import make_tables
 
 NUM_IMAGES = 9
@@ -80,7 +81,7 @@ def test_swap_cost_matches_a_brute_force_count(small_input: int, tmp_path: Path,
     monkeypatch.setattr(pipeline, "evaluate_masks_naive", lambda *args, **kwargs: pytest.fail("a finished batch was evaluated again"))
     step_6_swap_cost.main(argv)
     assert read_json(output_dir / "swap_cost.json") == summary
-    assert "results_3c_resnet18_swap_cost" in make_tables.swap_cost_table(tmp_path)
+    assert "results_3c_resnet18_swap_cost" in render_markdown(make_tables.swap_cost_table(tmp_path))
 
 
 def test_mcnemar_exact_against_the_binomial_sum() -> None:
