@@ -45,8 +45,8 @@ MOBIUS_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 BatchFunction = Callable[[torch.Tensor, torch.Tensor], dict[str, torch.Tensor]]
 
 
-def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir: str, default_sample_index: str = "experiment_1/sample_index.json") -> None:
-    """The flags shared by every step that evaluates all masks."""
+def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir: str | None, default_sample_index: str = "experiment_1/sample_index.json") -> None:
+    """The flags shared by every step that evaluates all masks (``--output-dir`` unless ``default_output_dir`` is None)."""
     parser.add_argument("--sample-index", type=Path, default=Path(default_sample_index), help="sample list JSON from experiment_1.step_2_sample (default: %(default)s)")
     parser.add_argument("--data-dir", type=Path, default=None, help="folder of parquet shards (default: $MOE_DATA or imagenet-1k/data)")
     parser.add_argument("--arch", default="resnet18", help=f"architecture: {', '.join(ARCHITECTURES.names())}, or your factory package.module:function (README, Your own residual network) (default: %(default)s)")
@@ -64,7 +64,8 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
     parser.add_argument("--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list")
     parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
-    parser.add_argument("--output-dir", type=arg_types.output_path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
+    if default_output_dir is not None:
+        parser.add_argument("--output-dir", type=arg_types.output_path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
 
 
 def resolve_device(name: str) -> torch.device:
@@ -197,6 +198,17 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Stage:
+    """One consumer of an all-mask pass: its setup (output folder and run configuration, i.e. its
+    resume key), its partial-store stage name and the function that reduces a batch's logits."""
+
+    setup: EvaluationSetup
+    name: str
+    compute: BatchFunction
+    pass_indices: bool = False
+
+
 def run_per_image(
     setup: EvaluationSetup,
     stage: str,
@@ -220,24 +232,50 @@ def run_per_image(
     masks are evaluated (the naive engine, one forward per image and mask; ``logits`` is then
     ``(B, len(mask_indices), C)``) and the store's key records them.
     """
+    arrays, timing = run_stages([Stage(setup, stage, compute, pass_indices)], residual_scale, description or stage, mask_indices)
+    return arrays[0], timing
+
+
+def run_stages(
+    stages: list[Stage], residual_scale: float = 1.0, description: str = "", mask_indices: list[int] | None = None
+) -> tuple[list[dict[str, np.ndarray]], dict[str, float]]:
+    """:func:`run_per_image` for several stages fed by one all-mask pass over the same images.
+
+    Every stage keeps its own partial store (its folder, stage name and run key), exactly as if it
+    ran alone; a batch is evaluated once if any stage lacks it, and only the stages that lack it
+    reduce and store it. The stages must share the model, the sample list and the batching flags
+    (they come from one :func:`build_setup`); the logits of a batch are reduced stage by stage and
+    then dropped, so no more than one batch's ``(B, 2^L, C)`` logits and one stage's reductions
+    are alive at a time. Returns each stage's merged arrays (in ``stages`` order) and the pass's timing.
+    """
+    setup = stages[0].setup
     args = setup.args
-    key = {**run_key(setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale}
-    if mask_indices is not None:  # absent for all masks, so existing stores keep their keys
-        key["mask_indices"] = list(mask_indices)
-    store = PartialStore(args.output_dir, stage, key)
+
+    def store_of(stage: Stage) -> PartialStore:
+        key = {**run_key(stage.setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale}
+        if mask_indices is not None:  # absent for all masks, so existing stores keep their keys
+            key["mask_indices"] = list(mask_indices)
+        return PartialStore(stage.setup.args.output_dir, stage.name, key)
+
+    stores = [store_of(stage) for stage in stages]
     count = len(setup.samples)
     batches = [list(range(start, min(start + args.batch_size, count))) for start in range(0, count, args.batch_size)]
-    batch_files = [store.path(number) for number in range(len(batches))]
-    distributed.check_job(len(batches), store.key)
+    settings = {name: value for store in stores for name, value in store.key.items() if name != "stage"}
+    distributed.check_job(len(batches), {**settings, "stages": [store.stage for store in stores]})
 
-    def find_pending() -> list[int]:
-        store.open()
-        return [number for number in range(len(batches)) if not store.finished(number)]
+    def find_missing() -> dict[int, list[int]]:
+        for store in stores:
+            store.open()
+        missing = {number: [position for position, store in enumerate(stores) if not store.finished(number)] for number in range(len(batches))}
+        return {number: positions for number, positions in missing.items() if positions}
 
-    pending = distributed.on_main(find_pending)
+    missing = distributed.on_main(find_missing)
+    pending = sorted(missing)
     mine = distributed.share(pending)
+    # a batch counts as done once the last store that lacked it has it (the stores are written in order)
+    done_files = [stores[missing[number][-1]].path(number) if number in missing else stores[-1].path(number) for number in range(len(batches))]
     started = time.perf_counter()
-    progress = distributed.JobProgress(batch_files, [len(batch) for batch in batches], pending, description or stage)
+    progress = distributed.JobProgress(done_files, [len(batch) for batch in batches], pending, description or stores[0].stage)
     done = count - sum(len(batches[number]) for number in pending)
     if mine:
         loader = setup.loader([batches[number] for number in mine])
@@ -249,11 +287,15 @@ def run_per_image(
                 else:
                     logits = evaluate_masks_naive(setup.model, batch["image"], mask_indices, args.mask_chunk, residual_scale)
                 check_finite_logits(logits, batch["index"].tolist(), setup, residual_scale)
-                extra = (batch["index"],) if pass_indices else ()
-                arrays = {name: value.detach().cpu() for name, value in compute(logits, batch["label"].to(logits.device), *extra).items()}
-                arrays.update(index=batch["index"], label=batch["label"], valid=valid)
-                store.save(number, arrays)
-                progress.finished(batch_files[number])
+                labels = batch["label"].to(logits.device)
+                for position in missing[number]:
+                    extra = (batch["index"],) if stages[position].pass_indices else ()
+                    arrays = {name: value.detach().cpu() for name, value in stages[position].compute(logits, labels, *extra).items()}
+                    arrays.update(index=batch["index"], label=batch["label"], valid=valid)
+                    stores[position].save(number, arrays)
+                    del arrays
+                del logits
+                progress.finished(done_files[number])
                 done += len(batches[number])
         except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM as Interrupted; finished batches are kept: say how many, and how to resume
             signal_number = stop.signal_number if isinstance(stop, Interrupted) else signal.SIGINT
@@ -261,9 +303,11 @@ def run_per_image(
     share_timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": sum(len(batches[number]) for number in mine)}
     progress.close()
     timing = distributed.job_timing(share_timing, time.perf_counter() - started)
-    distributed.wait_for_files(batch_files)
-    parts = [store.load(number, indices) for number, indices in enumerate(batches)]
-    merged = {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
+    merged = []
+    for store in stores:
+        distributed.wait_for_files([store.path(number) for number in range(len(batches))])
+        parts = [store.load(number, indices) for number, indices in enumerate(batches)]
+        merged.append({name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]})
     return merged, timing
 
 

@@ -17,25 +17,13 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs + configuratio
 """
 from __future__ import annotations
 
-import argparse
-
 from experiment_1.errors import run_cli
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
-from experiment_1.reconstruction import reconstruction_metrics
-from experiment_1.reconstruction_summary import summarize
+from experiment_1.experiment_pass import run_step
+from experiment_1.reconstruction_pass import EXPERIMENT_1
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, "experiment_1/results")
-    args = parser.parse_args(argv)
-    setup = build_setup(args)
-    arrays, timing = run_per_image(setup, "experiment_1.step_3_evaluate/all_masks", reconstruction_metrics, description="Exp 1 all masks")
-    summary = summarize(arrays, provenance(setup), args.seed)
-    path = write_results(setup, arrays, summary, timing)
-    mobius = summary["metrics"]["mobius_rel_error_float32"]["mean"]
-    naive = summary["metrics"]["naive_sum_rel_error"]["mean"]
-    print(f"wrote {path}: Möbius rel. error {mobius:.2e} (float32), naive-sum rel. error {naive:.3g}")
+    run_step(EXPERIMENT_1, argv, __doc__, "experiment_1/results")
 
 
 if __name__ == "__main__":

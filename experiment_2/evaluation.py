@@ -4,15 +4,22 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from experiment_1.pipeline import DTYPES, MOBIUS_DTYPES, EvaluationSetup, run_per_image
+from experiment_1.pipeline import DTYPES, MOBIUS_DTYPES, BatchFunction, EvaluationSetup, run_per_image
 from experiment_2.spectrum import spectrum_metrics
 
+SPECTRUM_STAGE = "experiment_2.step_1_evaluate/spectrum"
 
-def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = 1.0, stage: str = "experiment_2.step_1_evaluate/spectrum", description: str = "Exp 2 spectrum") -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Per-image spectrum arrays (:func:`experiment_2.spectrum.spectrum_metrics`) of every image at one λ, resumably."""
+
+def spectrum_batch_function(setup: EvaluationSetup) -> BatchFunction:
+    """One batch's logits → :func:`experiment_2.spectrum.spectrum_metrics` in the run's Möbius and network dtypes."""
     dtype, network_dtype = MOBIUS_DTYPES[setup.args.mobius_dtype], DTYPES[setup.args.dtype]
 
     def compute(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
         return spectrum_metrics(logits, dtype, network_dtype)
 
-    return run_per_image(setup, stage, compute, residual_scale=residual_scale, description=description)
+    return compute
+
+
+def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = 1.0, stage: str = SPECTRUM_STAGE, description: str = "Exp 2 spectrum") -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Per-image spectrum arrays (:func:`experiment_2.spectrum.spectrum_metrics`) of every image at one λ, resumably."""
+    return run_per_image(setup, stage, spectrum_batch_function(setup), residual_scale=residual_scale, description=description)

@@ -19,24 +19,13 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs, distributions
 """
 from __future__ import annotations
 
-import argparse
-
 from experiment_1.errors import run_cli
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, write_results
-from experiment_2.evaluation import evaluate_spectrum
-from experiment_2.summary import summarize
+from experiment_1.experiment_pass import run_step
+from experiment_2.spectrum_pass import EXPERIMENT_2
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, "experiment_2/results")
-    args = parser.parse_args(argv)
-    setup = build_setup(args)
-    arrays, timing = evaluate_spectrum(setup)
-    summary = summarize(arrays, provenance(setup), args.seed)
-    path = write_results(setup, arrays, summary, timing)
-    vector = summary["projections"]["vector"]
-    print(f"wrote {path}: κ^v {vector['kappa']['mean']:.3g}, peak order {vector['mean_spectrum_peak_order']} (binomial null κ {summary['binomial_null']['kappa']:.3g})")
+    run_step(EXPERIMENT_2, argv, __doc__, "experiment_2/results")
 
 
 if __name__ == "__main__":

@@ -24,43 +24,13 @@ Outputs: <output-dir>/summary.json (curves with 95 % bootstrap CIs, improvement 
 """
 from __future__ import annotations
 
-import argparse
-from functools import partial
-
-import numpy as np
-
-from experiment_1 import arg_types
 from experiment_1.errors import run_cli
-from experiment_1.pipeline import MOBIUS_DTYPES, EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
-from experiment_3.aggregate import summarize
-from experiment_3.evaluation import ERROR_THRESHOLDS, MASS_FRACTIONS, batch_arrays, check_ks
-
-
-def evaluate_topk(setup: EvaluationSetup) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Per-image top-K arrays (:func:`experiment_3.evaluation.batch_arrays`) of every image, resumably."""
-    compute = partial(batch_arrays, config=setup.config, dtype=MOBIUS_DTYPES[setup.args.mobius_dtype])
-    return run_per_image(setup, "experiment_3.step_1_evaluate/all_masks", compute, description="Exp 3 top-K", pass_indices=True)
+from experiment_1.experiment_pass import run_step
+from experiment_3.topk_pass import EXPERIMENT_3
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, "experiment_3/results")
-    parser.add_argument("--num-random-seeds", type=arg_types.positive_int, default=5, help="draws of each random control per image (default: %(default)s)")
-    parser.add_argument("--ks", type=arg_types.positive_int, nargs="+", default=None, help="the K grid, each K in 1 … 2^L (default: 1 2 4 … 2^L)")
-    args = parser.parse_args(argv)
-    setup = build_setup(args)
-    setup.config.update(
-        ks=check_ks(args.ks, setup.model.num_blocks),
-        num_random_seeds=args.num_random_seeds,
-        mass_fractions=list(MASS_FRACTIONS),
-        error_thresholds=list(ERROR_THRESHOLDS),
-    )
-    arrays, timing = evaluate_topk(setup)
-    summary = summarize(arrays, provenance(setup), args.seed)
-    path = write_results(setup, arrays, summary, timing)
-    grid = summary["sources"]["magnitude_vector"]["grid_k_reaching"]
-    print(f"wrote {path}: vector ranking — mean Γ_K ≥ 90 % from K = {grid['captured_energy_0.9']}, "
-          f"top-1 agreement ≥ 90 % from K = {grid['top1_agreement_0.9']} (of {summary['num_masks']} subsets)")
+    run_step(EXPERIMENT_3, argv, __doc__, "experiment_3/results")
 
 
 if __name__ == "__main__":

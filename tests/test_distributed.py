@@ -27,6 +27,7 @@ from experiment_1.io_utils import read_json
 from experiment_1.step_2_sample import main as sample_main
 from experiment_2 import step_1_evaluate, step_3_lambda_sweep
 from launch_small import small_builder
+from paper.single_pass import main as single_pass_main
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCHER = REPO / "tests" / "launch_small.py"
@@ -230,3 +231,16 @@ def test_a_bad_arch_under_torchrun_prints_one_line(job: tuple[Path, Path], tmp_p
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert errors == ["error: --arch no_such_package.models:build: cannot import no_such_package.models (ModuleNotFoundError: No module named 'no_such_package'); "
                       "run from the folder that holds it or add it to PYTHONPATH"], result.stderr[-3000:]
+
+
+def test_single_pass_two_ranks_give_the_single_process_bytes(job: tuple[Path, Path], tmp_path: Path) -> None:
+    data_dir, sample_index = job
+    arguments = ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", "1",
+                 "--num-workers", "0", "--device", "cpu", "--experiments", "1", "2", "--results-name", "r", "--results-root"]
+    single_process(single_pass_main, [*arguments, str(tmp_path / "single")])
+    result = torchrun("paper.single_pass", [*arguments, str(tmp_path / "two")])
+    assert result.returncode == 0, result.stderr[-3000:]
+    for experiment in ("experiment_1", "experiment_2"):
+        two, single = tmp_path / "two" / experiment / "r", tmp_path / "single" / experiment / "r"
+        assert (two / "summary.json").read_bytes() == (single / "summary.json").read_bytes()
+        assert read_json(two / "timing.json")["world_size"] == 2

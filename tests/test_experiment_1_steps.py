@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import experiment_1.reconstruction_pass as reconstruction_pass
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.errors import PipelineError
 from paper.resummarize import main as resummarize_main
@@ -59,7 +60,7 @@ def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_ind
 
     resumed = tmp_path / "resumed"
     calls = {"count": 0}
-    original = step_3.reconstruction_metrics
+    original = reconstruction_pass.reconstruction_metrics
 
     def interrupt_after_first_batch(logits, labels):
         calls["count"] += 1
@@ -67,15 +68,15 @@ def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_ind
             raise KeyboardInterrupt
         return original(logits, labels)
 
-    monkeypatch.setattr(step_3, "reconstruction_metrics", interrupt_after_first_batch)
+    monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", interrupt_after_first_batch)
     with pytest.raises(KeyboardInterrupt):
         step_3.main(evaluate_args(tiny_shards, sample_index, resumed))
     assert sorted(p.name for p in (resumed / "partial" / "experiment_1.step_3_evaluate" / "all_masks").glob("batch_*.pt")) == ["batch_000000.pt"]
     assert not (resumed / "summary.json").exists()
 
-    monkeypatch.setattr(step_3, "reconstruction_metrics", original)
+    monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", original)
     evaluated = []
-    monkeypatch.setattr(step_3, "reconstruction_metrics", lambda logits, labels: evaluated.append(len(labels)) or original(logits, labels))
+    monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", lambda logits, labels: evaluated.append(len(labels)) or original(logits, labels))
     step_3.main(evaluate_args(tiny_shards, sample_index, resumed))
     assert evaluated == [2, 1]  # only the two unfinished batches ran
     assert (resumed / "summary.json").read_bytes() == (uninterrupted / "summary.json").read_bytes()

@@ -18,7 +18,7 @@ from experiment_1.mobius import mobius_transform
 from experiment_1.report import format_stat
 from experiment_1.sample_list import load_sample_list, sample_list_json
 from experiment_1.step_2_sample import main as sample_main
-from experiment_4 import step_1_signatures, step_2_overlap, step_3_plot
+from experiment_4 import signatures_pass, step_1_signatures, step_2_overlap, step_3_plot
 from conftest import jpeg_bytes, write_shard
 
 RANKINGS = ("vector", "scalar", "scalar_true")
@@ -104,7 +104,7 @@ def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: 
         np.testing.assert_allclose(np.take_along_axis(magnitude, ranked, 1), -np.sort(-magnitude, axis=1)[:, :64], rtol=1e-12)
 
     # Resume: drop one finished batch and the output; the rerun recomputes only that batch and writes the same tensors.
-    (output_dir / "partial" / step_1_signatures.STAGE / "batch_000001.pt").unlink()
+    (output_dir / "partial" / signatures_pass.STAGE / "batch_000001.pt").unlink()
     (output_dir / "signatures.pt").unlink()
     step_1_signatures.main(step_1_flags(tiny_shards, sample_index, output_dir))
     resumed = load_signatures(output_dir / "signatures.pt")

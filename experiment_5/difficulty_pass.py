@@ -1,0 +1,61 @@
+"""Experiment 5's part of an all-mask pass: the thresholds (``--tau``/``--eta`` and extras), per-batch
+difficulty scores and complexity measures (:mod:`experiment_5.evaluation`) → per_image.pt."""
+from __future__ import annotations
+
+import argparse
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiment_1 import distributed
+from experiment_1.experiment_pass import ExperimentPass
+from experiment_1.io_utils import atomic_torch_save
+from experiment_1.pipeline import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_timing
+from experiment_5.evaluation import DEFAULT_EXTRA_ETAS, DEFAULT_EXTRA_TAUS, batch_arrays, check_labelled, per_image_record, sample_pool, thresholds
+
+STAGE = "experiment_5.step_1_evaluate/all_masks"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tau", type=float, default=0.1, help="relative-error threshold of K_τ^err, the headline one (default: %(default)s)")
+    parser.add_argument("--extra-taus", type=float, nargs="*", default=list(DEFAULT_EXTRA_TAUS), help="further τ also recorded (default: %(default)s); where K_τ^err sits at 2^L on most images, "
+                        "larger τ (e.g. 0.4 0.5 0.6 0.7) add the grid where it moves — another τ set is another run, not a resume")
+    parser.add_argument("--eta", type=float, default=0.9, help="energy fraction of K_η^mass, the headline one (default: %(default)s)")
+    parser.add_argument("--extra-etas", type=float, nargs="*", default=list(DEFAULT_EXTRA_ETAS), help="further η also recorded (default: %(default)s)")
+
+
+def prepare(setup: EvaluationSetup) -> None:
+    """Thresholds checked and labels required; the thresholds enter the configuration (the resume key:
+    other thresholds never mix with these batches)."""
+    args = setup.args
+    taus = thresholds(args.tau, args.extra_taus, "--tau/--extra-taus", upper_inclusive=False)
+    etas = thresholds(args.eta, args.extra_etas, "--eta/--extra-etas", upper_inclusive=True)
+    check_labelled(setup)
+    setup.config.update(taus=taus, etas=etas)
+    sample_pool(setup)  # before evaluating: a pattern that matches no shard fails now, not after the last batch
+
+
+def batch_function(setup: EvaluationSetup) -> BatchFunction:
+    """:func:`experiment_5.evaluation.batch_arrays` with the run's thresholds and Möbius dtype."""
+    return partial(batch_arrays, taus=setup.config["taus"], etas=setup.config["etas"], dtype=MOBIUS_DTYPES[setup.args.mobius_dtype],
+                   sample_index=str(setup.args.sample_index))
+
+
+def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[str, Any]) -> None:
+    """Write per_image.pt and timing (rank 0); one line on stdout."""
+    if not distributed.is_main():  # under torchrun, rank 0 writes
+        return
+    config = provenance(setup)
+    record = per_image_record(setup, arrays, config, sample_pool(setup))
+    path = Path(setup.args.output_dir) / "per_image.pt"
+    atomic_torch_save(record, path)
+    write_timing(setup, timing, config["device_name"])
+    valid = arrays["valid"].astype(bool)
+    taus = setup.config["taus"]
+    print(f"wrote {path}: {record['num_valid']} images, top-1 {arrays['correct'][valid].mean():.1%}, "
+          f"mean K_τ^err (τ = {taus[0]:g}) {arrays['k_err'][valid, 0].mean():.3g}, mean N_eff^v {np.nanmean(arrays['n_eff_vector'][valid]):.3g}")
+
+
+EXPERIMENT_5 = ExperimentPass(5, STAGE, "Exp 5 difficulty/complexity", batch_function, finish, add_arguments, prepare)

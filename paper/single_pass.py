@@ -1,0 +1,56 @@
+"""Evaluate once, analyse many: several experiments' evaluation steps from one all-mask pass.
+
+Question: at L = 14 or 16 a pass over all 2^L masks dominates every experiment's cost; when
+Experiments 1, 2 and 3 (a test list) or 4 and 5 (a labelled list) read the same images, why
+evaluate them once per experiment? This runner evaluates every batch once and hands its logits to
+each chosen experiment's per-batch reduction (experiment_1.experiment_pass). Each experiment keeps
+its own results folder, partial store and resume key, and gets exactly the files its own step
+writes (summary.json and per_image.npz for 1–3, signatures.pt for 4, per_image.pt for 5), so the
+plot/analysis steps run on them unchanged, and an experiment's own step rerun on its folder resumes
+from the store without evaluating. Resume, --limit and torchrun sharding work as in every step; a
+batch that some experiments already hold is evaluated for the others only.
+
+Inputs:  --experiments (any of 1 … 5), the shared evaluation flags (--sample-index, --data-dir,
+         --arch, --weights, --batch-size, --mask-chunk, …), each chosen experiment's own flags
+         (Experiment 3: --ks, --num-random-seeds; 4: --store-K; 5: --tau, --extra-taus, --eta,
+         --extra-etas), --results-name and --results-root.
+Outputs: <results-root>/experiment_<N>/<results-name>/ for every chosen N: that step's outputs;
+         timing.json there holds the shared pass's wall time and lists the stages it fed.
+
+    python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite1 --weights pretrained \\
+        --sample-index experiment_1/sample_index_sample_test.json --data-dir imagenet-1k/sample-1750 \\
+        --limit 6 --batch-size 1 --mask-chunk 512 --num-workers 0 --seed 0 \\
+        --results-name results_efficientnet_lite1_sample
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from experiment_1.errors import run_cli
+from experiment_1.experiment_pass import ExperimentPass, run_passes
+from experiment_1.pipeline import add_evaluation_arguments
+from experiment_1.reconstruction_pass import EXPERIMENT_1
+from experiment_2.spectrum_pass import EXPERIMENT_2
+from experiment_3.topk_pass import EXPERIMENT_3
+from experiment_4.signatures_pass import EXPERIMENT_4
+from experiment_5.difficulty_pass import EXPERIMENT_5
+
+PASSES: dict[int, ExperimentPass] = {entry.experiment: entry for entry in (EXPERIMENT_1, EXPERIMENT_2, EXPERIMENT_3, EXPERIMENT_4, EXPERIMENT_5)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_evaluation_arguments(parser, None)
+    parser.add_argument("--experiments", type=int, nargs="+", choices=sorted(PASSES), required=True, help="the experiments fed by the pass, e.g. 1 2 3 (a test list) or 4 5 (a labelled list)")
+    parser.add_argument("--results-name", required=True, help="each experiment's results folder name, e.g. results_efficientnet_lite1_sample")
+    parser.add_argument("--results-root", type=Path, default=Path("."), help="the folder holding experiment_1 … experiment_5 (default: the current one)")
+    for entry in PASSES.values():
+        entry.add_arguments(parser)
+    args = parser.parse_args(argv)
+    chosen = sorted(set(args.experiments))
+    run_passes(args, [(PASSES[number], args.results_root / f"experiment_{number}" / args.results_name) for number in chosen])
+
+
+if __name__ == "__main__":
+    run_cli(main)
