@@ -24,10 +24,11 @@ from experiment_1.io_utils import read_json
 MODES = ("uniform", "per-class")
 
 
-def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: int, seed: int, min_per_class: int = 1) -> list[SampleRef]:
+def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: int, seed: int, min_per_class: int = 1, num_classes: int | None = None) -> list[SampleRef]:
     """Draw a sample without replacement: ``uniform`` (``num_images`` of all items) or
     ``per-class`` (``per_class`` of each label, all of a class if it has fewer; only labels with at
-    least ``min_per_class`` images). Deterministic in ``seed``."""
+    least ``min_per_class`` images; of those, ``num_classes`` drawn at random when given — a small
+    list whose classes each hold several images). Deterministic in ``seed``."""
     rng = np.random.default_rng(seed)
     if mode == "uniform":
         count = min(num_images, len(items))
@@ -36,11 +37,12 @@ def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: i
         labels = np.array([item.label for item in items])
         if (labels < 0).all():
             raise PipelineError("--mode per-class needs labelled images, but every matched image has label -1; use the validation shards (--pattern 'validation-*.parquet')")
+        eligible = [label for label in np.unique(labels[labels >= 0]) if (labels == label).sum() >= min_per_class]
+        if num_classes is not None and eligible:
+            eligible = sorted(rng.choice(eligible, size=min(num_classes, len(eligible)), replace=False))
         chosen_parts = []
-        for label in np.unique(labels[labels >= 0]):
+        for label in eligible:
             members = np.flatnonzero(labels == label)
-            if len(members) < min_per_class:
-                continue
             chosen_parts.append(rng.choice(members, size=min(per_class, len(members)), replace=False))
         if not chosen_parts:
             raise PipelineError(f"--min-per-class {min_per_class}: no class has that many images; lower it")
@@ -50,9 +52,11 @@ def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: i
     return sorted((items[index] for index in chosen), key=lambda item: (item.source, item.row))
 
 
-def sample_list_json(samples: list[SampleRef], pattern: str, mode: str, seed: int, per_class: int | None, min_per_class: int | None = None) -> dict[str, Any]:
-    """The JSON document of a sample list (``min_per_class`` and the number of classes kept only when given)."""
-    kept = {} if min_per_class is None else {"min_per_class": min_per_class, "num_classes": len({s.label for s in samples if s.label >= 0})}
+def sample_list_json(samples: list[SampleRef], pattern: str, mode: str, seed: int, per_class: int | None, min_per_class: int | None = None, classes_drawn: int | None = None) -> dict[str, Any]:
+    """The JSON document of a sample list (``min_per_class``, ``classes_drawn`` and the number of classes kept only when given)."""
+    kept = {} if min_per_class is None and classes_drawn is None else {"min_per_class": min_per_class, "num_classes": len({s.label for s in samples if s.label >= 0})}
+    if classes_drawn is not None:
+        kept["classes_drawn"] = classes_drawn
     return {
         "pattern": pattern,
         "mode": mode,

@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--num-images", type=arg_types.positive_int, default=10000, help="images to draw in uniform mode (default: %(default)s)")
     parser.add_argument("--per-class", type=arg_types.positive_int, default=10, help="images per class in per-class mode (default: %(default)s)")
     parser.add_argument("--min-per-class", type=arg_types.positive_int, default=None, help="per-class mode: keep only classes with at least N images (default: every class)")
+    parser.add_argument("--num-classes", type=arg_types.positive_int, default=None, help="per-class mode: draw only N of the (kept) classes at random, for a small list whose classes each hold several images (default: every class)")
     parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the draw (default: %(default)s)")
     parser.add_argument("--folder-labels", choices=FOLDER_LABELS, default="imagenet", help="labels of ImageFolder class folders: imagenet (folders named by WordNet id or torchvision class name → the ImageNet class index) or sorted (0 … K−1 in sorted order, for folders that are not ImageNet classes) (default: %(default)s)")
     parser.add_argument("--output", type=arg_types.output_path, default=Path("experiment_1/sample_index.json"), help="sample list to write (default: %(default)s)")
@@ -44,13 +45,15 @@ def main(argv: list[str] | None = None) -> None:
     items = list_items(data_dir, args.pattern, args.folder_labels)
     if args.min_per_class is not None and (args.mode != "per-class" or args.min_per_class < 1):
         raise PipelineError(f"--min-per-class {args.min_per_class}: needs --mode per-class and a value of at least 1")
-    samples = draw_sample(items, args.mode, args.num_images, args.per_class, args.seed, args.min_per_class or 1)
+    if args.num_classes is not None and args.mode != "per-class":
+        raise PipelineError(f"--num-classes {args.num_classes}: needs --mode per-class")
+    samples = draw_sample(items, args.mode, args.num_images, args.per_class, args.seed, args.min_per_class or 1, args.num_classes)
     per_class = args.per_class if args.mode == "per-class" else None
-    document = sample_list_json(samples, args.pattern, args.mode, args.seed, per_class, args.min_per_class)
+    document = sample_list_json(samples, args.pattern, args.mode, args.seed, per_class, args.min_per_class, args.num_classes)
     atomic_write_json(args.output, document if args.folder_labels == "imagenet" else {**document, "folder_labels": args.folder_labels})
     labelled = sum(1 for sample in samples if sample.label >= 0)
     classes = len(Counter(sample.label for sample in samples if sample.label >= 0))
-    kept = "" if args.min_per_class is None else f"; kept the {classes} of {len({item.label for item in items if item.label >= 0})} classes with at least {args.min_per_class} images"
+    kept = "" if args.min_per_class is None and args.num_classes is None else f"; kept the {classes} of {len({item.label for item in items if item.label >= 0})} classes with at least {args.min_per_class or 1} images{'' if args.num_classes is None else f', {args.num_classes} drawn'}"
     print(f"wrote {args.output}: {len(samples)} of {len(items)} images ({labelled} labelled, {classes} classes{kept})")
 
 

@@ -172,3 +172,12 @@ def test_embedded_sample_rows_are_the_sample_1750_rows_its_source_names(sample_1
     for row in rows:
         origin = shards[row["source_shard"]][row["source_row"]]
         assert demo[row["row"]]["image"]["bytes"] == origin["image"]["bytes"] and demo[row["row"]]["label"] == origin["label"] == row["label"]
+
+
+def test_per_class_sampler_can_draw_a_few_classes(tiny_shards: Path) -> None:
+    items = list_items(tiny_shards, "validation-*.parquet")
+    drawn = draw_sample(items, "per-class", 0, 2, seed=0, num_classes=2)
+    counts = np.bincount([item.label for item in drawn], minlength=3)
+    assert sorted(counts.tolist()) == [0, 2, 2]  # two of the three classes, two images each
+    assert drawn == draw_sample(items, "per-class", 0, 2, seed=0, num_classes=2)
+    assert {item.label for item in draw_sample(items, "per-class", 0, 2, seed=0, num_classes=5)} == {0, 1, 2}  # more than there are: all
