@@ -12,6 +12,9 @@ Outputs: --output, a sample-list JSON (source, row, label per image; sorted by s
         --per-class 10 --seed 0 --output experiment_1/sample_index_val.json
     python -m experiment_1.step_2_sample --data-dir imagenet-1k/sample-1750 --pattern 'validation-*.parquet' \
         --mode per-class --per-class 6 --min-per-class 6 --seed 0 --output experiment_1/sample_index_sample_val_min6.json
+    python -m experiment_1.step_2_sample --data-dir imagenet-1k/sample-1750 --pattern 'validation-*.parquet' \
+        --mode per-class --per-class 2 --min-per-class 6 --num-classes 4 --seed 0 \
+        --output experiment_1/sample_index_sample_val_4x2.json      # 8 images of 4 classes, for L = 14 runs
 """
 from __future__ import annotations
 
@@ -53,7 +56,9 @@ def main(argv: list[str] | None = None) -> None:
     atomic_write_json(args.output, document if args.folder_labels == "imagenet" else {**document, "folder_labels": args.folder_labels})
     labelled = sum(1 for sample in samples if sample.label >= 0)
     classes = len(Counter(sample.label for sample in samples if sample.label >= 0))
-    kept = "" if args.min_per_class is None and args.num_classes is None else f"; kept the {classes} of {len({item.label for item in items if item.label >= 0})} classes with at least {args.min_per_class or 1} images{'' if args.num_classes is None else f', {args.num_classes} drawn'}"
+    eligible = sum(1 for count in Counter(item.label for item in items if item.label >= 0).values() if count >= (args.min_per_class or 1))
+    drawn = "" if args.num_classes is None else f", {classes} of them drawn at random"
+    kept = "" if args.min_per_class is None and args.num_classes is None else f"; {eligible} of {len({item.label for item in items if item.label >= 0})} classes have at least {args.min_per_class or 1} images{drawn}"
     print(f"wrote {args.output}: {len(samples)} of {len(items)} images ({labelled} labelled, {classes} classes{kept})")
 
 
