@@ -7,8 +7,8 @@ Question: what does each run say, side by side? One row per results folder, read
 ``experiment_2/results_3c_*/swap_cost.json`` (the smooth swap's top-1 cost),
 ``experiment_3/results*/summary.json`` (Experiment 3), ``experiment_4/results*/overlap.json``
 (Experiment 4), ``experiment_5/results*/analysis.json`` (Experiment 5),
-``experiment_1/results_bench/*.json`` (engine benchmarks) and ``experiment_1/results_profile/*.json``
-(tree-pass profiles). No number is typed by hand.
+``experiment_1/results_bench/*.json`` (engine benchmarks), ``experiment_1/results_profile/*.json``
+(tree-pass profiles) and ``depth_ladder/results*/depth.json`` (the depth ladder). No number is typed by hand.
 
 One generator, two renderers: every section function below returns the table model of
 :mod:`paper.table_model`; :mod:`paper.render_markdown` writes it into tables.md and the README,
@@ -239,6 +239,37 @@ def experiment_5_table(root: Path) -> list[Block]:
     return blocks or [NotRun("No Experiment 5 results yet.")]
 
 
+def depth_table(root: Path) -> list[Block]:
+    """The depth ladder (``depth_ladder/results*/depth.json``): the same statistics of every network side by side
+    (vector projection and ranking), then the depth claims' verdicts."""
+    def stat(block: dict[str, Any] | None, name: str, percent: bool = False) -> str:
+        return "—" if not block or block.get(name) is None else format_stat(block[name], percent=percent)
+
+    blocks: list[Block] = []
+    for path in sorted(root.glob("depth_ladder/results*/depth.json")):
+        analysis = read_json(path)
+        rows = []
+        for row in analysis["rungs"]:
+            spectrum, topk, nn = row.get("spectrum"), row.get("topk"), row.get("nearest_neighbour")
+            gammas = [stat(topk["captured_energy"], key, percent=True) if topk else "—" for key in ("0.125", "0.25", "0.5")]
+            rows.append([
+                row["arch"], "not run" if row["num_blocks"] is None else str(row["num_blocks"]),
+                f"{spectrum['num_images'] if spectrum else '—'} / {topk['num_images'] if topk else '—'}",
+                "—" if not spectrum else f"{spectrum['mean_spectrum_peak_order']} (null {spectrum['binomial_null_peak_order']}); {format_stat(spectrum['peak_order'])}",
+                stat(spectrum, "kappa"), stat(spectrum, "kappa_over_l"), stat(spectrum, "c_le3", percent=True), stat(spectrum, "trunk_share"),
+                stat(topk, "k_eff_fraction", percent=True), *gammas,
+                "—" if not topk or topk["agreement_k_fraction"] is None else format_number(topk["agreement_k_fraction"]),
+                "not run" if not nn else f"{format_stat(nn['accuracy'], percent=True)} (N = {nn['num_images']}, chance {format_percent(nn['chance'])})",
+            ])
+        blocks += [
+            Paragraph(f"`{path.parent.relative_to(root).as_posix()}`"),
+            Table(["network", "L", "N (Exp 2 / 3)", "peak k: mean spectrum; per image", "κ^v", "κ^v / L", "C≤3", "trunk share",
+                   "K_eff / 2^L", "Γ_K at 1/8 of 2^L", "at 1/4", "at 1/2", "K / 2^L for 90 % top-1", "Exp 4 1-NN (scalar)"], rows),
+            Bullets([verdict_sentence(entry) for entry in analysis["verdicts"]]) if analysis["verdicts"] else NotRun("No shared images to compare."),
+        ]
+    return blocks or [NotRun("No depth ladder yet (python -m depth_ladder.step_1_compare).")]
+
+
 def _rate(row: dict[str, Any], name: str) -> str:
     """A column the benchmark added later; older JSON lacks it."""
     value = row.get(name)
@@ -324,6 +355,7 @@ SECTIONS: list[tuple[str, str, Callable[[Path], list[Block]]]] = [
     ("experiment_3", "Experiment 3 — top-K sparse reconstruction (vector ranking)", experiment_3_table),
     ("experiment_4", "Experiment 4 — input-dependent expert sets (binary signatures)", experiment_4_table),
     ("experiment_5", "Experiment 5 — difficulty vs interaction complexity", experiment_5_table),
+    ("depth", "Depth ladder — the same statistics across depth and width (`python -m depth_ladder.step_1_compare`)", depth_table),
     ("wall_time", "Wall time of the last evaluation run (timing.json)", wall_time_table),
     ("benchmark", "Engine benchmark (`python -m experiment_1.bench_engines`)", benchmark_table),
     ("profile", "Where a tree pass spends its time (`python -m experiment_1.profile_tree`)", profile_table),

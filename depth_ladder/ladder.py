@@ -1,0 +1,292 @@
+"""The depth ladder: the same statistics of several networks side by side, and the paper's depth claims.
+
+A *rung* is one network's results folders, ``experiment_<N>/results_<arch><suffix>/`` for N = 2
+(spectrum: summary.json, per_image.npz), 3 (top-K: summary.json, per_image.npz) and 4 (overlap.json);
+a missing folder leaves its statistics ``None``. Per rung (:func:`rung_row`): L, the peak order of
+the mean vector spectrum and the per-image peak order, κ^v (also / L), C≤3, the trunk share,
+K_eff^v / 2^L, the vector ranking's Γ_K at 1/8, 1/4 and 1/2 of 2^L, the smallest grid K (as a
+fraction of 2^L) whose mean top-1 agreement with the full network reaches 90 %, and Experiment 4's
+leave-one-out 1-NN accuracy (scalar ranking, binary signature, true label) with its chance level.
+
+The claims are judged on images both rungs evaluated (matched by sample-list position, with the
+same sample list; :func:`paired_difference`), deeper minus shallower:
+
+- *peak order grows with depth*: the per-image peak order of the vector spectrum;
+- *prediction-preserving sparsity weakens with depth*: per image, the *preserving fraction* — the
+  smallest grid K / 2^L from which the magnitude top-K reconstruction (vector ranking) keeps the
+  full network's top-1 class at every larger grid K (:func:`preserving_fraction`); weaker sparsity
+  means a larger fraction.
+
+Rule (:func:`paired_verdict`): the mean paired difference with a 95 % bootstrap CI and an exact
+two-sided sign test; the claim holds when the CI lies above 0 and the sign test's p < 0.05, fails
+when the CI lies below 0 and p < 0.05, and otherwise the data cannot tell — with fewer than six
+shared images no sign test can reach p < 0.05, so few images give "cannot tell", never a verdict
+from a collapsed bootstrap CI. A measure at its bound on ≥ 90 % of either rung's images is
+"saturated". The width control (two rungs of equal L, the wider minus the narrower) is judged for
+"no change" within a stated margin (same rule: CI inside ±margin and enough images), and the depth
+verdict's notes say whether depth or width moved the statistic.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.stats import binomtest
+
+from experiment_1.io_utils import read_json
+from experiment_1.stats import bootstrap_mean_ci
+from experiment_1.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATED, effect_from_stat, hypothesis_test, saturation, verdict
+
+QUESTION = "Do the interaction statistics move with depth (and not with width), as the paper claims?"
+GAMMA_FRACTIONS = (1 / 8, 1 / 4, 1 / 2)
+AGREEMENT_TARGET = 0.9
+MIN_PAIRED_IMAGES = 6  # the smallest n at which an exact two-sided sign test can reach p < 0.05 (2 / 2^6 = 0.031)
+WIDTH_MARGINS = {"peak_order": 1.0, "preserving_fraction": 0.1}  # "no change" at equal depth: |difference| below this
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One network's results: the summaries and per-image arrays that exist (``None`` where a folder is missing)."""
+
+    arch: str
+    spectrum: dict[str, Any] | None
+    spectrum_arrays: dict[str, np.ndarray] | None
+    topk: dict[str, Any] | None
+    topk_arrays: dict[str, np.ndarray] | None
+    overlap: dict[str, Any] | None
+
+    @property
+    def num_blocks(self) -> int | None:
+        for summary in (self.spectrum, self.topk, self.overlap):
+            if summary is not None:
+                return int(summary["config"]["num_blocks"])
+        return None
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    return read_json(path) if path.exists() else None
+
+
+def _arrays(path: Path) -> dict[str, np.ndarray] | None:
+    if not path.exists():
+        return None
+    with np.load(path) as stored:
+        return {name: stored[name] for name in stored.files}
+
+
+def load_rung(root: Path, arch: str, suffix: str) -> Rung:
+    """The results folders of ``arch`` under ``root`` (``experiment_<N>/results_<arch><suffix>/``)."""
+    folder = {number: Path(root) / f"experiment_{number}" / f"results_{arch}{suffix}" for number in (2, 3, 4)}
+    return Rung(arch, _json(folder[2] / "summary.json"), _arrays(folder[2] / "per_image.npz"),
+                _json(folder[3] / "summary.json"), _arrays(folder[3] / "per_image.npz"), _json(folder[4] / "overlap.json"))
+
+
+def _scaled(stat: dict[str, Any], scale: float) -> dict[str, Any]:
+    return {name: (value / scale if name in ("mean", "ci_low", "ci_high", "median", "min", "max") else value) for name, value in stat.items()}
+
+
+def _curve_at(summary: dict[str, Any], metric: str, k: int) -> dict[str, float] | None:
+    """The magnitude-vector curve ``metric`` at grid K = ``k`` (mean and CI), or ``None`` off the grid."""
+    if k not in summary["ks"]:
+        return None
+    position = summary["ks"].index(k)
+    curve = summary["sources"]["magnitude_vector"]["curves"][metric]
+    return {name: curve[name][position] for name in ("mean", "ci_low", "ci_high")}
+
+
+def _nn_accuracy(overlap: dict[str, Any]) -> dict[str, Any] | None:
+    """Experiment 4's 1-NN accuracy (scalar ranking, binary signature, true label) and its chance level."""
+    try:
+        nn = overlap["rankings"]["scalar"]["binary"]["nn"]["true_label"]
+        return {"accuracy": nn["accuracy"], "chance": nn.get("chance", overlap.get("chance")), "num_images": overlap["num_valid"],
+                "num_classes": overlap.get("num_classes"), "nn_k": overlap.get("settings", {}).get("nn_k")}
+    except (KeyError, TypeError):
+        return None
+
+
+def rung_row(rung: Rung) -> dict[str, Any]:
+    """Every statistic of the depth table for one rung (``None`` where its experiment was not run)."""
+    num_blocks = rung.num_blocks
+    row: dict[str, Any] = {"arch": rung.arch, "num_blocks": num_blocks, "num_masks": None if num_blocks is None else 2**num_blocks}
+    if rung.spectrum is not None:
+        vector = rung.spectrum["projections"]["vector"]
+        row["spectrum"] = {
+            "num_images": rung.spectrum["num_valid"],
+            "mean_spectrum_peak_order": vector["mean_spectrum_peak_order"],
+            "peak_order": vector["peak_order"],
+            "peak_order_over_l": _scaled(vector["peak_order"], num_blocks),
+            "kappa": vector["kappa"],
+            "kappa_over_l": _scaled(vector["kappa"], num_blocks),
+            "c_le3": vector["c_le3"],
+            "trunk_share": vector["trunk_share"],
+            "binomial_null_peak_order": rung.spectrum["binomial_null"]["peak_order"],
+        }
+    if rung.topk is not None:
+        masks = rung.topk["num_masks"]
+        reaching = rung.topk["sources"]["magnitude_vector"]["grid_k_reaching"].get(f"top1_agreement_{AGREEMENT_TARGET:g}")
+        row["topk"] = {
+            "num_images": rung.topk["num_valid"],
+            "k_eff_fraction": _scaled(rung.topk["k_eff"]["vector"], masks),
+            "captured_energy": {f"{fraction:g}": _curve_at(rung.topk, "captured_energy", round(fraction * masks)) for fraction in GAMMA_FRACTIONS},
+            "agreement_k_fraction": None if reaching is None else reaching / masks,
+        }
+    if rung.overlap is not None:
+        row["nearest_neighbour"] = _nn_accuracy(rung.overlap)
+    return row
+
+
+def preserving_fraction(agreement: np.ndarray, ks: list[int], num_masks: int) -> np.ndarray:
+    """Per image: the smallest grid K / 2^L from which top-1 agreement (``(N, len(ks))``, 0/1) holds at every larger grid K
+    (1.0 when only K = 2^L agrees; NaN when not even that does)."""
+    agreement = np.asarray(agreement, dtype=bool)
+    stable_from = np.full(len(agreement), np.nan)
+    suffix_all = np.flip(np.logical_and.accumulate(np.flip(agreement, axis=1), axis=1), axis=1)  # agreement at this K and every larger one
+    for image, row in enumerate(suffix_all):
+        first = np.flatnonzero(row)
+        if len(first):
+            stable_from[image] = ks[first[0]] / num_masks
+    return stable_from
+
+
+def per_image_measures(rung: Rung) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``{measure: (sample-list positions, values)}`` of the valid images, for the paired comparisons."""
+    measures: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if rung.spectrum_arrays is not None:
+        arrays = rung.spectrum_arrays
+        valid = arrays["valid"].astype(bool)
+        measures["peak_order"] = (arrays["index"][valid], arrays["peak_order_vector"][valid].astype(np.float64))
+    if rung.topk_arrays is not None and rung.topk is not None:
+        arrays = rung.topk_arrays
+        valid = arrays["valid"].astype(bool)
+        agreement = arrays["top1_agreement_magnitude_vector"][:, 0, :]
+        measures["preserving_fraction"] = (arrays["index"][valid], preserving_fraction(agreement, rung.topk["ks"], rung.topk["num_masks"])[valid])
+    return measures
+
+
+def _sample_list(summary: dict[str, Any] | None) -> str | None:
+    return None if summary is None else summary["config"].get("sample_index")
+
+
+def paired_difference(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray], seed: int = 0) -> dict[str, Any]:
+    """``second − first`` over the images both hold (matched by position): mean with bootstrap CI, sign counts, sign test."""
+    shared, first_at, second_at = np.intersect1d(first[0], second[0], return_indices=True)
+    difference = second[1][second_at] - first[1][first_at]
+    difference = difference[np.isfinite(difference)]
+    positive, negative = int((difference > 0).sum()), int((difference < 0).sum())
+    p_value = float(binomtest(positive, positive + negative).pvalue) if positive + negative else 1.0
+    return {"num_shared": int(len(shared)), "num_finite": int(len(difference)), "difference": bootstrap_mean_ci(difference, seed=seed),
+            "positive": positive, "negative": negative, "ties": int(len(difference)) - positive - negative, "sign_test_p": p_value}
+
+
+def _saturated(values: np.ndarray, bound: float | None) -> dict[str, Any] | None:
+    diagnosis = saturation(values, bounds=() if bound is None else (bound,))
+    return diagnosis if diagnosis is not None and diagnosis["at"] == "bound" else None
+
+
+def paired_verdict(verdict_id: str, claim: str, paired: dict[str, Any], expected: str, effect_name: str,
+                   saturated: list[str], margin: float | None = None, notes: list[str] | None = None) -> dict[str, Any]:
+    """One claim on a paired difference (see the module docstring for the rule); ``expected`` ∈ {"positive", "zero"}."""
+    effect = effect_from_stat(effect_name, paired["difference"])
+    test = hypothesis_test("exact two-sided sign test", paired["sign_test_p"])
+    low, high, count = effect["ci_low"], effect["ci_high"], paired["num_finite"]
+    enough = count >= MIN_PAIRED_IMAGES
+    if saturated:
+        decision = SATURATED
+    elif count == 0:
+        decision = CANNOT_TELL
+    elif expected == "zero":
+        decision = FAILS if enough and paired["sign_test_p"] < ALPHA and (low > 0 or high < 0) else (
+            HOLDS if enough and margin is not None and -margin < low and high < margin else CANNOT_TELL)
+    elif enough and paired["sign_test_p"] < ALPHA and low > 0:
+        decision = HOLDS
+    elif enough and paired["sign_test_p"] < ALPHA and high < 0:
+        decision = FAILS
+    else:
+        decision = CANNOT_TELL
+    if expected == "zero":
+        rule = (f"holds when the 95 % CI of the paired difference lies inside ±{margin:g} with at least {MIN_PAIRED_IMAGES} shared images; "
+                f"fails when the CI excludes 0 and the sign test gives p < {ALPHA:g}; otherwise cannot tell")
+    else:
+        rule = (f"holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < {ALPHA:g} "
+                f"(at least {MIN_PAIRED_IMAGES} shared images); fails when the CI lies below 0 with p < {ALPHA:g}; otherwise cannot tell; "
+                "saturated when either network's measure sits at its bound on ≥ 90 % of images")
+    all_notes = [f"{count} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied"] + list(notes or [])
+    if saturated:
+        all_notes += saturated
+    if 0 < count < MIN_PAIRED_IMAGES:
+        all_notes.append(f"fewer than {MIN_PAIRED_IMAGES} shared images: no sign test can reach p < {ALPHA:g}, so the data cannot decide")
+    return verdict(verdict_id, claim, decision, rule, parameters={"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES, "margin": margin},
+                   statistic={"name": "shared images", "value": count}, effect=effect, test=test, notes=all_notes)
+
+
+def _comparison(measure: str, shallow: Rung, deep: Rung, seed: int) -> dict[str, Any] | None:
+    """The paired difference of ``measure`` between two rungs, or ``None`` when they share no sample list or lack it."""
+    first, second = per_image_measures(shallow).get(measure), per_image_measures(deep).get(measure)
+    summary = "spectrum" if measure == "peak_order" else "topk"
+    same_list = _sample_list(getattr(shallow, summary)) == _sample_list(getattr(deep, summary))
+    if first is None or second is None or not same_list:
+        return None
+    return {"from": shallow.arch, "to": deep.arch, "measure": measure, **paired_difference(first, second, seed)}
+
+
+CLAIMS = {
+    "peak_order": ("the peak order of the interaction spectrum grows with depth", "positive", "peak order (per image, vector)", None),
+    "preserving_fraction": ("prediction-preserving sparsity weakens with depth", "positive",
+                            "preserving fraction K/2^L (per image, vector ranking)", 1.0),
+}
+
+
+def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
+    """The depth table, the paired comparisons and the verdicts for a ladder of rungs (in the order given).
+
+    Consecutive rungs of increasing L are *depth* steps; consecutive rungs of equal L are *width*
+    controls (the later one the wider). Each claim is judged on every depth step; the notes of a
+    depth verdict report the width control at the deeper rung's L.
+    """
+    rows = [rung_row(rung) for rung in rungs]
+    comparisons, verdicts = [], []
+    steps = list(zip(rungs, rungs[1:]))
+    for measure, (claim, expected, effect_name, bound) in CLAIMS.items():
+        width = {}
+        for first, second in steps:
+            if first.num_blocks is not None and first.num_blocks == second.num_blocks:
+                paired = _comparison(measure, first, second, seed)
+                if paired is None:
+                    continue
+                comparisons.append({**paired, "kind": "width"})
+                width[first.num_blocks] = paired
+                verdicts.append(paired_verdict(
+                    f"{measure}.width.{first.arch}-{second.arch}",
+                    f"at equal depth (L = {first.num_blocks}), {second.arch} (wider) moves {effect_name} by less than ±{WIDTH_MARGINS[measure]:g}",
+                    paired, "zero", f"{second.arch} − {first.arch}", [], margin=WIDTH_MARGINS[measure]))
+        for first, second in steps:
+            if first.num_blocks is None or second.num_blocks is None or second.num_blocks <= first.num_blocks:
+                continue
+            paired = _comparison(measure, first, second, seed)
+            if paired is None:
+                continue
+            comparisons.append({**paired, "kind": "depth"})
+            saturated = []
+            for rung in (first, second):
+                values = per_image_measures(rung)[measure][1]
+                diagnosis = _saturated(values, bound)
+                if diagnosis is not None:
+                    saturated.append(f"{rung.arch}: {measure} at its bound {diagnosis['value']:g} on {diagnosis['share']:.0%} of images")
+            control = width.get(second.num_blocks)
+            notes = [f"depth step L = {first.num_blocks} → {second.num_blocks} ({first.arch} → {second.arch}; the resolution changes with it)"]
+            if control is None:
+                notes.append(f"no width control at L = {second.num_blocks}: depth and width are not separated")
+            else:
+                notes.append(f"width control at L = {second.num_blocks} ({control['from']} → {control['to']}): "
+                             f"mean difference {control['difference']['mean']:+.3g} [{control['difference']['ci_low']:.3g}, {control['difference']['ci_high']:.3g}] "
+                             f"on {control['num_finite']} image(s)")
+            if measure == "peak_order":
+                nulls = [row["spectrum"]["binomial_null_peak_order"] for row in rows if row.get("spectrum") and row["arch"] in (first.arch, second.arch)]
+                notes.append(f"the binomial null's peak moves too ({' → '.join(map(str, nulls))}): growth with L alone is what equal energy per subset gives; κ/L in the table compares the shape")
+            verdicts.append(paired_verdict(f"{measure}.depth.{first.arch}-{second.arch}", claim, paired, expected,
+                                           f"{second.arch} − {first.arch}", saturated, notes=notes))
+    return {"experiment": "depth", "question": QUESTION, "rungs": rows, "comparisons": comparisons, "verdicts": verdicts,
+            "rule_parameters": {"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES, "width_margins": WIDTH_MARGINS,
+                                "gamma_fractions": list(GAMMA_FRACTIONS), "agreement_target": AGREEMENT_TARGET, "seed": seed}}
