@@ -52,15 +52,16 @@ def run_passes(args: argparse.Namespace, passes: list[tuple[ExperimentPass, Path
     if len(set(folders)) < len(folders):
         raise PipelineError("every experiment of a single pass needs its own output folder; give each experiment its own results folder")
     shared = build_setup(args)
+    entries = [entry for entry, _ in passes]
     setups = [experiment_setup(shared, folder) for _, folder in passes]
-    for experiment_pass, setup in zip((entry for entry, _ in passes), setups):
-        experiment_pass.prepare(setup)
-    stages = [Stage(setup, entry.stage, entry.batch_function(setup), entry.pass_indices) for (entry, _), setup in zip(passes, setups)]
-    description = passes[0][0].description if len(passes) == 1 else "Exp " + "+".join(str(entry.experiment) for entry, _ in passes) + " all masks"
+    for entry, setup in zip(entries, setups):
+        entry.prepare(setup)
+    stages = [Stage(setup, entry.stage, entry.batch_function(setup), entry.pass_indices) for entry, setup in zip(entries, setups)]
+    description = entries[0].description if len(entries) == 1 else "Exp " + "+".join(str(entry.experiment) for entry in entries) + " all masks"
     arrays, timing = run_stages(stages, description=description)
-    if len(passes) > 1:
+    if len(entries) > 1:
         timing = {**timing, "shared_pass": [stage.name for stage in stages]}  # the wall time is the whole pass's
-    for (entry, _), setup, experiment_arrays in zip(passes, setups, arrays):
+    for entry, setup, experiment_arrays in zip(entries, setups, arrays):
         entry.finish(setup, experiment_arrays, timing)
 
 
