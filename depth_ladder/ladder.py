@@ -21,8 +21,10 @@ Rule (:func:`paired_verdict`): the mean paired difference with a 95 % bootstrap 
 two-sided sign test; the claim holds when the CI lies above 0 and the sign test's p < 0.05, fails
 when the CI lies below 0 and p < 0.05, and otherwise the data cannot tell — with fewer than six
 shared images no sign test can reach p < 0.05, so few images give "cannot tell", never a verdict
-from a collapsed bootstrap CI. A measure at its bound on ≥ 90 % of either rung's images is
-"saturated". The width control (two rungs of equal L, the wider minus the narrower) is judged for
+from a collapsed bootstrap CI. Bounds (the preserving fraction cannot exceed 1): when the shallower
+network already sits at the bound on ≥ 90 % of its images, the measure cannot move in the claimed
+direction and the claim is "saturated"; when the deeper one does, the test still decides, and a
+note says that the effect is censored there (a lower bound on its size). The width control (two rungs of equal L, the wider minus the narrower) is judged for
 "no change" within a stated margin (same rule: CI inside ±margin and enough images), and the depth
 verdict's notes say whether depth or width moved the statistic.
 """
@@ -187,7 +189,8 @@ def _saturated(values: np.ndarray, bound: float | None) -> dict[str, Any] | None
 
 def paired_verdict(verdict_id: str, claim: str, paired: dict[str, Any], expected: str, effect_name: str,
                    saturated: list[str], margin: float | None = None, notes: list[str] | None = None) -> dict[str, Any]:
-    """One claim on a paired difference (see the module docstring for the rule); ``expected`` ∈ {"positive", "zero"}."""
+    """One claim on a paired difference (see the module docstring for the rule); ``expected`` ∈ {"positive", "zero"};
+    ``saturated``: why the measure cannot move in the claimed direction (empty when it can)."""
     effect = effect_from_stat(effect_name, paired["difference"])
     test = hypothesis_test("exact two-sided sign test", paired["sign_test_p"])
     low, high, count = effect["ci_low"], effect["ci_high"], paired["num_finite"]
@@ -211,7 +214,7 @@ def paired_verdict(verdict_id: str, claim: str, paired: dict[str, Any], expected
     else:
         rule = (f"holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < {ALPHA:g} "
                 f"(at least {MIN_PAIRED_IMAGES} shared images); fails when the CI lies below 0 with p < {ALPHA:g}; otherwise cannot tell; "
-                "saturated when either network's measure sits at its bound on ≥ 90 % of images")
+                "saturated when the shallower network's measure already sits at its bound on ≥ 90 % of images")
     all_notes = [f"{count} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied"] + list(notes or [])
     if saturated:
         all_notes += saturated
@@ -268,14 +271,13 @@ def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
             if paired is None:
                 continue
             comparisons.append({**paired, "kind": "depth"})
-            saturated = []
-            for rung in (first, second):
-                values = per_image_measures(rung)[measure][1]
-                diagnosis = _saturated(values, bound)
-                if diagnosis is not None:
-                    saturated.append(f"{rung.arch}: {measure} at its bound {diagnosis['value']:g} on {diagnosis['share']:.0%} of images")
-            control = width.get(second.num_blocks)
+            at_bound = [_saturated(per_image_measures(rung)[measure][1], bound) for rung in (first, second)]
+            saturated = [] if at_bound[0] is None else [f"{first.arch} (the shallower network): {measure} already at its bound {at_bound[0]['value']:g} "
+                                                        f"on {at_bound[0]['share']:.0%} of images, so it cannot move in the claimed direction"]
             notes = [f"depth step L = {first.num_blocks} → {second.num_blocks} ({first.arch} → {second.arch}; the resolution changes with it)"]
+            if at_bound[1] is not None:
+                notes.append(f"{second.arch} sits at the bound {at_bound[1]['value']:g} on {at_bound[1]['share']:.0%} of images: the effect is censored there (a lower bound on its size)")
+            control = width.get(second.num_blocks)
             if control is None:
                 notes.append(f"no width control at L = {second.num_blocks}: depth and width are not separated")
             else:

@@ -38,8 +38,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     rungs = [load_rung(args.root, arch, args.suffix) for arch in args.ladder]
     missing = [rung.arch for rung in rungs if rung.num_blocks is None]
+    if len(rungs) - len(missing) < 2:
+        raise PipelineError(f"no Experiment 2, 3 or 4 results for {', '.join(missing)} under {args.root} (experiment_N/results_<arch>{args.suffix}); "
+                            "a ladder needs two networks with results: run their evaluation first (paper.single_pass)")
     if missing:
-        raise PipelineError(f"no Experiment 2, 3 or 4 results for {', '.join(missing)} under {args.root} (experiment_N/results_<arch>{args.suffix}); run their evaluation first (paper.single_pass)")
+        print(f"not run yet (their rows stay empty): {', '.join(missing)}")
     analysis = depth_analysis(rungs, args.seed)
     atomic_write_json(args.output, analysis)
     print(f"wrote {args.output}")

@@ -83,7 +83,14 @@ def test_an_opposite_effect_fails_few_images_cannot_tell_and_a_bound_is_saturate
     verdicts = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep")])["verdicts"])
     assert verdicts["peak_order.depth.shallow-deep"]["decision"] == "fails"
     saturated = verdicts["preserving_fraction.depth.shallow-deep"]
-    assert saturated["decision"] == "saturated" and any("at its bound 1 on 100%" in note for note in saturated["notes"])
+    assert saturated["decision"] == "saturated" and any("already at its bound 1 on 100%" in note for note in saturated["notes"])
+
+    censored = tmp_path / "censored"  # the deeper network at the bound, the shallower below it: the test decides, censoring noted
+    plant(censored, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3))
+    plant(censored, "deep", 5, [4] * 8, agreeing_from([5] * 8, 5))
+    weakens = by_id(depth_analysis([load_rung(censored, arch, "_sample") for arch in ("shallow", "deep")])["verdicts"])["preserving_fraction.depth.shallow-deep"]
+    assert weakens["decision"] == "holds" and weakens["effect"]["value"] == pytest.approx(0.75)
+    assert any("deep sits at the bound 1 on 100% of images: the effect is censored" in note for note in weakens["notes"])
 
     few = tmp_path / "few"
     plant(few, "shallow", 3, [2] * 4, agreeing_from([1] * 4, 3))
@@ -114,5 +121,7 @@ def test_the_step_writes_depth_json_that_tables_render(tmp_path: Path) -> None:
     assert "## Depth ladder" in tables and "`depth_ladder/results_tiny`" in tables
     assert "| deep | 5 | 8 / 8 | 4 (null 3); 4 [3.9, 4.1] |" in tables and "50.0 % [40.0 %, 60.0 %] (N = 8, chance 25.0 %)" in tables
     assert "the peak order of the interaction spectrum grows with depth: holds" in tables
+    compare_main(["--root", str(tmp_path), "--ladder", "shallow", "missing", "deep", "--output", str(output)])  # a network not run yet: an empty row
+    assert [row["num_blocks"] for row in read_json(output)["rungs"]] == [3, None, 5]
     with pytest.raises(PipelineError, match="no Experiment 2, 3 or 4 results for missing"):
         compare_main(["--root", str(tmp_path), "--ladder", "shallow", "missing", "--output", str(output)])
