@@ -120,3 +120,27 @@ offline-results-exp5: $(BIN)/.installed
 	$(BIN)/python -m experiment_5.step_2_analyze --per-image $(EXP5_DIR)/per_image.pt
 	$(BIN)/python -m experiment_5.step_3_plot --analysis $(EXP5_DIR)/analysis.json --per-image $(EXP5_DIR)/per_image.pt
 	$(BIN)/python -m paper.make_tables
+
+# The depth ladder: EfficientNet-Lite1 and Lite2 (L = 14, 16 384 masks; 2–6 min per image on 2 shared cores), one
+# all-mask pass per sample list (paper.single_pass), then the depth comparison with Lite0's results above.
+# Images: the first 6 of the test list (Experiments 1–3; the same images as Lite0's first 6, so they pair), 8 labelled
+# images of 4 classes (Experiments 4–5), 2 for the λ sweep. Resumable: a rerun only evaluates missing batches.
+DEPTH_FLAGS := --weights pretrained --batch-size 1 --mask-chunk 512 --num-workers 0 --seed 0 --data-dir $(SAMPLE_DATA)
+DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_4x2.json
+
+.PHONY: offline-results-depth
+offline-results-depth: $(BIN)/.installed
+	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
+		--limit 6 --results-name results_efficientnet_lite1_sample
+	$(BIN)/python -m paper.single_pass --experiments 2 3 --arch efficientnet_lite2 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
+		--limit 6 --results-name results_efficientnet_lite2_sample
+	$(BIN)/python -m paper.single_pass --experiments 4 5 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(DEPTH_INDEX_VAL) \
+		--results-name results_efficientnet_lite1_sample
+	$(BIN)/python -m experiment_2.step_3_lambda_sweep --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) --limit 2 \
+		--lambdas 0.5 0.2 --output-dir experiment_2/results_lambda_efficientnet_lite1_sample
+	$(BIN)/python -m experiment_4.step_2_overlap --signatures experiment_4/results_efficientnet_lite1_sample/signatures.pt \
+		--output-dir experiment_4/results_efficientnet_lite1_sample --max-pairs 45000 --nn-K 32 --seed 0
+	$(BIN)/python -m experiment_5.step_2_analyze --per-image experiment_5/results_efficientnet_lite1_sample/per_image.pt
+	$(BIN)/python -m depth_ladder.step_1_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
+		--output depth_ladder/results_efficientnet_lite_sample/depth.json
+	$(BIN)/python -m paper.make_tables
