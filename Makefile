@@ -141,6 +141,15 @@ offline-results-depth: $(BIN)/.installed
 	$(BIN)/python -m experiment_4.step_2_overlap --signatures experiment_4/results_efficientnet_lite1_sample/signatures.pt \
 		--output-dir experiment_4/results_efficientnet_lite1_sample --max-pairs 45000 --nn-K 32 --seed 0
 	$(BIN)/python -m experiment_5.step_2_analyze --per-image experiment_5/results_efficientnet_lite1_sample/per_image.pt
+	for lite in lite1 lite2; do \
+		$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_$${lite}_sample/summary.json && \
+		$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
+	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite1_sample/summary.json
+	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json
+	$(BIN)/python -m experiment_4.step_3_plot --summary experiment_4/results_efficientnet_lite1_sample/overlap.json \
+		--signatures experiment_4/results_efficientnet_lite1_sample/signatures.pt
+	$(BIN)/python -m experiment_5.step_3_plot --analysis experiment_5/results_efficientnet_lite1_sample/analysis.json \
+		--per-image experiment_5/results_efficientnet_lite1_sample/per_image.pt
 	$(BIN)/python -m depth_ladder.step_1_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
 		--output depth_ladder/results_efficientnet_lite_sample/depth.json
 	$(BIN)/python -m paper.make_tables
