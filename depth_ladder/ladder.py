@@ -252,7 +252,7 @@ def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
     comparisons, verdicts = [], []
     steps = list(zip(rungs, rungs[1:]))
     for measure, (claim, expected, effect_name, bound) in CLAIMS.items():
-        width = {}
+        width, width_verdicts = {}, []
         for first, second in steps:
             if first.num_blocks is not None and first.num_blocks == second.num_blocks:
                 paired = _comparison(measure, first, second, seed)
@@ -260,7 +260,7 @@ def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
                     continue
                 comparisons.append({**paired, "kind": "width"})
                 width[first.num_blocks] = paired
-                verdicts.append(paired_verdict(
+                width_verdicts.append(paired_verdict(
                     f"{measure}.width.{first.arch}-{second.arch}",
                     f"at equal depth (L = {first.num_blocks}), {second.arch} (wider) moves {effect_name} by less than ±{WIDTH_MARGINS[measure]:g}",
                     paired, "zero", f"{second.arch} − {first.arch}", [], margin=WIDTH_MARGINS[measure]))
@@ -289,6 +289,7 @@ def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
                 notes.append(f"the binomial null's peak moves too ({' → '.join(map(str, nulls))}): growth with L alone is what equal energy per subset gives; κ/L in the table compares the shape")
             verdicts.append(paired_verdict(f"{measure}.depth.{first.arch}-{second.arch}", claim, paired, expected,
                                            f"{second.arch} − {first.arch}", saturated, notes=notes))
+        verdicts += width_verdicts  # each claim's depth verdicts, then its width controls
     return {"experiment": "depth", "question": QUESTION, "rungs": rows, "comparisons": comparisons, "verdicts": verdicts,
             "rule_parameters": {"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES, "width_margins": WIDTH_MARGINS,
                                 "gamma_fractions": list(GAMMA_FRACTIONS), "agreement_target": AGREEMENT_TARGET, "seed": seed}}
