@@ -152,7 +152,7 @@ def bench_arch(arch: str, args: argparse.Namespace, device: torch.device) -> lis
             "arch": arch,
             "num_blocks": reference.num_blocks,
             "dtype": dtype,
-            "weights": weights,
+            "weights": str(reference.weights),
             "compile_requested": mode == "compiled",
             "compiled": variants[(dtype, mode, memory_format, batchnorm)][1],
             "memory_format": memory_format,

@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from experiment_1.bench_engines import work_ratio
+from experiment_1.bench_engines import main as bench_main, work_ratio
 from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.architectures import build_gated_resnet
 from paper.make_tables import benchmark_table, profile_table
@@ -59,3 +59,11 @@ def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> No
     (tmp_path / "experiment_1" / "results_profile").mkdir(parents=True)
     (tmp_path / "experiment_1" / "results_profile" / "p.json").write_text(json.dumps(profile))
     assert "| layer4.1 branch (×128) 40.0 %; head (×256) 30.0 %; layer1.0 branch (×1) 2.0 % | 80.0 % | 10.0 % | 1.0 % |" in render_markdown(profile_table(tmp_path))
+
+
+def test_the_benchmark_runs_end_to_end_and_records_its_weights(tmp_path: Path) -> None:
+    output = tmp_path / "bench.json"
+    bench_main(["--archs", "resnet18", "--resolution", "32", "--naive-masks", "4", "--repeats", "1", "--memory-formats", "channels_last",
+                "--device", "cpu", "--json", str(output)])
+    rows = json.loads(output.read_text())["rows"]
+    assert [(row["arch"], row["weights"], row["memory_format"]) for row in rows] == [("resnet18", "random", "channels_last")]
