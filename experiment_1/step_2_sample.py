@@ -56,9 +56,12 @@ def main(argv: list[str] | None = None) -> None:
     atomic_write_json(args.output, document if args.folder_labels == "imagenet" else {**document, "folder_labels": args.folder_labels})
     labelled = sum(1 for sample in samples if sample.label >= 0)
     classes = len(Counter(sample.label for sample in samples if sample.label >= 0))
-    eligible = sum(1 for count in Counter(item.label for item in items if item.label >= 0).values() if count >= (args.min_per_class or 1))
-    drawn = "" if args.num_classes is None else f", {classes} of them drawn at random"
-    kept = "" if args.min_per_class is None and args.num_classes is None else f"; {eligible} of {len({item.label for item in items if item.label >= 0})} classes have at least {args.min_per_class or 1} images{drawn}"
+    labels = {item.label for item in items if item.label >= 0}
+    if args.num_classes is not None:
+        eligible = sum(1 for count in Counter(item.label for item in items if item.label >= 0).values() if count >= (args.min_per_class or 1))
+        kept = f"; {eligible} of {len(labels)} classes have at least {args.min_per_class or 1} images, {classes} of them drawn at random"
+    else:
+        kept = "" if args.min_per_class is None else f"; kept the {classes} of {len(labels)} classes with at least {args.min_per_class} images"
     print(f"wrote {args.output}: {len(samples)} of {len(items)} images ({labelled} labelled, {classes} classes{kept})")
 
 
