@@ -61,74 +61,79 @@ paper: $(BIN)/.installed
 clean-demo:
 	rm -rf experiment_1/results_demo_*
 
-# The committed results from a real pretrained network on this repository's offline sample data
-# (EfficientNet-Lite0, the 250-image unlabelled test shard of imagenet-1k/sample-1750). CPU: about 40 minutes on 2 cores
-# (see tables.md, wall time); rerunning only evaluates batches that are missing.
+# The committed results: real pretrained networks on this repository's offline sample data
+# (imagenet-1k/sample-1750). Every target resumes from its partial stores: a rerun evaluates only the batches
+# that are missing. CPU times are in tables.md (wall time of each run, and all runs together).
 SAMPLE_DATA ?= imagenet-1k/sample-1750
 SAMPLE_INDEX := experiment_1/sample_index_sample_test.json
+LABELLED_INDEX := experiment_1/sample_index_sample_val_min6.json
 OFFLINE_FLAGS := --arch efficientnet_lite0 --weights pretrained --batch-size 5 --mask-chunk 512 --num-workers 0 --seed 0 --data-dir $(SAMPLE_DATA)
 SWEEP_IMAGES ?= 40
 NULL_IMAGES ?= 50
 
-.PHONY: offline-results offline-results-exp3
-offline-results: $(BIN)/.installed offline-results-exp3 offline-results-exp4 offline-results-exp5
-	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'test-*.parquet' --mode uniform \
-		--num-images 250 --seed 0 --output $(SAMPLE_INDEX)
-	$(BIN)/python -m experiment_1.step_3_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
-		--output-dir experiment_1/results_efficientnet_lite0_sample
-	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_sample/summary.json
-	$(BIN)/python -m experiment_2.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
-		--output-dir experiment_2/results_efficientnet_lite0_sample
-	$(BIN)/python -m experiment_2.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --weights random \
-		--limit $(NULL_IMAGES) --output-dir experiment_2/results_efficientnet_lite0_random_sample
-	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_sample/summary.json \
-		--compare-summary experiment_2/results_efficientnet_lite0_random_sample/summary.json
-	$(BIN)/python -m experiment_2.step_3_lambda_sweep --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
-		--limit $(SWEEP_IMAGES) --output-dir experiment_2/results_lambda_efficientnet_lite0_sample
-	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite0_sample/summary_all.json
+.PHONY: offline-results offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
+offline-results: offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
 	$(BIN)/python -m paper.make_tables
 
-# Experiment 3 (top-K sparse reconstruction) on the same 250 images, 5 draws of every random control.
-offline-results-exp3: $(BIN)/.installed
-	$(BIN)/python -m experiment_3.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --num-random-seeds 5 \
-		--output-dir experiment_3/results_efficientnet_lite0_sample
+# EfficientNet-Lite0, Experiments 1, 2 and 3 from one all-mask pass over the 250 test-shard images, the
+# random-init null of Experiment 2 on the first 50 of them, and the λ sweep (3A/3B) on the first 40.
+offline-results-lite0: $(BIN)/.installed
+	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'test-*.parquet' --mode uniform \
+		--num-images 250 --seed 0 --output $(SAMPLE_INDEX)
+	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --num-random-seeds 5 \
+		--results-name results_efficientnet_lite0_sample
+	$(BIN)/python -m experiment_2.step_1_evaluate --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --weights random \
+		--limit $(NULL_IMAGES) --output-dir experiment_2/results_efficientnet_lite0_random_sample
+	$(BIN)/python -m experiment_2.step_3_lambda_sweep --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) \
+		--limit $(SWEEP_IMAGES) --output-dir experiment_2/results_lambda_efficientnet_lite0_sample
+	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_sample/summary.json
+	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_sample/summary.json \
+		--compare-summary experiment_2/results_efficientnet_lite0_random_sample/summary.json
+	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite0_sample/summary_all.json
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
 
-# Experiment 4 (expert-set signatures) on the labelled sample: the 150 classes with six images each
-# (900 images, chance 1/150), the same list as Experiment 5; about 2 s per image on 2 cores, resumable.
-EXP4_INDEX := experiment_1/sample_index_sample_val_min6.json
-EXP4_DIR := experiment_4/results_efficientnet_lite0_sample
+# Experiment 3C: the small-λ limit in float64 on 6 test images, random-init ResNet-18 (224 px) and pretrained
+# EfficientNet-Lite0, each with its own activations and with the smooth swap; then the smooth swap's top-1 cost
+# on the 900 labelled images.
+LIMIT_FLAGS := --data-dir $(SAMPLE_DATA) --sample-index $(SAMPLE_INDEX) --limit 6 --dtype float64 \
+	--lambdas 0.3 0.1 0.03 0.01 0.003 0.001 --batch-size 1 --num-workers 0 --seed 0
+offline-results-3c: $(BIN)/.installed
+	for arch in resnet18 efficientnet_lite0; do \
+		weights=$$([ $$arch = resnet18 ] && echo random || echo pretrained); \
+		$(BIN)/python -m experiment_2.step_3_lambda_sweep --arch $$arch --weights $$weights $(LIMIT_FLAGS) \
+			--output-dir experiment_2/results_3c_$${arch}_native && \
+		$(BIN)/python -m experiment_2.step_3_lambda_sweep --arch $$arch --weights $$weights $(LIMIT_FLAGS) --smooth-activations \
+			--output-dir experiment_2/results_3c_$${arch}_smooth && \
+		$(BIN)/python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_$${arch}_native/summary_all.json \
+			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
+	$(BIN)/python -m experiment_2.step_6_swap_cost --arch efficientnet_lite0 --weights pretrained --data-dir $(SAMPLE_DATA) \
+		--sample-index $(LABELLED_INDEX) --num-workers 0 --seed 0 --output-dir experiment_2/results_3c_efficientnet_lite0_swap_cost
 
-.PHONY: offline-results-exp4
+# Experiment 4 (expert-set signatures) on the labelled sample: the 150 classes with six images each
+# (900 images), the same list as Experiment 5; about 2 s per image on 2 cores.
+EXP4_DIR := experiment_4/results_efficientnet_lite0_sample
 offline-results-exp4: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'validation-*.parquet' --mode per-class \
-		--per-class 6 --min-per-class 6 --seed 0 --output $(EXP4_INDEX)
-	$(BIN)/python -m experiment_4.step_1_signatures --sample-index $(EXP4_INDEX) $(OFFLINE_FLAGS) --output-dir $(EXP4_DIR)
+		--per-class 6 --min-per-class 6 --seed 0 --output $(LABELLED_INDEX)
+	$(BIN)/python -m experiment_4.step_1_signatures --sample-index $(LABELLED_INDEX) $(OFFLINE_FLAGS) --output-dir $(EXP4_DIR)
 	$(BIN)/python -m experiment_4.step_2_overlap --signatures $(EXP4_DIR)/signatures.pt --output-dir $(EXP4_DIR) \
 		--nn-K 32 --num-permutations 1000 --seed 0
 	$(BIN)/python -m experiment_4.step_3_plot --summary $(EXP4_DIR)/overlap.json
-	$(BIN)/python -m paper.make_tables
 
-# Experiment 5 on the labelled sample: the 900 images of 150 classes × 6 (the same list as Experiment 4),
-# 900 of the 1750 labelled images, for CPU time (about 2 s per image on 2 cores; resumable).
-EXP5_INDEX := experiment_1/sample_index_sample_val_min6.json
+# Experiment 5 on the same 900 labelled images, with the τ grid where K_τ^err moves.
 EXP5_DIR := experiment_5/results_efficientnet_lite0_sample
-
-.PHONY: offline-results-exp5
 offline-results-exp5: $(BIN)/.installed
-	$(BIN)/python -m experiment_5.step_1_evaluate --sample-index $(EXP5_INDEX) $(OFFLINE_FLAGS) --output-dir $(EXP5_DIR)
+	$(BIN)/python -m experiment_5.step_1_evaluate --sample-index $(LABELLED_INDEX) $(OFFLINE_FLAGS) \
+		--extra-taus 0.05 0.2 0.3 0.4 0.5 0.7 --output-dir $(EXP5_DIR)
 	$(BIN)/python -m experiment_5.step_2_analyze --per-image $(EXP5_DIR)/per_image.pt
 	$(BIN)/python -m experiment_5.step_3_plot --analysis $(EXP5_DIR)/analysis.json --per-image $(EXP5_DIR)/per_image.pt
-	$(BIN)/python -m paper.make_tables
 
-# The depth ladder: EfficientNet-Lite1 and Lite2 (L = 14, 16 384 masks; 2–6 min per image on 2 shared cores), one
-# all-mask pass per sample list (paper.single_pass), then the depth comparison with Lite0's results above.
-# Images: the first 6 of the test list (Experiments 1–3; the same images as Lite0's first 6, so they pair), 8 labelled
-# images of 4 classes (Experiments 4–5), 2 for the λ sweep. Resumable: a rerun only evaluates missing batches.
+# The depth ladder: EfficientNet-Lite1 (L = 14) Experiments 1-3 on 6 test images and 4-5 on 8 labelled images
+# (4 classes × 2), Lite2 (L = 14, wider) Experiments 2-3 on the same 6 test images, Lite1's λ sweep at two λ on
+# 2 images (one all-mask pass per sample list; about 1-2 min per image at L = 14 on 2 cores), then the
+# comparison with Lite0 (paper.depth_compare).
 DEPTH_FLAGS := --weights pretrained --batch-size 1 --mask-chunk 512 --num-workers 0 --seed 0 --data-dir $(SAMPLE_DATA)
 DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_4x2.json
-
-.PHONY: offline-results-depth
 offline-results-depth: $(BIN)/.installed
 	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
 		--limit 6 --results-name results_efficientnet_lite1_sample
@@ -139,17 +144,15 @@ offline-results-depth: $(BIN)/.installed
 	$(BIN)/python -m experiment_2.step_3_lambda_sweep --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) --limit 2 \
 		--lambdas 0.5 0.2 --output-dir experiment_2/results_lambda_efficientnet_lite1_sample
 	$(BIN)/python -m experiment_4.step_2_overlap --signatures experiment_4/results_efficientnet_lite1_sample/signatures.pt \
-		--output-dir experiment_4/results_efficientnet_lite1_sample --max-pairs 45000 --nn-K 32 --seed 0
+		--output-dir experiment_4/results_efficientnet_lite1_sample --nn-K 32 --num-permutations 1000 --seed 0
 	$(BIN)/python -m experiment_5.step_2_analyze --per-image experiment_5/results_efficientnet_lite1_sample/per_image.pt
 	for lite in lite1 lite2; do \
 		$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_$${lite}_sample/summary.json && \
 		$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
 	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite1_sample/summary.json
 	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json
-	$(BIN)/python -m experiment_4.step_3_plot --summary experiment_4/results_efficientnet_lite1_sample/overlap.json \
-		--signatures experiment_4/results_efficientnet_lite1_sample/signatures.pt
+	$(BIN)/python -m experiment_4.step_3_plot --summary experiment_4/results_efficientnet_lite1_sample/overlap.json
 	$(BIN)/python -m experiment_5.step_3_plot --analysis experiment_5/results_efficientnet_lite1_sample/analysis.json \
 		--per-image experiment_5/results_efficientnet_lite1_sample/per_image.pt
-	$(BIN)/python -m depth_ladder.step_1_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
-		--output depth_ladder/results_efficientnet_lite_sample/depth.json
-	$(BIN)/python -m paper.make_tables
+	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
+		--output paper/results_depth_efficientnet_lite_sample/depth.json

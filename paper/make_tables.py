@@ -8,7 +8,7 @@ Question: what does each run say, side by side? One row per results folder, read
 ``experiment_3/results*/summary.json`` (Experiment 3), ``experiment_4/results*/overlap.json``
 (Experiment 4), ``experiment_5/results*/analysis.json`` (Experiment 5),
 ``experiment_1/results_bench/*.json`` (engine benchmarks), ``experiment_1/results_profile/*.json``
-(tree-pass profiles) and ``depth_ladder/results*/depth.json`` (the depth ladder). No number is typed by hand.
+(tree-pass profiles) and ``paper/results_depth*/depth.json`` (the depth ladder). No number is typed by hand.
 
 One generator, two renderers: every section function below returns the table model of
 :mod:`paper.table_model`; :mod:`paper.render_markdown` writes it into tables.md and the README,
@@ -240,13 +240,13 @@ def experiment_5_table(root: Path) -> list[Block]:
 
 
 def depth_table(root: Path) -> list[Block]:
-    """The depth ladder (``depth_ladder/results*/depth.json``): the same statistics of every network side by side
+    """The depth ladder (``paper/results_depth*/depth.json``): the same statistics of every network side by side
     (vector projection and ranking), then the depth claims' verdicts."""
     def stat(block: dict[str, Any] | None, name: str, percent: bool = False) -> str:
         return "—" if not block or block.get(name) is None else format_stat(block[name], percent=percent)
 
     blocks: list[Block] = []
-    for path in sorted(root.glob("depth_ladder/results*/depth.json")):
+    for path in sorted(root.glob("paper/results_depth*/depth.json")):
         analysis = read_json(path)
         rows = []
         for row in analysis["rungs"]:
@@ -267,7 +267,7 @@ def depth_table(root: Path) -> list[Block]:
                    "K_eff / 2^L", "Γ_K at 1/8 of 2^L", "at 1/4", "at 1/2", "K / 2^L for 90 % top-1", "Exp 4 1-NN (scalar)"], rows),
             Bullets([verdict_sentence(entry) for entry in analysis["verdicts"]]) if analysis["verdicts"] else NotRun("No shared images to compare."),
         ]
-    return blocks or [NotRun("No depth ladder yet (python -m depth_ladder.step_1_compare).")]
+    return blocks or [NotRun("No depth ladder yet (python -m paper.depth_compare).")]
 
 
 def _rate(row: dict[str, Any], name: str) -> str:
@@ -355,7 +355,7 @@ SECTIONS: list[tuple[str, str, Callable[[Path], list[Block]]]] = [
     ("experiment_3", "Experiment 3 — top-K sparse reconstruction (vector ranking)", experiment_3_table),
     ("experiment_4", "Experiment 4 — input-dependent expert sets (binary signatures)", experiment_4_table),
     ("experiment_5", "Experiment 5 — difficulty vs interaction complexity", experiment_5_table),
-    ("depth", "Depth ladder — the same statistics across depth and width (`python -m depth_ladder.step_1_compare`)", depth_table),
+    ("depth", "Depth ladder — the same statistics across depth and width (`python -m paper.depth_compare`)", depth_table),
     ("wall_time", "Wall time of the last evaluation run (timing.json)", wall_time_table),
     ("benchmark", "Engine benchmark (`python -m experiment_1.bench_engines`)", benchmark_table),
     ("profile", "Where a tree pass spends its time (`python -m experiment_1.profile_tree`)", profile_table),

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from depth_ladder.ladder import depth_analysis, load_rung, preserving_fraction
-from depth_ladder.step_1_compare import main as compare_main
+from paper.depth_ladder import depth_analysis, load_rung, preserving_fraction
+from paper.depth_compare import main as compare_main
 from experiment_1.errors import PipelineError
 from experiment_1.io_utils import atomic_save_npz, atomic_write_json, read_json
 from experiment_1.verdicts import by_id
@@ -110,15 +110,15 @@ def test_networks_on_different_sample_lists_are_not_paired(tmp_path: Path) -> No
 def test_the_step_writes_depth_json_that_tables_render(tmp_path: Path) -> None:
     plant(tmp_path, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3), nn_accuracy=0.5)
     plant(tmp_path, "deep", 5, [4] * 8, agreeing_from([1] * 8, 5))
-    output = tmp_path / "depth_ladder" / "results_tiny" / "depth.json"
+    output = tmp_path / "paper" / "results_depth_tiny" / "depth.json"
     compare_main(["--root", str(tmp_path), "--ladder", "shallow", "deep", "--output", str(output)])
     analysis = read_json(output)
     assert [entry["id"] for entry in analysis["verdicts"]] == ["peak_order.depth.shallow-deep", "preserving_fraction.depth.shallow-deep"]
     repo = tmp_path / "repo"  # tables.md of a checkout that holds only the depth ladder's JSON
-    (repo / "depth_ladder" / "results_tiny").mkdir(parents=True)
-    (repo / "depth_ladder" / "results_tiny" / "depth.json").write_bytes(output.read_bytes())
+    (repo / "paper" / "results_depth_tiny").mkdir(parents=True)
+    (repo / "paper" / "results_depth_tiny" / "depth.json").write_bytes(output.read_bytes())
     tables = tables_markdown(repo)
-    assert "## Depth ladder" in tables and "`depth_ladder/results_tiny`" in tables
+    assert "## Depth ladder" in tables and "`paper/results_depth_tiny`" in tables
     assert "| deep | 5 | 8 / 8 | 4 (null 3); 4 [3.9, 4.1] |" in tables and "50.0 % [40.0 %, 60.0 %] (N = 8, chance 25.0 %)" in tables
     assert "the peak order of the interaction spectrum grows with depth: holds" in tables
     compare_main(["--root", str(tmp_path), "--ladder", "shallow", "missing", "deep", "--output", str(output)])  # a network not run yet: an empty row

@@ -3,7 +3,7 @@
 Question: do the interaction statistics move with depth (and not with width), as the paper claims —
 "the peak order grows with depth" (ResNet-18, L = 8, peaks at order 5; ResNet-34, L = 16, at 10) and
 "prediction-preserving sparsity weakens with depth"? Reads each network's Experiment 2 and 3
-summaries and per-image arrays and Experiment 4's overlap.json (depth_ladder.ladder), puts L, the
+summaries and per-image arrays and Experiment 4's overlap.json (paper.depth_ladder), puts L, the
 peak order, κ (also / L), C≤3, the trunk share, K_eff / 2^L, Γ_K at 1/8, 1/4 and 1/2 of 2^L, the
 smallest K / 2^L keeping 90 % top-1 agreement and the 1-NN accuracy side by side, and decides each
 claim on the images two networks share (paired, deeper − shallower), with the width control (two
@@ -12,19 +12,19 @@ networks of equal L) beside it. Evaluates nothing.
 Inputs:  experiment_{2,3,4}/results_<arch><suffix>/ for every --ladder arch (missing ones are "not run").
 Outputs: --output (depth.json: the rows, the paired comparisons, the verdicts block and the rule's parameters).
 
-    python -m depth_ladder.step_1_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 \\
-        --suffix _sample --output depth_ladder/results_efficientnet_lite_sample/depth.json
+    python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 \\
+        --suffix _sample --output paper/results_depth_efficientnet_lite_sample/depth.json
 """
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from depth_ladder.ladder import depth_analysis, load_rung
+from paper.depth_ladder import depth_analysis, load_rung
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_json
+from experiment_1.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_LADDER = ["efficientnet_lite0", "efficientnet_lite1", "efficientnet_lite2"]
 
 
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--suffix", default="_sample", help="results folders are experiment_N/results_<arch><suffix> (default: %(default)s)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="the folder holding experiment_2 … experiment_4 (default: this checkout)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap CIs (default: %(default)s)")
-    parser.add_argument("--output", type=Path, default=Path("depth_ladder/results_efficientnet_lite_sample/depth.json"), help="depth.json to write (default: %(default)s)")
+    parser.add_argument("--output", type=Path, default=Path("paper/results_depth_efficientnet_lite_sample/depth.json"), help="depth.json to write (default: %(default)s)")
     args = parser.parse_args(argv)
     rungs = [load_rung(args.root, arch, args.suffix) for arch in args.ladder]
     missing = [rung.arch for rung in rungs if rung.num_blocks is None]
