@@ -101,8 +101,8 @@ def _curve_at(summary: dict[str, Any], metric: str, k: int) -> dict[str, float] 
 def _nn_accuracy(overlap: dict[str, Any]) -> dict[str, Any] | None:
     """Experiment 4's 1-NN accuracy (scalar ranking, binary signature, true label) and its chance level."""
     try:
-        nn = overlap["rankings"]["scalar"]["binary"]["nn"]["true_label"]
-        return {"accuracy": nn["accuracy"], "chance": nn.get("chance", overlap.get("chance")), "num_images": overlap["num_valid"],
+        nn = overlap["rankings"]["scalar"]["binary"]["true_label"]
+        return {"accuracy": nn["nn_accuracy_ci"], "chance": nn["chance"], "num_images": overlap["num_valid"],
                 "num_classes": overlap.get("num_classes"), "nn_k": overlap.get("settings", {}).get("nn_k")}
     except (KeyError, TypeError):
         return None

@@ -43,7 +43,7 @@ def plant(root: Path, arch: str, num_blocks: int, peak_orders: list[float], agre
     if nn_accuracy is not None:
         atomic_write_json(root / "experiment_4" / f"results_{arch}_sample" / "overlap.json",
                           {"config": config, "num_valid": count, "num_classes": 4, "chance": 0.25, "settings": {"nn_k": 32},
-                           "rankings": {"scalar": {"binary": {"nn": {"true_label": {"accuracy": stat(nn_accuracy)}}}}}})
+                           "rankings": {"scalar": {"binary": {"true_label": {"nn_accuracy_ci": stat(nn_accuracy), "chance": 0.25}}}}})
 
 
 def agreeing_from(first: list[int], num_blocks: int) -> np.ndarray:
