@@ -72,6 +72,11 @@ SWEEP_IMAGES ?= 40
 NULL_IMAGES ?= 50
 
 .PHONY: offline-results offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
+# The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
+# which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
+OFFLINE_THREADS ?= 1
+offline-results offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth: \
+	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
 offline-results: offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
 	$(BIN)/python -m paper.make_tables
 
