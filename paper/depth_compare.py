@@ -21,6 +21,7 @@ import argparse
 from pathlib import Path
 
 from paper.depth_ladder import depth_analysis, load_rung
+from experiment_1 import arg_types
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_json
 from experiment_1.paths import REPO_ROOT
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ladder", nargs="+", default=DEFAULT_LADDER, help="architectures in ladder order: increasing L is a depth step, equal L a width control (default: %(default)s)")
     parser.add_argument("--suffix", default="_sample", help="results folders are experiment_N/results_<arch><suffix> (default: %(default)s)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="the folder holding experiment_2 … experiment_4 (default: this checkout)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap CIs (default: %(default)s)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the bootstrap CIs (default: %(default)s)")
     parser.add_argument("--output", type=Path, default=Path("paper/results_depth_efficientnet_lite_sample/depth.json"), help="depth.json to write (default: %(default)s)")
     args = parser.parse_args(argv)
     rungs = [load_rung(args.root, arch, args.suffix) for arch in args.ladder]

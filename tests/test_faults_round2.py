@@ -29,7 +29,7 @@ from PIL import Image
 
 import experiment_1.step_3_evaluate as step_3
 from conftest import jpeg_bytes, shrink_inputs, write_shard
-from experiment_1 import pipeline
+from experiment_1 import pipeline, reconstruction_pass
 from experiment_1.data import SampleRef, check_sources, decode_image, list_items
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.imagenet_classes import imagenet_names, imagenet_wnids
@@ -308,8 +308,8 @@ def test_an_interrupt_says_what_is_kept_and_how_to_resume(run: Path, signal_numb
             os.kill(os.getpid(), signal.SIGTERM)
         return metrics(logits, labels)
 
-    metrics = step_3.reconstruction_metrics
-    monkeypatch.setattr(step_3, "reconstruction_metrics", interrupted_on_second_batch)
+    metrics = reconstruction_pass.reconstruction_metrics
+    monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", interrupted_on_second_batch)
     line = expect_line(step_3.main, flags(run, output=run / "stopped"), capsys, code=128 + signal_number)
     assert line == "interrupted after 2 of 3 images; rerun the same command to resume"
     assert signal.getsignal(signal.SIGTERM) is not None and len(list((run / "stopped").rglob("batch_*.pt"))) == 1
