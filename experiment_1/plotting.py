@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -35,3 +36,8 @@ def new_figure_grid(rows: int, columns: int, width: float = 6.0, height: float =
 
 # One colour per role, so that a quantity looks the same in every figure of every experiment.
 COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "random": "#888888", "binomial": "#000000"}
+
+
+def run_title(summary: dict[str, Any]) -> str:
+    """A figure title naming the run: ``arch (weights), N = images``."""
+    return f"{summary['config']['arch']} ({summary['config']['weights']}), N = {summary['num_valid']}"

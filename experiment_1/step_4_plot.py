@@ -15,7 +15,7 @@ from pathlib import Path
 
 from experiment_1.errors import run_cli
 from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.plotting import new_figure, save_figure
+from experiment_1.plotting import new_figure, run_title, save_figure
 from experiment_1.published import published_value
 from experiment_1.report import NON_FINITE, ReportDocument, all_finite, figure, format_number, format_stat, markdown_table
 
@@ -54,7 +54,7 @@ def plot_errors(summary: dict, output: Path) -> Path:
     axes.set_xscale("log")
     axes.axvline(1.0, color="k", lw=0.8, ls=":")
     axes.set_xlabel("relative L2 error vs h(full)  (mean, 95 % CI)")
-    axes.set_title(f"{summary['config']['arch']} ({summary['config']['weights']}), N = {summary['num_valid']}", fontsize=9)
+    axes.set_title(run_title(summary), fontsize=9)
     axes.invert_yaxis()
     return save_figure(figure, output)
 

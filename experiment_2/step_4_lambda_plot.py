@@ -20,7 +20,7 @@ import numpy as np
 
 from experiment_1.errors import run_cli
 from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, save_figure
+from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_2.aggregate import PROJECTIONS
 
@@ -56,7 +56,7 @@ def plot_kappa(summary: dict[str, Any], output: Path) -> Path:
     axes.plot([1.0, 0.1], [seed["kappa_at_lambda_1"], seed["kappa_at_lambda_0.1"]], ls="none", marker="*", ms=10, color="#c22", label="seed κ^v (λ = 1, 0.1)")
     axes.set_xlabel("residual scale λ")
     axes.set_ylabel("κ = Σ_{k≥1} k·p_k  (mean, 95 % CI)")
-    axes.set_title(f"{summary['config']['arch']} ({summary['config']['weights']}), N = {summary['num_valid']}", fontsize=9)
+    axes.set_title(run_title(summary), fontsize=9)
     axes.legend(fontsize=7)
     return save_figure(figure, output)
 

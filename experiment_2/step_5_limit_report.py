@@ -23,7 +23,7 @@ import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.io_utils import atomic_write_json, atomic_write_text, load_summary
-from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, save_figure
+from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.stats import bootstrap_mean_ci
 from experiment_2.limit import LAWS, law_verdict
@@ -129,7 +129,7 @@ def plot_slopes(summary: dict[str, Any], output: Path) -> Path:
     axes.set_xticks(orders)
     axes.set_xlabel("interaction order k")
     axes.set_ylabel("limit slope of log sqrt(Ē_k) vs log λ (95 % CI)")
-    axes.set_title(f"{summary['config']['arch']} ({summary['config']['weights']}), N = {summary['num_valid']}", fontsize=9)
+    axes.set_title(run_title(summary), fontsize=9)
     axes.legend(fontsize=7)
     return save_figure(figure_, output)
 
