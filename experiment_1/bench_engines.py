@@ -36,16 +36,16 @@ from typing import Any, Callable
 import torch
 from torch import nn
 
-from experiment_1 import arg_types
-from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
-from experiment_1.compile_stack import compile_stack
-from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
+from experiment_1.run import arg_types
+from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
+from experiment_1.network.compile_stack import compile_stack
+from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.fold_bn import fold_batchnorm
-from experiment_1.io_utils import atomic_write_json, package_versions
-from experiment_1.pipeline import DTYPES, resolve_device
-from experiment_1.residual_stack import MEMORY_FORMATS, ResidualStack
-from experiment_1.weights import parse_weights
+from experiment_1.network.fold_bn import fold_batchnorm
+from experiment_1.files import atomic_write_json, package_versions
+from experiment_1.run.pipeline import DTYPES, resolve_device
+from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
+from experiment_1.network.weights import parse_weights
 
 BENCH_DTYPES = ("float32", "tf32", "bfloat16")
 

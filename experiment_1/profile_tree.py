@@ -25,13 +25,13 @@ import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from experiment_1 import arg_types
-from experiment_1.core import evaluate_masks_tree
+from experiment_1.run import arg_types
+from experiment_1.network.engines import evaluate_masks_tree
 from experiment_1.errors import run_cli
-from experiment_1.architectures import build_gated_resnet
-from experiment_1.residual_stack import MEMORY_FORMATS, ResidualStack
-from experiment_1.weights import parse_weights
-from experiment_1.io_utils import atomic_write_json, package_versions
+from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
+from experiment_1.network.weights import parse_weights
+from experiment_1.files import atomic_write_json, package_versions
 
 OPERATOR_GROUPS = {
     "convolution": ("conv", "mkldnn_convolution"),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import torch
 
-from experiment_1.mobius import (
+from experiment_1.mobius.transform import (
     empty_mask_index,
     full_mask_index,
     inverse_mobius_transform,

@@ -5,10 +5,10 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.pipeline import BatchFunction, EvaluationSetup, provenance, write_results
+from experiment_1.run.pipeline import BatchFunction, EvaluationSetup, provenance, write_results
 from experiment_1.reconstruction import reconstruction_metrics
 from experiment_1.reconstruction_summary import summarize
-from experiment_1.experiment_pass import ExperimentPass
+from experiment_1.run.experiment_pass import ExperimentPass
 
 STAGE = "experiment_1.step_3_evaluate/all_masks"
 

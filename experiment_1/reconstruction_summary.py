@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from experiment_1.pipeline import image_counts, valid_images
-from experiment_1.published import published_numbers
-from experiment_1.stats import summarize_arrays
+from experiment_1.run.pipeline import image_counts, valid_images
+from experiment_1.report.published import published_numbers
+from experiment_1.report.stats import summarize_arrays
 
 METRICS = [
     "mobius_rel_error_float32",

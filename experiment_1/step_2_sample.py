@@ -22,12 +22,12 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from experiment_1 import arg_types
-from experiment_1.data import default_data_dir, list_items
+from experiment_1.run import arg_types
+from experiment_1.data.shards import default_data_dir, list_items
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.imagenet_classes import FOLDER_LABELS
-from experiment_1.io_utils import atomic_write_json
-from experiment_1.sample_list import MODES, draw_sample, sample_list_json
+from experiment_1.data.imagenet_classes import FOLDER_LABELS
+from experiment_1.files import atomic_write_json
+from experiment_1.data.sample_list import MODES, draw_sample, sample_list_json
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -14,10 +14,10 @@ import argparse
 from pathlib import Path
 
 from experiment_1.errors import run_cli
-from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.plotting import new_figure, run_title, save_figure
-from experiment_1.published import published_value
-from experiment_1.report import NON_FINITE, ReportDocument, all_finite, figure, format_number, format_stat, markdown_table
+from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.report.plotting import new_figure, run_title, save_figure
+from experiment_1.report.published import published_value
+from experiment_1.report.markdown import NON_FINITE, ReportDocument, all_finite, figure, format_number, format_stat, markdown_table
 
 READINGS = [
     ("Möbius Σ_S Δ_S h (float32)", "mobius_rel_error_float32", "mobius_top1_agreement_float32"),

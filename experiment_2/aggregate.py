@@ -2,7 +2,7 @@
 
 For each projection (vector, scalar) over the valid images: the mean order energies ``E_k``
 (k = 0 … L) and the mean interaction spectrum ``p_k`` (k = 1 … L) with 95 % bootstrap CIs from one
-shared set of image resamples (:func:`experiment_1.stats.bootstrap_mean_ci_rows`); the peak order
+shared set of image resamples (:func:`experiment_1.report.stats.bootstrap_mean_ci_rows`); the peak order
 of the mean spectrum and the distribution of per-image peak orders; ``κ``, ``C_{≤3}`` (both over
 k ≥ 1) and the trunk share (order 0 over all orders) as means with CIs; and the distribution of
 per-image ``κ`` as quantiles plus a histogram (bins of width 1/4 order on ``[1, L]``), so that plots
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows
+from experiment_1.report.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows
 
 PROJECTIONS = ("vector", "scalar")
 KAPPA_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)

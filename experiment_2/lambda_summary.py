@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.pipeline import image_counts, valid_images
-from experiment_1.published import published_numbers
-from experiment_1.stats import bootstrap_mean_ci
+from experiment_1.run.pipeline import image_counts, valid_images
+from experiment_1.report.published import published_numbers
+from experiment_1.report.stats import bootstrap_mean_ci
 from experiment_2.aggregate import PROJECTIONS, spectrum_summary
 from experiment_2.limit import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import FLOOR_MARGIN, power_law_summary, roundoff_floor

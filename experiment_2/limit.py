@@ -31,9 +31,9 @@ import numpy as np
 
 from torch import nn
 
-from experiment_1.residual_stack import ResidualStack
-from experiment_1.stats import bootstrap_mean_ci_rows
-from experiment_1.verdicts import CANNOT_TELL, conjunction, verdict
+from experiment_1.network.residual_stack import ResidualStack
+from experiment_1.report.stats import bootstrap_mean_ci_rows
+from experiment_1.report.verdicts import CANNOT_TELL, conjunction, verdict
 from experiment_2.scaling import FLOOR_MARGIN, fit_power_law, roundoff_floor
 
 LIMIT_POINTS = 3
@@ -223,7 +223,7 @@ def _outcomes(per_order: list[str]) -> str:
 
 
 def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, tolerance: float, floor_margin: float) -> dict[str, Any]:
-    """The verdict (:mod:`experiment_1.verdicts` schema) on one law for one variant, from its 3C limit block.
+    """The verdict (:mod:`experiment_1.report.verdicts` schema) on one law for one variant, from its 3C limit block.
 
     Effect: the resolved order whose limit slope lies farthest from the law's slope, with its CI.
     """

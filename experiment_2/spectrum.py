@@ -30,7 +30,7 @@ from math import comb
 
 import torch
 
-from experiment_1.mobius import full_mask_index, mobius_transform, num_blocks_from_size, subset_orders
+from experiment_1.mobius.transform import full_mask_index, mobius_transform, num_blocks_from_size, subset_orders
 
 LOW_ORDER_MAX = 3
 

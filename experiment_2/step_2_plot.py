@@ -19,17 +19,17 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, check_random_init_null, load_summary, read_json_if_exists
-from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, save_figure
-from experiment_1.published import published_value
-from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.files import atomic_write_text, check_random_init_null, load_summary, read_json_if_exists
+from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, save_figure
+from experiment_1.report.published import published_value
+from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_2.aggregate import PROJECTIONS
 
 SUMMARY_KEYS = ("projections.vector", "projections.scalar", "binomial_null.num_blocks", "binomial_null.kappa", "binomial_null.spectrum", "published")
 
 
 def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:
-    """Entry ``index`` of a :func:`experiment_1.stats.bootstrap_mean_ci_rows` block as a ``format_stat`` dict."""
+    """Entry ``index`` of a :func:`experiment_1.report.stats.bootstrap_mean_ci_rows` block as a ``format_stat`` dict."""
     return {key: block[key][index] for key in ("mean", "ci_low", "ci_high")}
 
 

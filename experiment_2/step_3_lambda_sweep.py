@@ -13,7 +13,7 @@ bootstrap-over-images CI (experiment_2.scaling). Experiment 3C, the small-λ lim
 per order the slope between successive λs and the limit slope over the smallest λs at which the
 order clears the round-off floor of the network's arithmetic (float32 or --dtype float64), tested
 against the λ^k law and the kink law of piecewise-linear activations; --smooth-activations runs
-the same sweep on the smooth swap of the network (experiment_1.activations).
+the same sweep on the smooth swap of the network (experiment_1.network.activations).
 
 Inputs:  --sample-index (experiment_1.step_2_sample), shards in --data-dir, --arch/--weights.
 Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CIs, κ monotonicity,
@@ -30,7 +30,7 @@ import argparse
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.pipeline import add_evaluation_arguments, build_setup, provenance, write_results
+from experiment_1.run.pipeline import add_evaluation_arguments, build_setup, provenance, write_results
 from experiment_2.evaluation import evaluate_spectrum
 from experiment_2.lambda_summary import REFERENCE_LAMBDA, stack_over_lambdas, summarize
 from experiment_2.limit import exact_zero_chain

@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import run_cli
-from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
-from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
+from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_2.aggregate import PROJECTIONS
 
 SEED_AGREEMENT_LAMBDAS = (0.8, 1.0)

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_json, atomic_write_text, load_summary
-from experiment_1.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
-from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
-from experiment_1.stats import bootstrap_mean_ci
+from experiment_1.files import atomic_write_json, atomic_write_text, load_summary
+from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
+from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.report.stats import bootstrap_mean_ci
 from experiment_2.limit import LAWS, law_verdict
 
 QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "

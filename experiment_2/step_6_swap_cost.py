@@ -1,7 +1,7 @@
 """Experiment 3C, step 6 — the top-1 cost of the smooth activation swap.
 
 Question: what does --smooth-activations (every ReLU → Softplus_β, every ReLU6 → Softplus_β(x) −
-Softplus_β(x − 6), weights kept; experiment_1/activations.py) cost the network in top-1 accuracy?
+Softplus_β(x − 6), weights kept; experiment_1/network/activations.py) cost the network in top-1 accuracy?
 The full mask at λ = 1 is evaluated once with the network's own activations and once with the swap
 (β from --smooth-activations, default 10 when the flag is absent), on the same labelled images;
 both accuracies, their paired difference (bootstrap over images) and the exact McNemar test.
@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from experiment_1 import distributed
-from experiment_1.activations import DEFAULT_BETA
+from experiment_1.run import distributed
+from experiment_1.network.activations import DEFAULT_BETA
 from experiment_1.errors import run_cli
-from experiment_1.io_utils import atomic_write_text, read_json_if_exists
-from experiment_1.pipeline import EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
-from experiment_1.report import ReportDocument, format_percent, format_stat, markdown_table
+from experiment_1.files import atomic_write_text, read_json_if_exists
+from experiment_1.run.pipeline import EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
+from experiment_1.report.markdown import ReportDocument, format_percent, format_stat, markdown_table
 from experiment_2.swap_cost import VARIANTS, swap_cost_summary
 
 STEP = "experiment_2.step_6_swap_cost"

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.pipeline import image_counts, valid_images
-from experiment_1.published import published_numbers
+from experiment_1.run.pipeline import image_counts, valid_images
+from experiment_1.report.published import published_numbers
 from experiment_2.aggregate import spectrum_summary
 from experiment_2.spectrum import binomial_null
 

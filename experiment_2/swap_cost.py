@@ -1,10 +1,10 @@
 """The top-1 cost of the smooth activation swap: one network's full-mask predictions at λ = 1 with its own
-activations and with the swap (experiment_1/activations.py), compared image by image on labelled images.
+activations and with the swap (experiment_1/network/activations.py), compared image by image on labelled images.
 
 Both accuracies and the paired difference (swapped − native, per image −1, 0 or +1) carry percentile-bootstrap
-CIs over images (:mod:`experiment_1.stats`; the difference is resampled in pairs); the exact McNemar test
+CIs over images (:mod:`experiment_1.report.stats`; the difference is resampled in pairs); the exact McNemar test
 (a two-sided binomial test on the images only one variant gets right) and the verdict on "the swap lowers
-top-1" (:func:`experiment_1.verdicts.decide_by_ci`) come with them.
+top-1" (:func:`experiment_1.report.verdicts.decide_by_ci`) come with them.
 """
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import numpy as np
 from scipy.stats import binomtest
 
 from experiment_1.errors import PipelineError
-from experiment_1.pipeline import image_counts, valid_images
-from experiment_1.stats import bootstrap_mean_ci
-from experiment_1.verdicts import decide_by_ci, effect_from_stat, hypothesis_test, verdict
+from experiment_1.run.pipeline import image_counts, valid_images
+from experiment_1.report.stats import bootstrap_mean_ci
+from experiment_1.report.verdicts import decide_by_ci, effect_from_stat, hypothesis_test, verdict
 
 VARIANTS = ("native", "smooth")
 QUESTION = ("What does the smooth activation swap of Experiment 3C cost in top-1 accuracy: the network's full-mask prediction at λ = 1 "

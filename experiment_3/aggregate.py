@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1 import published
-from experiment_1.pipeline import image_counts, valid_images
-from experiment_1.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows
+from experiment_1.report import published
+from experiment_1.run.pipeline import image_counts, valid_images
+from experiment_1.report.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows
 from experiment_3.topk import CURVE_METRICS, RANKINGS, SOURCES
 from experiment_3.verdict_rules import verdicts
 

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import run_cli
-from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.plotting import new_figure_grid, plt, save_figure
+from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.report.plotting import new_figure_grid, plt, save_figure
 from experiment_3.aggregate import controls_of
 from experiment_3.report_blocks import LABELS, build_report
 from experiment_3.topk import RANKINGS

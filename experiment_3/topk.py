@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from experiment_1.mobius import full_mask_index, mobius_transform, num_blocks_from_size, subset_orders
+from experiment_1.mobius.transform import full_mask_index, mobius_transform, num_blocks_from_size, subset_orders
 from experiment_2.spectrum import scalar_projection
 
 RANKINGS = ("vector", "scalar")

@@ -1,4 +1,4 @@
-"""Experiment 3's verdicts (the :mod:`experiment_1.verdicts` schema), decided from the summary's numbers.
+"""Experiment 3's verdicts (the :mod:`experiment_1.report.verdicts` schema), decided from the summary's numbers.
 
 Per ranking (vector first: the seed's Γ_K is a vector energy):
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATION_SHARE, conjunction, decide_by_ci, effect_from_stat,
+from experiment_1.report.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATION_SHARE, conjunction, decide_by_ci, effect_from_stat,
                                    seed_comparison, verdict)
 from experiment_3.topk import RANKINGS
 

@@ -24,9 +24,9 @@ import torch
 from tqdm import tqdm
 
 from experiment_1.errors import PipelineError
-from experiment_1.pipeline import image_counts, valid_images
-from experiment_1.published import published_numbers
-from experiment_1.stats import bootstrap_mean_ci
+from experiment_1.run.pipeline import image_counts, valid_images
+from experiment_1.report.published import published_numbers
+from experiment_1.report.stats import bootstrap_mean_ci
 from experiment_4.inference import (
     N_DIFFERENT,
     N_SAME,

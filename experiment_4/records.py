@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from experiment_1.io_utils import check_schema, load_torch_record
+from experiment_1.files import check_schema, load_torch_record
 
 FORMAT = "experiment_4.step_1_signatures"
 SIMILARITIES = ("binary", "weighted")

@@ -34,7 +34,7 @@ from typing import Iterator
 
 import torch
 
-from experiment_1.mobius import full_mask_index, mobius_transform
+from experiment_1.mobius.transform import full_mask_index, mobius_transform
 from experiment_2.spectrum import scalar_projection
 from experiment_3.topk import rank_subsets, subset_magnitudes
 

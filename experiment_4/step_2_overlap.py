@@ -35,9 +35,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from experiment_1 import arg_types
+from experiment_1.run import arg_types
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_json, check_not_input, git_commit
+from experiment_1.files import atomic_write_json, check_not_input, git_commit
 from experiment_4.analysis import overlap_summary, ranking_store_k
 from experiment_4.records import CONTROL, RANKINGS, load_signatures
 

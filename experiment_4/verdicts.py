@@ -1,4 +1,4 @@
-"""Experiment 4's verdicts, decided from overlap.json's numbers in the shared schema (experiment_1.verdicts).
+"""Experiment 4's verdicts, decided from overlap.json's numbers in the shared schema (experiment_1.report.verdicts).
 
 - **Class alignment** of the vector ranking, the scalar ranking (predicted-class coordinate) and the
   leak-free class control, on binary top-K signatures and true labels. Each is judged by three
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report import format_number, format_percent
-from experiment_1.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, effect_from_stat, holm, hypothesis_test, verdict
+from experiment_1.report.markdown import format_number, format_percent
+from experiment_1.report.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, effect_from_stat, holm, hypothesis_test, verdict
 from experiment_4.records import CONTROL
 
 NEAR_GLOBAL_SHARE = 0.75

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 from scipy import stats as scipy_stats
 
-from experiment_1.published import published_numbers
-from experiment_1.stats import bootstrap_mean_ci
-from experiment_1.verdicts import saturation
+from experiment_1.report.published import published_numbers
+from experiment_1.report.stats import bootstrap_mean_ci
+from experiment_1.report.verdicts import saturation
 from experiment_5.association import compare_groups, quartile_groups, spearman_table
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES
@@ -99,7 +99,7 @@ def measure_bounds(measure: str, num_blocks: int) -> tuple[float, ...]:
 
 
 def measure_saturation(measures: dict[str, np.ndarray], num_blocks: int) -> dict[str, dict[str, Any] | None]:
-    """Per measure: :func:`experiment_1.verdicts.saturation` against its bounds (``None`` where it moves)."""
+    """Per measure: :func:`experiment_1.report.verdicts.saturation` against its bounds (``None`` where it moves)."""
     return {name: saturation(values, measure_bounds(name, num_blocks)) for name, values in measures.items()}
 
 

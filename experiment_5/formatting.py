@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report import format_number, format_stat
+from experiment_1.report.markdown import format_number, format_stat
 
 SCORE_LABELS = {
     "cross_entropy": "cross-entropy",
@@ -53,7 +53,7 @@ def rho_cell(entry: dict[str, Any], prefix: str = "") -> str:
 
 
 def decision_cell(verdict: dict[str, Any]) -> str:
-    """``**decision**`` of a verdict (:mod:`experiment_1.verdicts`), with its Holm-adjusted p where a test was read."""
+    """``**decision**`` of a verdict (:mod:`experiment_1.report.verdicts`), with its Holm-adjusted p where a test was read."""
     test = verdict.get("test")
     adjusted = f", Holm p = {format_number(test['p_adjusted'], 2)}" if test and test.get("p_adjusted") is not None else ""
     return f"**{verdict['decision']}**{adjusted}"

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import check_schema, load_torch_record
+from experiment_1.files import check_schema, load_torch_record
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES
 

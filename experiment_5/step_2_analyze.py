@@ -19,11 +19,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from experiment_1 import arg_types
+from experiment_1.run import arg_types
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_json, check_not_input
-from experiment_1.stats import NUM_RESAMPLES
-from experiment_1.verdicts import by_id
+from experiment_1.files import atomic_write_json, check_not_input
+from experiment_1.report.stats import NUM_RESAMPLES
+from experiment_1.report.verdicts import by_id
 from experiment_5.analysis import analyze
 from experiment_5.difficulty import DIFFICULTY_SCORES
 from experiment_5.records import load_per_image

@@ -23,8 +23,8 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.plotting import new_figure, new_figure_grid, save_figure
+from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.report.plotting import new_figure, new_figure_grid, save_figure
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formatting import SCORE_LABELS, measure_label
 from experiment_5.records import analysed_images, load_per_image

@@ -1,4 +1,4 @@
-"""Experiment 5's verdicts (the :mod:`experiment_1.verdicts` schema), decided from analysis.json's numbers.
+"""Experiment 5's verdicts (the :mod:`experiment_1.report.verdicts` schema), decided from analysis.json's numbers.
 
 One verdict per measure, judged by the **primary** difficulty score only: the hard (Q4) − easy (Q1)
 quartile difference of the measure's mean (bootstrap 95 % CI) and its Mann–Whitney p, Holm-corrected
@@ -6,7 +6,7 @@ over every measure judged (all measures × projections × thresholds that are ne
 constant). The claim follows the seed: breadth measures (N_eff^v, K_τ^err, K_η^mass) are larger on
 hard images; order measures (k̄, κ, C≤3) do not move. The other difficulty scores are a sensitivity
 check, stated per verdict — they correlate with the primary one, so they are no replications. Then
-the seed's claim as a whole (:func:`experiment_1.verdicts.conjunction` of its parts) and the partial
+the seed's claim as a whole (:func:`experiment_1.report.verdicts.conjunction` of its parts) and the partial
 check: does the primary score's association with K_τ^err survive controlling for ‖h(full)‖?
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, SATURATION_SHARE, by_id, conjunction, effect_from_stat, holm, hypothesis_test,
+from experiment_1.report.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, SATURATION_SHARE, by_id, conjunction, effect_from_stat, holm, hypothesis_test,
                                    seed_comparison, verdict)
 from experiment_5.formatting import SCORE_LABELS, measure_label
 

@@ -21,9 +21,9 @@ import argparse
 from pathlib import Path
 
 from paper.depth_ladder import depth_analysis, load_rung
-from experiment_1 import arg_types
+from experiment_1.run import arg_types
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_json
+from experiment_1.files import atomic_write_json
 from experiment_1.paths import REPO_ROOT
 
 DEFAULT_LADDER = ["efficientnet_lite0", "efficientnet_lite1", "efficientnet_lite2"]

@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from experiment_1.io_utils import read_json
-from experiment_1.stats import bootstrap_mean_ci
-from experiment_1.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATED, effect_from_stat, hypothesis_test, saturation, verdict
+from experiment_1.files import read_json
+from experiment_1.report.stats import bootstrap_mean_ci
+from experiment_1.report.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATED, effect_from_stat, hypothesis_test, saturation, verdict
 
 QUESTION = "Do the interaction statistics move with depth (and not with width), as the paper claims?"
 GAMMA_FRACTIONS = (1 / 8, 1 / 4, 1 / 2)

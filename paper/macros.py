@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Union
 
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import read_json
-from experiment_1.report import format_number, format_percent, format_stat
+from experiment_1.files import read_json
+from experiment_1.report.markdown import format_number, format_percent, format_stat
 from paper.render_latex import latex_text
 
 PathElement = Union[str, int, dict]

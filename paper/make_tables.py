@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.io_utils import atomic_write_text, missing_key, read_json
+from experiment_1.files import atomic_write_text, missing_key, read_json
 from experiment_1.paths import REPO_ROOT
-from experiment_1.report import format_number, format_percent, format_stat, verdict_sentence
-from experiment_1.verdicts import by_id
+from experiment_1.report.markdown import format_number, format_percent, format_stat, verdict_sentence
+from experiment_1.report.verdicts import by_id
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.figures import figures_tex
 from paper.macros import macros_tex

@@ -31,8 +31,8 @@ import numpy as np
 
 from experiment_1 import reconstruction_summary
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.architectures import build_gated_resnet
-from experiment_1.io_utils import SCHEMA_VERSION, atomic_write_json, check_finite, check_same_run, git_commit, load_per_image_npz, missing_key, read_json
+from experiment_1.network.registry import build_gated_resnet
+from experiment_1.files import SCHEMA_VERSION, atomic_write_json, check_finite, check_same_run, git_commit, load_per_image_npz, missing_key, read_json
 from experiment_2 import lambda_summary
 from experiment_2 import summary as spectrum_summary
 from experiment_3 import aggregate as topk_summary

@@ -1,7 +1,7 @@
 """The summaries' verdicts as LaTeX (paper/generated/verdicts.tex): one itemised sentence per verdict.
 
-Each experiment's analysis writes a ``verdicts`` block (a list, schema in experiment_1/verdicts.py);
-``\\VerdictsExpThree`` and the like expand to its sentences (:func:`experiment_1.report.verdict_sentence`),
+Each experiment's analysis writes a ``verdicts`` block (a list, schema in experiment_1/report/verdicts.py);
+``\\VerdictsExpThree`` and the like expand to its sentences (:func:`experiment_1.report.markdown.verdict_sentence`),
 so the paper's conclusions are the analysis code's, never typed. A summary without a verdicts list
 expands to ``\\verdictsabsent``; an experiment not run here to ``\\resultnotrun``; a source that is a
 glob (one summary per run, as in Experiment 3C) to each run's folder name and its verdicts.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from experiment_1.io_utils import read_json
-from experiment_1.report import verdict_sentence
+from experiment_1.files import read_json
+from experiment_1.report.markdown import verdict_sentence
 from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, NOT_RUN
 from paper.render_latex import latex_text
 

@@ -51,7 +51,7 @@ def tiny_shards(tmp_path: Path) -> Path:
 
 def shrink_inputs(monkeypatch: pytest.MonkeyPatch) -> int:
     """Make every model built by the pipeline expect 64-px inputs (for fixtures of any scope)."""
-    import experiment_1.pipeline as pipeline
+    import experiment_1.run.pipeline as pipeline
     from launch_small import SMALL_INPUT, small_builder
 
     monkeypatch.setattr(pipeline, "build_gated_resnet", small_builder(pipeline.build_gated_resnet))

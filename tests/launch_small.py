@@ -46,7 +46,7 @@ def dying_evaluator(evaluate: Callable[..., Any], rank: int, batch: int) -> Call
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    import experiment_1.pipeline as pipeline
+    import experiment_1.run.pipeline as pipeline
 
     pipeline.build_gated_resnet = small_builder(pipeline.build_gated_resnet)
     if "MOE_TEST_DIE_AT" in os.environ:

@@ -8,8 +8,8 @@ import torch
 from torch import nn
 
 from experiment_1.bench_engines import main as bench_main, work_ratio
-from experiment_1.core import evaluate_masks_naive, evaluate_masks_tree
-from experiment_1.architectures import build_gated_resnet
+from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
+from experiment_1.network.registry import build_gated_resnet
 from paper.make_tables import benchmark_table, profile_table
 from paper.render_markdown import render_markdown
 

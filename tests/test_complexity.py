@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from experiment_1.mobius import full_mask_index, inverse_mobius_transform, mobius_transform
+from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform
 from experiment_2.spectrum import binomial_null
 from experiment_5.complexity import COMPLEXITY_MEASURES, complexity_measures
 

@@ -12,10 +12,10 @@ import pytest
 import torch
 
 from conftest import jpeg_bytes, write_shard
-from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, list_items
+from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors, list_items
 from experiment_1.errors import PipelineError
-from experiment_1.residual_stack import Preprocess
-from experiment_1.sample_list import draw_sample, load_sample_list
+from experiment_1.network.residual_stack import Preprocess
+from experiment_1.data.sample_list import draw_sample, load_sample_list
 from experiment_1.step_2_sample import main as sample_main
 
 SMALL = Preprocess(resize=36, crop=32)
@@ -35,7 +35,7 @@ def test_loader_reads_the_named_rows_across_row_groups(tiny_shards: Path) -> Non
     item = dataset[0]
     assert item["error"] == "" and item["label"] == 1 and item["image"].shape == (3, 32, 32)
     # the same row decoded directly must give the same tensor
-    from experiment_1.data import decode_image, eval_transform
+    from experiment_1.data.shards import decode_image, eval_transform
 
     expected = eval_transform(SMALL)(decode_image(jpeg_bytes(14)))
     assert torch.equal(item["image"], expected)
@@ -145,7 +145,7 @@ def test_sample_1750_shards_load(sample_1750_dir: Path) -> None:
 
 
 def test_download_verification_counts_rows(tiny_shards: Path) -> None:
-    from experiment_1.download import verify_row_counts
+    from experiment_1.data.download import verify_row_counts
 
     assert verify_row_counts(tiny_shards, {"validation": 12, "test": 7}) == {"validation": 12, "test": 7}
     with pytest.raises(PipelineError, match="validation shards hold 12 rows in 2 files, expected 50000.*resume"):

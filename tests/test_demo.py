@@ -7,7 +7,7 @@ import pytest
 
 import experiment_1.demo as demo
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import read_json
+from experiment_1.files import read_json
 
 
 def test_data_choice_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

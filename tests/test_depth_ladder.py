@@ -13,8 +13,8 @@ import pytest
 from paper.depth_ladder import depth_analysis, load_rung, preserving_fraction
 from paper.depth_compare import main as compare_main
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import atomic_save_npz, atomic_write_json, read_json
-from experiment_1.verdicts import by_id
+from experiment_1.files import atomic_save_npz, atomic_write_json, read_json
+from experiment_1.report.verdicts import by_id
 from paper.make_tables import tables_markdown
 
 SAMPLE_LIST = "experiment_1/sample_index_sample_test.json"

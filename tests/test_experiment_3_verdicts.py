@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from experiment_1.verdicts import CANNOT_TELL, FAILS, HOLDS, by_id
+from experiment_1.report.verdicts import CANNOT_TELL, FAILS, HOLDS, by_id
 from experiment_3.aggregate import summarize
 from experiment_3.topk import CURVE_METRICS, SOURCES
 from experiment_3.verdict_rules import verdicts

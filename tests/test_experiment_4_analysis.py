@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import SCHEMA_VERSION, read_json
+from experiment_1.files import SCHEMA_VERSION, read_json
 from experiment_4 import step_2_overlap
 from experiment_4.records import FORMAT
 

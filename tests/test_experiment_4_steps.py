@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 import torch
 
-import experiment_1.pipeline as pipeline
-from experiment_1.core import evaluate_all_masks
-from experiment_1.data import SampleDataset, list_items
+import experiment_1.run.pipeline as pipeline
+from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.data.shards import SampleDataset, list_items
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import atomic_write_json, read_json
+from experiment_1.files import atomic_write_json, read_json
 from paper.make_tables import main as tables_main
-from experiment_1.mobius import mobius_transform
-from experiment_1.report import format_stat
-from experiment_1.sample_list import load_sample_list, sample_list_json
+from experiment_1.mobius.transform import mobius_transform
+from experiment_1.report.markdown import format_stat
+from experiment_1.data.sample_list import load_sample_list, sample_list_json
 from experiment_1.step_2_sample import main as sample_main
 from experiment_4 import signatures_pass, step_1_signatures, step_2_overlap, step_3_plot
 from conftest import jpeg_bytes, write_shard

@@ -9,17 +9,17 @@ import pytest
 import torch
 from scipy import stats as scipy_stats
 
-import experiment_1.pipeline as pipeline
+import experiment_1.run.pipeline as pipeline
 import experiment_5.evaluation as evaluation
 import experiment_5.step_1_evaluate as step_1_evaluate
-from experiment_1.core import evaluate_all_masks
-from experiment_1.data import SampleDataset, list_items
+from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.data.shards import SampleDataset, list_items
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import atomic_write_json, read_json
+from experiment_1.files import atomic_write_json, read_json
 from paper.make_tables import main as tables_main
-from experiment_1.mobius import mobius_transform
-from experiment_1.sample_list import draw_sample, load_sample_list, sample_list_json
-from experiment_1.verdicts import CANNOT_TELL, CONSTANT, FAILS, HOLDS, NON_FINITE, SATURATED, by_id, holm
+from experiment_1.mobius.transform import mobius_transform
+from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
+from experiment_1.report.verdicts import CANNOT_TELL, CONSTANT, FAILS, HOLDS, NON_FINITE, SATURATED, by_id, holm
 from experiment_5 import step_2_analyze, step_3_plot
 from experiment_5.analysis import analyze
 from experiment_5.association import quartile_groups

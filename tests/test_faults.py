@@ -24,15 +24,16 @@ import pytest
 import torch
 import torchvision
 
-import experiment_1.io_utils as io_utils
+import experiment_1.files as io_utils
 import experiment_1.step_3_evaluate as step_3
 import experiment_2.step_1_evaluate as step_2_1
 from conftest import jpeg_bytes, shrink_inputs, write_shard
-from experiment_1 import data, partial_store
+from experiment_1.data import shards as data
+from experiment_1.run import partial_store
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.data import SampleRef
-from experiment_1.io_utils import atomic_write_json
-from experiment_1.sample_list import sample_list_json
+from experiment_1.data.shards import SampleRef
+from experiment_1.files import atomic_write_json
+from experiment_1.data.sample_list import sample_list_json
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_1
 from experiment_2.step_2_plot import main as plot_2

@@ -29,13 +29,14 @@ from PIL import Image
 
 import experiment_1.step_3_evaluate as step_3
 from conftest import jpeg_bytes, shrink_inputs, write_shard
-from experiment_1 import pipeline, reconstruction_pass
-from experiment_1.data import SampleRef, check_sources, decode_image, list_items
+from experiment_1 import reconstruction_pass
+from experiment_1.run import pipeline
+from experiment_1.data.shards import SampleRef, check_sources, decode_image, list_items
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.imagenet_classes import imagenet_names, imagenet_wnids
-from experiment_1.io_utils import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_random_init_null, read_json
-from experiment_1.report import NON_FINITE, format_number, format_percent, format_stat
-from experiment_1.sample_list import sample_list_json
+from experiment_1.data.imagenet_classes import imagenet_names, imagenet_wnids
+from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_random_init_null, read_json
+from experiment_1.report.markdown import NON_FINITE, format_number, format_percent, format_stat
+from experiment_1.data.sample_list import sample_list_json
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_1
 from experiment_1.step_4_plot import verdict_lines

@@ -6,9 +6,9 @@ import copy
 import torch
 from torch import nn
 
-from experiment_1.core import evaluate_all_masks
-from experiment_1.fold_bn import fold_batchnorm
-from experiment_1.architectures import build_gated_resnet
+from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.network.fold_bn import fold_batchnorm
+from experiment_1.network.registry import build_gated_resnet
 
 
 def test_folded_resnet18_equals_the_original_on_every_mask() -> None:

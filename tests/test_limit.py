@@ -9,14 +9,14 @@ import pytest
 import torch
 from torch import nn
 
-from experiment_1.activations import SmoothReLU6, Softplus, smooth_activations, softplus
-from experiment_1.architectures import build_gated_resnet
-from experiment_1.core import evaluate_all_masks
-from experiment_1.data import list_items
+from experiment_1.network.activations import SmoothReLU6, Softplus, smooth_activations, softplus
+from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.data.shards import list_items
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import atomic_write_json, read_json
-from experiment_1.residual_stack import GateableBlock, Preprocess, ResidualStack
-from experiment_1.sample_list import draw_sample, sample_list_json
+from experiment_1.files import atomic_write_json, read_json
+from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
+from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_2 import step_3_lambda_sweep, step_5_limit_report
 from experiment_2.limit import exact_zero_chain, kink_exponent, limit_summary, order_verdict, resolved_per_lambda
 from experiment_2.spectrum import spectrum_metrics

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import experiment_1.step_3_evaluate as step_3
 from paper.make_tables import main as tables_main
-from experiment_1.report import format_number
+from experiment_1.report.markdown import format_number
 from experiment_1.step_2_sample import main as sample_main
 
 

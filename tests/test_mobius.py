@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from experiment_1.mobius import (
+from experiment_1.mobius.transform import (
     all_masks,
     empty_mask_index,
     full_mask_index,

@@ -1,7 +1,7 @@
 """The shared REPORT skeleton: fixed section order, the model's recursion, the comparability note."""
 from __future__ import annotations
 
-from experiment_1.report import ReportDocument, figure
+from experiment_1.report.markdown import ReportDocument, figure
 
 
 def _summary(arch: str = "resnet18", weights: str = "IMAGENET1K_V1") -> dict:

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 import torch
 
-import experiment_1.pipeline as pipeline
+import experiment_1.run.pipeline as pipeline
 import experiment_3.evaluation as topk_evaluation
 from experiment_1 import step_3_evaluate as experiment_1_step
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import atomic_write_json, read_json
-from experiment_1.sample_list import draw_sample, sample_list_json
-from experiment_1.data import list_items
+from experiment_1.files import atomic_write_json, read_json
+from experiment_1.data.sample_list import draw_sample, sample_list_json
+from experiment_1.data.shards import list_items
 from experiment_2 import step_1_evaluate as experiment_2_step
 from experiment_3 import step_1_evaluate as experiment_3_step
 from experiment_4 import step_1_signatures as experiment_4_step

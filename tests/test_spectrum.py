@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.mobius import full_mask_index, inverse_mobius_transform, mobius_transform, subset_orders
+from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform, subset_orders
 from experiment_2.aggregate import kappa_distribution, projection_summary
 from experiment_2.lambda_summary import kappa_monotonicity
 from experiment_2.scaling import fit_power_law, log_log_slope, power_law_summary, roundoff_floor

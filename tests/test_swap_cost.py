@@ -9,11 +9,11 @@ import pytest
 import torch
 from conftest import jpeg_bytes, write_shard
 
-import experiment_1.pipeline as pipeline
-from experiment_1.data import list_items
+import experiment_1.run.pipeline as pipeline
+from experiment_1.data.shards import list_items
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import atomic_write_json, read_json
-from experiment_1.sample_list import sample_list_json
+from experiment_1.files import atomic_write_json, read_json
+from experiment_1.data.sample_list import sample_list_json
 from experiment_2 import step_6_swap_cost
 from experiment_2.swap_cost import mcnemar_exact
 from paper.render_markdown import render_markdown

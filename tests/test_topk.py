@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from experiment_1.mobius import full_mask_index, inverse_mobius_transform, mobius_transform, subset_orders
+from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform, subset_orders
 from experiment_3.topk import (
     CONTROLS,
     CURVE_METRICS,

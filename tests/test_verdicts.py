@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from experiment_1.report import ReportDocument, check_seed_wording, verdict_lines, verdict_sentence
-from experiment_1.stats import bootstrap_mean_ci
-from experiment_1.verdicts import (CANNOT_TELL, CONSTANT, DECISIONS, FAILS, HOLDS, NON_FINITE, SATURATED, by_id, conjunction, decide_by_ci,
+from experiment_1.report.markdown import ReportDocument, check_seed_wording, verdict_lines, verdict_sentence
+from experiment_1.report.stats import bootstrap_mean_ci
+from experiment_1.report.verdicts import (CANNOT_TELL, CONSTANT, DECISIONS, FAILS, HOLDS, NON_FINITE, SATURATED, by_id, conjunction, decide_by_ci,
                                    effect_from_stat, holm, hypothesis_test, saturation, seed_comparison, verdict)
 
 

@@ -1,4 +1,4 @@
-"""Worked example: a CIFAR-style ResNet-20 of your own, gated through the public API (:mod:`experiment_1.gating`).
+"""Worked example: a CIFAR-style ResNet-20 of your own, gated through the public API (:mod:`experiment_1.network.gating`).
 
 ResNet-20 (He et al. 2016, §4.2): a 3×3 stem conv to 16 channels, three stages of three basic
 blocks (16, 32, 64 channels; the first block of stages 2 and 3 halves the resolution with a 1×1
@@ -22,9 +22,9 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.gating import Residual, ResidualNetwork
-from experiment_1.residual_stack import Preprocess
-from experiment_1.weights import Weights, load_weights_into
+from experiment_1.network.gating import Residual, ResidualNetwork
+from experiment_1.network.residual_stack import Preprocess
+from experiment_1.network.weights import Weights, load_weights_into
 
 CIFAR_PREPROCESS = Preprocess(resize=32, crop=32, mean=(0.4914, 0.4822, 0.4465), std=(0.2470, 0.2435, 0.2616))
 

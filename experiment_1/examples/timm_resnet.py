@@ -1,4 +1,4 @@
-"""A timm ResNet (``pip install timm``; not a dependency of this project) gated through :mod:`experiment_1.gating`.
+"""A timm ResNet (``pip install timm``; not a dependency of this project) gated through :mod:`experiment_1.network.gating`.
 
 timm's ResNet blocks add a few optional modules to torchvision's — drop-block, anti-aliasing,
 squeeze-and-excitation, drop-path — each an identity (or absent) unless configured, and a no-op in
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from torch import nn
 
-from experiment_1.gating import Residual, ResidualNetwork
-from experiment_1.residual_stack import Preprocess
-from experiment_1.weights import Weights, load_weights_into
+from experiment_1.network.gating import Residual, ResidualNetwork
+from experiment_1.network.residual_stack import Preprocess
+from experiment_1.network.weights import Weights, load_weights_into
 
 BASIC_BRANCH = ("conv1", "bn1", "drop_block", "act1", "aa", "conv2", "bn2", "se", "drop_path")
 BOTTLENECK_BRANCH = ("conv1", "bn1", "act1", "conv2", "bn2", "drop_block", "act2", "aa", "conv3", "bn3", "se", "drop_path")

@@ -25,9 +25,9 @@ from typing import Any
 import pyarrow.parquet as pq
 import torch
 
-from experiment_1.data import SampleRef
+from experiment_1.data.shards import SampleRef
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import atomic_torch_save, atomic_write_json, ensure_dir, read_json
+from experiment_1.files import atomic_torch_save, atomic_write_json, ensure_dir, read_json
 
 KEY_FILE = "run_config.json"
 KEY_FORMAT = 2  # 1 (never written as such): run configuration with the sample-list path only

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.data import IMAGE_SUFFIXES, SampleRef
+from experiment_1.data.shards import IMAGE_SUFFIXES, SampleRef
 from experiment_1.errors import PipelineError
-from experiment_1.io_utils import read_json
+from experiment_1.files import read_json
 
 MODES = ("uniform", "per-class")
 

@@ -9,8 +9,8 @@ read token (Settings → Access Tokens), then either ``huggingface-cli login`` o
 Inputs:  the Hub (network), HF_TOKEN or a stored login.
 Outputs: <data-dir>/validation-*.parquet (14 shards), <data-dir>/test-*.parquet (28 shards).
 
-    bash experiment_1/step_1.sh                    # = python -m experiment_1.download
-    python -m experiment_1.download --verify-only  # just check what is there
+    bash experiment_1/step_1.sh                    # = python -m experiment_1.data.download
+    python -m experiment_1.data.download --verify-only  # just check what is there
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
-from experiment_1.data import default_data_dir
+from experiment_1.data.shards import default_data_dir
 from experiment_1.errors import PipelineError, run_cli
 
 REPO_ID = "ILSVRC/imagenet-1k"

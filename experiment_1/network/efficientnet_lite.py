@@ -52,9 +52,9 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.gating import Residual, ResidualNetwork
-from experiment_1.residual_stack import Preprocess
-from experiment_1.weights import Weights, load_state_dict_file, load_weights_into
+from experiment_1.network.gating import Residual, ResidualNetwork
+from experiment_1.network.residual_stack import Preprocess
+from experiment_1.network.weights import Weights, load_state_dict_file, load_weights_into
 
 MODEL_CODE_PACKAGE = "efficientnet-lite-pytorch"
 CROP_PADDING = 32  # TensorFlow EfficientNet eval: centre crop of size / (size + CROP_PADDING) of the short side

@@ -3,7 +3,7 @@
 Parquet schema (the ``ILSVRC/imagenet-1k`` mirror): ``image: struct<bytes: binary, path: string>``
 (or a plain ``binary`` column) and ``label: int64`` (``-1`` or null = unlabelled). An ImageFolder
 tree is ``<root>/<class_dir>/*.JPEG`` with class folders named by WordNet id or torchvision class
-name (labelled by the ImageNet class index, :mod:`experiment_1.imagenet_classes`; other names need
+name (labelled by the ImageNet class index, :mod:`experiment_1.data.imagenet_classes`; other names need
 ``folder_labels="sorted"``), or a flat folder of images (unlabelled). Hidden entries (``.name``) and
 class folders without images are ignored; other files that are not images are reported on stderr.
 
@@ -29,9 +29,9 @@ from torch.utils.data import Dataset
 from torchvision import transforms
 
 from experiment_1.errors import PipelineError
-from experiment_1.imagenet_classes import folder_labels
+from experiment_1.data.imagenet_classes import folder_labels
 from experiment_1.paths import REPO_ROOT
-from experiment_1.residual_stack import Preprocess
+from experiment_1.network.residual_stack import Preprocess
 
 IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png", ".bmp", ".webp", ".ppm", ".pgm", ".tif", ".tiff", ".gif")  # torchvision's ImageFolder's, and GIF
 # PIL modes decode_image converts to 8-bit RGB; integer greyscale ("I;16…", "I") is rescaled from 16 bits first
@@ -98,7 +98,7 @@ def find_sources(data_dir: Path, pattern: str) -> list[Path]:
 
 def list_items(data_dir: Path, pattern: str, labels: str = "imagenet") -> list[SampleRef]:
     """Every image (with its label) in the sources matching ``pattern``, in a fixed order; ``labels``
-    numbers ImageFolder class folders (``imagenet`` or ``sorted``, :func:`experiment_1.imagenet_classes.folder_labels`)."""
+    numbers ImageFolder class folders (``imagenet`` or ``sorted``, :func:`experiment_1.data.imagenet_classes.folder_labels`)."""
     items: list[SampleRef] = []
     for source in find_sources(data_dir, pattern):
         if source.suffix == ".parquet":

@@ -36,7 +36,7 @@ def format_percent(value: float | None, digits: int = 1) -> str:
 
 
 def format_stat(stat: dict[str, Any], percent: bool = False, digits: int = 3) -> str:
-    """``mean [ci_low, ci_high]`` from a :func:`experiment_1.stats.bootstrap_mean_ci` dict."""
+    """``mean [ci_low, ci_high]`` from a :func:`experiment_1.report.stats.bootstrap_mean_ci` dict."""
     fmt = format_percent if percent else (lambda value: format_number(value, digits))
     return f"{fmt(stat['mean'])} [{fmt(stat['ci_low'])}, {fmt(stat['ci_high'])}]"
 

@@ -26,7 +26,7 @@ Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multipl
 :func:`conjunction` (a claim made of parts), :func:`seed_comparison` (with the smallest detectable effect),
 :func:`effect_from_stat`, :func:`by_id` (look a verdict up in a block).
 Rendering (Markdown bullets for REPORTs, one plain sentence per verdict for paper/make_tables) lives in
-:mod:`experiment_1.report`: :func:`~experiment_1.report.verdict_lines`, :func:`~experiment_1.report.verdict_sentence`.
+:mod:`experiment_1.report`: :func:`~experiment_1.report.markdown.verdict_lines`, :func:`~experiment_1.report.markdown.verdict_sentence`.
 """
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def all_finite(*values: Any) -> bool:
 
 
 def effect_from_stat(name: str, stat: dict[str, Any], confidence: float = 1 - ALPHA, percent: bool = False) -> dict[str, Any]:
-    """An effect entry from a :func:`experiment_1.stats.bootstrap_mean_ci`-style dict (``mean``, ``ci_low``, ``ci_high``);
+    """An effect entry from a :func:`experiment_1.report.stats.bootstrap_mean_ci`-style dict (``mean``, ``ci_low``, ``ci_high``);
     ``percent``: a share, rendered as a percentage."""
     return {"name": name, "value": stat["mean"], "ci_low": stat["ci_low"], "ci_high": stat["ci_high"], "confidence": confidence,
             "percent": percent}

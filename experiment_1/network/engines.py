@@ -27,7 +27,7 @@ from typing import Sequence
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.residual_stack import ResidualStack
+from experiment_1.network.residual_stack import ResidualStack
 
 ENGINES = ("tree", "naive")
 

@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.residual_stack import ResidualStack
+from experiment_1.network.residual_stack import ResidualStack
 
 DEFAULT_BETA = 10.0
 PIECEWISE_LINEAR = (nn.ReLU, nn.ReLU6, nn.Hardtanh, nn.LeakyReLU, nn.PReLU, nn.RReLU, nn.Hardswish, nn.Hardsigmoid, nn.Hardshrink, nn.Softshrink, nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d, nn.AdaptiveMaxPool2d)

@@ -4,11 +4,11 @@ A step declares its flags with :func:`add_evaluation_arguments`, builds an
 :class:`EvaluationSetup` with :func:`build_setup`, and calls :func:`run_per_image` with a
 function that turns one batch's all-mask logits ``(B, 2^L, C)`` into per-image arrays. Batches
 are fixed by ``--batch-size`` over the sample list; each finished batch is saved atomically under
-``<output-dir>/partial/<stage>/`` (:mod:`experiment_1.partial_store`, keyed by the content of the
+``<output-dir>/partial/<stage>/`` (:mod:`experiment_1.run.partial_store`, keyed by the content of the
 inputs; a stage is ``"<step module>/<part>"``), so an interrupted run continues from the last finished batch
 and produces exactly the arrays an uninterrupted run would. Under ``torchrun`` each rank evaluates
 its share of the unfinished batches into the same store and rank 0 alone writes the results
-(:mod:`experiment_1.distributed`).
+(:mod:`experiment_1.run.distributed`).
 """
 from __future__ import annotations
 
@@ -25,19 +25,20 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from experiment_1 import arg_types, distributed
-from experiment_1.activations import DEFAULT_BETA, describe_swap, smooth_activations
-from experiment_1.architectures import ARCHITECTURES, build_gated_resnet
-from experiment_1.compile_stack import compile_stack
-from experiment_1.core import ENGINES, evaluate_all_masks, evaluate_masks_naive
-from experiment_1.data import SampleDataset, SampleRef, check_batch_errors, default_data_dir
+from experiment_1.run import arg_types
+from experiment_1.run import distributed
+from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
+from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
+from experiment_1.network.compile_stack import compile_stack
+from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_masks_naive
+from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import Interrupted, PipelineError
-from experiment_1.fold_bn import fold_batchnorm
-from experiment_1.io_utils import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_finite, git_commit, package_versions, read_json, seed_everything
-from experiment_1.partial_store import PartialStore, run_key, sample_list_sha256
-from experiment_1.residual_stack import ResidualStack
-from experiment_1.sample_list import load_sample_list
-from experiment_1.weights import parse_weights
+from experiment_1.network.fold_bn import fold_batchnorm
+from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_finite, git_commit, package_versions, read_json, seed_everything
+from experiment_1.run.partial_store import PartialStore, run_key, sample_list_sha256
+from experiment_1.network.residual_stack import ResidualStack
+from experiment_1.data.sample_list import load_sample_list
+from experiment_1.network.weights import parse_weights
 
 DTYPES = {"float32": torch.float32, "tf32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
 MOBIUS_DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -173,7 +174,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
 
 
 def run_id(setup: EvaluationSetup) -> str:
-    """The run's identity: sha256 of its content key (:func:`experiment_1.partial_store.run_key`)."""
+    """The run's identity: sha256 of its content key (:func:`experiment_1.run.partial_store.run_key`)."""
     key = run_key(setup.config, setup.dataset.data_dir, setup.samples)
     return hashlib.sha256(json.dumps(key, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 

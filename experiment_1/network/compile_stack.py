@@ -5,7 +5,7 @@ import sys
 
 import torch
 
-from experiment_1.residual_stack import ResidualStack
+from experiment_1.network.residual_stack import ResidualStack
 
 
 def compile_stack(model: ResidualStack, resolution: int | None = None) -> bool:

@@ -12,11 +12,11 @@ Each gateable block computes
 - ``λ``: a global residual scale.
 
 The modules hold no run state: the per-sample masks ``(B, L)`` and λ are arguments of
-:meth:`ResidualStack.forward` (and of the engines in :mod:`experiment_1.core`), so one model can be
+:meth:`ResidualStack.forward` (and of the engines in :mod:`experiment_1.network.engines`), so one model can be
 called concurrently with different masks. With every gate on and ``λ = 1`` the output equals the
 network the stack was cut from bit for bit (same modules, same operations, same order) on the same
-memory format and batch. Stacks are built with :mod:`experiment_1.gating` (the public API) and
-looked up by name in :mod:`experiment_1.architectures`.
+memory format and batch. Stacks are built with :mod:`experiment_1.network.gating` (the public API) and
+looked up by name in :mod:`experiment_1.network.registry`.
 """
 from __future__ import annotations
 

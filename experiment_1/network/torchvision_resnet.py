@@ -1,12 +1,12 @@
-"""The torchvision ResNets (BasicBlock and Bottleneck) cut into residual blocks for :mod:`experiment_1.gating`."""
+"""The torchvision ResNets (BasicBlock and Bottleneck) cut into residual blocks for :mod:`experiment_1.network.gating`."""
 from __future__ import annotations
 
 import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.gating import Residual, ResidualNetwork
-from experiment_1.weights import Weights, load_torchvision_state_dict, load_weights_into
+from experiment_1.network.gating import Residual, ResidualNetwork
+from experiment_1.network.weights import Weights, load_torchvision_state_dict, load_weights_into
 
 
 def resnet_cut(network: nn.Module) -> ResidualNetwork:

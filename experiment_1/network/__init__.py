@@ -1,0 +1,147 @@
+"""The gated residual network and how it is evaluated: the residual stack, the public gating API, the registry of
+built-in architectures, weights, the engines (naive and prefix-tree) and the arithmetic rewrites (batch-norm folding,
+torch.compile, the smooth activation swap).
+
+The package's public names; its modules import each other by module path, never through this face.
+"""
+from experiment_1.network.residual_stack import (
+    IMAGENET_MEAN,
+    IMAGENET_STD,
+    MEMORY_FORMATS,
+    Preprocess,
+    GateableBlock,
+    ResidualStack,
+)
+from experiment_1.network.gating import (
+    PARITY_RTOL,
+    Residual,
+    ResidualNetwork,
+    Factory,
+    gate,
+    check_full_mask_parity,
+)
+from experiment_1.network.weights import (
+    WeightsKind,
+    STATE_DICT_SUFFIXES,
+    Weights,
+    PRETRAINED,
+    RANDOM,
+    parse_weights,
+    checkpoints_dir,
+    load_torchvision_state_dict,
+    load_state_dict_file,
+    state_dict_mismatch,
+    load_state_dict_into,
+    load_weights_into,
+)
+from experiment_1.network.registry import (
+    load_factory,
+    Architecture,
+    ArchitectureRegistry,
+    ARCHITECTURES,
+    register_architecture,
+    build_gated_resnet,
+)
+from experiment_1.network.torchvision_resnet import (
+    resnet_cut,
+    torchvision_resnet,
+)
+from experiment_1.network.efficientnet_lite import (
+    MODEL_CODE_PACKAGE,
+    CROP_PADDING,
+    LITE_MEAN,
+    LITE_STD,
+    LiteVariant,
+    LITE_VARIANTS,
+    verify_sha256,
+    pretrained_weights_path,
+    has_identity_skip,
+    mbconv_branch,
+    efficientnet_cut,
+    efficientnet_lite,
+)
+from experiment_1.network.engines import (
+    ENGINES,
+    check_mask_chunk,
+    evaluate_masks_naive,
+    evaluate_masks_tree,
+    evaluate_all_masks,
+)
+from experiment_1.network.fold_bn import (
+    MBCONV_PAIRS,
+    fold_batchnorm,
+)
+from experiment_1.network.compile_stack import (
+    compile_stack,
+)
+from experiment_1.network.activations import (
+    DEFAULT_BETA,
+    PIECEWISE_LINEAR,
+    softplus,
+    Softplus,
+    SmoothReLU6,
+    describe_swap,
+    smooth_activations,
+)
+
+__all__ = [
+    'IMAGENET_MEAN',
+    'IMAGENET_STD',
+    'MEMORY_FORMATS',
+    'Preprocess',
+    'GateableBlock',
+    'ResidualStack',
+    'PARITY_RTOL',
+    'Residual',
+    'ResidualNetwork',
+    'Factory',
+    'gate',
+    'check_full_mask_parity',
+    'WeightsKind',
+    'STATE_DICT_SUFFIXES',
+    'Weights',
+    'PRETRAINED',
+    'RANDOM',
+    'parse_weights',
+    'checkpoints_dir',
+    'load_torchvision_state_dict',
+    'load_state_dict_file',
+    'state_dict_mismatch',
+    'load_state_dict_into',
+    'load_weights_into',
+    'load_factory',
+    'Architecture',
+    'ArchitectureRegistry',
+    'ARCHITECTURES',
+    'register_architecture',
+    'build_gated_resnet',
+    'resnet_cut',
+    'torchvision_resnet',
+    'MODEL_CODE_PACKAGE',
+    'CROP_PADDING',
+    'LITE_MEAN',
+    'LITE_STD',
+    'LiteVariant',
+    'LITE_VARIANTS',
+    'verify_sha256',
+    'pretrained_weights_path',
+    'has_identity_skip',
+    'mbconv_branch',
+    'efficientnet_cut',
+    'efficientnet_lite',
+    'ENGINES',
+    'check_mask_chunk',
+    'evaluate_masks_naive',
+    'evaluate_masks_tree',
+    'evaluate_all_masks',
+    'MBCONV_PAIRS',
+    'fold_batchnorm',
+    'compile_stack',
+    'DEFAULT_BETA',
+    'PIECEWISE_LINEAR',
+    'softplus',
+    'Softplus',
+    'SmoothReLU6',
+    'describe_swap',
+    'smooth_activations',
+]

@@ -1,0 +1,114 @@
+"""The public way to gate a residual network: say where its residual blocks are, get a :class:`ResidualStack`.
+
+A factory — built in (:mod:`experiment_1.network.registry`) or a user's, loaded with
+``--arch package.module:function`` — takes the parsed ``--weights`` (:class:`~experiment_1.network.weights.Weights`)
+and returns a :class:`ResidualNetwork`: the network itself and its cut into ``stem``, one
+:class:`Residual` per residual block, and ``head``. Every block must compute
+``post(shortcut(pre(x)) + branch(pre(x)))``; the stack multiplies ``branch`` by the gate ``λ·m``.
+:func:`gate` builds the stack from the very same modules (nothing is copied) and checks that with
+every gate on it computes what the network's own forward computes::
+
+    def build_model(weights: Weights) -> ResidualNetwork:
+        net = MyResNet().eval()
+        load_weights_into(net, weights)                      # random: nothing to load
+        return ResidualNetwork(
+            network=net,
+            stem=nn.Sequential(net.conv, net.bn, nn.ReLU()),
+            residuals=[Residual(branch=b.branch, shortcut=b.shortcut, post=nn.ReLU(), name=f"block{i}")
+                       for i, b in enumerate(net.blocks)],
+            head=nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(1), net.fc),
+            preprocess=Preprocess(resize=32, crop=32, mean=..., std=...),
+        )
+
+A complete, runnable example is :mod:`experiment_1.examples.cifar_resnet20`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+from torch import nn
+
+from experiment_1.errors import PipelineError
+from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
+from experiment_1.network.weights import Weights
+
+# The gated full mask may differ from the network's forward by float32 round-off only (a different
+# but equivalent operation order in a user's block); a wrong cut moves the logits by far more.
+PARITY_RTOL = 1e-4
+
+
+@dataclass
+class Residual:
+    """One residual block, ``y = post(shortcut(pre(x)) + branch(pre(x)))``; ``None`` parts are identities.
+
+    ``branch`` is what the gate multiplies; ``pre`` holds fixed (ungated) layers that run before the
+    block, e.g. non-residual blocks between two residual ones.
+    """
+
+    branch: nn.Module
+    shortcut: nn.Module | None = None
+    post: nn.Module | None = None
+    pre: nn.Module | None = None
+    name: str = ""
+
+
+@dataclass
+class ResidualNetwork:
+    """What an architecture factory returns: a network and its cut ``stem → residuals → head``."""
+
+    network: nn.Module
+    stem: nn.Module
+    residuals: list[Residual]
+    head: nn.Module
+    preprocess: Preprocess = field(default_factory=Preprocess)
+
+
+Factory = Callable[[Weights], ResidualNetwork]
+
+
+def gate(cut: ResidualNetwork, arch: str, weights: str) -> ResidualStack:
+    """The gated stack of ``cut`` in ``eval()`` mode (modules shared with ``cut.network``), checked
+    against the network's own forward; one-line :class:`PipelineError` when it has no residual
+    blocks or its full mask computes something else."""
+    if not isinstance(cut, ResidualNetwork):
+        raise PipelineError(f"--arch {arch}: the factory returned a {type(cut).__name__}, not an experiment_1.network.gating.ResidualNetwork")
+    if not cut.residuals:
+        raise PipelineError(f"--arch {arch}: the factory returned no residual blocks; list one experiment_1.network.gating.Residual per block in ResidualNetwork.residuals")
+    blocks = [
+        GateableBlock(part.branch, shortcut=part.shortcut, post=part.post, pre=part.pre, name=part.name or f"block{index}")
+        for index, part in enumerate(cut.residuals)
+    ]
+    stack = ResidualStack(cut.stem, blocks, cut.head, cut.preprocess, arch, weights).eval()
+    check_full_mask_parity(cut.network.eval(), stack)
+    return stack
+
+
+@torch.no_grad()
+def check_full_mask_parity(network: nn.Module, stack: ResidualStack) -> None:
+    """The stack with every gate on must give the network's own logits on one random image at the
+    model's input size (to float32 round-off); skipped when the network's own logits are not finite
+    (the batch loop reports non-finite logits itself)."""
+    parameter = next(stack.parameters(), None)
+    device, dtype = (parameter.device, parameter.dtype) if parameter is not None else (torch.device("cpu"), torch.float32)
+    size = stack.preprocess.crop
+    image = torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(0)).to(device=device, dtype=dtype)
+    expected = network(image)
+    if not isinstance(expected, torch.Tensor):
+        raise PipelineError(f"--arch {stack.arch}: the network's forward returns a {type(expected).__name__}, not a logits tensor; pass a network whose forward returns logits")
+    if not torch.isfinite(expected).all():
+        return
+    try:
+        actual = stack(image)
+    except RuntimeError as error:
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0][:160]
+        raise PipelineError(f"--arch {stack.arch}: the gated stack fails on a {size}-px image ({first_line}); check that stem → residuals → head lists every layer in forward order") from None
+    if actual.shape != expected.shape:
+        raise PipelineError(f"--arch {stack.arch}: the gated stack gives logits of shape {tuple(actual.shape)}, the network {tuple(expected.shape)}; check the head")
+    error = ((actual - expected).abs().max() / expected.abs().max().clamp_min(torch.finfo(expected.dtype).tiny)).item()
+    if not error <= PARITY_RTOL:
+        raise PipelineError(
+            f"--arch {stack.arch}: with every gate on the gated stack differs from the network's own forward (relative error {error:.2g}); "
+            "check that stem → residuals → head covers every layer in forward order and that each block is post(shortcut(pre(x)) + branch(pre(x)))"
+        )
