@@ -15,7 +15,7 @@ from experiment_1.report.stats import bootstrap_mean_ci
 from experiment_2.aggregate import PROJECTIONS, spectrum_summary
 from experiment_2.limit import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import FLOOR_MARGIN, power_law_summary, roundoff_floor
-from experiment_2.spectrum import binomial_null
+from experiment_1.mobius.spectrum import binomial_null
 
 REFERENCE_LAMBDA = 1.0
 PER_IMAGE_KEYS = ("index", "label", "valid")

@@ -1,139 +1,16 @@
-"""The interaction-order spectrum of a set function, from its Möbius coefficients.
+"""Experiment 2's per-batch arrays: the order spectrum of both projections and the round-off variance of the logits.
 
-Coefficients come either as the vector projection ``(B, 2^L, C)`` — ``Δ_S h ∈ R^C`` per image and
-mask ``s`` (bit convention of :mod:`experiment_1.mobius`) — or as the scalar projection
-``(B, 2^L)`` — the predicted-class component ``Δ_S h[c]``, ``c = argmax h(full)``
-(:func:`scalar_projection`). The energy of a coefficient is ``‖Δ_S h‖²`` (squared L2 over
-classes) for the vector projection and ``(Δ_S h[c])²`` for the scalar one.
-
-Per image, with ``k = 0 … L``:
-
-- order energy ``E_k = Σ_{|S|=k} energy(Δ_S h)`` (:func:`order_energies`);
-- interaction spectrum ``p_k = E_k / Σ_{j≥1} E_j`` for ``k = 1 … L`` — order 0, the trunk
-  ``h(∅)``, is excluded (:func:`interaction_spectrum`);
-- trunk share ``E_0 / Σ_{j≥0} E_j`` (:func:`trunk_share`);
-- peak order ``argmax_{k≥1} p_k`` (:func:`peak_order`), the lowest order on ties;
-- ``κ = Σ_{k≥1} k·p_k``, the energy-weighted mean interaction order (:func:`mean_order`);
-- ``C_{≤3} = Σ_{k=1..3} p_k``, the low-order mass (:func:`low_order_mass`).
-
-An image with no interaction energy (``Σ_{j≥1} E_j = 0``, a set function constant in every gate)
-has an undefined spectrum: ``p_k``, ``κ``, ``C_{≤3}`` are NaN and its peak order is 0.
-
-The binomial null (:func:`binomial_null`) is the spectrum of a set function whose ``2^L``
-coefficients all carry the same energy: ``p_k = C(L, k) / (2^L − 1)``, ``κ = L/2 · 2^L/(2^L − 1)``.
-
-Every function is exact (sums of squares and ratios, no sampling) and batched over images.
+The spectrum itself (order energies, p_k, κ, C≤3, the binomial null) is set-function mathematics and lives in
+:mod:`experiment_1.mobius.spectrum`; this module applies it to one batch of all-mask logits.
 """
 from __future__ import annotations
 
-from math import comb
-
 import torch
 
-from experiment_1.mobius.transform import full_mask_index, mobius_transform, num_blocks_from_size, subset_orders
+from experiment_1.mobius.spectrum import order_energies, scalar_projection, spectrum_statistics
+from experiment_1.mobius.transform import full_mask_index, mobius_transform, num_blocks_from_size
 
-LOW_ORDER_MAX = 3
-
-__all__ = [
-    "LOW_ORDER_MAX",
-    "scalar_projection",
-    "order_energies",
-    "interaction_spectrum",
-    "trunk_share",
-    "peak_order",
-    "mean_order",
-    "low_order_mass",
-    "spectrum_statistics",
-    "binomial_null",
-    "spectrum_metrics",
-]
-
-
-def scalar_projection(coefficients: torch.Tensor, full_logits: torch.Tensor) -> torch.Tensor:
-    """``Δ_S h[c]`` with ``c = argmax h(full)`` per image: ``(B, 2^L, C)``, ``(B, C)`` → ``(B, 2^L)``."""
-    predicted = full_logits.argmax(dim=-1)
-    index = predicted.to(coefficients.device).view(-1, 1, 1).expand(-1, coefficients.shape[1], 1)
-    return coefficients.gather(2, index).squeeze(2)
-
-
-def order_energies(coefficients: torch.Tensor) -> torch.Tensor:
-    """``E_k = Σ_{|S|=k} energy(Δ_S h)`` for ``k = 0 … L``: ``(B, 2^L[, C])`` → ``(B, L+1)``.
-
-    Energy is the squared L2 norm over the class dimension for ``(B, 2^L, C)`` coefficients and
-    the square for ``(B, 2^L)`` ones. The result has the coefficients' dtype.
-    """
-    if coefficients.dim() not in (2, 3):
-        raise ValueError(f"coefficients must have shape (B, 2^L) or (B, 2^L, C); got {tuple(coefficients.shape)}")
-    num_blocks = num_blocks_from_size(coefficients.shape[1])
-    energy = coefficients.square()
-    if energy.dim() == 3:
-        energy = energy.sum(dim=2)
-    orders = subset_orders(num_blocks, device=energy.device)
-    return energy.new_zeros(energy.shape[0], num_blocks + 1).index_add_(1, orders, energy)
-
-
-def interaction_spectrum(energies: torch.Tensor) -> torch.Tensor:
-    """``p_k = E_k / Σ_{j≥1} E_j`` for ``k = 1 … L``: ``(B, L+1)`` → ``(B, L)`` (NaN rows where that sum is 0)."""
-    interaction = energies[:, 1:]
-    total = interaction.sum(dim=1, keepdim=True)
-    return torch.where(total > 0, interaction / total, torch.full_like(interaction, float("nan")))
-
-
-def trunk_share(energies: torch.Tensor) -> torch.Tensor:
-    """``E_0 / Σ_{j≥0} E_j`` per image: ``(B, L+1)`` → ``(B,)``."""
-    return energies[:, 0] / energies.sum(dim=1)
-
-
-def peak_order(spectrum: torch.Tensor) -> torch.Tensor:
-    """``argmax_k p_k`` as an order in ``1 … L`` (lowest on ties; 0 for an undefined spectrum): ``(B, L)`` → ``(B,)`` int64."""
-    defined = ~spectrum.isnan().any(dim=1)
-    return torch.where(defined, spectrum.nan_to_num(-1.0).argmax(dim=1) + 1, torch.zeros_like(defined, dtype=torch.long))
-
-
-def mean_order(spectrum: torch.Tensor) -> torch.Tensor:
-    """``κ = Σ_{k≥1} k·p_k``: ``(B, L)`` → ``(B,)``."""
-    orders = torch.arange(1, spectrum.shape[1] + 1, dtype=spectrum.dtype, device=spectrum.device)
-    return spectrum @ orders
-
-
-def low_order_mass(spectrum: torch.Tensor, max_order: int = LOW_ORDER_MAX) -> torch.Tensor:
-    """``C_{≤K} = Σ_{k=1..K} p_k`` (default ``K = 3``): ``(B, L)`` → ``(B,)``."""
-    return spectrum[:, :max_order].sum(dim=1)
-
-
-def spectrum_statistics(energies: torch.Tensor) -> dict[str, torch.Tensor]:
-    """Every per-image statistic of one projection from its order energies ``(B, L+1)``.
-
-    Keys: ``energy`` ``(B, L+1)``, ``spectrum`` ``(B, L)``, ``trunk_share``, ``peak_order``,
-    ``kappa``, ``c_le3`` (each ``(B,)``).
-    """
-    spectrum = interaction_spectrum(energies)
-    return {
-        "energy": energies,
-        "spectrum": spectrum,
-        "trunk_share": trunk_share(energies),
-        "peak_order": peak_order(spectrum),
-        "kappa": mean_order(spectrum),
-        "c_le3": low_order_mass(spectrum),
-    }
-
-
-def binomial_null(num_blocks: int) -> dict[str, object]:
-    """The spectrum when all ``2^L`` coefficients have equal energy: ``p_k = C(L,k)/(2^L − 1)``.
-
-    Returns the spectrum over ``k = 1 … L``, its peak order (lowest on ties), ``κ = L/2 · 2^L/(2^L − 1)``,
-    ``C_{≤3}`` and the trunk share ``1/2^L``.
-    """
-    interactions = 2**num_blocks - 1
-    spectrum = [comb(num_blocks, order) / interactions for order in range(1, num_blocks + 1)]
-    return {
-        "num_blocks": num_blocks,
-        "spectrum": spectrum,
-        "peak_order": 1 + max(range(num_blocks), key=lambda index: (spectrum[index], -index)),
-        "kappa": num_blocks / 2 * 2**num_blocks / interactions,
-        "c_le3": sum(spectrum[:LOW_ORDER_MAX]),
-        "trunk_share": 1 / 2**num_blocks,
-    }
+__all__ = ["spectrum_metrics"]
 
 
 def _roundoff_variance(logits: torch.Tensor, network_dtype: torch.dtype, dtype: torch.dtype) -> torch.Tensor:

@@ -12,7 +12,7 @@ import numpy as np
 from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.published import published_numbers
 from experiment_2.aggregate import spectrum_summary
-from experiment_2.spectrum import binomial_null
+from experiment_1.mobius.spectrum import binomial_null
 
 QUESTION = "How is the Möbius energy of the logits distributed across interaction orders?"
 

@@ -23,7 +23,8 @@ import numpy as np
 from experiment_1.report import published
 from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows
-from experiment_3.topk import CURVE_METRICS, RANKINGS, SOURCES
+from experiment_1.mobius.sparsity import RANKINGS
+from experiment_3.topk import CURVE_METRICS, SOURCES
 from experiment_3.verdict_rules import verdicts
 
 QUESTION = "Is the Möbius decomposition sparse at the level of individual subsets?"

@@ -7,7 +7,8 @@ import numpy as np
 
 from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_3.aggregate import controls_of
-from experiment_3.topk import RANKINGS, SOURCES
+from experiment_1.mobius.sparsity import RANKINGS
+from experiment_3.topk import SOURCES
 
 LABELS = {"magnitude": "magnitude top-K", "order_matched": "order-matched random", "random": "random K subsets", "low_order_first": "low-order-first"}
 

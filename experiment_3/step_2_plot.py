@@ -23,7 +23,7 @@ from experiment_1.files import atomic_write_text, load_summary, read_json_if_exi
 from experiment_1.report.plotting import new_figure_grid, plt, save_figure
 from experiment_3.aggregate import controls_of
 from experiment_3.report_blocks import LABELS, build_report
-from experiment_3.topk import RANKINGS
+from experiment_1.mobius.sparsity import RANKINGS
 
 COLOURS = {"magnitude": "#2a6fb0", "order_matched": "#e07b22", "random": "#888888", "low_order_first": "#2e9e4f"}
 METRIC_LABELS = {"captured_energy": "captured energy Γ_K", "captured_scalar_energy": "Γ_K on scalar energy", "top1_agreement": "top-1 agreement with h(full)",

@@ -1,21 +1,6 @@
-"""Top-K sparse reconstruction from Möbius coefficients: rankings, cumulative sums, participation ratio.
+"""Experiment 3's controls and per-batch metrics, on the core's top-K primitives (:mod:`experiment_1.mobius.sparsity`).
 
-Coefficients are ``(B, M, C)`` tensors, ``M = 2^L`` indexed by mask integer (bit ``l`` = block ``l``,
-:mod:`experiment_1.mobius`); order 0 (the empty mask ``s = 0``, the trunk ``h(∅)``) takes part in every
-ranking and every sum. A *ranking* or a *control* is a permutation ``(B, M)`` of the mask indices; the
-reconstruction from its first ``K`` subsets is ``ĥ_K = Σ_{S ∈ first K} Δ_S h`` and, for any permutation,
-``ĥ_M = Σ_S Δ_S h = h(full)`` up to round-off.
-
-Rankings (:data:`RANKINGS`):
-
-- ``vector``: ``‖Δ_S h‖₂`` over the classes;
-- ``scalar``: ``|Δ_S h[c*]|`` with ``c* = argmax h(full)``, the full network's predicted class.
-
-Ties are broken towards the lower mask index (a stable sort), so every ranking is deterministic.
-Every function is batched over images and exact (no sampling); :func:`cumulative_reconstruction`
-walks the subsets in chunks, so memory stays bounded for ``L = 16`` (``M = 65 536``).
-
-Controls (:data:`CONTROLS`) are permutations fed to the same :func:`cumulative_reconstruction`:
+Controls (:data:`CONTROLS`) are permutations fed to :func:`~experiment_1.mobius.sparsity.cumulative_reconstruction`:
 ``random`` (uniform; its prefixes are random K-subsets for every K at once), ``order_matched`` (walks
 a ranking and takes at each position the next unused random subset of the same order, so every
 prefix has the ranking's order histogram) and ``low_order_first`` (by increasing order, random
@@ -29,114 +14,17 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from experiment_1.mobius.sparsity import (
+    RANKINGS,
+    captured_fraction,
+    cumulative_reconstruction,
+    participation_ratio,
+    rank_subsets,
+    smallest_k_reaching_mass,
+    subset_magnitudes,
+)
+from experiment_1.mobius.spectrum import scalar_projection
 from experiment_1.mobius.transform import full_mask_index, mobius_transform, num_blocks_from_size, subset_orders
-from experiment_2.spectrum import scalar_projection
-
-RANKINGS = ("vector", "scalar")
-DEFAULT_CHUNK = 4096
-
-
-def power_of_two_ks(num_blocks: int) -> list[int]:
-    """``[1, 2, 4, …, 2^L]``."""
-    return [1 << power for power in range(num_blocks + 1)]
-
-
-def subset_magnitudes(coefficients: torch.Tensor, full_logits: torch.Tensor, ranking: str) -> torch.Tensor:
-    """Per-subset magnitude ``(B, M)``: ``‖Δ_S h‖₂`` (``vector``) or ``|Δ_S h[c*]|`` (``scalar``)."""
-    if ranking == "vector":
-        return coefficients.norm(dim=2)
-    if ranking == "scalar":
-        return scalar_projection(coefficients, full_logits).abs()
-    raise ValueError(f"unknown ranking '{ranking}'; choose one of {', '.join(RANKINGS)}")
-
-
-def rank_subsets(magnitudes: torch.Tensor) -> torch.Tensor:
-    """Mask indices ``(B, M)`` by decreasing magnitude; equal magnitudes keep increasing mask index."""
-    return torch.sort(magnitudes, dim=1, descending=True, stable=True).indices
-
-
-def participation_ratio(energies: torch.Tensor) -> torch.Tensor:
-    """``(Σ_S e_S)² / Σ_S e_S²`` over the last dimension: ``(B, M)`` → ``(B,)`` (NaN where all ``e_S = 0``)."""
-    total = energies.sum(dim=-1)
-    squares = energies.square().sum(dim=-1)
-    return torch.where(squares > 0, total.square() / squares, torch.full_like(total, float("nan")))
-
-
-def _captured_fraction(energies: torch.Tensor, permutation: torch.Tensor) -> torch.Tensor:
-    """``Σ_{first K} e_S / Σ_S e_S`` for every ``K = 1 … M``: ``(B, M)``."""
-    cumulative = energies.gather(1, permutation).cumsum(dim=1)
-    return cumulative / cumulative[:, -1:]
-
-
-def smallest_k_reaching_mass(energies: torch.Tensor, permutation: torch.Tensor, fractions: Sequence[float]) -> torch.Tensor:
-    """The smallest ``K`` whose first ``K`` subsets hold at least a fraction ``η`` of the energy: ``(B, len(fractions))`` int64."""
-    captured = _captured_fraction(energies, permutation)
-    thresholds = torch.as_tensor(list(fractions), dtype=captured.dtype, device=captured.device)
-    # count of prefixes still below η, +1; η ≤ 1 is always reached at K = M (the fraction is exactly 1 there)
-    below = (captured[:, :, None] < thresholds[None, None, :]).sum(dim=1)
-    return (below + 1).clamp(max=captured.shape[1])
-
-
-def cumulative_reconstruction(
-    coefficients: torch.Tensor,
-    permutation: torch.Tensor,
-    full_logits: torch.Tensor,
-    ks: Sequence[int],
-    energies: torch.Tensor | None = None,
-    error_thresholds: Sequence[float] = (),
-    chunk: int = DEFAULT_CHUNK,
-) -> dict[str, torch.Tensor]:
-    """Walk the subsets in ``permutation`` order and score ``ĥ_K`` at each ``K`` of ``ks``.
-
-    ``coefficients`` ``(B, M, C)``, ``permutation`` ``(B, M)`` int64, ``full_logits`` ``(B, C)`` (h(full),
-    the target). Returns
-
-    - ``captured_energy`` ``(B, len(ks))``: ``Σ_{first K} e_S / Σ_S e_S``, ``e`` = ``energies`` ``(B, M)``
-      (default ``‖Δ_S h‖²``);
-    - ``relative_error`` ``(B, len(ks))``: ``‖ĥ_K − h(full)‖ / ‖h(full)‖``;
-    - ``top1_agreement`` ``(B, len(ks))``: 1.0 where ``argmax ĥ_K = argmax h(full)``, else 0.0;
-    - ``k_at_error`` ``(B, len(error_thresholds))`` int64: the smallest ``K`` (single-subset resolution)
-      with relative error ``≤ τ``, ``M + 1`` where no prefix reaches it.
-
-    At most ``chunk`` subsets per image are gathered at once (``chunk · C`` values).
-    """
-    batch, size, _ = coefficients.shape
-    ks = [int(k) for k in ks]
-    if any(not 1 <= k <= size for k in ks):
-        raise ValueError(f"every K must lie in 1 … {size}; got {ks}")
-    dtype, device = coefficients.dtype, coefficients.device
-    if energies is None:
-        energies = coefficients.square().sum(dim=2)
-    permutation = permutation.to(device)
-    full = full_logits.to(dtype)
-    full_norm = full.norm(dim=1, keepdim=True)
-    target_class = full.argmax(dim=1, keepdim=True)
-    k_index = torch.as_tensor(ks, device=device) - 1
-    relative_error = torch.empty(batch, len(ks), dtype=dtype, device=device)
-    agreement = torch.empty(batch, len(ks), dtype=dtype, device=device)
-    thresholds = torch.as_tensor(list(error_thresholds), dtype=dtype, device=device)
-    k_at_error = torch.full((batch, len(thresholds)), size + 1, dtype=torch.long, device=device)
-    running = torch.zeros_like(full)
-    rows = torch.arange(batch, device=device)[:, None]
-    for start in range(0, size, chunk):
-        stop = min(start + chunk, size)
-        order = permutation[:, start:stop]
-        gathered = coefficients[rows, order]  # (B, stop − start, C); advanced indexing copies rows ~3× faster than gather on CPU
-        partial = gathered.cumsum(dim=1) + running[:, None, :]  # ĥ_K for K = start+1 … stop
-        running = partial[:, -1]
-        errors = (partial - full[:, None, :]).norm(dim=2) / full_norm  # (B, stop − start)
-        wanted = (k_index >= start) & (k_index < stop)
-        if wanted.any():
-            local = k_index[wanted] - start
-            relative_error[:, wanted] = errors[:, local]
-            agreement[:, wanted] = (partial[:, local].argmax(dim=2) == target_class).to(dtype)
-        if len(thresholds):
-            reached = errors[:, :, None] <= thresholds[None, None, :]  # (B, chunk, T)
-            first = torch.where(reached.any(dim=1), reached.to(torch.int8).argmax(dim=1) + start + 1, size + 1)
-            k_at_error = torch.minimum(k_at_error, first)
-        del gathered, partial, errors
-    captured = _captured_fraction(energies.to(dtype), permutation)[:, k_index]
-    return {"captured_energy": captured, "relative_error": relative_error, "top1_agreement": agreement, "k_at_error": k_at_error}
 
 
 # --- Controls and the per-batch metrics of experiment_3.step_1_evaluate ------------------------------
@@ -246,7 +134,7 @@ def topk_metrics(
         draws: dict[str, list[torch.Tensor]] = {}
         for permutation in permutations:
             result = cumulative_reconstruction(coefficients, permutation, full, ks, vector_energy, error_thresholds)
-            result["captured_scalar_energy"] = _captured_fraction(scalar_energy, permutation)[:, k_index]
+            result["captured_scalar_energy"] = captured_fraction(scalar_energy, permutation)[:, k_index]
             result["k_mass"] = smallest_k_reaching_mass(vector_energy, permutation, mass_fractions)
             result["k_error"] = result.pop("k_at_error")
             for name, value in result.items():

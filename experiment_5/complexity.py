@@ -24,8 +24,8 @@ from typing import Sequence
 
 import torch
 
-from experiment_2.spectrum import order_energies, scalar_projection, spectrum_statistics
-from experiment_3.topk import cumulative_reconstruction, participation_ratio, rank_subsets, smallest_k_reaching_mass, subset_magnitudes
+from experiment_1.mobius.spectrum import order_energies, scalar_projection, spectrum_statistics
+from experiment_1.mobius.sparsity import cumulative_reconstruction, participation_ratio, rank_subsets, smallest_k_reaching_mass, subset_magnitudes
 
 PROJECTIONS = ("vector", "scalar")
 COMPLEXITY_MEASURES = (

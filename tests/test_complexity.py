@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform
-from experiment_2.spectrum import binomial_null
+from experiment_1.mobius.spectrum import binomial_null
 from experiment_5.complexity import COMPLEXITY_MEASURES, complexity_measures
 
 TAUS, ETAS = (0.01, 0.1, 0.5), (0.5, 0.9)

@@ -19,7 +19,7 @@ from experiment_1.mobius.transform import mobius_transform
 from experiment_1.report.markdown import format_stat
 from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
 from experiment_2 import step_2_plot, step_3_lambda_sweep, step_4_lambda_plot
-from experiment_2.spectrum import order_energies
+from experiment_1.mobius.spectrum import order_energies
 
 
 

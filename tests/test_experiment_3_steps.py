@@ -23,7 +23,7 @@ from experiment_1.report.markdown import format_stat
 from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
 from experiment_1.report.verdicts import by_id
 from experiment_3 import step_2_plot
-from experiment_3.topk import CURVE_METRICS, SOURCES, control_permutations
+from experiment_3.topk import control_permutations, CURVE_METRICS, SOURCES
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -6,20 +6,8 @@ import pytest
 import torch
 
 from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform, subset_orders
-from experiment_3.topk import (
-    CONTROLS,
-    CURVE_METRICS,
-    RANKINGS,
-    SOURCES,
-    control_permutations,
-    cumulative_reconstruction,
-    participation_ratio,
-    power_of_two_ks,
-    rank_subsets,
-    subset_magnitudes,
-    top_k_order_histograms,
-    topk_metrics,
-)
+from experiment_1.mobius.sparsity import cumulative_reconstruction, participation_ratio, power_of_two_ks, rank_subsets, RANKINGS, subset_magnitudes
+from experiment_3.topk import control_permutations, CONTROLS, CURVE_METRICS, SOURCES, top_k_order_histograms, topk_metrics
 
 L = 5
 M = 2**L

@@ -3,14 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from experiment_3.topk import (
-    cumulative_reconstruction,
-    participation_ratio,
-    power_of_two_ks,
-    rank_subsets,
-    smallest_k_reaching_mass,
-    subset_magnitudes,
-)
+from experiment_1.mobius.sparsity import cumulative_reconstruction, participation_ratio, power_of_two_ks, rank_subsets, smallest_k_reaching_mass, subset_magnitudes
 
 
 def _coefficients(batch: int = 3, num_blocks: int = 5, classes: int = 7, seed: int = 0) -> torch.Tensor:

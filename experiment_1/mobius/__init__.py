@@ -1,5 +1,5 @@
 """The mathematics of set functions on the 2^L mask axis (torch only, no project imports): the mask convention and
-the Möbius butterfly.
+the Möbius butterfly (transform), order spectra (spectrum) and top-K rankings and reconstructions (sparsity).
 
 The package's public names; its modules import each other by module path, never through this face.
 """
@@ -14,6 +14,30 @@ from experiment_1.mobius.transform import (
     inverse_mobius_transform,
 )
 
+from experiment_1.mobius.spectrum import (
+    LOW_ORDER_MAX,
+    scalar_projection,
+    order_energies,
+    interaction_spectrum,
+    trunk_share,
+    peak_order,
+    mean_order,
+    low_order_mass,
+    spectrum_statistics,
+    binomial_null,
+)
+from experiment_1.mobius.sparsity import (
+    RANKINGS,
+    DEFAULT_CHUNK,
+    power_of_two_ks,
+    subset_magnitudes,
+    rank_subsets,
+    participation_ratio,
+    captured_fraction,
+    smallest_k_reaching_mass,
+    cumulative_reconstruction,
+)
+
 __all__ = [
     'num_blocks_from_size',
     'all_masks',
@@ -23,4 +47,23 @@ __all__ = [
     'singleton_mask_indices',
     'mobius_transform',
     'inverse_mobius_transform',
+    'LOW_ORDER_MAX',
+    'scalar_projection',
+    'order_energies',
+    'interaction_spectrum',
+    'trunk_share',
+    'peak_order',
+    'mean_order',
+    'low_order_mass',
+    'spectrum_statistics',
+    'binomial_null',
+    'RANKINGS',
+    'DEFAULT_CHUNK',
+    'power_of_two_ks',
+    'subset_magnitudes',
+    'rank_subsets',
+    'participation_ratio',
+    'captured_fraction',
+    'smallest_k_reaching_mass',
+    'cumulative_reconstruction',
 ]
