@@ -1,7 +1,9 @@
-"""Summary statistics: means with percentile-bootstrap 95 % confidence intervals."""
+"""Summary statistics: means with percentile-bootstrap 95 % confidence intervals, and exact (Clopper–Pearson)
+intervals for proportions of 0/1 outcomes, which small samples need (a bootstrap of 0/6 gives [0, 0])."""
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import binomtest
 
 NUM_RESAMPLES = 2000
 
@@ -39,6 +41,24 @@ def bootstrap_mean_ci(
         "max": float(values.max()),
         "n": count,
     }
+
+
+def exact_proportion_ci(outcomes: np.ndarray, confidence: float = 0.95) -> dict[str, float]:
+    """The share of true values among ``outcomes`` (1-D 0/1 or bool, NaNs dropped) with its exact Clopper–Pearson
+    interval (:func:`scipy.stats.binomtest`), in the keys of :func:`bootstrap_mean_ci` plus ``successes`` and
+    ``method``. With no outcome every number is NaN."""
+    values = np.asarray(outcomes, dtype=np.float64).ravel()
+    values = values[~np.isnan(values)]
+    if not np.isin(values, (0.0, 1.0)).all():
+        raise ValueError("exact_proportion_ci takes 0/1 outcomes")
+    count, successes = len(values), int(values.sum())
+    if count == 0:
+        nan = float("nan")
+        return {"mean": nan, "ci_low": nan, "ci_high": nan, "median": nan, "min": nan, "max": nan, "n": 0, "successes": 0,
+                "method": "Clopper-Pearson"}
+    interval = binomtest(successes, count).proportion_ci(confidence_level=confidence, method="exact")
+    return {"mean": successes / count, "ci_low": float(interval.low), "ci_high": float(interval.high), "median": float(np.median(values)),
+            "min": float(values.min()), "max": float(values.max()), "n": count, "successes": successes, "method": "Clopper-Pearson"}
 
 
 def bootstrap_mean_ci_rows(matrix: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES) -> dict[str, list[float]]:
