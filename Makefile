@@ -19,7 +19,7 @@ BIN := $(VENV)/bin
 DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
 	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
-.PHONY: test demo bench bench-gpu tables paper clean-demo
+.PHONY: test demo bench bench-gpu tables reports paper clean-demo
 
 $(BIN)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,27 @@ bench-gpu: $(BIN)/.installed
 		--compile-modes eager compiled --memory-formats channels_last --naive-masks 256 --repeats 2 --json $(BENCH_GPU_JSON)
 
 tables: $(BIN)/.installed
+	$(BIN)/python -m paper.make_tables
+
+# Every committed REPORT, figure, depth comparison, tables.md and paper/generated/ re-rendered from the committed
+# summaries, evaluating nothing (about 1.5 min); on the code that wrote them, `git status --porcelain` then prints
+# nothing. (Experiment 3C's limit report needs the sweeps' per_image.npz, which is not committed: rerun offline-results-3c.)
+reports: $(BIN)/.installed
+	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_sample/summary.json
+	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite1_sample/summary.json
+	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_sample/summary.json \
+		--compare-summary experiment_2/results_efficientnet_lite0_random_sample/summary.json
+	for lite in lite1 lite2; do \
+		$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_$${lite}_sample/summary.json && \
+		$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
+	for lite in lite0 lite1; do \
+		$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_$${lite}_sample/summary_all.json && \
+		$(BIN)/python -m experiment_4.step_3_plot --summary experiment_4/results_efficientnet_$${lite}_sample/overlap.json && \
+		$(BIN)/python -m experiment_5.step_3_plot --analysis experiment_5/results_efficientnet_$${lite}_sample/analysis.json \
+			--per-image experiment_5/results_efficientnet_$${lite}_sample/per_image.pt || exit 1; done
+	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
+	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
+		--output paper/results_depth_efficientnet_lite_sample/depth.json
 	$(BIN)/python -m paper.make_tables
 
 # The paper: regenerate paper/generated/ (and tables.md) from the summaries, then build paper/build/main.pdf.
