@@ -15,6 +15,7 @@ from experiment_1.mobius.transform import (
 )
 
 from experiment_1.mobius.spectrum import (
+    PROJECTIONS,
     LOW_ORDER_MAX,
     scalar_projection,
     order_energies,
@@ -47,6 +48,7 @@ __all__ = [
     'singleton_mask_indices',
     'mobius_transform',
     'inverse_mobius_transform',
+    'PROJECTIONS',
     'LOW_ORDER_MAX',
     'scalar_projection',
     'order_energies',

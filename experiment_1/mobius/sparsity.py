@@ -24,9 +24,9 @@ from typing import Sequence
 
 import torch
 
-from experiment_1.mobius.spectrum import scalar_projection
+from experiment_1.mobius.spectrum import PROJECTIONS, scalar_projection
 
-RANKINGS = ("vector", "scalar")
+RANKINGS = PROJECTIONS  # a ranking orders subsets by the magnitude of one projection
 DEFAULT_CHUNK = 4096
 
 

@@ -32,9 +32,11 @@ import torch
 
 from experiment_1.mobius.transform import num_blocks_from_size, subset_orders
 
+PROJECTIONS = ("vector", "scalar")  # the two projections of a coefficient Δ_S h: all classes, or the predicted class
 LOW_ORDER_MAX = 3
 
 __all__ = [
+    "PROJECTIONS",
     "LOW_ORDER_MAX",
     "scalar_projection",
     "order_energies",
