@@ -18,10 +18,15 @@ Per order: the slope between successive λs (the convergence), and the *limit sl
 least-squares slope over the ``LIMIT_POINTS`` smallest λs at which the order is resolved (its mean
 energy at least ``FLOOR_MARGIN`` × the round-off floor of the network's arithmetic, float32 or
 float64) — each with a bootstrap-over-images CI (:func:`experiment_2.scaling.fit_power_law`).
-A law *holds* at an order when the limit slope's CI lies within ``± tolerance`` of its
-prediction, *fails* when the CI lies wholly outside, and *cannot tell* otherwise. It is
-*visible from* the largest λ from which on every successive-λ slope of every resolved order (and, per order, of that order) is
-within ``± tolerance`` of the prediction.
+An order's limit has *converged* when its window holds all ``LIMIT_POINTS`` λs and the successive-λ slopes
+inside it differ by at most ``± tolerance`` (:func:`convergence`); where the float64 floor cuts the window
+short, or the slopes still move, the order reads *cannot tell (not converged)* whatever its CI says. A law
+*holds* at a converged order when the limit slope's CI lies within ``± tolerance`` of its prediction, *fails*
+when the CI lies wholly outside, and *cannot tell* otherwise; order 1 has slope 1 in every network, so it is
+shown but not counted. A law fitted to the data that tests it (the refined law on the run it was derived
+from, :func:`is_post_hoc`) reads *consistent (post hoc)* where the rule would say holds. It is
+*visible from* the largest λ from which on every successive-λ slope of every resolved order (and, per order,
+of that order) is within ``± tolerance`` of the prediction.
 """
 from __future__ import annotations
 
@@ -33,15 +38,28 @@ from torch import nn
 
 from experiment_1.network.residual_stack import ResidualStack
 from experiment_1.report.stats import bootstrap_mean_ci_rows
-from experiment_1.report.verdicts import CANNOT_TELL, conjunction, verdict
+from experiment_1.report.verdicts import CANNOT_TELL, FAILS, HOLDS, verdict
 from experiment_2.scaling import FLOOR_MARGIN, fit_power_law, roundoff_floor
 
 LIMIT_POINTS = 3
 NO_POST_ACTIVATION = "Identity"
 LAWS = ("lambda_k", "kink", "kink_chain")
-LAW_NAMES = {"lambda_k": "λ^k law (smooth stacks)", "kink": "kink law (piecewise-linear activations, stated before measuring)",
+LAW_NAMES = {"lambda_k": "λ^k law (smooth stacks)", "kink": "kink law (piecewise-linear activations, stated before the 3C runs)",
              "kink_chain": "kink law refined by the exact-zero chain (after measuring ResNet-18)"}
 PIECEWISE_LINEAR_POST = (nn.ReLU, nn.ReLU6)
+NOT_CONVERGED = "cannot tell (not converged)"
+UNRESOLVED = "unresolved"
+POST_HOC = "consistent (post hoc)"
+FIRST_COUNTED_ORDER = 2  # slope 1 at k = 1 holds for any network: shown, not counted as agreement
+# The run the refined law was derived from (README, "After measuring"): the random-init torchvision ResNet-18,
+# seed 0, on the test sample list. Any run of that network, seed and list is the law's own data.
+REFINED_LAW_FITTED_TO = {"arch": "resnet18", "weights": "random", "seed": 0,
+                         "sample_list_sha256": "d0435bf1f04c0f81cf1bd1ca91d3c597fe7a8726a7bd4bcde8be1dbdf7eecf8a"}
+
+
+def is_post_hoc(config: dict[str, Any]) -> bool:
+    """Whether a run's configuration is the refined law's own data (:data:`REFINED_LAW_FITTED_TO`)."""
+    return all(config.get(key) == value for key, value in REFINED_LAW_FITTED_TO.items())
 
 
 def exact_zero_chain(model: ResidualStack) -> int:
@@ -138,18 +156,60 @@ def visible_from(pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: 
     return first
 
 
-def law_test(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: float) -> dict[str, Any]:
+def convergence(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], tolerance: float) -> list[dict[str, Any]]:
+    """Per order: whether its limit slope has converged — its window holds all ``LIMIT_POINTS`` λs (the floor
+    did not cut it short) and the successive-λ slopes inside the window differ by at most ``tolerance``.
+
+    Returns ``{"order", "converged", "window_slopes", "spread", "reason"}`` per row of ``limit``
+    (``reason`` ``None`` when converged).
+    """
+    rows = []
+    for row in limit:
+        window = set(row["fit_lambdas"])
+        slopes = [pair["slope"][row["order"]] for pair in pairs if set(pair["lambdas"]) <= window and pair["resolved"][row["order"]]]
+        spread = float(max(slopes) - min(slopes)) if slopes else None
+        if not row["resolved"]:
+            reason = UNRESOLVED
+        elif len(window) < LIMIT_POINTS or len(slopes) < LIMIT_POINTS - 1:
+            reason = f"the round-off floor leaves {len(window)} of the {LIMIT_POINTS} λs of the window"
+        elif spread > tolerance:
+            reason = f"successive slopes in the window still move by {spread:.2f} > {tolerance:g}"
+        else:
+            reason = None
+        rows.append({"order": row["order"], "converged": reason is None, "window_slopes": slopes, "spread": spread, "reason": reason})
+    return rows
+
+
+def law_test(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: float, post_hoc: bool = False) -> dict[str, Any]:
     """One law against the measured limit slopes: per-order verdicts, the overall one, and from which λ it is visible.
 
-    Overall: ``holds`` when it holds at every resolved order k ≥ 1, ``fails`` when it fails at any,
-    else ``cannot tell``; ``unresolved`` when no order k ≥ 1 is resolved.
+    Per order: ``unresolved``, ``cannot tell (not converged)`` (:func:`convergence`), else :func:`order_verdict`.
+    Overall, over the orders k ≥ ``FIRST_COUNTED_ORDER``: ``fails`` when it fails at any converged order,
+    ``holds`` when it holds at every resolved order (all converged), else ``cannot tell``; ``unresolved``
+    when none is resolved. ``post_hoc``: the law was fitted to these data, so ``holds`` reads ``consistent (post hoc)``.
     """
-    per_order = {row["order"]: ("unresolved" if not row["resolved"] else order_verdict(row["ci_low"], row["ci_high"], predicted[row["order"]], tolerance)) for row in limit if row["order"] >= 1}
-    tested = [verdict for verdict in per_order.values() if verdict != "unresolved"]
-    overall = "unresolved" if not tested else "fails" if "fails" in tested else "holds" if all(verdict == "holds" for verdict in tested) else "cannot tell"
+    converged = {row["order"]: row for row in convergence(limit, pairs, tolerance)}
+    per_order = {}
+    for row in limit:
+        if row["order"] < 1:
+            continue
+        if not row["resolved"]:
+            per_order[row["order"]] = UNRESOLVED
+        elif not converged[row["order"]]["converged"]:
+            per_order[row["order"]] = NOT_CONVERGED
+        else:
+            per_order[row["order"]] = order_verdict(row["ci_low"], row["ci_high"], predicted[row["order"]], tolerance)
+    tested = [value for order, value in per_order.items() if order >= FIRST_COUNTED_ORDER and value != UNRESOLVED]
+    overall = (UNRESOLVED if not tested else FAILS if FAILS in tested else HOLDS if all(value == HOLDS for value in tested)
+               else NOT_CONVERGED if NOT_CONVERGED in tested and not [value for value in tested if value == CANNOT_TELL] else CANNOT_TELL)
+    if post_hoc and overall == HOLDS:
+        overall = POST_HOC
     return {
         "predicted": predicted.tolist(),
         "per_order": [per_order[order] for order in sorted(per_order)],
+        "converged": [converged[order]["converged"] for order in sorted(per_order)],
+        "not_converged_reasons": {str(order): converged[order]["reason"] for order in sorted(per_order) if converged[order]["reason"] not in (None, UNRESOLVED)},
+        "post_hoc": post_hoc,
         "verdict": overall,
         "visible_from_lambda": visible_from(pairs, predicted, tolerance, list(range(1, len(predicted)))),
         "visible_from_lambda_per_order": [visible_from(pairs, predicted, tolerance, [order]) for order in range(1, len(predicted))],
@@ -195,65 +255,105 @@ def limit_summary(
     pairs = successive_slopes(lambdas, energies, resolved, seed)
     limit = limit_slopes(lambdas, energies, resolved, seed)
     exponent = kink_exponent(post_activation)
-    return {
+    block = {
         "resolved": resolved.tolist(),
         "successive_slopes": pairs,
         "limit_slopes": limit,
         "kink_exponent": exponent,
         "exact_zero_chain": chain,
         "renormalised_spectrum": renormalised_spectrum_summary(energies, seed),
-        "laws": {law: law_test(limit, pairs, predicted_slopes(law, num_blocks, exponent, chain or 0), tolerance) for law in LAWS if law != "kink_chain" or chain is not None},
     }
+    return {**block, **scored(block, tolerance, post_hoc=True)}
 
 
-LAW_RULE = ("per order k ≥ 1: holds when the 95 % bootstrap CI of the limit slope lies within ± tolerance of the law's slope, fails when it lies "
-            "wholly outside, else cannot tell (orders without two λs above floor_margin × the round-off floor are unresolved, not judged); "
-            "the law holds when it holds at every resolved order, fails when it fails at any, else cannot tell")
+def law_tests(block: dict[str, Any], tolerance: float, post_hoc: bool) -> dict[str, dict[str, Any]]:
+    """Each law's :func:`law_test` on one 3C block (its ``limit_slopes``, ``successive_slopes``, ``kink_exponent``,
+    ``exact_zero_chain``). The refined law is left out when the chain is not recorded, and when it predicts what the
+    law stated before measuring does (R = 0, or R ≥ L): it would be the same test twice."""
+    num_blocks = len(block["limit_slopes"]) - 1
+    exponent, chain = block["kink_exponent"], block["exact_zero_chain"]
+    predictions = {law: predicted_slopes(law, num_blocks, exponent, chain or 0) for law in LAWS}
+    laws = [law for law in LAWS if law != "kink_chain" or (chain is not None and not np.array_equal(predictions[law], predictions["kink"]))]
+    return {law: law_test(block["limit_slopes"], block["successive_slopes"], predictions[law], tolerance, post_hoc=post_hoc and law == "kink_chain")
+            for law in laws}
+
+
+def scored(block: dict[str, Any], tolerance: float, post_hoc: bool) -> dict[str, Any]:
+    """The parts of a 3C block the rule decides — per-order convergence and the laws' tests — from the block's
+    measured parts, so a summary written by earlier code is scored by the current rule without re-evaluating.
+    ``post_hoc``: the run is the refined law's own data (:func:`is_post_hoc`; at sweep time, ``True``: only
+    the report steps, which see the whole configuration, call a run a test)."""
+    return {"convergence": convergence(block["limit_slopes"], block["successive_slopes"], tolerance),
+            "laws": law_tests(block, tolerance, post_hoc)}
+
+
+LAW_RULE = ("per order k ≥ 1: an order whose window lacks one of its λs (the round-off floor) or whose successive slopes inside the window differ "
+            "by more than ± tolerance has not converged: cannot tell (not converged); at a converged order, holds when the 95 % bootstrap CI of the "
+            "limit slope lies within ± tolerance of the law's slope, fails when it lies wholly outside, else cannot tell (orders without two λs above "
+            "floor_margin × the round-off floor are unresolved, not judged); over k ≥ 2 (slope 1 at k = 1 holds in any network), the law fails when it "
+            "fails at any converged order, holds when it holds at every resolved order, else cannot tell; a law fitted to these very data reads "
+            "consistent (post hoc) where it would hold")
 LAW_CLAIMS = {"lambda_k": "slope k at every order", "kink": "slope min(k, s) at every order k ≥ 1", "kink_chain": "slope 1 up to order R, 3/2 above"}
 
 
 def _outcomes(per_order: list[str]) -> str:
     """``holds at k ∈ {1, 2}; fails at k ∈ {3}`` — each outcome that occurs, with its orders."""
     parts = []
-    for outcome in ("holds", "fails", "cannot tell", "unresolved"):
+    for outcome in (HOLDS, FAILS, CANNOT_TELL, NOT_CONVERGED, UNRESOLVED):
         orders = [str(order) for order, value in enumerate(per_order, start=1) if value == outcome]
         if orders:
             parts.append(f"{outcome} at k ∈ {{{', '.join(orders)}}}")
     return "; ".join(parts)
 
 
+def _worded(entry: dict[str, Any], word: str) -> dict[str, Any]:
+    """``entry`` with the finer decision word of the limit rule: ``cannot tell (not converged)`` for a cannot tell
+    whose cause is convergence, ``consistent (post hoc)`` for a holds on the law's own data."""
+    if word == NOT_CONVERGED and entry["decision"] == CANNOT_TELL or word == POST_HOC and entry["decision"] == HOLDS:
+        return {**entry, "decision": word}
+    return entry
+
+
 def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, tolerance: float, floor_margin: float) -> dict[str, Any]:
     """The verdict (:mod:`experiment_1.report.verdicts` schema) on one law for one variant, from its 3C limit block.
 
-    Effect: the resolved order whose limit slope lies farthest from the law's slope, with its CI.
+    Decision: the law test's overall verdict (:func:`law_test`). Effect: the converged order k ≥ 2 whose limit
+    slope lies farthest from the law's slope, with its CI.
     """
     test = block["laws"][law]
     predicted = test["predicted"]
-    resolved = [row for row in block["limit_slopes"] if row["order"] >= 1 and row["resolved"]]
-    decisions = [outcome for outcome in test["per_order"] if outcome != "unresolved"]
+    counted = [row for row in block["limit_slopes"] if row["order"] >= FIRST_COUNTED_ORDER and row["resolved"] and test["converged"][row["order"] - 1]]
     effect = None
     notes = ["the law derived for these activations" if expected else "the other law: expected not to hold"]
     if law == "kink_chain":
-        notes.append(f"refined after measuring ResNet-18 (R = {block['exact_zero_chain']}); post hoc, not a test of a prior prediction")
-    if resolved:
-        worst = max(resolved, key=lambda row: abs(row["slope"] - predicted[row["order"]]))
+        notes.append(f"refined after measuring ResNet-18 (R = {block['exact_zero_chain']}); " + (
+            "these are the data it was fitted to: post hoc, not a test of a prior prediction" if test["post_hoc"]
+            else "a network it was not fitted to, its prediction stated before running (experiment_2/README.md): a test"))
+    if counted:
+        worst = max(counted, key=lambda row: abs(row["slope"] - predicted[row["order"]]))
         target = predicted[worst["order"]]
-        effect = {"name": f"limit slope − law's slope at the farthest order (k = {worst['order']})", "value": worst["slope"] - target,
+        effect = {"name": f"limit slope − law's slope at the farthest converged order (k = {worst['order']})", "value": worst["slope"] - target,
                   "ci_low": worst["ci_low"] - target, "ci_high": worst["ci_high"] - target, "confidence": 0.95, "percent": False}
+    if any(row["resolved"] for row in block["limit_slopes"] if row["order"] >= 1):
         notes.append("limit slopes k = 1 … L: " + ", ".join(f"{row['slope']:.3g} [{row['ci_low']:.3g}, {row['ci_high']:.3g}]" if row["resolved"] else "unresolved"
                                                           for row in block["limit_slopes"] if row["order"] >= 1))
         notes.append(_outcomes(test["per_order"]))
+        notes += [f"k = {order}: {reason}" for order, reason in test["not_converged_reasons"].items()]
     else:
         notes.append("no order k ≥ 1 is resolved: nothing to judge")
     visible = test["visible_from_lambda"]
     notes.append(f"visible at every resolved order from λ = {visible:g} down" if visible is not None else "not visible at every resolved order on any λ step of this grid")
     notes.append("visible per order k = 1 … L from λ = " + ", ".join("—" if value is None else f"{value:g}" for value in test["visible_from_lambda_per_order"]))
-    return verdict(
+    overall = test["verdict"]
+    decision = overall if overall in (HOLDS, FAILS) else HOLDS if overall == POST_HOC else CANNOT_TELL
+    entry = verdict(
         f"exp3c.{variant}.{law}",
         f"{variant} activations follow the {LAW_NAMES[law]} ({LAW_CLAIMS[law]})",
-        conjunction(decisions) if decisions else CANNOT_TELL,
+        decision,
         LAW_RULE,
-        parameters={"tolerance": tolerance, "limit_points": LIMIT_POINTS, "floor_margin": floor_margin, "predicted": predicted},
+        parameters={"tolerance": tolerance, "convergence_tolerance": tolerance, "limit_points": LIMIT_POINTS, "floor_margin": floor_margin,
+                    "first_counted_order": FIRST_COUNTED_ORDER, "predicted": predicted},
         effect=effect,
         notes=notes,
     )
+    return _worded(entry, overall)

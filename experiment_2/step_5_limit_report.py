@@ -6,8 +6,9 @@ activations follow the kink law derived in experiment_2/README.md (limit slope m
 Inputs:  --native and --smooth: the summary_all.json of two step_3_lambda_sweep runs of the same
          network, images and λ grid — one with its own activations, one with --smooth-activations
          (per_image.npz beside each, for the swap's top-1 agreement at λ = 1).
-Outputs: <output-dir>/summary_3c.json (per variant: limit slopes with CIs, successive slopes,
-         the spectrum renormalised over k ≥ 2 per λ, both laws' tests; verdicts),
+Outputs: <output-dir>/summary_3c.json (per variant: limit slopes with CIs, successive slopes, per-order
+         convergence, the spectrum renormalised over k ≥ 2 per λ, the laws' tests re-scored by the current
+         rule of experiment_2.limit; verdicts),
          slope_vs_k and spectrum_above_order_1 (.png/.pdf), REPORT.md.
 
     python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_resnet18_native/summary_all.json \\
@@ -22,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, load_summary
+from experiment_1.files import atomic_write_json, atomic_write_text, load_summary, read_json
 from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report.stats import bootstrap_mean_ci
-from experiment_2.limit import LAWS, law_verdict
+from experiment_2.limit import LAWS, is_post_hoc, law_verdict, scored
 
 QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
             "activations follow the kink law min(k, s) derived in experiment_2/README.md instead?")
@@ -52,9 +53,20 @@ def load_variants(native: Path, smooth: Path) -> dict[str, dict[str, Any]]:
     return summaries
 
 
-def swap_agreement(native: Path, smooth: Path, seed: int) -> dict[str, Any]:
-    """Top-1 agreement of the smooth network's full-mask prediction at λ = 1 with the native one's, and each one's top-1 on labelled images."""
-    arrays = {variant: np.load(path.parent / "per_image.npz") for variant, path in zip(VARIANTS, (native, smooth))}
+def swap_agreement(native: Path, smooth: Path, seed: int, previous: Path | None = None, run_id: str | None = None) -> dict[str, Any]:
+    """Top-1 agreement of the smooth network's full-mask prediction at λ = 1 with the native one's, and each one's top-1 on labelled images.
+
+    The per-image arrays are not committed: without them, the agreement an earlier report computed from these
+    very sweeps (``previous`` summary_3c.json with the same native ``run_id``) is kept rather than recomputed.
+    """
+    arrays_paths = [path.parent / "per_image.npz" for path in (native, smooth)]
+    missing = [path for path in arrays_paths if not path.is_file()]
+    if missing:
+        kept = read_json(previous) if previous is not None and previous.is_file() else None
+        if kept is None or kept.get("config", {}).get("run_id") != run_id or "swap_at_lambda_1" not in kept:
+            raise PipelineError(f"{missing[0]} is missing and {previous} holds no swap agreement of this run; rerun the sweep to write it")
+        return kept["swap_at_lambda_1"]
+    arrays = {variant: np.load(path) for variant, path in zip(VARIANTS, arrays_paths)}
     column = list(arrays["native"]["lambdas"]).index(1.0)
     valid = arrays["native"]["valid"].astype(bool) & arrays["smooth"]["valid"].astype(bool)
     predictions = {variant: arrays[variant]["full_prediction"][:, column] for variant in VARIANTS}
@@ -67,15 +79,18 @@ def swap_agreement(native: Path, smooth: Path, seed: int) -> dict[str, Any]:
 
 
 def variant_block(summary: dict[str, Any], variant: str) -> dict[str, Any]:
-    """What the 3C summary keeps of one sweep: configuration differences, λs, the limit block of the vector projection."""
+    """What the 3C summary keeps of one sweep: configuration differences, λs, the limit block of the vector projection,
+    its convergence and laws re-scored by the current rule (the refined law post hoc on its own data, :func:`is_post_hoc`)."""
     config = summary["config"]
+    block = summary["limit"]["projections"][PROJECTION]
     return {
         "expected_laws": list(EXPECTED_LAWS[variant]),
         "gated_recursion": config["gated_recursion"],
         "smooth_activations": config.get("smooth_activations"),
         "lambdas": summary["lambdas"],
         "num_valid": summary["num_valid"],
-        **summary["limit"]["projections"][PROJECTION],
+        **block,
+        **scored(block, summary["limit"]["slope_tolerance"], post_hoc=is_post_hoc(config)),
     }
 
 
@@ -114,7 +129,7 @@ def plot_slopes(summary: dict[str, Any], output: Path) -> Path:
     orders = np.arange(1, num_blocks + 1)
     axes.plot(orders, orders, color=COLOURS["binomial"], ls="--", lw=1, label="λ^k law: k")
     exponent = summary["variants"]["native"]["kink_exponent"]
-    axes.plot(orders, np.minimum(orders, exponent), color="#c22", ls=":", lw=1.5, label=f"kink law (before measuring): min(k, {format_number(exponent)})")
+    axes.plot(orders, np.minimum(orders, exponent), color="#c22", ls=":", lw=1.5, label=f"kink law (before the 3C runs): min(k, {format_number(exponent)})")
     refined = summary["variants"]["native"]["laws"].get("kink_chain")
     if refined and refined["predicted"] != summary["variants"]["native"]["laws"]["kink"]["predicted"]:
         axes.plot(orders, refined["predicted"][1:], color="#c22", ls="-.", lw=1, label=f"kink law refined after measuring (R = {summary['variants']['native']['exact_zero_chain']})")
@@ -168,10 +183,19 @@ def limit_table(summary: dict[str, Any]) -> str:
         row += [refined["per_order"][order - 1]] if refined else []
         row += [slope_cell(smooth["limit_slopes"][order]), smooth["laws"]["lambda_k"]["per_order"][order - 1]]
         rows.append(row)
-    headers = ["k", "λ^k law", "kink law"] + (["refined kink law (after measuring)"] if refined else [])
+    headers = ["k", "λ^k law", "kink law"] + (["refined kink law (after measuring; post hoc)" if refined["post_hoc"] else "refined kink law (a priori test)"] if refined else [])
     headers += ["native: limit slope [95 % CI] (fitted λs)", "kink law at k"] + (["refined at k"] if refined else [])
     headers += ["smooth: limit slope [95 % CI] (fitted λs)", "λ^k law at k"]
     return markdown_table(headers, rows)
+
+
+def variant_limit_table(block: dict[str, Any], num_blocks: int) -> str:
+    """One variant: k, its limit slope with CI and fitted λs, whether it converged, and each law's slope and verdict at k."""
+    laws = [law for law in LAWS if law in block["laws"]]
+    rows = [[str(order), slope_cell(block["limit_slopes"][order]), "yes" if block["convergence"][order]["converged"] else (block["convergence"][order]["reason"] or "")]
+            + [f"{format_number(block['laws'][law]['predicted'][order])}: {block['laws'][law]['per_order'][order - 1]}" for law in laws]
+            for order in range(1, num_blocks + 1)]
+    return markdown_table(["k", "limit slope [95 % CI] (fitted λs)", "converged"] + [f"{law} (slope: verdict)" for law in laws], rows)
 
 
 def successive_table(block: dict[str, Any], num_blocks: int) -> str:
@@ -201,10 +225,14 @@ def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
     method = (f"Two λ sweeps of the same network on the same images, λ ∈ {{{lambdas}}}, network arithmetic `{summary['config']['dtype']}`, "
               f"Möbius transform `{summary['config']['mobius_dtype']}`: its own activations, and the smooth swap, which computes `{smooth['gated_recursion']}`. "
               f"{summary['method']}. Tolerance ±{format_number(summary['slope_tolerance'])}; resolved means at least {format_number(summary['floor_margin'])}× the round-off floor. "
-              f"Predictions (experiment_2/README.md, stated before measuring): λ^k law slope k (smooth stacks); kink law slope min(k, s) with s = {format_number(native['kink_exponent'])} "
+              f"Predictions (experiment_2/README.md, stated before the 3C runs; Lite0's float32 3A/3B slopes were already known): λ^k law slope k (smooth stacks); "
+              f"kink law slope min(k, s) with s = {format_number(native['kink_exponent'])} "
               "for this network (s = 1 with a post-sum activation on the gated blocks, 3/2 without). "
-              f"Refined after the ResNet-18 measurement (README, \"After measuring\"; post hoc, so not a test of a prior prediction): slope 1 for k ≤ R, "
-              f"3/2 above, R = {native['exact_zero_chain']} the longest run of identity-shortcut blocks with a post-sum ReLU. Vector projection throughout.")
+              + (f"Refined after the ResNet-18 measurement (README, \"After measuring\"): slope 1 for k ≤ R, 3/2 above, R = {native['exact_zero_chain']} "
+                 "the longest run of identity-shortcut blocks with a post-sum ReLU" + ("; these are the data it was fitted to, so it is scored consistent (post hoc), "
+                 "never holds. " if native["laws"]["kink_chain"]["post_hoc"] else ". ") if "kink_chain" in native["laws"]
+                 else "The law refined after the ResNet-18 measurement predicts the same here (R = 0), so it is not tested twice. ")
+              + "An order counts only once its limit has converged (rule below); order 1 has slope 1 in any network and is not counted. Vector projection throughout.")
     results = [
         "### Limit slopes against both laws",
         limit_table(summary),
@@ -244,8 +272,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output-dir", type=Path, default=None, help="where summary_3c.json, the figures and REPORT.md go (default: experiment_2/results_3c_<arch>)")
     args = parser.parse_args(argv)
     summaries = load_variants(args.native, args.smooth)
-    summary = summarize(summaries, swap_agreement(args.native, args.smooth, summaries["native"]["config"]["seed"]))
-    folder = args.output_dir or Path("experiment_2") / f"results_3c_{summary['config']['arch']}"
+    folder = args.output_dir or Path("experiment_2") / f"results_3c_{summaries['native']['config']['arch']}"
+    config = summaries["native"]["config"]
+    summary = summarize(summaries, swap_agreement(args.native, args.smooth, config["seed"], folder / "summary_3c.json", config["run_id"]))
     atomic_write_json(folder / "summary_3c.json", summary)
     figures = {"slopes": plot_slopes(summary, folder / "slope_vs_k"), "spectra": plot_renormalised(summary, folder / "spectrum_above_order_1")}
     atomic_write_text(folder / "REPORT.md", report_markdown(summary, {name: path.name for name, path in figures.items()}))

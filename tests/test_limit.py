@@ -76,8 +76,8 @@ def test_relu_networks_follow_the_kink_law(post_activation: bool, exponent: floa
     assert abs(slopes[1] - 1.0) <= 0.1
     np.testing.assert_allclose(slopes[2:], exponent, atol=0.25)
     assert summary["laws"]["kink"]["per_order"][1:] != ["fails"] * (NUM_BLOCKS - 1)
-    assert summary["laws"]["kink"]["verdict"] in ("holds", "cannot tell") and summary["laws"]["lambda_k"]["verdict"] == "fails"
-    assert summary["laws"]["kink_chain"]["predicted"] == summary["laws"]["kink"]["predicted"]  # R = L or no post-sum ReLU: the same law
+    assert summary["laws"]["kink"]["verdict"] in ("holds", "cannot tell", "cannot tell (not converged)") and summary["laws"]["lambda_k"]["verdict"] == "fails"
+    assert "kink_chain" not in summary["laws"]  # R = L or no post-sum ReLU: the refined law is the first one, not tested twice
 
 
 def test_exact_zero_chain_of_resnet18() -> None:
@@ -202,7 +202,7 @@ def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input
     assert [entry["id"] for entry in summary["verdicts"]] == [f"exp3c.{variant}.{law}" for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")]
     assert native["config"]["exact_zero_chain"] == 2
     for entry, (variant, law) in zip(summary["verdicts"], [(variant, law) for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")]):
-        assert entry["decision"] in ("holds", "fails", "cannot tell") and entry["parameters"]["predicted"] == summary["variants"][variant]["laws"][law]["predicted"]
+        assert entry["decision"] in ("holds", "fails", "cannot tell", "cannot tell (not converged)", "consistent (post hoc)") and entry["parameters"]["predicted"] == summary["variants"][variant]["laws"][law]["predicted"]
     assert summary["variants"]["smooth"]["limit_slopes"] == smooth["limit"]["projections"]["vector"]["limit_slopes"]
     report = (report_dir / "REPORT.md").read_text()
     for name in ("slope_vs_k", "spectrum_above_order_1"):
