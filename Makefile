@@ -134,6 +134,10 @@ offline-results-3c: $(BIN)/.installed
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
 	$(BIN)/python -m experiment_2.step_6_swap_cost --arch efficientnet_lite0 --weights pretrained --data-dir $(SAMPLE_DATA) \
 		--sample-index $(LABELLED_INDEX) --num-workers 0 --seed 0 --output-dir experiment_2/results_3c_efficientnet_lite0_swap_cost
+	$(BIN)/python -m experiment_2.step_3_lambda_sweep --arch experiment_2.held_block:resnet18_first_block_held --weights random \
+		--data-dir $(SAMPLE_DATA) --sample-index $(SAMPLE_INDEX) --limit 6 --dtype float64 --lambdas 0.03 0.01 0.003 0.001 \
+		--batch-size 1 --num-workers 0 --seed 0 --output-dir experiment_2/results_3c_resnet18_first_block_held && \
+	$(BIN)/python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
 
 # Experiment 4 (expert-set signatures) on the labelled sample: the 150 classes with six images each
 # (900 images), the same list as Experiment 5; about 2 s per image on 2 cores.
