@@ -13,7 +13,9 @@ Rankings compared (:data:`RANKINGS`):
 
 Tests (experiment_4.inference): same- vs different-class mean Jaccard, AUC and leave-one-out 1-NN
 accuracy against a null that permutes the labels over images (the same permutations for every
-ranking), one-sided; Holm across the rankings × statistics of the verdict family.
+ranking), one-sided; Holm across the rankings × statistics of the verdict family. The scalar −
+vector contrast is tested directly: the difference of the two rankings' statistics under those same
+permutations, and a paired bootstrap over images of the per-image 1-NN hit difference.
 """
 from __future__ import annotations
 
@@ -33,11 +35,13 @@ from experiment_4.inference import (
     SUM_DIFFERENT,
     SUM_SAME,
     View,
+    difference_tests,
     exact_nn_chance,
     label_permutations,
     permutation_accumulators,
     permutation_tests,
     prepare_view,
+    statistics_of,
 )
 from experiment_4.records import CONTROL, RANKINGS, ranking_kinds, ranking_targets
 from experiment_4.signatures import core_share, gate_set, global_core, membership_counts, pairwise_similarity, subsets_covering, top_k_signatures
@@ -47,6 +51,7 @@ HISTOGRAM_BINS = 40
 COVERAGE_FRACTIONS = (0.5, 0.9)
 MAX_FREQUENCY_POINTS = 1024
 SWEEP_FIELDS = ("mean", "ci_low", "ci_high", "null_mean", "null_q975", "p_value")
+CONTRASTED = ("scalar", "vector")  # the seed's contrast: alignment in the predicted-class projection, not the vector
 
 
 def similarity_matrix(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int) -> np.ndarray:
@@ -69,9 +74,13 @@ def signature_views(document: dict[str, Any], keep: torch.Tensor, ranking: str, 
         yield prepare_view(similarity_matrix(indices, torch.ones(indices.shape, dtype=torch.float64), num_subsets), int(label), max_class_size, pairs)
 
 
-def alignment_block(views: list[View] | Iterator[View], labels: np.ndarray, permutations: np.ndarray, excluded: list[int | None], pairs: bool, seed: int) -> dict[str, Any]:
-    """Permutation tests of one target over ``views``, with the 1-NN accuracy's image-level CI and exact chance."""
+def alignment_block(views: list[View] | Iterator[View], labels: np.ndarray, permutations: np.ndarray, excluded: list[int | None], pairs: bool, seed: int,
+                    raw: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Permutation tests of one target over ``views``, with the 1-NN accuracy's image-level CI and exact chance.
+    ``raw``: filled with the statistics under every labelling and the per-image 1-NN hit rates (not stored)."""
     accumulators, hit_rates = permutation_accumulators(views, labels, permutations)
+    if raw is not None:
+        raw.update(statistics=statistics_of(accumulators), hit_rates=hit_rates)
     tests = permutation_tests(accumulators, pairs)
     chance = exact_nn_chance(labels, excluded)
     block: dict[str, Any] = {"tests": tests, "nn_accuracy_ci": bootstrap_mean_ci(hit_rates, seed), "chance": chance, "over_chance": tests["nn_accuracy"]["observed"] / chance}
@@ -112,8 +121,9 @@ def core_block(indices: torch.Tensor, num_subsets: int, num_blocks: int, seed: i
     }
 
 
-def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: dict[str, Any]) -> dict[str, Any]:
-    """Per ranking: pairs and 1-NN tests at ``nn_k`` (per signature kind and target), the K sweep and the global core."""
+def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Per ranking: pairs and 1-NN tests at ``nn_k`` (per signature kind and target), the K sweep and the global core;
+    and the scalar − vector contrast (:func:`contrast_block`)."""
     labels = document["label"][keep].numpy()
     targets = {"true_label": labels, "predicted_class": document["predicted"][keep].numpy()}
     permutations = label_permutations(len(labels), settings["num_permutations"], settings["seed"])
@@ -123,13 +133,15 @@ def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: d
     sweep: dict[str, dict[int, dict[str, Any]]] = {ranking: {} for ranking in RANKINGS}
     jobs = [(ranking, kind, nn_k) for ranking in RANKINGS for kind in ranking_kinds(ranking)]
     jobs += [(ranking, "binary", k) for ranking in RANKINGS for k in settings["sweep_ks"] if k != nn_k and k <= ranking_store_k(document, ranking)]
+    raw: dict[str, dict[str, Any]] = {ranking: {} for ranking in CONTRASTED}
     for ranking, kind, k in tqdm(jobs, desc="Exp 4 permutation tests", unit="signature set", dynamic_ncols=True):
         pairs = k == nn_k
         excluded = coordinates if ranking == CONTROL else [None]
         # A per-image ranking has one view, shared by both targets; the control's views are built one coordinate at a time.
         views = None if ranking == CONTROL else list(signature_views(document, keep, ranking, kind, k, pairs))
         # Pairs are compared by true label only; the predicted class is a 1-NN target.
-        results = {target: alignment_block(views or signature_views(document, keep, ranking, kind, k, pairs), targets[target], permutations, excluded, pairs and target == "true_label", seed)
+        results = {target: alignment_block(views or signature_views(document, keep, ranking, kind, k, pairs), targets[target], permutations, excluded, pairs and target == "true_label", seed,
+                                           raw[ranking] if pairs and kind == "binary" and target == "true_label" and ranking in CONTRASTED else None)
                    for target in ranking_targets(ranking)}
         if kind == "binary":
             sweep[ranking][k] = {target: sweep_point(result) for target, result in results.items()}
@@ -144,7 +156,16 @@ def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: d
     for ranking, points in sweep.items():
         ks = sorted(points)
         rankings[ranking]["nn_sweep"] = {"ks": ks, **{target: {field: [points[k][target][field] for k in ks] for field in SWEEP_FIELDS} for target in ranking_targets(ranking)}}
-    return rankings
+    return rankings, contrast_block(raw, seed)
+
+
+def contrast_block(raw: dict[str, dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Scalar − vector class alignment (binary top-``nn_k``, true labels), tested directly: the difference of each statistic
+    under the same label permutations (:func:`experiment_4.inference.difference_tests`), and the paired image-level
+    bootstrap CI of the per-image 1-NN hit difference."""
+    first, second = (raw[ranking] for ranking in CONTRASTED)
+    return {"rankings": list(CONTRASTED), "tests": difference_tests(first["statistics"], second["statistics"]),
+            "nn_hit_difference": bootstrap_mean_ci(first["hit_rates"] - second["hit_rates"], seed)}
 
 
 def sweep_point(result: dict[str, Any]) -> dict[str, float]:
@@ -181,8 +202,8 @@ def overlap_summary(document: dict[str, Any], settings: dict[str, Any]) -> dict[
         "num_predicted_classes": int(predicted.unique().numel()),
         "num_class_coordinates": len(document["class_coordinates"]),
         "full_mask_top1_accuracy": bootstrap_mean_ci((predicted == labels).double().numpy(), settings["seed"]),
-        "rankings": analyse_signatures(document, keep, settings),
         "published": published_numbers("experiment_4"),
     }
+    summary["rankings"], summary["scalar_minus_vector"] = analyse_signatures(document, keep, settings)
     summary["verdicts"] = experiment_4_verdicts(summary)
     return summary

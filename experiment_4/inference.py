@@ -228,3 +228,20 @@ def permutation_tests(accumulators: np.ndarray, pairs: bool) -> dict[str, dict[s
     """:func:`permutation_result` of each statistic (``nn_accuracy`` only unless ``pairs``)."""
     statistics = statistics_of(accumulators)
     return {name: permutation_result(statistics[name]) for name in STATISTICS if pairs or name == "nn_accuracy"}
+
+
+def difference_tests(first: dict[str, np.ndarray], second: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+    """The difference of two rankings' statistics under the **same** label permutations (row 0 observed):
+    ``first − second`` per statistic, against its permutation null, with both one-sided p-values.
+
+    Each row permutes the labels over images once for both rankings, so the null is that of the paired
+    difference, not of two separate tests; ``p_greater`` asks whether ``first`` is more aligned.
+    """
+    results = {}
+    for name in first:
+        difference = first[name] - second[name]
+        greater = permutation_result(difference)
+        less = permutation_result(-difference)
+        results[name] = {**greater, "p_greater": greater["p_value"], "p_less": less["p_value"], "alternative": "two one-sided"}
+        del results[name]["p_value"]
+    return results

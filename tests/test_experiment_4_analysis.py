@@ -21,15 +21,17 @@ def ranking(rng: np.random.Generator, fixed: list[int], count: int) -> list[int]
     return fixed + rest[:count] + rest[count:]
 
 
-def planted_document(aligned: bool, seed: int = 0) -> dict:
+def planted_document(aligned: bool, seed: int = 0, vector_aligned: bool | None = None) -> dict:
     """Signatures of 6 classes × 4 images over 2^6 subsets.
 
     Aligned: in every ranking and every class coordinate, an image's top 8 holds 5 subsets of its
     class's prototype. Not aligned: the images carry no class information, but the class coordinates
     leak the label the way a projection does: in coordinate c, an image of class c (its own label)
     starts with 3 subsets shared by every own-label projection and 3 of c's own pattern, every other
-    image with 3 subsets of c's foreign pattern, then random subsets.
+    image with 3 subsets of c's foreign pattern, then random subsets. ``vector_aligned`` (default: ``aligned``):
+    False gives the vector ranking no class information while the rest stays aligned (the seed's contrast).
     """
+    vector_aligned = aligned if vector_aligned is None else vector_aligned
     rng = np.random.default_rng(seed)
     labels = np.repeat(np.arange(CLASSES) * 10, PER_CLASS)  # labels 0, 10, … (not positions)
     prototypes = [list(map(int, rng.choice(NUM_SUBSETS, 5, replace=False))) for _ in range(CLASSES)]
@@ -46,7 +48,7 @@ def planted_document(aligned: bool, seed: int = 0) -> dict:
             fixed = start if aligned else (generic + own[c] if c == position else foreign[c])
             per_class.append(ranking(rng, list(dict.fromkeys(fixed)), 3))
         ranked_class.append(per_class)
-        rows["vector"].append(ranking(rng, start, 3))
+        rows["vector"].append(ranking(rng, start if vector_aligned else [], 3))
         rows["scalar"].append(ranking(rng, start, 3))
         rows["scalar_true"].append(per_class[position])  # the projection on the image's own label
     document = {
@@ -75,7 +77,9 @@ def test_planted_class_alignment_is_detected_in_every_ranking_and_the_control(tm
     summary = run_step_2(planted_document(aligned=True), tmp_path)
     found = decisions(summary)
     assert found["class_alignment.vector"] == found["class_alignment.scalar"] == found["class_alignment.class_control"] == "holds"
-    assert found["seed_claim"] == "fails"  # the vector ranking is aligned too
+    assert found["scalar_minus_vector"] == "cannot tell"  # both at 100 %: no difference to detect
+    assert summary["scalar_minus_vector"]["tests"]["nn_accuracy"]["observed"] == 0.0
+    assert found["seed_claim"] == "fails"  # the vector ranking is aligned too, and the scalar no more so
     control = summary["rankings"]["class_control"]["binary"]["true_label"]
     assert control["tests"]["nn_accuracy"]["observed"] == 1.0 and control["tests"]["nn_accuracy"]["p_value"] == 1 / 300
     assert summary["rankings"]["class_control"]["nn_sweep"]["ks"] == [4, 8]  # 16 (class_store_k) bounds the control's sweep
@@ -87,14 +91,25 @@ def test_a_leaking_projection_shows_alignment_only_without_the_control(tmp_path:
     # The true-class projection "finds" classes that the images do not carry …
     leaky = summary["rankings"]["scalar_true"]["binary"]["true_label"]["tests"]
     assert leaky["nn_accuracy"]["observed"] > 0.9 and all(test["p_value"] == 1 / 300 for test in leaky.values())
-    # … the leak-free control does not, and neither do the label-free rankings.
-    assert found["class_alignment.class_control"] == found["class_alignment.vector"] == found["class_alignment.scalar"] == "fails"
-    assert found["seed_claim"] == "fails"
+    # … the leak-free control does not, and neither do the label-free rankings: nothing detected reads cannot tell, never fails.
+    assert found["class_alignment.class_control"] == found["class_alignment.vector"] == found["class_alignment.scalar"] == "cannot tell"
+    assert found["seed_claim"] == found["scalar_minus_vector"] == "cannot tell"
     control = summary["rankings"]["class_control"]["binary"]["true_label"]
     assert control["tests"]["nn_accuracy"]["p_value"] > 0.05 and "class_alignment.scalar_true" not in found
     # Chance is exact for the class counts: 3 of the 23 other images share a label (the control: 3 of 19).
     assert summary["rankings"]["vector"]["binary"]["true_label"]["chance"] == pytest.approx(3 / 23)
     assert control["chance"] == pytest.approx(3 / 19)
+
+
+def test_the_seeds_contrast_is_tested_on_the_difference(tmp_path: Path) -> None:
+    # scalar aligned, vector carrying no class: the direct difference test detects scalar > vector and the seed's claim holds
+    summary = run_step_2(planted_document(aligned=True, vector_aligned=False), tmp_path)
+    found = decisions(summary)
+    assert found["class_alignment.scalar"] == "holds" and found["class_alignment.vector"] == "cannot tell"
+    assert found["scalar_minus_vector"] == "holds" and summary["scalar_minus_vector"]["nn_hit_difference"]["ci_low"] > 0
+    assert found["seed_claim"] == "holds"
+    near = {entry["id"]: entry for entry in summary["verdicts"]}["vector_near_global"]
+    assert "this project's own threshold" in near["rule"] and any("simple majority" in note for note in near["notes"])
 
 
 def test_step_2_refuses_signatures_it_cannot_test(tmp_path: Path) -> None:
