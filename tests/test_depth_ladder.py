@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paper.depth_ladder import depth_analysis, load_rung, preserving_fraction
+from paper.depth_ladder import binomial_null_peaks, depth_analysis, load_rung, preserving_fraction
 from paper.depth_compare import main as compare_main
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_save_npz, atomic_write_json, read_json
@@ -25,16 +25,17 @@ def stat(mean: float) -> dict[str, float]:
 
 
 def plant(root: Path, arch: str, num_blocks: int, peak_orders: list[float], agreement: np.ndarray, sample_list: str = SAMPLE_LIST,
-          nn_accuracy: float | None = None) -> None:
-    """Experiment 2, 3 (and 4) results folders of one network with the given per-image peak orders and top-1 agreement rows."""
+          nn_accuracy: float | None = None, kappas: list[float] | None = None, input_size: int | None = None) -> None:
+    """Experiment 2, 3 (and 4) results folders of one network with the given per-image peak orders (and κ^v) and top-1 agreement rows."""
     count, ks = len(peak_orders), [2**power for power in range(num_blocks + 1)]
-    config = {"num_blocks": num_blocks, "sample_index": sample_list}
+    config = {"num_blocks": num_blocks, "sample_index": sample_list, **({"input_size": input_size} if input_size else {})}
     index, valid = np.arange(count), np.ones(count, dtype=bool)
     spectrum = root / "experiment_2" / f"results_{arch}_sample"
     atomic_write_json(spectrum / "summary.json", {"experiment": 2, "config": config, "num_valid": count, "binomial_null": {"peak_order": (num_blocks + 1) // 2},
                                                   "projections": {"vector": {"mean_spectrum_peak_order": int(np.median(peak_orders)), "peak_order": stat(float(np.mean(peak_orders))),
                                                                              "kappa": stat(num_blocks / 2), "c_le3": stat(0.3), "trunk_share": stat(0.05)}}})
-    atomic_save_npz(spectrum / "per_image.npz", {"index": index, "valid": valid, "peak_order_vector": np.asarray(peak_orders, dtype=np.int64)})
+    atomic_save_npz(spectrum / "per_image.npz", {"index": index, "valid": valid, "peak_order_vector": np.asarray(peak_orders, dtype=np.int64),
+                                                 **({"kappa_vector": np.asarray(kappas, dtype=np.float64)} if kappas is not None else {})})
     topk = root / "experiment_3" / f"results_{arch}_sample"
     curve = {"mean": np.linspace(0.1, 1.0, len(ks)).tolist(), "ci_low": np.linspace(0.05, 1.0, len(ks)).tolist(), "ci_high": np.linspace(0.15, 1.0, len(ks)).tolist()}
     atomic_write_json(topk / "summary.json", {"experiment": 3, "config": config, "num_valid": count, "num_masks": 2**num_blocks, "ks": ks, "k_eff": {"vector": stat(2.0)},
@@ -113,15 +114,49 @@ def test_the_step_writes_depth_json_that_tables_render(tmp_path: Path) -> None:
     output = tmp_path / "paper" / "results_depth_tiny" / "depth.json"
     compare_main(["--root", str(tmp_path), "--ladder", "shallow", "deep", "--output", str(output)])
     analysis = read_json(output)
-    assert [entry["id"] for entry in analysis["verdicts"]] == ["peak_order.depth.shallow-deep", "preserving_fraction.depth.shallow-deep"]
+    assert [entry["id"] for entry in analysis["verdicts"]] == ["peak_order.depth.shallow-deep", "peak_minus_null.depth.shallow-deep", "preserving_fraction.depth.shallow-deep"]
     repo = tmp_path / "repo"  # tables.md of a checkout that holds only the depth ladder's JSON
     (repo / "paper" / "results_depth_tiny").mkdir(parents=True)
     (repo / "paper" / "results_depth_tiny" / "depth.json").write_bytes(output.read_bytes())
     tables = tables_markdown(repo)
     assert "## Depth ladder" in tables and "`paper/results_depth_tiny`" in tables
-    assert "| deep | 5 | 8 / 8 | 4 (null 3); 4 [3.9, 4.1] |" in tables and "50.0 % [40.0 %, 60.0 %] (N = 8, chance 25.0 %)" in tables
-    assert "the peak order of the interaction spectrum grows with depth: holds" in tables
+    assert "| deep | 5 | 8 / 8 | 4 (null 2.5); 4 [3.9, 4.1] |" in tables and "50.0 % [40.0 %, 60.0 %] (N = 8, chance 25.0 %)" in tables
+    assert "the peak order of the interaction spectrum grows with depth (expected of subset counting alone" in tables
     compare_main(["--root", str(tmp_path), "--ladder", "shallow", "missing", "deep", "--output", str(output)])  # a network not run yet: an empty row
     assert [row["num_blocks"] for row in read_json(output)["rungs"]] == [3, None, 5]
     with pytest.raises(PipelineError, match="no Experiment 2, 3 or 4 results for missing"):
         compare_main(["--root", str(tmp_path), "--ladder", "shallow", "missing", "--output", str(output)])
+
+
+def test_the_binomial_null_peak_is_tie_aware() -> None:
+    assert binomial_null_peaks(9) == [4, 5] and binomial_null_peaks(14) == [7] and binomial_null_peaks(1) == [0, 1]
+
+
+def test_a_peak_that_only_follows_the_null_is_trivial_and_the_shape_cannot_tell(tmp_path: Path) -> None:
+    # the peak sits at L/2 on both networks and κ^v = L/2: growth with depth is counting alone, the shape does not move
+    plant(tmp_path, "shallow", 4, [2] * 8, agreeing_from([1] * 8, 4), kappas=[2.0] * 8, input_size=224)
+    plant(tmp_path, "deep", 8, [4] * 8, agreeing_from([1] * 8, 8), kappas=[4.0] * 8, input_size=240)
+    analysis = depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep")])
+    verdicts = by_id(analysis["verdicts"])
+    peak = verdicts["peak_order.depth.shallow-deep"]
+    assert peak["decision"] == "holds" and peak["notes"][1].startswith("trivial: the binomial null's peak moves too (2 → 4)")
+    assert verdicts["peak_minus_null.depth.shallow-deep"]["decision"] == verdicts["kappa_over_l.depth.shallow-deep"]["decision"] == "cannot tell"
+    assert all("input 224 px → 240 px" in entry["claim"] for entry in analysis["verdicts"])
+    odd = tmp_path / "odd"  # L = 9: the null is tied at 4 and 5, never printed as 4
+    plant(odd, "shallow", 9, [5] * 8, agreeing_from([1] * 8, 9))
+    plant(odd, "deep", 14, [8] * 8, agreeing_from([1] * 8, 14))
+    analysis = depth_analysis([load_rung(odd, arch, "_sample") for arch in ("shallow", "deep")])
+    assert analysis["rungs"][0]["spectrum"]["binomial_null_peak_orders"] == [4, 5] and analysis["rungs"][0]["spectrum"]["binomial_null_peak_order"] == 4.5
+    assert "(4 and 5 (tied) → 7)" in by_id(analysis["verdicts"])["peak_order.depth.shallow-deep"]["notes"][1]
+    assert by_id(analysis["verdicts"])["peak_minus_null.depth.shallow-deep"]["effect"]["value"] == pytest.approx(0.5)  # (8 − 7) − (5 − 4.5)
+
+
+def test_a_small_consistent_width_shift_inside_the_margin_holds(tmp_path: Path) -> None:
+    # κ^v / L drops by 0.01 on every image: significant, but inside ±0.05, so "moves by less than ±0.05" holds
+    plant(tmp_path, "deep", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[3.0] * 8)
+    plant(tmp_path, "wide", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[2.95] * 8)
+    width = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("deep", "wide")])["verdicts"])["kappa_over_l.width.deep-wide"]
+    assert width["decision"] == "holds" and width["test"]["p_value"] < 0.05
+    plant(tmp_path, "wide", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[2.5] * 8)  # −0.1: wholly beyond the margin
+    width = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("deep", "wide")])["verdicts"])["kappa_over_l.width.deep-wide"]
+    assert width["decision"] == "fails"
