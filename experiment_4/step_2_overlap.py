@@ -16,7 +16,8 @@ coordinate at a time, that class's own images left out; pooled over the coordina
 - Inference: every statistic is tested against a null that permutes the labels (or predicted
   classes) over images (--num-permutations, default 1 000, seeded; p = (1 + #null ≥ ours) / (1 + n),
   floor 1 / (n + 1)); pairs share images, so no pair-level test is used. Holm across the rankings ×
-  statistics of the verdicts.
+  statistics of the verdicts. The scalar − vector contrast is tested on the difference of the two
+  rankings' statistics under the same permutations (overlap.json's ``scalar_minus_vector``).
 - Global core: the K subsets most often in an image's top-K; each image's share of its top-K inside
   it (mean, CI; a random top-K would share K / 2^L) and how many subsets cover 50 % / 90 % of all
   top-K memberships.
