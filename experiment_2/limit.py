@@ -170,8 +170,10 @@ def convergence(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], tolera
         spread = float(max(slopes) - min(slopes)) if slopes else None
         if not row["resolved"]:
             reason = UNRESOLVED
-        elif len(window) < LIMIT_POINTS or len(slopes) < LIMIT_POINTS - 1:
+        elif len(window) < LIMIT_POINTS:
             reason = f"the round-off floor leaves {len(window)} of the {LIMIT_POINTS} λs of the window"
+        elif len(slopes) < LIMIT_POINTS - 1:
+            reason = "the window's λs are not successive on the grid (an unresolved λ between them)"
         elif spread > tolerance:
             reason = f"successive slopes in the window still move by {spread:.2f} > {tolerance:g}"
         else:
