@@ -4,7 +4,7 @@ The laws (derived in experiment_2/README.md, "Experiment 3C"), as the limit slop
 ``log sqrt(Ē_k)`` against ``log λ`` at order ``k ≥ 1``:
 
 - ``lambda_k`` — the theorem for stacks smooth in λ: slope ``k``.
-- ``kink`` — the law of piecewise-linear activations as stated before measuring: slope
+- ``kink`` — the law of piecewise-linear activations as stated before the 3C runs: slope
   ``min(k, s)``; ``s = 1`` when the gated blocks have a post-sum activation (their identity
   shortcuts carry exact zeros of the previous one: units exactly at a kink, whose Möbius
   coefficients were expected ``Θ(λ)`` at every order), ``s = 3/2`` when they have none (only units
@@ -271,7 +271,7 @@ def limit_summary(
 def law_tests(block: dict[str, Any], tolerance: float, post_hoc: bool) -> dict[str, dict[str, Any]]:
     """Each law's :func:`law_test` on one 3C block (its ``limit_slopes``, ``successive_slopes``, ``kink_exponent``,
     ``exact_zero_chain``). The refined law is left out when the chain is not recorded, and when it predicts what the
-    law stated before measuring does (R = 0, or R ≥ L): it would be the same test twice."""
+    law stated before the 3C runs does (R = 0, or R ≥ L): it would be the same test twice."""
     num_blocks = len(block["limit_slopes"]) - 1
     exponent, chain = block["kink_exponent"], block["exact_zero_chain"]
     predictions = {law: predicted_slopes(law, num_blocks, exponent, chain or 0) for law in LAWS}
