@@ -340,6 +340,8 @@ def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, t
         notes.append("limit slopes k = 1 … L: " + ", ".join(f"{row['slope']:.3g} [{row['ci_low']:.3g}, {row['ci_high']:.3g}]" if row["resolved"] else "unresolved"
                                                           for row in block["limit_slopes"] if row["order"] >= 1))
         notes.append(_outcomes(test["per_order"]))
+        converged = [str(order) for order, value in enumerate(test["converged"], start=1) if value]
+        notes.append(f"converged at k ∈ {{{', '.join(converged)}}}" if converged else "converged at no order")
         notes += [f"k = {order}: {reason}" for order, reason in test["not_converged_reasons"].items()]
     else:
         notes.append("no order k ≥ 1 is resolved: nothing to judge")
