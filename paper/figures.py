@@ -8,25 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from paper.experiments import RECORDS
 from paper.render_latex import latex_text
 
-FIGURES: dict[str, str] = {
-    "FigExpOneReconstruction": "experiment_1/results_efficientnet_lite0_sample/reconstruction_error.pdf",
-    "FigExpTwoSpectrum": "experiment_2/results_efficientnet_lite0_sample/spectrum.pdf",
-    "FigExpTwoKappa": "experiment_2/results_efficientnet_lite0_sample/kappa_histogram.pdf",
-    "FigExpThreeABKappa": "experiment_2/results_lambda_efficientnet_lite0_sample/kappa_vs_lambda.pdf",
-    "FigExpThreeABSpectra": "experiment_2/results_lambda_efficientnet_lite0_sample/spectra_per_lambda.pdf",
-    "FigExpThreeABAgreement": "experiment_2/results_lambda_efficientnet_lite0_sample/agreement_vs_lambda.pdf",
-    "FigExpThreeABLaw": "experiment_2/results_lambda_efficientnet_lite0_sample/lambda_law.pdf",
-    "FigExpThreeCurves": "experiment_3/results_efficientnet_lite0_sample/topk_curves.pdf",
-    "FigExpThreeOrders": "experiment_3/results_efficientnet_lite0_sample/topk_orders.pdf",
-    "FigExpFourJaccard": "experiment_4/results_efficientnet_lite0_sample/jaccard_histograms.pdf",
-    "FigExpFourNN": "experiment_4/results_efficientnet_lite0_sample/nn_accuracy_vs_k.pdf",
-    "FigExpFourCore": "experiment_4/results_efficientnet_lite0_sample/global_core.pdf",
-    "FigExpFiveQuartiles": "experiment_5/results_efficientnet_lite0_sample/quartile_bars.pdf",
-    "FigExpFiveRho": "experiment_5/results_efficientnet_lite0_sample/rho_heatmap.pdf",
-}
-"""Macro name → the figure's PDF, relative to the repository root."""
+FIGURES: dict[str, str] = {name: path for record in RECORDS for name, path in record.figures}
+"""Macro name → the figure's PDF, relative to the repository root (declared in each experiment's record)."""
 
 
 def figure_line(name: str, path: str, root: Path) -> str:

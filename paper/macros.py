@@ -24,6 +24,7 @@ from typing import Any, Union
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.report.markdown import format_number, format_percent, format_stat
+from paper.experiments import record_of
 from paper.render_latex import latex_text
 
 PathElement = Union[str, int, dict]
@@ -47,13 +48,13 @@ class Macro:
             raise ValueError(f"macro {self.name}: LaTeX macro names are letters only")
 
 
-EXP1 = "experiment_1/results_efficientnet_lite0_sample/summary.json"
-EXP2 = "experiment_2/results_efficientnet_lite0_sample/summary.json"
+EXP1 = record_of(1).primary
+EXP2 = record_of(2).primary
 EXP2_RANDOM = "experiment_2/results_efficientnet_lite0_random_sample/summary.json"
-EXP3AB = "experiment_2/results_lambda_efficientnet_lite0_sample/summary_all.json"
-EXP3 = "experiment_3/results_efficientnet_lite0_sample/summary.json"
-EXP4 = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
-EXP5 = "experiment_5/results_efficientnet_lite0_sample/analysis.json"
+EXP3AB = record_of("3A/3B").primary
+EXP3 = record_of(3).primary
+EXP4 = record_of(4).primary
+EXP5 = record_of(5).primary
 TEST_SAMPLE = "experiment_1/sample_index_sample_test.json"
 LABELLED_SAMPLE = "experiment_1/sample_index_sample_val_min6.json"
 TIMINGS = "experiment_*/results*_efficientnet_lite0*_sample/timing.json"  # the runs of `make offline-results`

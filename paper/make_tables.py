@@ -33,6 +33,7 @@ from experiment_1.paths import REPO_ROOT
 from experiment_1.report.markdown import format_number, format_percent, format_stat, verdict_sentence
 from experiment_1.report.verdicts import by_id
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
+from paper.experiments import RECORDS, record_of
 from paper.figures import figures_tex
 from paper.macros import macros_tex
 from paper.render_latex import render_latex
@@ -67,7 +68,7 @@ def _run_label(path: Path, root: Path, summary: dict[str, Any]) -> str:
 
 def experiment_1_table(root: Path) -> list[Block]:
     rows = []
-    for path, summary in _summaries(root, "experiment_1/results*/summary.json", 1, tuple(f"metrics.{name}" for name in (
+    for path, summary in _summaries(root, record_of(1).summaries, 1, tuple(f"metrics.{name}" for name in (
             "mobius_rel_error_float32", "max_subset_rel_error_float32", "naive_sum_rel_error", "naive_sum_top1_agreement", "first_order_rel_error", "first_order_top1_agreement"))):
         metrics = summary["metrics"]
         accuracy = metrics.get("full_mask_top1_accuracy")
@@ -91,7 +92,7 @@ def experiment_1_table(root: Path) -> list[Block]:
 
 def experiment_2_table(root: Path) -> list[Block]:
     rows = []
-    for path, summary in _summaries(root, "experiment_2/results*/summary.json", 2, (
+    for path, summary in _summaries(root, record_of(2).summaries, 2, (
             "projections.vector.kappa", "projections.vector.c_le3", "projections.vector.trunk_share", "projections.vector.mean_spectrum_peak_order",
             "projections.scalar.kappa", "binomial_null.peak_order", "binomial_null.kappa", "binomial_null.c_le3")):
         vector, scalar = summary["projections"]["vector"], summary["projections"]["scalar"]
@@ -112,7 +113,7 @@ def experiment_2_table(root: Path) -> list[Block]:
 
 def experiment_3ab_table(root: Path) -> list[Block]:
     blocks = []
-    for path, summary in _summaries(root, "experiment_2/results_lambda*/summary_all.json", "3A/3B", ("per_lambda", "power_law.projections.vector", "power_law.fit_lambdas")):
+    for path, summary in _summaries(root, record_of("3A/3B").summaries, "3A/3B", ("per_lambda", "power_law.projections.vector", "power_law.fit_lambdas")):
         rows = [
             [
                 format_number(entry["lambda"]),
@@ -140,7 +141,7 @@ def experiment_3c_table(root: Path) -> list[Block]:
         return test["verdict"] + ("" if visible is None else f" (from λ = {format_number(visible)})")
 
     rows = []
-    for path, summary in _summaries(root, "experiment_2/results_3c_*/summary_3c.json", "3C"):
+    for path, summary in _summaries(root, record_of("3C").summaries, "3C"):
         for variant, block in summary["variants"].items():
             slopes = ", ".join(format_number(row["slope"]) if row["resolved"] else "·" for row in block["limit_slopes"] if row["order"] >= 1)
             rows.append([
@@ -181,7 +182,7 @@ def experiment_3_table(root: Path) -> list[Block]:
         return f"K = {entry['k']}: " + ("—" if entry["value"] is None else format_stat(entry["value"], percent=True))
 
     rows, decisions = [], []
-    for path, summary in _summaries(root, "experiment_3/results*/summary.json", 3, ("beside_seed.rows", "sources.magnitude_vector.k_mass", "k_eff.vector", "num_masks", "verdicts")):
+    for path, summary in _summaries(root, record_of(3).summaries, 3, ("beside_seed.rows", "sources.magnitude_vector.k_mass", "k_eff.vector", "num_masks", "verdicts")):
         seed = {row["quantity"]: row["at_matching_fraction"] for row in summary["beside_seed"]["rows"] if row["ranking"] == "vector"}
         ratio = seed["improvement_over_random"]["value"]
         rows.append([
@@ -204,7 +205,7 @@ def experiment_3_table(root: Path) -> list[Block]:
 def experiment_4_table(root: Path) -> list[Block]:
     """Per Experiment 4 run: its verdicts, one sentence each, read from overlap.json's ``verdicts`` block."""
     blocks = []
-    for path, summary in _summaries(root, "experiment_4/results*/overlap.json", 4, ("verdicts", "settings.nn_k", "num_classes")):
+    for path, summary in _summaries(root, record_of(4).summaries, 4, ("verdicts", "settings.nn_k", "num_classes")):
         blocks += [
             Paragraph(f"{_run_label(path, root, summary)}, {summary['num_classes']} classes, K = {summary['settings']['nn_k']}"),
             Bullets([verdict_sentence(entry) for entry in summary["verdicts"]]),
@@ -215,7 +216,7 @@ def experiment_4_table(root: Path) -> list[Block]:
 def experiment_5_table(root: Path) -> list[Block]:
     """Per Experiment 5 run: each headline measure against the primary difficulty score (from analysis.json)."""
     blocks = []
-    for path, analysis in _summaries(root, "experiment_5/results*/analysis.json", 5, (
+    for path, analysis in _summaries(root, record_of(5).summaries, 5, (
             "settings.primary_score", "correctness.measures", "spearman", "quartiles", "verdicts", "headline_measures", "top1_accuracy")):
         primary = analysis["settings"]["primary_score"]
         correctness = analysis["correctness"]["measures"]
@@ -246,7 +247,7 @@ def depth_table(root: Path) -> list[Block]:
         return "—" if not block or block.get(name) is None else format_stat(block[name], percent=percent)
 
     blocks: list[Block] = []
-    for path in sorted(root.glob("paper/results_depth*/depth.json")):
+    for path in sorted(root.glob(record_of("depth").summaries)):
         analysis = read_json(path)
         rows = []
         for row in analysis["rungs"]:
@@ -346,22 +347,25 @@ def wall_time_table(root: Path) -> list[Block]:
     return [Table(["run", "device", "engine", "image evaluations", "wall s", "s per image evaluation"], rows)]
 
 
-SECTIONS: list[tuple[str, str, Callable[[Path], list[Block]]]] = [
-    ("experiment_1", "Experiment 1 — naive subset summation vs Möbius", experiment_1_table),
-    ("experiment_2", "Experiment 2 — interaction-order spectrum", experiment_2_table),
-    ("experiment_3ab", "Experiment 3A/3B — residual scaling", experiment_3ab_table),
-    ("experiment_3c", "Experiment 3C — the small-λ limit: native vs smooth activations", experiment_3c_table),
-    ("experiment_3c_swap", "Experiment 3C — the smooth swap's top-1 cost (full mask, λ = 1; `experiment_2.step_6_swap_cost`)", swap_cost_table),
-    ("experiment_3", "Experiment 3 — top-K sparse reconstruction (vector ranking)", experiment_3_table),
-    ("experiment_4", "Experiment 4 — input-dependent expert sets (binary signatures)", experiment_4_table),
-    ("experiment_5", "Experiment 5 — difficulty vs interaction complexity", experiment_5_table),
-    ("depth", "Depth ladder — the same statistics across depth and width (`python -m paper.depth_compare`)", depth_table),
-    ("wall_time", "Wall time of the last evaluation run (timing.json)", wall_time_table),
-    ("benchmark", "Engine benchmark (`python -m experiment_1.bench_engines`)", benchmark_table),
-    ("profile", "Where a tree pass spends its time (`python -m experiment_1.profile_tree`)", profile_table),
-]
-"""Every section of tables.md in order: (key, title, section function); the key names the paper's
-generated table file (paper/generated/table_<key>.tex)."""
+TABLES: dict[str, tuple[str, Callable[[Path], list[Block]]]] = {
+    "experiment_1": (record_of(1).title, experiment_1_table),
+    "experiment_2": (record_of(2).title, experiment_2_table),
+    "experiment_3ab": (record_of("3A/3B").title, experiment_3ab_table),
+    "experiment_3c": (record_of("3C").title, experiment_3c_table),
+    "experiment_3c_swap": ("Experiment 3C — the smooth swap's top-1 cost (full mask, λ = 1; `experiment_2.step_6_swap_cost`)", swap_cost_table),
+    "experiment_3": (f"{record_of(3).title} (vector ranking)", experiment_3_table),
+    "experiment_4": (f"{record_of(4).title} (binary signatures)", experiment_4_table),
+    "experiment_5": (record_of(5).title, experiment_5_table),
+    "depth": (record_of("depth").title, depth_table),
+    "wall_time": ("Wall time of the last evaluation run (timing.json)", wall_time_table),
+    "benchmark": ("Engine benchmark (`python -m experiment_1.bench_engines`)", benchmark_table),
+    "profile": ("Where a tree pass spends its time (`python -m experiment_1.profile_tree`)", profile_table),
+}
+"""Table key → (title, section function); the key names the paper's generated table file (paper/generated/table_<key>.tex)."""
+ENGINE_TABLES = ("wall_time", "benchmark", "profile")  # not of one experiment: after the experiments'
+
+SECTIONS: list[tuple[str, str, Callable[[Path], list[Block]]]] = [(key, *TABLES[key]) for key in (*(key for record in RECORDS for key in record.tables), *ENGINE_TABLES)]
+"""Every section of tables.md in order: each record's tables (paper/experiments.py), then the engine tables."""
 
 
 def tables_markdown(root: Path) -> str:

@@ -3,9 +3,8 @@
 Question: when the summary's code or provenance changes (a new config key such as
 gated_recursion, a new layout of the published numbers), what does the summary of an existing run
 become? The evaluation steps write per_image.npz beside every summary; the statistics are a pure
-function of those arrays and the configuration, so the summary module the step calls
-(experiment_1.reconstruction_summary, experiment_2.summary, experiment_2.lambda_summary,
-experiment_3.aggregate) rebuilds them. The
+function of those arrays and the configuration, so the rebuild function each experiment's record
+names (``rebuild`` in experiment_N/record.py: Experiments 1, 2, 3A/3B and 3) rebuilds them. The
 numbers cannot move unless the summarising code changed; compare the old and new JSON to check.
 
 Inputs:  --summary, one or more summary.json of experiment_1.step_3_evaluate,
@@ -29,15 +28,15 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1 import reconstruction_summary
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.network.registry import build_gated_resnet
 from experiment_1.files import SCHEMA_VERSION, atomic_write_json, check_finite, check_same_run, git_commit, load_per_image_npz, missing_key, read_json
-from experiment_2 import lambda_summary
-from experiment_2 import summary as spectrum_summary
-from experiment_3 import aggregate as topk_summary
+from experiment_1.report.record import ExperimentRecord, resolve
+from paper.experiments import RECORDS
 
-REQUIRED_KEYS = {1: (), 2: (), 3: (), "3A/3B": ("lambdas", "lambdas_requested", "power_law.fit_lambdas", "power_law.slope_tolerance")}  # what resummarize reads beyond config
+REBUILDABLE: dict[int | str, ExperimentRecord] = {record.experiment: record for record in RECORDS if record.rebuild}
+"""The ``experiment`` value of a summary → the record whose rebuild function rebuilds it."""
+REBUILDABLE_NAMES = ", ".join(str(experiment) for experiment in REBUILDABLE)
 
 
 def rebuilt_config(config: dict[str, Any], commit: str, run_id: str) -> dict[str, Any]:
@@ -48,20 +47,12 @@ def rebuilt_config(config: dict[str, Any], commit: str, run_id: str) -> dict[str
 
 
 def resummarize(summary: dict[str, Any], arrays: dict[str, np.ndarray], commit: str, run_id: str) -> dict[str, Any]:
-    """The current summary of the same arrays, by the summary module of the step that wrote ``summary``."""
+    """The current summary of the same arrays, by the rebuild function of its experiment's record."""
     config, seed = rebuilt_config(summary["config"], commit, run_id), summary["config"]["seed"]
-    experiment = summary.get("experiment")
-    if experiment == 1:
-        return reconstruction_summary.summarize(arrays, config, seed)
-    if experiment == 2:
-        return spectrum_summary.summarize(arrays, config, seed)
-    if experiment == 3:
-        return topk_summary.summarize(arrays, config, seed)
-    if experiment == "3A/3B":
-        law = summary["power_law"]
-        per_lambda = {name: value for name, value in arrays.items() if name != "lambdas"}
-        return lambda_summary.summarize(per_lambda, summary["lambdas"], summary["lambdas_requested"], law["fit_lambdas"], config, seed, law["slope_tolerance"])
-    raise PipelineError(f"experiment {experiment!r}: only the summaries of Experiments 1, 2, 3A/3B and 3 can be rebuilt")
+    record = REBUILDABLE.get(summary.get("experiment"))
+    if record is None:
+        raise PipelineError(f"experiment {summary.get('experiment')!r}: only the summaries of Experiments {REBUILDABLE_NAMES} can be rebuilt")
+    return resolve(record.rebuild)(summary, arrays, config, seed)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -86,9 +77,9 @@ def load_pair(path: Path, summary: Any) -> tuple[dict[str, np.ndarray], str]:
     """The per-image arrays beside ``path`` and their run id, checked to be of the summary's run."""
     if not isinstance(summary, dict) or not isinstance(summary.get("config"), dict) or not {"seed", "arch", "weights"} <= set(summary["config"]):
         raise PipelineError(f"{path}: not a summary of an evaluation step (no config.seed/arch/weights); pass summary.json / summary_all.json files")
-    if summary.get("experiment") not in REQUIRED_KEYS:
-        raise PipelineError(f"{path}: a summary of experiment {summary.get('experiment')!r}; only the summaries of Experiments 1, 2, 3A/3B and 3 can be rebuilt")
-    missing = [key for key in REQUIRED_KEYS[summary["experiment"]] if missing_key(summary, key)]
+    if summary.get("experiment") not in REBUILDABLE:
+        raise PipelineError(f"{path}: a summary of experiment {summary.get('experiment')!r}; only the summaries of Experiments {REBUILDABLE_NAMES} can be rebuilt")
+    missing = [key for key in REBUILDABLE[summary["experiment"]].rebuild_keys if missing_key(summary, key)]
     if missing:
         raise PipelineError(f"{path}: lacks {missing[0]} (an older schema); rerun the evaluation step that wrote it, which resumes from its partial results")
     arrays, run_id = load_per_image_npz(path.parent / "per_image.npz")

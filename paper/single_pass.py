@@ -28,15 +28,13 @@ import argparse
 from pathlib import Path
 
 from experiment_1.errors import run_cli
+from experiment_1.report.record import resolve
 from experiment_1.run.experiment_pass import ExperimentPass, run_passes
 from experiment_1.run.pipeline import add_evaluation_arguments
-from experiment_1.reconstruction_pass import EXPERIMENT_1
-from experiment_2.spectrum_pass import EXPERIMENT_2
-from experiment_3.topk_pass import EXPERIMENT_3
-from experiment_4.signatures_pass import EXPERIMENT_4
-from experiment_5.difficulty_pass import EXPERIMENT_5
+from paper.experiments import RECORDS
 
-PASSES: dict[int, ExperimentPass] = {entry.experiment: entry for entry in (EXPERIMENT_1, EXPERIMENT_2, EXPERIMENT_3, EXPERIMENT_4, EXPERIMENT_5)}
+PASSES: dict[int, ExperimentPass] = {entry.experiment: entry for entry in (resolve(record.single_pass) for record in RECORDS if record.single_pass)}
+"""Experiment number → the pass its record names (paper/experiments.py)."""
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -13,18 +13,11 @@ from typing import Any
 
 from experiment_1.files import read_json
 from experiment_1.report.markdown import verdict_sentence
-from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, NOT_RUN
+from paper.experiments import RECORDS
+from paper.macros import NOT_RUN
 from paper.render_latex import latex_text
 
-VERDICT_SOURCES: dict[str, str] = {
-    "VerdictsExpOne": EXP1,
-    "VerdictsExpTwo": EXP2,
-    "VerdictsExpThreeAB": EXP3AB,
-    "VerdictsExpThree": EXP3,
-    "VerdictsExpFour": EXP4,
-    "VerdictsExpFive": EXP5,
-    "VerdictsExpThreeC": "experiment_2/results_3c_*/summary_3c.json",
-}
+VERDICT_SOURCES: dict[str, str] = {f"Verdicts{record.macro}": record.primary for record in RECORDS}
 """Macro name → the summary whose ``verdicts`` block it renders (relative to the repository root); a
 glob renders every summary it matches, each under its folder's name."""
 

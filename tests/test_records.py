@@ -1,0 +1,55 @@
+"""One record per experiment (experiment_N/record.py): every reference resolves, and paper/ reads the list from them."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from experiment_1.report.record import ExperimentRecord, resolve
+from experiment_1.run.experiment_pass import ExperimentPass
+from paper.experiments import RECORDS, record_of
+from paper.figures import FIGURES
+from paper.make_tables import SECTIONS, TABLES
+from paper.resummarize import REBUILDABLE
+from paper.single_pass import PASSES
+from paper.verdict_text import VERDICT_SOURCES
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_each_record_names_what_exists() -> None:
+    assert len({record.experiment for record in RECORDS}) == len(RECORDS)
+    assert len({record.macro for record in RECORDS}) == len(RECORDS)
+    for record in RECORDS:
+        assert sorted(REPO.glob(record.primary)), f"{record.experiment}: its paper run {record.primary} is not committed"
+        assert set(REPO.glob(record.primary)) <= set(REPO.glob(record.summaries)), record.experiment
+        assert set(record.tables) <= set(TABLES), record.experiment
+        for _, path in record.figures:
+            assert (REPO / path).exists(), path
+
+
+def test_references_resolve_to_their_experiment() -> None:
+    for record in RECORDS:
+        if record.single_pass:
+            entry = resolve(record.single_pass)
+            assert isinstance(entry, ExperimentPass) and entry.experiment == record.experiment
+        if record.rebuild:
+            assert callable(resolve(record.rebuild))
+
+
+def test_paper_tools_iterate_the_records() -> None:
+    assert sorted(PASSES) == sorted(record.experiment for record in RECORDS if record.single_pass)
+    assert set(REBUILDABLE) == {record.experiment for record in RECORDS if record.rebuild}
+    assert list(VERDICT_SOURCES) == [f"Verdicts{record.macro}" for record in RECORDS]
+    assert list(FIGURES) == [name for record in RECORDS for name, _ in record.figures]
+    assert [key for key, _, _ in SECTIONS][:sum(len(record.tables) for record in RECORDS)] == [key for record in RECORDS for key in record.tables]
+    assert record_of(2).title in [title for _, title, _ in SECTIONS]
+
+
+def test_record_rejects_a_bad_macro_and_a_bad_reference() -> None:
+    with pytest.raises(ValueError, match="letters only"):
+        ExperimentRecord(experiment=9, title="t", macro="Exp9", summaries="x", primary="x")
+    with pytest.raises(ValueError, match="module:attribute"):
+        resolve("experiment_1.record")
+    with pytest.raises(KeyError):
+        record_of("no such experiment")
