@@ -47,5 +47,7 @@ RECORDS = (
         experiment="3C", title="Experiment 3C — the small-λ limit: native vs smooth activations", macro="ExpThreeC",
         summaries="experiment_2/results_3c_*/summary_3c.json", primary="experiment_2/results_3c_*/summary_3c.json",
         tables=("experiment_3c", "experiment_3c_swap"),
+        figures=(("FigExpThreeCSlopeLite", "experiment_2/results_3c_efficientnet_lite0/slope_vs_k.pdf"),
+                 ("FigExpThreeCSlopeResNet", "experiment_2/results_3c_resnet18/slope_vs_k.pdf")),
     ),
 )

@@ -12,6 +12,7 @@ from experiment_5.record import RECORDS as EXPERIMENT_5
 DEPTH = ExperimentRecord(
     experiment="depth", title="Depth ladder — the same statistics across depth and width (`python -m paper.depth_compare`)", macro="Depth",
     summaries="paper/results_depth*/depth.json", primary="paper/results_depth_efficientnet_lite_sample/depth.json", tables=("depth",),
+    figures=(("FigDepthSpectra", "paper/generated/depth_spectra.pdf"),),  # rendered by paper.plots
 )
 
 RECORDS: tuple[ExperimentRecord, ...] = (*EXPERIMENT_1, *EXPERIMENT_2, *EXPERIMENT_3, *EXPERIMENT_4, *EXPERIMENT_5, DEPTH)

@@ -34,10 +34,13 @@ from experiment_1.report.markdown import format_number, format_percent, format_s
 from experiment_1.report.verdicts import by_id
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.experiments import RECORDS, record_of
+from paper.claims import claims_tex
 from paper.figures import figures_tex
 from paper.macros import macros_tex
+from paper.plots import render_paper_figures
 from paper.render_latex import render_latex
 from paper.render_markdown import render_markdown
+from paper.runs import runs_tex
 from paper.table_model import Block, Bullets, NotRun, Paragraph, Table
 from paper.verdict_text import verdicts_tex
 
@@ -390,6 +393,8 @@ def paper_inputs(root: Path) -> dict[str, str]:
     files = {f"table_{key}.tex": header + render_latex(section(root)) for key, _, section in SECTIONS}
     files["macros.tex"] = macros_tex(root)
     files["verdicts.tex"] = verdicts_tex(root)
+    files["claims.tex"] = claims_tex(root)
+    files["runs.tex"] = runs_tex(root)
     files["figures.tex"] = figures_tex(root)
     return files
 
@@ -421,6 +426,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     output = args.output or args.root / "tables.md"
     tables, paper = tables_markdown(args.root), paper_inputs(args.root)  # every summary is checked before any file is written
+    if render_paper_figures(args.root):
+        paper["figures.tex"] = figures_tex(args.root)  # the rendered figures exist now
     atomic_write_text(output, tables)
     readme = args.root / "README.md"
     refreshed = refresh_readme_blocks(readme, args.root) if readme.exists() else []

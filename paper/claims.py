@@ -1,0 +1,239 @@
+"""The original study's headline claims against this project's verdicts: the claims table and the abstract's findings.
+
+Question: for each of the six headline claims of the original study (its abstract, /work/shared/seeds) and its
+two depth claims, what does it report, what do we measure (network, N, CI), and what is the verdict?
+A :class:`Claim` names the record whose paper run holds the deciding verdict and the verdict ids (``fnmatch``
+patterns, first match wins) in its ``verdicts`` block; the row is built from that verdict entry
+(schema: experiment_1/report/verdicts.py), so a verdict that changes changes the table and the abstract.
+A claim whose summary carries no matching verdict yet is left out of both (never a placeholder);
+:func:`undecided` names them for the build log.
+
+Inputs: each record's ``primary`` summary (paper/experiments.py). Outputs: ``\\ClaimsTable`` (a longtable)
+and ``\\ClaimsAbstract`` (one sentence per decided claim) in paper/generated/claims.tex.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from experiment_1.files import read_json
+from experiment_1.report.markdown import format_number, format_percent
+from paper.experiments import record_of
+from paper.macros import follow
+from paper.render_latex import latex_text
+
+PUBLISHED = re.compile(r"\{([a-z0-9_./]+)(?:\|(percent))?\}")  # {published/resnet18/key} or {…|percent}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One headline claim of the original study and where its verdict lives."""
+
+    label: str
+    """Its number in the claims table: 1 … 6 for the abstract's claims, D1/D2 for depth."""
+    statement: str
+    """The original study's claim, in words (plain text, the inline language of tables.md)."""
+    experiment: int | str
+    """The record whose paper run (or runs, for a glob) holds the verdict."""
+    verdict_ids: tuple[str, ...]
+    """Verdict ids to look for, as fnmatch patterns; the first that matches an entry decides."""
+    reported: str
+    """What the original study reports: text with ``{published/resnet18/key}`` (``|percent``) taken from the run's
+    summary (``reported_from``'s when given)."""
+    reported_from: int | str | None = None
+    every_match: bool = False
+    """One row per matching entry (3C: native and smooth of every network) instead of the first."""
+    why: str = ""
+    """A regex choosing the note that says why (default: the seed comparison, the test, else the first note)."""
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim("1", "The Möbius sum reconstructs the network exactly; the sum of all subnetworks' outputs does not", 1,
+          ("naive.misses", "naive*", "mobius.exact"), "naive-sum rel. error ≈ {published/resnet18/naive_sum_rel_error} (ResNet-18)"),
+    Claim("2", "Interaction mass peaks at a middle order rather than at low orders", 2, ("peak*", "*peak_order*", "*peak*"),
+          "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)"),
+    Claim("3", "Shrinking the residual branches (λ < 1) shifts the spectrum to low orders", "3A/3B", ("*kappa*", "*shift*", "*order*"),
+          "κ = {published/resnet18/kappa_at_lambda_1} at λ = 1, {published/resnet18/kappa_at_lambda_0.1} at λ = 0.1"),
+    Claim("3′", "Each k-way interaction scales as λ^k as λ → 0 (a theorem for smooth residual stacks)", "3C",
+          ("exp3c.*.lambda_k",), "slope k at order k (the theorem)", every_match=True, why=r"^(holds|fails|cannot tell) at k"),
+    Claim("4", "The coefficients are concentrated in magnitude but not hard sparse", 3, ("captured_energy.vector",),
+          "Γ_64 ≈ {published/resnet18/captured_energy_at_64|percent} of 256 subsets (ResNet-18)"),
+    Claim("5", "The dominant interactions vary across inputs and predicted classes around a shared global core", 4, ("seed_claim",),
+          "1-NN {published/resnet18/nn_accuracy_scalar_k32|percent}, {published/resnet18/nn_accuracy_over_chance}× chance (scalar)"),
+    Claim("6", "Their overall complexity changes little with sample difficulty", 5, ("seed_claim",),
+          "N_eff^v hard − easy ≈ {published/resnet18/n_eff_vector_hard_minus_easy}"),
+    Claim("D1", "The interaction peak moves to higher orders with depth", "depth", ("peak_order.depth.*",),
+          "peak {published/resnet18/peak_order} → {published/resnet34/peak_order} (ResNet-18 → 34)", reported_from=2),
+    Claim("D2", "Prediction-preserving sparsity weakens with depth", "depth", ("preserving_fraction.depth.*",),
+          "reported, without a number in the abstract", reported_from=2),
+)
+
+DECISION_PHRASES = {
+    "holds": "confirmed", "fails": "not confirmed", "cannot tell": "not decided by these data",
+    "saturated": "untestable here (the measure is saturated)", "constant": "untestable here (the measure is constant)",
+    "n/a — non-finite": "untestable here (a non-finite input)",
+}
+NETWORK_NAMES = {"resnet": "ResNet-", "efficientnet_lite": "EfficientNet-Lite"}
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One decided row of the claims table."""
+
+    claim: Claim
+    reported: str
+    network: str
+    images: str
+    number: str
+    decision: str
+    tested: str
+    why: str
+
+
+ARCH = re.compile(r"\b(resnet|efficientnet_lite)(\d+)\b")
+
+
+def pretty_networks(text: str) -> str:
+    """Every architecture name in ``text`` as the paper names it (efficientnet_lite1 → EfficientNet-Lite1)."""
+    return ARCH.sub(lambda match: NETWORK_NAMES[match.group(1)] + match.group(2), text)
+
+
+def network_name(arch: str, weights: str | None = None) -> str:
+    """``efficientnet_lite0`` → EfficientNet-Lite0, ``resnet18`` → ResNet-18; "(random init)" when not trained."""
+    name = arch
+    for prefix, pretty in NETWORK_NAMES.items():
+        if arch.startswith(prefix) and arch[len(prefix):].isdigit():
+            name = pretty + arch[len(prefix):]
+    return name + (" (random init)" if weights == "random" else "")
+
+
+def value_text(entry: dict[str, Any], value: float) -> str:
+    return format_percent(value) if entry.get("percent") else format_number(value)
+
+
+def number_text(verdict: dict[str, Any]) -> str:
+    """The verdict's effect with its CI, else its statistic, in the inline language."""
+    effect, statistic = verdict.get("effect"), verdict.get("statistic")
+    if effect:
+        return (f"{effect['name']}: {value_text(effect, effect['value'])} "
+                f"[{value_text(effect, effect['ci_low'])}, {value_text(effect, effect['ci_high'])}]")
+    if statistic:
+        return f"{statistic['name']}: {value_text(statistic, statistic['value'])}"
+    return "—"
+
+
+def why_text(claim: Claim, verdict: dict[str, Any]) -> str:
+    """One clause saying why: the chosen note, else the seed comparison, the test, the first note, or the rule's first clause."""
+    notes = [str(note) for note in verdict.get("notes", ())]
+    if claim.why:
+        chosen = [note for note in notes if re.search(claim.why, note)]
+        if chosen:
+            return chosen[0]
+    seed, test = verdict.get("seed"), verdict.get("test")
+    if seed:
+        reported = value_text(verdict.get("effect") or {}, seed["reported"])
+        return {"inside": f"our CI contains the reported {reported}"}.get(seed["relation"], f"the reported {reported} lies {seed['relation']} our CI")
+    if test and test.get("p_value") is not None:
+        adjusted = test.get("p_adjusted")
+        return f"{test['name']}, p = {format_number(test['p_value'])}" + ("" if adjusted is None else f" ({test.get('correction')}: {format_number(adjusted)})")
+    if notes:
+        return notes[0]
+    return verdict["rule"].split(";")[0]
+
+
+def reported_text(claim: Claim, summary: dict[str, Any]) -> str:
+    """The claim's ``reported`` with each ``{published…}`` path filled from ``summary``."""
+    def fill(match: re.Match[str]) -> str:
+        value = follow(summary, tuple(match.group(1).split("/")))
+        return format_percent(value) if match.group(2) else format_number(value)
+    return PUBLISHED.sub(fill, claim.reported)
+
+
+def _run_facts(summary: dict[str, Any], verdict: dict[str, Any]) -> tuple[str, str]:
+    """(network, N) of the run that decided ``verdict``; a paired comparison (depth) names its pair."""
+    config = summary.get("config")
+    if isinstance(config, dict) and "arch" in config:
+        return network_name(config["arch"], config.get("weights")), str(summary.get("num_valid", "—"))
+    effect, statistic = verdict.get("effect") or {}, verdict.get("statistic") or {}
+    pair = " vs ".join(network_name(part.strip()) for part in reversed(str(effect.get("name", "—")).split("−")))
+    return pair, format_number(statistic["value"]) if "value" in statistic else "—"
+
+
+def matching(verdicts: list[dict[str, Any]], patterns: tuple[str, ...], every: bool) -> list[dict[str, Any]]:
+    for pattern in patterns:
+        found = [entry for entry in verdicts if fnmatchcase(entry["id"], pattern)]
+        if found:
+            return found if every else found[:1]
+    return []
+
+
+def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]:
+    """Every decided row, in the claims' order (a glob primary gives one set of rows per run)."""
+    rows = []
+    for claim in claims:
+        record = record_of(claim.experiment)
+        published_source = root / record_of(claim.reported_from).primary if claim.reported_from is not None else None
+        for path in sorted(root.glob(record.primary)):
+            summary = read_json(path)
+            verdicts = summary.get("verdicts") if isinstance(summary, dict) else None
+            if not isinstance(verdicts, list):
+                continue
+            published = read_json(published_source) if published_source else summary
+            for verdict in matching(verdicts, claim.verdict_ids, claim.every_match):
+                network, images = _run_facts(summary, verdict)
+                variant = verdict["id"].split(".")[1] if claim.every_match and verdict["id"].count(".") >= 2 else ""
+                rows.append(ClaimRow(claim, reported_text(claim, published),
+                                     network + (f", {variant}" if variant else ""), images, pretty_networks(number_text(verdict)), verdict["decision"],
+                                     verdict["claim"], pretty_networks(why_text(claim, verdict))))
+    return rows
+
+
+def undecided(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[str]:
+    """The labels of claims without a decided row (their summaries carry no matching verdict yet)."""
+    decided = {row.claim.label for row in claim_rows(root, claims)}
+    return [claim.label for claim in claims if claim.label not in decided]
+
+
+def table_tex(rows: list[ClaimRow]) -> str:
+    """The claims table as a longtable at footnote size (it may break across a page, never shrinks)."""
+    head = (r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}" "\n"
+            r"\begin{longtable}{@{}p{0.03\linewidth}p{0.2\linewidth}p{0.14\linewidth}p{0.13\linewidth}p{0.19\linewidth}p{0.08\linewidth}p{0.17\linewidth}@{}}"
+            "\n" r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this project's verdicts. "
+            r"Generated from the verdict blocks of the committed summaries; the appendix lists every verdict with its rule.}\label{tab:claims}\\" "\n"
+            r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endfirsthead" "\n"
+            r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endhead" "\n"
+            r"\bottomrule\endlastfoot")
+    lines = [head]
+    previous = None
+    for row in rows:
+        first = row.claim.label != previous
+        previous = row.claim.label
+        cells = [latex_text(row.claim.label) if first else "", latex_text(row.claim.statement) if first else "", latex_text(row.reported) if first else "",
+                 latex_text(f"{row.network}, N = {row.images}"), latex_text(row.number), r"\textbf{" + latex_text(row.decision) + "}",
+                 latex_text(row.why)]
+        lines.append(" & ".join(cells) + r" \\")
+    lines.append(r"\end{longtable}\end{footnotesize}")
+    return "\n".join(lines)
+
+
+def abstract_tex(rows: list[ClaimRow]) -> str:
+    """One sentence per decided claim: the claim, then each run's decision with its number."""
+    sentences = []
+    for label in dict.fromkeys(row.claim.label for row in rows):
+        group = [row for row in rows if row.claim.label == label]
+        parts = "; ".join(f"{DECISION_PHRASES.get(row.decision, row.decision)} on {row.network} "
+                          f"({row.why if row.claim.every_match or row.number == '—' else row.number}, N = {row.images})" for row in group)
+        statement = group[0].claim.statement
+        sentences.append(latex_text(f"“{statement[0].lower()}{statement[1:]}”: {parts}."))
+    return " ".join(sentences)
+
+
+def claims_tex(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> str:
+    """The whole of paper/generated/claims.tex."""
+    rows = claim_rows(root, claims)
+    return ("% Generated by `python -m paper.make_tables` from the summaries' verdicts blocks (paper/claims.py); do not edit by hand.\n"
+            f"\\newcommand{{\\ClaimsTable}}{{{table_tex(rows)}}}\n"
+            f"\\newcommand{{\\ClaimsAbstract}}{{{abstract_tex(rows)}}}\n")
