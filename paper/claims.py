@@ -43,6 +43,8 @@ class Claim:
     reported: str
     """What the original study reports: text with ``{published/resnet18/key}`` (``|percent``) taken from the run's
     summary (``reported_from``'s when given)."""
+    abstract: str = ""
+    """The claim as a short noun phrase for the abstract's sentence."""
     reported_from: int | str | None = None
     every_match: bool = False
     """One row per matching entry (3C: native and smooth of every network) instead of the first."""
@@ -52,23 +54,31 @@ class Claim:
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("1", "The Möbius sum reconstructs the network exactly; the sum of all subnetworks' outputs does not", 1,
-          ("naive.misses", "naive*", "mobius.exact"), "naive-sum rel. error ≈ {published/resnet18/naive_sum_rel_error} (ResNet-18)"),
+          ("naive.misses", "naive*", "mobius.exact"), "naive-sum rel. error ≈ {published/resnet18/naive_sum_rel_error} (ResNet-18)",
+          abstract="that summing subnetworks does not reconstruct the network"),
     Claim("2", "Interaction mass peaks at a middle order rather than at low orders", 2, ("peak*", "*peak_order*", "*peak*"),
-          "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)"),
+          "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)",
+          abstract="a peak of interaction mass at middle orders"),
     Claim("3", "Shrinking the residual branches (λ < 1) shifts the spectrum to low orders", "3A/3B", ("*kappa*", "*shift*", "*order*"),
-          "κ = {published/resnet18/kappa_at_lambda_1} at λ = 1, {published/resnet18/kappa_at_lambda_0.1} at λ = 0.1"),
+          "κ = {published/resnet18/kappa_at_lambda_1} at λ = 1, {published/resnet18/kappa_at_lambda_0.1} at λ = 0.1",
+          abstract="a shift to low orders under residual scaling"),
     Claim("3′", "Each k-way interaction scales as λ^k as λ → 0 (a theorem for smooth residual stacks)", "3C",
-          ("exp3c.*.lambda_k",), "slope k at order k (the theorem)", every_match=True, why=r"^(holds|fails|cannot tell) at k"),
+          ("exp3c.*.lambda_k",), "slope k at order k (the theorem)", every_match=True, why=r"^(holds|fails|cannot tell) at k",
+          abstract="the λ^k law in the small-λ limit"),
     Claim("4", "The coefficients are concentrated in magnitude but not hard sparse", 3, ("captured_energy.vector",),
-          "Γ_64 ≈ {published/resnet18/captured_energy_at_64|percent} of 256 subsets (ResNet-18)"),
+          "Γ_64 ≈ {published/resnet18/captured_energy_at_64|percent} of 256 subsets (ResNet-18)",
+          abstract="concentration of the coefficients as high as reported"),
     Claim("5", "The dominant interactions vary across inputs and predicted classes around a shared global core", 4, ("seed_claim",),
-          "1-NN {published/resnet18/nn_accuracy_scalar_k32|percent}, {published/resnet18/nn_accuracy_over_chance}× chance (scalar)"),
+          "1-NN {published/resnet18/nn_accuracy_scalar_k32|percent}, {published/resnet18/nn_accuracy_over_chance}× chance (scalar)",
+          abstract="class-aligned expert sets in the predicted-class projection only"),
     Claim("6", "Their overall complexity changes little with sample difficulty", 5, ("seed_claim",),
-          "N_eff^v hard − easy ≈ {published/resnet18/n_eff_vector_hard_minus_easy}"),
+          "N_eff^v hard − easy ≈ {published/resnet18/n_eff_vector_hard_minus_easy}",
+          abstract="difficulty broadening the support without moving the orders"),
     Claim("D1", "The interaction peak moves to higher orders with depth", "depth", ("peak_order.depth.*",),
-          "peak {published/resnet18/peak_order} → {published/resnet34/peak_order} (ResNet-18 → 34)", reported_from=2),
+          "peak {published/resnet18/peak_order} → {published/resnet34/peak_order} (ResNet-18 → 34)", reported_from=2,
+          abstract="a peak order growing with depth"),
     Claim("D2", "Prediction-preserving sparsity weakens with depth", "depth", ("preserving_fraction.depth.*",),
-          "reported, without a number in the abstract", reported_from=2),
+          "reported, without a number in the abstract", reported_from=2, abstract="sparsity weakening with depth"),
 )
 
 DECISION_PHRASES = {
@@ -76,6 +86,7 @@ DECISION_PHRASES = {
     "saturated": "untestable here (the measure is saturated)", "constant": "untestable here (the measure is constant)",
     "n/a — non-finite": "untestable here (a non-finite input)",
 }
+WHY_CLAUSES = 2  # a note of many clauses is cut to its first two in the table's "why" cell
 NETWORK_NAMES = {"resnet": "ResNet-", "efficientnet_lite": "EfficientNet-Lite"}
 
 
@@ -140,7 +151,8 @@ def why_text(claim: Claim, verdict: dict[str, Any]) -> str:
         adjusted = test.get("p_adjusted")
         return f"{test['name']}, p = {format_number(test['p_value'])}" + ("" if adjusted is None else f" ({test.get('correction')}: {format_number(adjusted)})")
     if notes:
-        return notes[0]
+        clauses = notes[0].split("; ")
+        return "; ".join(clauses[:WHY_CLAUSES]) + ("; …" if len(clauses) > WHY_CLAUSES else "")
     return verdict["rule"].split(";")[0]
 
 
@@ -200,7 +212,7 @@ def undecided(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[str]:
 def table_tex(rows: list[ClaimRow]) -> str:
     """The claims table as a longtable at footnote size (it may break across a page, never shrinks)."""
     head = (r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}" "\n"
-            r"\begin{longtable}{@{}p{0.03\linewidth}p{0.2\linewidth}p{0.14\linewidth}p{0.13\linewidth}p{0.19\linewidth}p{0.08\linewidth}p{0.17\linewidth}@{}}"
+            r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.03\linewidth}>{\raggedright\arraybackslash}p{0.19\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.18\linewidth}>{\raggedright\arraybackslash}p{0.08\linewidth}>{\raggedright\arraybackslash}p{0.16\linewidth}@{}}"
             "\n" r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this project's verdicts. "
             r"Generated from the verdict blocks of the committed summaries; the appendix lists every verdict with its rule.}\label{tab:claims}\\" "\n"
             r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endfirsthead" "\n"
@@ -224,10 +236,13 @@ def abstract_tex(rows: list[ClaimRow]) -> str:
     sentences = []
     for label in dict.fromkeys(row.claim.label for row in rows):
         group = [row for row in rows if row.claim.label == label]
-        parts = "; ".join(f"{DECISION_PHRASES.get(row.decision, row.decision)} on {row.network} "
-                          f"({row.why if row.claim.every_match or row.number == '—' else row.number}, N = {row.images})" for row in group)
-        statement = group[0].claim.statement
-        sentences.append(latex_text(f"“{statement[0].lower()}{statement[1:]}”: {parts}."))
+        by_decision: dict[str, list[ClaimRow]] = {}
+        for row in group:
+            by_decision.setdefault(row.decision, []).append(row)
+        parts = "; ".join(f"{DECISION_PHRASES.get(decision, decision)} on " + ", ".join(
+            row.network + ("" if row.number == "—" or row.claim.every_match else f" ({row.number})") for row in members)
+            for decision, members in by_decision.items())
+        sentences.append(latex_text(f"Claim {label}, {group[0].claim.abstract}: {parts}."))
     return " ".join(sentences)
 
 

@@ -5,8 +5,9 @@
 for pdflatex: symbols become math, scientific notation becomes m × 10^e, a negative number gets a math
 minus, `code` becomes \\texttt (breakable after / and _).
 A character it does not know raises ValueError naming it, so nothing is silently dropped.
-Tables are booktabs tabulars inside ``\\fitwidth{…}`` (defined in paper/main.tex: shrink to the line
-width when wider); "not run" blocks become ``\\notrun{…}``.
+Tables are booktabs tabulars inside ``\\fitwidth{…}`` (defined in paper/main.tex: footnote size when wider
+than the line, never smaller); a table of more than :data:`MAX_COLUMNS` columns is split into parts that
+repeat its label column; "not run" blocks become ``\\notrun{…}``.
 """
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ TOKEN = re.compile(rf"{SCIENTIFIC}|{NEGATIVE}|{C_LE}|{INDEXED}")
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 WRAP_AFTER = 28  # a column whose longest cell is longer than this many characters wraps, in a p{…} column
 WRAP_WIDTH = "14em"
+MAX_COLUMNS = 3  # a wider table is split into parts (the label column repeated), so none is set below footnote size
 CODE = re.compile(r"`([^`]*)`")
 
 
@@ -132,8 +134,23 @@ def latex_text(text: str) -> str:
     return "".join(out)
 
 
+def column_parts(table: Table, limit: int = MAX_COLUMNS) -> list[Table]:
+    """A table of more than ``limit`` columns as several of at most ``limit``, each repeating the first (label) column."""
+    if len(table.header) <= limit:
+        return [table]
+    rest = list(range(1, len(table.header)))
+    chunks = [rest[start:start + limit - 1] for start in range(0, len(rest), limit - 1)]
+    return [Table([table.header[0], *(table.header[index] for index in chunk)], [[row[0], *(row[index] for index in chunk)] for row in table.rows])
+            for chunk in chunks]
+
+
 def render_table(table: Table) -> str:
-    """A booktabs tabular, shrunk to the line width when wider (``\\fitwidth``); long columns wrap."""
+    """A wide table split into parts of at most :data:`MAX_COLUMNS` columns (:func:`column_parts`), one after the other."""
+    return "\n\\smallskip\n".join(render_tabular(part) for part in column_parts(table))
+
+
+def render_tabular(table: Table) -> str:
+    """A booktabs tabular, set at footnote size when wider than the line (``\\fitwidth``, never smaller); long columns wrap."""
     widths = [max(len(row[column]) for row in [table.header, *table.rows]) for column in range(len(table.header))]
     columns = "".join(rf">{{\raggedright\arraybackslash}}p{{{WRAP_WIDTH}}}" if width > WRAP_AFTER else "l" for width in widths)
     lines = [r"\fitwidth{%", rf"\begin{{tabular}}{{{columns}}}", r"\toprule"]

@@ -15,11 +15,12 @@ from paper.render_latex import latex_text, render_latex
 from paper.render_markdown import render_markdown
 from paper.table_model import Bullets, NotRun, Paragraph, Table
 from paper.verdict_text import verdicts_body, verdicts_tex
+from experiment_1.report.record import ExperimentRecord
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER = REPO / "paper"
 GENERATED = PAPER / "generated"
-GENERATED_NAME = re.compile(r"\\((?:Exp|Seed|Run|Wall|Fig|Verdicts)[A-Za-z]*)")
+GENERATED_NAME = re.compile(r"\\((?:Exp|Seed|Run|Wall|Fig|Verdict|Claims)[A-Za-z]*)")
 DEFINED_NAME = re.compile(r"\\newcommand\{\\([A-Za-z]+)\}")
 MACRO_LINE = re.compile(r"^\\newcommand\{\\([A-Za-z]+)\}\{(.*)\}% (\{.*\})$")
 # A printed number: m × 10^e, or a decimal; a percentage when \,\% follows.
@@ -151,19 +152,23 @@ def test_figures_and_verdicts_say_what_is_missing(tmp_path: Path) -> None:
     text = figures_tex(tmp_path, {"FigNinePresent": "experiment_9/present.pdf", "FigNineAbsent": "experiment_9/absent.pdf"})
     assert r"\newcommand{\FigNinePresent}[1][width=\linewidth]{\includegraphics[#1]{../experiment_9/present.pdf}}" in text
     assert r"\newcommand{\FigNineAbsent}[1][width=\linewidth]{\figurenotrun{\texttt{experiment\_\allowbreak{}9/\allowbreak{}absent.pdf}}}" in text
-    assert verdicts_body({}) == r"\verdictsabsent"
-    assert verdicts_body({"verdicts": {"kappa": "old per-measure layout"}}) == r"\verdictsabsent"
+    assert verdicts_body({}) == ""  # no placeholder: a run without a block is left out of the appendix
+    assert verdicts_body({"verdicts": {"kappa": "old per-measure layout"}}) == ""
 
 
-def test_verdicts_render_every_run_a_glob_matches(tmp_path: Path) -> None:
+def test_verdicts_render_every_run_a_glob_matches_and_state_each_rule_once(tmp_path: Path) -> None:
     entry = {"id": "law", "claim": "E_k scales like λ^k", "decision": "fails", "rule": "|slope − k| ≤ 0.25", "parameters": {},
              "statistic": None, "effect": None, "test": None, "seed": None, "notes": []}
-    for run in ("results_3c_a", "results_3c_b"):
+    for run, arch in (("results_3c_a", "resnet18"), ("results_3c_b", "efficientnet_lite0")):
         (tmp_path / "experiment_2" / run).mkdir(parents=True)
-        (tmp_path / "experiment_2" / run / "summary_3c.json").write_text(json.dumps({"verdicts": [entry]}))
-    text = verdicts_tex(tmp_path, {"VerdictsNine": "experiment_2/results_3c_*/summary_3c.json", "VerdictsTen": "experiment_10/summary.json"})
-    sentence = r"\item $E_{k}$ scales like $\lambda^{k}$: fails. Rule: |slope $-$ k| $\le$ 0.25"
-    assert text.count(sentence) == 2
-    runs = [r"\tablerun{\texttt{experiment\_\allowbreak{}2/\allowbreak{}results\_\allowbreak{}3c\_\allowbreak{}" + run + "}}" for run in "ab"]
-    assert text.index(runs[0]) < text.index(runs[1])
-    assert r"\newcommand{\VerdictsTen}{\resultnotrun}% experiment_10/summary.json" in text
+        summary = {"config": {"arch": arch, "weights": "random"}, "num_valid": 6, "verdicts": [entry, {**entry, "id": "law2"}]}
+        (tmp_path / "experiment_2" / run / "summary_3c.json").write_text(json.dumps(summary))
+    records = (ExperimentRecord(experiment="9", title="Experiment 9", macro="ExpNine", summaries="experiment_2/results_3c_*/summary_3c.json",
+                                primary="experiment_2/results_3c_*/summary_3c.json"),
+               ExperimentRecord(experiment="10", title="Experiment 10", macro="ExpTen", summaries="experiment_10/*.json", primary="experiment_10/summary.json"))
+    text = verdicts_tex(tmp_path, records).split(r"\newcommand{\VerdictAppendix}")[1]
+    row = r"$E_{k}$ scales like $\lambda^{k}$ & --- & --- & \textbf{fails} & 1 \\"
+    assert text.count(row) == 4
+    assert text.count(r"\item |slope $-$ k| $\le$ 0.25") == 2  # once per run, not once per verdict
+    assert text.index("ResNet-18 (random init), N = 6") < text.index("EfficientNet-Lite0 (random init), N = 6")
+    assert "Experiment 10" not in text and r"\newcommand{\VerdictPointerExpTen}{}" in verdicts_tex(tmp_path, records)

@@ -12,7 +12,7 @@ from paper.figures import FIGURES
 from paper.make_tables import SECTIONS, TABLES
 from paper.resummarize import REBUILDABLE
 from paper.single_pass import PASSES
-from paper.verdict_text import VERDICT_SOURCES
+from paper.verdict_text import verdicts_tex
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -40,7 +40,8 @@ def test_references_resolve_to_their_experiment() -> None:
 def test_paper_tools_iterate_the_records() -> None:
     assert sorted(PASSES) == sorted(record.experiment for record in RECORDS if record.single_pass)
     assert set(REBUILDABLE) == {record.experiment for record in RECORDS if record.rebuild}
-    assert list(VERDICT_SOURCES) == [f"Verdicts{record.macro}" for record in RECORDS]
+    pointers = [line.split("}")[0] for line in verdicts_tex(REPO).splitlines() if line.startswith(r"\newcommand{\VerdictPointer")]
+    assert pointers == [rf"\newcommand{{\VerdictPointer{record.macro}" for record in RECORDS]
     assert list(FIGURES) == [name for record in RECORDS for name, _ in record.figures]
     assert [key for key, _, _ in SECTIONS][:sum(len(record.tables) for record in RECORDS)] == [key for record in RECORDS for key in record.tables]
     assert record_of(2).title in [title for _, title, _ in SECTIONS]
