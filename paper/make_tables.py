@@ -34,7 +34,7 @@ from experiment_1.report.markdown import format_number, format_percent, format_s
 from experiment_1.report.verdicts import by_id
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.experiments import RECORDS, record_of
-from paper.claims import claims_tex
+from paper.claims import claims_tex, network_name
 from paper.figures import figures_tex
 from paper.macros import macros_tex
 from paper.plots import render_paper_figures
@@ -65,8 +65,10 @@ def _summaries(root: Path, pattern: str, experiment: int | str, keys: tuple[str,
 
 
 def _run_label(path: Path, root: Path, summary: dict[str, Any]) -> str:
+    """The run as a reader names it: the network (random init when untrained), its weights when a file, and N."""
     config = summary["config"]
-    return f"`{path.parent.relative_to(root).as_posix()}` — {config['arch']}, `{config['weights']}`, N = {summary['num_valid']}"
+    weights = "" if config["weights"] in ("pretrained", "random") else f", weights `{config['weights']}`"
+    return f"{network_name(config['arch'], config['weights'])}{weights}, N = {summary['num_valid']}"
 
 
 def experiment_1_table(root: Path) -> list[Block]:
@@ -266,7 +268,7 @@ def depth_table(root: Path) -> list[Block]:
                 "not run" if not nn else f"{format_stat(nn['accuracy'], percent=True)} (N = {nn['num_images']}, chance {format_percent(nn['chance'])})",
             ])
         blocks += [
-            Paragraph(f"`{path.parent.relative_to(root).as_posix()}`"),
+            Paragraph(f"Depth ladder of {', '.join(network_name(row['arch']) for row in analysis['rungs'])}"),
             Table(["network", "L", "N (Exp 2 / 3)", "peak k: mean spectrum; per image", "κ^v", "κ^v / L", "C≤3", "trunk share",
                    "K_eff / 2^L", "Γ_K at 1/8 of 2^L", "at 1/4", "at 1/2", "K / 2^L for 90 % top-1", "Exp 4 1-NN (scalar)"], rows),
             Bullets([verdict_sentence(entry) for entry in analysis["verdicts"]]) if analysis["verdicts"] else NotRun("No shared images to compare."),
