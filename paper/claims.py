@@ -76,7 +76,7 @@ CLAIMS: tuple[Claim, ...] = (
           abstract="difficulty broadening the support without moving the orders"),
     Claim("D1", "The interaction peak moves to higher orders with depth", "depth", ("peak_order.depth.*",),
           "peak {published/resnet18/peak_order} → {published/resnet34/peak_order} (ResNet-18 → 34)", reported_from=2,
-          abstract="a peak order growing with depth"),
+          abstract="a peak order growing with depth", why="binomial null"),
     Claim("D2", "Prediction-preserving sparsity weakens with depth", "depth", ("preserving_fraction.depth.*",),
           "reported, without a number in the abstract", reported_from=2, abstract="sparsity weakening with depth"),
 )

@@ -35,7 +35,7 @@ from experiment_1.report.markdown import format_number, format_percent, format_s
 from experiment_1.report.verdicts import by_id
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.experiments import RECORDS, record_of
-from paper.claims import claims_tex, network_name
+from paper.claims import claims_tex, network_name, pretty_networks
 from paper.figures import figures_tex
 from paper.macros import macros_tex
 from paper.plots import render_paper_figures
@@ -77,9 +77,11 @@ def reader_labels(blocks: list[Block]) -> list[Block]:
     """The paper's form of :func:`_run_label`: the network as a reader names it (random init when untrained) and N,
     without the results folder (tables.md keeps the folder, to find the files)."""
     def relabel(text: str) -> str:
-        return RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(2))}, N = ", text)
+        return pretty_networks(RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(2))}, N = ", text))
+    folder_only = [isinstance(block, Paragraph) and bool(re.fullmatch(r"`[^`]+`", block.text)) for block in blocks]
     return [Table([relabel(cell) for cell in block.header], [[relabel(cell) for cell in row] for row in block.rows]) if isinstance(block, Table)
-            else Paragraph(relabel(block.text)) if isinstance(block, Paragraph) else block for block in blocks]
+            else Paragraph(relabel(block.text)) if isinstance(block, Paragraph) else block
+            for block, folder in zip(blocks, folder_only) if not folder]
 
 
 def experiment_1_table(root: Path) -> list[Block]:

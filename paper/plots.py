@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from experiment_1.files import read_json
-from experiment_1.report.plotting import new_figure, save_figure
+from experiment_1.report.plotting import new_figure, plt
 from paper.claims import network_name
 from paper.experiments import record_of
 
 DEPTH_FIGURE = "paper/generated/depth_spectra.pdf"
+PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None}  # no dates: the same JSON gives the same file
 LADDER_COLOURS = ("#2a6fb0", "#e07b22", "#3a9a3a", "#b03a8a")
 
 
@@ -45,7 +46,7 @@ def depth_spectra_figure(root: Path, output: Path) -> Path | None:
     spectra = ladder_spectra(root)
     if not spectra:
         return None
-    figure, axes = new_figure(6.0, 3.6)
+    figure, axes = new_figure(6.0, 4.2)
     for colour, (arch, summary) in zip(LADDER_COLOURS, spectra):
         spectrum, blocks = summary["projections"]["vector"]["mean_spectrum"], summary["config"]["num_blocks"]
         position = np.arange(1, blocks + 1) / blocks
@@ -56,10 +57,12 @@ def depth_spectra_figure(root: Path, output: Path) -> Path | None:
     axes.plot([], [], "--", color="black", linewidth=1, label="binomial null of the same L")
     axes.set_xlabel(r"relative order $k/L$")
     axes.set_ylabel(r"mean energy share $p_k$ (vector)")
-    axes.legend(loc="upper left", fontsize=7, frameon=False)
     axes.set_ylim(bottom=0)
-    save_figure(figure, output.with_suffix(""), pdf=True)
-    output.with_suffix(".png").unlink(missing_ok=True)
+    figure.legend(loc="lower center", ncol=2, fontsize=7, frameon=False)  # below the axes, off the data
+    figure.tight_layout(rect=(0, 0.16, 1, 1))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(output, metadata=PDF_METADATA)  # not plotting.save_figure: its tight_layout would lay the axes over the legend
+    plt.close(figure)
     return output
 
 
