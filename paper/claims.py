@@ -54,16 +54,16 @@ class Claim:
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("1", "The Möbius sum reconstructs the network exactly; the sum of all subnetworks' outputs does not", 1,
-          ("naive.misses", "naive*", "mobius.exact"), "naive-sum rel. error ≈ {published/resnet18/naive_sum_rel_error} (ResNet-18)",
+          ("naive.misses", "mobius.exact"), "naive-sum rel. error ≈ {published/resnet18/naive_sum_rel_error} (ResNet-18)",
           abstract="that summing subnetworks does not reconstruct the network"),
-    Claim("2", "Interaction mass peaks at a middle order rather than at low orders", 2, ("peak*", "*peak_order*", "*peak*"),
+    Claim("2", "Interaction mass peaks at a middle order rather than at low orders", 2, ("peak.vector", "peak.*", "shape.vector"),
           "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)",
           abstract="a peak of interaction mass at middle orders"),
-    Claim("3", "Shrinking the residual branches (λ < 1) shifts the spectrum to low orders", "3A/3B", ("*kappa*", "*shift*", "*order*"),
+    Claim("3", "Shrinking the residual branches (λ < 1) shifts the spectrum to low orders", "3A/3B", ("migration.vector", "monotone.vector", "migration.*"),
           "κ = {published/resnet18/kappa_at_lambda_1} at λ = 1, {published/resnet18/kappa_at_lambda_0.1} at λ = 0.1",
           abstract="a shift to low orders under residual scaling"),
     Claim("3′", "Each k-way interaction scales as λ^k as λ → 0 (a theorem for smooth residual stacks)", "3C",
-          ("exp3c.*.lambda_k",), "slope k at order k (the theorem)", every_match=True, why=r"^(holds|fails|cannot tell) at k",
+          ("exp3c.*.lambda_k", "*lambda_k*"), "slope k at order k (the theorem)", every_match=True, why=r"^(holds|fails|cannot tell) at k",
           abstract="the λ^k law in the small-λ limit"),
     Claim("4", "The coefficients are concentrated in magnitude but not hard sparse", 3, ("captured_energy.vector",),
           "Γ_64 ≈ {published/resnet18/captured_energy_at_64|percent} of 256 subsets (ResNet-18)",
@@ -77,6 +77,9 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("D1", "The interaction peak moves to higher orders with depth", "depth", ("peak_order.depth.*",),
           "peak {published/resnet18/peak_order} → {published/resnet34/peak_order} (ResNet-18 → 34)", reported_from=2,
           abstract="a peak order growing with depth", why="binomial null"),
+    Claim("D1′", "On a common scale the peak moves beyond the binomial null's with depth (peak − L/2, κ^v / L)", "depth",
+          ("peak_minus_null.depth.*", "kappa_over_l.depth.*"), "not reported (the study compares raw peak orders)", reported_from=2,
+          abstract="a peak beyond the binomial null's growing with depth", every_match=True),
     Claim("D2", "Prediction-preserving sparsity weakens with depth", "depth", ("preserving_fraction.depth.*",),
           "reported, without a number in the abstract", reported_from=2, abstract="sparsity weakening with depth"),
 )
@@ -110,6 +113,13 @@ ARCH = re.compile(r"\b(resnet|efficientnet_lite)(\d+)\b")
 def pretty_networks(text: str) -> str:
     """Every architecture name in ``text`` as the paper names it (efficientnet_lite1 → EfficientNet-Lite1)."""
     return ARCH.sub(lambda match: NETWORK_NAMES[match.group(1)] + match.group(2), text)
+
+
+def decision_phrase(decision: str) -> str:
+    """The abstract's words for a decision; a qualified one (``cannot tell (not converged)``) keeps its qualifier."""
+    base, _, qualifier = decision.partition(" (")
+    phrase = DECISION_PHRASES.get(decision) or DECISION_PHRASES.get(base, base)
+    return phrase + (f" ({qualifier}" if qualifier and decision not in DECISION_PHRASES else "")
 
 
 def network_name(arch: str, weights: str | None = None) -> str:
@@ -182,6 +192,16 @@ def matching(verdicts: list[dict[str, Any]], patterns: tuple[str, ...], every: b
     return []
 
 
+def variants(ids: list[str]) -> list[str]:
+    """What tells matched verdicts apart: the dot-separated parts of their ids that differ (``exp3c.native.lambda_k``,
+    ``exp3c.smooth.lambda_k`` → native, smooth); empty for a single id."""
+    parts = [verdict_id.split(".") for verdict_id in ids]
+    if len(parts) < 2 or len({len(split) for split in parts}) != 1:
+        return [""] * len(ids)
+    differing = [index for index in range(len(parts[0])) if len({split[index] for split in parts}) > 1]
+    return [" ".join(split[index].replace("_", " ") for index in differing) for split in parts]
+
+
 def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]:
     """Every decided row, in the claims' order (a glob primary gives one set of rows per run)."""
     rows = []
@@ -194,9 +214,9 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
             if not isinstance(verdicts, list):
                 continue
             published = read_json(published_source) if published_source else summary
-            for verdict in matching(verdicts, claim.verdict_ids, claim.every_match):
+            matched = matching(verdicts, claim.verdict_ids, claim.every_match)
+            for verdict, variant in zip(matched, variants([entry["id"] for entry in matched])):
                 network, images = _run_facts(summary, verdict)
-                variant = verdict["id"].split(".")[1] if claim.every_match and verdict["id"].count(".") >= 2 else ""
                 rows.append(ClaimRow(claim, reported_text(claim, published),
                                      network + (f", {variant}" if variant else ""), images, pretty_networks(number_text(verdict)), verdict["decision"],
                                      verdict["claim"], pretty_networks(why_text(claim, verdict))))
@@ -239,7 +259,7 @@ def abstract_tex(rows: list[ClaimRow]) -> str:
         by_decision: dict[str, list[ClaimRow]] = {}
         for row in group:
             by_decision.setdefault(row.decision, []).append(row)
-        parts = "; ".join(f"{DECISION_PHRASES.get(decision, decision)} on " + ", ".join(
+        parts = "; ".join(f"{decision_phrase(decision)} on " + ", ".join(
             row.network + ("" if row.number == "—" or row.claim.every_match else f" ({row.number})") for row in members)
             for decision, members in by_decision.items())
         sentences.append(latex_text(f"Claim {label}, {group[0].claim.abstract}: {parts}."))
