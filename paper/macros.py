@@ -55,6 +55,10 @@ EXP3AB = record_of("3A/3B").primary
 EXP3 = record_of(3).primary
 EXP4 = record_of(4).primary
 EXP5 = record_of(5).primary
+DEPTH = record_of("depth").primary
+DEPTH_STEP = "peak_order.depth.efficientnet_lite0-efficientnet_lite1"  # the ladder's depth step, Lite0 → Lite1
+LITE1_SPECTRUM = "experiment_2/results_efficientnet_lite1_sample/summary.json"
+LITE2_SPECTRUM = "experiment_2/results_efficientnet_lite2_sample/summary.json"
 TEST_SAMPLE = "experiment_1/sample_index_sample_test.json"
 LABELLED_SAMPLE = "experiment_1/sample_index_sample_val_min6.json"
 TIMINGS = "experiment_*/results*_efficientnet_lite0*_sample/timing.json"  # the runs of `make offline-results`
@@ -77,6 +81,13 @@ MACROS: list[Macro] = [
     Macro("RunTorch", EXP1, ("config", "versions", "torch"), "text"),
     Macro("RunDevice", EXP1, ("config", "device_name"), "text"),
     Macro("WallTotalHours", TIMINGS, ("wall_seconds",), "hours"),
+    # the depth ladder: its networks' depth and resolution, its paired images and the sign-test floor they give
+    Macro("DepthBlocksLiteOne", LITE1_SPECTRUM, ("config", "num_blocks"), "integer"),
+    Macro("DepthInputLiteOne", LITE1_SPECTRUM, ("config", "input_size"), "integer"),
+    Macro("DepthInputLiteTwo", LITE2_SPECTRUM, ("config", "input_size"), "integer"),
+    Macro("DepthPairedImages", DEPTH, ("verdicts", {"id": DEPTH_STEP}, "statistic", "value"), "integer"),
+    Macro("DepthSignTestP", DEPTH, ("verdicts", {"id": DEPTH_STEP}, "test", "p_value"), "number"),
+    Macro("DepthMinPaired", DEPTH, ("verdicts", {"id": DEPTH_STEP}, "parameters", "min_paired_images"), "integer"),
     # Experiment 1
     Macro("ExpOneImages", EXP1, ("num_valid",), "integer"),
     Macro("ExpOneMobiusErr", EXP1, ("metrics", "mobius_rel_error_float32"), "stat"),
