@@ -56,7 +56,7 @@ def verdicts_body(summary: dict[str, Any]) -> str:
         rows.append(" & ".join(latex_text(cell) for cell in cells) + rf" & \textbf{{{latex_text(entry['decision'])}}} & {rules.index(entry['rule']) + 1} \\")
     table = "\n".join([rf"\begin{{longtable}}{{{COLUMNS}}}", rf"\toprule {HEADER} \midrule\endhead", r"\bottomrule\endlastfoot", *rows, r"\end{longtable}"])
     rule_list = "\n".join(rf"\item {latex_text(rule)}" for rule in rules)
-    return table + "\n" + r"\noindent Rules:\begin{enumerate}\setlength{\itemsep}{0pt}" + "\n" + rule_list + "\n" + r"\end{enumerate}"
+    return table + "\n" + r"\noindent Rules:\nopagebreak\begin{enumerate}\setlength{\itemsep}{0pt}" + "\n" + rule_list + "\n" + r"\end{enumerate}"
 
 
 def record_runs(root: Path, record: ExperimentRecord) -> list[tuple[Path, dict[str, Any]]]:
