@@ -11,7 +11,7 @@ Path elements: a dict key, a list index, or ``{"field": value}`` — the list el
 equals ``value`` (e.g. the λ = 0.1 entry of ``per_lambda``). Kinds: ``number`` (3 significant digits),
 ``integer``, ``percent`` (a share printed as 12.3 %), ``stat`` / ``stat_percent`` (mean [CI] of a
 bootstrap dict), ``power_of_two`` (2 to the value), ``hours`` (seconds summed over every file the
-``source`` glob matches, printed in hours; the only kind whose source is a glob), ``list`` (a list of
+``source`` glob matches, a shared pass counted once, printed in hours; the only kind whose source is a glob), ``list`` (a list of
 numbers, comma-separated), ``text`` (a string, escaped).
 """
 from __future__ import annotations
@@ -179,6 +179,20 @@ def follow(document: Any, path: tuple[PathElement, ...]) -> Any:
     return value
 
 
+def once_per_pass(documents: list[Any], values: list[Any]) -> list[Any]:
+    """``values`` with one entry per evaluation pass: timing files of one shared all-mask pass
+    (``paper.single_pass`` writes the same ``shared_pass`` and wall time into each folder it fed) count once."""
+    seen, kept = set(), []
+    for document, value in zip(documents, values):
+        shared = document.get("shared_pass") if isinstance(document, dict) else None
+        key = (tuple(shared), value) if shared else None
+        if key is None or key not in seen:
+            kept.append(value)
+        if key is not None:
+            seen.add(key)
+    return kept
+
+
 def source_values(root: Path, macro: Macro) -> list[Any] | None:
     """The JSON values ``macro`` prints, in print order (``None`` when its source is absent: not run)."""
     files = sorted(root.glob(macro.source)) if macro.kind == "hours" else [root / macro.source]
@@ -186,12 +200,13 @@ def source_values(root: Path, macro: Macro) -> list[Any] | None:
     if not files:
         return None
     try:
-        values = [follow(read_json(path), macro.path) for path in files]
+        documents = [read_json(path) for path in files]
+        values = [follow(document, macro.path) for document in documents]
     except KeyError as missing:
         raise PipelineError(f"paper macro \\{macro.name}: {macro.source} has no {missing} on the path {macro.path}; "
                             "update paper/macros.py to the summary's current layout") from None
     if macro.kind == "hours":
-        return [sum(values)]
+        return [sum(once_per_pass(documents, values))]
     if macro.kind in ("stat", "stat_percent"):
         return [values[0]["mean"], values[0]["ci_low"], values[0]["ci_high"]]
     if macro.kind == "list":

@@ -9,7 +9,7 @@ import pytest
 
 from experiment_1.errors import PipelineError
 from paper.figures import figures_tex
-from paper.macros import MACROS, Macro, follow, macros_tex
+from paper.macros import MACROS, Macro, follow, macros_tex, once_per_pass
 from paper.make_tables import SECTIONS
 from paper.render_latex import latex_text, render_latex
 from paper.render_markdown import render_markdown
@@ -72,12 +72,13 @@ def test_each_generated_number_equals_its_json_value() -> None:
         if body == r"\resultnotrun":
             assert not files, f"\\{macro.name} says not run, but {macro.source} exists: rerun python -m paper.make_tables"
             continue
-        values = [follow(json.loads(path.read_text()), macro.path) for path in files]
+        documents = [json.loads(path.read_text()) for path in files]
+        values = [follow(document, macro.path) for document in documents]
         if macro.kind == "text":
             assert body == latex_text(str(values[0]))
             continue
         expected = {
-            "hours": lambda: [sum(values) / 3600],
+            "hours": lambda: [sum(once_per_pass(documents, values)) / 3600],
             "power_of_two": lambda: [2 ** values[0]],
             "stat": lambda: [values[0][name] for name in ("mean", "ci_low", "ci_high")],
             "stat_percent": lambda: [values[0][name] for name in ("mean", "ci_low", "ci_high")],
@@ -97,6 +98,9 @@ def test_macro_generation_marks_absent_results_and_rejects_a_wrong_path(tmp_path
     summary.write_text(json.dumps({"metrics": {"error": {"mean": 3.1e-7, "ci_low": 2.95e-7, "ci_high": 3.25e-7}}, "share": 0.868,
                                    "per_lambda": [{"lambda": 1.0, "n": 4}, {"lambda": 0.1, "n": 9}]}))
     (tmp_path / "experiment_9" / "results" / "timing.json").write_text(json.dumps({"wall_seconds": 5400}))
+    for shared in ("results_a", "results_b"):  # one shared pass that fed two folders: counted once
+        (tmp_path / "experiment_9" / shared).mkdir()
+        (tmp_path / "experiment_9" / shared / "timing.json").write_text(json.dumps({"wall_seconds": 1800, "shared_pass": ["a/x", "b/y"]}))
     macros = [
         Macro("ExpNineError", "experiment_9/results/summary.json", ("metrics", "error"), "stat"),
         Macro("ExpNineShare", "experiment_9/results/summary.json", ("share",), "percent"),
@@ -109,7 +113,7 @@ def test_macro_generation_marks_absent_results_and_rejects_a_wrong_path(tmp_path
         r"\newcommand{\ExpNineError}{$3.10\times 10^{-7}$ [$2.95\times 10^{-7}$, $3.25\times 10^{-7}$]}",
         r"\newcommand{\ExpNineShare}{86.8\,\%}",
         r"\newcommand{\ExpNineAtLow}{9}",
-        r"\newcommand{\ExpNineHours}{1.5}",
+        r"\newcommand{\ExpNineHours}{2}",
         r"\newcommand{\ExpTenAbsent}{\resultnotrun}",
     ]
     with pytest.raises(PipelineError, match=r"ExpNineWrong: experiment_9/results/summary.json has no 'kappa'.*paper/macros.py"):
