@@ -32,6 +32,12 @@ def test_paper_sources_hold_no_placeholder_and_no_shrunk_type() -> None:
         assert shrink is None, f"{path.relative_to(REPO)}: {shrink.group(0)} sets type below footnote size"
 
 
+def test_every_figure_is_shown() -> None:
+    from paper.figures import FIGURES
+    sources = "".join(path.read_text(encoding="utf-8") for path in (REPO / "paper" / "sections").glob("*.tex"))
+    assert [name for name in FIGURES if f"\\{name}[" not in sources and f"\\{name}" + "{" not in sources] == []
+
+
 def build_log_problems(log: str, limit: float = OVERFULL_LIMIT_PT) -> list[str]:
     """Every undefined reference or citation, and every overfull box wider than ``limit`` points, in a LaTeX log."""
     problems = [match.group(0) for match in UNDEFINED.finditer(log)]
