@@ -87,7 +87,8 @@ CLAIMS: tuple[Claim, ...] = (
 DECISION_PHRASES = {
     "holds": "confirmed", "fails": "not confirmed", "cannot tell": "not decided by these data",
     "saturated": "untestable here (the measure is saturated)", "constant": "untestable here (the measure is constant)",
-    "n/a — non-finite": "untestable here (a non-finite input)",
+    "n/a — non-finite": "untestable here (a non-finite input)", "unresolved": "unresolved (at the round-off floor)",
+    "consistent (post hoc)": "consistent, post hoc (a law fitted to the data that test it)",
 }
 WHY_CLAUSES = 2  # a note of many clauses is cut to its first two in the table's "why" cell
 NETWORK_NAMES = {"resnet": "ResNet-", "efficientnet_lite": "EfficientNet-Lite"}
