@@ -33,6 +33,8 @@ def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
     assert "Claim 4" in abstract_tex([row]) and "not confirmed on EfficientNet-Lite0" in abstract_tex([row])
     assert "2" in undecided(tmp_path) and "4" not in undecided(tmp_path)
     assert "Claim 2" not in claims_tex(tmp_path)  # the claim without a block is left out, with no placeholder sentence
+    assert r"\newcommand{\ClaimFindingTwo}{}" in claims_tex(tmp_path)
+    assert r"\newcommand{\ClaimFindingFour}{\paragraph{Against the original study" in claims_tex(tmp_path)
     write_summary(tmp_path, 3, topk_summary("holds"))
     assert "confirmed on EfficientNet-Lite0" in claims_tex(tmp_path) and "not confirmed" not in claims_tex(tmp_path)
 

@@ -20,7 +20,7 @@ from experiment_1.report.record import ExperimentRecord
 REPO = Path(__file__).resolve().parents[1]
 PAPER = REPO / "paper"
 GENERATED = PAPER / "generated"
-GENERATED_NAME = re.compile(r"\\((?:Exp|Seed|Run|Wall|Fig|Verdict|Claims|Depth)[A-Za-z]*)")
+GENERATED_NAME = re.compile(r"\\((?:Exp|Seed|Run|Wall|Fig|Verdict|Claim|Depth)[A-Za-z]*)")
 DEFINED_NAME = re.compile(r"\\newcommand\{\\([A-Za-z]+)\}")
 MACRO_LINE = re.compile(r"^\\newcommand\{\\([A-Za-z]+)\}\{(.*)\}% (\{.*\})$")
 # A printed number: m × 10^e, or a decimal; a percentage when \,\% follows.
