@@ -1,5 +1,5 @@
 # MOE-ResNet — the two commands a newcomer needs:
-#   make test                  create .venv, install requirements, run the test suite
+#   make test                  create .venv, install the project into it (pip install -e .), run the test suite
 #   make demo                  Experiment 1 on 8 images: sample → evaluate → plot (experiment_1/demo.py).
 #                              Data: MOE_DATA, else imagenet-1k/data if it has shards, else the embedded
 #                              imagenet-1k/sample; model: ResNet-18, or EfficientNet-Lite0 where its weights
@@ -21,9 +21,9 @@ DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS)
 
 .PHONY: test demo bench bench-gpu tables reports paper clean-demo
 
-$(BIN)/.installed: requirements.txt
+$(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip install -e .
 	touch $@
 
 test: $(BIN)/.installed
