@@ -21,6 +21,7 @@ from typing import Any
 
 from experiment_1.files import read_json
 from experiment_1.report.markdown import format_number, format_percent
+from paper.committed_runs import committed_glob
 from paper.experiments import record_of
 from paper.macros import follow
 from paper.render_latex import latex_text
@@ -209,7 +210,7 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
     for claim in claims:
         record = record_of(claim.experiment)
         published_source = root / record_of(claim.reported_from).primary if claim.reported_from is not None else None
-        for path in sorted(root.glob(record.primary)):
+        for path in committed_glob(root, record.primary):
             summary = read_json(path)
             verdicts = summary.get("verdicts") if isinstance(summary, dict) else None
             if not isinstance(verdicts, list):

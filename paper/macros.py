@@ -25,6 +25,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.report.markdown import format_number, format_percent, format_stat
 from paper.experiments import record_of
+from paper.committed_runs import committed_glob
 from paper.render_latex import latex_text
 
 PathElement = Union[str, int, dict]
@@ -195,7 +196,7 @@ def once_per_pass(documents: list[Any], values: list[Any]) -> list[Any]:
 
 def source_values(root: Path, macro: Macro) -> list[Any] | None:
     """The JSON values ``macro`` prints, in print order (``None`` when its source is absent: not run)."""
-    files = sorted(root.glob(macro.source)) if macro.kind == "hours" else [root / macro.source]
+    files = committed_glob(root, macro.source) if macro.kind == "hours" else [root / macro.source]
     files = [path for path in files if path.exists()]
     if not files:
         return None

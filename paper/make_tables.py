@@ -14,7 +14,7 @@ One generator, two renderers: every section function below returns the table mod
 :mod:`paper.table_model`; :mod:`paper.render_markdown` writes it into tables.md and the README,
 :mod:`paper.render_latex` into the paper's generated tables.
 
-Inputs:  the summaries under the repository root.  Outputs: tables.md, the generated blocks of
+Inputs:  the committed runs' summaries (paper/committed_runs.txt; a demo or scratch run is never read).  Outputs: tables.md, the generated blocks of
          README.md (benchmark, wall time, profile; between their ``<!-- generated:…`` markers), and
          paper/generated/ (table_<section>.tex, macros.tex, verdicts.tex, figures.tex) for ``make paper``.
 
@@ -39,6 +39,7 @@ from paper.claims import claims_tex, network_name, pretty_networks
 from paper.figures import figures_tex
 from paper.macros import macros_tex
 from paper.plots import render_paper_figures
+from paper.committed_runs import committed_glob
 from paper.render_latex import render_latex
 from paper.render_markdown import render_markdown
 from paper.runs import runs_tex
@@ -53,7 +54,7 @@ def _summaries(root: Path, pattern: str, experiment: int | str, keys: tuple[str,
     """The summaries of ``experiment`` matching ``pattern``; one line naming the file and the first
     missing (nested) key if one lacks a key its table reads — checked for all before any table is written."""
     found = []
-    for path in sorted(root.glob(pattern)):
+    for path in committed_glob(root, pattern):
         if "partial" in path.parts:
             continue
         summary = read_json(path)
@@ -265,7 +266,7 @@ def depth_table(root: Path) -> list[Block]:
         return "—" if not block or block.get(name) is None else format_stat(block[name], percent=percent)
 
     blocks: list[Block] = []
-    for path in sorted(root.glob(record_of("depth").summaries)):
+    for path in committed_glob(root, record_of("depth").summaries):
         analysis = read_json(path)
         rows = []
         for row in analysis["rungs"]:
@@ -297,7 +298,7 @@ def _rate(row: dict[str, Any], name: str) -> str:
 
 def benchmark_table(root: Path) -> list[Block]:
     rows = []
-    for path in sorted((root / "experiment_1" / "results_bench").glob("*.json")):
+    for path in committed_glob(root, "experiment_1/results_bench/*.json"):
         bench = read_json(path)
         for row in bench["rows"]:
             naive_from = "" if row["naive_masks_timed"] == 2 ** row["num_blocks"] else f" (from {row['naive_masks_timed']} masks)"
@@ -332,7 +333,7 @@ def benchmark_table(root: Path) -> list[Block]:
 def profile_table(root: Path) -> list[Block]:
     """One row per profiled tree pass (experiment_1/results_profile/*.json): the parts and operators that dominate."""
     rows = []
-    for path in sorted((root / "experiment_1" / "results_profile").glob("*.json")):
+    for path in committed_glob(root, "experiment_1/results_profile/*.json"):
         profile = read_json(path)
         parts = sorted(profile["parts"], key=lambda part: part["share"], reverse=True)[:3]
         groups = profile["operator_groups"]
@@ -353,7 +354,7 @@ def profile_table(root: Path) -> list[Block]:
 def wall_time_table(root: Path) -> list[Block]:
     """The last evaluation run of every results folder, from its timing.json, and their total."""
     rows = []
-    timings = [(path, read_json(path)) for path in sorted(root.glob("experiment_*/results*/timing.json"))]
+    timings = [(path, read_json(path)) for path in committed_glob(root, "experiment_*/results*/timing.json")]
     for path, timing in timings:
         per_image = timing["wall_seconds"] / timing["images_evaluated"]
         rows.append([f"`{path.parent.relative_to(root).as_posix()}`", timing["device_name"], timing["engine"], str(timing["images_evaluated"]),

@@ -18,6 +18,7 @@ import numpy as np
 
 from experiment_1.files import read_json
 from experiment_1.report.plotting import new_figure, plt
+from paper.committed_runs import committed_glob
 from paper.claims import network_name
 from paper.experiments import record_of
 
@@ -28,12 +29,12 @@ LADDER_COLOURS = ("#2a6fb0", "#e07b22", "#3a9a3a", "#b03a8a")
 
 def ladder_spectra(root: Path) -> list[tuple[str, dict[str, Any]]]:
     """(arch, Experiment 2 summary) for every network of the depth ladder that has a trained-weights run."""
-    ladders = sorted(root.glob(record_of("depth").summaries))
+    ladders = committed_glob(root, record_of("depth").summaries)
     if not ladders:
         return []
     archs = [rung["arch"] for rung in read_json(ladders[0])["rungs"]]
     summaries = {}
-    for path in sorted(root.glob(record_of(2).summaries)):
+    for path in committed_glob(root, record_of(2).summaries):
         summary = read_json(path)
         config = summary.get("config", {}) if isinstance(summary, dict) else {}
         if summary.get("experiment") == 2 and config.get("weights") == "pretrained" and config.get("arch") in archs:

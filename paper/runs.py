@@ -14,6 +14,7 @@ from typing import Any
 
 from experiment_1.files import read_json
 from experiment_1.report.markdown import format_number
+from paper.committed_runs import committed_glob
 from paper.claims import network_name
 from paper.experiments import RECORDS
 from paper.render_latex import latex_text
@@ -25,7 +26,7 @@ def run_rows(root: Path) -> list[list[str]]:
     """One row (plain text cells) per run with a network in its config."""
     rows = []
     for record in RECORDS:
-        for path in sorted(root.glob(record.summaries)):
+        for path in committed_glob(root, record.summaries):
             if "partial" in path.parts:
                 continue
             summary: Any = read_json(path)

@@ -1,0 +1,57 @@
+"""Demo and scratch runs never enter the committed tables or the paper: paper/committed_runs.txt decides."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from paper.committed_runs import MANIFEST, committed_glob, committed_runs
+from paper.make_tables import wall_time_table
+from paper.render_markdown import render_markdown
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _timing(folder: Path, seconds: float) -> None:
+    folder.mkdir(parents=True)
+    (folder / "timing.json").write_text(json.dumps({"wall_seconds": seconds, "images_evaluated": 2, "device_name": "cpu", "engine": "tree"}))
+
+
+def test_only_listed_runs_reach_the_tables(tmp_path: Path) -> None:
+    _timing(tmp_path / "experiment_1" / "results_efficientnet_lite0_sample", 10.0)
+    _timing(tmp_path / "experiment_1" / "results_demo_efficientnet_lite0", 7.0)  # make demo
+    _timing(tmp_path / "experiment_2" / "results_mine", 5.0)                      # a scratch --output-dir
+    unfiltered = render_markdown(wall_time_table(tmp_path))                       # no manifest: a generated tree
+    assert "results_demo" in unfiltered and "results_mine" in unfiltered
+    (tmp_path / MANIFEST).parent.mkdir()
+    (tmp_path / MANIFEST).write_text("# committed\nexperiment_1/results_efficientnet_lite0_sample/  # the real run\n")
+    text = render_markdown(wall_time_table(tmp_path))
+    assert "results_efficientnet_lite0_sample" in text
+    assert "results_demo" not in text and "results_mine" not in text
+    assert "| all runs |  |  | 2 | 10 (" in text                                 # the total counts the listed run only
+
+
+def test_a_listed_file_admits_that_file_only(tmp_path: Path) -> None:
+    bench = tmp_path / "experiment_1" / "results_bench"
+    bench.mkdir(parents=True)
+    for name in ("bench_cpu_224px.json", "bench_cpu_32px.json"):
+        (bench / name).write_text("{}")
+    (tmp_path / MANIFEST).parent.mkdir()
+    (tmp_path / MANIFEST).write_text("experiment_1/results_bench/bench_cpu_224px.json\n")
+    assert [path.name for path in committed_glob(tmp_path, "experiment_1/results_bench/*.json")] == ["bench_cpu_224px.json"]
+
+
+def test_the_manifest_lists_exactly_the_committed_results() -> None:
+    """Every tracked results folder (bench and profile: file) is listed, and every listed path is tracked."""
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    tracked = subprocess.run(["git", "ls-files", "--", "*results*"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    runs = committed_runs(REPO)
+    assert runs is not None
+    unlisted = sorted({path for path in tracked if not any(path == run or path.startswith(run + "/") for run in runs)})
+    assert not unlisted, f"committed results missing from {MANIFEST}: {unlisted}"
+    untracked = sorted(run for run in runs if not any(path == run or path.startswith(run + "/") for path in tracked))
+    assert not untracked, f"{MANIFEST} lists runs that are not committed: {untracked}"
