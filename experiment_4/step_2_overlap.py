@@ -33,6 +33,7 @@ Outputs: <output-dir>/overlap.json (default: beside the signatures). Determinist
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,12 @@ def main(argv: list[str] | None = None) -> None:
                         help=f"signature sizes of the 1-NN sweep (default: 8, 16, … up to min(store-K, 2^L/2, {MAX_SWEEP_K}); the class control's stop at its class-store-K)")
     parser.add_argument("--num-permutations", type=int, default=1000, help="label permutations of every null (default: %(default)s; p-values are at least 1 / (n + 1))")
     parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the permutations and the bootstraps (default: %(default)s)")
+    parser.add_argument("--max-pairs", type=arg_types.positive_int, default=None,
+                        help="the original study's cap on the same- and different-class pairs; accepted so its command runs as written, "
+                             "but every pair is compared here (a note says so)")
     args = parser.parse_args(argv)
+    if args.max_pairs is not None:
+        print(f"note: --max-pairs {args.max_pairs} changes nothing: every same- and different-class pair is compared exactly", file=sys.stderr)
     document = load_signatures(args.signatures)
     sweep_ks = sorted(set(args.sweep_k)) if args.sweep_k else default_sweep_ks(int(document["store_k"]), int(document["num_subsets"]))
     check_settings(args, document, sweep_ks)

@@ -12,6 +12,7 @@ Outputs: in the summary's folder: jaccard_histograms, nn_accuracy_vs_k and globa
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,11 @@ def plot_core(summary: dict[str, Any], output: Path) -> Path:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_4/results/overlap.json"), help="overlap.json of step_2_overlap (default: %(default)s)")
+    parser.add_argument("--signatures", type=Path, default=None,
+                        help="the original study's second input; accepted so its command runs as written, but overlap.json holds all the figures read")
     args = parser.parse_args(argv)
+    if args.signatures is not None:
+        print(f"note: --signatures {args.signatures} is not read: overlap.json holds every number the figures and the REPORT use", file=sys.stderr)
     summary = load_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=SUMMARY_KEYS)
     folder = args.summary.parent
     figures = {"Jaccard histograms": plot_histograms(summary, folder / "jaccard_histograms"), "1-NN accuracy vs K": plot_nn_sweep(summary, folder / "nn_accuracy_vs_k"),

@@ -58,7 +58,7 @@ def load_signatures(path: Path) -> dict:
     return torch.load(path, weights_only=True)
 
 
-def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
+def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sample_index = per_class_list(tiny_shards, tmp_path / "samples.json")
     output_dir = tmp_path / "results"
     step_1_signatures.main(step_1_flags(tiny_shards, sample_index, output_dir))
@@ -129,6 +129,14 @@ def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: 
     tables = (root / "tables.md").read_text()
     verdicts = read_json(root / "experiment_4" / "results_tiny" / "overlap.json")["verdicts"]
     assert "`experiment_4/results_tiny` — resnet18, `random`, N = 6, 3 classes" in tables and all(verdict["decision"] in tables for verdict in verdicts)
+    # The original study's commands run as written: --max-pairs and step 3's --signatures are accepted, each with a note
+    # that it changes nothing (every pair is compared; overlap.json holds what step 3 reads), and the same bytes result.
+    capsys.readouterr()
+    step_2_overlap.main(["--signatures", str(output_dir / "signatures.pt"), "--output-dir", str(root / "as_written"), "--sweep-K", "8", "--num-permutations", "5", "--max-pairs", "45000"])
+    step_3_plot.main(["--summary", str(root / "as_written" / "overlap.json"), "--signatures", str(output_dir / "signatures.pt")])
+    notes = capsys.readouterr().err
+    assert "--max-pairs 45000 changes nothing" in notes and "is not read" in notes
+    assert (root / "as_written" / "overlap.json").read_bytes() == (root / "experiment_4" / "results_tiny" / "overlap.json").read_bytes()
     with pytest.raises(PipelineError, match="--nn-K 32: must lie in 1 … 16"):
         step_2_overlap.main(["--signatures", str(tmp_path / "small" / "signatures.pt")])
     with pytest.raises(PipelineError, match="not found"):
