@@ -25,7 +25,7 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.examples.cifar_resnet20 import CifarResNet20, build_model
 from experiment_1.network.gating import Residual, ResidualNetwork, gate
 from experiment_1.files import atomic_write_json, read_json
-from experiment_1.network.residual_stack import ResidualStack
+from experiment_1.network.residual_stack import Preprocess, ResidualStack
 from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_1.network.weights import RANDOM, Weights, parse_weights
 from roundoff import assert_close_to_roundoff
@@ -155,9 +155,22 @@ def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
             cut.network.fc.bias.fill_(float("nan"))
         return cut
 
+    def no_preprocess(weights: Weights) -> ResidualNetwork:  # a 32-px network whose factory forgot its transform
+        cut = build_model(weights)
+        return ResidualNetwork(cut.network, cut.stem, cut.residuals, cut.head)
+
+    def imagenet_preprocess(weights: Weights) -> ResidualNetwork:  # the ImageNet default, asked for explicitly
+        cut = build_model(weights)
+        return ResidualNetwork(cut.network, cut.stem, cut.residuals, cut.head, preprocess=None)
+
     module = type(sys)("user_models")
     module.no_blocks, module.skips_a_block, module.not_finite = no_blocks, skips_a_block, not_finite
+    module.no_preprocess, module.imagenet_preprocess = no_preprocess, imagenet_preprocess
     monkeypatch.setitem(sys.modules, "user_models", module)
+    with pytest.raises(PipelineError, match=r"^--arch user_models:no_preprocess: the factory's ResidualNetwork names no preprocess; pass preprocess="):
+        build_gated_resnet("user_models:no_preprocess", "random")
+    assert build_gated_resnet("user_models:imagenet_preprocess", "random").preprocess == Preprocess()
+    assert build_model(RANDOM).preprocess.crop == 32 != Preprocess().crop
     with pytest.raises(PipelineError, match=r"^--arch user_models:no_blocks: the factory returned no residual blocks"):
         build_gated_resnet("user_models:no_blocks", "random")
     with pytest.raises(PipelineError, match=r"^--arch user_models:skips_a_block: with every gate on the gated stack differs from the network's own forward"):

@@ -24,7 +24,7 @@ A complete, runnable example is :mod:`experiment_1.examples.cifar_resnet20`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import torch
@@ -54,15 +54,34 @@ class Residual:
     name: str = ""
 
 
+UNSET = "unset"
+"""``ResidualNetwork.preprocess`` when the factory named none: refused by :func:`gate`, since a silent
+default would evaluate, say, a 32-px network at 224 px with ImageNet normalisation."""
+
+
 @dataclass
 class ResidualNetwork:
-    """What an architecture factory returns: a network and its cut ``stem → residuals → head``."""
+    """What an architecture factory returns: a network and its cut ``stem → residuals → head``.
+
+    ``preprocess`` is the evaluation transform the network expects; it must be given —
+    ``preprocess=None`` explicitly takes the ImageNet default (short side 256, crop 224, ImageNet mean/std).
+    """
 
     network: nn.Module
     stem: nn.Module
     residuals: list[Residual]
     head: nn.Module
-    preprocess: Preprocess = field(default_factory=Preprocess)
+    preprocess: Preprocess | None | str = UNSET
+
+
+def cut_preprocess(cut: ResidualNetwork, arch: str) -> Preprocess:
+    """The cut's transform (``None`` → the ImageNet default); one line when the factory named none."""
+    if isinstance(cut.preprocess, Preprocess):
+        return cut.preprocess
+    if cut.preprocess is None:
+        return Preprocess()
+    raise PipelineError(f"--arch {arch}: the factory's ResidualNetwork names no preprocess; pass preprocess=Preprocess(resize, crop, mean, std) "
+                        "for the network's input, or preprocess=None for the ImageNet default (resize 256, crop 224)")
 
 
 Factory = Callable[[Weights], ResidualNetwork]
@@ -80,7 +99,7 @@ def gate(cut: ResidualNetwork, arch: str, weights: str) -> ResidualStack:
         GateableBlock(part.branch, shortcut=part.shortcut, post=part.post, pre=part.pre, name=part.name or f"block{index}")
         for index, part in enumerate(cut.residuals)
     ]
-    stack = ResidualStack(cut.stem, blocks, cut.head, cut.preprocess, arch, weights).eval()
+    stack = ResidualStack(cut.stem, blocks, cut.head, cut_preprocess(cut, arch), arch, weights).eval()
     check_full_mask_parity(cut.network.eval(), stack)
     return stack
 

@@ -6,6 +6,7 @@ from torch import nn
 
 from experiment_1.errors import PipelineError
 from experiment_1.network.gating import Residual, ResidualNetwork
+from experiment_1.network.residual_stack import Preprocess
 from experiment_1.network.weights import Weights, load_torchvision_state_dict, load_weights_into
 
 
@@ -28,6 +29,7 @@ def resnet_cut(network: nn.Module) -> ResidualNetwork:
         stem=nn.Sequential(network.conv1, network.bn1, network.relu, network.maxpool),
         residuals=residuals,
         head=nn.Sequential(network.avgpool, nn.Flatten(1), network.fc),
+        preprocess=Preprocess(),  # torchvision's ImageNet transform: short side 256, crop 224
     )
 
 
