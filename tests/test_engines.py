@@ -156,6 +156,7 @@ def test_state_dict_path_round_trip(tmp_path) -> None:
 
 def test_offline_torchvision_weights_error_says_where_to_put_the_file(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path))
+    monkeypatch.setattr(torch.hub, "get_dir", lambda: str(tmp_path / "empty_hub"))  # a user's torch cache would hold the file
 
     def offline(*args, **kwargs):
         raise OSError("Name or service not known")

@@ -11,8 +11,9 @@
   ``DEFAULT``).
 
 :func:`parse_weights` turns the text into a :class:`Weights` value; ``str()`` of it is the text
-recorded in a run's configuration. Downloads land in ``checkpoints/`` (``$MOE_CHECKPOINTS``) and
-are checked against the hash prefix in their file name.
+recorded in a run's configuration. torchvision weights are read from ``checkpoints/`` (``$MOE_CHECKPOINTS``)
+or torch's own hub cache; downloads land in ``checkpoints/``; every file is checked against the hash prefix
+in its name.
 """
 from __future__ import annotations
 
@@ -83,14 +84,21 @@ def _verify_torchvision_hash(path: Path) -> None:
         )
 
 
+def torch_hub_cache() -> Path:
+    """Where torch itself keeps downloaded weights: ``<torch.hub.get_dir()>/checkpoints`` (``$TORCH_HOME``, ~/.cache/torch)."""
+    return Path(torch.hub.get_dir()) / "checkpoints"
+
+
 def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]:
-    """Load a torchvision weights entry from ``checkpoints/`` (downloading it if absent)."""
+    """Load a torchvision weights entry from ``checkpoints/`` or, failing that, torch's own hub cache (where
+    torchvision and other projects put it); download it into ``checkpoints/`` only when neither holds it."""
     url: str = weights_enum.url  # type: ignore[attr-defined]
     target_dir = checkpoints_dir()
     target = target_dir / url.rsplit("/", 1)[-1]
-    if target.exists():
-        _verify_torchvision_hash(target)
-        return torch.load(target, map_location="cpu", weights_only=True)
+    for cached in (target, torch_hub_cache() / target.name):
+        if cached.exists():
+            _verify_torchvision_hash(cached)
+            return torch.load(cached, map_location="cpu", weights_only=True)
     try:
         target_dir.mkdir(parents=True, exist_ok=True)
         return torch.hub.load_state_dict_from_url(

@@ -1,8 +1,20 @@
-"""argparse ``type=`` validators: a bad numeric flag is refused while parsing, naming the allowed range."""
+"""argparse ``type=`` validators (a bad numeric flag is refused while parsing, naming the allowed range) and
+defaults that depend on the machine."""
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+
+MAX_DEFAULT_WORKERS = 4
+
+
+def default_num_workers(cores: int | None = None) -> int:
+    """``--num-workers`` by default: one data-loader worker per core this process may use, leaving one core
+    to the evaluation, at most :data:`MAX_DEFAULT_WORKERS` (0 on one core: load in the main process)."""
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(0, min(cores - 1, MAX_DEFAULT_WORKERS))
 
 
 def _integer(text: str) -> int:

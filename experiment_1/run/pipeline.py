@@ -55,7 +55,8 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--engine", choices=ENGINES, default="tree", help="all-mask evaluator (default: %(default)s)")
     parser.add_argument("--batch-size", type=arg_types.positive_int, default=8, help="images per batch (default: %(default)s)")
     parser.add_argument("--mask-chunk", type=arg_types.power_of_two, default=256, help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)")
-    parser.add_argument("--num-workers", type=arg_types.non_negative_int, default=4, help="data-loader worker processes (default: %(default)s)")
+    parser.add_argument("--num-workers", type=arg_types.non_negative_int, default=arg_types.default_num_workers(),
+                        help=f"data-loader worker processes (default: this machine's cores − 1, at most {arg_types.MAX_DEFAULT_WORKERS}: %(default)s)")
     parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)")
     parser.add_argument("--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 … (default: %(default)s)")
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32", help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), float64 (slow; resolves high orders at small λ), bfloat16, float16; logits are float32 (float64 for float64) (default: %(default)s)")
