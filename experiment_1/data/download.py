@@ -2,7 +2,7 @@
 
 Question: none; this fetches the data every experiment reads. ``ILSVRC/imagenet-1k`` on the
 Hugging Face Hub is *gated*: accept its terms on the dataset page while logged in, create a
-read token (Settings → Access Tokens), then either ``huggingface-cli login`` once or export
+read token (Settings → Access Tokens), then either ``hf auth login`` once or export
 ``HF_TOKEN=<token>``. The download resumes where it stopped, and the row counts are verified
 (validation 50 000, test 100 000).
 
@@ -64,7 +64,7 @@ def download(data_dir: Path, splits: list[str]) -> None:
             local = hf_hub_download(REPO_ID, entry.path, repo_type="dataset", local_dir=staging, token=token)
             os.replace(local, target)
     except GatedRepoError:
-        raise PipelineError(f"{REPO_ID} is gated: accept its terms on the Hub, then `huggingface-cli login` or export HF_TOKEN=<read token>") from None
+        raise PipelineError(f"{REPO_ID} is gated: accept its terms on the Hub, then `hf auth login` or export HF_TOKEN=<read token>") from None
     except Exception as error:  # HTTP, connection and file errors arrive from several libraries
         raise PipelineError(f"download from {REPO_ID} failed ({type(error).__name__}: {str(error).splitlines()[0]}); check the network and token, then rerun to resume") from None
 

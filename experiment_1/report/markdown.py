@@ -4,7 +4,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Sequence
+
+from experiment_1.paths import REPO_ROOT
 
 NON_FINITE = "n/a — non-finite"  # how a NaN or ±inf is rendered: never as a number a verdict could be read from
 
@@ -65,7 +68,7 @@ def report_footer(config: dict[str, Any], timing: dict[str, Any] | None, generat
         rate = timing["images_evaluated"] / timing["wall_seconds"] if timing["wall_seconds"] else float("nan")
         lines += [
             f"Wall time of the last evaluation run: {format_number(timing['wall_seconds'])} s for {timing['images_evaluated']} "
-            f"image evaluations ({format_number(rate)} per s) on {timing['device_name']}, engine `{timing['engine']}`, "
+            f"image evaluations ({format_number(rate)} image evaluations per second) on {timing['device_name']}, engine `{timing['engine']}`, "
             f"batch size {timing['batch_size']}, mask chunk {timing['mask_chunk']}.",
             "",
         ]
@@ -73,11 +76,19 @@ def report_footer(config: dict[str, Any], timing: dict[str, Any] | None, generat
     return lines
 
 
+def repo_path(text: str) -> str:
+    """``text`` relative to the repository when it lies inside it (a REPORT names no machine's absolute path), else as given."""
+    path = Path(text)
+    if path.is_absolute() and path.is_relative_to(REPO_ROOT):
+        return path.relative_to(REPO_ROOT).as_posix()
+    return text
+
+
 def data_sentence(summary: dict[str, Any], extra: str = "") -> str:
-    """The REPORT's **Data.** line: images, sample list, data folder, model (then ``extra``)."""
+    """The REPORT's **Data.** line: images, sample list, data folder (inside the repository: relative to it), model (then ``extra``)."""
     config = summary["config"]
     return (
-        f"**Data.** {summary['num_valid']} images from `{config['sample_index']}` (shards in `{config.get('data_dir', 'not recorded')}`; "
+        f"**Data.** {summary['num_valid']} images from `{repo_path(config['sample_index'])}` (shards in `{repo_path(config.get('data_dir', 'not recorded'))}`; "
         f"{summary['num_skipped_corrupt']} skipped as corrupt), model `{config['arch']}` (L = {config['num_blocks']}) "
         f"with weights `{config['weights']}`{extra}."
     )
