@@ -25,6 +25,7 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.examples.cifar_resnet20 import CifarResNet20, build_model
 from experiment_1.network.gating import Residual, ResidualNetwork, gate
 from experiment_1.files import atomic_write_json, read_json
+from experiment_1.mobius.transform import mobius_transform
 from experiment_1.network.residual_stack import Preprocess, ResidualStack
 from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_1.network.weights import RANDOM, Weights, parse_weights
@@ -229,6 +230,43 @@ def test_resnet20_runs_experiments_1_and_2(tiny_shards: Path, tmp_path: Path) ->
     assert per_image["energy_vector"].shape == (3, 10)  # orders 0 … 9 of a 9-block network
 
 
+def interaction_share(logits: torch.Tensor) -> float:
+    """The share of the Möbius energy Σ_S ‖Δ_S h‖² at orders ≥ 2 (one image, float64)."""
+    coefficients = mobius_transform(logits.double(), dim=1)
+    energy = (coefficients ** 2).sum(dim=-1)[0]
+    orders = torch.tensor([bin(mask).count("1") for mask in range(energy.numel())])
+    return (energy[orders >= 2].sum() / energy.sum()).item()
+
+
+def test_identically_zero_branches_are_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """timm's zero_init_last, reproduced without timm: a zeroed last batch-norm makes a branch output exactly 0."""
+    def zero_last_batchnorm(weights: Weights) -> ResidualNetwork:
+        cut = build_model(weights)
+        for block in cut.network.blocks:
+            nn.init.zeros_(block.residual[-1].weight)
+        return cut
+
+    module = type(sys)("zeroed_models")
+    module.zero_last_batchnorm = zero_last_batchnorm
+    monkeypatch.setitem(sys.modules, "zeroed_models", module)
+    with pytest.raises(PipelineError, match=r"^--arch zeroed_models:zero_last_batchnorm: residual branch\(es\) blocks.0, blocks.1, blocks.2 … \(9 of 9\) output exactly zero"):
+        build_gated_resnet("zeroed_models:zero_last_batchnorm", "random")
+    model = build_gated_resnet(RESNET20, "random", seed=0)  # the ordinary init: a real set function
+    assert interaction_share(evaluate_all_masks(model, images(1, size=32, seed=5))) > 1e-3
+
+
+def test_timm_pretrained_offline_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No timm needed: a stand-in whose hub download fails as it does offline."""
+    def create_model(name: str, pretrained: bool = False, **kwargs):
+        raise OSError(f"We couldn't connect to 'https://huggingface.co' to load the files of timm/{name}.\nCheck your connection")
+
+    monkeypatch.setitem(sys.modules, "timm", type(sys)("timm"))
+    monkeypatch.setattr(sys.modules["timm"], "create_model", create_model, raising=False)
+    with pytest.raises(PipelineError, match=r"timm could not load the pretrained weights of resnet18 \(OSError: We couldn't connect .*\); offline\? pass --weights") as error:
+        build_gated_resnet("experiment_1.examples.timm_resnet:build_resnet18", "pretrained")
+    assert "\n" not in str(error.value)
+
+
 def test_timm_resnet_through_the_same_api() -> None:
     pytest.importorskip("timm")
     model = build_gated_resnet("experiment_1.examples.timm_resnet:build_resnet18", "random", seed=0)
@@ -236,3 +274,4 @@ def test_timm_resnet_through_the_same_api() -> None:
     x = images(1, size=64, seed=5)
     tree = evaluate_all_masks(model, x, engine="tree", mask_chunk=32, residual_scale=0.8)
     assert_close_to_roundoff(tree, evaluate_all_masks(model, x, engine="naive", mask_chunk=64, residual_scale=0.8))
+    assert interaction_share(tree) > 1e-3  # random-init branches are not zero (zero_init_last off): interactions above round-off

@@ -8,13 +8,17 @@ post-sum activation is the block's last one (``act2``, or ``act3`` for bottlenec
     python -m experiment_2.step_1_evaluate --arch experiment_1.examples.timm_resnet:build_resnet18 --weights pretrained …
 
 ``--weights pretrained`` asks timm for its default pretrained weights (downloaded by timm on first
-use), a named value for a pretrained tag (``--weights a1_in1k``: ``resnet18.a1_in1k``), ``random``
-is timm's initialisation, a path is a ``state_dict`` of the same timm model.
+use; offline, one line says so), a named value for a pretrained tag (``--weights a1_in1k``:
+``resnet18.a1_in1k``), a path is a ``state_dict`` of the same timm model. ``random`` is timm's
+initialisation **except** ``zero_init_last``: timm zeroes each block's last batch-norm by default, so
+every random-init branch would output exactly zero and the set function would have no interaction at
+all (the gating check refuses such a network); here that batch-norm keeps its ordinary init (weight 1).
 """
 from __future__ import annotations
 
 from torch import nn
 
+from experiment_1.errors import PipelineError
 from experiment_1.network.gating import Residual, ResidualNetwork
 from experiment_1.network.residual_stack import Preprocess
 from experiment_1.network.weights import Weights, load_weights_into
@@ -55,7 +59,15 @@ def timm_resnet(name: str, weights: Weights) -> ResidualNetwork:
     import timm
 
     tagged = f"{name}.{weights.text}" if weights.kind == "named" else name  # a named value is a timm pretrained tag, e.g. a1_in1k
-    network = timm.create_model(tagged, pretrained=weights.kind in ("pretrained", "named"))
+    pretrained = weights.kind in ("pretrained", "named")
+    try:
+        network = timm.create_model(tagged, pretrained=pretrained, zero_init_last=False)  # no identically-zero random branches
+    except Exception as error:  # offline, hub errors and unknown tags come in many types; all mean "no weights here"
+        if not pretrained:
+            raise
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0][:160]
+        raise PipelineError(f"timm could not load the pretrained weights of {tagged} ({type(error).__name__}: {first_line}); "
+                            "offline? pass --weights <path to a state dict of the same timm model>, or --weights random") from None
     if weights.kind == "path":
         load_weights_into(network, weights)
     return timm_resnet_cut(network.eval())

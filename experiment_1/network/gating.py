@@ -118,11 +118,17 @@ def check_full_mask_parity(network: nn.Module, stack: ResidualStack) -> None:
         raise PipelineError(f"--arch {stack.arch}: the network's forward returns a {type(expected).__name__}, not a logits tensor; pass a network whose forward returns logits")
     if not torch.isfinite(expected).all():
         return
+    branch_peaks: list[float] = []
+    hooks = [block.branch.register_forward_hook(lambda module, inputs, output: branch_peaks.append(output.abs().max().item()))
+             for block in stack.blocks]
     try:
         actual = stack(image)
     except RuntimeError as error:
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0][:160]
         raise PipelineError(f"--arch {stack.arch}: the gated stack fails on a {size}-px image ({first_line}); check that stem → residuals → head lists every layer in forward order") from None
+    finally:
+        for hook in hooks:
+            hook.remove()
     if actual.shape != expected.shape:
         raise PipelineError(f"--arch {stack.arch}: the gated stack gives logits of shape {tuple(actual.shape)}, the network {tuple(expected.shape)}; check the head")
     error = ((actual - expected).abs().max() / expected.abs().max().clamp_min(torch.finfo(expected.dtype).tiny)).item()
@@ -130,4 +136,18 @@ def check_full_mask_parity(network: nn.Module, stack: ResidualStack) -> None:
         raise PipelineError(
             f"--arch {stack.arch}: with every gate on the gated stack differs from the network's own forward (relative error {error:.2g}); "
             "check that stem → residuals → head covers every layer in forward order and that each block is post(shortcut(pre(x)) + branch(pre(x)))"
+        )
+    check_branches_not_zero(stack, branch_peaks)
+
+
+def check_branches_not_zero(stack: ResidualStack, branch_peaks: list[float]) -> None:
+    """One line when a residual branch outputs exactly zero on the parity image (its largest ``|F_l(x)|``):
+    gating it changes nothing, so every Möbius coefficient that contains it is 0 — with every branch zero
+    there is no interaction energy at all. timm zero-initialises each block's last batch-norm
+    (``zero_init_last``), which does exactly this to a random-init network."""
+    zero = [block.name for block, peak in zip(stack.blocks, branch_peaks) if peak == 0.0]
+    if zero:
+        raise PipelineError(
+            f"--arch {stack.arch}: residual branch(es) {', '.join(zero[:3])}{' …' if len(zero) > 3 else ''} ({len(zero)} of {stack.num_blocks}) output exactly zero "
+            "(a zero-initialised last batch-norm, as timm's zero_init_last gives random-init weights?); initialise them or load trained weights"
         )
