@@ -1,5 +1,6 @@
-# MOE-ResNet — the two commands a newcomer needs:
-#   make test                  create .venv, install the project into it (pip install -e .), run the test suite
+# MOE-ResNet — the commands a newcomer needs (README, Set up):
+#   make install               create .venv and install the project into it (pip install -e .); then source .venv/bin/activate
+#   make test                  the same set-up, then the test suite
 #   make demo                  Experiment 1 on 8 images: sample → evaluate → plot (experiment_1/demo.py).
 #                              Data: MOE_DATA, else imagenet-1k/data if it has shards, else the embedded
 #                              imagenet-1k/sample; model: ResNet-18, or EfficientNet-Lite0 where its weights
@@ -19,12 +20,14 @@ BIN := $(VENV)/bin
 DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
 	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
-.PHONY: test demo bench bench-gpu tables reports paper clean-demo
+.PHONY: install test demo bench bench-gpu tables reports paper clean-demo
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -e .
 	touch $@
+
+install: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q

@@ -15,7 +15,8 @@ One generator, two renderers: every section function below returns the table mod
 :mod:`paper.render_latex` into the paper's generated tables.
 
 Inputs:  the committed runs' summaries (paper/committed_runs.txt; a demo or scratch run is never read).  Outputs: tables.md, the generated blocks of
-         README.md (benchmark, wall time, profile; between their ``<!-- generated:…`` markers), and
+         README.md (the headline table) and experiment_1/README.md (benchmark, wall time, profile; between their
+         ``<!-- generated:…`` markers), and
          paper/generated/ (table_<section>.tex, macros.tex, verdicts.tex, figures.tex) for ``make paper``.
 
     python -m paper.make_tables
@@ -37,6 +38,7 @@ from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell
 from paper.experiments import RECORDS, record_of
 from paper.claims import claims_tex, network_name, pretty_networks
 from paper.figures import figures_tex
+from paper.headline import headline_table
 from paper.macros import macros_tex
 from paper.plots import render_paper_figures
 from paper.committed_runs import committed_glob
@@ -428,15 +430,19 @@ def paper_inputs(root: Path) -> dict[str, str]:
     return files
 
 
-README_BLOCKS = {"benchmark": benchmark_table, "wall-time": wall_time_table, "profile": profile_table}
+README_BLOCKS: dict[str, dict[str, Callable[[Path], list[Block]]]] = {
+    "README.md": {"headline": headline_table},
+    "experiment_1/README.md": {"benchmark": benchmark_table, "wall-time": wall_time_table, "profile": profile_table},
+}
+"""README (relative to the root) → its generated blocks."""
 
 
-def refresh_readme_blocks(readme: Path, root: Path) -> list[str]:
-    """Rewrite each generated block of the README (``<!-- generated:NAME … -->`` … ``<!-- /generated:NAME -->``)
+def refresh_readme_blocks(readme: Path, root: Path, blocks: dict[str, Callable[[Path], list[Block]]]) -> list[str]:
+    """Rewrite each generated block of ``readme`` (``<!-- generated:NAME … -->`` … ``<!-- /generated:NAME -->``)
     from the JSON; returns the names of the blocks found."""
     text = readme.read_text()
     found = []
-    for name, table in README_BLOCKS.items():
+    for name, table in blocks.items():
         start, end = text.find(f"<!-- generated:{name}"), text.find(f"<!-- /generated:{name} -->")
         if start < 0 or end < start:
             continue
@@ -458,12 +464,12 @@ def main(argv: list[str] | None = None) -> None:
     if render_paper_figures(args.root):
         paper["figures.tex"] = figures_tex(args.root)  # the rendered figures exist now
     atomic_write_text(output, tables)
-    readme = args.root / "README.md"
-    refreshed = refresh_readme_blocks(readme, args.root) if readme.exists() else []
+    refreshed = [f"{', '.join(names)} of {readme}" for readme, blocks in README_BLOCKS.items() if (args.root / readme).exists()
+                 for names in [refresh_readme_blocks(args.root / readme, args.root, blocks)] if names]
     generated = args.root / "paper" / "generated"
     for name, text in paper.items():
         atomic_write_text(generated / name, text)
-    print(f"wrote {output}" + (f", the {', '.join(refreshed)} block(s) of {readme}" if refreshed else "") + f" and {generated}/")
+    print(f"wrote {output}" + "".join(f", the block(s) {entry}" for entry in refreshed) + f" and {generated}/")
 
 
 if __name__ == "__main__":
