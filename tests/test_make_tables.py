@@ -22,12 +22,15 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     (root / "experiment_1" / "results_bench").mkdir(parents=True)
     (root / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps(bench))
 
-    (root / "README.md").write_text("intro\n<!-- generated:benchmark (regenerated) -->\nstale row\n<!-- /generated:benchmark -->\nafter\n"
-                                    "<!-- generated:wall-time -->\n<!-- /generated:wall-time -->\n")
+    (root / "experiment_1" / "README.md").write_text("intro\n<!-- generated:benchmark (regenerated) -->\nstale row\n<!-- /generated:benchmark -->\nafter\n"
+                                                     "<!-- generated:wall-time -->\n<!-- /generated:wall-time -->\n")
+    (root / "README.md").write_text("<!-- generated:headline -->\nstale\n<!-- /generated:headline -->\n")
     tables_main(["--root", str(root)])
-    readme = (root / "README.md").read_text()
+    readme = (root / "experiment_1" / "README.md").read_text()
     assert "stale row" not in readme and "| 11.1× | 8.6× |" in readme and "<!-- /generated:benchmark -->\nafter\n" in readme
     assert "| `experiment_1/results_tiny` | cpu | tree | 3 |" in readme
+    headline = (root / "README.md").read_text()  # the committed Lite0 runs are absent from this root: "not run", never a stale number
+    assert "stale" not in headline and headline.count("| not run (") == 6
     text = (root / "tables.md").read_text()
     summary = json.loads((results / "summary.json").read_text())
     assert "`experiment_1/results_tiny` — resnet18, `random`, N = 3" in text
@@ -41,3 +44,16 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     assert "\\notrun{No Experiment 2 results yet.}" in (generated / "table_experiment_2.tex").read_text()
     assert "\\newcommand{\\ExpOneNaiveErr}{\\resultnotrun}%" in (generated / "macros.tex").read_text()
     assert "\\newcommand{\\VerdictPointerExpOne}{}" in (generated / "verdicts.tex").read_text()  # no block, no placeholder
+
+
+def test_the_readme_headline_is_the_committed_runs_table() -> None:
+    """The README's headline block is what make_tables writes from the committed summaries (both answers from JSON)."""
+    from experiment_1.paths import REPO_ROOT
+    from paper.headline import HEADLINE_RUNS, headline_table
+    from paper.render_markdown import render_markdown
+
+    table = render_markdown(headline_table(REPO_ROOT))
+    assert table in (REPO_ROOT / "README.md").read_text()
+    summary = json.loads((REPO_ROOT / HEADLINE_RUNS["2"]).read_text())
+    assert f"κ ≈ {format_number(summary['published']['resnet18']['kappa_vector'])}" in table               # the original study's, from its published block
+    assert f"κ = {format_number(summary['projections']['vector']['kappa']['mean'])} [" in table            # this project's
