@@ -30,7 +30,7 @@ from experiment_1 import step_2_sample, step_3_evaluate, step_4_plot
 from experiment_1.data.shards import default_data_dir
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.paths import REPO_ROOT
-from experiment_1.network.weights import checkpoints_dir, load_torchvision_state_dict, parse_weights
+from experiment_1.network.weights import checkpoints_dir, load_torchvision_state_dict, parse_weights, torch_hub_cache
 
 DEFAULT_ARCH = "resnet18"
 OFFLINE_ARCH = "efficientnet_lite0"
@@ -82,7 +82,7 @@ def choose_arch(requested: str | None) -> str:
     if problem is None:
         return DEFAULT_ARCH
     url = "https://download.pytorch.org/models/resnet18-f37072fd.pth"
-    print(f"demo: ResNet-18 weights are neither in {checkpoints_dir()} nor downloadable here, so this demo runs {OFFLINE_ARCH} "
+    print(f"demo: ResNet-18 weights are neither in {checkpoints_dir()} nor in torch's cache ({torch_hub_cache()}) nor downloadable here, so this demo runs {OFFLINE_ARCH} "
           f"(weights installed with requirements.txt); for ResNet-18, put {url} into {checkpoints_dir()}/ or run once with internet access.")
     return OFFLINE_ARCH
 
