@@ -185,7 +185,7 @@ def check_random_init_null(summary: dict[str, Any], summary_path: Path, null: di
 
 
 def load_summary(path: Path, experiment: int | str, producer_step: str, flag: str = "--summary", keys: Sequence[str] = ("config",), finite: bool = True) -> dict[str, Any]:
-    """The summary ``producer_step`` wrote for ``experiment``; a one-line error if it is missing,
+    """The summary ``producer_step`` wrote for ``experiment``; a one-line error if it is missing, a folder,
     damaged, of another experiment or schema version, lacks one of ``keys`` (dotted paths name
     nested keys: ``"power_law.fit_lambdas"``) or — with ``finite`` — holds a non-finite number
     (``finite=False`` only for files where NaN means "undefined" and the renderer says so). For
@@ -193,6 +193,9 @@ def load_summary(path: Path, experiment: int | str, producer_step: str, flag: st
     path = Path(path)
     if not path.exists():
         raise PipelineError(f"{path}: {flag} not found; run `python -m {producer_step}` first")
+    if path.is_dir():
+        inside = ", ".join(sorted(child.name for child in path.glob("*.json") if child.name != "timing.json")) or f"the file {producer_step} wrote"
+        raise PipelineError(f"{path}: {flag} is a folder; pass the summary inside it ({inside})")
     summary = read_json(path, fix=f"rerun `python -m {producer_step}` to rewrite it")
     found = summary.get("experiment") if isinstance(summary, dict) else None
     if found != experiment:

@@ -39,3 +39,12 @@ def test_weights_in_torchs_hub_cache_are_used_without_a_download(tmp_path: Path,
     (hub / "checkpoints" / name).write_bytes(b"truncated")       # a damaged cached file is named, not loaded
     with pytest.raises(PipelineError, match="corrupt or truncated"):
         load_torchvision_state_dict(SimpleNamespace(url=f"https://download.pytorch.org/models/{name}"))
+
+
+def test_a_folder_given_as_the_summary_names_the_file_inside(tmp_path: Path) -> None:
+    from experiment_1.files import load_summary
+
+    (tmp_path / "summary.json").write_text("{}")
+    (tmp_path / "timing.json").write_text("{}")
+    with pytest.raises(PipelineError, match=r"--summary is a folder; pass the summary inside it \(summary.json\)$"):
+        load_summary(tmp_path, 2, "experiment_2.step_1_evaluate")
