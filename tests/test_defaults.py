@@ -1,4 +1,4 @@
-"""Defaults that depend on the machine: the data-loader workers and torch's own weights cache."""
+"""Defaults that depend on the machine (data-loader workers, torch's weights cache) and small usability guards."""
 from __future__ import annotations
 
 import hashlib
@@ -48,3 +48,16 @@ def test_a_folder_given_as_the_summary_names_the_file_inside(tmp_path: Path) -> 
     (tmp_path / "timing.json").write_text("{}")
     with pytest.raises(PipelineError, match=r"--summary is a folder; pass the summary inside it \(summary.json\)$"):
         load_summary(tmp_path, 2, "experiment_2.step_1_evaluate")
+
+
+def test_pip_install_covers_every_package_and_requirement() -> None:
+    """pyproject.toml installs every top-level package of the repository, with requirements.txt as its dependencies."""
+    tomllib = pytest.importorskip("tomllib")  # Python ≥ 3.11
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    include = project["tool"]["setuptools"]["packages"]["find"]["include"]
+    packages = sorted(path.parent.name for path in root.glob("*/__init__.py"))
+    assert packages == ["experiment_1", "experiment_2", "experiment_3", "experiment_4", "experiment_5", "paper"]
+    assert all(any(name == pattern.rstrip("*") for pattern in include) for name in packages)
+    assert project["tool"]["setuptools"]["dynamic"]["dependencies"]["file"] == ["requirements.txt"]
