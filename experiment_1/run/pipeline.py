@@ -27,6 +27,7 @@ from torch.utils.data import DataLoader
 
 from experiment_1.run import arg_types
 from experiment_1.run import distributed
+from experiment_1.run.allocator import tune_allocator
 from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
 from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
 from experiment_1.network.compile_stack import compile_stack
@@ -132,7 +133,8 @@ class EvaluationSetup:
 
 
 def build_setup(args: argparse.Namespace) -> EvaluationSetup:
-    """Seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags."""
+    """Tune the allocator, seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags."""
+    tune_allocator()  # before the first large tensor: glibc keeps activation buffers (experiment_1.run.allocator)
     seed_everything(args.seed)
     device = distributed.start(resolve_device(args.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
@@ -197,6 +199,7 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
         "versions": package_versions(),
         "git_commit": git_commit(),
         "device_name": device_name,
+        "allocator": tune_allocator(),  # not in the resume key: the numbers do not depend on it
     }
 
 

@@ -1,0 +1,130 @@
+"""Benchmark — the default allocator setting against glibc's tunables and against no setting.
+
+Question: does the setting every evaluation starts with (:mod:`experiment_1.run.allocator`, glibc's
+``mallopt``) remove the page-fault cost of large activation buffers as well as the environment
+setting ``GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184``
+does? The same workload — ``--passes`` tree passes of ``--arch`` on ``--images`` random images at
+``--resolution`` px, random weights, one intra-op thread unless ``--threads`` — runs in separate
+processes under three environments, interleaved (default, tuned, untuned, default, tuned, …):
+
+- ``default``: nothing set: the pipeline's own start-up setting (``tune_allocator``) applies;
+- ``tuned``: ``GLIBC_TUNABLES`` as above (the setting then leaves the allocator alone);
+- ``untuned``: ``MOE_MALLOC_TUNING=off``: glibc's own behaviour, as before the setting.
+
+Each child times its passes (model built and warmed up first) and reports wall, user and system
+seconds and minor page faults of the timed passes; the parent prints each environment's medians and
+the per-round ratios default/tuned and untuned/tuned (median, min, max). The target: default ≤ 1.25× tuned.
+
+Inputs:  none (random weights and images).  Outputs: a table on stdout; ``--json`` writes it.
+
+    python -m experiment_1.bench_allocator --rounds 3
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from experiment_1.errors import PipelineError, run_cli
+from experiment_1.run import arg_types
+
+TUNABLES = "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184"
+ENVIRONMENTS = {"default": {}, "tuned": {"GLIBC_TUNABLES": TUNABLES}, "untuned": {"MOE_MALLOC_TUNING": "off"}}
+CLEARED = ("GLIBC_TUNABLES", "MOE_MALLOC_TUNING", "LD_PRELOAD")
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def child(args: argparse.Namespace) -> dict[str, Any]:
+    """One process's measurement: start-up setting (as ``build_setup`` does), model, warm-up, timed passes."""
+    from experiment_1.run.allocator import tune_allocator
+
+    allocator = tune_allocator()
+    import torch
+
+    from experiment_1.network.engines import evaluate_masks_tree
+    from experiment_1.network.registry import build_gated_resnet
+
+    torch.set_num_threads(args.threads)
+    model = build_gated_resnet(args.arch, "random", seed=0)
+    images = torch.randn(args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(0))
+    evaluate_masks_tree(model, images[:1], mask_chunk=args.mask_chunk)  # warm-up: kernels, first heap growth
+    before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    for _ in range(args.passes):
+        evaluate_masks_tree(model, images, mask_chunk=args.mask_chunk)
+    wall, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "allocator": allocator,
+        "wall_seconds": wall,
+        "user_seconds": after.ru_utime - before.ru_utime,
+        "sys_seconds": after.ru_stime - before.ru_stime,
+        "minor_faults": after.ru_minflt - before.ru_minflt,
+        "peak_rss_mb": after.ru_maxrss / 1024,
+    }
+
+
+def run_child(name: str, args: argparse.Namespace) -> dict[str, Any]:
+    env = {key: value for key, value in os.environ.items() if key not in CLEARED}
+    env.update(ENVIRONMENTS[name], OMP_NUM_THREADS=str(args.threads))
+    command = [sys.executable, "-m", "experiment_1.bench_allocator", "--child", "--arch", args.arch, "--images", str(args.images),
+               "--resolution", str(args.resolution), "--passes", str(args.passes), "--mask-chunk", str(args.mask_chunk), "--threads", str(args.threads)]
+    result = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise PipelineError(f"the {name} child failed (exit {result.returncode}): {result.stderr.strip().splitlines()[-1] if result.stderr.strip() else 'no output'}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def summarise(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Medians per environment and per-round wall-time ratios against ``tuned``."""
+    figures = ("wall_seconds", "user_seconds", "sys_seconds", "minor_faults", "peak_rss_mb")
+    medians = {name: {figure: statistics.median(run[figure] for run in measured) for figure in figures} for name, measured in runs.items()}
+    ratios = {}
+    for name in ("default", "untuned"):
+        per_round = [mine["wall_seconds"] / tuned["wall_seconds"] for mine, tuned in zip(runs[name], runs["tuned"])]
+        ratios[f"{name}_over_tuned"] = {"median": statistics.median(per_round), "min": min(per_round), "max": max(per_round), "per_round": per_round}
+    return {"medians": medians, "wall_ratios": ratios, "allocator": {name: measured[0]["allocator"] for name, measured in runs.items()}}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arch", default="efficientnet_lite0", help="architecture (default: %(default)s)")
+    parser.add_argument("--images", type=arg_types.positive_int, default=1, help="images per pass (default: %(default)s)")
+    parser.add_argument("--resolution", type=arg_types.positive_int, default=224, help="input size in pixels (default: %(default)s)")
+    parser.add_argument("--passes", type=arg_types.positive_int, default=2, help="timed tree passes per process (default: %(default)s)")
+    parser.add_argument("--mask-chunk", type=arg_types.power_of_two, default=512, help="engine chunk size (default: %(default)s)")
+    parser.add_argument("--threads", type=arg_types.positive_int, default=1, help="intra-op threads (default: %(default)s)")
+    parser.add_argument("--rounds", type=arg_types.positive_int, default=3, help="interleaved rounds of the three environments (default: %(default)s)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the measurements to this JSON file")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args)))
+        return
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in ENVIRONMENTS}
+    for round_number in range(args.rounds):
+        for name in ENVIRONMENTS:
+            runs[name].append(run_child(name, args))
+            print(f"round {round_number + 1}/{args.rounds} {name:<8} {runs[name][-1]['wall_seconds']:7.2f} s wall", file=sys.stderr)
+    summary = summarise(runs)
+    print(f"{args.arch}, {args.images} image(s) at {args.resolution} px, {args.passes} tree pass(es) per process, {args.threads} thread(s), {args.rounds} interleaved rounds")
+    print(f"{'environment':<9} {'wall s':>8} {'user s':>8} {'sys s':>7} {'minor faults':>12} {'peak RSS MB':>11}  allocator")
+    for name, medians in summary["medians"].items():
+        record = summary["allocator"][name]
+        print(f"{name:<9} {medians['wall_seconds']:>8.2f} {medians['user_seconds']:>8.2f} {medians['sys_seconds']:>7.2f} {medians['minor_faults']:>12.0f} "
+              f"{medians['peak_rss_mb']:>11.0f}  {record['allocator']}, {record['tuning']}")
+    for name, ratio in summary["wall_ratios"].items():
+        print(f"wall {name.replace('_over_', ' / ')}: median {ratio['median']:.3f}× (min {ratio['min']:.3f}, max {ratio['max']:.3f}; per round)")
+    if args.json:
+        from experiment_1.files import atomic_write_json
+
+        atomic_write_json(args.json, {"command": "python -m experiment_1.bench_allocator " + " ".join(sys.argv[1:] if argv is None else argv), **summary, "runs": runs})
+
+
+if __name__ == "__main__":
+    run_cli(main)

@@ -1,0 +1,58 @@
+"""experiment_1.run.allocator: the glibc setting takes effect (a freed 64 MiB buffer is reused without
+page faults), and it stays off where the user chose otherwise. Each case runs in a fresh process:
+the setting is per process and cannot be undone."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ON_GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+
+# malloc 64 MiB, touch it, free it; malloc it again and count the minor page faults of touching it again
+PROBE = """
+import ctypes, json, resource
+from experiment_1.run.allocator import tune_allocator
+record = tune_allocator()
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc.argtypes = [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+size = 64 * 2**20
+first = libc.malloc(size); ctypes.memset(first, 1, size); libc.free(first)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+second = libc.malloc(size); ctypes.memset(second, 1, size)
+faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+libc.free(second)
+print(json.dumps({"record": record, "faults": faults, "pages": size // resource.getpagesize()}))
+"""
+
+
+def probe(**environment: str) -> dict:
+    env = {key: value for key, value in os.environ.items() if key not in ("GLIBC_TUNABLES", "MOE_MALLOC_TUNING", "LD_PRELOAD")}
+    result = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, env={**env, **environment}, capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(result.stdout)
+
+
+@pytest.mark.skipif(not ON_GLIBC, reason="mallopt is glibc's")
+def test_tuned_allocator_reuses_a_freed_large_buffer_without_page_faults() -> None:
+    tuned = probe()
+    assert tuned["record"]["tuning"] == "mallopt" and tuned["record"]["mmap_threshold"] == 2**31 - 1
+    untuned = probe(MOE_MALLOC_TUNING="off")
+    assert untuned["record"]["tuning"] == "none (MOE_MALLOC_TUNING=off)"
+    # untuned, glibc maps the buffer afresh (> its 32 MiB dynamic ceiling): every page faults again
+    assert untuned["faults"] > untuned["pages"] // 2
+    assert tuned["faults"] < tuned["pages"] // 20
+
+
+@pytest.mark.skipif(not ON_GLIBC, reason="mallopt is glibc's")
+def test_the_users_own_allocator_choice_is_left_alone() -> None:
+    record = probe(GLIBC_TUNABLES="glibc.malloc.trim_threshold=1048576")["record"]
+    assert record["tuning"] == "none (the user's GLIBC_TUNABLES: glibc.malloc.trim_threshold=1048576)"
+    assert "mmap_threshold" not in record
