@@ -34,6 +34,7 @@ from experiment_1.files import atomic_write_text, missing_key, read_json
 from experiment_1.paths import REPO_ROOT
 from experiment_1.report.markdown import format_number, format_percent, format_stat, verdict_sentence
 from experiment_1.report.verdicts import by_id
+from experiment_1.run.timing_log import unique_passes
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.experiments import RECORDS, record_of
 from paper.claims import claims_tex, network_name, pretty_networks
@@ -353,19 +354,33 @@ def profile_table(root: Path) -> list[Block]:
     return [Table(["file", "pass", "profiled s", "largest parts (share of operator time)", "convolution", "batch-norm", "linear"], rows)]
 
 
+def pass_walls(timing: dict[str, Any]) -> dict[tuple, float]:
+    """A timing.json's passes by identity → wall seconds: its process records' pass ids (each pass's
+    slowest rank), or — for a timing.json written before the records — one pass named by the stages it
+    fed and its wall time, so two folders of one shared pass still name the same pass."""
+    if "processes" in timing:
+        return {("pass", pass_id): entry["wall_seconds"] for pass_id, entry in unique_passes(timing["processes"]).items()}
+    return {("shared", tuple(timing.get("shared_pass") or ()), timing["wall_seconds"], timing["images_evaluated"]): timing["wall_seconds"]}
+
+
 def wall_time_table(root: Path) -> list[Block]:
-    """The last evaluation run of every results folder, from its timing.json, and their total."""
+    """Every results folder's evaluation time over all its processes (timing.json), and the total with
+    each pass counted once: a single pass shared by several experiments appears in each of their rows."""
     rows = []
     timings = [(path, read_json(path)) for path in committed_glob(root, "experiment_*/results*/timing.json")]
+    passes: dict[tuple, float] = {}
     for path, timing in timings:
         per_image = timing["wall_seconds"] / timing["images_evaluated"]
+        processes = len({(record["pass"], record["rank"]) for record in timing["processes"]}) if "processes" in timing else 1
+        shared = f" (shared by {len(timing['shared_pass'])})" if timing.get("shared_pass") else ""
         rows.append([f"`{path.parent.relative_to(root).as_posix()}`", timing["device_name"], timing["engine"], str(timing["images_evaluated"]),
-                     format_number(timing["wall_seconds"]), format_number(per_image)])
+                     str(processes), format_number(timing["wall_seconds"]) + shared, format_number(per_image)])
+        passes.update(pass_walls(timing))
     if not rows:
         return [NotRun("No timed runs yet.")]
-    total = sum(timing["wall_seconds"] for _, timing in timings)
-    rows.append(["all runs", "", "", str(sum(timing["images_evaluated"] for _, timing in timings)), f"{format_number(total)} ({format_number(total / 3600)} h)", ""])
-    return [Table(["run", "device", "engine", "image evaluations", "wall s", "s per image evaluation"], rows)]
+    total = sum(passes.values())
+    rows.append(["all runs, each pass once", "", "", "", "", f"{format_number(total)} ({format_number(total / 3600)} h)", ""])
+    return [Table(["run", "device", "engine", "image evaluations", "processes", "wall s", "s per image evaluation"], rows)]
 
 
 TABLES: dict[str, tuple[str, Callable[[Path], list[Block]]]] = {
@@ -378,7 +393,7 @@ TABLES: dict[str, tuple[str, Callable[[Path], list[Block]]]] = {
     "experiment_4": (f"{record_of(4).title} (binary signatures)", experiment_4_table),
     "experiment_5": (record_of(5).title, experiment_5_table),
     "depth": (record_of("depth").title, depth_table),
-    "wall_time": ("Wall time of the last evaluation run (timing.json)", wall_time_table),
+    "wall_time": ("Wall time of every evaluation run, over all its processes (timing.json)", wall_time_table),
     "benchmark": ("Engine benchmark (`python -m experiment_1.bench_engines`)", benchmark_table),
     "profile": ("Where a tree pass spends its time (`python -m experiment_1.profile_tree`)", profile_table),
 }

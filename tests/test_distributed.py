@@ -207,7 +207,11 @@ def test_a_crashed_rank_leaves_only_whole_batches_and_one_process_finishes_them(
     single_process(step_3.main, flags(job, tmp_path))
     assert len(evaluated) == NUM_IMAGES - len(finished)  # only the missing batches ran
     assert (tmp_path / "summary.json").read_bytes() == (experiment_1_single / "summary.json").read_bytes()
-    assert read_json(tmp_path / "timing.json")["images_evaluated"] == len(evaluated)
+    timing = read_json(tmp_path / "timing.json")  # the crashed job's records (up to its last finished batch) and this process's
+    crashed = [record for record in timing["processes"] if record["pass"] != timing["processes"][-1]["pass"]]
+    assert timing["last_call"]["images_evaluated"] == len(evaluated) == timing["processes"][-1]["images_evaluated"]
+    assert 1 <= sum(record["images_evaluated"] for record in crashed) <= len(finished) and {record["rank"] for record in crashed} <= {0, 1}
+    assert timing["images_evaluated"] == len(evaluated) + sum(record["images_evaluated"] for record in crashed)
 
 
 def test_experiment_2_two_ranks_give_the_single_process_bytes(job: tuple[Path, Path], tmp_path: Path) -> None:

@@ -80,7 +80,10 @@ def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_ind
     step_3.main(evaluate_args(tiny_shards, sample_index, resumed))
     assert evaluated == [2, 1]  # only the two unfinished batches ran
     assert (resumed / "summary.json").read_bytes() == (uninterrupted / "summary.json").read_bytes()
-    assert json.loads((resumed / "timing.json").read_text())["images_evaluated"] == 3
+    timing = json.loads((resumed / "timing.json").read_text())  # both processes, each with its own record
+    assert timing["last_call"]["images_evaluated"] == 3 and timing["images_evaluated"] == 5  # the interrupted process's first batch counts
+    assert [record["images_evaluated"] for record in timing["processes"]] == [2, 3] and timing["passes"] == 2
+    assert timing["wall_seconds"] == pytest.approx(sum(record["wall_seconds"] for record in timing["processes"]))
 
 
 def test_resume_refuses_partial_results_of_other_settings(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:

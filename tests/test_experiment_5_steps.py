@@ -189,7 +189,8 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     counting = CountingMeasures(failing.original)
     monkeypatch.setattr(evaluation, "complexity_measures", counting)
     step_1_evaluate.main(flags(tiny_shards, sample_index, resumed_dir))
-    assert counting.calls == 1 and read_json(resumed_dir / "timing.json")["images_evaluated"] == BATCH
+    timing = read_json(resumed_dir / "timing.json")
+    assert counting.calls == 1 and timing["last_call"]["images_evaluated"] == BATCH and timing["images_evaluated"] == 2 * BATCH
     resumed = load_per_image(resumed_dir / "per_image.pt")
     for name, value in arrays.items():
         np.testing.assert_array_equal(resumed["arrays"][name].numpy(), value, err_msg=name)

@@ -38,7 +38,7 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     assert "| 11.1× | 8.6× |" in text and "(from 32 masks)" in text
     assert "_No Experiment 2 results yet._" in text
     timing = json.loads((results / "timing.json").read_text())
-    assert f"| `experiment_1/results_tiny` | cpu | tree | 3 | {format_number(timing['wall_seconds'])} |" in text
+    assert f"| `experiment_1/results_tiny` | cpu | tree | 3 | 1 | {format_number(timing['wall_seconds'])} |" in text
     generated = root / "paper" / "generated"
     assert "ResNet-18 (random init), N = 3 & " in (generated / "table_experiment_1.tex").read_text()  # the paper names the network, not the folder
     assert "\\notrun{No Experiment 2 results yet.}" in (generated / "table_experiment_2.tex").read_text()
@@ -57,3 +57,31 @@ def test_the_readme_headline_is_the_committed_runs_table() -> None:
     summary = json.loads((REPO_ROOT / HEADLINE_RUNS["2"]).read_text())
     assert f"κ ≈ {format_number(summary['published']['resnet18']['kappa_vector'])}" in table               # the original study's, from its published block
     assert f"κ = {format_number(summary['projections']['vector']['kappa']['mean'])} [" in table            # this project's
+
+
+def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resumed_run(tmp_path: Path) -> None:
+    from paper.make_tables import wall_time_table
+
+    def record(pass_id: str, rank: int, wall: float, images: int) -> dict:
+        return {"pass": pass_id, "rank": rank, "host": "h", "started_utc": f"2026-01-01T00:00:0{len(pass_id)}", "wall_seconds": wall, "images_evaluated": images}
+
+    def timing(folder: str, records: list[dict], **extra: object) -> None:
+        walls = {}
+        for entry in records:
+            walls[entry["pass"]] = max(walls.get(entry["pass"], 0.0), entry["wall_seconds"])
+        body = {"wall_seconds": sum(walls.values()), "images_evaluated": sum(entry["images_evaluated"] for entry in records), "processes": records,
+                "device_name": "cpu", "engine": "tree", **extra}
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "timing.json").write_text(json.dumps(body))
+
+    shared = [record("p", 0, 100.0, 4)]
+    timing("experiment_1/results_a", shared, shared_pass=["one", "two"])
+    timing("experiment_2/results_a", shared, shared_pass=["one", "two"])
+    timing("experiment_3/results_b", [record("pq", 0, 30.0, 2), record("pqr", 0, 20.0, 2), record("pqr", 1, 25.0, 2)])  # resumed under torchrun
+    (tmp_path / "experiment_4" / "results_old").mkdir(parents=True)  # written before the process records
+    (tmp_path / "experiment_4" / "results_old" / "timing.json").write_text(json.dumps({"wall_seconds": 7.0, "images_evaluated": 1, "device_name": "cpu", "engine": "tree"}))
+    table = wall_time_table(tmp_path)[0]
+    rows = {row[0]: row for row in table.rows}
+    assert rows["`experiment_3/results_b`"][3:5] == ["6", "3"] and rows["`experiment_3/results_b`"][5] == format_number(55.0)
+    assert rows["`experiment_1/results_a`"][5] == format_number(100.0) + " (shared by 2)"
+    assert rows["all runs, each pass once"][5].startswith(format_number(100.0 + 30.0 + 25.0 + 7.0) + " (")

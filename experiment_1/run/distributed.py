@@ -129,6 +129,11 @@ def is_main() -> bool:
     return _current.is_main
 
 
+def rank() -> int:
+    """This process's rank (0 without torchrun)."""
+    return _current.rank
+
+
 def shard(num_batches: int, world_size: int, rank: int) -> range:
     """Positions ``0 … num_batches − 1`` of ``rank``'s share: contiguous, sizes differ by at most one."""
     if world_size < 1 or not 0 <= rank < world_size or num_batches < 0:

@@ -28,6 +28,7 @@ from torch.utils.data import DataLoader
 from experiment_1.run import arg_types
 from experiment_1.run import distributed
 from experiment_1.run.allocator import tune_allocator
+from experiment_1.run import timing_log
 from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
 from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
 from experiment_1.network.compile_stack import compile_stack
@@ -274,7 +275,8 @@ def run_stages(
         missing = {number: [position for position, store in enumerate(stores) if not store.finished(number)] for number in range(len(batches))}
         return {number: positions for number, positions in missing.items() if positions}
 
-    missing = distributed.on_main(find_missing)
+    missing, pass_id = distributed.on_main(lambda: (find_missing(), timing_log.new_pass_id()))
+    pass_log = timing_log.PassLog(pass_id, distributed.rank())
     pending = sorted(missing)
     mine = distributed.share(pending)
     # a batch counts as done once the last store that lacked it has it (the stores are written in order)
@@ -300,6 +302,7 @@ def run_stages(
                     stores[position].save(number, arrays)
                     del arrays
                 del logits
+                pass_log.finished_batch(len(batches[number]), [stores[position].directory for position in missing[number]])
                 progress.finished(done_files[number])
                 done += len(batches[number])
         except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM as Interrupted; finished batches are kept: say how many, and how to resume
@@ -368,7 +371,14 @@ def write_results(
 
 
 def write_timing(setup: EvaluationSetup, timing: dict[str, Any], device_name: str) -> None:
-    """Write ``<output-dir>/timing.json`` if this call evaluated images (a resumed-and-finished run keeps the last one); rank 0 only."""
+    """Write ``<output-dir>/timing.json``: ``wall_seconds`` and ``images_evaluated`` summed over every
+    process that evaluated batches of this run (:mod:`experiment_1.run.timing_log`; its records in
+    ``processes``), this call's own in ``last_call``; rank 0 only, and only once something was evaluated."""
     args = setup.args
-    if timing["images_evaluated"] and distributed.is_main():
-        atomic_write_json(Path(args.output_dir) / "timing.json", {**timing, "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine})
+    total = timing_log.accumulated(Path(args.output_dir))
+    if distributed.is_main() and (total or timing["images_evaluated"]):
+        last_call = {name: value for name, value in timing.items() if name != "shared_pass"}
+        atomic_write_json(Path(args.output_dir) / "timing.json", {
+            **timing, **(total or {}), "last_call": last_call,
+            "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine,
+        })
