@@ -14,7 +14,7 @@ image, the achieved GMAC/s, the naive/tree time ratio beside the MAC ratio, the 
 speed-up over the contiguous (pre channels-last) layout with batch-norm kept (today's default path
 before channels-last), and the largest tree–naive disagreement. ``--batchnorm kept folded`` adds
 variants with batch-norm folded into the convolutions (``--fold-batchnorm``; not bit-exact).
-MACs are counted with forward hooks on every ``Conv2d`` and ``Linear`` (batch-norm, activations,
+MACs are counted as in :mod:`experiment_1.network.macs` (forward hooks on every ``Conv2d`` and ``Linear``; batch-norm, activations,
 additions and pooling are not counted): the naive engine runs 2^L full forwards, the tree engine
 the stem once, block l on 2^l states and the head 2^L times.
 
@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 import torch
-from torch import nn
 
 from experiment_1.run import arg_types
 from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
 from experiment_1.network.compile_stack import compile_stack
+from experiment_1.network.macs import work_ratio
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.network.fold_bn import fold_batchnorm
@@ -48,55 +48,6 @@ from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.weights import parse_weights
 
 BENCH_DTYPES = ("float32", "tf32", "bfloat16")
-
-
-def count_macs(module: nn.Module, x: torch.Tensor) -> tuple[int, torch.Tensor]:
-    """MACs of the convolutions and linear layers one forward of ``module`` runs on ``x`` (batch 1)."""
-    total = 0
-
-    def hook(layer: nn.Module, inputs: tuple[torch.Tensor], output: torch.Tensor) -> None:
-        nonlocal total
-        if isinstance(layer, nn.Conv2d):
-            kernel = layer.in_channels // layer.groups * layer.kernel_size[0] * layer.kernel_size[1]
-            total += output[0].numel() * kernel
-        elif isinstance(layer, nn.Linear):
-            total += layer.in_features * layer.out_features
-
-    handles = [layer.register_forward_hook(hook) for layer in module.modules() if isinstance(layer, (nn.Conv2d, nn.Linear))]
-    try:
-        with torch.no_grad():
-            output = module(x)
-    finally:
-        for handle in handles:
-            handle.remove()
-    return total, output
-
-
-def work_ratio(model: ResidualStack, resolution: int, device: torch.device) -> dict[str, float]:
-    """GMAC per image of the naive engine (2^L full forwards) and of the tree engine."""
-    x = torch.zeros(1, 3, resolution, resolution, device=device, dtype=next(model.parameters()).dtype)
-    stem, state = count_macs(model.stem, x)
-    tree = stem
-    for level, block in enumerate(model.blocks):
-        macs, state = _block_macs(block, state)
-        tree += macs * 2**level
-    head, _ = count_macs(model.head, state)
-    full, _ = count_macs(model, x)
-    size = 2**model.num_blocks
-    tree += head * size
-    return {"naive_gmac": full * size / 1e9, "tree_gmac": tree / 1e9, "work_ratio": full * size / tree, "head_share_of_tree_macs": head * size / tree}
-
-
-def _block_macs(block: nn.Module, state: torch.Tensor) -> tuple[int, torch.Tensor]:
-    class Wrapper(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.block = block
-
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return self.block(x, None)
-
-    return count_macs(Wrapper(), state)
 
 
 def synchronize(device: torch.device) -> None:

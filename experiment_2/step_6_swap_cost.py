@@ -45,7 +45,7 @@ def top1_prediction(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, tor
 
 def evaluate_variant(args: argparse.Namespace, variant: str, beta: float | None) -> tuple[EvaluationSetup, dict[str, np.ndarray], dict[str, float]]:
     """One variant's full-mask predictions at λ = 1 (``beta`` None: the network's own activations)."""
-    setup = build_setup(argparse.Namespace(**{**vars(args), "smooth_activations": beta, "engine": "naive"}))
+    setup = build_setup(argparse.Namespace(**{**vars(args), "smooth_activations": beta, "engine": "naive", "masks_per_image": 1}))  # one mask: the cost estimate's count
     full_mask = 2**setup.model.num_blocks - 1
     arrays, timing = run_per_image(setup, f"{STEP}/{variant}", top1_prediction, description=f"{variant} activations, full mask", mask_indices=[full_mask])
     return setup, arrays, timing

@@ -7,7 +7,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from experiment_1.bench_engines import main as bench_main, work_ratio
+from experiment_1.bench_engines import main as bench_main
+from experiment_1.network.macs import work_ratio
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_resnet
 from paper.make_tables import benchmark_table, profile_table

@@ -134,6 +134,11 @@ def rank() -> int:
     return _current.rank
 
 
+def world_size() -> int:
+    """The number of processes of the job (1 without torchrun)."""
+    return _current.world_size
+
+
 def shard(num_batches: int, world_size: int, rank: int) -> range:
     """Positions ``0 … num_batches − 1`` of ``rank``'s share: contiguous, sizes differ by at most one."""
     if world_size < 1 or not 0 <= rank < world_size or num_batches < 0:

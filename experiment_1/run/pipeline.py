@@ -28,6 +28,7 @@ from torch.utils.data import DataLoader
 from experiment_1.run import arg_types
 from experiment_1.run import distributed
 from experiment_1.run.allocator import tune_allocator
+from experiment_1.run import cost as run_cost
 from experiment_1.run import timing_log
 from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
 from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
@@ -68,6 +69,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
     parser.add_argument("--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list")
     parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
+    parser.add_argument(run_cost.CONFIRM_FLAG, action="store_true", help=f"run a pass estimated beyond the limits (L > {run_cost.MAX_BLOCKS} gated blocks, or more than {run_cost.MAX_HOURS:g} h; the estimate is printed at start)")
     if default_output_dir is not None:
         parser.add_argument("--output-dir", type=arg_types.output_path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
 
@@ -151,6 +153,9 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     if not samples:
         raise PipelineError(f"{args.sample_index}: the sample list is empty")
     check_labels(samples, num_classes(model), args.sample_index)
+    cost = distributed.on_main(lambda: run_cost.estimate(model, model.preprocess.crop, len(samples), args.batch_size, args.mask_chunk, args.engine, distributed.world_size(), getattr(args, "masks_per_image", None)))
+    print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
+    run_cost.check(cost, getattr(args, "confirm_long_run", False))
     dataset = SampleDataset(data_dir, samples, model.preprocess)
     config = {
         "arch": args.arch,

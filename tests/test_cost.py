@@ -1,0 +1,60 @@
+"""experiment_1.run.cost: the estimate counts the engines' MACs, and a pass beyond the limits is refused
+(one line naming --confirm-long-run) before anything is evaluated, unless the flag is given."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from experiment_1 import step_3_evaluate as step_3
+from experiment_1.data.sample_list import load_sample_list
+from experiment_1.errors import PipelineError
+from experiment_1.network.macs import work_ratio
+from experiment_1.network.registry import build_gated_resnet
+from experiment_1.run import cost as run_cost
+from experiment_1.step_2_sample import main as sample_main
+
+
+def cost_at(num_blocks: int, seconds: float) -> run_cost.CostEstimate:
+    return run_cost.CostEstimate(1.0, 1.0, 1, 1, seconds, 2**30, num_blocks, "tree", 2**num_blocks)
+
+
+def test_limits_refuse_without_the_flag_and_pass_with_it() -> None:
+    with pytest.raises(PipelineError, match=r"L = 21 gated blocks.*beyond the limit of L = 20.*pass --confirm-long-run"):
+        run_cost.check(cost_at(21, 10.0), confirmed=False)
+    with pytest.raises(PipelineError, match=r"estimated at 25\.0 h, beyond the limit of 24 h.*pass --confirm-long-run"):
+        run_cost.check(cost_at(8, 25 * 3600.0), confirmed=False)
+    run_cost.check(cost_at(21, 25 * 3600.0), confirmed=True)
+    run_cost.check(cost_at(20, 24 * 3600.0), confirmed=False)  # at the limits: runs
+    run_cost.check(run_cost.CostEstimate(1.0, 1.0, 1, 1, 1.0, 1, 21, "naive", 1), confirmed=False)  # one mask per image is not exhaustive
+
+
+def test_estimate_counts_the_engines_work_and_divides_by_the_measured_rate() -> None:
+    torch.manual_seed(0)
+    model = build_gated_resnet("resnet18", "random")
+    work = work_ratio(model, 32, torch.device("cpu"))
+    tree = run_cost.estimate(model, 32, num_images=6, batch_size=2, mask_chunk=16, engine="tree", world_size=3)
+    assert tree.gmac_per_image == pytest.approx(work["tree_gmac"]) and tree.masks_per_image == 256
+    assert tree.seconds == pytest.approx(6 * work["tree_gmac"] / (tree.measured_gmac_per_s * 3))
+    naive = run_cost.estimate(model, 32, num_images=6, batch_size=2, mask_chunk=16, engine="naive")
+    assert naive.gmac_per_image == pytest.approx(work["naive_gmac"])
+    single = run_cost.estimate(model, 32, num_images=6, batch_size=2, mask_chunk=16, engine="naive", masks_per_image=1)
+    assert single.gmac_per_image == pytest.approx(work["naive_gmac"] / 256)
+    # peak: parameters + (B, 2^L, C) float32 logits + 3 × (B · chunk) copies of the largest activation (64 × 16 × 16 after the stem at 32 px)
+    parameters = sum(p.numel() for p in model.parameters()) * 4
+    assert tree.peak_bytes == parameters + 2 * 256 * 1000 * 4 + 3 * 2 * 16 * 64 * 16 * 16 * 4
+
+
+def test_a_run_beyond_the_limit_is_refused_before_evaluating(tiny_shards: Path, small_input: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    index = tmp_path / "sample_index.json"
+    sample_main(["--data-dir", str(tiny_shards), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", "2", "--output", str(index)])
+    flags = ["--data-dir", str(tiny_shards), "--sample-index", str(index), "--weights", "random", "--batch-size", "2", "--num-workers", "0", "--device", "cpu"]
+    monkeypatch.setattr(run_cost, "MAX_HOURS", 1e-9)
+    with pytest.raises(PipelineError, match=r"^this pass is estimated at .* pass --confirm-long-run to run it anyway"):
+        step_3.main([*flags, "--output-dir", str(tmp_path / "refused")])
+    assert not (tmp_path / "refused" / "partial").exists()
+    assert f"cost estimate: {len(load_sample_list(index))} image(s) × " in capsys.readouterr().out
+    step_3.main([*flags, "--output-dir", str(tmp_path / "confirmed"), "--confirm-long-run"])
+    assert json.loads((tmp_path / "confirmed" / "summary.json").read_text())["num_images"] == 2
