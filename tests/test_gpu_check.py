@@ -1,0 +1,51 @@
+"""experiment_1.gpu_check: without CUDA one line and exit 2; the named checks run in order, each outcome
+written to the JSON, a failing or raising check recorded without stopping the others (exit 1)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from experiment_1 import gpu_check
+from experiment_1.errors import run_cli
+
+
+def test_without_cuda_it_says_so_in_one_line_and_exits_non_zero(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli(gpu_check.main, ["--json", str(tmp_path / "gpu.json")])
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no CUDA device here") and not (tmp_path / "gpu.json").exists()
+
+
+def test_checks_run_in_order_and_a_failure_is_recorded_without_stopping_the_rest(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    ran = []
+
+    def passing(args, device):
+        ran.append("passing")
+        return True, {"rows": [{"arch": "x"}], "value": 1}
+
+    def raising(args, device):
+        ran.append("raising")
+        raise RuntimeError("CUDA error: an illegal memory access\nsecond line")
+
+    monkeypatch.setattr(gpu_check, "CHECKS", [])
+    gpu_check.check("raising", "raises")(raising)
+    gpu_check.check("passing", "passes")(passing)
+    with pytest.raises(ValueError, match="already registered"):
+        gpu_check.check("passing", "again")(passing)
+    monkeypatch.setattr(gpu_check, "require_cuda", lambda: torch.device("cpu"))
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device: "fake GPU")
+    output = tmp_path / "gpu.json"
+    with pytest.raises(SystemExit) as exit_info:
+        gpu_check.main(["--json", str(output)])
+    assert exit_info.value.code == 1 and ran == ["raising", "passing"]
+    document = json.loads(output.read_text())
+    assert document["checks"]["raising"]["status"] == "failed" and document["checks"]["raising"]["error"] == "RuntimeError: CUDA error: an illegal memory access"
+    assert document["checks"]["passing"]["status"] == "passed" and document["checks"]["passing"]["value"] == 1
+    assert document["rows"] == [{"arch": "x"}] and "rows" not in document["checks"]["passing"]
+    gpu_check.main(["--json", str(output), "--checks", "passing"])  # all chosen checks pass: exit 0
+    assert list(json.loads(output.read_text())["checks"]) == ["passing"]
