@@ -42,9 +42,16 @@ def test_estimate_counts_the_engines_work_and_divides_by_the_measured_rate() -> 
     assert naive.gmac_per_image == pytest.approx(work["naive_gmac"])
     single = run_cost.estimate(model, 32, num_images=6, batch_size=2, mask_chunk=16, engine="naive", masks_per_image=1)
     assert single.gmac_per_image == pytest.approx(work["naive_gmac"] / 256)
-    # peak: parameters + (B, 2^L, C) float32 logits + 3 × (B · chunk) copies of the largest activation (64 × 16 × 16 after the stem at 32 px)
-    parameters = sum(p.numel() for p in model.parameters()) * 4
-    assert tree.peak_bytes == parameters + 2 * 256 * 1000 * 4 + 3 * 2 * 16 * 64 * 16 * 16 * 4
+    # peak: parameters + (B, 2^L, C) float32 logits + 3 × B × the largest (states × layer output) of a part, states capped by the chunk
+    parameters, logits = sum(p.numel() for p in model.parameters()) * 4, 2 * 256 * 1000 * 4
+    activations = (tree.peak_bytes - parameters - logits) / (3 * 2 * 4)
+    assert activations == int(activations) and activations >= 64 * 16 * 16  # at least the stem's conv output (1 state per image)
+    alone = run_cost.estimate(model, 32, num_images=6, batch_size=1, mask_chunk=16, engine="tree")
+    assert alone.peak_bytes - parameters - logits / 2 == (tree.peak_bytes - parameters - logits) / 2  # linear in the batch size
+    unchunked = run_cost.estimate(model, 32, num_images=6, batch_size=2, mask_chunk=256, engine="tree")
+    assert unchunked.peak_bytes > tree.peak_bytes  # more states at once in the late blocks and the head
+    largest, classes = run_cost.activation_sizes(model, torch.zeros(1, 3, 32, 32))
+    assert classes == 1000 and largest[0] == 64 * 16 * 16 and largest[-1] == 1000  # stem conv output; head's logits
 
 
 def test_a_run_beyond_the_limit_is_refused_before_evaluating(tiny_shards: Path, small_input: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

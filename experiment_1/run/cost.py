@@ -7,7 +7,8 @@ warm-up), so the rate includes the dtype, threads, memory format and device actu
 tree engine usually reaches a higher rate than that forward (it runs large batches of states), so
 the time is an upper-side estimate, typically within 2× of the truth. The peak memory is the
 model's parameters, the pass's ``(B, 2^L, C)`` logits and about three copies of the largest
-activation for ``B × min(mask_chunk, 2^L)`` states — a rough figure, also within about 2×.
+activation of the part of the network where it is largest given how many states run there (the stem
+1 per image, block l 2^l, the head 2^L, each at most ``mask_chunk``) — a rough figure.
 
 :func:`check` refuses (one :class:`PipelineError` line naming ``--confirm-long-run``) an exhaustive
 pass over more than :data:`MAX_BLOCKS` gated blocks or estimated above :data:`MAX_HOURS` hours,
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from torch import nn
@@ -29,7 +30,7 @@ from experiment_1.network.residual_stack import ResidualStack
 CONFIRM_FLAG = "--confirm-long-run"
 MAX_BLOCKS = 20  # 2^20 masks per image: about 4 GB of float32 logits per image at C = 1000
 MAX_HOURS = 24.0
-CALIBRATION_IMAGES = 4
+CALIBRATION_IMAGES = 16
 ACTIVATION_COPIES = 3  # a block's input, its branch's largest intermediate and the gate-off/gate-on pair
 
 
@@ -54,7 +55,7 @@ class CostEstimate:
         masks = f"2^{self.num_blocks} masks" if self.masks_per_image == 2**self.num_blocks else f"{self.masks_per_image} mask(s)"
         return (f"cost estimate: {self.num_images} image(s) × {self.gmac_per_image:.4g} GMAC ({self.engine} engine, L = {self.num_blocks}, "
                 f"{masks}) at the measured {self.measured_gmac_per_s:.3g} GMAC/s{ranks}: about {duration} per pass, "
-                f"peak memory about {self.peak_bytes / 2**30:.2g} GiB (rough, within about 2×)")
+                f"peak memory about {self.peak_bytes / 2**30:.2g} GiB beyond the process's own (rough; the time is usually an overestimate)")
 
     def record(self) -> dict[str, Any]:
         return {"gmac_per_image": self.gmac_per_image, "measured_gmac_per_s": self.measured_gmac_per_s, "estimated_seconds": self.seconds,
@@ -66,16 +67,24 @@ def _synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def activation_sizes(model: ResidualStack, image: torch.Tensor) -> tuple[int, int]:
-    """Elements of the largest output of any layer in one image's full forward, and the number of logits."""
-    largest = 0
+def activation_sizes(model: ResidualStack, image: torch.Tensor) -> tuple[list[int], int]:
+    """Per part of one image's full forward — stem, each gated block, head — the elements of its largest
+    layer output; and the number of logits."""
+    largest = [0] * (model.num_blocks + 2)
+    part = [0]
 
-    def hook(layer: nn.Module, inputs: Any, output: Any) -> None:
-        nonlocal largest
+    def enter(position: int) -> Callable[..., None]:
+        def hook(*_: Any) -> None:
+            part[0] = position
+        return hook
+
+    def record(layer: nn.Module, inputs: Any, output: Any) -> None:
         if isinstance(output, torch.Tensor):
-            largest = max(largest, output[0].numel())
+            largest[part[0]] = max(largest[part[0]], output[0].numel())
 
-    handles = [layer.register_forward_hook(hook) for layer in model.modules() if not list(layer.children())]
+    parts = [model.stem, *model.blocks, model.head]
+    handles = [module.register_forward_pre_hook(enter(position)) for position, module in enumerate(parts)]
+    handles += [layer.register_forward_hook(record) for layer in model.modules() if not list(layer.children())]
     try:
         with torch.no_grad():
             logits = model(image)
@@ -113,10 +122,12 @@ def estimate(
     largest, classes = activation_sizes(model, torch.zeros(1, 3, resolution, resolution, device=parameter.device, dtype=parameter.dtype))
     element = parameter.element_size()
     masks = size if masks_per_image is None else masks_per_image
-    states = batch_size * min(mask_chunk, masks)
+    # states alive in each part: the tree runs the stem on 1 per image, block l on 2^l, the head on 2^L (at most mask_chunk); naive: mask_chunk everywhere
+    states = [1, *(2**level for level in range(model.num_blocks)), size] if engine == "tree" and masks_per_image is None else [masks] * len(largest)
+    activations = max(min(count, mask_chunk) * elements for count, elements in zip(states, largest))
     peak = (sum(p.numel() for p in model.parameters()) * element
             + batch_size * masks * classes * max(element, 4)
-            + ACTIVATION_COPIES * states * largest * element)
+            + ACTIVATION_COPIES * batch_size * activations * element)
     return CostEstimate(gmac, rate, num_images, world_size, gmac * num_images / (rate * world_size), int(peak), model.num_blocks, engine, masks)
 
 
