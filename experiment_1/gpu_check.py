@@ -45,6 +45,7 @@ from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_resnet
 from experiment_1.paths import REPO_ROOT
+from experiment_1.run import arg_types
 
 DEFAULT_JSON = Path("experiment_1/results_bench/gpu_check.json")
 SAMPLE_DATA = "imagenet-1k/sample-1750"
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--throughput-archs", nargs="+", default=["resnet18", "resnet34", "resnet50", "efficientnet_lite0", "efficientnet_lite1"], help="(default: %(default)s)")
     parser.add_argument("--naive-masks", type=int, default=64, help="masks the naive engine is timed on (default: %(default)s)")
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of weights and images (default: %(default)s)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of weights and images (default: %(default)s)")
     args = parser.parse_args(argv)
     device = require_cuda()
     document: dict[str, Any] = {"device": torch.cuda.get_device_name(device), "command": "python -m experiment_1.gpu_check " + " ".join(sys.argv[1:] if argv is None else argv),

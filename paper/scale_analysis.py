@@ -38,6 +38,7 @@ from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.paths import REPO_ROOT
+from experiment_1.run import arg_types
 
 EXP5_SOURCE = REPO_ROOT / "experiment_5" / "results_efficientnet_lite0_sample" / "per_image.pt"
 NUM_SUBSETS, CLASS_STORE_K = 512, 64
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--num-permutations", type=int, default=1000, help="Experiment 4: label permutations (default: %(default)s)")
     parser.add_argument("--max-seconds", type=float, default=180.0, help="stop measuring larger sizes once one took longer (a size still running after 3× this is stopped) (default: %(default)s)")
     parser.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of each measurement (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="(default: %(default)s)")
+    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the synthetic inputs and of the step (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=None, help="also write the measurements here")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
