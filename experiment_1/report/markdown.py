@@ -62,12 +62,13 @@ def configuration_section(config: dict[str, Any]) -> str:
 
 
 def report_footer(config: dict[str, Any], timing: dict[str, Any] | None, generator: str, source: str) -> list[str]:
-    """The closing lines every REPORT shares: configuration table, last run's wall time, provenance note."""
+    """The closing lines every REPORT shares: configuration table, the evaluation's wall time (every process of a resumed run), provenance note."""
     lines = ["## Configuration", "", configuration_section(config), ""]
     if timing:
         rate = timing["images_evaluated"] / timing["wall_seconds"] if timing["wall_seconds"] else float("nan")
         lines += [
-            f"Wall time of the last evaluation run: {format_number(timing['wall_seconds'])} s for {timing['images_evaluated']} "
+            ("Wall time of the last evaluation run: " if "processes" not in timing else f"Wall time of the evaluation ({timing['passes']} pass(es) over all its processes): ")
+            + f"{format_number(timing['wall_seconds'])} s for {timing['images_evaluated']} "
             f"image evaluations ({format_number(rate)} image evaluations per second) on {timing['device_name']}, engine `{timing['engine']}`, "
             f"batch size {timing['batch_size']}, mask chunk {timing['mask_chunk']}.",
             "",
