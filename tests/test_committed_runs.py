@@ -31,7 +31,7 @@ def test_only_listed_runs_reach_the_tables(tmp_path: Path) -> None:
     text = render_markdown(wall_time_table(tmp_path))
     assert "results_efficientnet_lite0_sample" in text
     assert "results_demo" not in text and "results_mine" not in text
-    assert "| all runs |  |  | 2 | 10 (" in text                                 # the total counts the listed run only
+    assert "| all runs, each pass once |  |  |  |  | 10 (" in text               # the total counts the listed run only
 
 
 def test_a_listed_file_admits_that_file_only(tmp_path: Path) -> None:
