@@ -20,7 +20,7 @@ def batch_function(setup: EvaluationSetup) -> BatchFunction:
 
 def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[str, Any]) -> None:
     """Write the Experiment 1 summary, per-image arrays and timing; one line on stdout."""
-    summary = summarize(arrays, provenance(setup), setup.args.seed)
+    summary = summarize(arrays, provenance(setup), setup.config.seed)
     path = write_results(setup, arrays, summary, timing)
     mobius = summary["metrics"]["mobius_rel_error_float32"]["mean"]
     naive = summary["metrics"]["naive_sum_rel_error"]["mean"]

@@ -12,7 +12,7 @@ SPECTRUM_STAGE = "experiment_2.step_1_evaluate/spectrum"
 
 def spectrum_batch_function(setup: EvaluationSetup) -> BatchFunction:
     """One batch's logits → :func:`experiment_2.spectrum.spectrum_metrics` in the run's Möbius and network dtypes."""
-    dtype, network_dtype = MOBIUS_DTYPES[setup.args.mobius_dtype], DTYPES[setup.args.dtype]
+    dtype, network_dtype = MOBIUS_DTYPES[setup.config.mobius_dtype], DTYPES[setup.config.dtype]
 
     def compute(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
         return spectrum_metrics(logits, dtype, network_dtype)

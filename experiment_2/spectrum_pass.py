@@ -13,7 +13,7 @@ from experiment_2.summary import summarize
 
 def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[str, Any]) -> None:
     """Write the Experiment 2 summary, per-image arrays and timing; one line on stdout."""
-    summary = summarize(arrays, provenance(setup), setup.args.seed)
+    summary = summarize(arrays, provenance(setup), setup.config.seed)
     path = write_results(setup, arrays, summary, timing)
     vector = summary["projections"]["vector"]
     print(f"wrote {path}: κ^v {vector['kappa']['mean']:.3g}, peak order {vector['mean_spectrum_peak_order']} (binomial null κ {summary['binomial_null']['kappa']:.3g})")

@@ -22,24 +22,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ks", type=arg_types.positive_int, nargs="+", default=None, help="the K grid, each K in 1 … 2^L (default: 1 2 4 … 2^L)")
 
 
-def prepare(setup: EvaluationSetup) -> None:
-    """The K grid, the controls' draws and the thresholds enter the configuration (the resume key)."""
-    setup.config.update(
-        ks=check_ks(setup.args.ks, setup.model.num_blocks),
-        num_random_seeds=setup.args.num_random_seeds,
-        mass_fractions=list(MASS_FRACTIONS),
-        error_thresholds=list(ERROR_THRESHOLDS),
-    )
+def prepare(setup: EvaluationSetup) -> dict[str, Any]:
+    """The K grid, the controls' draws and the thresholds: options of the configuration (the resume key)."""
+    return {
+        "ks": check_ks(setup.args.ks, setup.model.num_blocks),
+        "num_random_seeds": setup.args.num_random_seeds,
+        "mass_fractions": list(MASS_FRACTIONS),
+        "error_thresholds": list(ERROR_THRESHOLDS),
+    }
 
 
 def batch_function(setup: EvaluationSetup) -> BatchFunction:
     """:func:`experiment_3.evaluation.batch_arrays` with the run's configuration and Möbius dtype."""
-    return partial(batch_arrays, config=setup.config, dtype=MOBIUS_DTYPES[setup.args.mobius_dtype])
+    return partial(batch_arrays, config=setup.config, dtype=MOBIUS_DTYPES[setup.config.mobius_dtype])
 
 
 def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[str, Any]) -> None:
     """Write the Experiment 3 summary, per-image arrays and timing; one line on stdout."""
-    summary = summarize(arrays, provenance(setup), setup.args.seed)
+    summary = summarize(arrays, provenance(setup), setup.config.seed)
     path = write_results(setup, arrays, summary, timing)
     grid = summary["sources"]["magnitude_vector"]["grid_k_reaching"]
     print(f"wrote {path}: vector ranking — mean Γ_K ≥ 90 % from K = {grid['captured_energy_0.9']}, "

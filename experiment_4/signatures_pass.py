@@ -31,7 +31,7 @@ def check_labelled(setup: EvaluationSetup) -> None:
     unlabelled = sum(1 for sample in setup.samples if sample.label < 0)
     if unlabelled:
         raise PipelineError(
-            f"{setup.args.sample_index}: {unlabelled} of {len(setup.samples)} images have no label (-1); Experiment 4 needs a labelled "
+            f"{setup.config.sample_index}: {unlabelled} of {len(setup.samples)} images have no label (-1); Experiment 4 needs a labelled "
             "per-class list (experiment_1.step_2_sample --pattern 'validation-*.parquet' --mode per-class)"
         )
 
@@ -56,18 +56,19 @@ def store_sizes(setup: EvaluationSetup) -> tuple[int, int]:
             resolve_store_k("--class-store-K", args.class_store_k, default_class_store_k(num_blocks), num_blocks))
 
 
-def prepare(setup: EvaluationSetup) -> None:
-    """Labels checked; the numbers of stored subsets enter the configuration (the resume key)."""
+def prepare(setup: EvaluationSetup) -> dict[str, Any]:
+    """Labels checked; the numbers of stored subsets: options of the configuration (the resume key)."""
     check_labelled(setup)
     store_k, class_store_k = store_sizes(setup)
-    setup.config["store_k"] = store_k
+    options: dict[str, Any] = {"store_k": store_k}
     if setup.args.class_store_k is not None:  # a new option enters the partial-store key only when given
-        setup.config["class_store_k"] = class_store_k
+        options["class_store_k"] = class_store_k
+    return options
 
 
 def batch_function(setup: EvaluationSetup) -> BatchFunction:
     """One batch's logits → :func:`experiment_4.signatures.signature_batch` (rankings, class coordinates, full-mask logits)."""
-    dtype, (store_k, class_store_k), classes = MOBIUS_DTYPES[setup.args.mobius_dtype], store_sizes(setup), class_coordinates(setup)
+    dtype, (store_k, class_store_k), classes = MOBIUS_DTYPES[setup.config.mobius_dtype], store_sizes(setup), class_coordinates(setup)
 
     def compute(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
         return signature_batch(logits, labels, dtype, store_k, classes, class_store_k)
@@ -98,7 +99,7 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
     tensors = {name: torch.from_numpy(value) for name, value in arrays.items()}
     store_k = setup.config["store_k"]
     document = signatures_document(setup, tensors)
-    path = Path(setup.args.output_dir) / "signatures.pt"
+    path = Path(setup.config.output_dir) / "signatures.pt"
     atomic_torch_save(document, path)
     write_timing(setup, timing, document["config"]["device_name"])
     valid = tensors["valid"]

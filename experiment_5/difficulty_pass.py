@@ -26,21 +26,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extra-etas", type=float, nargs="*", default=list(DEFAULT_EXTRA_ETAS), help="further η also recorded (default: %(default)s)")
 
 
-def prepare(setup: EvaluationSetup) -> None:
+def prepare(setup: EvaluationSetup) -> dict[str, Any]:
     """Thresholds checked and labels required; the thresholds enter the configuration (the resume key:
     other thresholds never mix with these batches)."""
     args = setup.args
     taus = thresholds(args.tau, args.extra_taus, "--tau/--extra-taus", upper_inclusive=False)
     etas = thresholds(args.eta, args.extra_etas, "--eta/--extra-etas", upper_inclusive=True)
     check_labelled(setup)
-    setup.config.update(taus=taus, etas=etas)
     sample_pool(setup)  # before evaluating: a pattern that matches no shard fails now, not after the last batch
+    return {"taus": taus, "etas": etas}
 
 
 def batch_function(setup: EvaluationSetup) -> BatchFunction:
     """:func:`experiment_5.evaluation.batch_arrays` with the run's thresholds and Möbius dtype."""
-    return partial(batch_arrays, taus=setup.config["taus"], etas=setup.config["etas"], dtype=MOBIUS_DTYPES[setup.args.mobius_dtype],
-                   sample_index=str(setup.args.sample_index))
+    return partial(batch_arrays, taus=setup.config["taus"], etas=setup.config["etas"], dtype=MOBIUS_DTYPES[setup.config.mobius_dtype],
+                   sample_index=str(setup.config.sample_index))
 
 
 def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[str, Any]) -> None:
@@ -49,7 +49,7 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
         return
     config = provenance(setup)
     record = per_image_record(setup, arrays, config, sample_pool(setup))
-    path = Path(setup.args.output_dir) / "per_image.pt"
+    path = Path(setup.config.output_dir) / "per_image.pt"
     atomic_torch_save(record, path)
     write_timing(setup, timing, config["device_name"])
     valid = arrays["valid"].astype(bool)

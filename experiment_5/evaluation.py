@@ -41,7 +41,7 @@ def check_labelled(setup: EvaluationSetup) -> None:
     unlabelled = sum(sample.label < 0 for sample in setup.samples)
     if unlabelled:
         raise PipelineError(
-            f"{setup.args.sample_index}: {unlabelled} of {len(setup.samples)} images have no label (-1); Experiment 5 needs labels — "
+            f"{setup.config.sample_index}: {unlabelled} of {len(setup.samples)} images have no label (-1); Experiment 5 needs labels — "
             "draw a per-class list from the validation shards (experiment_1.step_2_sample --pattern 'validation-*.parquet' --mode per-class)"
         )
 
@@ -63,7 +63,7 @@ def batch_arrays(logits: torch.Tensor, labels: torch.Tensor, taus: Sequence[floa
 def sample_pool(setup: EvaluationSetup) -> dict[str, Any]:
     """How the sample list was drawn (its pattern, mode, per-class count) and how many labelled images that pattern
     matches in --data-dir, so a report can say which share of the available images was used."""
-    document = read_json(setup.args.sample_index)
+    document = read_json(setup.config.sample_index)
     pattern = document.get("pattern")
     available = sum(item.label >= 0 for item in list_items(setup.dataset.data_dir, pattern, document.get("folder_labels", "imagenet"))) if pattern else None
     return {

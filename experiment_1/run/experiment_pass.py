@@ -25,8 +25,8 @@ from experiment_1.run.pipeline import BatchFunction, EvaluationSetup, Stage, add
 class ExperimentPass:
     """What one experiment contributes to an all-mask pass.
 
-    ``prepare(setup)`` checks the inputs and adds the experiment's options to ``setup.config`` (its
-    run key); ``batch_function(setup)`` returns the reduction of one batch's logits;
+    ``prepare(setup)`` checks the inputs and returns the experiment's options (a dict, or None for
+    none), which :func:`run_passes` adds to a new frozen ``setup.config`` (its run key); ``batch_function(setup)`` returns the reduction of one batch's logits;
     ``finish(setup, arrays, timing)`` writes the experiment's results (rank 0) and prints one line.
     """
 
@@ -36,14 +36,14 @@ class ExperimentPass:
     batch_function: Callable[[EvaluationSetup], BatchFunction]
     finish: Callable[[EvaluationSetup, dict[str, np.ndarray], dict[str, Any]], None]
     add_arguments: Callable[[argparse.ArgumentParser], None] = lambda parser: None
-    prepare: Callable[[EvaluationSetup], None] = lambda setup: None
+    prepare: Callable[[EvaluationSetup], dict[str, Any] | None] = lambda setup: None
     pass_indices: bool = False
 
 
 def experiment_setup(setup: EvaluationSetup, output_dir: Path) -> EvaluationSetup:
-    """``setup`` (model and data shared) with its own output folder and its own copy of the configuration."""
+    """``setup`` (model and data shared) with its own output folder."""
     args = argparse.Namespace(**{**vars(setup.args), "output_dir": Path(output_dir)})
-    return replace(setup, args=args, config=dict(setup.config))
+    return replace(setup, args=args, config=setup.config.for_output(output_dir))
 
 
 def run_passes(args: argparse.Namespace, passes: list[tuple[ExperimentPass, Path]]) -> None:
@@ -54,8 +54,7 @@ def run_passes(args: argparse.Namespace, passes: list[tuple[ExperimentPass, Path
     shared = build_setup(args)
     entries = [entry for entry, _ in passes]
     setups = [experiment_setup(shared, folder) for _, folder in passes]
-    for entry, setup in zip(entries, setups):
-        entry.prepare(setup)
+    setups = [replace(setup, config=setup.config.with_options(**(entry.prepare(setup) or {}))) for entry, setup in zip(entries, setups)]
     stages = [Stage(setup, entry.stage, entry.batch_function(setup), entry.pass_indices) for entry, setup in zip(entries, setups)]
     description = entries[0].description if len(entries) == 1 else "Exp " + "+".join(str(entry.experiment) for entry in entries) + " all masks"
     arrays, timing = run_stages(stages, description=description)

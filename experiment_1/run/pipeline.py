@@ -39,6 +39,7 @@ from experiment_1.errors import Interrupted, PipelineError
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_finite, git_commit, package_versions, read_json, seed_everything
 from experiment_1.run.partial_store import PartialStore, run_key, sample_list_sha256
+from experiment_1.run.run_config import RunConfig
 from experiment_1.network.residual_stack import ResidualStack
 from experiment_1.data.sample_list import load_sample_list
 from experiment_1.network.weights import parse_weights
@@ -113,13 +114,17 @@ def check_labels(samples: list[SampleRef], classes: int | None, sample_index: Pa
 
 @dataclass
 class EvaluationSetup:
-    """What a step needs to evaluate: the model, the images, and the configuration that made them."""
+    """What a step needs to evaluate: the model, the images, and the configuration that made them.
+
+    ``config`` (:class:`experiment_1.run.run_config.RunConfig`, frozen) holds the shared flags and the
+    run's content (its resume key); ``args`` the parsed flags, read only for a step's own options.
+    """
 
     model: ResidualStack
     dataset: SampleDataset
     device: torch.device
     args: argparse.Namespace
-    config: dict[str, Any]
+    config: RunConfig
 
     @property
     def samples(self) -> list[SampleRef]:
@@ -130,7 +135,7 @@ class EvaluationSetup:
         return DataLoader(
             self.dataset,
             batch_sampler=batch_indices,
-            num_workers=self.args.num_workers,
+            num_workers=self.config.num_workers,
             pin_memory=self.device.type == "cuda",
         )
 
@@ -138,48 +143,54 @@ class EvaluationSetup:
 def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     """Tune the allocator, seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags."""
     tune_allocator()  # before the first large tensor: glibc keeps activation buffers (experiment_1.run.allocator)
-    seed_everything(args.seed)
-    device = distributed.start(resolve_device(args.device))
-    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
-    model = distributed.alike(lambda: build_gated_resnet(args.arch, args.weights, device=device, seed=args.seed, dtype=DTYPES[args.dtype]))
-    if args.smooth_activations is not None:
-        smooth_activations(model, args.smooth_activations)
-    if args.fold_batchnorm:
+    flags = RunConfig.from_flags(args)
+    seed_everything(flags.seed)
+    device = distributed.start(resolve_device(flags.device))
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = flags.dtype == "tf32"
+    model = distributed.alike(lambda: build_gated_resnet(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype]))
+    if flags.smooth_activations is not None:
+        smooth_activations(model, flags.smooth_activations)
+    if flags.fold_batchnorm:
         fold_batchnorm(model)
-    if args.compile:
+    if flags.compile:
         compile_stack(model)
-    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
-    samples = load_sample_list(args.sample_index, args.limit)
+    data_dir = Path(flags.data_dir) if flags.data_dir else default_data_dir()
+    samples = load_sample_list(flags.sample_index, flags.limit)
     if not samples:
-        raise PipelineError(f"{args.sample_index}: the sample list is empty")
-    check_labels(samples, num_classes(model), args.sample_index)
-    cost = distributed.on_main(lambda: run_cost.estimate(model, model.preprocess.crop, len(samples), args.batch_size, args.mask_chunk, args.engine, distributed.world_size(), getattr(args, "masks_per_image", None)))
+        raise PipelineError(f"{flags.sample_index}: the sample list is empty")
+    check_labels(samples, num_classes(model), flags.sample_index)
+    cost = distributed.on_main(lambda: run_cost.estimate(model, model.preprocess.crop, len(samples), flags.batch_size, flags.mask_chunk, flags.engine, distributed.world_size(), getattr(args, "masks_per_image", None)))
     print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
     run_cost.check(cost, getattr(args, "confirm_long_run", False))
     dataset = SampleDataset(data_dir, samples, model.preprocess)
-    config = {
-        "arch": args.arch,
+    return EvaluationSetup(model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device)))
+
+
+def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device: torch.device) -> dict[str, Any]:
+    """What a run's numbers depend on (the resume key's configuration and the summary's ``config``), in the summaries' order."""
+    content = {
+        "arch": flags.arch,
         "weights": model.weights,
         "num_blocks": model.num_blocks,
         "block_names": model.block_names,
-        "engine": args.engine,
-        "dtype": args.dtype,
-        "mobius_dtype": args.mobius_dtype,
-        "batch_size": args.batch_size,
-        "mask_chunk": args.mask_chunk,
-        "seed": args.seed,
-        "sample_index": str(args.sample_index),
-        "num_images": len(samples),
-        "limit": args.limit,
-        "skip_corrupt": bool(args.skip_corrupt),
+        "engine": flags.engine,
+        "dtype": flags.dtype,
+        "mobius_dtype": flags.mobius_dtype,
+        "batch_size": flags.batch_size,
+        "mask_chunk": flags.mask_chunk,
+        "seed": flags.seed,
+        "sample_index": str(flags.sample_index),
+        "num_images": num_images,
+        "limit": flags.limit,
+        "skip_corrupt": bool(flags.skip_corrupt),
         "device_type": device.type,
         "input_size": model.preprocess.crop,
     }
-    if args.fold_batchnorm:  # other numbers (round-off): part of the resume key; absent when off, so default runs keep their keys
-        config["fold_batchnorm"] = True
-    if args.smooth_activations is not None:  # another network: part of the resume key; absent when off
-        config["smooth_activations"] = {"activation": "softplus", "beta": float(args.smooth_activations)}
-    return EvaluationSetup(model, dataset, device, args, config)
+    if flags.fold_batchnorm:  # other numbers (round-off): part of the resume key; absent when off, so default runs keep their keys
+        content["fold_batchnorm"] = True
+    if flags.smooth_activations is not None:  # another network: part of the resume key; absent when off
+        content["smooth_activations"] = {"activation": "softplus", "beta": float(flags.smooth_activations)}
+    return content
 
 
 def run_id(setup: EvaluationSetup) -> str:
@@ -197,11 +208,11 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
         **setup.config,
         "run_id": run_id(setup),
         "schema_version": SCHEMA_VERSION,
-        "sample_list_sha256": sample_list_sha256(load_sample_list(setup.args.sample_index)),
+        "sample_list_sha256": sample_list_sha256(load_sample_list(setup.config.sample_index)),
         "data_dir": str(setup.dataset.data_dir),
         "compiled": setup.model.compiled,  # not in the resume key: compiled and eager batches agree to round-off
         "post_activation": sorted({type(block.post).__name__ for block in setup.model.blocks}),
-        "gated_recursion": setup.model.gated_recursion + (f"; {describe_swap(setup.args.smooth_activations)}" if setup.args.smooth_activations is not None else ""),
+        "gated_recursion": setup.model.gated_recursion + (f"; {describe_swap(setup.config.smooth_activations)}" if setup.config.smooth_activations is not None else ""),
         "versions": package_versions(),
         "git_commit": git_commit(),
         "device_name": device_name,
@@ -260,17 +271,17 @@ def run_stages(
     are alive at a time. Returns each stage's merged arrays (in ``stages`` order) and the pass's timing.
     """
     setup = stages[0].setup
-    args = setup.args
+    flags = setup.config
 
     def store_of(stage: Stage) -> PartialStore:
         key = {**run_key(stage.setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale}
         if mask_indices is not None:  # absent for all masks, so existing stores keep their keys
             key["mask_indices"] = list(mask_indices)
-        return PartialStore(stage.setup.args.output_dir, stage.name, key)
+        return PartialStore(stage.setup.config.output_dir, stage.name, key)
 
     stores = [store_of(stage) for stage in stages]
     count = len(setup.samples)
-    batches = [list(range(start, min(start + args.batch_size, count))) for start in range(0, count, args.batch_size)]
+    batches = [list(range(start, min(start + flags.batch_size, count))) for start in range(0, count, flags.batch_size)]
     settings = {name: value for store in stores for name, value in store.key.items() if name != "stage"}
     distributed.check_job(len(batches), {**settings, "stages": [store.stage for store in stores]})
 
@@ -293,11 +304,11 @@ def run_stages(
         loader = setup.loader([batches[number] for number in mine])
         try:
             for number, batch in zip(mine, loader):
-                valid = torch.tensor(check_batch_errors(list(batch["error"]), args.skip_corrupt, batch["fatal"]))
+                valid = torch.tensor(check_batch_errors(list(batch["error"]), flags.skip_corrupt, batch["fatal"]))
                 if mask_indices is None:
-                    logits = evaluate_all_masks(setup.model, batch["image"], engine=args.engine, mask_chunk=args.mask_chunk, residual_scale=residual_scale)
+                    logits = evaluate_all_masks(setup.model, batch["image"], engine=flags.engine, mask_chunk=flags.mask_chunk, residual_scale=residual_scale)
                 else:
-                    logits = evaluate_masks_naive(setup.model, batch["image"], mask_indices, args.mask_chunk, residual_scale)
+                    logits = evaluate_masks_naive(setup.model, batch["image"], mask_indices, flags.mask_chunk, residual_scale)
                 check_finite_logits(logits, batch["index"].tolist(), setup, residual_scale)
                 labels = batch["label"].to(logits.device)
                 for position in missing[number]:
@@ -362,7 +373,7 @@ def write_results(
     Timings never enter the summary, so a resumed run's summary is byte-identical to an
     uninterrupted one. Under ``torchrun`` only rank 0 writes. Returns the summary's path.
     """
-    output_dir = Path(setup.args.output_dir)
+    output_dir = Path(setup.config.output_dir)
     if not distributed.is_main():
         return output_dir / summary_name
     for path in sorted(output_dir.glob("summary*.json")):  # never overwrite another step's results
@@ -379,11 +390,11 @@ def write_timing(setup: EvaluationSetup, timing: dict[str, Any], device_name: st
     """Write ``<output-dir>/timing.json``: ``wall_seconds`` and ``images_evaluated`` summed over every
     process that evaluated batches of this run (:mod:`experiment_1.run.timing_log`; its records in
     ``processes``), this call's own in ``last_call``; rank 0 only, and only once something was evaluated."""
-    args = setup.args
-    total = timing_log.accumulated(Path(args.output_dir))
+    flags = setup.config
+    total = timing_log.accumulated(Path(flags.output_dir))
     if distributed.is_main() and (total or timing["images_evaluated"]):
         last_call = {name: value for name, value in timing.items() if name != "shared_pass"}
-        atomic_write_json(Path(args.output_dir) / "timing.json", {
+        atomic_write_json(Path(flags.output_dir) / "timing.json", {
             **timing, **(total or {}), "last_call": last_call,
-            "device_name": device_name, "batch_size": args.batch_size, "mask_chunk": args.mask_chunk, "engine": args.engine,
+            "device_name": device_name, "batch_size": flags.batch_size, "mask_chunk": flags.mask_chunk, "engine": flags.engine,
         })
