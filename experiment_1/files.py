@@ -161,6 +161,23 @@ def check_same_run(path: Path, found: Any, other: Path, expected: Any) -> None:
         raise PipelineError(f"{path}: from run {str(found)[:12]}, but {other} is from run {str(expected)[:12]}; pass files of the same run (rerun the step that wrote {path.name})")
 
 
+def name_from_file(value: Any, what: str, source: Path) -> str:
+    """``value`` (a name a results file supplies, e.g. ``config.arch``) checked to be one plain file
+    or folder name — no separator, not ``.``/``..``, no control character — before it enters a path."""
+    text = value if isinstance(value, str) else ""
+    if not text or text in (".", "..") or "/" in text or "\\" in text or any(ord(char) < 32 for char in text):
+        raise PipelineError(f"{source}: {what} {value!r} is not a plain name (no '/', '\\', '..' or control characters); a results file never supplies a path — pass --output-dir")
+    return text
+
+
+def inside(path: Path, root: Path, what: str = "output") -> Path:
+    """``path`` checked to resolve inside ``root`` (symbolic links followed); returns it."""
+    resolved, base = Path(path).resolve(), Path(root).resolve()
+    if resolved != base and base not in resolved.parents:
+        raise PipelineError(f"{path}: the {what} path resolves to {resolved}, outside {base}; choose a folder inside it")
+    return Path(path)
+
+
 def check_not_input(output: Path, *inputs: Path) -> None:
     """Refuse an output path that is one of the step's inputs (no step writes over what it reads)."""
     for source in inputs:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, load_summary, read_json
+from experiment_1.files import atomic_write_json, atomic_write_text, inside, load_summary, name_from_file, read_json
 from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report.stats import bootstrap_mean_ci
@@ -34,6 +34,7 @@ QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does 
 VARIANTS = ("native", "smooth")
 EXPECTED_LAWS = {"native": ("kink", "kink_chain"), "smooth": ("lambda_k",)}
 PROJECTION = "vector"
+EXPERIMENT_DIR = Path("experiment_2")  # where the default results folder results_3c_<arch> goes
 SAME_RUN_KEYS = ("arch", "weights", "num_blocks", "sample_index", "num_images", "limit", "seed", "dtype", "mobius_dtype", "input_size")
 
 
@@ -272,8 +273,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output-dir", type=Path, default=None, help="where summary_3c.json, the figures and REPORT.md go (default: experiment_2/results_3c_<arch>)")
     args = parser.parse_args(argv)
     summaries = load_variants(args.native, args.smooth)
-    folder = args.output_dir or Path("experiment_2") / f"results_3c_{summaries['native']['config']['arch']}"
     config = summaries["native"]["config"]
+    folder = args.output_dir or inside(EXPERIMENT_DIR / f"results_3c_{name_from_file(config['arch'], 'config.arch', args.native)}", EXPERIMENT_DIR)
     summary = summarize(summaries, swap_agreement(args.native, args.smooth, config["seed"], folder / "summary_3c.json", config["run_id"]))
     atomic_write_json(folder / "summary_3c.json", summary)
     figures = {"slopes": plot_slopes(summary, folder / "slope_vs_k"), "spectra": plot_renormalised(summary, folder / "spectrum_above_order_1")}

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
 from experiment_1.files import SCHEMA_VERSION, atomic_write_json, check_finite, check_same_run, git_commit, load_per_image_npz, missing_key, read_json
 from experiment_1.report.record import ExperimentRecord, resolve
 from paper.experiments import RECORDS
@@ -39,16 +39,32 @@ REBUILDABLE: dict[int | str, ExperimentRecord] = {record.experiment: record for 
 REBUILDABLE_NAMES = ", ".join(str(experiment) for experiment in REBUILDABLE)
 
 
-def rebuilt_config(config: dict[str, Any], commit: str, run_id: str) -> dict[str, Any]:
-    """The run's config with the recursion of the model it names, built on CPU (weights as recorded),
-    the run id of its per-image arrays and the current schema version."""
-    model = build_gated_resnet(config["arch"], config["weights"], seed=config["seed"])
-    return {**config, "gated_recursion": model.gated_recursion, "run_id": run_id, "schema_version": SCHEMA_VERSION, "summary_rebuilt_by": f"paper.resummarize at {commit}"}
+def gated_recursion(config: dict[str, Any], path: Path) -> str:
+    """The run's gated recursion: as recorded, or — for a summary that predates the field — read off a
+    registered architecture built on CPU with random weights (the recursion is the architecture's).
+
+    Nothing a results file names is imported or read: a ``module:function`` factory or an unknown
+    name in ``config.arch`` is refused, and the recorded weights (possibly a path) are never loaded.
+    """
+    recorded = config.get("gated_recursion")
+    if isinstance(recorded, str):
+        return recorded
+    arch = config.get("arch")
+    if not isinstance(arch, str) or arch not in ARCHITECTURES.names():
+        raise PipelineError(f"{path}: config.arch {arch!r} is not a registered architecture and the summary records no gated_recursion; "
+                            "a results file never names code to import — rerun the evaluation step, which records it")
+    return build_gated_resnet(arch, "random", seed=0).gated_recursion
 
 
-def resummarize(summary: dict[str, Any], arrays: dict[str, np.ndarray], commit: str, run_id: str) -> dict[str, Any]:
+def rebuilt_config(config: dict[str, Any], commit: str, run_id: str, path: Path = Path("summary.json")) -> dict[str, Any]:
+    """The run's config with its gated recursion (:func:`gated_recursion`), the run id of its
+    per-image arrays and the current schema version."""
+    return {**config, "gated_recursion": gated_recursion(config, path), "run_id": run_id, "schema_version": SCHEMA_VERSION, "summary_rebuilt_by": f"paper.resummarize at {commit}"}
+
+
+def resummarize(summary: dict[str, Any], arrays: dict[str, np.ndarray], commit: str, run_id: str, path: Path = Path("summary.json")) -> dict[str, Any]:
     """The current summary of the same arrays, by the rebuild function of its experiment's record."""
-    config, seed = rebuilt_config(summary["config"], commit, run_id), summary["config"]["seed"]
+    config, seed = rebuilt_config(summary["config"], commit, run_id, path), summary["config"]["seed"]
     record = REBUILDABLE.get(summary.get("experiment"))
     if record is None:
         raise PipelineError(f"experiment {summary.get('experiment')!r}: only the summaries of Experiments {REBUILDABLE_NAMES} can be rebuilt")
@@ -65,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     inputs = [(path, read_json(path)) for path in args.summary]
     loaded = [(path, summary, load_pair(path, summary)) for path, summary in inputs]  # every pair checked before the first file changes
     commit = git_commit()
-    rebuilt = [(path, resummarize(summary, arrays, commit, run_id)) for path, summary, (arrays, run_id) in loaded]
+    rebuilt = [(path, resummarize(summary, arrays, commit, run_id, path)) for path, summary, (arrays, run_id) in loaded]
     for path, summary in rebuilt:
         check_finite(summary, f"{path} (not rewritten)", "a statistic of the per-image arrays is NaN or inf")
     for path, summary in rebuilt:

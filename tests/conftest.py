@@ -68,3 +68,39 @@ def small_input(monkeypatch: pytest.MonkeyPatch) -> int:
 def sample_1750_dir() -> Path:
     """The committed ImageNet sample shards behind the committed results (imagenet-1k/sample-1750)."""
     return SAMPLE_1750_DIR
+
+
+def evaluation_flags(data_dir: Path, sample_index: Path, output_dir: Path, *extra: str) -> list[str]:
+    """The flags of a small, fast evaluation step run (random weights, batches of 2, no workers, CPU)."""
+    return ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", "2",
+            "--num-workers", "0", "--device", "cpu", "--output-dir", str(output_dir), *extra]
+
+
+@pytest.fixture
+def tiny_sample_index(tiny_shards: Path, tmp_path: Path) -> Path:
+    """A sample list of 3 labelled images of ``tiny_shards``."""
+    from experiment_1.data.sample_list import sample_list_json
+    from experiment_1.data.shards import SampleRef
+    from experiment_1.files import atomic_write_json
+
+    path = tmp_path / "sample_index.json"
+    atomic_write_json(path, sample_list_json([SampleRef("validation-00000-of-00002.parquet", row, row % 3) for row in range(3)], "validation-*.parquet", "uniform", 0, None))
+    return path
+
+
+@pytest.fixture
+def expect_one_line(capsys: pytest.CaptureFixture[str]):
+    """Run a step as the command line does (``run_cli``); return its single ``error:`` line, checked to be one line without a traceback."""
+    from experiment_1.errors import run_cli
+
+    def run(main, argv: list[str]) -> str:
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exit_info:
+            run_cli(main, argv)
+        assert exit_info.value.code not in (0, None)
+        stderr = capsys.readouterr().err
+        lines = [line for line in stderr.split("\n") if "error:" in line]
+        assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in stderr, stderr
+        return lines[0]
+
+    return run

@@ -55,8 +55,8 @@ def flags(root: Path, *extra: str, output: Path | None = None, samples: Path | N
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` (relative path → bytes)."""
-    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+    """Every file under ``folder`` (relative path → bytes) but the run lock, which names the last run that opened the folder."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file() and path.name != partial_store.LOCK_FILE}
 
 
 def expect_error(main: Callable[[list[str] | None], None], argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -32,6 +32,7 @@ from conftest import jpeg_bytes, shrink_inputs, write_shard
 from experiment_1 import reconstruction_pass
 from experiment_1.run import pipeline
 from experiment_1.data.shards import SampleRef, check_sources, decode_image, list_items
+from experiment_1.run import partial_store
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.data.imagenet_classes import imagenet_names, imagenet_wnids
 from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_random_init_null, read_json
@@ -60,7 +61,8 @@ def flags(root: Path, *extra: str, output: Path | None = None, samples: Path | N
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+    """Every file under ``folder`` (relative path → bytes) but the run lock, which names the last run that opened the folder."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file() and path.name != partial_store.LOCK_FILE}
 
 
 def expect_line(main: Callable[[list[str] | None], None], argv: list[str], capsys: pytest.CaptureFixture[str], code: int = 2) -> str:

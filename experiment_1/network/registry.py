@@ -13,7 +13,9 @@ input to ``model.memory_format``. ``memory_format="contiguous"`` keeps the layou
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
+import inspect
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -119,3 +121,24 @@ def build_gated_resnet(
     model = gate(factory(resolved), arch, str(resolved))
     model.memory_format = MEMORY_FORMATS[memory_format]
     return model.to(device=device or "cpu", dtype=dtype, memory_format=model.memory_format).eval()
+
+
+def is_user_factory(arch: str) -> bool:
+    """True for a user's ``package.module:function`` (not a registered name)."""
+    return arch not in ARCHITECTURES.entries and ":" in arch
+
+
+def network_sha256(arch: str, model: torch.nn.Module) -> str:
+    """The identity of a user's network: sha256 over its factory module's source and the built
+    stack's parameters and buffers (names, dtypes, shapes, bytes), so an edited factory or other
+    weights never resume from the old network's batches."""
+    digest = hashlib.sha256()
+    factory = ARCHITECTURES.factory(arch)
+    module = inspect.getmodule(factory)
+    source_file = inspect.getsourcefile(module) if module is not None else None
+    digest.update(open(source_file, "rb").read() if source_file else repr(factory).encode())
+    for name, tensor in sorted({**dict(model.named_parameters()), **dict(model.named_buffers())}.items()):
+        value = tensor.detach().cpu().contiguous().reshape(-1)
+        digest.update(f"{name}:{value.dtype}:{tuple(value.shape)}".encode())
+        digest.update(value.view(torch.uint8).numpy().tobytes() if value.numel() else b"")
+    return digest.hexdigest()

@@ -12,11 +12,22 @@ identity of every source those entries read (parquet shard: size, row count and 
 footer, which holds the row-group offsets and statistics; image file: size and sha256), and a
 sha256 of a weights file. A store whose key differs — or that was written before keys held content —
 is refused with one line naming what changed.
+
+One run per store: a run holds an exclusive lock (``fcntl.flock`` on ``partial/run.lock``, which
+names the holder) for the life of its process, so a second run into the same folder refuses with
+one line naming the first; the key file is created atomically (written aside, then hard-linked into
+place, which fails if another run created it first) and compared on every open; every batch file
+carries its store's id (the sha256 of the key) and a batch of another store is refused. Batches
+written before they carried the id are accepted where the store's key matches.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
+import socket
+import sys
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +41,8 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_torch_save, atomic_write_json, ensure_dir, read_json
 
 KEY_FILE = "run_config.json"
+LOCK_FILE = "run.lock"  # under <output-dir>/partial/, so committed results folders stay clean
+STORE_ID = "store_id"  # the entry of a batch file naming the store (sha256 of its key) that wrote it
 KEY_FORMAT = 2  # 1 (never written as such): run configuration with the sample-list path only
 PATH_FIELDS = ("sample_index",)  # where the inputs came from; their content is in the key instead
 STALE_TMP_SECONDS = 120  # a *.tmp file untouched this long belongs to a killed write (live ones take milliseconds)
@@ -114,6 +127,52 @@ def remove_stale_temporaries(folder: Path, max_age: float = STALE_TMP_SECONDS) -
     return removed
 
 
+_HELD_LOCKS: dict[str, Any] = {}  # output folder → open lock file, held until this process exits
+
+
+def lock_output_dir(output_dir: Path) -> None:
+    """Hold the exclusive lock of ``output_dir`` for the rest of this process (once per folder);
+    a :class:`PipelineError` naming the holder when another process holds it."""
+    folder = Path(output_dir) / "partial"
+    ensure_dir(folder)
+    name = str(folder.resolve())
+    if name in _HELD_LOCKS:
+        return
+    stream = open(folder / LOCK_FILE, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(stream.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        stream.seek(0)
+        holder = stream.read().strip() or "another process"
+        stream.close()
+        raise PipelineError(f"{output_dir}: another run is writing into this folder ({holder}); wait for it to finish, or use another --output-dir") from None
+    stream.seek(0)
+    stream.truncate()
+    stream.write(f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}: {' '.join(sys.argv)[:300]}\n")
+    stream.flush()
+    _HELD_LOCKS[name] = stream
+
+
+def create_json_once(path: Path, data: Any) -> bool:
+    """Create ``path`` holding ``data`` atomically unless it exists (then leave it); True if this call created it."""
+    if path.exists():  # the common case (a resumed store): nothing to write
+        return False
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.new.tmp")
+    atomic_write_json(temporary, data)
+    try:
+        os.link(temporary, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def key_id(key: dict[str, Any]) -> str:
+    """The sha256 of a store's key (canonical JSON): the id every batch file of the store carries."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 class PartialStore:
     """One stage's finished batches under ``<output_dir>/partial/<stage>``, checked against a run key."""
 
@@ -123,21 +182,21 @@ class PartialStore:
         self.step = stage.split("/")[0]
         self.directory = self.output_dir / "partial" / stage
         self.key = {**key, "stage": stage}
+        self.id = key_id(self.key)
 
     def open(self) -> None:
-        """Refuse another step's folder or a different run; record the key; clear stale temporaries."""
+        """Lock the folder; refuse another step's folder or a different run; record the key; clear stale temporaries."""
+        lock_output_dir(self.output_dir)
         self._refuse_other_steps()
         ensure_dir(self.directory)
         path = self.directory / KEY_FILE
         fix = f"delete {self.directory} to recompute this stage"
-        if path.exists():
+        if not create_json_once(path, self.key):
             previous = read_json(path, fix=fix)
             if not isinstance(previous, dict) or "key_format" not in previous:
                 raise PipelineError(f"{self.directory}: partial results written by an older version that did not record their inputs' content; use another --output-dir, or delete that folder to start over")
             if previous != self.key:
                 raise PipelineError(f"{self.directory}: holds partial results of a different run (changed: {describe_changes(previous, self.key)}); use another --output-dir, or delete that folder to start over")
-        else:
-            atomic_write_json(path, self.key)
         remove_stale_temporaries(self.directory)
         remove_stale_temporaries(self.output_dir)
 
@@ -157,7 +216,7 @@ class PartialStore:
         return self.path(number).exists()
 
     def save(self, number: int, arrays: dict[str, torch.Tensor]) -> None:
-        atomic_torch_save(arrays, self.path(number))
+        atomic_torch_save({**arrays, STORE_ID: self.id}, self.path(number))
 
     def load(self, number: int, indices: list[int]) -> dict[str, torch.Tensor]:
         """A finished batch, checked to hold the sample positions ``indices``; one-line error if damaged."""
@@ -169,4 +228,7 @@ class PartialStore:
             raise PipelineError(f"{path}: damaged partial batch file ({type(error).__name__}); {fix}") from None
         if not isinstance(arrays, dict) or "index" not in arrays or arrays["index"].tolist() != indices:
             raise PipelineError(f"{path}: does not hold batch {number} of this run (images {indices[0]}–{indices[-1]}); {fix}")
+        written_by = arrays.pop(STORE_ID, self.id)  # absent from batches written before they carried it
+        if written_by != self.id:
+            raise PipelineError(f"{path}: a batch file of another run (its store id {str(written_by)[:12]}…, this store's {self.id[:12]}…); {fix}")
         return arrays

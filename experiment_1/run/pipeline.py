@@ -31,7 +31,7 @@ from experiment_1.run.allocator import tune_allocator
 from experiment_1.run import cost as run_cost
 from experiment_1.run import timing_log
 from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
-from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
+from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet, is_user_factory, network_sha256
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_masks_naive
 from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors, default_data_dir
@@ -148,6 +148,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     device = distributed.start(resolve_device(flags.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = flags.dtype == "tf32"
     model = distributed.alike(lambda: build_gated_resnet(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype]))
+    identity = network_sha256(flags.arch, model) if is_user_factory(flags.arch) else None  # as built, before any rewrite
     if flags.smooth_activations is not None:
         smooth_activations(model, flags.smooth_activations)
     if flags.fold_batchnorm:
@@ -163,11 +164,12 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
     run_cost.check(cost, getattr(args, "confirm_long_run", False))
     dataset = SampleDataset(data_dir, samples, model.preprocess)
-    return EvaluationSetup(model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device)))
+    return EvaluationSetup(model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity)))
 
 
-def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device: torch.device) -> dict[str, Any]:
-    """What a run's numbers depend on (the resume key's configuration and the summary's ``config``), in the summaries' order."""
+def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device: torch.device, network_identity: str | None = None) -> dict[str, Any]:
+    """What a run's numbers depend on (the resume key's configuration and the summary's ``config``), in the summaries' order;
+    ``network_identity`` (:func:`experiment_1.network.registry.network_sha256`) for a user's factory."""
     content = {
         "arch": flags.arch,
         "weights": model.weights,
@@ -186,6 +188,8 @@ def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device:
         "device_type": device.type,
         "input_size": model.preprocess.crop,
     }
+    if network_identity is not None:  # a user's network itself (source and tensors); built-in names keep their keys
+        content["network_sha256"] = network_identity
     if flags.fold_batchnorm:  # other numbers (round-off): part of the resume key; absent when off, so default runs keep their keys
         content["fold_batchnorm"] = True
     if flags.smooth_activations is not None:  # another network: part of the resume key; absent when off
