@@ -94,7 +94,7 @@ def test_swap_keeps_weights_and_off_leaves_the_network_unchanged(small_input: in
     before = evaluate_all_masks(swapped, images, engine="naive", mask_chunk=256)
     # off (never called): the λ = 1 full-mask logits are the original network's, bit for bit
     assert torch.equal(before, evaluate_all_masks(original, images, engine="naive", mask_chunk=256))
-    assert smooth_activations(swapped, beta=10.0) > 0
+    assert set(smooth_activations(swapped, beta=10.0)) == {"ReLU", "ReLU6"} and swapped.smooth_swap["ReLU"] > 0 == swapped.smooth_swap["ReLU6"]
     reference, state = original.state_dict(), swapped.state_dict()
     assert reference.keys() == state.keys() and all(torch.equal(reference[name], state[name]) for name in reference)
     assert not any(isinstance(module, (nn.ReLU, nn.ReLU6)) for module in swapped.modules())
@@ -189,6 +189,7 @@ def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input
     native, smooth = read_json(native_dir / "summary_all.json"), read_json(smooth_dir / "summary_all.json")
     assert "smooth_activations" not in native["config"] and "Softplus" not in native["config"]["gated_recursion"]  # off: the resume key is unchanged
     assert smooth["config"]["smooth_activations"] == {"activation": "softplus", "beta": 10.0}
+    assert smooth["config"]["smooth_swap"] == {"replaced": {"ReLU": 17, "ReLU6": 0}} and "smooth_swap" not in native["config"]  # the stem's and two per BasicBlock
     assert smooth["config"]["gated_recursion"].startswith("x_{l+1} = Softplus(") and "β = 10" in smooth["config"]["gated_recursion"]
     with pytest.raises(PipelineError, match="different run.*smooth_activations"):  # the two never share a partial store
         step_3_lambda_sweep.main(sweep_flags(tiny_shards, sample_index, native_dir) + ["--smooth-activations"])

@@ -217,6 +217,7 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
         "compiled": setup.model.compiled,  # not in the resume key: compiled and eager batches agree to round-off
         "post_activation": sorted({type(block.post).__name__ for block in setup.model.blocks}),
         "gated_recursion": setup.model.gated_recursion + (f"; {describe_swap(setup.config.smooth_activations)}" if setup.config.smooth_activations is not None else ""),
+        **({"smooth_swap": {"replaced": setup.model.smooth_swap}} if getattr(setup.model, "smooth_swap", None) is not None else {}),  # what the swap replaced, by type
         "versions": package_versions(),
         "git_commit": git_commit(),
         "device_name": device_name,
