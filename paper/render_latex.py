@@ -70,6 +70,11 @@ def _math_index(index: str) -> str:
     return _math_symbols(index)
 
 
+def _is_name_text(text: str) -> bool:
+    """Text that is a path or file name (has a ``/`` or a file suffix, no spaces): its characters come from the user, not from this code."""
+    return " " not in text and ("/" in text or "." in text)
+
+
 def _escape(text: str) -> str:
     """Plain text, character by character; a space before % becomes a thin space."""
     out = []
@@ -78,8 +83,10 @@ def _escape(text: str) -> str:
             out.append(r"\,")
         elif char in TEXT_SYMBOLS:
             out.append(TEXT_SYMBOLS[char])
-        elif char.isascii():
+        elif char.isascii() or (char.isalpha() and 0xC0 <= ord(char) <= 0x17F):  # Latin letters (ß, é …): utf8 inputenc with T1 fonts sets them
             out.append(char)
+        elif _is_name_text(text):  # a folder or file name (a user's): any character, written as its code point
+            out.append(f"[U+{ord(char):04X}]")
         else:
             raise ValueError(f"latex_text: no LaTeX form for {char!r} (U+{ord(char):04X}) in {text!r}; add it to paper.render_latex.TEXT_SYMBOLS")
     return "".join(out)

@@ -1,6 +1,11 @@
-"""Matplotlib set-up shared by the plot steps: headless backend, consistent style, PNG (+PDF) output."""
+"""Matplotlib set-up shared by the plot steps: headless backend, consistent style, PNG (+PDF) output.
+
+Figures are written atomically (a temporary file beside the target, then renamed), so a signal or a
+full disk during a plot never leaves a half-written PDF at its final path."""
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +26,28 @@ def save_figure(figure: plt.Figure, path_without_suffix: Path, pdf: bool = True)
     path_without_suffix.parent.mkdir(parents=True, exist_ok=True)
     figure.tight_layout()
     png = path_without_suffix.with_suffix(".png")
-    figure.savefig(png, metadata={"Software": None})
-    if pdf:
-        figure.savefig(path_without_suffix.with_suffix(".pdf"), metadata={"Creator": None, "Producer": None, "CreationDate": None})
-    plt.close(figure)
+    try:
+        _atomic_savefig(figure, png, {"Software": None})
+        if pdf:
+            _atomic_savefig(figure, path_without_suffix.with_suffix(".pdf"), {"Creator": None, "Producer": None, "CreationDate": None})
+    finally:
+        plt.close(figure)
     return png
+
+
+def _atomic_savefig(figure: plt.Figure, path: Path, metadata: dict[str, Any]) -> None:
+    """``figure.savefig(path)`` through a temporary file in the same folder, renamed into place."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            figure.savefig(stream, format=path.suffix.lstrip("."), metadata=metadata)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temporary, 0o666 & ~mask)  # mkstemp's 0600 would hide figures from a shared group
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def new_figure_grid(rows: int, columns: int, width: float = 6.0, height: float = 4.0, sharey: bool = False) -> tuple[plt.Figure, list[plt.Axes]]:
