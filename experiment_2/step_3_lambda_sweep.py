@@ -30,7 +30,8 @@ import argparse
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.run.pipeline import add_evaluation_arguments, build_setup, provenance, write_results
+from experiment_1.run.pipeline import MOBIUS_DTYPES, add_evaluation_arguments, build_setup, provenance, write_results
+from experiment_1.run.run_checks import check_lambdas
 from experiment_2.evaluation import evaluate_spectrum
 from experiment_2.lambda_summary import REFERENCE_LAMBDA, stack_over_lambdas, summarize
 from experiment_2.limit import exact_zero_chain
@@ -74,6 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     lambdas = sweep_lambdas(args.lambdas)
     fit_lambdas = choose_fit_lambdas(lambdas, args.fit_lambdas)
     setup = build_setup(args)
+    check_lambdas(lambdas, setup.model.num_blocks, MOBIUS_DTYPES[setup.config.mobius_dtype])  # before the first batch
     results, timings = [], {}
     for value in lambdas:
         arrays, timing = evaluate_spectrum(setup, residual_scale=value, stage=f"experiment_2.step_3_lambda_sweep/lambda_{value}", description=f"Exp 3A λ={value:g}")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from experiment_1.errors import run_cli
+from experiment_1.errors import PipelineError, run_cli
 from experiment_1.report.record import resolve
 from experiment_1.run.experiment_pass import ExperimentPass, run_passes
 from experiment_1.run.pipeline import add_evaluation_arguments
@@ -37,16 +37,41 @@ PASSES: dict[int, ExperimentPass] = {entry.experiment: entry for entry in (resol
 """Experiment number → the pass its record names (paper/experiments.py)."""
 
 
+def results_name(text: str) -> str:
+    """A results folder name: one plain name (no separator, not empty, ``.`` or ``..``), so it stays inside experiment_N/."""
+    if not text.strip() or text in (".", "..") or "/" in text or "\\" in text or any(ord(char) < 32 for char in text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a plain folder name (e.g. results_efficientnet_lite1_sample); no '/', '.', '..' or empty names")
+    return text
+
+
+def experiment_options(entry: ExperimentPass) -> dict[str, str]:
+    """The destinations of an experiment's own flags → the flag as typed."""
+    parser = argparse.ArgumentParser(add_help=False)
+    entry.add_arguments(parser)
+    return {action.dest: action.option_strings[0] for action in parser._actions}
+
+
+def check_options_of_chosen(args: argparse.Namespace, parser: argparse.ArgumentParser, chosen: list[int]) -> None:
+    """Refuse a flag of an experiment not among ``--experiments`` (it would be dropped unread)."""
+    for number, entry in PASSES.items():
+        if number in chosen:
+            continue
+        given = [flag for dest, flag in experiment_options(entry).items() if getattr(args, dest) != parser.get_default(dest)]
+        if given:
+            raise PipelineError(f"{given[0]} is a flag of Experiment {number}, which is not among --experiments {' '.join(map(str, chosen))}; add {number} to --experiments or drop the flag")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_evaluation_arguments(parser, None)
     parser.add_argument("--experiments", type=int, nargs="+", choices=sorted(PASSES), required=True, help="the experiments fed by the pass, e.g. 1 2 3 (a test list) or 4 5 (a labelled list)")
-    parser.add_argument("--results-name", required=True, help="each experiment's results folder name, e.g. results_efficientnet_lite1_sample")
+    parser.add_argument("--results-name", type=results_name, required=True, help="each experiment's results folder name, e.g. results_efficientnet_lite1_sample")
     parser.add_argument("--results-root", type=Path, default=Path("."), help="the folder holding experiment_1 … experiment_5 (default: the current one)")
     for entry in PASSES.values():
         entry.add_arguments(parser)
     args = parser.parse_args(argv)
     chosen = sorted(set(args.experiments))
+    check_options_of_chosen(args, parser, chosen)
     run_passes(args, [(PASSES[number], args.results_root / f"experiment_{number}" / args.results_name) for number in chosen])
 
 

@@ -125,12 +125,12 @@ class _PiecewiseLinearCalls(TorchFunctionMode):
             hook.remove()
 
 
-def probe_input(model: ResidualStack) -> torch.Tensor:
+def probe_input(model: ResidualStack, seed: int = 0) -> torch.Tensor:
     """One random input the stack takes: ``(1, C, crop, crop)`` for a convolutional stem, ``(1, features)`` for a linear one."""
     parameter = next(model.parameters())
     first = next((module for module in model.stem.modules() if isinstance(module, (nn.Conv2d, nn.Linear))), None)
     shape = (1, first.in_features) if isinstance(first, nn.Linear) else (1, first.in_channels if first is not None else 3, model.preprocess.crop, model.preprocess.crop)
-    return torch.randn(shape, generator=torch.Generator().manual_seed(0)).to(device=parameter.device, dtype=parameter.dtype)
+    return torch.randn(shape, generator=torch.Generator().manual_seed(seed)).to(device=parameter.device, dtype=parameter.dtype)
 
 
 def piecewise_linear_calls(model: ResidualStack) -> dict[str, set[str]]:

@@ -100,8 +100,17 @@ def gate(cut: ResidualNetwork, arch: str, weights: str) -> ResidualStack:
         for index, part in enumerate(cut.residuals)
     ]
     stack = ResidualStack(cut.stem, blocks, cut.head, cut_preprocess(cut, arch), arch, weights).eval()
-    check_full_mask_parity(cut.network.eval(), stack)
+    check_eval_mode(cut.network.eval(), arch)
+    check_full_mask_parity(cut.network, stack)
     return stack
+
+
+def check_eval_mode(network: nn.Module, arch: str) -> None:
+    """Every module must be in inference mode after ``eval()`` (a ``train()`` override that ignores it would run dropout and batch statistics)."""
+    training = [name or type(network).__name__ for name, module in network.named_modules() if module.training]
+    if training:
+        raise PipelineError(f"--arch {arch}: {len(training)} module(s) stay in training mode after eval() (first: {training[0]}); "
+                            "a train() override must honour mode=False — the all-mask evaluation needs the inference-mode network")
 
 
 @torch.no_grad()
@@ -116,6 +125,9 @@ def check_full_mask_parity(network: nn.Module, stack: ResidualStack) -> None:
     expected = network(image)
     if not isinstance(expected, torch.Tensor):
         raise PipelineError(f"--arch {stack.arch}: the network's forward returns a {type(expected).__name__}, not a logits tensor; pass a network whose forward returns logits")
+    if expected.is_complex() or not expected.is_floating_point() or expected.dim() != 2:
+        raise PipelineError(f"--arch {stack.arch}: the network's forward returns a {expected.dim()}-d {expected.dtype} tensor; the pipeline needs real (batch, classes) logits")
+    stack.num_classes = int(expected.shape[1])  # C as the network computes it (a head without nn.Linear included)
     if not torch.isfinite(expected).all():
         return
     branch_peaks: list[float] = []
@@ -132,6 +144,9 @@ def check_full_mask_parity(network: nn.Module, stack: ResidualStack) -> None:
     if actual.shape != expected.shape:
         raise PipelineError(f"--arch {stack.arch}: the gated stack gives logits of shape {tuple(actual.shape)}, the network {tuple(expected.shape)}; check the head")
     error = ((actual - expected).abs().max() / expected.abs().max().clamp_min(torch.finfo(expected.dtype).tiny)).item()
+    if not error <= PARITY_RTOL and not torch.equal(network(image), expected):
+        raise PipelineError(f"--arch {stack.arch}: two calls of the network's own forward on one image give different logits; "
+                            "a stochastic layer (F.dropout with training=True, added noise …) makes it no set function — make its forward deterministic")
     if not error <= PARITY_RTOL:
         raise PipelineError(
             f"--arch {stack.arch}: with every gate on the gated stack differs from the network's own forward (relative error {error:.2g}); "

@@ -93,6 +93,7 @@ class ResidualStack(nn.Module):
         self.weights = weights
         self.memory_format = torch.contiguous_format  # of the weights; architectures.build_gated_resnet sets it
         self.compiled = False  # compile_stack sets it
+        self.num_classes: int | None = None  # C, the logits' size; gating.gate sets it from the network's own forward
 
     @property
     def num_blocks(self) -> int:

@@ -39,6 +39,7 @@ from experiment_1.errors import Interrupted, PipelineError
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_finite, git_commit, package_versions, read_json, seed_everything
 from experiment_1.run.partial_store import PartialStore, run_key, sample_list_sha256
+from experiment_1.run.run_checks import check_beta, check_logits_fit, check_set_function
 from experiment_1.run.run_config import RunConfig
 from experiment_1.network.residual_stack import ResidualStack
 from experiment_1.data.sample_list import load_sample_list
@@ -97,7 +98,9 @@ def resolve_device(name: str) -> torch.device:
 
 
 def num_classes(model: ResidualStack) -> int | None:
-    """``C``, the number of logits: the output size of the head's last linear layer (``None`` for a head without one)."""
+    """``C``, the number of logits: as the network's own forward gave it when gated, else the output size of the head's last linear layer (``None`` without either)."""
+    if getattr(model, "num_classes", None) is not None:
+        return model.num_classes
     linears = [module for module in model.head.modules() if isinstance(module, torch.nn.Linear)]
     return linears[-1].out_features if linears else None
 
@@ -150,9 +153,12 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     model = distributed.alike(lambda: build_gated_resnet(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype]))
     identity = network_sha256(flags.arch, model) if is_user_factory(flags.arch) else None  # as built, before any rewrite
     if flags.smooth_activations is not None:
+        check_beta(flags.smooth_activations, DTYPES[flags.dtype])
         smooth_activations(model, flags.smooth_activations)
     if flags.fold_batchnorm:
         fold_batchnorm(model)
+    check_set_function(model)  # deterministic and batch-independent, as evaluated (before compiling)
+    check_logits_fit(flags.batch_size, model.num_blocks, num_classes(model), torch.float64 if flags.dtype == "float64" else torch.float32, device)
     if flags.compile:
         compile_stack(model)
     data_dir = Path(flags.data_dir) if flags.data_dir else default_data_dir()
