@@ -242,6 +242,13 @@ def load_per_image_npz(path: Path) -> tuple[dict[str, np.ndarray], str]:
     return arrays, f"npz-sha256:{digest}"
 
 
+def load_run_arrays(npz_path: Path, summary: dict[str, Any], summary_path: Path) -> dict[str, np.ndarray]:
+    """The per-image arrays at ``npz_path``, checked to be of the run of ``summary`` (its ``config.run_id``)."""
+    arrays, run_id = load_per_image_npz(npz_path)
+    check_same_run(npz_path, run_id, summary_path, summary.get("config", {}).get("run_id"))
+    return arrays
+
+
 def load_torch_record(path: Path, flag: str, producer_step: str, is_record: Callable[[Any], bool]) -> Any:
     """A ``.pt`` file that ``producer_step`` wrote (``torch.load``, tensors and plain types only); a
     one-line error if it is missing, unreadable, or ``is_record`` rejects it. For steps reading another

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, inside, load_summary, name_from_file, read_json
+from experiment_1.files import atomic_write_json, atomic_write_text, inside, load_run_arrays, load_summary, name_from_file, read_json
 from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report.stats import bootstrap_mean_ci
@@ -35,7 +35,7 @@ VARIANTS = ("native", "smooth")
 EXPECTED_LAWS = {"native": ("kink", "kink_chain"), "smooth": ("lambda_k",)}
 PROJECTION = "vector"
 EXPERIMENT_DIR = Path("experiment_2")  # where the default results folder results_3c_<arch> goes
-SAME_RUN_KEYS = ("arch", "weights", "num_blocks", "sample_index", "num_images", "limit", "seed", "dtype", "mobius_dtype", "input_size")
+SAME_RUN_KEYS = ("arch", "weights", "network_sha256", "num_blocks", "sample_index", "sample_list_sha256", "num_images", "limit", "seed", "dtype", "mobius_dtype", "input_size")
 
 
 def load_variants(native: Path, smooth: Path) -> dict[str, dict[str, Any]]:
@@ -67,7 +67,7 @@ def swap_agreement(native: Path, smooth: Path, seed: int, previous: Path | None 
         if kept is None or kept.get("config", {}).get("run_id") != run_id or "swap_at_lambda_1" not in kept:
             raise PipelineError(f"{missing[0]} is missing and {previous} holds no swap agreement of this run; rerun the sweep to write it")
         return kept["swap_at_lambda_1"]
-    arrays = {variant: np.load(path) for variant, path in zip(VARIANTS, arrays_paths)}
+    arrays = {variant: load_run_arrays(path, read_json(summary), summary) for variant, path, summary in zip(VARIANTS, arrays_paths, (native, smooth))}  # each of its summary's run
     column = list(arrays["native"]["lambdas"]).index(1.0)
     valid = arrays["native"]["valid"].astype(bool) & arrays["smooth"]["valid"].astype(bool)
     predictions = {variant: arrays[variant]["full_prediction"][:, column] for variant in VARIANTS}

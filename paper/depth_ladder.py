@@ -44,7 +44,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from experiment_1.files import read_json
+from experiment_1.errors import PipelineError
+from experiment_1.files import load_run_arrays, name_from_file, read_json
 from experiment_1.report.stats import bootstrap_mean_ci
 from experiment_1.report.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATED, effect_from_stat, hypothesis_test, saturation, verdict
 
@@ -104,18 +105,19 @@ def _json(path: Path) -> dict[str, Any] | None:
     return read_json(path) if path.exists() else None
 
 
-def _arrays(path: Path) -> dict[str, np.ndarray] | None:
-    if not path.exists():
+def _arrays(folder: Path, summary: dict[str, Any] | None) -> dict[str, np.ndarray] | None:
+    """``folder``'s per_image.npz, checked to be of the run of its summary (None when either is absent)."""
+    path = folder / "per_image.npz"
+    if not path.exists() or summary is None:
         return None
-    with np.load(path) as stored:
-        return {name: stored[name] for name in stored.files}
+    return load_run_arrays(path, summary, folder / "summary.json")
 
 
 def load_rung(root: Path, arch: str, suffix: str) -> Rung:
     """The results folders of ``arch`` under ``root`` (``experiment_<N>/results_<arch><suffix>/``)."""
-    folder = {number: Path(root) / f"experiment_{number}" / f"results_{arch}{suffix}" for number in (2, 3, 4)}
-    return Rung(arch, _json(folder[2] / "summary.json"), _arrays(folder[2] / "per_image.npz"),
-                _json(folder[3] / "summary.json"), _arrays(folder[3] / "per_image.npz"), _json(folder[4] / "overlap.json"))
+    folder = {number: Path(root) / f"experiment_{number}" / f"results_{name_from_file(arch, 'arch', Path(root))}{suffix}" for number in (2, 3, 4)}
+    spectrum, topk = _json(folder[2] / "summary.json"), _json(folder[3] / "summary.json")
+    return Rung(arch, spectrum, _arrays(folder[2], spectrum), topk, _arrays(folder[3], topk), _json(folder[4] / "overlap.json"))
 
 
 def _scaled(stat: dict[str, Any], scale: float) -> dict[str, Any]:
@@ -204,8 +206,12 @@ def per_image_measures(rung: Rung) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return measures
 
 
-def _sample_list(summary: dict[str, Any] | None) -> str | None:
-    return None if summary is None else summary["config"].get("sample_index")
+def _sample_list(summary: dict[str, Any] | None) -> tuple[Any, Any] | None:
+    """What pairs images across runs: the sample list's content (its sha256; the path for summaries without it) and the number of images used."""
+    if summary is None:
+        return None
+    config = summary["config"]
+    return (config.get("sample_list_sha256") or config.get("sample_index"), config.get("num_images"))
 
 
 def paired_difference(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray], seed: int = 0) -> dict[str, Any]:
@@ -291,6 +297,17 @@ CLAIMS = {
 }
 
 
+def check_ladder(rungs: list[Rung]) -> None:
+    """Refuse a ladder that names one network twice or is not ordered shallow to deep (L never decreases)."""
+    names = [rung.arch for rung in rungs]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise PipelineError(f"the depth ladder names {repeated[0]} twice; each rung must be another network")
+    depths = [rung.num_blocks for rung in rungs if rung.num_blocks is not None]
+    if depths != sorted(depths):
+        raise PipelineError(f"the depth ladder is not ordered shallow to deep (L = {' → '.join(map(str, depths))}); list the networks by increasing number of blocks")
+
+
 def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
     """The depth table, the paired comparisons and the verdicts for a ladder of rungs (in the order given).
 
@@ -298,6 +315,7 @@ def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
     controls (the later one the wider). Each claim is judged on every depth step; the notes of a
     depth verdict report the width control at the deeper rung's L.
     """
+    check_ladder(rungs)
     rows = [rung_row(rung) for rung in rungs]
     comparisons, verdicts = [], []
     steps = list(zip(rungs, rungs[1:]))

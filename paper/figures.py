@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paper.experiments import RECORDS
+from paper.checks import figure_has_its_run
 from paper.render_latex import latex_text
 
 FIGURES: dict[str, str] = {name: path for record in RECORDS for name, path in record.figures}
@@ -17,7 +18,7 @@ FIGURES: dict[str, str] = {name: path for record in RECORDS for name, path in re
 
 def figure_line(name: str, path: str, root: Path) -> str:
     """``\\newcommand{\\name}[1][width=\\linewidth]{…}``: the figure with optional includegraphics options, or the not-run box."""
-    if (root / path).exists():
+    if (root / path).exists() and figure_has_its_run(root / path):  # a deleted run's old PDF is not a result
         body = rf"\includegraphics[#1]{{../{path}}}"
     else:
         body = rf"\figurenotrun{{{latex_text(f'`{path}`')}}}"

@@ -40,9 +40,10 @@ from paper.experiments import RECORDS, record_of
 from paper.claims import claims_tex, network_name, pretty_networks
 from paper.figures import figures_tex
 from paper.headline import headline_table
-from paper.macros import macros_tex
+from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, macros_tex
 from paper.plots import render_paper_figures
 from paper.committed_runs import committed_glob
+from paper.checks import check_one_network, checked_json
 from paper.render_latex import render_latex
 from paper.render_markdown import render_markdown
 from paper.runs import runs_tex
@@ -51,6 +52,7 @@ from paper.verdict_text import verdicts_tex
 
 
 RUN_KEYS = ("config.arch", "config.weights", "num_valid")  # what _run_label reads
+PAPER_SOURCES = [EXP1, EXP2, EXP3AB, EXP3, EXP4, EXP5]  # the paper's network on its sample lists (the random-init null differs by design)
 
 
 def _summaries(root: Path, pattern: str, experiment: int | str, keys: tuple[str, ...] = ()) -> list[tuple[Path, dict[str, Any]]]:
@@ -60,7 +62,7 @@ def _summaries(root: Path, pattern: str, experiment: int | str, keys: tuple[str,
     for path in committed_glob(root, pattern):
         if "partial" in path.parts:
             continue
-        summary = read_json(path)
+        summary = checked_json(path)
         if isinstance(summary, dict) and summary.get("experiment") == experiment:
             missing = next(filter(None, (missing_key(summary, key) for key in (*RUN_KEYS, *keys))), None)
             if missing:
@@ -270,7 +272,7 @@ def depth_table(root: Path) -> list[Block]:
 
     blocks: list[Block] = []
     for path in committed_glob(root, record_of("depth").summaries):
-        analysis = read_json(path)
+        analysis = checked_json(path)
         rows = []
         for row in analysis["rungs"]:
             spectrum, topk, nn = row.get("spectrum"), row.get("topk"), row.get("nearest_neighbour")
@@ -475,6 +477,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output", type=Path, default=None, help="file to write (default: <root>/tables.md)")
     args = parser.parse_args(argv)
     output = args.output or args.root / "tables.md"
+    check_one_network(args.root, PAPER_SOURCES)
     tables, paper = tables_markdown(args.root), paper_inputs(args.root)  # every summary is checked before any file is written
     if render_paper_figures(args.root):
         paper["figures.tex"] = figures_tex(args.root)  # the rendered figures exist now

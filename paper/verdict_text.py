@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from experiment_1.files import read_json
 from experiment_1.report.markdown import format_number
 from experiment_1.report.record import ExperimentRecord
 from paper.claims import network_name, number_text, pretty_networks
 from paper.experiments import RECORDS
 from paper.committed_runs import committed_glob
+from paper.checks import checked_json
 from paper.render_latex import latex_text
 
 COLUMNS = "@{}" + "".join(rf">{{\raggedright\arraybackslash}}p{{{width}\linewidth}}" for width in ("0.33", "0.3", "0.17", "0.11", "0.04")) + "@{}"
@@ -61,7 +61,7 @@ def verdicts_body(summary: dict[str, Any]) -> str:
 
 
 def record_runs(root: Path, record: ExperimentRecord) -> list[tuple[Path, dict[str, Any]]]:
-    return [(path, read_json(path)) for path in committed_glob(root, record.primary)]
+    return [(path, checked_json(path)) for path in committed_glob(root, record.primary)]
 
 
 def runs_without_verdicts(root: Path, records: tuple[ExperimentRecord, ...] = RECORDS) -> list[str]:
