@@ -243,9 +243,12 @@ def load_per_image_npz(path: Path) -> tuple[dict[str, np.ndarray], str]:
 
 
 def load_run_arrays(npz_path: Path, summary: dict[str, Any], summary_path: Path) -> dict[str, np.ndarray]:
-    """The per-image arrays at ``npz_path``, checked to be of the run of ``summary`` (its ``config.run_id``)."""
+    """The per-image arrays at ``npz_path``, checked to be of the run of ``summary`` (its ``config.run_id``;
+    a summary written before summaries carried one is paired as it is, as paper.resummarize does)."""
     arrays, run_id = load_per_image_npz(npz_path)
-    check_same_run(npz_path, run_id, summary_path, summary.get("config", {}).get("run_id"))
+    config = summary.get("config", {})
+    if "run_id" in config:
+        check_same_run(npz_path, run_id, summary_path, config["run_id"])
     return arrays
 
 

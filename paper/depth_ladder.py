@@ -206,12 +206,13 @@ def per_image_measures(rung: Rung) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return measures
 
 
-def _sample_list(summary: dict[str, Any] | None) -> tuple[Any, Any] | None:
-    """What pairs images across runs: the sample list's content (its sha256; the path for summaries without it) and the number of images used."""
+def _sample_list(summary: dict[str, Any] | None) -> str | None:
+    """What pairs images across runs: the whole sample list's content (its sha256, before --limit, so runs on its first N
+    images pair by position; the path for summaries written before they recorded it)."""
     if summary is None:
         return None
     config = summary["config"]
-    return (config.get("sample_list_sha256") or config.get("sample_index"), config.get("num_images"))
+    return config.get("sample_list_sha256") or config.get("sample_index")
 
 
 def paired_difference(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray], seed: int = 0) -> dict[str, Any]:

@@ -153,6 +153,7 @@ def test_both_renderers_render_the_same_blocks() -> None:
 def test_figures_and_verdicts_say_what_is_missing(tmp_path: Path) -> None:
     (tmp_path / "experiment_9").mkdir()
     (tmp_path / "experiment_9" / "present.pdf").write_bytes(b"%PDF")
+    (tmp_path / "experiment_9" / "summary.json").write_text("{}\n")  # its run's results file (without it the figure is a deleted run's)
     text = figures_tex(tmp_path, {"FigNinePresent": "experiment_9/present.pdf", "FigNineAbsent": "experiment_9/absent.pdf"})
     assert r"\newcommand{\FigNinePresent}[1][width=\linewidth]{\includegraphics[#1]{../experiment_9/present.pdf}}" in text
     assert r"\newcommand{\FigNineAbsent}[1][width=\linewidth]{\figurenotrun{\texttt{experiment\_\allowbreak{}9/\allowbreak{}absent.pdf}}}" in text
