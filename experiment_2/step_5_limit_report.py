@@ -88,6 +88,7 @@ def variant_block(summary: dict[str, Any], variant: str) -> dict[str, Any]:
         "expected_laws": list(EXPECTED_LAWS[variant]),
         "gated_recursion": config["gated_recursion"],
         "smooth_activations": config.get("smooth_activations"),
+        **({"smooth_swap": config["smooth_swap"]} if "smooth_swap" in config else {}),  # what the swap replaced, by type (runs since it was recorded)
         "lambdas": summary["lambdas"],
         "num_valid": summary["num_valid"],
         **block,
