@@ -75,7 +75,7 @@ def _is_name_text(text: str) -> bool:
     return " " not in text and ("/" in text or "." in text)
 
 
-def _escape(text: str) -> str:
+def _escape(text: str, name: bool = False) -> str:
     """Plain text, character by character; a space before % becomes a thin space."""
     out = []
     for position, char in enumerate(text):
@@ -85,7 +85,7 @@ def _escape(text: str) -> str:
             out.append(TEXT_SYMBOLS[char])
         elif char.isascii() or (char.isalpha() and 0xC0 <= ord(char) <= 0x17F):  # Latin letters (ß, é …): utf8 inputenc with T1 fonts sets them
             out.append(char)
-        elif _is_name_text(text):  # a folder or file name (a user's): any character, written as its code point
+        elif name or _is_name_text(text):  # a folder or file name (a user's): any character, written as its code point
             out.append(f"[U+{ord(char):04X}]")
         else:
             raise ValueError(f"latex_text: no LaTeX form for {char!r} (U+{ord(char):04X}) in {text!r}; add it to paper.render_latex.TEXT_SYMBOLS")
@@ -134,7 +134,7 @@ def latex_text(text: str) -> str:
     out, position = [], 0
     for match in CODE.finditer(text):
         out.append(_without_code(text[position:match.start()]))
-        code = _escape(match.group(1)).replace("/", r"/\allowbreak{}").replace(r"\_", r"\_\allowbreak{}")
+        code = _escape(match.group(1), name=True).replace("/", r"/\allowbreak{}").replace(r"\_", r"\_\allowbreak{}")
         out.append(rf"\texttt{{{code}}}")
         position = match.end()
     out.append(_without_code(text[position:]))

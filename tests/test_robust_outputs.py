@@ -3,6 +3,7 @@ its final path, and non-ASCII folder names (ß, 日本) reach tables.md and the 
 of stopping make_tables with a traceback."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -37,8 +38,12 @@ def test_an_interrupted_figure_leaves_the_previous_one_and_no_temporary(tmp_path
 def test_non_ascii_results_folders_reach_the_tables(tmp_path: Path) -> None:
     for name in ("results_ß_sample", "results_日本_sample"):
         shutil.copytree(REPO / "experiment_1" / "results_efficientnet_lite0_sample", tmp_path / "experiment_1" / name)
+    summary_path = tmp_path / "experiment_1" / "results_日本_sample" / "summary.json"
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    summary["config"]["weights"] = "/data/my 日本 weights/ß.pth"  # a weights path with spaces and non-Latin letters
+    summary_path.write_text(json.dumps(summary, ensure_ascii=False), encoding="utf-8")
     make_tables.main(["--root", str(tmp_path)])
     tables = (tmp_path / "tables.md").read_text(encoding="utf-8")
-    assert "`experiment_1/results_ß_sample`" in tables and "`experiment_1/results_日本_sample`" in tables
+    assert "`experiment_1/results_ß_sample`" in tables and "`experiment_1/results_日本_sample`" in tables and "`/data/my 日本 weights/ß.pth`" in tables
     latex = "".join(path.read_text(encoding="utf-8") for path in (tmp_path / "paper" / "generated").glob("table_*.tex"))
     assert "results\\_\\allowbreak{}ß\\_\\allowbreak{}sample" in latex and "[U+65E5][U+672C]" in latex
