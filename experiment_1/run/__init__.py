@@ -1,5 +1,5 @@
-"""The shared evaluation loop and its state: flags, set-up, the per-batch loop, the content-keyed partial store,
-torchrun sharding and the single-pass ExperimentPass.
+"""The shared evaluation loop and its state: flags, the frozen run configuration, set-up and the checks before a
+run, the per-batch loop, the content-keyed (and locked) partial store, torchrun sharding and the single-pass ExperimentPass.
 
 The package's public names; its modules import each other by module path, never through this face.
 """
@@ -17,7 +17,15 @@ from experiment_1.run.partial_store import (
     run_key,
     describe_changes,
     remove_stale_temporaries,
+    lock_output_dir,
     PartialStore,
+)
+from experiment_1.run.run_config import RunConfig
+from experiment_1.run.run_checks import (
+    check_set_function,
+    check_lambdas,
+    check_beta,
+    check_logits_fit,
 )
 from experiment_1.run.pipeline import (
     DTYPES,
@@ -61,7 +69,13 @@ __all__ = [
     'run_key',
     'describe_changes',
     'remove_stale_temporaries',
+    'lock_output_dir',
     'PartialStore',
+    'RunConfig',
+    'check_set_function',
+    'check_lambdas',
+    'check_beta',
+    'check_logits_fit',
     'DTYPES',
     'MOBIUS_DTYPES',
     'BatchFunction',
