@@ -2,7 +2,8 @@
 
 - :func:`check_verdicts`: every stored verdict's decision is a word of the closed vocabulary
   (:data:`experiment_1.report.verdicts.DECISIONS`); a verdict drawn from a non-finite number is
-  ``n/a — non-finite``; a verdict whose rule gives it when "the CI excludes 0" agrees with its own stored CI.
+  ``n/a — non-finite``; a verdict whose rule gives it when "the CI excludes 0", or by "the CI of the share
+  lies at or above" a stated threshold, agrees with its own stored CI (re-derived).
   An edited verdict is refused with one line naming file and verdict, never printed as stored.
 - :func:`check_one_network`: the sources of one paper are one network (arch, weights, the user
   network's hash) and, per sample-list file, one list content; otherwise the line says which differ.
@@ -17,7 +18,7 @@ from typing import Any, Iterator
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
-from experiment_1.report.verdicts import DECISIONS, FAILS, HOLDS, NON_FINITE
+from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, NON_FINITE
 
 RESULT_FILES = ("summary*.json", "overlap.json", "analysis.json", "depth.json", "swap_cost.json")  # what a figure's folder holds when its run exists
 NETWORK_KEYS = ("arch", "weights", "network_sha256")
@@ -69,6 +70,19 @@ def check_verdicts(document: Any, path: Path) -> None:
         low, high = effect.get("ci_low"), effect.get("ci_high")
         if decision in (HOLDS, FAILS) and "excludes 0" in _clause(str(entry.get("rule", "")), decision) and isinstance(low, (int, float)) and isinstance(high, (int, float)) and low <= 0 <= high:
             raise PipelineError(f"{path}: verdict {name} says {decision!r} but its own CI [{low:.3g}, {high:.3g}] covers 0 and its rule needs a CI that excludes 0; rerun the step that wrote it")
+        expected = _share_rule_decision(entry)
+        if expected is not None and decision != expected:
+            raise PipelineError(f"{path}: verdict {name} says {decision!r} but its own CI [{low:.3g}, {high:.3g}] against the threshold of its rule gives {expected!r}; rerun the step that wrote it")
+
+
+def _share_rule_decision(entry: dict[str, Any]) -> str | None:
+    """The decision of a "CI of the share lies at or above <threshold>" rule re-derived from the stored CI and threshold (None for other rules)."""
+    parameters, effect = entry.get("parameters") or {}, entry.get("effect") or {}
+    threshold = parameters.get("share", parameters.get("threshold"))
+    low, high = effect.get("ci_low"), effect.get("ci_high")
+    if "CI of the share lies at or above" not in str(entry.get("rule", "")) or not all(isinstance(value, (int, float)) and math.isfinite(value) for value in (threshold, low, high)):
+        return None
+    return HOLDS if low >= threshold else FAILS if high < threshold else CANNOT_TELL
 
 
 def check_one_network(root: Path, sources: list[str]) -> None:
