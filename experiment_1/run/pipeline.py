@@ -37,6 +37,7 @@ from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_m
 from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import Interrupted, PipelineError
 from experiment_1.network.fold_bn import fold_batchnorm
+from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
 from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_finite, git_commit, package_versions, read_json, seed_everything
 from experiment_1.run.partial_store import PartialStore, run_key, sample_list_sha256
 from experiment_1.run.run_checks import check_beta, check_logits_fit, check_set_function
@@ -68,6 +69,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir
     parser.add_argument("--compile", action="store_true", help="run stem, blocks and head through torch.compile (CUDA; CPU with a C++ compiler); falls back to eager with one line where it does not work; results move within float32 round-off")
     parser.add_argument("--fold-batchnorm", action="store_true", help="fold eval-mode batch-norm into the convolutions before it (faster on CPU, above all for efficientnet_lite0; not bit-exact: logits move within float32 round-off); off by default")
     parser.add_argument("--smooth-activations", type=float, nargs="?", const=DEFAULT_BETA, default=None, metavar="BETA", help=f"swap every ReLU for Softplus_β and every ReLU6 for Softplus_β(x) − Softplus_β(x − 6), weights kept (the smooth control of Experiment 3C; β default {DEFAULT_BETA:g}); off by default")
+    parser.add_argument("--calibrate-batchnorm", type=arg_types.positive_int, default=None, metavar="N", help="before evaluating, re-estimate every batch-norm layer's running statistics on the first N images of the sample list (all gates on, no weight changed): with --weights random, the input-dependent null of Experiment 2; off by default")
     parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
     parser.add_argument("--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list")
     parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
@@ -155,12 +157,6 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     if flags.smooth_activations is not None:
         check_beta(flags.smooth_activations, DTYPES[flags.dtype])
         smooth_activations(model, flags.smooth_activations)
-    if flags.fold_batchnorm:
-        fold_batchnorm(model)
-    check_set_function(model)  # deterministic and batch-independent, as evaluated (before compiling)
-    check_logits_fit(flags.batch_size, model.num_blocks, num_classes(model), torch.float64 if flags.dtype == "float64" else torch.float32, device)
-    if flags.compile:
-        compile_stack(model)
     data_dir = Path(flags.data_dir) if flags.data_dir else default_data_dir()
     samples = load_sample_list(flags.sample_index, flags.limit)
     if not samples:
@@ -170,6 +166,14 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
     run_cost.check(cost, getattr(args, "confirm_long_run", False))
     dataset = SampleDataset(data_dir, samples, model.preprocess)
+    if flags.calibrate_batchnorm is not None:
+        calibrate_on_samples(model, dataset, flags.calibrate_batchnorm, flags.skip_corrupt)
+    if flags.fold_batchnorm:
+        fold_batchnorm(model)
+    check_set_function(model)  # deterministic and batch-independent, as evaluated (before compiling)
+    check_logits_fit(flags.batch_size, model.num_blocks, num_classes(model), torch.float64 if flags.dtype == "float64" else torch.float32, device)
+    if flags.compile:
+        compile_stack(model)
     return EvaluationSetup(model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity)))
 
 
@@ -200,7 +204,31 @@ def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device:
         content["fold_batchnorm"] = True
     if flags.smooth_activations is not None:  # another network: part of the resume key; absent when off
         content["smooth_activations"] = {"activation": "softplus", "beta": float(flags.smooth_activations)}
+    if flags.calibrate_batchnorm is not None:  # another network: part of the resume key; absent when off
+        content["batchnorm_calibration"] = {"images": min(flags.calibrate_batchnorm, num_images), "batch": CALIBRATION_BATCH,
+                                            "source": "the first images of the sample list"}
     return content
+
+
+CALIBRATION_BATCH = 64  # images per calibration batch: one batch for the 50-image null, so its statistics are the sample's own
+
+
+def calibrate_on_samples(model: ResidualStack, dataset: SampleDataset, count: int, skip_corrupt: bool) -> int:
+    """:func:`~experiment_1.network.batchnorm_calibration.calibrate_batchnorm` on the first ``count`` images of ``dataset``
+    (in batches of :data:`CALIBRATION_BATCH`, on the model's device, dtype and memory format); undecodable images stop
+    the run unless ``skip_corrupt`` (then they are left out)."""
+    parameter = next(model.parameters())
+    positions = list(range(min(count, len(dataset))))
+
+    def batches():
+        for start in range(0, len(positions), CALIBRATION_BATCH):
+            items = [dataset[position] for position in positions[start:start + CALIBRATION_BATCH]]
+            valid = check_batch_errors([item["error"] for item in items], skip_corrupt, [item["fatal"] for item in items])
+            images = torch.stack([item["image"] for item, keep in zip(items, valid) if keep])
+            if len(images):
+                yield images.to(device=parameter.device, dtype=parameter.dtype, memory_format=model.memory_format)
+
+    return calibrate_batchnorm(model, batches())
 
 
 def run_id(setup: EvaluationSetup) -> str:

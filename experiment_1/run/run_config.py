@@ -40,6 +40,7 @@ class RunConfig(Mapping):
     compile: bool
     fold_batchnorm: bool
     smooth_activations: float | None
+    calibrate_batchnorm: int | None
     mobius_dtype: str
     limit: int | None
     skip_corrupt: bool
