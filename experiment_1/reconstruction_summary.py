@@ -9,7 +9,8 @@ import numpy as np
 
 from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.published import published_numbers
-from experiment_1.report.stats import summarize_arrays
+from experiment_1.report.stats import exact_proportion_ci, summarize_arrays
+from experiment_1.reconstruction_verdicts import verdicts
 
 METRICS = [
     "mobius_rel_error_float32",
@@ -27,13 +28,16 @@ METRICS = [
 
 
 def summarize(arrays: dict[str, np.ndarray], config: dict, seed: int) -> dict:
-    """The Experiment 1 summary: every metric's mean with CI, accuracy where labelled, the seed's numbers."""
+    """The Experiment 1 summary: every metric's mean with CI (exact Clopper–Pearson for the top-1 shares, bootstrap for
+    the errors), accuracy where labelled, the seed's numbers, the verdicts block."""
     valid = valid_images(arrays)
     labelled = valid & (arrays["label"] >= 0)
-    metrics = summarize_arrays(arrays, METRICS, valid, seed)
+    errors = [name for name in METRICS if not name.endswith("top1_agreement") and "top1_agreement_" not in name]
+    metrics = summarize_arrays(arrays, errors, valid, seed)
+    metrics.update({name: exact_proportion_ci(np.asarray(arrays[name], dtype=np.float64)[valid]) for name in METRICS if name not in errors})
     if labelled.any():
-        metrics["full_mask_top1_accuracy"] = summarize_arrays(arrays, ["full_correct"], labelled, seed)["full_correct"]
-    return {
+        metrics["full_mask_top1_accuracy"] = exact_proportion_ci(np.asarray(arrays["full_correct"], dtype=np.float64)[labelled])
+    summary = {
         "experiment": 1,
         "question": "Does adding up subnetwork outputs reconstruct the network, or do we need Möbius?",
         "config": config,
@@ -42,3 +46,5 @@ def summarize(arrays: dict[str, np.ndarray], config: dict, seed: int) -> dict:
         "metrics": metrics,
         "published": published_numbers("experiment_1"),
     }
+    summary["verdicts"] = verdicts(summary)
+    return summary

@@ -4,7 +4,8 @@ Question: does adding up subnetwork outputs reconstruct the network, or do we ne
 
 Inputs:  --summary (experiment_1.step_3_evaluate's summary.json; timing.json beside it if present).
 Outputs: reconstruction_error.png/.pdf and REPORT.md in the summary's folder. Every number in the
-         REPORT is read from the JSON.
+         REPORT is read from the JSON; the verdicts are the summary's ``verdicts`` block (decided by
+         experiment_1.reconstruction_verdicts), rendered, never decided here.
 
     python -m experiment_1.step_4_plot --summary experiment_1/results/summary.json
 """
@@ -17,7 +18,7 @@ from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.report.plotting import new_figure, run_title, save_figure
 from experiment_1.report.published import published_value
-from experiment_1.report.markdown import NON_FINITE, ReportDocument, all_finite, figure, format_number, format_stat, markdown_table
+from experiment_1.report.markdown import ReportDocument, figure, format_number, format_stat, markdown_table
 
 READINGS = [
     ("Möbius Σ_S Δ_S h (float32)", "mobius_rel_error_float32", "mobius_top1_agreement_float32"),
@@ -90,20 +91,6 @@ def seed_rows(summary: dict) -> list[list[str]]:
     ]
 
 
-def verdict_lines(summary: dict) -> list[str]:
-    """The verdict, decided from the summary's numbers."""
-    metrics = summary["metrics"]
-    naive, mobius = metrics["naive_sum_rel_error"]["mean"], metrics["mobius_rel_error_float32"]["mean"]
-    if not all_finite(naive, mobius, metrics["max_subset_rel_error_float32"]["max"], metrics["first_order_rel_error"]["mean"]):
-        return [f"Verdict {NON_FINITE}: a statistic it rests on is NaN or inf."]
-    exact = "exact to round-off" if metrics["max_subset_rel_error_float32"]["max"] < 1e-4 else "NOT exact — investigate"
-    return [
-        f"Möbius reconstruction is {exact} (float32 mean {format_number(mobius)}, float64 {format_number(metrics['mobius_rel_error_float64']['mean'])}); "
-        f"summing subnetwork outputs misses h(full) by {format_number(naive)}× its norm and the first-order model by "
-        f"{format_number(metrics['first_order_rel_error']['mean'])}×, so interactions between blocks carry the function and Möbius is the right unit."
-    ]
-
-
 def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str:
     """REPORT.md text, generated from the summary (and timing) JSON."""
     return ReportDocument(
@@ -113,7 +100,8 @@ def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str
         results=results_blocks(summary, figure_name),
         seed_rows=seed_rows(summary),
         seed_source=summary["published"]["source"],
-        verdict=verdict_lines(summary),
+        verdict=[],
+        verdicts=summary["verdicts"],
         generator="experiment_1.step_4_plot",
         timing=timing,
     ).render()
@@ -123,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_1/results/summary.json"), help="summary.json of step_3_evaluate (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary, 1, "experiment_1.step_3_evaluate", keys=("config.arch", "config.weights", "metrics", "published.source", *(f"metrics.{name}" for name in READ_METRICS)))
+    summary = load_summary(args.summary, 1, "experiment_1.step_3_evaluate", keys=("config.arch", "config.weights", "config.num_blocks", "metrics", "verdicts", "published.source", *(f"metrics.{name}" for name in READ_METRICS)))
     timing = read_json_if_exists(args.summary.parent / "timing.json")
     figure = plot_errors(summary, args.summary.parent / "reconstruction_error")
     report = args.summary.parent / "REPORT.md"

@@ -10,7 +10,7 @@ Over the analysed images (:func:`experiment_5.records.analysed_images`):
   of the primary score's easy / hard quartile that each other score puts there too — the other scores
   are a sensitivity check of the primary one, not independent replications;
 - per score, the partial check on K_τ^err (:func:`experiment_5.verdict_rules.partial_decision`);
-- per measure, whether it is saturated or constant (:func:`measure_saturation`: at its bound, or at one
+- per measure, whether it is saturated or constant (:func:`measure_saturation`: at or near its bound, or at one
   value, on ≥ 90 % of images), and the share of images needing all 2^L subsets per K threshold;
 - the verdicts block (:func:`experiment_5.verdict_rules.verdicts`).
 """
@@ -23,7 +23,7 @@ from scipy import stats as scipy_stats
 
 from experiment_1.report.published import published_numbers
 from experiment_1.report.stats import bootstrap_mean_ci
-from experiment_1.report.verdicts import saturation
+from experiment_1.report.verdicts import NEAR_BOUND_MARGIN, saturation
 from experiment_5.association import compare_groups, quartile_groups, spearman_table
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES
@@ -99,8 +99,10 @@ def measure_bounds(measure: str, num_blocks: int) -> tuple[float, ...]:
 
 
 def measure_saturation(measures: dict[str, np.ndarray], num_blocks: int) -> dict[str, dict[str, Any] | None]:
-    """Per measure: :func:`experiment_1.report.verdicts.saturation` against its bounds (``None`` where it moves)."""
-    return {name: saturation(values, measure_bounds(name, num_blocks)) for name, values in measures.items()}
+    """Per measure: :func:`experiment_1.report.verdicts.saturation` against its bounds, a value within
+    :data:`~experiment_1.report.verdicts.NEAR_BOUND_MARGIN` of the measure's range from a bound counting as at it
+    (K_τ^err at 494–511 of 512 cannot move either); ``None`` where it moves."""
+    return {name: saturation(values, measure_bounds(name, num_blocks), margin=NEAR_BOUND_MARGIN) for name, values in measures.items()}
 
 
 def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples: int) -> dict[str, Any]:

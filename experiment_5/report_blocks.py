@@ -70,10 +70,10 @@ def partial_check_paragraph(analysis: dict[str, Any]) -> str:
 def saturation_sentence(analysis: dict[str, Any]) -> str:
     """Which measures are saturated or constant, and how often the K thresholds need every one of the 2^L subsets."""
     size = 2 ** analysis["config"]["num_blocks"]
-    stuck = [f"{measure_label(name)} ({entry['decision']}: {entry['value']:g} on {format_percent(entry['share'])})"
-             for name, entry in analysis["saturation"].items() if entry is not None]
+    stuck = [f"{measure_label(name)} ({entry['decision']}: {'within ' + format_number(entry['margin']) + ' of ' if entry['at'] == 'near_bound' else ''}"
+             f"{entry['value']:g} on {format_percent(entry['share'])})" for name, entry in analysis["saturation"].items() if entry is not None]
     shares = "; ".join(f"{measure_label(name)}: {format_percent(share)}" for name, share in analysis["at_all_subsets"].items())
-    return ("Saturated or constant (at a bound or one value on ≥ 90 % of images; not judged): " + (", ".join(stuck) or "none") + ". "
+    return ("Saturated or constant (at or within 5 % of the range from a bound, or at one value, on ≥ 90 % of images; not judged): " + (", ".join(stuck) or "none") + ". "
             f"Share of images that need all 2^L = {size} subsets: {shares}.")
 
 

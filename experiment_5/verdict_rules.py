@@ -5,8 +5,9 @@ quartile difference of the measure's mean (bootstrap 95 % CI) and its Mann–Whi
 over every measure judged (all measures × projections × thresholds that are neither saturated nor
 constant). The claim follows the seed: breadth measures (N_eff^v, K_τ^err, K_η^mass) are larger on
 hard images; order measures (k̄, κ, C≤3) do not move. The other difficulty scores are a sensitivity
-check, stated per verdict — they correlate with the primary one, so they are no replications. Then
-the seed's claim as a whole (:func:`experiment_1.report.verdicts.conjunction` of its parts) and the partial
+check, stated per verdict — they correlate with the primary one, so they are no replications. A measure
+within 5 % of its range from a bound on ≥ 90 % of images is saturated (near the bound it cannot move far).
+Then the seed's claim as a whole, at the strength of its parts (:func:`seed_claim_decision`), and the partial
 check: does the primary score's association with K_τ^err survive controlling for ‖h(full)‖?
 """
 from __future__ import annotations
@@ -24,14 +25,16 @@ SEED_DIFFERENCES = {"n_eff_vector": "n_eff_vector_hard_minus_easy", "k_err": "k_
 MORE_TAUS = (0.4, 0.5, 0.6, 0.7)
 RULES = {
     "measure": (
-        "a measure at its bound, or at one value, on ≥ 90 % of the analysed images is saturated (constant: on all of them) and "
+        "a measure at its bound, within 5 % of its range from it, or at one value, on ≥ 90 % of the analysed images is saturated (constant: on all of them) and "
         "is not judged. Otherwise, by the hard − easy quartile difference of the primary score: a breadth measure (N_eff^v, "
         "K_τ^err, K_η^mass) holds when the Holm-adjusted Mann–Whitney p ≤ 0.05 and the 95 % CI lies above 0, fails when it "
         "lies below 0 with p ≤ 0.05, else cannot tell; an order measure (k̄, κ, C≤3; the seed reports no change) fails when "
         "p ≤ 0.05 and the CI excludes 0, else cannot tell (without an equivalence margin a CI around 0 cannot confirm "
         "\"no change\"). Holm runs over every measure judged"
     ),
-    "seed_claim": "holds when every part holds, fails when one fails, else cannot tell (a saturated part says nothing)",
+    "seed_claim": ("at the strength of its parts: holds when every part holds; fails when a part fails in both halves (breadth: "
+                   "N_eff^v, K_τ^err; invariance: the order measures) or when every part is decided and one fails; a failing part "
+                   "beside undecided ones gives cannot tell (partly contradicted); else cannot tell (a saturated part says nothing)"),
     "partial": (
         "holds when ρ(primary score, K_τ^err) and its partial ρ given ‖h(full)‖ both have 95 % CIs excluding 0 with the same "
         "sign; fails when ρ's CI excludes 0 but the partial ρ's does not (the norm explains it); cannot tell when ρ's CI "
@@ -93,7 +96,8 @@ def _sensitivity(analysis: dict[str, Any], measure: str, decision: str, adjusted
 def _saturation_note(analysis: dict[str, Any], measure: str) -> str:
     """Where the measure is stuck; for the headline K_τ^err also the τ of this run where it moves, and how to add more."""
     entry = analysis["saturation"][measure]
-    note = f"at {'its bound' if entry['at'] == 'bound' else 'one value'} {entry['value']:g} on {100 * entry['share']:.1f} % of images"
+    where = {"bound": "its bound", "near_bound": f"within {entry.get('margin', 0):g} of its bound", "mode": "one value"}[entry["at"]]
+    note = f"at {where} {entry['value']:g} on {100 * entry['share']:.1f} % of images"
     if measure == "k_err":
         taus = analysis["settings"]["taus"]
         moving = [name for name in analysis["measures"] if name.startswith("k_err") and analysis["saturation"][name] is None]
@@ -130,8 +134,22 @@ def seed_claim_verdict(analysis: dict[str, Any], measure_verdicts: dict[str, dic
     parts = ["n_eff_vector", "k_err"] + [f"{family}_{projection}" for family in families for projection in ("vector", "scalar")]
     decisions = [measure_verdicts[f"{name}.hard_minus_easy"]["decision"] for name in parts]
     notes = ["; ".join(f"{measure_label(name)}: {decision}" for name, decision in zip(parts, decisions))]
+    decision = seed_claim_decision(decisions[:2], decisions[2:])
+    failing = [measure_label(name) for name, part in zip(parts, decisions) if part == FAILS]
+    if failing and decision != FAILS:
+        notes.append(f"partly contradicted: {', '.join(failing)} fails while other parts are undecided, so the claim as a whole cannot be decided")
     return verdict("seed_claim", "the seed's claim — difficulty broadens the support (N_eff^v, K_τ^err larger on hard images) without "
-                   "moving the orders (k̄, κ, C≤3)", conjunction(decisions), RULES["seed_claim"], notes=notes)
+                   "moving the orders (k̄, κ, C≤3)", decision, RULES["seed_claim"], notes=notes)
+
+
+def seed_claim_decision(breadth: list[str], invariance: list[str]) -> str:
+    """The seed-claim rule (:data:`RULES` ``seed_claim``) on the decisions of its two halves."""
+    decisions = breadth + invariance
+    whole = conjunction(decisions)
+    if whole != FAILS:
+        return whole
+    decided = all(part in (HOLDS, FAILS) for part in decisions)
+    return FAILS if decided or (FAILS in breadth and FAILS in invariance) else CANNOT_TELL
 
 
 def partial_decision(entry: dict[str, Any]) -> str:

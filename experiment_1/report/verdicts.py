@@ -16,12 +16,20 @@ A summary's ``verdicts`` is a list (render order) of dicts built by :func:`verdi
      "notes": ["…"]}                                    # facts the reader must know to read the decision
 
 Decisions (closed vocabulary): ``holds`` / ``fails`` (the data decide the claim), ``cannot tell`` (they do
-not: a CI that covers both answers, or that contains the seed's value), ``saturated`` (the measure sits at
-its bound, or at one value, on ≥ 90 % of images: it cannot move, so it says nothing), ``constant`` (one value
-on every image), ``n/a — non-finite`` (an input was NaN/inf: no confident verdict is drawn from it).
+not: a CI that covers both answers, or that contains the seed's value, or a test too weak to see the effect —
+:func:`power_guard`), ``saturated`` (the measure sits at its bound, within :data:`NEAR_BOUND_MARGIN` of it, or
+at one value, on ≥ 90 % of images: it cannot move, so it says nothing), ``constant`` (one value on every
+image), ``unresolved`` (the quantity sits within the round-off floor of the arithmetic: it is noise, never a
+null or a finding), ``n/a — non-finite`` (an input was NaN/inf: no confident verdict is drawn from it).
+
+Small samples: a share of 0/1 outcomes gets its exact (Clopper–Pearson) interval
+(:func:`experiment_1.report.stats.exact_proportion_ci`), and :func:`power_guard` turns a decision drawn from a
+test whose power against the effect of interest is below :data:`POWER` into ``cannot tell`` where it rests on
+absence of significance (:func:`sign_test_power`, :func:`binomial_power` compute that power exactly).
 
 Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multiplicity correction),
-:func:`saturation`, :func:`all_finite` (the guard; :func:`verdict` applies it to its own numbers and to
+:func:`saturation` (with ``margin``: near the bound counts as at it), :func:`power_guard`, :func:`binomial_power`,
+:func:`sign_test_power`, :func:`proportion_effect`, :func:`all_finite` (the guard; :func:`verdict` applies it to its own numbers and to
 ``inputs``), :func:`decide_by_ci`,
 :func:`conjunction` (a claim made of parts), :func:`seed_comparison` (with the smallest detectable effect),
 :func:`effect_from_stat`, :func:`by_id` (look a verdict up in a block).
@@ -35,6 +43,7 @@ from statistics import NormalDist
 from typing import Any, Iterable, Sequence
 
 import numpy as np
+from scipy.stats import binom, binomtest
 
 HOLDS = "holds"
 FAILS = "fails"
@@ -42,11 +51,13 @@ CANNOT_TELL = "cannot tell"
 SATURATED = "saturated"
 CONSTANT = "constant"
 NON_FINITE = "n/a — non-finite"
-DECISIONS = (HOLDS, FAILS, CANNOT_TELL, SATURATED, CONSTANT, NON_FINITE)
+UNRESOLVED = "unresolved"
+DECISIONS = (HOLDS, FAILS, CANNOT_TELL, SATURATED, CONSTANT, UNRESOLVED, NON_FINITE)
 
 ALPHA = 0.05
 SATURATION_SHARE = 0.9  # at a bound (or one value) on at least this share of images → saturated
-POWER = 0.8  # for the smallest detectable effect
+POWER = 0.8  # for the smallest detectable effect, and the least power a test needs before its silence is read (power_guard)
+NEAR_BOUND_MARGIN = 0.05  # within this share of a measure's range from a bound counts as at the bound (saturation with near_bound)
 
 
 def _numbers(value: Any) -> Iterable[float]:
@@ -133,12 +144,16 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted.tolist()
 
 
-def saturation(values: np.ndarray, bounds: Sequence[float] = (), share: float = SATURATION_SHARE) -> dict[str, Any] | None:
+def saturation(values: np.ndarray, bounds: Sequence[float] = (), share: float = SATURATION_SHARE,
+               margin: float = 0.0) -> dict[str, Any] | None:
     """``constant`` / ``saturated`` diagnosis of a per-image measure, or ``None`` when it moves.
 
     ``constant``: one value on every (finite) image. ``saturated``: a value in ``bounds`` (the measure's
     attainable limits, e.g. 2^L subsets), or any single value, holds on at least ``share`` of the images.
-    Returns ``{"decision", "value", "share", "at"}`` with ``at`` ∈ {"bound", "mode"}.
+    With ``margin`` > 0 (a share of the range between the lowest and highest bound, e.g.
+    :data:`NEAR_BOUND_MARGIN`), a value within ``margin × range`` of a bound counts as at it ("near_bound":
+    K_τ^err at 494–511 of 512 cannot move far either). Returns ``{"decision", "value", "share", "at"}`` with
+    ``at`` ∈ {"bound", "near_bound", "mode"}.
     """
     values = np.asarray(values, dtype=np.float64).ravel()
     values = values[np.isfinite(values)]
@@ -151,6 +166,12 @@ def saturation(values: np.ndarray, bounds: Sequence[float] = (), share: float = 
         at_bound = float(np.mean(values == bound))
         if at_bound >= share:
             return {"decision": SATURATED, "value": float(bound), "share": at_bound, "at": "bound"}
+    if margin > 0 and len(bounds) >= 2:
+        width = margin * (max(bounds) - min(bounds))
+        for bound in bounds:
+            near = float(np.mean(np.abs(values - bound) <= width))
+            if near >= share:
+                return {"decision": SATURATED, "value": float(bound), "share": near, "at": "near_bound", "margin": width}
     modal_share = counts.max() / len(values)
     if modal_share >= share:
         return {"decision": SATURATED, "value": float(levels[counts.argmax()]), "share": float(modal_share), "at": "mode"}
@@ -214,3 +235,36 @@ def seed_comparison(reported: float, effect: dict[str, Any], alpha: float = ALPH
     standard_error = (high - low) / (2 * normal.inv_cdf((1 + effect.get("confidence", 1 - ALPHA)) / 2))
     detectable = (normal.inv_cdf(1 - alpha / 2) + normal.inv_cdf(power)) * standard_error
     return {"reported": reported, "relation": relation, "minimal_detectable_effect": detectable, "power": power}
+
+
+def binomial_power(n: int, p_null: float, p_true: float, alpha: float = ALPHA) -> float:
+    """Exact power of the two-sided binomial test of ``p = p_null`` (:func:`scipy.stats.binomtest`) at level ``alpha``
+    with ``n`` trials when the true share is ``p_true``: the probability of a count whose p-value is ≤ ``alpha``."""
+    if n <= 0:
+        return 0.0
+    rejecting = [count for count in range(n + 1) if binomtest(count, n, p_null).pvalue <= alpha]
+    return float(sum(binom.pmf(count, n, p_true) for count in rejecting))
+
+
+def sign_test_power(n: int, share_positive: float, alpha: float = ALPHA) -> float:
+    """Power of the two-sided sign test over ``n`` untied pairs when a pair moves up with probability ``share_positive``
+    (:func:`binomial_power` against ½). Below 6 pairs no outcome reaches p ≤ 0.05, so the power is 0."""
+    return binomial_power(n, 0.5, share_positive, alpha)
+
+
+def power_guard(decision: str, power: float, minimum: float = POWER, significant: bool = False) -> tuple[str, list[str]]:
+    """The minimum-power rule: a ``holds`` / ``fails`` drawn from a test whose ``power`` against the effect of interest
+    is below ``minimum`` becomes ``cannot tell`` unless the test was ``significant`` (a significant result is read; an
+    absent one from a weak test says nothing). Returns the decision and the note that explains a change."""
+    if decision in (HOLDS, FAILS) and not significant and power < minimum:
+        return CANNOT_TELL, [f"power {power:.2f} < {minimum:.2f} against the effect of interest: the test cannot see it, so "
+                             f"its silence is not read (the rule would have said {decision!r})"]
+    return decision, []
+
+
+def proportion_effect(name: str, stat: dict[str, Any]) -> dict[str, Any]:
+    """An effect entry (a percentage) from :func:`experiment_1.report.stats.exact_proportion_ci`, naming its interval."""
+    effect = effect_from_stat(name, stat, percent=True)
+    if "successes" in stat:
+        effect.update(successes=stat["successes"], n=stat["n"], interval=stat.get("method", "Clopper-Pearson"))
+    return effect

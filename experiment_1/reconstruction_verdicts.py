@@ -1,0 +1,60 @@
+"""Experiment 1's verdicts (the :mod:`experiment_1.report.verdicts` schema), decided from the summary's metrics.
+
+- ``mobius.exact`` — Σ_{T⊆S} Δ_T h recovers h(S) for every subset S to round-off (float32 worst case below
+  :data:`EXACT_TOLERANCE`). An inversion identity: it tests the code, not the network.
+- ``naive.misses`` — the naive sum Σ_S h(S) is no closer to h(full) than the zero vector (relative error ≥ 1).
+  It counts the trunk h(∅) 2^L times, so an additive network, with no interaction at all, fails the same way:
+  this failure says nothing about interactions.
+- ``first_order.interactions`` — the additive (first-order) reading h(∅) + Σ_l [h({l}) − h(∅)] misses h(full)
+  by a material share (relative error above :data:`MATERIAL_ERROR`): this is the evidence that interactions
+  between blocks carry part of the function.
+
+Top-1 agreements are shares of 0/1 outcomes and carry exact (Clopper–Pearson) intervals in the summary.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from experiment_1.report.verdicts import CANNOT_TELL, FAILS, HOLDS, effect_from_stat, verdict
+
+EXACT_TOLERANCE = 1e-4  # worst relative error of any subset's reconstruction that still counts as round-off (float32)
+MATERIAL_ERROR = 0.1  # a relative error of 10 % of ‖h(full)‖ is a material miss
+RULES = {
+    "exact": f"holds when the worst relative error of any subset's Möbius reconstruction over every image is below {EXACT_TOLERANCE:g} (float32), else fails",
+    "naive": "holds when the 95 % CI of the naive sum's mean relative error lies at or above 1 (no closer than the zero vector), fails when it lies below 1, else cannot tell",
+    "first_order": (f"holds when the 95 % CI of the first-order reading's mean relative error lies above {MATERIAL_ERROR:g}, fails when it lies below "
+                    f"{MATERIAL_ERROR:g} (the additive reading is as good as exact), else cannot tell"),
+}
+
+
+def _by_threshold(effect: dict[str, Any], threshold: float, at_or_above: bool = False) -> str:
+    low, high = effect["ci_low"], effect["ci_high"]
+    if (low >= threshold) if at_or_above else (low > threshold):
+        return HOLDS
+    return FAILS if high < threshold else CANNOT_TELL
+
+
+def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The verdicts block (see the module docstring)."""
+    metrics, blocks = summary["metrics"], int(summary["config"]["num_blocks"])
+    worst = metrics["max_subset_rel_error_float32"]["max"]
+    exact = verdict("mobius.exact", "the Möbius reconstruction recovers h(S) for every subset S to round-off", HOLDS if worst < EXACT_TOLERANCE else FAILS,
+                    RULES["exact"], statistic={"name": "worst relative error over all subsets and images (float32)", "value": worst},
+                    parameters={"tolerance": EXACT_TOLERANCE},
+                    notes=["an inversion identity: it checks the transform and the gating code, not the network; any exact basis reconstructs as well"])
+    naive_effect = effect_from_stat("naive sum's relative error", metrics["naive_sum_rel_error"])
+    naive = verdict("naive.misses", "summing subnetwork outputs, Σ_S h(S), does not reconstruct h(full)", _by_threshold(naive_effect, 1.0, at_or_above=True),
+                    RULES["naive"], effect=naive_effect,
+                    notes=[f"Σ_S h(S) counts the trunk h(∅) 2^L = {2**blocks} times, so a network without any interaction fails the same way "
+                           "(the error grows with 2^L, so numbers at another L are not comparable): this says nothing "
+                           "about interactions (the first-order verdict does)"])
+    first_effect = effect_from_stat("first-order reading's relative error", metrics["first_order_rel_error"])
+    agreement = metrics["first_order_top1_agreement"]
+    notes = [f"top-1 agreement of the first-order reading with h(full): {100 * agreement['mean']:.1f} % "
+             f"[{100 * agreement['ci_low']:.1f}, {100 * agreement['ci_high']:.1f}] ({agreement.get('method', 'bootstrap')})"]
+    if first_effect["ci_low"] >= 1:
+        notes.append("the additive reading is further from h(full) than the zero vector")
+    first = verdict("first_order.interactions", "interactions between blocks carry part of the function: the additive (first-order) reading "
+                    "h(∅) + Σ_l [h({l}) − h(∅)] misses h(full)", _by_threshold(first_effect, MATERIAL_ERROR), RULES["first_order"],
+                    effect=first_effect, parameters={"material_error": MATERIAL_ERROR}, notes=notes)
+    return [exact, naive, first]
