@@ -13,15 +13,18 @@ from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.published import published_numbers
 from experiment_2.aggregate import spectrum_summary
 from experiment_1.mobius.spectrum import binomial_null
+from experiment_2.verdict_rules import floor_check, input_dependence, paired_kappa_difference, verdicts
 
 QUESTION = "How is the Möbius energy of the logits distributed across interaction orders?"
 
 
 def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
-    """The Experiment 2 summary: both projections' spectrum statistics, the binomial null, the seed's numbers."""
+    """The Experiment 2 summary: both projections' spectrum statistics, the binomial null, the seed's numbers, the
+    round-off floor check, how much h(full) moves with the image, the paired κ^s − κ^v and the verdicts block
+    (:mod:`experiment_2.verdict_rules`)."""
     valid = valid_images(arrays)
     num_blocks = int(config["num_blocks"])
-    return {
+    summary = {
         "experiment": 2,
         "question": QUESTION,
         "config": config,
@@ -30,4 +33,9 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
         "projections": spectrum_summary(arrays, valid, num_blocks, seed),
         "binomial_null": binomial_null(num_blocks),
         "published": published_numbers("experiment_2"),
+        "roundoff": floor_check(arrays, valid, num_blocks),
+        "input_dependence": input_dependence(arrays, valid),
+        "kappa_scalar_minus_vector": paired_kappa_difference(arrays, valid, seed),
     }
+    summary["verdicts"] = verdicts(summary)
+    return summary

@@ -122,15 +122,18 @@ def spectrum_statistics(energies: torch.Tensor) -> dict[str, torch.Tensor]:
 def binomial_null(num_blocks: int) -> dict[str, object]:
     """The spectrum when all ``2^L`` coefficients have equal energy: ``p_k = C(L,k)/(2^L − 1)``.
 
-    Returns the spectrum over ``k = 1 … L``, its peak order (lowest on ties), ``κ = L/2 · 2^L/(2^L − 1)``,
+    Returns the spectrum over ``k = 1 … L``, its peak order (lowest on ties), every peak order when they tie
+    (``peak_orders``: at odd L two, C(L, (L−1)/2) = C(L, (L+1)/2): 4 and 5 at L = 9), ``κ = L/2 · 2^L/(2^L − 1)``,
     ``C_{≤3}`` and the trunk share ``1/2^L``.
     """
     interactions = 2**num_blocks - 1
-    spectrum = [comb(num_blocks, order) / interactions for order in range(1, num_blocks + 1)]
+    counts = [comb(num_blocks, order) for order in range(1, num_blocks + 1)]
+    spectrum = [count / interactions for count in counts]
     return {
         "num_blocks": num_blocks,
         "spectrum": spectrum,
         "peak_order": 1 + max(range(num_blocks), key=lambda index: (spectrum[index], -index)),
+        "peak_orders": [order for order, count in enumerate(counts, start=1) if count == max(counts)],
         "kappa": num_blocks / 2 * 2**num_blocks / interactions,
         "c_le3": sum(spectrum[:LOW_ORDER_MAX]),
         "trunk_share": 1 / 2**num_blocks,

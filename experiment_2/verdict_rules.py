@@ -1,0 +1,168 @@
+"""Experiment 2's verdicts (the :mod:`experiment_1.report.verdicts` schema), decided from the summary's numbers.
+
+First the floor check, per projection: an order k ≥ 1 is *resolved* when its mean energy is at least
+``FLOOR_MARGIN`` (1000) × its round-off floor C(L,k)·2^k·(variance of rounding the logits to the network's
+arithmetic) (:func:`floor_check`). A projection with an unresolved order is noise there: every verdict on
+its spectrum is ``unresolved`` — never a null, never a finding. Then, per resolved projection:
+
+- ``resolved`` — every order clears the floor;
+- ``shape`` — the spectrum departs from subset counting (the binomial null p_k ∝ C(L,k)), read from κ and
+  C≤3 together: higher orders when κ lies above the null's and C≤3 below it (both 95 % CIs excluding the
+  null's value), lower orders when the reverse; when both exclude the null on the same side (κ and C≤3 both
+  above: more weight at both ends) the spectrum is wider or narrower than counting, not shifted: cannot tell
+  which way, said in a note. κ/L beside it, since κ scales with L;
+- ``peak`` — the mean spectrum peaks at another order than the null, tie-aware: the null's peak is every
+  order of largest C(L,k) (two at odd L); holds when the per-image peak order's CI lies outside the null's
+  tied range, fails when inside it, else cannot tell.
+
+Across projections, ``projections_differ``: the paired per-image κ^s − κ^v has a CI excluding 0. And
+``input_dependent``: h(full) moves with the image (the trunk energy's relative spread over images exceeds
+:data:`INPUT_SPREAD`, far above float32 round-off): a null that is a constant function is no null.
+
+:func:`null_verdicts` compares a run with its random-init null: ``unresolved`` when the null (or the run)
+is, cannot tell when the null is a constant function, else holds when the two κ^v CIs are disjoint.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from experiment_1.report.stats import bootstrap_mean_ci
+from experiment_1.report.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED, effect_from_stat, verdict
+from experiment_2.aggregate import PROJECTIONS
+from experiment_2.scaling import FLOOR_MARGIN, roundoff_floor
+
+INPUT_SPREAD = 1e-4  # relative spread of the trunk energy over images below which h(full) does not depend on the image
+RULES = {
+    "resolved": f"holds when every order k ≥ 1 has mean energy ≥ {FLOOR_MARGIN:g}× its round-off floor C(L,k)·2^k·(rounding variance); else unresolved",
+    "shape": ("holds (higher orders) when the 95 % CI of κ lies above the binomial null's κ and that of C≤3 below the null's C≤3; fails "
+              "(lower orders) when the reverse; else cannot tell (a CI covering the null's value, or both statistics on one side: "
+              "a spectrum wider or narrower than counting, not shifted)"),
+    "peak": ("holds when the 95 % CI of the per-image peak order lies outside the binomial null's peak orders (all tied ones), fails "
+             "when it lies inside their range, else cannot tell"),
+    "differ": "holds when the 95 % CI of the paired per-image κ^s − κ^v excludes 0, else cannot tell (no equivalence margin)",
+    "input": f"holds when the relative spread (std / mean) of the trunk energy over images exceeds {INPUT_SPREAD:g}, else fails",
+    "null": ("unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function "
+             "of its input; else holds when the 95 % CIs of κ^v are disjoint, cannot tell when they overlap"),
+}
+UNRESOLVED_NOTE = "orders within the round-off floor are noise: no null and no finding is drawn from them"
+
+
+def floor_check(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int) -> dict[str, Any]:
+    """Per projection: mean E_k over images, its round-off floor, their ratio and whether each order is resolved."""
+    block: dict[str, Any] = {"floor_margin": FLOOR_MARGIN}
+    for projection in PROJECTIONS:
+        energy = np.asarray(arrays[f"energy_{projection}"], dtype=np.float64)[valid].mean(axis=0)
+        floor = roundoff_floor(np.asarray(arrays[f"roundoff_variance_{projection}"], dtype=np.float64)[valid], num_blocks)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(floor > 0, energy / floor, np.inf)
+        block[projection] = {"floor_ratio": ratio.tolist(), "resolved": [bool(value >= FLOOR_MARGIN) for value in ratio],
+                             "unresolved_orders": [order for order in range(1, num_blocks + 1) if not ratio[order] >= FLOOR_MARGIN]}
+    return block
+
+
+def input_dependence(arrays: dict[str, np.ndarray], valid: np.ndarray) -> dict[str, Any]:
+    """How much h(full) moves with the image: distinct predicted classes and the trunk energy's relative spread."""
+    trunk = np.asarray(arrays["energy_vector"], dtype=np.float64)[valid][:, 0]
+    spread = float(trunk.std() / trunk.mean()) if len(trunk) > 1 and trunk.mean() > 0 else 0.0
+    return {"distinct_predictions": int(len(np.unique(np.asarray(arrays["full_prediction"])[valid]))),
+            "trunk_energy_relative_spread": spread}
+
+
+def paired_kappa_difference(arrays: dict[str, np.ndarray], valid: np.ndarray, seed: int) -> dict[str, float]:
+    """Per-image κ^s − κ^v: mean with a bootstrap CI over images."""
+    return bootstrap_mean_ci(np.asarray(arrays["kappa_scalar"], dtype=np.float64)[valid] - np.asarray(arrays["kappa_vector"], dtype=np.float64)[valid], seed=seed)
+
+
+def _outside(stat: dict[str, float], value: float) -> int:
+    """+1 when the CI lies above ``value``, −1 below, 0 when it contains it."""
+    return 1 if stat["ci_low"] > value else -1 if stat["ci_high"] < value else 0
+
+
+def shape_decision(kappa_side: int, c_le3_side: int) -> tuple[str, list[str]]:
+    """The shape rule on which side of the null κ's and C≤3's CIs lie (+1 above, −1 below, 0 containing it)."""
+    if kappa_side > 0 and c_le3_side < 0:
+        return HOLDS, ["the energy sits at higher orders than subset counting predicts"]
+    if kappa_side < 0 and c_le3_side > 0:
+        return FAILS, ["the energy sits at lower orders than subset counting predicts"]
+    if kappa_side != 0 and kappa_side == c_le3_side:
+        return CANNOT_TELL, ["κ and C≤3 both lie on the same side of the null: the spectrum is " + ("wider" if kappa_side > 0 else "narrower")
+                             + " than subset counting (more weight at both ends), not shifted to higher or lower orders"]
+    return CANNOT_TELL, []
+
+
+def peak_decision(peak: dict[str, float], tied: list[int]) -> str:
+    """The peak rule: the per-image peak order's CI against the null's tied peak orders."""
+    if peak["ci_high"] < min(tied) or peak["ci_low"] > max(tied):
+        return HOLDS
+    return FAILS if min(tied) <= peak["ci_low"] and peak["ci_high"] <= max(tied) else CANNOT_TELL
+
+
+def _null_peaks(null: dict[str, Any]) -> list[int]:
+    return null.get("peak_orders", [null["peak_order"]])
+
+
+def projection_verdicts(summary: dict[str, Any], projection: str) -> list[dict[str, Any]]:
+    """``resolved``, ``shape`` and ``peak`` of one projection (the latter two ``unresolved`` when the floor is not cleared)."""
+    block, null, floor = summary["projections"][projection], summary["binomial_null"], summary["roundoff"][projection]
+    num_blocks, tied = null["num_blocks"], _null_peaks(null)
+    unresolved = floor["unresolved_orders"]
+    ratios = floor["floor_ratio"][1:]
+    resolved = verdict(f"resolved.{projection}", f"{projection} projection: every interaction order clears the round-off floor",
+                       UNRESOLVED if unresolved else HOLDS, RULES["resolved"], parameters={"floor_margin": FLOOR_MARGIN},
+                       statistic={"name": "smallest mean E_k / round-off floor over k ≥ 1", "value": float(min(ratios))},
+                       notes=[f"unresolved orders: {', '.join(map(str, unresolved))}; {UNRESOLVED_NOTE}"] if unresolved else [])
+    kappa_shift = {key: block["kappa"][key] - null["kappa"] for key in ("mean", "ci_low", "ci_high")}
+    decision, notes = shape_decision(_outside(block["kappa"], null["kappa"]), _outside(block["c_le3"], null["c_le3"]))
+    notes = [f"κ/L = {block['kappa']['mean'] / num_blocks:.3f} (null {null['kappa'] / num_blocks:.3f}); C≤3 = {100 * block['c_le3']['mean']:.1f} % "
+             f"[{100 * block['c_le3']['ci_low']:.1f}, {100 * block['c_le3']['ci_high']:.1f}] (null {100 * null['c_le3']:.1f} %)"] + notes
+    shape = verdict(f"shape.{projection}", f"{projection} projection: the energy sits at higher orders than subset counting (the binomial null) predicts",
+                    UNRESOLVED if unresolved else decision, RULES["shape"], effect=effect_from_stat("κ − null κ", kappa_shift),
+                    notes=[notes[0], UNRESOLVED_NOTE] if unresolved else notes)
+    tie = f"the null's peak is tied at k = {' and '.join(map(str, tied))}" if len(tied) > 1 else f"the null peaks at k = {tied[0]}"
+    peak = verdict(f"peak.{projection}", f"{projection} projection: the spectrum peaks at another order than subset counting predicts",
+                   UNRESOLVED if unresolved else peak_decision(block["peak_order"], tied), RULES["peak"],
+                   effect=effect_from_stat("per-image peak order", block["peak_order"]), parameters={"null_peak_orders": tied},
+                   notes=[f"mean spectrum peaks at k = {block['mean_spectrum_peak_order']}; {tie}"] + ([UNRESOLVED_NOTE] if unresolved else []))
+    return [resolved, shape, peak]
+
+
+def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """The verdicts block (see the module docstring)."""
+    block = [entry for projection in PROJECTIONS for entry in projection_verdicts(summary, projection)]
+    unresolved = any(summary["roundoff"][projection]["unresolved_orders"] for projection in PROJECTIONS)
+    difference = summary["kappa_scalar_minus_vector"]
+    differ = HOLDS if _outside(difference, 0.0) else CANNOT_TELL
+    block.append(verdict("projections_differ", "the scalar (predicted-class) spectrum differs from the vector one (κ^s ≠ κ^v)",
+                         UNRESOLVED if unresolved else differ, RULES["differ"], effect=effect_from_stat("κ^s − κ^v, paired per image", difference),
+                         parameters={"alpha": ALPHA}, notes=[UNRESOLVED_NOTE] if unresolved else []))
+    spread = summary["input_dependence"]
+    block.append(verdict("input_dependent", "the network is a function of its input (h(full) moves with the image)",
+                         HOLDS if spread["trunk_energy_relative_spread"] > INPUT_SPREAD else FAILS, RULES["input"],
+                         statistic={"name": "relative spread of the trunk energy over images", "value": spread["trunk_energy_relative_spread"]},
+                         parameters={"threshold": INPUT_SPREAD}, notes=[f"{spread['distinct_predictions']} distinct predicted classes"]))
+    return block
+
+
+def null_verdicts(summary: dict[str, Any], null: dict[str, Any]) -> list[dict[str, Any]]:
+    """The run against its random-init null (:data:`RULES` ``null``), one verdict per projection."""
+    constant = next(entry for entry in null["verdicts"] if entry["id"] == "input_dependent")["decision"] == FAILS
+    calibration = null["config"].get("batchnorm_calibration")
+    label = "random init" + (f", batch-norm statistics re-estimated on {calibration['images']} sample images" if calibration else "")
+    block = []
+    for projection in PROJECTIONS:
+        ours, theirs = summary["projections"][projection]["kappa"], null["projections"][projection]["kappa"]
+        unresolved = [name for name, source in (("the null", null), ("this run", summary)) if source["roundoff"][projection]["unresolved_orders"]]
+        disjoint = ours["ci_high"] < theirs["ci_low"] or theirs["ci_high"] < ours["ci_low"]
+        decision = UNRESOLVED if unresolved else CANNOT_TELL if constant else HOLDS if disjoint else CANNOT_TELL
+        notes = [f"null ({label}): κ = {theirs['mean']:.3g} [{theirs['ci_low']:.3g}, {theirs['ci_high']:.3g}], N = {null['num_valid']}"]
+        if unresolved:
+            notes.append(f"{' and '.join(unresolved)} has orders within the round-off floor; {UNRESOLVED_NOTE}")
+        elif constant:
+            notes.append("the null is a constant function of its input: it is no null")
+        elif disjoint:
+            notes.append(f"training moves κ {'up' if ours['mean'] > theirs['mean'] else 'down'} by {ours['mean'] - theirs['mean']:+.3g}")
+        block.append(verdict(f"null.{projection}", f"{projection} projection: training changes the spectrum (κ differs from the random-init null's)",
+                             decision, RULES["null"], effect=effect_from_stat("κ, this run", ours), notes=notes))
+    return block
