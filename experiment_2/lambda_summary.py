@@ -11,11 +11,12 @@ import numpy as np
 
 from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.published import published_numbers
-from experiment_1.report.stats import bootstrap_mean_ci
+from experiment_1.report.stats import exact_proportion_ci
 from experiment_2.aggregate import PROJECTIONS, spectrum_summary
 from experiment_2.limit import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import FLOOR_MARGIN, power_law_summary, roundoff_floor
 from experiment_1.mobius.spectrum import binomial_null
+from experiment_2.lambda_verdicts import kappa_changes, verdicts
 
 REFERENCE_LAMBDA = 1.0
 PER_IMAGE_KEYS = ("index", "label", "valid")
@@ -65,7 +66,8 @@ def summarize(
     seed: int,
     tolerance: float,
 ) -> dict[str, Any]:
-    """The 3A/3B summary: per-λ spectrum statistics and agreement, κ monotonicity, the λ^k fit, the 3C small-λ limit block."""
+    """The 3A/3B summary: per-λ spectrum statistics and agreement (exact CIs), κ monotonicity of the means, the paired
+    per-image κ changes, the λ^k fit, the 3C small-λ limit block and the verdicts block (:mod:`experiment_2.lambda_verdicts`)."""
     valid = valid_images(arrays)
     num_blocks = int(config["num_blocks"])
     reference = arrays["full_prediction"][:, lambdas.index(REFERENCE_LAMBDA)]
@@ -76,7 +78,7 @@ def summarize(
             {
                 "lambda": value,
                 "projections": spectrum_summary(at_lambda(arrays, column), valid, num_blocks, seed),
-                "top1_agreement_with_lambda_1": bootstrap_mean_ci(agreement[valid], seed=seed),
+                "top1_agreement_with_lambda_1": exact_proportion_ci(agreement[valid]),
                 "roundoff_floor": {projection: roundoff_floor(arrays[f"roundoff_variance_{projection}"][valid, column], num_blocks).tolist() for projection in PROJECTIONS},
             }
         )
@@ -95,7 +97,7 @@ def summarize(
         projection: limit_summary(np.array(lambdas), arrays[f"energy_{projection}"][valid], arrays[f"roundoff_variance_{projection}"][valid], config["post_activation"], config.get("exact_zero_chain"), seed, tolerance)
         for projection in PROJECTIONS
     }
-    return {
+    summary = {
         "experiment": "3A/3B",
         "question": QUESTION,
         "config": config,
@@ -109,4 +111,7 @@ def summarize(
         "limit": {"method": LIMIT_METHOD, "limit_points": LIMIT_POINTS, "slope_tolerance": tolerance, "floor_margin": FLOOR_MARGIN, "projections": limit},
         "binomial_null": binomial_null(num_blocks),
         "published": published_numbers("experiment_3ab"),
+        "kappa_changes": kappa_changes(arrays, valid, lambdas, seed),
     }
+    summary["verdicts"] = verdicts(summary)
+    return summary
