@@ -51,7 +51,10 @@ def test_evaluate_then_plot(tiny_shards: Path, sample_index: Path, tmp_path: Pat
     assert f"The model computes `{summary['config']['gated_recursion']}`" in report and "ReLU(shortcut_l(x_l)" in report
     assert (output / "reconstruction_error.png").stat().st_size > 1000
     assert f"{metrics['naive_sum_rel_error']['mean']:.3g}" in report
-    assert "exact to round-off" in report
+    decisions = {entry["id"]: entry["decision"] for entry in summary["verdicts"]}
+    assert decisions["mobius.exact"] == "holds" and decisions["naive.misses"] == "holds"
+    assert "a network without any interaction fails the same way" in report
+    assert metrics["full_mask_top1_accuracy"]["method"] == "Clopper-Pearson"  # 5 labelled images: an exact interval
 
 
 def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int, monkeypatch: pytest.MonkeyPatch) -> None:
