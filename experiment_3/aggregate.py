@@ -22,7 +22,7 @@ import numpy as np
 
 from experiment_1.report import published
 from experiment_1.run.pipeline import image_counts, valid_images
-from experiment_1.report.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows
+from experiment_1.report.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows, exact_proportion_ci, exact_proportion_ci_rows, sign_flip_p_rows
 from experiment_1.mobius.sparsity import RANKINGS
 from experiment_3.topk import CURVE_METRICS, SOURCES
 from experiment_3.verdict_rules import verdicts
@@ -51,6 +51,8 @@ def source_summary(arrays: dict[str, np.ndarray], source: str, valid: np.ndarray
     """Curves with CIs, smallest-K statistics and grid thresholds of one source."""
     ks = config["ks"]
     curves = {metric: bootstrap_mean_ci_rows(per_image(arrays, f"{metric}_{source}", valid), seed=seed) for metric in CURVE_METRICS}
+    if arrays[f"top1_agreement_{source}"].shape[1] == 1:  # one draw: a 0/1 outcome per image, so an exact interval
+        curves["top1_agreement"] = exact_proportion_ci_rows(per_image(arrays, f"top1_agreement_{source}", valid))
     k_mass, k_error = per_image(arrays, f"k_mass_{source}", valid), per_image(arrays, f"k_error_{source}", valid)
     grid = {f"captured_energy_{fraction:g}": first_k_reaching(ks, curves["captured_energy"]["mean"], fraction) for fraction in config["mass_fractions"]}
     grid[f"top1_agreement_{AGREEMENT_TARGET:g}"] = first_k_reaching(ks, curves["top1_agreement"]["mean"], AGREEMENT_TARGET)
@@ -64,7 +66,8 @@ def source_summary(arrays: dict[str, np.ndarray], source: str, valid: np.ndarray
 
 
 def improvement_summary(arrays: dict[str, np.ndarray], ranking: str, valid: np.ndarray, seed: int) -> dict[str, Any]:
-    """Magnitude ranking vs each control: ratio of the means and paired difference (with CI) per K."""
+    """Magnitude ranking vs each control: ratio of the means and paired difference (with CI) per K; for top-1 agreement
+    also the paired sign-flip permutation test's p per K."""
     result: dict[str, Any] = {}
     for control, source in controls_of(ranking).items():
         result[control] = {}
@@ -73,6 +76,8 @@ def improvement_summary(arrays: dict[str, np.ndarray], ranking: str, valid: np.n
             theirs = per_image(arrays, f"{metric}_{source}", valid)
             ratio = [float(a / b) if b > 0 else None for a, b in zip(ours.mean(axis=0), theirs.mean(axis=0))]
             result[control][metric] = {"ratio": ratio, "difference": bootstrap_mean_ci_rows(ours - theirs, seed=seed)}
+            if metric == "top1_agreement":  # the controls verdict's test
+                result[control][metric]["sign_flip_p"] = sign_flip_p_rows(ours - theirs, seed=seed)
     return result
 
 
@@ -106,7 +111,7 @@ def small_k_facts(arrays: dict[str, np.ndarray], valid: np.ndarray, config: dict
                 equal &= np.asarray(arrays[f"{metric}_{source}"])[valid] == values  # (N, D, K) against (N, 1, K)
             same[control] = equal.mean(axis=(0, 1)).tolist()
         facts[ranking] = {
-            "top1_is_empty_set": None if empty_first is None else bootstrap_mean_ci(empty_first.astype(np.float64), seed=seed),
+            "top1_is_empty_set": None if empty_first is None else exact_proportion_ci((empty_first > 0).astype(np.float64)),
             "relative_error_at_least_1": (ranked["relative_error"][:, 0] >= 1).mean(axis=0).tolist(),
             "control_is_the_ranking": same,
         }

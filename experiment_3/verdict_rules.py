@@ -5,7 +5,8 @@ Per ranking (vector first: the seed's Γ_K is a vector energy):
 - ``gamma`` — as sparse as the seed reports: Γ_K at the seed's fraction of 2^L against the seed's Γ
   (for the scalar ranking on its own, scalar energy, the vector-energy Γ beside it);
 - ``top1`` — top-1 agreement at the seed's fraction against the seed's;
-- ``controls`` — the magnitude top-K beats every control there (paired differences), with the controls
+- ``controls`` — the magnitude top-K beats every control there (paired differences and a sign-flip
+  permutation test over images, Holm over the controls), with the controls
   that pick the ranking's own subsets at small K named; ``controls_bound`` — the best control stays
   below the bound the seed reports;
 - ``relative_error`` — the mean relative error of ĥ_K is ≥ 1 at every K < 2^L of the grid (no top-K short
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATION_SHARE, conjunction, decide_by_ci, effect_from_stat,
+from experiment_1.report.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATION_SHARE, conjunction, decide_by_ci, effect_from_stat, holm,
                                    seed_comparison, verdict)
 from experiment_1.mobius.sparsity import RANKINGS
 
@@ -34,7 +35,9 @@ RULES = {
     "seed": ("our 95 % CI against the seed's number (which has no CI): holds when the CI lies above it, fails when below, "
              "cannot tell when it contains it"),
     "bound": "our 95 % CI against the bound the seed reports: holds when the CI lies below it, fails when above, cannot tell when it contains it",
-    "controls": "holds when the paired per-image difference magnitude − control has a 95 % CI above 0 for every control, fails when one lies below 0, else cannot tell",
+    "controls": ("holds when the paired per-image difference magnitude − control has a 95 % CI above 0 and a two-sided paired sign-flip "
+                 "permutation test over images (Holm over the controls) with p ≤ 0.05 for every control, fails when one lies below 0 with p ≤ 0.05, else cannot tell "
+                 "(a few images cannot make a control win)"),
     "relative_error": "holds when the 95 % CI of the mean relative error lies at or above 1 at every K < 2^L of the grid, fails when it lies below 1 at some K, else cannot tell",
     "orders": "holds when the 95 % CI of the top-K's mean order minus L/2 excludes 0, else cannot tell (no equivalence margin)",
     "share": f"holds when the 95 % CI of the share lies at or above {SATURATION_SHARE:.0%}, fails when below, else cannot tell",
@@ -92,10 +95,13 @@ def controls_verdicts(summary: dict[str, Any], ranking: str) -> list[dict[str, A
     entry, label = place
     index = summary["ks"].index(entry["k"])
     decisions, notes = [], []
-    for control, block in summary["improvement"][ranking].items():
+    blocks = summary["improvement"][ranking]
+    adjusted = holm([block["top1_agreement"]["sign_flip_p"][index] for block in blocks.values()])
+    for (control, block), p_adjusted in zip(blocks.items(), adjusted):
         difference = {key: block["top1_agreement"]["difference"][key][index] for key in ("mean", "ci_low", "ci_high")}
-        decisions.append(decide_by_ci(difference, "positive"))
-        notes.append(f"{CONTROL_LABELS[control]}: {100 * difference['mean']:+.1f} points [{100 * difference['ci_low']:+.1f}, {100 * difference['ci_high']:+.1f}]")
+        decisions.append(decide_by_ci(difference, "positive") if p_adjusted <= ALPHA else CANNOT_TELL)
+        notes.append(f"{CONTROL_LABELS[control]}: {100 * difference['mean']:+.1f} points [{100 * difference['ci_low']:+.1f}, {100 * difference['ci_high']:+.1f}], "
+                     f"paired sign-flip test over images, Holm p = {p_adjusted:.3g}")
     beats = verdict(f"controls.{ranking}", f"{ranking} ranking: the magnitude top-K agrees with h(full) more often than every control "
                     f"(K = {entry['k']}, {label})", conjunction(decisions), RULES["controls"], parameters={"k": entry["k"], "alpha": ALPHA},
                     notes=notes + _same_subsets_note(summary, ranking))

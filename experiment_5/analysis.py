@@ -22,7 +22,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from experiment_1.report.published import published_numbers
-from experiment_1.report.stats import bootstrap_mean_ci
+from experiment_1.report.stats import bootstrap_mean_ci, exact_proportion_ci
 from experiment_1.report.verdicts import NEAR_BOUND_MARGIN, saturation
 from experiment_5.association import compare_groups, quartile_groups, spearman_table
 from experiment_5.complexity import COMPLEXITY_MEASURES
@@ -126,7 +126,7 @@ def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples
         "scores": list(DIFFICULTY_SCORES),
         "measures": list(measures),
         "headline_measures": list(COMPLEXITY_MEASURES),
-        "top1_accuracy": bootstrap_mean_ci(correct.astype(np.float64), seed=seed, num_resamples=num_resamples),
+        "top1_accuracy": exact_proportion_ci(correct.astype(np.float64)),
         "measure_means": {name: bootstrap_mean_ci(value, seed=seed, num_resamples=num_resamples) for name, value in measures.items()},
         "spearman": spearman_table(scores, measures, covariate, seed=seed, num_resamples=num_resamples),
         "spearman_with_norm": {name: {key: entry[key] for key in ("rho", "ci_low", "ci_high", "p_value", "n")} for name, entry in norm_table.items()},

@@ -4,7 +4,7 @@ One right word per case: an Experiment 2 spectrum at the round-off floor is "unr
 tied; κ and C≤3 on the same side of the null are "cannot tell", not two contradictory findings; the naive sum fails for an
 additive network too, and only the first-order error speaks about interactions; 0/1 shares at small N get exact intervals;
 two images cannot say "no" (3A); K_τ^err near its bound is saturated; a seed claim with one failing part beside undecided
-ones is "cannot tell"; the batch-norm calibration of the null computes the exact statistics and learns nothing.
+ones is "cannot tell"; a few images cannot make an Experiment 3 control win; the batch-norm calibration of the null computes the exact statistics and learns nothing.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from torch import nn
 from experiment_1.mobius.spectrum import binomial_null
 from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
 from experiment_1.reconstruction_verdicts import verdicts as reconstruction_verdicts
-from experiment_1.report.stats import bootstrap_mean_ci, exact_proportion_ci
+from experiment_1.report.stats import bootstrap_mean_ci, exact_proportion_ci, exact_proportion_ci_rows, sign_flip_p_rows
 from experiment_1.report.verdicts import (CANNOT_TELL, FAILS, HOLDS, NEAR_BOUND_MARGIN, SATURATED, UNRESOLVED, by_id, saturation,
                                           sign_test_power)
 from experiment_2 import summary as spectrum_summary
@@ -159,3 +159,17 @@ def test_batchnorm_calibration_sets_the_exact_statistics_and_learns_nothing() ->
     with torch.no_grad():
         normalised = model[1](first)
     assert normalised.mean().abs() < 0.2 and (normalised.var() - 1).abs() < 0.2  # unit scale again on these images
+
+
+def test_a_few_images_cannot_make_a_control_win() -> None:
+    # Lite1-like: the magnitude top-K agrees on no image, a control's draws on 2 of 6 — a bootstrap CI below 0, but the
+    # exact paired sign-flip test over 6 images cannot reach p ≤ 0.05 with two non-zero pairs.
+    differences = np.array([[0.0], [0.0], [-0.2], [0.0], [-0.4], [0.0]])
+    (p_value,) = sign_flip_p_rows(differences)
+    flips = np.array(list(itertools.product((-1, 1), repeat=6)))
+    means = (flips * differences[:, 0]).mean(1)
+    observed = differences[:, 0].mean()
+    brute = min(1.0, 2 * min(np.mean(means >= observed - 1e-12), np.mean(means <= observed + 1e-12)))
+    assert p_value == pytest.approx(brute) and p_value > 0.05
+    rows = exact_proportion_ci_rows(np.array([[0, 1], [0, 1], [0, 0], [0, 1], [0, 1], [0, 1]]))
+    assert rows["ci_high"][0] == pytest.approx(exact_proportion_ci(np.zeros(6))["ci_high"]) and rows["mean"][1] == pytest.approx(5 / 6)

@@ -1,9 +1,10 @@
-"""Summary statistics: means with percentile-bootstrap 95 % confidence intervals, and exact (Clopper–Pearson)
-intervals for proportions of 0/1 outcomes, which small samples need (a bootstrap of 0/6 gives [0, 0])."""
+"""Summary statistics: means with percentile-bootstrap 95 % confidence intervals, exact (Clopper–Pearson)
+intervals for proportions of 0/1 outcomes, which small samples need (a bootstrap of 0/6 gives [0, 0]), also per
+column, and the paired sign-flip permutation test per column."""
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import binomtest
+from scipy.stats import binomtest, permutation_test
 
 NUM_RESAMPLES = 2000
 
@@ -59,6 +60,30 @@ def exact_proportion_ci(outcomes: np.ndarray, confidence: float = 0.95) -> dict[
     interval = binomtest(successes, count).proportion_ci(confidence_level=confidence, method="exact")
     return {"mean": successes / count, "ci_low": float(interval.low), "ci_high": float(interval.high), "median": float(np.median(values)),
             "min": float(values.min()), "max": float(values.max()), "n": count, "successes": successes, "method": "Clopper-Pearson"}
+
+
+def exact_proportion_ci_rows(matrix: np.ndarray, confidence: float = 0.95) -> dict[str, list[float]]:
+    """Column-wise :func:`exact_proportion_ci` of an ``(N, K)`` matrix of 0/1 outcomes, in the keys of
+    :func:`bootstrap_mean_ci_rows` (numbers only, so readers treat both alike)."""
+    columns = [exact_proportion_ci(column, confidence) for column in np.asarray(matrix, dtype=np.float64).T]
+    return {"mean": [column["mean"] for column in columns], "ci_low": [column["ci_low"] for column in columns],
+            "ci_high": [column["ci_high"] for column in columns], "n": int(np.asarray(matrix).shape[0])}
+
+
+def sign_flip_p_rows(differences: np.ndarray, num_resamples: int = 9999, seed: int = 0) -> list[float]:
+    """Per column of an ``(N, K)`` matrix of paired differences: the two-sided p of the paired sign-flip permutation test
+    of mean 0 (:func:`scipy.stats.permutation_test`, exact when 2^N ≤ ``num_resamples``); 1 for a column of zeros or of one pair.
+    Few non-zero pairs cannot reach a small p (3 of them: p ≥ 0.25)."""
+    values = np.asarray(differences, dtype=np.float64)
+    result = []
+    for column in values.T:
+        if len(column) < 2 or not column.any():  # one pair: its sign is all there is (p = 1)
+            result.append(1.0)
+            continue
+        test = permutation_test((column,), lambda sample, axis: np.mean(sample, axis=axis), permutation_type="samples", vectorized=True,
+                                n_resamples=num_resamples, alternative="two-sided", random_state=seed)
+        result.append(float(test.pvalue))
+    return result
 
 
 def bootstrap_mean_ci_rows(matrix: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES) -> dict[str, list[float]]:
