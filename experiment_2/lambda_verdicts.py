@@ -5,8 +5,9 @@ bootstrap CI of the mean change, the exact share of images where κ falls, and t
 
 - ``migration`` (3A, per projection) — κ falls from λ = 1 to the smallest λ: holds when the paired CI lies
   below 0 and the sign test has p ≤ 0.05, fails when the CI lies above 0 with p ≤ 0.05, else cannot tell
-  (never fails for want of significance); the minimum-power rule: a note says when the sign test's power
-  against every image moving the same way is below 0.8 (fewer than 6 images), so its silence is not read;
+  (never fails for want of significance); the minimum-power rule
+  (:func:`experiment_1.report.verdicts.power_guard`): when the sign test's power against every image moving
+  the same way is below 0.8 (fewer than 6 images), its silence is not read, and a note says so;
 - ``monotone`` (per projection) — κ falls at every step of the grid: the migration rule at every step, the
   sign tests Holm-corrected over the steps; fails when one step rises significantly;
 - ``seed_endpoint`` — κ^v/L at λ = 0.1 is as low as the seed's (ResNet-18, L = 8): our CI against the seed's
@@ -28,7 +29,7 @@ from scipy.stats import binomtest
 
 from experiment_1.report.stats import bootstrap_mean_ci, exact_proportion_ci
 from experiment_1.report.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, POWER, UNRESOLVED, effect_from_stat, holm, hypothesis_test,
-                                          proportion_effect, seed_comparison, sign_test_power, verdict)
+                                          power_guard, proportion_effect, seed_comparison, sign_test_power, verdict)
 from experiment_2.aggregate import PROJECTIONS
 
 SEED_BLOCKS = 8  # ResNet-18's residual blocks: the seed's κ is on 1 … 8
@@ -83,20 +84,16 @@ def _decide(change: dict[str, Any], p_value: float) -> str:
     return CANNOT_TELL
 
 
-def _power_note(power: float) -> list[str]:
-    return [] if power >= POWER else [f"sign-test power {power:.2f} < {POWER:.2f} even if every image moved the same way: too few images, "
-                                      "so the absence of significance is not read"]
-
-
 def migration_verdict(summary: dict[str, Any], projection: str) -> dict[str, Any]:
     entry = summary["kappa_changes"][projection]["end_to_end"]
     share = entry["share_falling"]
     notes = [f"κ falls on {entry['falls']} of {share['n']} images ({100 * share['mean']:.0f} % [{100 * share['ci_low']:.0f}, {100 * share['ci_high']:.0f}], exact)"]
+    decision, guard = power_guard(_decide(entry["change"], entry["sign_test_p"]), entry["sign_test_power"], significant=entry["sign_test_p"] <= ALPHA)
     return verdict(f"migration.{projection}", f"3A, {projection} projection: the spectrum migrates to lower orders (κ falls from λ = {entry['from']:g} to λ = {entry['to']:g})",
-                   _decide(entry["change"], entry["sign_test_p"]), RULES["migration"],
+                   decision, RULES["migration"],
                    effect=effect_from_stat(f"κ(λ = {entry['to']:g}) − κ(λ = {entry['from']:g}), paired", entry["change"]),
                    test=hypothesis_test("two-sided sign test over images", entry["sign_test_p"]),
-                   parameters={"alpha": ALPHA, "power": POWER, "sign_test_power": entry["sign_test_power"]}, notes=notes + _power_note(entry["sign_test_power"]))
+                   parameters={"alpha": ALPHA, "power": POWER, "sign_test_power": entry["sign_test_power"]}, notes=notes + guard)
 
 
 def monotone_verdict(summary: dict[str, Any], projection: str) -> dict[str, Any]:
@@ -104,6 +101,8 @@ def monotone_verdict(summary: dict[str, Any], projection: str) -> dict[str, Any]
     adjusted = holm([step["sign_test_p"] for step in steps])
     decisions = [_decide(step["change"], p_value) for step, p_value in zip(steps, adjusted)]
     decision = FAILS if FAILS in decisions else HOLDS if decisions and all(part == HOLDS for part in decisions) else CANNOT_TELL
+    decision, guard = power_guard(decision, min((step["sign_test_power"] for step in steps), default=0.0),
+                                  significant=decision != CANNOT_TELL)
     notes = ["; ".join(f"λ {step['from']:g} → {step['to']:g}: {step['falls']}/{step['share_falling']['n']} fall" for step in steps)]
     unclear = [f"λ {step['from']:g} → {step['to']:g}" for step, part in zip(steps, decisions) if part != HOLDS]
     if unclear and decision != FAILS:
@@ -111,7 +110,7 @@ def monotone_verdict(summary: dict[str, Any], projection: str) -> dict[str, Any]
     return verdict(f"monotone.{projection}", f"{projection} projection: κ falls at every step as λ decreases", decision, RULES["monotone"],
                    test=None if not steps else hypothesis_test("two-sided sign test, the weakest step", steps[int(np.argmax(adjusted))]["sign_test_p"],
                                                                p_adjusted=max(adjusted), correction="Holm", family_size=len(steps)),
-                   parameters={"alpha": ALPHA, "power": POWER}, notes=notes + _power_note(min((step["sign_test_power"] for step in steps), default=0.0)))
+                   parameters={"alpha": ALPHA, "power": POWER}, notes=notes + guard)
 
 
 def _entry_at(summary: dict[str, Any], value: float) -> dict[str, Any] | None:

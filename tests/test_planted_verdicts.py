@@ -21,8 +21,8 @@ from experiment_1.mobius.spectrum import binomial_null
 from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
 from experiment_1.reconstruction_verdicts import verdicts as reconstruction_verdicts
 from experiment_1.report.stats import bootstrap_mean_ci, exact_proportion_ci, exact_proportion_ci_rows, sign_flip_p_rows
-from experiment_1.report.verdicts import (CANNOT_TELL, FAILS, HOLDS, NEAR_BOUND_MARGIN, SATURATED, UNRESOLVED, by_id, saturation,
-                                          sign_test_power)
+from experiment_1.report.verdicts import (CANNOT_TELL, FAILS, HOLDS, NEAR_BOUND_MARGIN, SATURATED, UNRESOLVED, by_id, power_guard,
+                                          saturation, sign_test_power)
 from experiment_2 import summary as spectrum_summary
 from experiment_2.lambda_verdicts import kappa_changes, migration_verdict, monotone_verdict
 from experiment_2.verdict_rules import null_verdicts, peak_decision, shape_decision
@@ -123,6 +123,7 @@ def test_two_images_cannot_say_yes_or_no_to_migration(direction: float) -> None:
     summary = {"kappa_changes": kappa_changes(arrays, np.ones(2, dtype=bool), lambdas, seed=0)}
     migration = migration_verdict(summary, "vector")
     assert migration["decision"] == CANNOT_TELL and any("power 0.00" in note for note in migration["notes"])
+    assert power_guard(FAILS, 0.0)[0] == CANNOT_TELL and power_guard(FAILS, 0.0, significant=True)[0] == FAILS  # silence never fails
     assert monotone_verdict(summary, "vector")["decision"] == CANNOT_TELL
     many = np.repeat(kappa, 10, axis=0) + np.random.default_rng(2).normal(scale=0.01, size=(20, 3))
     decided = migration_verdict({"kappa_changes": kappa_changes({"kappa_vector": many, "kappa_scalar": many}, np.ones(20, dtype=bool), lambdas, 0)}, "vector")

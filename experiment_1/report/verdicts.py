@@ -253,13 +253,14 @@ def sign_test_power(n: int, share_positive: float, alpha: float = ALPHA) -> floa
 
 
 def power_guard(decision: str, power: float, minimum: float = POWER, significant: bool = False) -> tuple[str, list[str]]:
-    """The minimum-power rule: a ``holds`` / ``fails`` drawn from a test whose ``power`` against the effect of interest
-    is below ``minimum`` becomes ``cannot tell`` unless the test was ``significant`` (a significant result is read; an
-    absent one from a weak test says nothing). Returns the decision and the note that explains a change."""
-    if decision in (HOLDS, FAILS) and not significant and power < minimum:
-        return CANNOT_TELL, [f"power {power:.2f} < {minimum:.2f} against the effect of interest: the test cannot see it, so "
-                             f"its silence is not read (the rule would have said {decision!r})"]
-    return decision, []
+    """The minimum-power rule: when the test was not ``significant`` and its ``power`` against the effect of interest is
+    below ``minimum``, its silence is not read — a ``holds`` / ``fails`` becomes ``cannot tell`` (absence of significance
+    is never "fails") and a note says why. A significant result is read whatever the power. Returns the decision and
+    the notes."""
+    if significant or power >= minimum:
+        return decision, []
+    note = f"power {power:.2f} < {minimum:.2f} against the effect of interest: too few observations, so the absence of significance is not read"
+    return (CANNOT_TELL if decision in (HOLDS, FAILS) else decision), [note]
 
 
 def proportion_effect(name: str, stat: dict[str, Any]) -> dict[str, Any]:
