@@ -129,6 +129,40 @@ def test_the_key_covers_weights_file_content_not_paths(tmp_path: Path) -> None:
     assert partial_store.describe_changes(key, changed) == "weights"
 
 
+@pytest.mark.parametrize(("extra", "named"), [
+    (["--engine", "naive"], "engine"),
+    (["--mask-chunk", "64"], "mask_chunk"),
+    (["--dtype", "float64"], "dtype"),
+    (["--mobius-dtype", "float32"], "mobius_dtype"),
+    (["--seed", "1"], "seed"),
+    (["--batch-size", "1"], "batch_size"),
+    (["--arch", "resnet34"], "arch"),
+    (["--fold-batchnorm"], "fold_batchnorm"),
+    (["--smooth-activations"], "smooth_activations"),
+])
+def test_changing_any_evaluation_setting_refuses_the_store(run: Path, extra: list[str], named: str, capsys: pytest.CaptureFixture[str]) -> None:
+    before = snapshot(run / "results")
+    line = expect_error(step_3.main, flags(run, *extra), capsys)
+    changed = line.split("(changed: ")[1].split(")")[0].split(", ")
+    assert "different run" in line and named in changed, line
+    assert snapshot(run / "results") == before
+
+
+def test_the_key_holds_every_configuration_field_and_the_device(tmp_path: Path) -> None:
+    """Each field of the run configuration (the device type included, which a CPU-only machine cannot change by flag)
+    is part of the key: changing it alone changes the key, and the change is named."""
+    write_shard(tmp_path / SHARD, [jpeg_bytes(0)], [-1])
+    samples = [SampleRef(SHARD, 0, -1)]
+    config = {"arch": "resnet18", "weights": "random", "engine": "tree", "dtype": "float32", "mobius_dtype": "float64", "batch_size": 2,
+              "mask_chunk": 256, "seed": 0, "limit": None, "skip_corrupt": False, "device_type": "cpu", "input_size": 224}
+    key = partial_store.run_key(config, tmp_path, samples)
+    for name, other in {"arch": "resnet34", "weights": "IMAGENET1K_V2", "engine": "naive", "dtype": "bfloat16", "mobius_dtype": "float32",
+                        "batch_size": 3, "mask_chunk": 64, "seed": 5, "limit": 1, "skip_corrupt": True, "device_type": "cuda",
+                        "input_size": 64}.items():
+        changed = partial_store.run_key({**config, name: other}, tmp_path, samples)
+        assert partial_store.describe_changes(key, changed) == name
+
+
 def test_an_old_store_without_a_content_key_is_refused(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     old = run / "old"
     (old / "partial" / "all_masks").mkdir(parents=True)
