@@ -97,6 +97,26 @@ def test_naive_engine_full_and_empty_masks_are_what_they_say(resnet18: torch.nn.
     assert (relative_row_errors(picked[:, 2], full_forward) > 1000 * ROUNDOFF_RTOL).all()
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_mask_bit_l_switches_block_l_in_both_engines(resnet18: torch.nn.Module, engine: str) -> None:
+    """The README's convention, stated directly: bit l of the mask integer gates block l (forward order). Each
+    single-block and one two-block mask is compared with a forward whose gate vector names the blocks itself."""
+    x = images(2, seed=6)
+    chosen = [1 << block for block in range(resnet18.num_blocks)] + [0b10000010]
+    if engine == "tree":
+        logits = evaluate_all_masks(resnet18, x, engine="tree", mask_chunk=64)[:, chosen]
+    else:
+        logits = evaluate_masks_naive(resnet18, x, mask_indices=chosen)
+    with torch.no_grad():
+        for column, mask in enumerate(chosen):
+            gates = torch.tensor([[bool(mask >> block & 1) for block in range(resnet18.num_blocks)]] * 2)
+            expected = resnet18(x, masks=gates)
+            assert_close_to_roundoff(logits[:, column], expected)
+            # and a neighbouring block's gate gives something far outside round-off
+            other = torch.roll(gates, 1, dims=1)
+            assert (relative_row_errors(logits[:, column], resnet18(x, masks=other)) > 1000 * ROUNDOFF_RTOL).all()
+
+
 def test_residual_scale_changes_the_output(resnet18: torch.nn.Module) -> None:
     x = images(1, seed=4)
     one = evaluate_masks_naive(resnet18, x, mask_indices=[255])
