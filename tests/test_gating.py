@@ -29,7 +29,7 @@ from experiment_1.mobius.transform import mobius_transform
 from experiment_1.network.residual_stack import Preprocess, ResidualStack
 from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_1.network.weights import RANDOM, Weights, parse_weights
-from roundoff import assert_close_to_roundoff
+from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
 
 RESNET20 = "experiment_1.examples.cifar_resnet20:build_model"
 
@@ -52,12 +52,14 @@ def brute_force(network: CifarResNet20, x: torch.Tensor, mask: int) -> torch.Ten
 
 
 @torch.no_grad()
-def test_resnet20_full_mask_is_its_own_forward_and_naive_is_brute_force(resnet20: ResidualStack) -> None:
+def test_resnet20_full_mask_is_its_own_forward_and_naive_is_brute_force(tmp_path: Path) -> None:
+    own = CifarResNet20().eval()  # any initialisation: the stack gets these very weights as a state-dict file
+    torch.save(own.state_dict(), tmp_path / "resnet20.pth")
+    resnet20 = build_gated_resnet(RESNET20, str(tmp_path / "resnet20.pth"))
+    own = own.to(memory_format=resnet20.memory_format)
     network = resnet20.blocks[0].branch  # the stack holds the user's modules, not copies
     assert resnet20.num_blocks == 9 and resnet20.block_names == [f"blocks.{index}" for index in range(9)]
     assert resnet20.gated_recursion == "x_{l+1} = ReLU(shortcut_l(x_l) + λ·m_l·F_l(x_l))"
-    torch.manual_seed(0)
-    own = CifarResNet20().eval().to(memory_format=resnet20.memory_format)  # the same init under the same seed
     assert torch.equal(own.blocks[0].residual[0].weight, network[0].weight)
     x = images(2).contiguous(memory_format=resnet20.memory_format)
     assert torch.equal(resnet20(x), own(x))  # same operations, same batch, same memory format: bit for bit
@@ -86,11 +88,13 @@ def test_masks_and_scales_passed_concurrently_to_one_model(resnet20: ResidualSta
     with ThreadPoolExecutor(max_workers=3) as pool:
         concurrent = list(pool.map(lambda call: resnet20(x, masks=call[0], residual_scale=call[1]), calls * 3))
         concurrent_tree = list(pool.map(lambda call: evaluate_masks_tree(resnet20, x[:1], residual_scale=call[1]), calls * 3))
+    # each call's own masks and scale, whatever ran beside it: round-off apart at most (a worker thread's kernels may
+    # block their sums differently from the main thread's), while calls with other masks or scales are far apart
     for expected, actual in zip(sequential * 3, concurrent):
-        assert torch.equal(expected, actual)
+        assert_close_to_roundoff(actual, expected)
     for expected, actual in zip(sequential_tree * 3, concurrent_tree):
-        assert torch.equal(expected, actual)
-    assert not torch.equal(sequential[1], sequential[0])  # the masks and scales do differ between calls
+        assert_close_to_roundoff(actual, expected)
+    assert (relative_row_errors(sequential[1], sequential[0]) > 1000 * ROUNDOFF_RTOL).all()
     assert set(vars(resnet20)) == set(vars(build_gated_resnet(RESNET20, "random")))  # no run state left behind
 
 
