@@ -29,6 +29,7 @@ from experiment_1.mobius.transform import mobius_transform
 from experiment_1.network.residual_stack import Preprocess, ResidualStack
 from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_1.network.weights import RANDOM, Weights, parse_weights
+from conftest import import_optional
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
 
 RESNET20 = "experiment_1.examples.cifar_resnet20:build_model"
@@ -123,7 +124,7 @@ def old_tree(model: ResidualStack, x: torch.Tensor, scale: float) -> torch.Tenso
 @pytest.mark.parametrize("arch", [*ARCHITECTURES.names(), RESNET20])
 def test_engines_are_bit_exact_with_the_pre_refactor_engines(arch: str) -> None:
     if arch.startswith("efficientnet_lite"):
-        pytest.importorskip("efficientnet_lite_pytorch")
+        import_optional("efficientnet_lite_pytorch")
     model = build_gated_resnet(arch, "random", seed=1)
     x = images(2, seed=4).contiguous(memory_format=model.memory_format)
     picked = torch.tensor([0, 2**model.num_blocks - 1, 5, 2**model.num_blocks - 6])
