@@ -1,19 +1,21 @@
-"""torchrun sharding of the batch loop: the pure batch split, rank/device rules, and 2-rank gloo runs on CPU.
+"""torchrun sharding of the batch loop: the pure batch split, rank/device rules, and gloo runs on CPU.
 
-The end-to-end tests launch ``python -m torch.distributed.run --standalone --nproc-per-node 2``
-on ``tests/launch_small.py`` (64-px inputs, random-init ResNet-18, 3 images in 3 batches: rank 0 gets batch 0, rank 1 batches 1 and 2) and
-compare with single-process runs of the same flags in this process. Byte equality of the
-summaries is expected: every batch runs the same operations on the same batch shape with the same
-thread count whichever process evaluates it, and the merge follows the sample list.
+The end-to-end tests launch ``python -m torch.distributed.run --standalone --nproc-per-node N`` on
+``tests/launch_small.py`` (64-px inputs, random-init ResNet-18) and compare with single-process runs of the same
+flags in this process: one 3-rank single pass feeding all five experiments (9 images in 5 uneven batches, shares of
+1, 2 and 2 batches), the same resumed by 3 ranks from stores with gaps, a 2-rank run whose rank crashes, a 2-rank λ
+sweep and a bad --arch. Byte equality of the results is expected: every batch runs the same operations on the same
+batch shape with the same thread count (this process's, forwarded to the ranks) whichever process evaluates it, and
+the merge follows the sample list.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
@@ -25,7 +27,7 @@ from experiment_1.run.distributed import Rank, rank_device, rank_from_environmen
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.step_2_sample import main as sample_main
-from experiment_2 import step_1_evaluate, step_3_lambda_sweep
+from experiment_2 import step_3_lambda_sweep
 from launch_small import small_builder
 from paper.single_pass import main as single_pass_main
 
@@ -153,13 +155,13 @@ def flags(job: tuple[Path, Path], output_dir: Path, *extra: str) -> list[str]:
             "--num-workers", "0", "--device", "cpu", "--output-dir", str(output_dir), *extra]
 
 
-def torchrun(module: str, arguments: list[str], **environment: str) -> subprocess.CompletedProcess:
-    """``torchrun --standalone --nproc-per-node 2`` of a step with 64-px inputs.
+def torchrun(module: str, arguments: list[str], ranks: int = 2, **environment: str) -> subprocess.CompletedProcess:
+    """``torchrun --standalone --nproc-per-node <ranks>`` of a step with 64-px inputs.
 
     Each rank gets this process's thread count (torchrun would set OMP_NUM_THREADS=1): CPU kernels may
     block their sums by thread count, and the byte comparisons need the same operations as the
     single-process reference run here."""
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", str(LAUNCHER), module, *arguments]
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(ranks), str(LAUNCHER), module, *arguments]
     threads = {"OMP_NUM_THREADS": str(torch.get_num_threads())}
     return subprocess.run(command, cwd=REPO, env={**os.environ, **threads, **environment}, capture_output=True, text=True, timeout=TORCHRUN_TIMEOUT)
 
@@ -175,21 +177,6 @@ def experiment_1_single(job: tuple[Path, Path], tmp_path_factory: pytest.TempPat
     output = tmp_path_factory.mktemp("exp1_single")
     single_process(step_3.main, flags(job, output))
     return output
-
-
-def test_experiment_1_two_ranks_give_the_single_process_bytes(job: tuple[Path, Path], experiment_1_single: Path, tmp_path: Path) -> None:
-    result = torchrun("experiment_1.step_3_evaluate", flags(job, tmp_path))
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / "summary.json").read_bytes() == (experiment_1_single / "summary.json").read_bytes()
-    merged, single = np.load(tmp_path / "per_image.npz"), np.load(experiment_1_single / "per_image.npz")
-    assert sorted(merged.files) == sorted(single.files)
-    for name in single.files:
-        np.testing.assert_array_equal(merged[name], single[name])
-    timing = read_json(tmp_path / "timing.json")
-    assert timing["world_size"] == 2 and timing["images_evaluated"] == NUM_IMAGES
-    assert timing["per_rank_images_evaluated"] == [1, 2] and len(timing["per_rank_wall_seconds"]) == 2
-    assert "world_size" not in read_json(tmp_path / "summary.json")["config"]
-    assert result.stdout.count("wrote ") == 1  # rank 1 prints nothing
 
 
 def test_a_crashed_rank_leaves_only_whole_batches_and_one_process_finishes_them(job: tuple[Path, Path], experiment_1_single: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -214,13 +201,6 @@ def test_a_crashed_rank_leaves_only_whole_batches_and_one_process_finishes_them(
     assert timing["images_evaluated"] == len(evaluated) + sum(record["images_evaluated"] for record in crashed)
 
 
-def test_experiment_2_two_ranks_give_the_single_process_bytes(job: tuple[Path, Path], tmp_path: Path) -> None:
-    single_process(step_1_evaluate.main, flags(job, tmp_path / "single"))
-    result = torchrun("experiment_2.step_1_evaluate", flags(job, tmp_path / "two"))
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / "two" / "summary.json").read_bytes() == (tmp_path / "single" / "summary.json").read_bytes()
-
-
 def test_lambda_sweep_two_ranks_give_the_single_process_bytes(job: tuple[Path, Path], tmp_path: Path) -> None:
     single_process(step_3_lambda_sweep.main, flags(job, tmp_path / "single", *SWEEP_FLAGS))
     result = torchrun("experiment_2.step_3_lambda_sweep", flags(job, tmp_path / "two", *SWEEP_FLAGS))
@@ -237,14 +217,64 @@ def test_a_bad_arch_under_torchrun_prints_one_line(job: tuple[Path, Path], tmp_p
                       "run from the folder that holds it or add it to PYTHONPATH"], result.stderr[-3000:]
 
 
-def test_single_pass_two_ranks_give_the_single_process_bytes(job: tuple[Path, Path], tmp_path: Path) -> None:
+# --- three ranks, uneven shares, every experiment: one single pass (Experiments 1–5) per scenario ------------------
+
+PASS_IMAGES, PASS_BATCH = 9, 2  # 5 batches (2, 2, 2, 2, 1 images): 3 ranks get batches [0], [1, 2], [3, 4]
+PASS_EXPERIMENTS = ["1", "2", "3", "4", "5"]
+
+
+@pytest.fixture(scope="module")
+def labelled_job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("labelled")
+    write_shard(root / "data" / "validation-00000-of-00001.parquet", [jpeg_bytes(200 + i) for i in range(PASS_IMAGES)], [0, 1, 2] * 3)
+    sample_main(["--data-dir", str(root / "data"), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", str(PASS_IMAGES),
+                 "--output", str(root / "sample_index.json")])
+    return root / "data", root / "sample_index.json"
+
+
+def pass_flags(job: tuple[Path, Path], results_root: Path) -> list[str]:
     data_dir, sample_index = job
-    arguments = ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", "1",
-                 "--num-workers", "0", "--device", "cpu", "--experiments", "1", "2", "--results-name", "r", "--results-root"]
-    single_process(single_pass_main, [*arguments, str(tmp_path / "single")])
-    result = torchrun("paper.single_pass", [*arguments, str(tmp_path / "two")])
+    return ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", str(PASS_BATCH),
+            "--num-workers", "0", "--device", "cpu", "--experiments", *PASS_EXPERIMENTS, "--num-random-seeds", "1",
+            "--results-name", "r", "--results-root", str(results_root)]
+
+
+def outputs(results_root: Path) -> dict[str, bytes]:
+    """Every file the experiments' own steps write (summaries, per-image arrays, signatures), timing aside."""
+    return {path.relative_to(results_root).as_posix(): path.read_bytes() for path in sorted(results_root.rglob("*"))
+            if path.is_file() and "partial" not in path.parts and path.name != "timing.json"}
+
+
+@pytest.fixture(scope="module")
+def single_pass_reference(labelled_job: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    results_root = tmp_path_factory.mktemp("single_pass")
+    single_process(single_pass_main, pass_flags(labelled_job, results_root))
+    return results_root
+
+
+def test_three_ranks_with_uneven_shares_give_every_experiments_single_process_bytes(labelled_job: tuple[Path, Path], single_pass_reference: Path, tmp_path: Path) -> None:
+    result = torchrun("paper.single_pass", pass_flags(labelled_job, tmp_path), ranks=3)
     assert result.returncode == 0, result.stderr[-3000:]
-    for experiment in ("experiment_1", "experiment_2"):
-        two, single = tmp_path / "two" / experiment / "r", tmp_path / "single" / experiment / "r"
-        assert (two / "summary.json").read_bytes() == (single / "summary.json").read_bytes()
-        assert read_json(two / "timing.json")["world_size"] == 2
+    expected = outputs(single_pass_reference)
+    assert {name.split("/")[0] for name in expected} == {f"experiment_{number}" for number in PASS_EXPERIMENTS}
+    assert outputs(tmp_path) == expected
+    timing = read_json(tmp_path / "experiment_1" / "r" / "timing.json")
+    assert timing["world_size"] == 3 and timing["images_evaluated"] == PASS_IMAGES
+    assert timing["per_rank_images_evaluated"] == [2, 4, 3]  # shares of 1, 2 and 2 batches, the last batch of 1 image
+    assert "world_size" not in read_json(tmp_path / "experiment_1" / "r" / "summary.json")["config"]
+    assert sum(line.startswith("wrote ") for line in result.stdout.splitlines()) == len(PASS_EXPERIMENTS)  # ranks 1 and 2 print nothing
+
+
+def test_three_ranks_resume_a_store_with_gaps_and_give_the_same_bytes(labelled_job: tuple[Path, Path], single_pass_reference: Path, tmp_path: Path) -> None:
+    """Batches 0, 2, 3 and 4 are removed from every experiment's store (batch 1 kept: a gap); three ranks share the
+    four unfinished batches ([0], [2], [3, 4]), evaluate only those and write every experiment's single-process bytes."""
+    shutil.copytree(single_pass_reference, tmp_path, dirs_exist_ok=True)
+    for path in list(tmp_path.rglob("*")):
+        if path.is_file() and ("partial" not in path.parts or path.name in {f"batch_{number:06d}.pt" for number in (0, 2, 3, 4)}):
+            path.unlink()
+    assert len(list(tmp_path.rglob("batch_000001.pt"))) == len(PASS_EXPERIMENTS)
+    result = torchrun("paper.single_pass", pass_flags(labelled_job, tmp_path), ranks=3)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert outputs(tmp_path) == outputs(single_pass_reference)
+    timing = read_json(tmp_path / "experiment_1" / "r" / "timing.json")
+    assert timing["images_evaluated"] == PASS_IMAGES - PASS_BATCH and timing["per_rank_images_evaluated"] == [2, 2, 3]
