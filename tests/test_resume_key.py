@@ -85,6 +85,16 @@ def test_the_key_holds_every_configuration_field_and_the_device(tmp_path: Path) 
         assert partial_store.describe_changes(key, changed) == name
 
 
+def test_a_relabelled_sample_list_is_another_run(tmp_path: Path) -> None:
+    """Labels are part of the sample-list entries in the key: the same rows with one label changed are another run
+    (Experiments 4 and 5 read the labels)."""
+    write_shard(tmp_path / SHARD, [jpeg_bytes(0), jpeg_bytes(1)], [3, 4])
+    config = {"arch": "resnet18", "weights": "random"}
+    key = partial_store.run_key(config, tmp_path, [SampleRef(SHARD, 0, 3), SampleRef(SHARD, 1, 4)])
+    relabelled = partial_store.run_key(config, tmp_path, [SampleRef(SHARD, 0, 3), SampleRef(SHARD, 1, 5)])
+    assert partial_store.describe_changes(key, relabelled) == "the sample-list entries in use"
+
+
 def test_an_old_store_without_a_content_key_is_refused(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
     old = run / "old"
     (old / "partial" / "all_masks").mkdir(parents=True)

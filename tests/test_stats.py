@@ -18,6 +18,13 @@ def test_exact_proportion_ci_is_the_clopper_pearson_interval(successes: int, cou
     assert result["ci_low"] == pytest.approx(low, abs=1e-12) and result["ci_high"] == pytest.approx(high, abs=1e-12)
 
 
+@pytest.mark.parametrize("confidence", [0.9, 0.99])
+def test_exact_proportion_ci_at_another_confidence(confidence: float) -> None:
+    result = exact_proportion_ci(np.array([1.0] * 3 + [0.0] * 5), confidence=confidence)
+    tail = (1 - confidence) / 2
+    assert result["ci_low"] == pytest.approx(beta.ppf(tail, 3, 6), abs=1e-12) and result["ci_high"] == pytest.approx(beta.ppf(1 - tail, 4, 5), abs=1e-12)
+
+
 def test_zero_of_six_is_not_a_point_interval() -> None:
     result = exact_proportion_ci(np.zeros(6))
     assert result["ci_low"] == 0.0 and result["ci_high"] == pytest.approx(0.4593, abs=1e-4)
