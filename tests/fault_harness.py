@@ -19,7 +19,7 @@ from conftest import jpeg_bytes, shrink_inputs, write_shard
 from experiment_1.data.sample_list import sample_list_json
 from experiment_1.data.shards import SampleRef
 from experiment_1.errors import run_cli
-from experiment_1.files import atomic_write_json
+from experiment_1.files import atomic_write_json, read_json
 from experiment_1.run import partial_store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,8 +88,10 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (root / "data" / "garbage.parquet").write_bytes(b"not parquet at all")
         write_samples(root / "samples.json", [0, 1, 2])
         with pytest.MonkeyPatch.context() as patch:
-            shrink_inputs(patch)
+            small = shrink_inputs(patch)
             step_3.main(flags(root))
+        # loud if the 64-px patch stopped applying (the pipeline building its model another way): 224 px would only be slow
+        assert read_json(root / "results" / "summary.json")["config"]["input_size"] == small
         _finished["root"] = root
     return _finished["root"]
 
