@@ -12,6 +12,7 @@ import pytest
 import experiment_1.reconstruction_pass as reconstruction_pass
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.errors import PipelineError
+from experiment_1.network.registry import ARCHITECTURES
 from paper.resummarize import main as resummarize_main
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_main
@@ -131,7 +132,8 @@ def run_step(*args: str) -> subprocess.CompletedProcess:
 def test_cli_errors_are_one_line(tiny_shards: Path, sample_index: Path, tmp_path: Path) -> None:
     result = run_step("experiment_1.step_3_evaluate", "--arch", "resnet19", "--sample-index", str(sample_index), "--data-dir", str(tiny_shards))
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == ["error: unknown arch 'resnet19'; choose one of efficientnet_lite0, efficientnet_lite1, efficientnet_lite2, resnet18, resnet34, resnet50, or a factory package.module:function"]
+    registered = ", ".join(ARCHITECTURES.names())  # every registered architecture, however many there are
+    assert result.stderr.strip().splitlines() == [f"error: unknown arch 'resnet19'; choose one of {registered}, or a factory package.module:function"]
     result = run_step("experiment_1.step_2_sample", "--data-dir", str(tmp_path / "nowhere"))
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "data directory not found" in result.stderr and "step_1.sh" in result.stderr
