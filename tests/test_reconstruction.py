@@ -1,6 +1,7 @@
 """Experiment 1's per-image metrics (experiment_1.reconstruction) against values worked out by hand on planted set
 functions: an additive one (the first-order reading is exact), a pairwise one (known first-order error), a 2-block
-"network" written out in full, and labels compared with the full-mask prediction."""
+"network" written out in full, a tiny linear network run through the tree engine, and labels compared with the
+full-mask prediction."""
 from __future__ import annotations
 
 import math
@@ -9,6 +10,8 @@ import pytest
 import torch
 
 from experiment_1.mobius.transform import all_masks
+from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
 from experiment_1.reconstruction import reconstruction_metrics
 
 NUM_BLOCKS, CLASSES = 4, 3
@@ -91,3 +94,37 @@ def test_the_worst_subset_error_is_the_round_off_of_the_transform_and_back_at_it
     assert (worst > 1e-9).all() and (worst < 1e-2).all()
     assert (metrics["max_subset_rel_error_float64"] < 1e-12).all()
     assert (metrics["max_subset_rel_error_float64"] < worst).all()
+
+
+class Scale(torch.nn.Module):
+    def __init__(self, factor: float) -> None:
+        super().__init__()
+        self.factor = factor
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.factor * x
+
+
+def test_a_tiny_linear_network_through_the_engine_gives_the_metrics_worked_out_by_hand() -> None:
+    # x_1 = x + m_0·a·x, x_2 = x_1 + m_1·b·x_1, logits = W x_2: h(S) = (1 + a·m_0)(1 + b·m_1)·W x, so
+    # h(full) = (1+a)(1+b)·Wx, the first-order reading (1 + a + b)·Wx misses the pair term a·b·Wx, and the naive sum
+    # of the four h(S) is (4 + 2a + 2b + ab)·Wx
+    a, b = 0.5, -0.25
+    head = torch.nn.Linear(3, 4, bias=False)
+    with torch.no_grad():
+        head.weight.copy_(torch.tensor([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0], [3.0, 1.0, 0.0], [0.0, -2.0, 1.0]]))
+    blocks = [GateableBlock(Scale(a), name="a"), GateableBlock(Scale(b), name="b")]
+    model = ResidualStack(torch.nn.Identity(), blocks, head, Preprocess(), "tiny", "hand").double().eval()
+    x = torch.tensor([[1.0, 2.0, -1.0], [0.5, -1.0, 2.0]], dtype=torch.float64)
+    logits = evaluate_all_masks(model, x, engine="tree", mask_chunk=4)
+    base = x @ head.weight.T.double()
+    for mask, factor in enumerate([1.0, 1 + a, 1 + b, (1 + a) * (1 + b)]):
+        torch.testing.assert_close(logits[:, mask], factor * base, rtol=1e-15, atol=1e-15)
+    labels = torch.tensor([int(base[0].argmax()), (int(base[1].argmax()) + 1) % 4])
+    metrics = reconstruction_metrics(logits, labels)
+    full = (1 + a) * (1 + b)
+    assert metrics["first_order_rel_error"].tolist() == pytest.approx([abs(a * b) / abs(full)] * 2, rel=1e-12)
+    assert metrics["naive_sum_rel_error"].tolist() == pytest.approx([abs(4 + 2 * a + 2 * b + a * b - full) / abs(full)] * 2, rel=1e-12)
+    assert metrics["mobius_rel_error_float64"].max().item() < 1e-15
+    assert metrics["full_correct"].tolist() == [1.0, 0.0]  # every h(S) is a positive multiple of Wx: argmax Wx throughout
+    assert metrics["empty_top1_agreement"].tolist() == metrics["first_order_top1_agreement"].tolist() == [1.0, 1.0]
