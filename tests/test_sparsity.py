@@ -1,4 +1,4 @@
-"""experiment_3.topk core: rankings, cumulative reconstruction and thresholds against explicit loops."""
+"""experiment_1.mobius.sparsity: rankings, cumulative reconstruction, participation ratio and thresholds against explicit loops."""
 from __future__ import annotations
 
 import torch
