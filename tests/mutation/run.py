@@ -5,6 +5,7 @@ and print the survivors (bugs no test caught). A script, not a test: it costs CP
     python tests/mutation/run.py M2 O11       # only these
     python tests/mutation/run.py --list       # the list, with the tests each one runs
     python tests/mutation/run.py --baseline   # run every target unmutated (must all pass)
+    python tests/mutation/run.py --stale      # only check that every edit still applies (reads, runs nothing)
 
 Each mutation is one or more exact search/replace edits on named files. An edit whose search text does not occur
 exactly once is *stale* (the code moved): the script says so and fails, so the list cannot rot silently.
@@ -217,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("ids", nargs="*", help="mutation ids to run (default: all)")
     parser.add_argument("--list", action="store_true", help="print the mutations and their targets, run nothing")
     parser.add_argument("--baseline", action="store_true", help="run every target on the unmutated copy (each must pass)")
+    parser.add_argument("--stale", action="store_true", help="only check that every edit's search text occurs exactly once (run nothing)")
+    parser.add_argument("--root", type=Path, default=REPO, help="the tree --stale reads (default: this checkout)")
     args = parser.parse_args(argv)
     known = {mutation.id: mutation for mutation in MUTATIONS}
     unknown = [name for name in args.ids if name not in known]
@@ -227,6 +230,14 @@ def main(argv: list[str] | None = None) -> int:
         for mutation in chosen:
             print(f"{mutation.id:4} {mutation.what}  [{' '.join(mutation.tests)}]")
         return 0
+    if args.stale:
+        stale = [(mutation.id, file, (args.root / file).read_text().count(search) if (args.root / file).exists() else 0)
+                 for mutation in chosen for file, search, _ in mutation.edits]
+        stale = [entry for entry in stale if entry[2] != 1]
+        for name, file, count in stale:
+            print(f"{name:4} STALE     {file}: the search text occurs {count} times (need exactly 1)")
+        print(f"{len(chosen)} mutations: {len({name for name, _, _ in stale})} stale")
+        return 1 if stale else 0
     survivors, problems = [], []
     with tempfile.TemporaryDirectory(prefix="mutation-") as folder:
         copy = Path(folder) / "repo"
