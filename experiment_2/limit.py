@@ -38,7 +38,7 @@ from torch import nn
 
 from experiment_1.network.residual_stack import ResidualStack
 from experiment_1.report.stats import bootstrap_mean_ci_rows
-from experiment_1.report.verdicts import CANNOT_TELL, FAILS, HOLDS, verdict
+from experiment_1.report.verdicts import CANNOT_TELL, FAILS, HOLDS, NOT_CONVERGED, POST_HOC, UNRESOLVED, verdict
 from experiment_2.scaling import FLOOR_MARGIN, fit_power_law, roundoff_floor
 
 LIMIT_POINTS = 3
@@ -47,9 +47,6 @@ LAWS = ("lambda_k", "kink", "kink_chain")
 LAW_NAMES = {"lambda_k": "λ^k law (smooth stacks)", "kink": "kink law (piecewise-linear activations, stated before the 3C runs)",
              "kink_chain": "kink law refined by the exact-zero chain (after measuring ResNet-18)"}
 PIECEWISE_LINEAR_POST = (nn.ReLU, nn.ReLU6)
-NOT_CONVERGED = "cannot tell (not converged)"
-UNRESOLVED = "unresolved"
-POST_HOC = "consistent (post hoc)"
 FIRST_COUNTED_ORDER = 2  # slope 1 at k = 1 holds for any network: shown, not counted as agreement
 # The run the refined law was derived from (README, "After measuring"): the random-init torchvision ResNet-18,
 # seed 0, on the test sample list. Any run of that network, seed and list is the law's own data.
@@ -308,14 +305,6 @@ def _outcomes(per_order: list[str]) -> str:
     return "; ".join(parts)
 
 
-def _worded(entry: dict[str, Any], word: str) -> dict[str, Any]:
-    """``entry`` with the finer decision word of the limit rule: ``cannot tell (not converged)`` for a cannot tell
-    whose cause is convergence, ``consistent (post hoc)`` for a holds on the law's own data."""
-    if word == NOT_CONVERGED and entry["decision"] == CANNOT_TELL or word == POST_HOC and entry["decision"] == HOLDS:
-        return {**entry, "decision": word}
-    return entry
-
-
 def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, tolerance: float, floor_margin: float) -> dict[str, Any]:
     """The verdict (:mod:`experiment_1.report.verdicts` schema) on one law for one variant, from its 3C limit block.
 
@@ -349,8 +338,8 @@ def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, t
     notes.append(f"visible at every resolved order from λ = {visible:g} down" if visible is not None else "not visible at every resolved order on any λ step of this grid")
     notes.append("visible per order k = 1 … L from λ = " + ", ".join("—" if value is None else f"{value:g}" for value in test["visible_from_lambda_per_order"]))
     overall = test["verdict"]
-    decision = overall if overall in (HOLDS, FAILS) else HOLDS if overall == POST_HOC else CANNOT_TELL
-    entry = verdict(
+    decision = overall if overall in (HOLDS, FAILS, NOT_CONVERGED, POST_HOC) else CANNOT_TELL
+    return verdict(
         f"exp3c.{variant}.{law}",
         f"{variant} activations follow the {LAW_NAMES[law]} ({LAW_CLAIMS[law]})",
         decision,
@@ -360,4 +349,3 @@ def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, t
         effect=effect,
         notes=notes,
     )
-    return _worded(entry, overall)

@@ -162,6 +162,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     if not samples:
         raise PipelineError(f"{flags.sample_index}: the sample list is empty")
     check_labels(samples, num_classes(model), flags.sample_index)
+    check_logits_fit(flags.batch_size, model.num_blocks, num_classes(model), torch.float64 if flags.dtype == "float64" else torch.float32, device)  # before the cost estimate: no flag can make these logits fit
     cost = distributed.on_main(lambda: run_cost.estimate(model, model.preprocess.crop, len(samples), flags.batch_size, flags.mask_chunk, flags.engine, distributed.world_size(), getattr(args, "masks_per_image", None)))
     print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
     run_cost.check(cost, getattr(args, "confirm_long_run", False))
@@ -171,7 +172,6 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     if flags.fold_batchnorm:
         fold_batchnorm(model)
     check_set_function(model)  # deterministic and batch-independent, as evaluated (before compiling)
-    check_logits_fit(flags.batch_size, model.num_blocks, num_classes(model), torch.float64 if flags.dtype == "float64" else torch.float32, device)
     if flags.compile:
         compile_stack(model)
     return EvaluationSetup(model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity)))
