@@ -60,14 +60,27 @@ gpu-check: $(BIN)/.installed
 tables: $(BIN)/.installed
 	$(BIN)/python -m paper.make_tables
 
-# Every committed REPORT, figure, depth comparison, tables.md and paper/generated/ re-rendered from the committed
-# summaries, evaluating nothing (about 1.5 min); on the code that wrote them, `git status --porcelain` then prints
-# nothing. (Experiment 3C's limit report needs the sweeps' per_image.npz, which is not committed: rerun offline-results-3c.)
+# The committed summaries re-decided from their committed per-image arrays, evaluating nothing: Experiments 1, 2,
+# 3A/3B and 3 rebuilt by paper.resummarize, Experiment 5's analysis rerun from per_image.pt. Then `make reports`.
+# (Experiment 4's overlap needs signatures.pt, which is not committed: rerun offline-results-exp4 for it.)
+REBUILT_SUMMARIES := $(wildcard experiment_1/results_efficientnet_lite*_sample/summary.json experiment_2/results_efficientnet_lite*_sample/summary.json \
+	experiment_2/results_lambda_efficientnet_lite*_sample/summary_all.json experiment_3/results_efficientnet_lite*_sample/summary.json)
+.PHONY: summaries
+summaries: $(BIN)/.installed
+	$(BIN)/python -m paper.resummarize --summary $(REBUILT_SUMMARIES)
+	for lite in lite0 lite1; do \
+		$(BIN)/python -m experiment_5.step_2_analyze --per-image experiment_5/results_efficientnet_$${lite}_sample/per_image.pt || exit 1; done
+
+# Every committed REPORT, figure, the 3C limit reports, the depth comparison, tables.md and paper/generated/
+# re-rendered from the committed summaries, evaluating nothing (a few minutes); on the code that wrote them,
+# `git status --porcelain` then prints nothing.
 reports: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_sample/summary.json
 	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite1_sample/summary.json
+	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_random_sample/summary.json
+	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_random_bn_sample/summary.json
 	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_sample/summary.json \
-		--compare-summary experiment_2/results_efficientnet_lite0_random_sample/summary.json
+		--compare-summary experiment_2/results_efficientnet_lite0_random_bn_sample/summary.json
 	for lite in lite1 lite2; do \
 		$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_$${lite}_sample/summary.json && \
 		$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
@@ -77,6 +90,10 @@ reports: $(BIN)/.installed
 		$(BIN)/python -m experiment_5.step_3_plot --analysis experiment_5/results_efficientnet_$${lite}_sample/analysis.json \
 			--per-image experiment_5/results_efficientnet_$${lite}_sample/per_image.pt || exit 1; done
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
+	for arch in resnet18 efficientnet_lite0; do \
+		$(BIN)/python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_$${arch}_native/summary_all.json \
+			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
+	$(BIN)/python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
 	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
 		--output paper/results_depth_efficientnet_lite_sample/depth.json
 	$(BIN)/python -m paper.make_tables
