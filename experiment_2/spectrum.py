@@ -10,15 +10,30 @@ import torch
 from experiment_1.mobius.spectrum import order_energies, scalar_projection, spectrum_statistics
 from experiment_1.mobius.transform import full_mask_index, mobius_transform, num_blocks_from_size
 
-__all__ = ["spectrum_metrics"]
+__all__ = ["spectrum_metrics", "unit_in_last_place"]
 
 
 def _roundoff_variance(logits: torch.Tensor, network_dtype: torch.dtype, dtype: torch.dtype) -> torch.Tensor:
     """Per image and class, the mean over masks of ``ulp(h(S)[c])² / 12`` — the variance of rounding
     each logit to ``network_dtype`` (the precision of the network's output): ``(B, 2^L, C)`` → ``(B, C)``."""
-    magnitude = logits.abs().to(network_dtype)
-    ulp = (torch.nextafter(magnitude, torch.full_like(magnitude, float("inf"))) - magnitude).to(dtype)
+    ulp = unit_in_last_place(logits.abs().to(network_dtype)).to(dtype)
     return ulp.square().mean(dim=1) / 12
+
+
+def unit_in_last_place(magnitude: torch.Tensor) -> torch.Tensor:
+    """The gap from each finite ``magnitude ≥ 0`` up to the next number of its dtype, ``nextafter(x, inf) − x``:
+    ``eps · 2^⌊log2 x⌋`` for a normal ``x``, the smallest subnormal ``tiny · eps`` below the normal range; NaN for ±inf and NaN (at the largest finite number: the finite
+    spacing of its binade, where ``nextafter`` gives inf).
+
+    Computed in float64 from ``torch.finfo`` (exact: both are powers of two), so it needs no
+    ``nextafter`` kernel for bfloat16/float16 (older CUDA builds have none). Returned in float64.
+    """
+    info = torch.finfo(magnitude.dtype)
+    values = magnitude.to(torch.float64)
+    _, exponent = torch.frexp(values)  # values = mantissa · 2^exponent, mantissa in [0.5, 1)
+    normal = torch.ldexp(torch.full_like(values, info.eps), exponent - 1)
+    ulp = torch.where(values >= info.tiny, normal, torch.full_like(values, info.tiny * info.eps))
+    return torch.where(values.isfinite(), ulp, torch.full_like(values, float("nan")))  # as nextafter: inf − inf
 
 
 def spectrum_metrics(logits: torch.Tensor, dtype: torch.dtype = torch.float64, network_dtype: torch.dtype = torch.float32) -> dict[str, torch.Tensor]:

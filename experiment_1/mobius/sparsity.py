@@ -58,8 +58,20 @@ def participation_ratio(energies: torch.Tensor) -> torch.Tensor:
 
 def captured_fraction(energies: torch.Tensor, permutation: torch.Tensor) -> torch.Tensor:
     """``Σ_{first K} e_S / Σ_S e_S`` for every ``K = 1 … M``: ``(B, M)``."""
-    cumulative = energies.gather(1, permutation).cumsum(dim=1)
+    cumulative = row_cumsum(energies.gather(1, permutation))
     return cumulative / cumulative[:, -1:]
+
+
+def row_cumsum(values: torch.Tensor) -> torch.Tensor:
+    """``values.cumsum(dim=1)`` for ``(B, M)``, the same bits for a row whatever ``B``.
+
+    A single row would take CUDA's device-wide scan (CUB), whose floating-point association depends on
+    the scheduling; with two or more rows every row gets the same fixed-order row scan (on CPU: the
+    sequential sum either way).
+    """
+    if values.shape[0] == 1:
+        return torch.cat([values, torch.zeros_like(values)]).cumsum(dim=1)[:1]
+    return values.cumsum(dim=1)
 
 
 def smallest_k_reaching_mass(energies: torch.Tensor, permutation: torch.Tensor, fractions: Sequence[float]) -> torch.Tensor:

@@ -40,6 +40,7 @@ __all__ = [
     "LOW_ORDER_MAX",
     "scalar_projection",
     "order_energies",
+    "order_layout",
     "interaction_spectrum",
     "trunk_share",
     "peak_order",
@@ -61,7 +62,9 @@ def order_energies(coefficients: torch.Tensor) -> torch.Tensor:
     """``E_k = Σ_{|S|=k} energy(Δ_S h)`` for ``k = 0 … L``: ``(B, 2^L[, C])`` → ``(B, L+1)``.
 
     Energy is the squared L2 norm over the class dimension for ``(B, 2^L, C)`` coefficients and
-    the square for ``(B, 2^L)`` ones. The result has the coefficients' dtype.
+    the square for ``(B, 2^L)`` ones. Each ``E_k`` sums its masks in increasing mask order, accumulated in
+    float64, on every device and whatever the batch size (the same bits after a resume or under any world
+    size); the result has the coefficients' dtype.
     """
     if coefficients.dim() not in (2, 3):
         raise ValueError(f"coefficients must have shape (B, 2^L) or (B, 2^L, C); got {tuple(coefficients.shape)}")
@@ -69,8 +72,25 @@ def order_energies(coefficients: torch.Tensor) -> torch.Tensor:
     energy = coefficients.square()
     if energy.dim() == 3:
         energy = energy.sum(dim=2)
-    orders = subset_orders(num_blocks, device=energy.device)
-    return energy.new_zeros(energy.shape[0], num_blocks + 1).index_add_(1, orders, energy)
+    padded = torch.cat([energy, energy.new_zeros(energy.shape[0], 1)], dim=1)  # column 2^L: the zero the layout pads with
+    by_order = padded[:, order_layout(num_blocks, energy.device)]  # (B, L+1, C(L, ⌊L/2⌋))
+    # the last of a scan along each row is its left-to-right sum: one fixed order on every device (CUDA's
+    # row scan runs no atomics, unlike index_add_/scatter_add_), and bit for bit the sequential sum on CPU
+    return by_order.to(torch.float64).cumsum(dim=2)[:, :, -1].to(energy.dtype)
+
+
+def order_layout(num_blocks: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """The masks grouped by order: row ``k`` of ``(L+1, C(L, ⌊L/2⌋))`` holds the masks of order ``k`` in increasing
+    order, then ``2^L`` (one past the last mask) as padding. Built on ``device``, with no host copy."""
+    orders = subset_orders(num_blocks, device=device)
+    by_order = torch.argsort(orders, stable=True)
+    layout = torch.full((num_blocks + 1, comb(num_blocks, num_blocks // 2)), 2**num_blocks, dtype=torch.long, device=device)
+    start = 0
+    for order in range(num_blocks + 1):
+        count = comb(num_blocks, order)
+        layout[order, :count] = by_order[start : start + count]
+        start += count
+    return layout
 
 
 def interaction_spectrum(energies: torch.Tensor) -> torch.Tensor:

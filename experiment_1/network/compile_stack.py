@@ -8,6 +8,25 @@ import torch
 from experiment_1.network.residual_stack import ResidualStack
 
 
+RECOMPILE_LIMIT_NAMES = ("recompile_limit", "cache_size_limit")  # the newer name first; torch < 2.6 has only the older one
+
+
+def raise_recompile_limit(minimum: int) -> None:
+    """Raise dynamo's per-code-object recompilation limit to at least ``minimum``, under whichever name this torch has.
+
+    One compiled entry per block per entry point: ``GateableBlock.forward_both`` is one code object
+    shared by L blocks, so the default limit of 8 recompilations per code object is too small. An
+    ``AttributeError`` when this torch has neither name (the caller then stays eager).
+    """
+    import torch._dynamo
+
+    config = torch._dynamo.config
+    name = next((name for name in RECOMPILE_LIMIT_NAMES if hasattr(config, name)), None)
+    if name is None:
+        raise AttributeError(f"torch._dynamo.config has none of {', '.join(RECOMPILE_LIMIT_NAMES)}")
+    setattr(config, name, max(getattr(config, name), minimum))
+
+
 def compile_stack(model: ResidualStack, resolution: int | None = None) -> bool:
     """Run the stem, every block (both engines' entry points) and the head through ``torch.compile``.
 
@@ -17,13 +36,9 @@ def compile_stack(model: ResidualStack, resolution: int | None = None) -> bool:
     says why, and the result is ``False``. The compiled model agrees with the eager one to float32
     round-off (fused kernels sum in another order), not bit for bit.
     """
-    import torch._dynamo
-
-    # one compiled entry per block per entry point: GateableBlock.forward_both is one code object
-    # shared by L blocks, so the default limit of 8 recompilations per code object is too small
-    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 4 * model.num_blocks + 8)
     eager_stem, eager_head = model.stem, model.head
     try:
+        raise_recompile_limit(4 * model.num_blocks + 8)
         model.stem, model.head = torch.compile(model.stem), torch.compile(model.head)
         for block in model.blocks:
             block.forward = torch.compile(block.forward)

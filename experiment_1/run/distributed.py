@@ -19,6 +19,7 @@ Without ``torchrun`` every function here is the single-process identity (rank 0 
 from __future__ import annotations
 
 import atexit
+import inspect
 import os
 import sys
 import time
@@ -94,6 +95,16 @@ def rank_device(device: torch.device, rank: Rank, gpu_count: int) -> torch.devic
     return torch.device("cuda", rank.local_rank)
 
 
+def device_id_argument(init: Callable[..., Any], device: torch.device) -> dict[str, torch.device]:
+    """``{"device_id": device}`` where ``init`` (``init_process_group``) takes that keyword (torch ≥ 2.3), else ``{}``
+    (older torch binds the rank's GPU through the ``set_device`` call before it)."""
+    try:
+        parameters = inspect.signature(init).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: do not guess
+        return {}
+    return {"device_id": device} if "device_id" in parameters else {}
+
+
 def start(device: torch.device) -> torch.device:
     """Under torchrun: join the process group and return this rank's device; otherwise ``device`` unchanged."""
     global _current
@@ -104,7 +115,7 @@ def start(device: torch.device) -> torch.device:
     if not dist.is_initialized():
         if device.type == "cuda":
             torch.cuda.set_device(device)
-            dist.init_process_group("nccl", timeout=BARRIER_TIMEOUT, device_id=device)
+            dist.init_process_group("nccl", timeout=BARRIER_TIMEOUT, **device_id_argument(dist.init_process_group, device))
         else:
             dist.init_process_group("gloo", timeout=BARRIER_TIMEOUT)
         atexit.register(_shutdown)

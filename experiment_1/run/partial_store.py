@@ -96,6 +96,25 @@ def run_key(config: dict[str, Any], data_dir: Path, samples: list[SampleRef]) ->
     return key
 
 
+def device_identity(device: torch.device) -> dict[str, Any]:
+    """What a CUDA run's numbers depend on beyond its flags — the GPU model and the torch, CUDA and cuDNN
+    versions (cuDNN picks its kernels by them) — as ``{"cuda_device": {...}}`` for the run key; ``{}`` on
+    CPU, so CPU keys stay as they were. A resume on another GPU or software stack, or ranks on mixed nodes,
+    are then refused instead of mixing batches."""
+    if device.type != "cuda":
+        return {}
+    major, minor = torch.cuda.get_device_capability(device)
+    return {
+        "cuda_device": {
+            "name": torch.cuda.get_device_name(device),
+            "capability": f"{major}.{minor}",
+            "torch": torch.__version__,
+            "cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version(),
+        }
+    }
+
+
 def describe_changes(previous: dict[str, Any], current: dict[str, Any]) -> str:
     """What differs between two run keys, in words (the sources named one by one)."""
     changes = []

@@ -39,7 +39,7 @@ from experiment_1.errors import Interrupted, PipelineError
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
 from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_finite, git_commit, package_versions, read_json, seed_everything
-from experiment_1.run.partial_store import PartialStore, run_key, sample_list_sha256
+from experiment_1.run.partial_store import PartialStore, device_identity, run_key, sample_list_sha256
 from experiment_1.run.run_checks import check_beta, check_logits_fit, check_set_function
 from experiment_1.run.run_config import RunConfig
 from experiment_1.network.residual_stack import ResidualStack
@@ -197,6 +197,7 @@ def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device:
         "skip_corrupt": bool(flags.skip_corrupt),
         "device_type": device.type,
         "input_size": model.preprocess.crop,
+        **device_identity(device),  # GPU model and CUDA/cuDNN versions; nothing on CPU
     }
     if network_identity is not None:  # a user's network itself (source and tensors); built-in names keep their keys
         content["network_sha256"] = network_identity
