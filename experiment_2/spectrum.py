@@ -22,18 +22,19 @@ def _roundoff_variance(logits: torch.Tensor, network_dtype: torch.dtype, dtype: 
 
 def unit_in_last_place(magnitude: torch.Tensor) -> torch.Tensor:
     """The gap from each finite ``magnitude ≥ 0`` up to the next number of its dtype, ``nextafter(x, inf) − x``:
-    ``eps · 2^⌊log2 x⌋`` for a normal ``x``, the smallest subnormal ``tiny · eps`` below the normal range; NaN for ±inf and NaN (at the largest finite number: the finite
-    spacing of its binade, where ``nextafter`` gives inf).
+    ``eps · 2^⌊log2 x⌋`` for a normal ``x``, the smallest subnormal ``tiny · eps`` below the normal range (at
+    the largest finite number: the spacing of its binade, where ``nextafter`` steps to inf).
 
-    Computed in float64 from ``torch.finfo`` (exact: both are powers of two), so it needs no
-    ``nextafter`` kernel for bfloat16/float16 (older CUDA builds have none). Returned in float64.
+    Read off the exponent bits in float32 (float64 for a float64 ``magnitude``; bfloat16 and float16 widen to
+    float32 exactly) and scaled by ``eps`` — exact, as both are powers of two — so it needs no ``nextafter``
+    kernel for bfloat16/float16 (older CUDA builds have none) and no more memory than a copy or two of
+    ``magnitude``. Returned in that float32/float64.
     """
     info = torch.finfo(magnitude.dtype)
-    values = magnitude.to(torch.float64)
-    _, exponent = torch.frexp(values)  # values = mantissa · 2^exponent, mantissa in [0.5, 1)
-    normal = torch.ldexp(torch.full_like(values, info.eps), exponent - 1)
-    ulp = torch.where(values >= info.tiny, normal, torch.full_like(values, info.tiny * info.eps))
-    return torch.where(values.isfinite(), ulp, torch.full_like(values, float("nan")))  # as nextafter: inf − inf
+    wide, bits, exponent_bits = (torch.float64, torch.int64, 0x7FF0000000000000) if magnitude.dtype == torch.float64 else (torch.float32, torch.int32, 0x7F800000)
+    values = magnitude.to(wide)
+    binade = (values.view(bits) & exponent_bits).view(wide)  # 2^⌊log2 x⌋ for a normal x, 0 below
+    return torch.where(values >= info.tiny, binade * info.eps, torch.full_like(values, info.tiny * info.eps))
 
 
 def spectrum_metrics(logits: torch.Tensor, dtype: torch.dtype = torch.float64, network_dtype: torch.dtype = torch.float32) -> dict[str, torch.Tensor]:
