@@ -23,6 +23,7 @@ __all__ = [
     "singleton_mask_indices",
     "mobius_transform",
     "inverse_mobius_transform",
+    "inverse_mobius_transform_",
 ]
 
 
@@ -60,11 +61,13 @@ def singleton_mask_indices(num_blocks: int) -> list[int]:
     return [1 << block for block in range(num_blocks)]
 
 
-def _butterfly(values: torch.Tensor, dim: int, sign: int, dtype: torch.dtype | None) -> torch.Tensor:
+def _butterfly(values: torch.Tensor, dim: int, sign: int, dtype: torch.dtype | None, in_place: bool = False) -> torch.Tensor:
     dim = dim % values.dim()
     size = values.shape[dim]
     num_blocks = num_blocks_from_size(size)
-    out = values.to(dtype=dtype or values.dtype, copy=True).contiguous()
+    if in_place and not values.is_contiguous():
+        raise ValueError("an in-place transform needs a contiguous tensor")
+    out = values if in_place else values.to(dtype=dtype or values.dtype, copy=True).contiguous()
     lead = 1
     for extent in out.shape[:dim]:
         lead *= extent
@@ -95,3 +98,9 @@ def inverse_mobius_transform(
 ) -> torch.Tensor:
     """Zeta transform, the inverse of :func:`mobius_transform`: ``h(S) = Σ_{T ⊆ S} Δ_T h``."""
     return _butterfly(coefficients, dim, sign=+1, dtype=dtype)
+
+
+def inverse_mobius_transform_(coefficients: torch.Tensor, dim: int = -2) -> torch.Tensor:
+    """:func:`inverse_mobius_transform` in place on a contiguous ``coefficients`` (the same operations, the same
+    bits, no second tensor of that size); returns it."""
+    return _butterfly(coefficients, dim, sign=+1, dtype=None, in_place=True)

@@ -67,8 +67,8 @@ def evaluate_masks_naive(
     num_blocks = model.num_blocks
     if mask_indices is None:
         mask_indices = torch.arange(2**num_blocks)
-    mask_indices = torch.as_tensor(mask_indices, dtype=torch.long)
-    bits = torch.arange(num_blocks)
+    mask_indices = torch.as_tensor(mask_indices, dtype=torch.long).to(device)  # one copy, none per chunk
+    bits = torch.arange(num_blocks, device=device)
     images = _to_model(images, model)
     batch = images.shape[0]
     outputs = []
@@ -76,7 +76,7 @@ def evaluate_masks_naive(
         chunk = mask_indices[start : start + mask_chunk]
         masks = ((chunk[:, None] >> bits[None, :]) & 1).bool()  # (m, L)
         replicated = images.repeat_interleave(len(chunk), dim=0)  # image-major: (B·m, ...)
-        logits = model(replicated, masks=masks.repeat(batch, 1).to(device), residual_scale=float(residual_scale))
+        logits = model(replicated, masks=masks.repeat(batch, 1), residual_scale=float(residual_scale))
         outputs.append(logits.to(_logit_dtype(dtype)).view(batch, len(chunk), -1))
     return torch.cat(outputs, dim=1)
 
@@ -92,26 +92,33 @@ def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: 
     scale = float(residual_scale)
     out: torch.Tensor | None = None
 
-    def descend(states: torch.Tensor, prefix_ids: torch.Tensor, level: int) -> None:
-        # states: (n·B, ...) grouped prefix-major; prefix_ids: (n,) mask bits 0…level−1 of each
+    def descend(handed: list[torch.Tensor], prefix_ids: torch.Tensor, level: int) -> None:
+        # handed: [states (n·B, ...)] grouped prefix-major, handed over (popped: the caller keeps no reference,
+        # so each group's input is freed as soon as its children exist); prefix_ids: (n,) mask bits 0…level−1
+        # of each, on the device (no host copy in the loop)
         nonlocal out
+        states = handed.pop()
         if level == num_blocks:
             logits = model.head(states).to(_logit_dtype(dtype)).view(len(prefix_ids), batch, -1)
+            del states
             if out is None:
                 out = torch.empty(batch, 2**num_blocks, logits.shape[-1], device=device, dtype=logits.dtype)
-            out[:, prefix_ids.to(device)] = logits.transpose(0, 1)
+            out[:, prefix_ids] = logits.transpose(0, 1)
             return
         gate_off, gate_on = model.blocks[level].forward_both(states, scale)
         del states
         on_ids = prefix_ids + (1 << level)
         if 2 * len(prefix_ids) <= mask_chunk:
-            descend(torch.cat([gate_off, gate_on]), torch.cat([prefix_ids, on_ids]), level + 1)
+            merged = [torch.cat([gate_off, gate_on])]
+            del gate_off, gate_on
+            descend(merged, torch.cat([prefix_ids, on_ids]), level + 1)
         else:
-            descend(gate_off, prefix_ids, level + 1)
-            del gate_off
-            descend(gate_on, on_ids, level + 1)
+            first, second = [gate_off], [gate_on]  # the gate-on half waits while the gate-off half is walked
+            del gate_off, gate_on
+            descend(first, prefix_ids, level + 1)
+            descend(second, on_ids, level + 1)
 
-    descend(model.stem(images), torch.zeros(1, dtype=torch.long), 0)
+    descend([model.stem(images)], torch.zeros(1, dtype=torch.long, device=device), 0)
     assert out is not None
     return out
 
