@@ -25,7 +25,7 @@ from experiment_1.mobius.transform import (
 
 
 MASK_CHUNK = 4096  # masks per step of the per-subset error (chunk · C float64 temporaries per image)
-PEAK_LOGIT_MULTIPLE = 3.5  # live bytes of reconstruction_metrics besides its input, in units of the float32 logits' bytes (tests/test_gpu_readiness.py measures it)
+PEAK_LOGIT_MULTIPLE = 2.6  # live bytes of reconstruction_metrics besides its input, in units of the float32 logits' bytes (tests/test_gpu_readiness.py measures it)
 
 
 def relative_error(estimate: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -42,8 +42,8 @@ def reconstruction_metrics(logits: torch.Tensor, labels: torch.Tensor, mask_chun
     """All of Experiment 1's per-image numbers for a batch of all-mask logits ``(B, 2^L, C)``.
 
     Memory: besides ``logits`` (float32), at most one float64 copy of them (the float64 coefficients, then the
-    subsets rebuilt from them in place) and ``mask_chunk`` masks' worth of temporaries are alive — about 3× the
-    logits' bytes (:data:`PEAK_LOGIT_MULTIPLE`). Every number is the one the whole-tensor expressions give,
+    subsets rebuilt from them in place) and two float64 temporaries of ``mask_chunk`` masks (at most 1/8 of
+    them) are alive — 2.5× the logits' bytes plus per-image vectors (:data:`PEAK_LOGIT_MULTIPLE`; 2.25× at L = 16). Every number is the one the whole-tensor expressions give,
     bit for bit (the per-subset norms do not depend on how many subsets are taken at once).
     """
     num_blocks = num_blocks_from_size(logits.shape[1])
@@ -76,6 +76,7 @@ def reconstruction_metrics(logits: torch.Tensor, labels: torch.Tensor, mask_chun
 def _max_subset_error(rebuilt: torch.Tensor, logits: torch.Tensor, dtype: torch.dtype, mask_chunk: int) -> torch.Tensor:
     """``max_S ‖rebuilt[S] − h(S)‖ / ‖h(S)‖`` in float64, with ``h`` = ``logits`` rounded to ``dtype``, ``mask_chunk`` masks at a time: ``(B,)``."""
     worst = []
+    mask_chunk = min(mask_chunk, max(1, logits.shape[1] // 8))  # temporaries of at most 1/8 of the masks at any L
     for start in range(0, logits.shape[1], mask_chunk):
         values = logits[:, start : start + mask_chunk].to(dtype).double()
         worst.append(relative_error(rebuilt[:, start : start + mask_chunk].double(), values).amax(dim=1))

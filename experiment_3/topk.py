@@ -55,7 +55,7 @@ def order_matched_permutation(ranking: torch.Tensor, num_blocks: int, generator:
     positions = torch.argsort(orders[ranking.cpu()], stable=True)  # grouped by order, in ranking order within
     matched = torch.empty_like(pool)
     matched[positions] = pool
-    return matched.to(ranking.device)
+    return matched.to(ranking.device)  # (no copies when ranking is on the CPU, as control_permutations passes it)
 
 
 def control_permutations(control: str, num_blocks: int, seed: int, draw: int, sample_indices: Sequence[int], ranking: torch.Tensor | None = None) -> torch.Tensor:
@@ -66,6 +66,7 @@ def control_permutations(control: str, num_blocks: int, seed: int, draw: int, sa
     :func:`order_matched_permutation` of ``ranking`` ``(B, 2^L)`` (required only for it).
     """
     rows = []
+    ranking_on_host = ranking.cpu() if ranking is not None else None  # one copy per batch, not one per image
     for row, sample_index in enumerate(sample_indices):
         generator = control_generator(seed, control, draw, int(sample_index))
         if control == "random":
@@ -73,7 +74,7 @@ def control_permutations(control: str, num_blocks: int, seed: int, draw: int, sa
         elif control == "low_order_first":
             rows.append(low_order_first_permutation(num_blocks, generator))
         elif control == "order_matched":
-            rows.append(order_matched_permutation(ranking[row], num_blocks, generator).cpu())
+            rows.append(order_matched_permutation(ranking_on_host[row], num_blocks, generator))
         else:
             raise ValueError(f"unknown control {control!r}; expected one of {CONTROLS}")
     device = ranking.device if ranking is not None else None

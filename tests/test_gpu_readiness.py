@@ -9,13 +9,22 @@ import types
 import pytest
 import torch
 
-from experiment_1.mobius.sparsity import captured_fraction, row_cumsum
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+from experiment_1.mobius.sparsity import captured_fraction, power_of_two_ks, row_cumsum
 from experiment_1.mobius.spectrum import order_energies, order_layout
 from experiment_1.mobius.transform import subset_orders
 from experiment_1.network.compile_stack import compile_stack, raise_recompile_limit
+from experiment_1.network.engines import evaluate_masks_tree
+from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, LiveTensorBytes, stack_profile, tree_activation_bound
+from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
+from experiment_1.reconstruction import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
 from experiment_1.run import partial_store
 from experiment_1.run.distributed import device_id_argument
-from experiment_2.spectrum import unit_in_last_place
+from experiment_2.spectrum import spectrum_metrics, unit_in_last_place
+from experiment_3.topk import topk_metrics
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device"))]
 
@@ -135,3 +144,131 @@ def test_cuda_run_key_names_the_gpu_and_library_versions(monkeypatch: pytest.Mon
     assert partial_store.device_identity(torch.device("cpu")) == {}  # CPU keys keep their old content
     previous = {"device_type": "cuda", "cuda_device": {**identity, "name": "NVIDIA A100-SXM4-80GB"}}
     assert partial_store.describe_changes(previous, {"device_type": "cuda", "cuda_device": identity}) == "cuda_device"
+
+
+# --- memory ------------------------------------------------------------------------------------------------
+
+
+def test_live_tensor_bytes_counts_new_storages_until_freed() -> None:
+    before = torch.zeros(1000)  # made outside: neither it nor its views count
+    with LiveTensorBytes() as live:
+        first = torch.zeros(256, dtype=torch.float64)  # 2 KiB
+        view = first[:10]
+        second = torch.ones(512)  # 2 KiB
+        assert live.current == 4096 and live.peak == 4096
+        del first
+        assert live.current == 4096  # the view keeps the storage
+        del view
+        assert live.current == 2048
+        assert (before[:500] * 1).shape == (500,)  # a 2000-byte temporary, freed; the slice of an outside storage is not counted
+        del second
+    assert (live.current, live.peak) == (0, 4096)
+
+
+def resnet50_prefix(blocks: int) -> ResidualStack:
+    """ResNet-50's stem and first ``blocks`` gateable blocks with a small head (the full L = 16 pass takes over a minute on one core)."""
+    full = build_gated_resnet("resnet50", "random", seed=0)
+    channels = [module for module in full.blocks[blocks - 1].modules() if isinstance(module, torch.nn.Conv2d)][-1].out_channels
+    head = torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(channels, 10))
+    stack = ResidualStack(full.stem, list(full.blocks[:blocks]), head, full.preprocess, "resnet50", "random").eval()
+    stack.memory_format = full.memory_format
+    return stack
+
+
+@pytest.mark.parametrize("batch, mask_chunk", [(2, 16), (1, 64)])
+def test_tree_engine_holds_no_more_than_its_stated_bound(batch: int, mask_chunk: int) -> None:
+    model = resnet50_prefix(10)  # layer1–3 widths; levels 4 … 9 (c = 16) or 6 … 9 (c = 64) split
+    images = torch.randn(batch, 3, 32, 32, generator=torch.Generator().manual_seed(1))
+    bound = tree_activation_bound(stack_profile(model, 32), batch, mask_chunk)
+    with LiveTensorBytes() as live:
+        logits = evaluate_masks_tree(model, images, mask_chunk)
+    assert logits.shape == (batch, 2**10, 10)
+    # the bound is tight (within a few %): an engine keeping each group's input alive while its subtree runs holds about twice as much
+    assert 0.8 * bound < live.peak <= bound
+
+
+def test_reductions_stay_within_their_stated_multiple_of_the_logits() -> None:
+    num_blocks, classes = 14, 20
+    logits = torch.randn(1, 2**num_blocks, classes, generator=torch.Generator().manual_seed(2))
+    labels = torch.zeros(1, dtype=torch.long)
+    size = logits.numel() * 4
+    with LiveTensorBytes() as live:
+        reconstruction_metrics(logits, labels)
+    assert live.peak <= PEAK_LOGIT_MULTIPLE * size  # one float64 copy plus 1/8-of-the-masks temporaries
+    for reduction in (lambda: spectrum_metrics(logits), lambda: topk_metrics(logits, [0], power_of_two_ks(num_blocks), 1, 0, [0.9], [0.1])):
+        with LiveTensorBytes() as live:
+            reduction()
+        assert live.peak <= REDUCTION_LOGIT_MULTIPLE * size
+
+
+# --- host synchronisation --------------------------------------------------------------------------------
+
+SYNC_METHODS = ("item", "cpu", "tolist", "numpy", "__bool__", "__int__", "__float__")
+
+
+class ScalarReads(TorchDispatchMode):
+    """Counts aten._local_scalar_dense: every tensor → Python scalar read, also those made inside torch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        if func is torch.ops.aten._local_scalar_dense.default:
+            self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def toy_stack(num_blocks: int, classes: int = 4) -> ResidualStack:
+    torch.manual_seed(num_blocks)
+    blocks = [GateableBlock(torch.nn.Conv2d(2, 2, 1), post=torch.nn.ReLU()) for _ in range(num_blocks)]
+    head = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(8, classes))
+    return ResidualStack(torch.nn.Conv2d(3, 2, 1), blocks, head, Preprocess(resize=2, crop=2), "toy", "random").eval()
+
+
+def host_reads_per_batch(num_blocks: int, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    model = toy_stack(num_blocks)
+    images = torch.randn(2, 3, 2, 2, generator=torch.Generator().manual_seed(3))
+    counts = dict.fromkeys(SYNC_METHODS, 0)
+    with monkeypatch.context() as patch:
+        for name in SYNC_METHODS:
+            original = getattr(torch.Tensor, name)
+
+            def counted(self: torch.Tensor, *args: object, _name: str = name, _original=original, **kwargs: object) -> object:
+                counts[_name] += 1
+                return _original(self, *args, **kwargs)
+
+            patch.setattr(torch.Tensor, name, counted)
+        with ScalarReads() as reads:
+            logits = evaluate_masks_tree(model, images, mask_chunk=64)
+            reconstruction_metrics(logits, torch.zeros(2, dtype=torch.long))
+            spectrum_metrics(logits)
+            topk_metrics(logits, [0, 1], power_of_two_ks(num_blocks), 1, 0, [0.9], [0.1])
+    return {**counts, "scalar reads": reads.count}
+
+
+def test_device_to_host_reads_per_batch_do_not_grow_with_the_number_of_masks(monkeypatch: pytest.MonkeyPatch) -> None:
+    small, large = host_reads_per_batch(12, monkeypatch), host_reads_per_batch(14, monkeypatch)  # 1 and 4 chunks of 4096 subsets
+    assert large == small
+    assert small["scalar reads"] + sum(small[name] for name in SYNC_METHODS) <= 16  # a handful per batch, none per group or chunk
+
+
+def test_tree_engine_makes_no_host_copy_on_a_non_cpu_device() -> None:
+    class CrossDeviceCopies(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.copies: list[str] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+            devices = {value.device.type for value in tree_leaves((args, kwargs)) if isinstance(value, torch.Tensor)}
+            target = (kwargs or {}).get("device")
+            if len(devices) > 1 or (devices and target is not None and torch.device(target).type not in devices):  # a copy between devices
+                self.copies.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    model = toy_stack(6).to("meta")  # a stand-in device without data: any host copy of a device tensor shows
+    images = torch.empty(2, 3, 2, 2, device="meta")
+    with CrossDeviceCopies() as mode:
+        logits = evaluate_masks_tree(model, images, mask_chunk=8)
+    assert logits.device.type == "meta" and logits.shape == (2, 64, 4)
+    assert mode.copies == []

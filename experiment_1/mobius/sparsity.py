@@ -104,7 +104,8 @@ def cumulative_reconstruction(
     - ``k_at_error`` ``(B, len(error_thresholds))`` int64: the smallest ``K`` (single-subset resolution)
       with relative error ``≤ τ``, ``M + 1`` where no prefix reaches it.
 
-    At most ``chunk`` subsets per image are gathered at once (``chunk · C`` values).
+    At most ``chunk`` subsets per image are gathered at once (``chunk · C`` values); nothing is copied to
+    the host (no synchronisation with the device).
     """
     batch, size, _ = coefficients.shape
     ks = [int(k) for k in ks]
@@ -131,11 +132,10 @@ def cumulative_reconstruction(
         partial = gathered.cumsum(dim=1) + running[:, None, :]  # ĥ_K for K = start+1 … stop
         running = partial[:, -1]
         errors = (partial - full[:, None, :]).norm(dim=2) / full_norm  # (B, stop − start)
-        wanted = (k_index >= start) & (k_index < stop)
-        if wanted.any():
-            local = k_index[wanted] - start
-            relative_error[:, wanted] = errors[:, local]
-            agreement[:, wanted] = (partial[:, local].argmax(dim=2) == target_class).to(dtype)
+        for column, k in enumerate(ks):  # the Ks are host integers: picking this chunk's needs no device→host copy
+            if start < k <= stop:
+                relative_error[:, column] = errors[:, k - 1 - start]
+                agreement[:, column] = (partial[:, k - 1 - start].argmax(dim=1) == target_class[:, 0]).to(dtype)
         if len(thresholds):
             reached = errors[:, :, None] <= thresholds[None, None, :]  # (B, chunk, T)
             first = torch.where(reached.any(dim=1), reached.to(torch.int8).argmax(dim=1) + start + 1, size + 1)

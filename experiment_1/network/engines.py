@@ -142,18 +142,30 @@ def evaluate_all_masks(
         if engine == "tree":
             return evaluate_masks_tree(model, images, mask_chunk, residual_scale)
         return evaluate_masks_naive(model, images, None, mask_chunk, residual_scale)
-    except (torch.cuda.OutOfMemoryError, MemoryError) as error:
-        raise _out_of_memory(images.shape[0], mask_chunk, error) from None
-    except RuntimeError as error:
-        if "allocate" in str(error) or "out of memory" in str(error):
-            raise _out_of_memory(images.shape[0], mask_chunk, error) from None
-        raise
+    except (RuntimeError, MemoryError) as error:
+        cause = out_of_memory_line(error)
+        if cause is None:
+            raise
+    raise OutOfMemory(images.shape[0], mask_chunk, cause)  # outside the except: the failed pass's tensors are freed
 
 
-def _out_of_memory(batch_size: int, mask_chunk: int, error: BaseException) -> PipelineError:
-    first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    return PipelineError(
-        f"out of memory evaluating {batch_size} images with --mask-chunk {mask_chunk} ({first_line[:120]}); "
-        f"reduce --mask-chunk (try {max(1, mask_chunk // 4)}) or --batch-size"
-    )
+class OutOfMemory(PipelineError):
+    """The device (or the host) ran out of memory evaluating ``batch_size`` images; ``cause`` is the allocator's first line."""
 
+    def __init__(self, batch_size: int, mask_chunk: int, cause: str) -> None:
+        super().__init__(
+            f"out of memory evaluating {batch_size} images with --mask-chunk {mask_chunk} ({cause}); "
+            f"reduce --mask-chunk (try {max(1, mask_chunk // 4)}) or --batch-size"
+        )
+        self.batch_size, self.mask_chunk, self.cause = batch_size, mask_chunk, cause
+
+
+def out_of_memory_line(error: BaseException) -> str | None:
+    """The first line of an out-of-memory error (CUDA's, the CPU allocator's, a :class:`MemoryError`, or an
+    :class:`OutOfMemory` already raised by an engine); ``None`` for any other error."""
+    if isinstance(error, OutOfMemory):
+        return error.cause
+    text = str(error).strip()
+    if isinstance(error, (torch.cuda.OutOfMemoryError, MemoryError)) or "allocate" in text or "out of memory" in text:
+        return (text.splitlines() or [type(error).__name__])[0][:120]
+    return None

@@ -37,6 +37,9 @@ from experiment_1.network.weights import Weights
 # The gated full mask may differ from the network's forward by float32 round-off only (a different
 # but equivalent operation order in a user's block); a wrong cut moves the logits by far more.
 PARITY_RTOL = 1e-4
+# The evaluation model as run (device, dtype, compiled, batch-norm folded) against the float32 CPU stack: round-off of
+# its arithmetic (TF32's 10-bit and bfloat16's 8-bit mantissas over some 50 layers), far below a wrong kernel or layout.
+EVALUATION_PARITY_RTOL = {"float32": 1e-4, "float64": 1e-4, "tf32": 1e-2, "float16": 2e-2, "bfloat16": 1e-1}
 
 
 @dataclass
@@ -121,7 +124,7 @@ def check_full_mask_parity(network: nn.Module, stack: ResidualStack) -> None:
     parameter = next(stack.parameters(), None)
     device, dtype = (parameter.device, parameter.dtype) if parameter is not None else (torch.device("cpu"), torch.float32)
     size = stack.preprocess.crop
-    image = torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(0)).to(device=device, dtype=dtype)
+    image = parity_image(size).to(device=device, dtype=dtype)
     expected = network(image)
     if not isinstance(expected, torch.Tensor):
         raise PipelineError(f"--arch {stack.arch}: the network's forward returns a {type(expected).__name__}, not a logits tensor; pass a network whose forward returns logits")
@@ -143,6 +146,7 @@ def check_full_mask_parity(network: nn.Module, stack: ResidualStack) -> None:
             hook.remove()
     if actual.shape != expected.shape:
         raise PipelineError(f"--arch {stack.arch}: the gated stack gives logits of shape {tuple(actual.shape)}, the network {tuple(expected.shape)}; check the head")
+    stack.full_mask_reference = actual.detach().float().cpu()
     error = ((actual - expected).abs().max() / expected.abs().max().clamp_min(torch.finfo(expected.dtype).tiny)).item()
     if not error <= PARITY_RTOL and not torch.equal(network(image), expected):
         raise PipelineError(f"--arch {stack.arch}: two calls of the network's own forward on one image give different logits; "
@@ -166,3 +170,36 @@ def check_branches_not_zero(stack: ResidualStack, branch_peaks: list[float]) -> 
             f"--arch {stack.arch}: residual branch(es) {', '.join(zero[:3])}{' …' if len(zero) > 3 else ''} ({len(zero)} of {stack.num_blocks}) output exactly zero "
             "(a zero-initialised last batch-norm, as timm's zero_init_last gives random-init weights?); initialise them or load trained weights"
         )
+
+
+def parity_image(size: int) -> torch.Tensor:
+    """The one random ``(1, 3, size, size)`` float32 image the parity checks use (seed 0, on the CPU)."""
+    return torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(0))
+
+
+def _relative_max_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
+    return ((actual - expected).abs().max() / expected.abs().max().clamp_min(torch.finfo(expected.dtype).tiny)).item()
+
+
+@torch.no_grad()
+def check_evaluation_parity(stack: ResidualStack, dtype_name: str) -> float:
+    """The model as it will be evaluated — on its device, in its dtype, compiled or not — with every gate on
+    (the gated forward the naive engine runs) must give the float32 CPU stack's logits on the parity image
+    within :data:`EVALUATION_PARITY_RTOL` of ``--dtype dtype_name`` (relative to the largest logit). Returns the
+    relative error; nothing to check without a reference (or non-finite reference logits)."""
+    reference = stack.full_mask_reference
+    if reference is None or not torch.isfinite(reference).all():
+        return 0.0
+    parameter = next(stack.parameters())
+    image = parity_image(stack.preprocess.crop).to(device=parameter.device, dtype=parameter.dtype).contiguous(memory_format=stack.memory_format)
+    masks = torch.ones(1, stack.num_blocks, dtype=torch.bool, device=parameter.device)
+    actual = stack(image, masks=masks).float().cpu()
+    error = _relative_max_error(actual, reference)
+    tolerance = EVALUATION_PARITY_RTOL[dtype_name]
+    if not error <= tolerance:
+        how = f"on {parameter.device} with --dtype {dtype_name}" + (" compiled" if stack.compiled else "")
+        raise PipelineError(
+            f"--arch {stack.arch}: {how}, the model with every gate on differs from the float32 CPU network by {error:.2g} "
+            f"(more than the {tolerance:g} round-off of that dtype); rerun with --device cpu or --dtype float32 (and without --compile) to find the part at fault"
+        )
+    return error

@@ -33,11 +33,13 @@ from experiment_1.run import timing_log
 from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
 from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet, is_user_factory, network_sha256
 from experiment_1.network.compile_stack import compile_stack
-from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_masks_naive
+from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_masks_naive, out_of_memory_line
+from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile
 from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors, default_data_dir
 from experiment_1.errors import Interrupted, PipelineError
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
+from experiment_1.network.gating import check_evaluation_parity
 from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_finite, git_commit, package_versions, read_json, seed_everything
 from experiment_1.run.partial_store import PartialStore, device_identity, run_key, sample_list_sha256
 from experiment_1.run.run_checks import check_beta, check_logits_fit, check_set_function
@@ -174,6 +176,8 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     check_set_function(model)  # deterministic and batch-independent, as evaluated (before compiling)
     if flags.compile:
         compile_stack(model)
+    if flags.smooth_activations is None and flags.calibrate_batchnorm is None:  # those change the network: no reference to hold it to
+        check_evaluation_parity(model, flags.dtype)
     return EvaluationSetup(model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity)))
 
 
@@ -340,6 +344,7 @@ def run_stages(
     started = time.perf_counter()
     progress = distributed.JobProgress(done_files, [len(batch) for batch in batches], pending, description or stores[0].stage)
     done = count - sum(len(batches[number]) for number in pending)
+    cause: str | None = None
     if mine:
         loader = setup.loader([batches[number] for number in mine])
         try:
@@ -364,6 +369,13 @@ def run_stages(
         except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM as Interrupted; finished batches are kept: say how many, and how to resume
             signal_number = stop.signal_number if isinstance(stop, Interrupted) else signal.SIGINT
             raise Interrupted(signal_number, done, count) from None
+        except (PipelineError, RuntimeError, MemoryError) as error:  # out of memory anywhere in a batch's work: the engine or a stage's reductions
+            cause = out_of_memory_line(error)
+            if cause is None:
+                raise
+        if cause is not None:  # outside the except, with the batch's tensors dropped, so the estimate can run
+            logits = arrays = None
+            raise out_of_memory_error(setup, cause)
     share_timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": sum(len(batches[number]) for number in mine)}
     progress.close()
     timing = distributed.job_timing(share_timing, time.perf_counter() - started)
@@ -373,6 +385,27 @@ def run_stages(
         parts = [store.load(number, indices) for number, indices in enumerate(batches)]
         merged.append({name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]})
     return merged, timing
+
+
+def out_of_memory_error(setup: EvaluationSetup, cause: str) -> PipelineError:
+    """One line for an out-of-memory batch: the flags, the allocator's line and the estimated peak
+    (:func:`experiment_1.network.memory.peak_estimate`, measured on two images), with a batch size that fits."""
+    args = setup.args
+    estimate = ""
+    try:
+        profile = stack_profile(setup.model)
+        peak = peak_estimate(profile, args.batch_size, args.mask_chunk, REDUCTION_LOGIT_MULTIPLE)
+        estimate = f"; estimated peak {peak / 2**30:.1f} GiB for these flags"
+        if setup.device.type == "cuda":
+            total = torch.cuda.get_device_properties(setup.device).total_memory
+            fitting = max((size for size in range(1, args.batch_size) if peak_estimate(profile, size, args.mask_chunk, REDUCTION_LOGIT_MULTIPLE) <= 0.9 * total), default=None)
+            estimate += f" on a {total / 2**30:.0f}-GiB device" + (f" (--batch-size {fitting} fits)" if fitting else "")
+    except (RuntimeError, MemoryError):  # no memory left even for the two-image estimate
+        pass
+    return PipelineError(
+        f"out of memory with --batch-size {args.batch_size} --mask-chunk {args.mask_chunk} ({cause}){estimate}; "
+        f"reduce --batch-size, or --mask-chunk (try {max(1, args.mask_chunk // 4)}); README, GPU"
+    )
 
 
 def check_finite_logits(logits: torch.Tensor, indices: list[int], setup: EvaluationSetup, residual_scale: float) -> None:
