@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import torch
 
-from experiment_1.mobius.spectrum import order_energies, scalar_projection, spectrum_statistics
+from experiment_1.mobius.spectrum import order_energies, scalar_projection, spectrum_statistics, unit_in_last_place
 from experiment_1.mobius.transform import full_mask_index, mobius_transform, num_blocks_from_size
 
-__all__ = ["spectrum_metrics", "unit_in_last_place"]
+__all__ = ["spectrum_metrics"]
 
 
 def _roundoff_variance(logits: torch.Tensor, network_dtype: torch.dtype, dtype: torch.dtype) -> torch.Tensor:
@@ -18,23 +18,6 @@ def _roundoff_variance(logits: torch.Tensor, network_dtype: torch.dtype, dtype: 
     each logit to ``network_dtype`` (the precision of the network's output): ``(B, 2^L, C)`` → ``(B, C)``."""
     ulp = unit_in_last_place(logits.abs().to(network_dtype)).to(dtype)
     return ulp.square_().mean(dim=1) / 12  # in place: one (B, 2^L, C) copy fewer
-
-
-def unit_in_last_place(magnitude: torch.Tensor) -> torch.Tensor:
-    """The gap from each finite ``magnitude ≥ 0`` up to the next number of its dtype, ``nextafter(x, inf) − x``:
-    ``eps · 2^⌊log2 x⌋`` for a normal ``x``, the smallest subnormal ``tiny · eps`` below the normal range (at
-    the largest finite number: the spacing of its binade, where ``nextafter`` steps to inf).
-
-    Read off the exponent bits in float32 (float64 for a float64 ``magnitude``; bfloat16 and float16 widen to
-    float32 exactly) and scaled by ``eps`` — exact, as both are powers of two — so it needs no ``nextafter``
-    kernel for bfloat16/float16 (older CUDA builds have none) and no more memory than a copy or two of
-    ``magnitude``. Returned in that float32/float64.
-    """
-    info = torch.finfo(magnitude.dtype)
-    wide, bits, exponent_bits = (torch.float64, torch.int64, 0x7FF0000000000000) if magnitude.dtype == torch.float64 else (torch.float32, torch.int32, 0x7F800000)
-    values = magnitude.to(wide)
-    binade = (values.view(bits) & exponent_bits).view(wide)  # 2^⌊log2 x⌋ for a normal x, 0 below
-    return torch.where(values >= info.tiny, binade * info.eps, info.tiny * info.eps)
 
 
 def spectrum_metrics(logits: torch.Tensor, dtype: torch.dtype = torch.float64, network_dtype: torch.dtype = torch.float32) -> dict[str, torch.Tensor]:

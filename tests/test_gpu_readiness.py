@@ -4,7 +4,9 @@ run. The device-only checks are in :mod:`experiment_1.gpu_checks`."""
 from __future__ import annotations
 
 import math
+import re
 import types
+from pathlib import Path
 
 import pytest
 import torch
@@ -13,17 +15,23 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from experiment_1.mobius.sparsity import captured_fraction, power_of_two_ks, row_cumsum
-from experiment_1.mobius.spectrum import order_energies, order_layout
+from experiment_1.mobius.spectrum import order_energies, order_layout, unit_in_last_place
 from experiment_1.mobius.transform import subset_orders
 from experiment_1.network.compile_stack import compile_stack, raise_recompile_limit
+import experiment_1.reconstruction_pass as reconstruction_pass
+import experiment_1.step_3_evaluate as step_3
+from experiment_1.errors import PipelineError
+from experiment_1.gpu_checks import DEVICE_CHECKS, deterministic_reductions
 from experiment_1.network.engines import evaluate_masks_tree
+from experiment_1.network.gating import EVALUATION_PARITY_RTOL, check_evaluation_parity
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, LiveTensorBytes, stack_profile, tree_activation_bound
 from experiment_1.network.registry import build_gated_resnet
 from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
 from experiment_1.reconstruction import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
 from experiment_1.run import partial_store
 from experiment_1.run.distributed import device_id_argument
-from experiment_2.spectrum import spectrum_metrics, unit_in_last_place
+from experiment_1.step_2_sample import main as sample_main
+from experiment_2.spectrum import spectrum_metrics
 from experiment_3.topk import topk_metrics
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device"))]
@@ -272,3 +280,59 @@ def test_tree_engine_makes_no_host_copy_on_a_non_cpu_device() -> None:
         logits = evaluate_masks_tree(model, images, mask_chunk=8)
     assert logits.device.type == "meta" and logits.shape == (2, 64, 4)
     assert mode.copies == []
+
+
+# --- the evaluation loop on a device ------------------------------------------------------------------------
+
+
+def run_step_3(tiny_shards: Path, tmp_path: Path, *extra: str) -> None:
+    sample_index = tmp_path / "sample_index.json"
+    sample_main(["--data-dir", str(tiny_shards), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", "3", "--output", str(sample_index)])
+    step_3.main(["--data-dir", str(tiny_shards), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", "2",
+                 "--num-workers", "0", "--output-dir", str(tmp_path / "results"), *extra])
+
+
+def test_out_of_memory_in_a_stage_reduction_is_one_line_with_flags_and_estimate(tiny_shards: Path, tmp_path: Path, small_input: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    def exhausted(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.1 GiB total capacity)\nmore")
+
+    monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", exhausted)
+    with pytest.raises(PipelineError) as caught:
+        run_step_3(tiny_shards, tmp_path, "--device", "cpu", "--mask-chunk", "64")
+    message = str(caught.value)
+    assert message.startswith("out of memory with --batch-size 2 --mask-chunk 64 (CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.1 GiB total capacity))")
+    assert re.search(r"; estimated peak \d+\.\d GiB for these flags; reduce --batch-size, or --mask-chunk \(try 16\)", message) and "\n" not in message
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_evaluation_parity_holds_on_the_device_and_catches_a_wrong_model(device: str, small_input: int) -> None:
+    model = build_gated_resnet("resnet18", "random", seed=0, device=device)
+    assert model.full_mask_reference is not None and model.full_mask_reference[1].device.type == "cpu"
+    assert check_evaluation_parity(model, "float32") <= EVALUATION_PARITY_RTOL["float32"]
+    with torch.no_grad():
+        model.head[-1].bias.add_(1.0)  # a kernel or layout bug on the device would move the logits like this
+    with pytest.raises(PipelineError, match=rf"on {device}.* with --dtype float32, the model with every gate on differs from the float32 CPU network"):
+        check_evaluation_parity(model, "float32")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["bfloat16", "float64"])
+def test_evaluation_parity_tolerance_admits_the_dtype_round_off(device: str, dtype: str, small_input: int) -> None:
+    model = build_gated_resnet("resnet18", "random", seed=0, device=device, dtype={"bfloat16": torch.bfloat16, "float64": torch.float64}[dtype])
+    error = check_evaluation_parity(model, dtype)
+    assert (error > 0) and error <= EVALUATION_PARITY_RTOL[dtype]
+
+
+def test_device_checks_run_their_device_agnostic_part_on_cpu() -> None:
+    names = [name for name, _, _ in DEVICE_CHECKS]
+    assert len(set(names)) == len(names)
+    passed, details = deterministic_reductions(None, torch.device("cpu"))
+    assert passed and details == {"differ_between_runs": [], "differ_batch_1_vs_4": []}
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("name", [name for name, _, _ in DEVICE_CHECKS])
+def test_device_check_passes_on_cuda(name: str) -> None:
+    function = next(function for check, _, function in DEVICE_CHECKS if check == name)
+    passed, details = function(None, torch.device("cuda"))
+    assert passed, details

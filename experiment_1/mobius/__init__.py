@@ -12,6 +12,7 @@ from experiment_1.mobius.transform import (
     singleton_mask_indices,
     mobius_transform,
     inverse_mobius_transform,
+    inverse_mobius_transform_,
 )
 
 from experiment_1.mobius.spectrum import (
@@ -26,6 +27,8 @@ from experiment_1.mobius.spectrum import (
     low_order_mass,
     spectrum_statistics,
     binomial_null,
+    order_layout,
+    unit_in_last_place,
 )
 from experiment_1.mobius.sparsity import (
     RANKINGS,
@@ -37,6 +40,7 @@ from experiment_1.mobius.sparsity import (
     captured_fraction,
     smallest_k_reaching_mass,
     cumulative_reconstruction,
+    row_cumsum,
 )
 
 __all__ = [
@@ -48,6 +52,7 @@ __all__ = [
     'singleton_mask_indices',
     'mobius_transform',
     'inverse_mobius_transform',
+    'inverse_mobius_transform_',
     'PROJECTIONS',
     'LOW_ORDER_MAX',
     'scalar_projection',
@@ -59,6 +64,8 @@ __all__ = [
     'low_order_mass',
     'spectrum_statistics',
     'binomial_null',
+    'order_layout',
+    'unit_in_last_place',
     'RANKINGS',
     'DEFAULT_CHUNK',
     'power_of_two_ks',
@@ -68,4 +75,5 @@ __all__ = [
     'captured_fraction',
     'smallest_k_reaching_mass',
     'cumulative_reconstruction',
+    'row_cumsum',
 ]

@@ -48,6 +48,7 @@ __all__ = [
     "low_order_mass",
     "spectrum_statistics",
     "binomial_null",
+    "unit_in_last_place",
 ]
 
 
@@ -158,3 +159,20 @@ def binomial_null(num_blocks: int) -> dict[str, object]:
         "c_le3": sum(spectrum[:LOW_ORDER_MAX]),
         "trunk_share": 1 / 2**num_blocks,
     }
+
+
+def unit_in_last_place(magnitude: torch.Tensor) -> torch.Tensor:
+    """The gap from each finite ``magnitude ≥ 0`` up to the next number of its dtype, ``nextafter(x, inf) − x``:
+    ``eps · 2^⌊log2 x⌋`` for a normal ``x``, the smallest subnormal ``tiny · eps`` below the normal range (at
+    the largest finite number: the spacing of its binade, where ``nextafter`` steps to inf).
+
+    Read off the exponent bits in float32 (float64 for a float64 ``magnitude``; bfloat16 and float16 widen to
+    float32 exactly) and scaled by ``eps`` — exact, as both are powers of two — so it needs no ``nextafter``
+    kernel for bfloat16/float16 (older CUDA builds have none) and no more memory than a copy or two of
+    ``magnitude``. Returned in that float32/float64.
+    """
+    info = torch.finfo(magnitude.dtype)
+    wide, bits, exponent_bits = (torch.float64, torch.int64, 0x7FF0000000000000) if magnitude.dtype == torch.float64 else (torch.float32, torch.int32, 0x7F800000)
+    values = magnitude.to(wide)
+    binade = (values.view(bits) & exponent_bits).view(wide)  # 2^⌊log2 x⌋ for a normal x, 0 below
+    return torch.where(values >= info.tiny, binade * info.eps, info.tiny * info.eps)

@@ -1,6 +1,6 @@
 """The gated residual network and how it is evaluated: the residual stack, the public gating API, the registry of
 built-in architectures, weights, the engines (naive and prefix-tree) and the arithmetic rewrites (batch-norm folding,
-torch.compile, the smooth activation swap).
+torch.compile, the smooth activation swap), and the memory an all-mask pass holds.
 
 The package's public names; its modules import each other by module path, never through this face.
 """
@@ -19,6 +19,9 @@ from experiment_1.network.gating import (
     Factory,
     gate,
     check_full_mask_parity,
+    EVALUATION_PARITY_RTOL,
+    parity_image,
+    check_evaluation_parity,
 )
 from experiment_1.network.weights import (
     WeightsKind,
@@ -66,13 +69,25 @@ from experiment_1.network.engines import (
     evaluate_masks_naive,
     evaluate_masks_tree,
     evaluate_all_masks,
+    OutOfMemory,
+    out_of_memory_line,
 )
 from experiment_1.network.fold_bn import (
     MBCONV_PAIRS,
     fold_batchnorm,
 )
 from experiment_1.network.compile_stack import (
+    RECOMPILE_LIMIT_NAMES,
+    raise_recompile_limit,
     compile_stack,
+)
+from experiment_1.network.memory import (
+    REDUCTION_LOGIT_MULTIPLE,
+    LiveTensorBytes,
+    StackProfile,
+    stack_profile,
+    tree_activation_bound,
+    peak_estimate,
 )
 from experiment_1.network.activations import (
     DEFAULT_BETA,
@@ -97,6 +112,9 @@ __all__ = [
     'Factory',
     'gate',
     'check_full_mask_parity',
+    'EVALUATION_PARITY_RTOL',
+    'parity_image',
+    'check_evaluation_parity',
     'WeightsKind',
     'STATE_DICT_SUFFIXES',
     'Weights',
@@ -134,9 +152,19 @@ __all__ = [
     'evaluate_masks_naive',
     'evaluate_masks_tree',
     'evaluate_all_masks',
+    'OutOfMemory',
+    'out_of_memory_line',
     'MBCONV_PAIRS',
     'fold_batchnorm',
+    'RECOMPILE_LIMIT_NAMES',
+    'raise_recompile_limit',
     'compile_stack',
+    'REDUCTION_LOGIT_MULTIPLE',
+    'LiveTensorBytes',
+    'StackProfile',
+    'stack_profile',
+    'tree_activation_bound',
+    'peak_estimate',
     'DEFAULT_BETA',
     'PIECEWISE_LINEAR',
     'softplus',

@@ -39,7 +39,7 @@ from experiment_1.network.weights import Weights
 PARITY_RTOL = 1e-4
 # The evaluation model as run (device, dtype, compiled, batch-norm folded) against the float32 CPU stack: round-off of
 # its arithmetic (TF32's 10-bit and bfloat16's 8-bit mantissas over some 50 layers), far below a wrong kernel or layout.
-EVALUATION_PARITY_RTOL = {"float32": 1e-4, "float64": 1e-4, "tf32": 1e-2, "float16": 2e-2, "bfloat16": 1e-1}
+EVALUATION_PARITY_RTOL = {"float32": 1e-4, "float64": 1e-4, "tf32": 1e-2, "float16": 1e-2, "bfloat16": 5e-2}  # measured on CPU: bf16 ≤ 5e-3, fp16 ≤ 7e-4 (ResNet-18/50, Lite0)
 
 
 @dataclass
@@ -146,7 +146,7 @@ def check_full_mask_parity(network: nn.Module, stack: ResidualStack) -> None:
             hook.remove()
     if actual.shape != expected.shape:
         raise PipelineError(f"--arch {stack.arch}: the gated stack gives logits of shape {tuple(actual.shape)}, the network {tuple(expected.shape)}; check the head")
-    stack.full_mask_reference = actual.detach().float().cpu()
+    stack.full_mask_reference = (size, actual.detach().float().cpu())
     error = ((actual - expected).abs().max() / expected.abs().max().clamp_min(torch.finfo(expected.dtype).tiny)).item()
     if not error <= PARITY_RTOL and not torch.equal(network(image), expected):
         raise PipelineError(f"--arch {stack.arch}: two calls of the network's own forward on one image give different logits; "
@@ -187,11 +187,13 @@ def check_evaluation_parity(stack: ResidualStack, dtype_name: str) -> float:
     (the gated forward the naive engine runs) must give the float32 CPU stack's logits on the parity image
     within :data:`EVALUATION_PARITY_RTOL` of ``--dtype dtype_name`` (relative to the largest logit). Returns the
     relative error; nothing to check without a reference (or non-finite reference logits)."""
-    reference = stack.full_mask_reference
-    if reference is None or not torch.isfinite(reference).all():
+    if stack.full_mask_reference is None:
+        return 0.0
+    size, reference = stack.full_mask_reference
+    if not torch.isfinite(reference).all():
         return 0.0
     parameter = next(stack.parameters())
-    image = parity_image(stack.preprocess.crop).to(device=parameter.device, dtype=parameter.dtype).contiguous(memory_format=stack.memory_format)
+    image = parity_image(size).to(device=parameter.device, dtype=parameter.dtype).contiguous(memory_format=stack.memory_format)
     masks = torch.ones(1, stack.num_blocks, dtype=torch.bool, device=parameter.device)
     actual = stack(image, masks=masks).float().cpu()
     error = _relative_max_error(actual, reference)

@@ -94,7 +94,7 @@ class ResidualStack(nn.Module):
         self.memory_format = torch.contiguous_format  # of the weights; architectures.build_gated_resnet sets it
         self.compiled = False  # compile_stack sets it
         self.num_classes: int | None = None  # C, the logits' size; gating.gate sets it from the network's own forward
-        self.full_mask_reference: torch.Tensor | None = None  # float32 CPU logits of gating.parity_image, set by gating.gate
+        self.full_mask_reference: tuple[int, torch.Tensor] | None = None  # (size, float32 CPU logits of gating.parity_image(size)), set by gating.gate
 
     @property
     def num_blocks(self) -> int:
