@@ -242,7 +242,7 @@ class PartialStore:
         path = self.path(number)
         fix = "delete it to recompute that batch (rerun the same command)"
         try:
-            arrays = torch.load(path, weights_only=True)
+            arrays = torch.load(path, weights_only=True, map_location="cpu")  # stored from .cpu() tensors; a guard all the same
         except Exception as error:  # truncated, empty or foreign files raise many types
             raise PipelineError(f"{path}: damaged partial batch file ({type(error).__name__}); {fix}") from None
         if not isinstance(arrays, dict) or "index" not in arrays or arrays["index"].tolist() != indices:
