@@ -148,7 +148,8 @@ def test_cuda_run_key_names_the_gpu_and_library_versions(monkeypatch: pytest.Mon
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
     monkeypatch.setattr(torch.backends.cudnn, "version", lambda: 90100)
     identity = partial_store.device_identity(torch.device("cuda", 0))["cuda_device"]
-    assert identity == {"name": "NVIDIA H100 80GB HBM3", "capability": "9.0", "torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": 90100}
+    reduced = {"bfloat16": torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction, "float16": torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction}
+    assert identity == {"name": "NVIDIA H100 80GB HBM3", "capability": "9.0", "torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": 90100, "reduced_precision_reduction": reduced}
     assert partial_store.device_identity(torch.device("cpu")) == {}  # CPU keys keep their old content
     previous = {"device_type": "cuda", "cuda_device": {**identity, "name": "NVIDIA A100-SXM4-80GB"}}
     assert partial_store.describe_changes(previous, {"device_type": "cuda", "cuda_device": identity}) == "cuda_device"

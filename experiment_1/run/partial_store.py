@@ -97,8 +97,8 @@ def run_key(config: dict[str, Any], data_dir: Path, samples: list[SampleRef]) ->
 
 
 def device_identity(device: torch.device) -> dict[str, Any]:
-    """What a CUDA run's numbers depend on beyond its flags — the GPU model and the torch, CUDA and cuDNN
-    versions (cuDNN picks its kernels by them) — as ``{"cuda_device": {...}}`` for the run key; ``{}`` on
+    """What a CUDA run's numbers depend on beyond its flags — the GPU model, the torch, CUDA and cuDNN
+    versions (cuDNN picks its kernels by them) and cuBLAS's reduced-precision reductions — as ``{"cuda_device": {...}}`` for the run key; ``{}`` on
     CPU, so CPU keys stay as they were. A resume on another GPU or software stack, or ranks on mixed nodes,
     are then refused instead of mixing batches."""
     if device.type != "cuda":
@@ -111,6 +111,11 @@ def device_identity(device: torch.device) -> dict[str, Any]:
             "torch": torch.__version__,
             "cuda": torch.version.cuda,
             "cudnn": torch.backends.cudnn.version(),
+            # cuBLAS may reduce bf16/fp16 matmuls in that precision (torch's default): other bits for --dtype bfloat16/float16
+            "reduced_precision_reduction": {
+                "bfloat16": bool(torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction),
+                "float16": bool(torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction),
+            },
         }
     }
 
