@@ -24,7 +24,8 @@ from experiment_1.errors import PipelineError
 from experiment_1.gpu_checks import DEVICE_CHECKS, deterministic_reductions
 from experiment_1.network.engines import evaluate_masks_tree
 from experiment_1.network.gating import EVALUATION_PARITY_RTOL, check_evaluation_parity
-from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, LiveTensorBytes, stack_profile, tree_activation_bound
+from experiment_1.gpu_memory_plan import largest_batch
+from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, LiveTensorBytes, StackProfile, peak_estimate, stack_profile, tree_activation_bound
 from experiment_1.network.registry import build_gated_resnet
 from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
 from experiment_1.reconstruction import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
@@ -337,3 +338,17 @@ def test_device_check_passes_on_cuda(name: str) -> None:
     function = next(function for check, _, function in DEVICE_CHECKS if check == name)
     passed, details = function(None, torch.device("cuda"))
     assert passed, details
+
+
+def test_memory_plan_picks_the_largest_batch_that_fits() -> None:
+    profile = StackProfile(image=100, stem_output=1000, block_outputs=[1000, 500, 500, 250], block_working_sets=[3000, 2000, 2000, 1000],
+                           head_working_set=400, num_classes=10, logit_bytes=4)
+    budget = 10**6
+    batch = largest_batch(profile, 4, 2.6, budget)
+    assert peak_estimate(profile, batch, 4, 2.6) <= budget < peak_estimate(profile, batch + 1, 4, 2.6)
+    # by hand for c = 4: groups 1, 2 (merged), 4, 4 (split at levels 2 and 3); each level holds its input plus the working set
+    fixed = 100 + 8 * 3 * (1 + 2 + 4 + 4 + 4)  # the image copy and the prefix ids
+    levels = [1 * (1000 + 3000), 2 * (1000 + 2000), 4 * (500 + 2000), 4 * 500 + 4 * (500 + 1000)]  # level 3: level 2's gate-on half waits
+    head = 4 * 500 + 4 * 250 + 4 * (250 + 400)  # both waiting halves, then the head on 4 states
+    assert tree_activation_bound(profile, 1, 4) == fixed + max(*levels, head) + 2**4 * 10 * 4
+    assert tree_activation_bound(profile, 3, 4) == 3 * tree_activation_bound(profile, 1, 4)
