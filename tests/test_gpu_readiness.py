@@ -31,6 +31,7 @@ from experiment_1.network.residual_stack import GateableBlock, Preprocess, Resid
 from experiment_1.reconstruction import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
 from experiment_1.run import partial_store
 from experiment_1.run.distributed import device_id_argument
+from experiment_1.run.pipeline import memory_format_for
 from experiment_1.step_2_sample import main as sample_main
 from experiment_2.spectrum import spectrum_metrics
 from experiment_3.topk import topk_metrics
@@ -352,3 +353,9 @@ def test_memory_plan_picks_the_largest_batch_that_fits() -> None:
     head = 4 * 500 + 4 * 250 + 4 * (250 + 400)  # both waiting halves, then the head on 4 states
     assert tree_activation_bound(profile, 1, 4) == fixed + max(*levels, head) + 2**4 * 10 * 4
     assert tree_activation_bound(profile, 3, 4) == 3 * tree_activation_bound(profile, 1, 4)
+
+
+def test_float64_on_cuda_runs_contiguous_everything_else_channels_last() -> None:
+    assert memory_format_for(torch.device("cuda", 0), torch.float64) == "contiguous"
+    for device, dtype in ((torch.device("cuda"), torch.float32), (torch.device("cuda"), torch.bfloat16), (torch.device("cpu"), torch.float64), (torch.device("cpu"), torch.float32)):
+        assert memory_format_for(device, dtype) == "channels_last"

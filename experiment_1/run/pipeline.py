@@ -147,6 +147,12 @@ class EvaluationSetup:
         )
 
 
+def memory_format_for(device: torch.device, dtype: torch.dtype) -> str:
+    """Channels-last, except float64 on CUDA: cuDNN has no channels-last float64 convolutions, so every
+    convolution would convert layouts (results move within round-off only)."""
+    return "contiguous" if device.type == "cuda" and dtype == torch.float64 else "channels_last"
+
+
 def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     """Tune the allocator, seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags."""
     tune_allocator()  # before the first large tensor: glibc keeps activation buffers (experiment_1.run.allocator)
@@ -154,7 +160,8 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     seed_everything(flags.seed)
     device = distributed.start(resolve_device(flags.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = flags.dtype == "tf32"
-    model = distributed.alike(lambda: build_gated_resnet(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype]))
+    memory_format = memory_format_for(device, DTYPES[flags.dtype])
+    model = distributed.alike(lambda: build_gated_resnet(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype], memory_format=memory_format))
     identity = network_sha256(flags.arch, model) if is_user_factory(flags.arch) else None  # as built, before any rewrite
     if flags.smooth_activations is not None:
         check_beta(flags.smooth_activations, DTYPES[flags.dtype])
