@@ -15,6 +15,9 @@ is recorded with its one-line error and the next one runs):
   sample shards, ResNet-18 (random weights), on CUDA;
 - ``torchrun_nccl``: the same step on 4 images under ``torchrun --standalone --nproc_per_node 1`` (the NCCL
   process group on cuda:0).
+- ``environment``, ``deterministic_reductions``, ``memory_bound``, ``no_host_sync``, ``evaluation_parity``: the
+  CUDA paths' checks of :mod:`experiment_1.gpu_checks` (versions and API differences, bit-identical
+  reductions, the stated memory bounds, no host synchronisation in the engine, full-mask parity per dtype).
 
 Without a CUDA device it says so in one line and exits with status 2. Exit status 1 if a check failed.
 
@@ -42,6 +45,7 @@ import torch
 from experiment_1.bench_engines import bench_arch, print_rows
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, package_versions
+from experiment_1.gpu_checks import DEVICE_CHECKS
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_resnet
 from experiment_1.paths import REPO_ROOT
@@ -146,6 +150,10 @@ def torchrun_nccl(args: argparse.Namespace, device: torch.device) -> tuple[bool,
         launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "1"]
         result, seconds = run_step(["--limit", "4", "--batch-size", "1", "--num-workers", "0", "--output-dir", folder], launcher)
         return step_outcome(result, seconds, Path(folder), 4)
+
+
+for _name, _description, _function in DEVICE_CHECKS:  # the CUDA paths' device-only checks (issue 30), after the above
+    check(_name, _description)(_function)
 
 
 def require_cuda() -> torch.device:
