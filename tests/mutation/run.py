@@ -56,8 +56,8 @@ MUTATIONS: list[Mutation] = [
     m("M2", "butterfly transforms only bits 0…9", [(T, "    for block in range(num_blocks):\n        view", "    for block in range(min(num_blocks, 10)):\n        view")],
       "tests/test_mobius.py"),
     m("M3", "tree engine: mask 2^L−2 overwritten with the full mask's logits",
-      [(E, "            out[:, prefix_ids.to(device)] = logits.transpose(0, 1)\n",
-        "            out[:, prefix_ids.to(device)] = logits.transpose(0, 1)\n            if bool((prefix_ids == 2**num_blocks - 1).any()):\n                out[:, -2] = out[:, -1]\n")],
+      [(E, "            out[:, prefix_ids] = logits.transpose(0, 1)\n",
+        "            out[:, prefix_ids] = logits.transpose(0, 1)\n            if bool((prefix_ids == 2**num_blocks - 1).any()):\n                out[:, -2] = out[:, -1]\n")],
       "tests/test_engines.py", "-k", "tree_equals_naive_on_every_mask"),
     m("M4", "mask bit order reversed in both engines (bit l = block L−1−l)",
       [(E, "masks = ((chunk[:, None] >> bits[None, :]) & 1).bool()", "masks = ((chunk[:, None] >> (num_blocks - 1 - bits)[None, :]) & 1).bool()"),
@@ -81,7 +81,7 @@ MUTATIONS: list[Mutation] = [
     m("M14", "Holm without step-down monotonicity", [(V, "running = max(running, min(1.0, (m - rank) * p[index]))", "running = min(1.0, (m - rank) * p[index])")],
       "tests/test_verdicts.py"),
     m("M15", "worst-subset error forced to 0",
-      [(R, "relative_error(rebuilt.double(), values.double()).amax(dim=1)", "0 * relative_error(rebuilt.double(), values.double()).amax(dim=1)")],
+      [(R, "    return torch.stack(worst, dim=1).amax(dim=1)", "    return 0 * torch.stack(worst, dim=1).amax(dim=1)")],
       "tests/test_reconstruction.py"),
     m("M16", "full-mask correctness against label + 1", [(R, "(predicted == labels).double()", "(predicted == labels + 1).double()")], "tests/test_reconstruction.py"),
     m("M17", "bootstrap ignores its seed", [(S, "        rng = np.random.default_rng(seed)\n        means = np.empty", "        rng = np.random.default_rng(0)\n        means = np.empty")],
@@ -162,7 +162,7 @@ MUTATIONS: list[Mutation] = [
       [(SP, "    predicted = full_logits.argmax(dim=-1)\n    index = predicted", "    predicted = full_logits.argmax(dim=-1) * 0\n    index = predicted")],
       "tests/test_spectrum.py"),
     m("O37", "the sampled mask order of the naive engine shifted by one bit",
-      [(E, "    bits = torch.arange(num_blocks)\n", "    bits = torch.arange(num_blocks) + 1\n")], "tests/test_engines.py", "-k", "bit_l"),
+      [(E, "    bits = torch.arange(num_blocks, device=device)\n", "    bits = torch.arange(num_blocks, device=device) + 1\n")], "tests/test_engines.py", "-k", "bit_l"),
 ]
 
 
