@@ -7,7 +7,7 @@ Question: what does each run say, side by side? One row per results folder, read
 ``experiment_2/results_3c_*/swap_cost.json`` (the smooth swap's top-1 cost),
 ``experiment_3/results*/summary.json`` (Experiment 3), ``experiment_4/results*/overlap.json``
 (Experiment 4), ``experiment_5/results*/analysis.json`` (Experiment 5),
-``experiment_1/results_bench/*.json`` (engine benchmarks), ``experiment_1/results_profile/*.json``
+``experiment_1/results_bench/bench_*.json`` and ``gpu_check.json`` (engine benchmarks), ``experiment_1/results_profile/*.json``
 (tree-pass profiles) and ``paper/results_depth*/depth.json`` (the depth ladder). No number is typed by hand.
 
 One generator, two renderers: every section function below returns the table model of
@@ -301,9 +301,14 @@ def _rate(row: dict[str, Any], name: str) -> str:
     return "—" if value is None else format_number(value)
 
 
+BENCHMARK_FILES = ("experiment_1/results_bench/bench_*.json", "experiment_1/results_bench/gpu_check.json")
+"""The files whose ``rows`` the benchmark table lists: ``bench_engines`` runs and ``make gpu-check`` (the memory plan
+beside them is not a benchmark)."""
+
+
 def benchmark_table(root: Path) -> list[Block]:
     rows = []
-    for path in committed_glob(root, "experiment_1/results_bench/*.json"):
+    for path in (path for pattern in BENCHMARK_FILES for path in committed_glob(root, pattern)):
         bench = read_json(path)
         for row in bench["rows"]:
             naive_from = "" if row["naive_masks_timed"] == 2 ** row["num_blocks"] else f" (from {row['naive_masks_timed']} masks)"
