@@ -125,7 +125,11 @@ def decision_phrase(decision: str) -> str:
 
 
 def network_name(arch: str, weights: str | None = None) -> str:
-    """``efficientnet_lite0`` → EfficientNet-Lite0, ``resnet18`` → ResNet-18; "(random init)" when not trained."""
+    """``efficientnet_lite0`` → EfficientNet-Lite0, ``resnet18`` → ResNet-18; "(random init)" when not trained. A factory
+    (``package.module:function``) is named by its function, words apart (``resnet18_first_block_held`` → ResNet-18 first
+    block held), not by its import path."""
+    if ":" in arch:
+        return pretty_networks(arch.rpartition(":")[2].replace("_", " ")) + (" (random init)" if weights == "random" else "")
     name = arch
     for prefix, pretty in NETWORK_NAMES.items():
         if arch.startswith(prefix) and arch[len(prefix):].isdigit():

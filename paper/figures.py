@@ -12,13 +12,15 @@ from paper.experiments import RECORDS
 from paper.checks import figure_has_its_run
 from paper.render_latex import latex_text
 
+GENERATED = Path("paper") / "generated"
 FIGURES: dict[str, str] = {name: path for record in RECORDS for name, path in record.figures}
 """Macro name → the figure's PDF, relative to the repository root (declared in each experiment's record)."""
 
 
 def figure_line(name: str, path: str, root: Path) -> str:
     """``\\newcommand{\\name}[1][width=\\linewidth]{…}``: the figure with optional includegraphics options, or the not-run box."""
-    if (root / path).exists() and figure_has_its_run(root / path):  # a deleted run's old PDF is not a result
+    rendered_here = Path(path).parent == GENERATED  # drawn by paper.make_tables itself from the committed summaries
+    if (root / path).exists() and (rendered_here or figure_has_its_run(root / path)):  # a deleted run's old PDF is not a result
         body = rf"\includegraphics[#1]{{../{path}}}"
     else:
         body = rf"\figurenotrun{{{latex_text(f'`{path}`')}}}"

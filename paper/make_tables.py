@@ -76,7 +76,7 @@ def _run_label(path: Path, root: Path, summary: dict[str, Any]) -> str:
     return f"`{path.parent.relative_to(root).as_posix()}` — {config['arch']}, `{config['weights']}`, N = {summary['num_valid']}"
 
 
-RUN_LABEL = re.compile(r"`[^`]+` — ([A-Za-z0-9_]+), `(pretrained|random)`, N = ")
+RUN_LABEL = re.compile(r"`[^`]+` — ([A-Za-z0-9_.:]+), `(pretrained|random)`, N = ")
 
 
 def reader_labels(blocks: list[Block]) -> list[Block]:

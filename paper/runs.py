@@ -46,7 +46,7 @@ def run_rows(root: Path) -> list[list[str]]:
 def runs_tex(root: Path) -> str:
     """The whole of paper/generated/runs.tex."""
     body = "\n".join(" & ".join(latex_text(cell) for cell in row) + r" \\" for row in run_rows(root))
-    table = "\n".join([r"\begin{footnotesize}", r"\begin{longtable}{@{}llrrrrp{0.2\linewidth}@{}}",
+    table = "\n".join([r"\begin{footnotesize}", r"\begin{longtable}{@{}l>{\raggedright\arraybackslash}p{0.22\linewidth}rrrrp{0.2\linewidth}@{}}",
                        r"\caption{Every run the paper reads: its network, depth $L$, input resolution, number of images $N$, the smallest $p$ an exact "
                        r"two-sided sign test reaches on $N$ paired images ($2^{1-N}$), and its verdicts' decisions. Generated from the summaries.}\label{tab:runs}\\",
                        rf"\toprule {HEADER} \midrule\endfirsthead", rf"\toprule {HEADER} \midrule\endhead", r"\bottomrule\endlastfoot",
