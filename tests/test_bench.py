@@ -50,7 +50,7 @@ def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> No
            "tree_gmac": 40.0, "tree_images_per_s": 0.5, "tree_gmac_per_s": 20.0, "naive_gmac_per_s": 8.5, "tree_speedup_vs_contiguous": 1.66,
            "max_abs_disagreement": 1e-5}
     (tmp_path / "experiment_1" / "results_bench").mkdir(parents=True)
-    (tmp_path / "experiment_1" / "results_bench" / "bench.json").write_text(json.dumps({"device": "cpu (2 threads)", "rows": [row]}))
+    (tmp_path / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps({"device": "cpu (2 threads)", "rows": [row]}))
     table = render_markdown(benchmark_table(tmp_path))
     assert "| float32, eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | 8.5 | 15.0× | 6.2× | 1.66× |" in table
     profile = {"arch": "resnet18", "images": 1, "resolution": 224, "memory_format": "channels_last", "mask_chunk": 256, "wall_seconds": 1.5,
