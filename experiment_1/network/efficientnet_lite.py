@@ -151,10 +151,34 @@ def mbconv_branch(block: nn.Module) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
+def rewrite_for_speed(network: nn.Module) -> None:
+    """Two bit-identical rewrites of the package's modules, in place (the package's own forward sees them too).
+
+    - every ``ReLU6`` runs in place: its input is always a fresh batch-norm (or, folded, convolution)
+      output that nothing else reads, and clamping in place writes the same values;
+    - a "same" padding that is symmetric (every stride-1 convolution) moves from the explicit
+      ``ZeroPad2d`` into the convolution's own ``padding``: the same products and sums without
+      first copying the activations into a zero-filled, padded buffer.
+
+    Together they save about 15 % of an EfficientNet-Lite1 head pass on CPU (the README's benchmark);
+    ``tests/test_efficientnet.py`` checks the rewritten network against the package's own, unrewritten
+    forward bit for bit.
+    """
+    for module in network.modules():
+        if isinstance(module, nn.ReLU6):
+            module.inplace = True
+        padding = getattr(module, "static_padding", None)
+        if isinstance(module, nn.Conv2d) and isinstance(padding, nn.ZeroPad2d) and len(set(padding.padding)) == 1 and module.padding == (0, 0):
+            module.padding = (padding.padding[0],) * 2
+            module.static_padding = nn.Identity()
+
+
 def efficientnet_cut(network: nn.Module, arch: str, preprocess: Preprocess) -> ResidualNetwork:
-    """Cut an ``efficientnet_lite_pytorch.EfficientNet`` into stem, its identity-skip blocks and head (modules shared)."""
+    """Cut an ``efficientnet_lite_pytorch.EfficientNet`` into stem, its identity-skip blocks and head (modules
+    shared), after the bit-identical :func:`rewrite_for_speed`."""
     if network._global_params.use_se:
         raise PipelineError(f"{arch}: squeeze-and-excitation blocks are not supported; use an EfficientNet-Lite model")
+    rewrite_for_speed(network)
     stem = nn.Sequential(network._conv_stem, network._bn0, network._swish)
     residuals: list[Residual] = []
     fixed: list[nn.Module] = []
