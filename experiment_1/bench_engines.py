@@ -10,13 +10,17 @@ eager or compiled model, memory format, batch-norm kept or folded and batch size
   the time is scaled linearly to 2^L, which is exact for its independent per-mask forwards);
 
 and reports images/s (one image = all 2^L masks), the engine's multiply-accumulates (MACs) per
-image, the achieved GMAC/s, the naive/tree time ratio beside the MAC ratio, the tree engine's
+image, the achieved GMAC/s (and, when ResNet-18 is in the run, each architecture's tree GMAC/s as a
+share of ResNet-18's in the same variant), the naive/tree time ratio beside the MAC ratio, the tree engine's
 speed-up over the contiguous (pre channels-last) layout with batch-norm kept (today's default path
 before channels-last), and the largest tree–naive disagreement. ``--batchnorm kept folded`` adds
 variants with batch-norm folded into the convolutions (``--fold-batchnorm``; not bit-exact).
 MACs are counted as in :mod:`experiment_1.network.macs` (forward hooks on every ``Conv2d`` and ``Linear``; batch-norm, activations,
 additions and pooling are not counted): the naive engine runs 2^L full forwards, the tree engine
 the stem once, block l on 2^l states and the head 2^L times.
+
+The allocator is tuned first, as in every evaluation step (:mod:`experiment_1.run.allocator`), so the
+rates are the ones the runs get.
 
 Inputs:  none (random images).  Outputs: a table on stdout; ``--json`` also writes the rows, which
          ``python -m paper.make_tables`` puts into the README's benchmark table.
@@ -43,6 +47,7 @@ from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tr
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.files import atomic_write_json, package_versions
+from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.pipeline import DTYPES, resolve_device
 from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.weights import parse_weights
@@ -126,16 +131,33 @@ def bench_arch(arch: str, args: argparse.Namespace, device: torch.device) -> lis
     return rows
 
 
+RATE_BASELINE = "resnet18"
+"""The architecture every other one's tree GMAC/s is compared with (same variant, same run)."""
+
+
+def add_rate_versus_baseline(rows: list[dict[str, Any]]) -> None:
+    """Give each row ``tree_gmac_per_s_vs_resnet18``: its tree GMAC/s over ResNet-18's in the same variant
+    (dtype, mode, layout, batch-norm, images) of this run, or ``None`` when ResNet-18 was not timed."""
+    def variant(row: dict[str, Any]) -> tuple:
+        return row["dtype"], row["compile_requested"], row["memory_format"], row["batchnorm"], row["images"]
+
+    baseline = {variant(row): row["tree_gmac_per_s"] for row in rows if row["arch"] == RATE_BASELINE}
+    for row in rows:
+        rate = baseline.get(variant(row))
+        row[f"tree_gmac_per_s_vs_{RATE_BASELINE}"] = row["tree_gmac_per_s"] / rate if rate else None
+
+
 def print_rows(rows: list[dict[str, Any]], device_name: str) -> None:
     print(f"device: {device_name}; {rows[0]['weights']} weights; MACs of conv and linear layers (forward hooks); best of {rows[0]['repeats']} interleaved runs")
     print(f"{'arch':<18} {'L':>2} {'dtype':<8} {'mode':<8} {'format':<18} {'imgs':>4} {'px':>4} {'tree img/s':>10} {'tree GMAC':>10} {'tree GMAC/s':>11} "
-          f"{'naive img/s':>11} {'naive GMAC/s':>12} {'naive/tree':>10} {'MAC ratio':>9} {'vs contig.':>10} {'max |tree-naive|':>16}")
+          f"{'vs R18':>6} {'naive img/s':>11} {'naive GMAC/s':>12} {'naive/tree':>10} {'MAC ratio':>9} {'vs contig.':>10} {'max |tree-naive|':>16}")
     for row in rows:
         mode = "compiled" if row["compiled"] else "eager"
         versus = f"{row['tree_speedup_vs_contiguous']:.2f}×" if row["tree_speedup_vs_contiguous"] else "—"
         layout = row["memory_format"] + ("+fold" if row["batchnorm"] == "folded" else "")
+        rate = row[f"tree_gmac_per_s_vs_{RATE_BASELINE}"]
         print(f"{row['arch']:<18} {row['num_blocks']:>2} {row['dtype']:<8} {mode:<8} {layout:<18} {row['images']:>4} {row['resolution']:>4} "
-              f"{row['tree_images_per_s']:>10.3g} {row['tree_gmac']:>10.4g} {row['tree_gmac_per_s']:>11.4g} {row['naive_images_per_s']:>11.3g} "
+              f"{row['tree_images_per_s']:>10.3g} {row['tree_gmac']:>10.4g} {row['tree_gmac_per_s']:>11.4g} {f'{rate:.0%}' if rate else '—':>6} {row['naive_images_per_s']:>11.3g} "
               f"{row['naive_gmac_per_s']:>12.4g} {row['speedup']:>9.1f}× {row['work_ratio']:>8.1f}× {versus:>10} {row['max_abs_disagreement']:>16.2e}")
 
 
@@ -159,13 +181,15 @@ def main(argv: list[str] | None = None) -> None:
     if min(args.batch_sizes) < 1 or args.repeats < 1 or args.naive_masks < 1:
         raise PipelineError("--images, --repeats and --naive-masks must be at least 1")
     device = resolve_device(args.device)
+    allocator = tune_allocator()  # as every evaluation step does (experiment_1.run.allocator): time the rate the runs get
     torch.manual_seed(args.seed)
     rows = [row for arch in args.archs for row in bench_arch(arch, args, device)]
+    add_rate_versus_baseline(rows)
     device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"cpu ({torch.get_num_threads()} threads)"
     print_rows(rows, device_name)
     if args.json:
         command = "python -m experiment_1.bench_engines " + " ".join(sys.argv[1:] if argv is None else argv)
-        atomic_write_json(args.json, {"device": device_name, "command": command, "versions": package_versions(), "rows": rows})
+        atomic_write_json(args.json, {"device": device_name, "command": command, "versions": package_versions(), "allocator": allocator, "rows": rows})
 
 
 if __name__ == "__main__":

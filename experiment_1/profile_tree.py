@@ -31,6 +31,7 @@ from experiment_1.errors import run_cli
 from experiment_1.network.registry import build_gated_resnet
 from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.weights import parse_weights
+from experiment_1.run.allocator import tune_allocator
 from experiment_1.files import atomic_write_json, package_versions
 
 OPERATOR_GROUPS = {
@@ -111,6 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed for weights and images (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=None, help="also write the profile to this JSON file")
     args = parser.parse_args(argv)
+    tune_allocator()  # as every evaluation step does: profile the pass the runs make
     model = build_gated_resnet(args.arch, args.weights, seed=args.seed, memory_format=args.memory_format)
     images = torch.randn(args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(args.seed))
     result = profile_tree(model, images, args.mask_chunk, args.top)

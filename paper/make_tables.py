@@ -314,6 +314,7 @@ def benchmark_table(root: Path) -> list[Block]:
             naive_from = "" if row["naive_masks_timed"] == 2 ** row["num_blocks"] else f" (from {row['naive_masks_timed']} masks)"
             mode = "compiled" if row.get("compiled") else "eager"
             versus = row.get("tree_speedup_vs_contiguous")
+            share = row.get("tree_gmac_per_s_vs_resnet18")
             rows.append([
                 f"`{path.name}`",
                 bench["device"],
@@ -325,6 +326,7 @@ def benchmark_table(root: Path) -> list[Block]:
                 _rate(row, "tree_images_per_s"),
                 _rate(row, "tree_gmac"),
                 _rate(row, "tree_gmac_per_s"),
+                "—" if share is None else format_percent(share),
                 _rate(row, "naive_gmac_per_s"),
                 f"{row['speedup']:.1f}×",
                 f"{row['work_ratio']:.1f}×",
@@ -335,7 +337,7 @@ def benchmark_table(root: Path) -> list[Block]:
         return [NotRun("No benchmark results yet.")]
     return [Table(
         ["file", "device", "arch", "dtype, mode, layout", "images", "tree s", "naive s", "tree img/s", "tree GMAC/img", "tree GMAC/s",
-         "naive GMAC/s", "naive/tree time", "MAC ratio", "tree vs contiguous", "max abs(tree − naive)"],
+         "tree GMAC/s vs ResNet-18", "naive GMAC/s", "naive/tree time", "MAC ratio", "tree vs contiguous", "max abs(tree − naive)"],
         rows,
     )]
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from experiment_1.bench_engines import main as bench_main
+from experiment_1.bench_engines import add_rate_versus_baseline, main as bench_main
 from experiment_1.network.macs import work_ratio
+from experiment_1.run.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_resnet
 from paper.make_tables import benchmark_table, profile_table
@@ -52,7 +53,7 @@ def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> No
     (tmp_path / "experiment_1" / "results_bench").mkdir(parents=True)
     (tmp_path / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps({"device": "cpu (2 threads)", "rows": [row]}))
     table = render_markdown(benchmark_table(tmp_path))
-    assert "| float32, eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | 8.5 | 15.0× | 6.2× | 1.66× |" in table
+    assert "| float32, eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | — | 8.5 | 15.0× | 6.2× | 1.66× |" in table
     profile = {"arch": "resnet18", "images": 1, "resolution": 224, "memory_format": "channels_last", "mask_chunk": 256, "wall_seconds": 1.5,
                "parts": [{"part": "stem", "calls": 1, "share": 0.01}, {"part": "head (×256)", "calls": 2, "share": 0.3},
                          {"part": "layer4.1 branch (×128)", "calls": 2, "share": 0.4}, {"part": "layer1.0 branch (×1)", "calls": 1, "share": 0.02}],
@@ -66,5 +67,19 @@ def test_the_benchmark_runs_end_to_end_and_records_its_weights(tmp_path: Path) -
     output = tmp_path / "bench.json"
     bench_main(["--archs", "resnet18", "--resolution", "32", "--naive-masks", "4", "--repeats", "1", "--memory-formats", "channels_last",
                 "--device", "cpu", "--json", str(output)])
-    rows = json.loads(output.read_text())["rows"]
+    bench = json.loads(output.read_text())
+    rows = bench["rows"]
     assert [(row["arch"], row["weights"], row["memory_format"]) for row in rows] == [("resnet18", "random", "channels_last")]
+    assert rows[0]["tree_gmac_per_s_vs_resnet18"] == 1.0
+    assert bench["allocator"] == tune_allocator()  # tuned before timing, as the evaluation steps do, and recorded
+
+
+def test_each_rate_is_compared_with_resnet18_in_the_same_variant_only() -> None:
+    def row(arch: str, rate: float, batchnorm: str = "kept", images: int = 1) -> dict:
+        return {"arch": arch, "dtype": "float32", "compile_requested": False, "memory_format": "channels_last", "batchnorm": batchnorm,
+                "images": images, "tree_gmac_per_s": rate}
+
+    rows = [row("resnet18", 80.0), row("resnet18", 100.0, "folded"), row("efficientnet_lite1", 40.0), row("efficientnet_lite1", 30.0, "folded"),
+            row("efficientnet_lite1", 20.0, images=4)]
+    add_rate_versus_baseline(rows)
+    assert [r["tree_gmac_per_s_vs_resnet18"] for r in rows] == [1.0, 1.0, 0.5, 0.3, None]  # no ResNet-18 row at 4 images
