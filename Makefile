@@ -120,11 +120,11 @@ OFFLINE_FLAGS := --arch efficientnet_lite0 --weights pretrained --batch-size 5 -
 SWEEP_IMAGES ?= 40
 NULL_IMAGES ?= 50
 
-.PHONY: offline-results offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
+.PHONY: offline-results offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2
 # The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
 # which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
 OFFLINE_THREADS ?= 1
-offline-results offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth: \
+offline-results offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
 offline-results: offline-results-lite0 offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
 	$(BIN)/python -m paper.make_tables
@@ -170,50 +170,62 @@ offline-results-3c: $(BIN)/.installed
 		--batch-size 1 --num-workers 0 --seed 0 --output-dir experiment_2/results_3c_resnet18_first_block_held && \
 	$(BIN)/python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
 
-# Experiment 4 (expert-set signatures) on the labelled sample: the 150 classes with six images each
-# (900 images), the same list as Experiment 5; about 2 s per image on 2 cores.
+# Experiments 4 (expert-set signatures) and 5 (difficulty) on the labelled sample: the 150 classes with six images
+# each (900 images), from one all-mask pass that feeds both (about 1 s per image on one core); each target runs
+# the pass, which resumes from the other's partial stores (nothing is evaluated twice), then its own analysis.
 EXP4_DIR := experiment_4/results_efficientnet_lite0_sample
-offline-results-exp4: $(BIN)/.installed
+EXP5_DIR := experiment_5/results_efficientnet_lite0_sample
+LABELLED_PASS = $(BIN)/python -m paper.single_pass --experiments 4 5 --sample-index $(LABELLED_INDEX) $(OFFLINE_FLAGS) \
+	--extra-taus 0.05 0.2 0.3 0.4 0.5 0.7 --results-name results_efficientnet_lite0_sample
+$(LABELLED_INDEX): | $(BIN)/.installed
 	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'validation-*.parquet' --mode per-class \
 		--per-class 6 --min-per-class 6 --seed 0 --output $(LABELLED_INDEX)
-	$(BIN)/python -m experiment_4.step_1_signatures --sample-index $(LABELLED_INDEX) $(OFFLINE_FLAGS) --output-dir $(EXP4_DIR)
+offline-results-exp4: $(BIN)/.installed $(LABELLED_INDEX)
+	$(LABELLED_PASS)
 	$(BIN)/python -m experiment_4.step_2_overlap --signatures $(EXP4_DIR)/signatures.pt --output-dir $(EXP4_DIR) \
 		--nn-K 32 --num-permutations 1000 --seed 0
 	$(BIN)/python -m experiment_4.step_3_plot --summary $(EXP4_DIR)/overlap.json
 
 # Experiment 5 on the same 900 labelled images, with the τ grid where K_τ^err moves.
-EXP5_DIR := experiment_5/results_efficientnet_lite0_sample
-offline-results-exp5: $(BIN)/.installed
-	$(BIN)/python -m experiment_5.step_1_evaluate --sample-index $(LABELLED_INDEX) $(OFFLINE_FLAGS) \
-		--extra-taus 0.05 0.2 0.3 0.4 0.5 0.7 --output-dir $(EXP5_DIR)
+offline-results-exp5: $(BIN)/.installed $(LABELLED_INDEX)
+	$(LABELLED_PASS)
 	$(BIN)/python -m experiment_5.step_2_analyze --per-image $(EXP5_DIR)/per_image.pt
 	$(BIN)/python -m experiment_5.step_3_plot --analysis $(EXP5_DIR)/analysis.json --per-image $(EXP5_DIR)/per_image.pt
 
-# The depth ladder: EfficientNet-Lite1 (L = 14) Experiments 1-3 on 6 test images and 4-5 on 8 labelled images
-# (4 classes × 2), Lite2 (L = 14, wider) Experiments 2-3 on the same 6 test images, Lite1's λ sweep at two λ on
-# 2 images (one all-mask pass per sample list; about 1-2 min per image at L = 14 on 2 cores), then the
-# comparison with Lite0 (paper.depth_compare).
+# The depth ladder: EfficientNet-Lite1 and Lite2 (L = 14; Lite2 10 % wider) on the first 24 test images for
+# Experiments 1-3 (one all-mask pass each; the depth verdicts pair them with Lite0's same images), Lite1's λ sweep
+# on the first 6 of them at λ = 0.5, 0.2, 0.1, and Lite1's Experiments 4-5 on 48 labelled images (12 classes × 4);
+# then the comparison with Lite0 (paper.depth_compare). About 40 s per image and pass at L = 14 on one core,
+# so each of offline-results-lite1 (~65 min) and offline-results-lite2 (~25 min) fits a working session.
 DEPTH_FLAGS := --weights pretrained --batch-size 1 --mask-chunk 512 --num-workers 0 --seed 0 --data-dir $(SAMPLE_DATA)
-DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_4x2.json
-offline-results-depth: $(BIN)/.installed
+DEPTH_IMAGES ?= 24
+DEPTH_SWEEP_IMAGES ?= 6
+DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_12x4.json
+offline-results-lite1: $(BIN)/.installed
 	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
-		--limit 6 --results-name results_efficientnet_lite1_sample
-	$(BIN)/python -m paper.single_pass --experiments 2 3 --arch efficientnet_lite2 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
-		--limit 6 --results-name results_efficientnet_lite2_sample
+		--limit $(DEPTH_IMAGES) --results-name results_efficientnet_lite1_sample
+	$(BIN)/python -m experiment_2.step_3_lambda_sweep --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
+		--limit $(DEPTH_SWEEP_IMAGES) --lambdas 0.5 0.2 0.1 --output-dir experiment_2/results_lambda_efficientnet_lite1_sample
+	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'validation-*.parquet' --mode per-class \
+		--per-class 4 --min-per-class 6 --num-classes 12 --seed 0 --output $(DEPTH_INDEX_VAL)
 	$(BIN)/python -m paper.single_pass --experiments 4 5 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(DEPTH_INDEX_VAL) \
 		--results-name results_efficientnet_lite1_sample
-	$(BIN)/python -m experiment_2.step_3_lambda_sweep --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) --limit 2 \
-		--lambdas 0.5 0.2 --output-dir experiment_2/results_lambda_efficientnet_lite1_sample
 	$(BIN)/python -m experiment_4.step_2_overlap --signatures experiment_4/results_efficientnet_lite1_sample/signatures.pt \
 		--output-dir experiment_4/results_efficientnet_lite1_sample --nn-K 32 --num-permutations 1000 --seed 0
 	$(BIN)/python -m experiment_5.step_2_analyze --per-image experiment_5/results_efficientnet_lite1_sample/per_image.pt
-	for lite in lite1 lite2; do \
-		$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_$${lite}_sample/summary.json && \
-		$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
-	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite1_sample/summary.json
 	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json
 	$(BIN)/python -m experiment_4.step_3_plot --summary experiment_4/results_efficientnet_lite1_sample/overlap.json
 	$(BIN)/python -m experiment_5.step_3_plot --analysis experiment_5/results_efficientnet_lite1_sample/analysis.json \
 		--per-image experiment_5/results_efficientnet_lite1_sample/per_image.pt
+
+offline-results-lite2: $(BIN)/.installed
+	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite2 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
+		--limit $(DEPTH_IMAGES) --results-name results_efficientnet_lite2_sample
+
+offline-results-depth: offline-results-lite1 offline-results-lite2
+	for lite in lite1 lite2; do \
+		$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_$${lite}_sample/summary.json && \
+		$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_$${lite}_sample/summary.json && \
+		$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
 	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
 		--output paper/results_depth_efficientnet_lite_sample/depth.json

@@ -274,14 +274,21 @@ def read_json_if_exists(path: Path) -> Any | None:
     return read_json(path) if path.exists() else None
 
 
-def git_commit() -> str:
-    """The repository's HEAD commit (with ``-dirty`` if the tree has changes), or ``unknown``."""
+RESULT_PATHS = (":(exclude,glob)**/results*/**", ":(exclude,glob)**/sample_index*.json")
+"""Outputs of the runs themselves, which the dirty check does not count (see :func:`git_commit`)."""
+
+
+def git_commit(root: Path = REPO_ROOT) -> str:
+    """The repository's HEAD commit, with ``-dirty`` if a tracked file other than a run's output has changes, or ``unknown``.
+
+    Results folders (``results*/``) and sample lists are outputs: a rerun of ``make offline-results`` rewrites
+    committed ones before its later steps record their commit, and that must not read as an edited tree.
+    Any other change to a tracked file (code, Makefile, READMEs) does.
+    """
     try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
-        ).stdout.strip()
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT, capture_output=True, text=True
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", *RESULT_PATHS], cwd=root, capture_output=True, text=True, check=True
         ).stdout.strip()
         return commit + ("-dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):

@@ -13,8 +13,8 @@ Outputs: --output, a sample-list JSON (source, row, label per image; sorted by s
     python -m experiment_1.step_2_sample --data-dir imagenet-1k/sample-1750 --pattern 'validation-*.parquet' \\
         --mode per-class --per-class 6 --min-per-class 6 --seed 0 --output experiment_1/sample_index_sample_val_min6.json
     python -m experiment_1.step_2_sample --data-dir imagenet-1k/sample-1750 --pattern 'validation-*.parquet' \\
-        --mode per-class --per-class 2 --min-per-class 6 --num-classes 4 --seed 0 \\
-        --output experiment_1/sample_index_sample_val_4x2.json      # 8 images of 4 classes, for L = 14 runs
+        --mode per-class --per-class 4 --min-per-class 6 --num-classes 12 --seed 0 \\
+        --output experiment_1/sample_index_sample_val_12x4.json     # 48 images of 12 classes, for L = 14 runs
 """
 from __future__ import annotations
 
