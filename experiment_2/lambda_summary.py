@@ -12,7 +12,7 @@ import numpy as np
 from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.published import published_numbers
 from experiment_1.report.stats import exact_proportion_ci
-from experiment_2.aggregate import PROJECTIONS, spectrum_summary
+from experiment_2.summary_blocks import PROJECTIONS, spectrum_summary
 from experiment_2.limit import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import FLOOR_MARGIN, power_law_summary, roundoff_floor
 from experiment_1.mobius.spectrum import binomial_null

@@ -6,7 +6,7 @@ from typing import Any
 
 from experiment_1.report.markdown import figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report.published import published_value
-from experiment_2.aggregate import PROJECTIONS
+from experiment_2.summary_blocks import PROJECTIONS
 from experiment_2.spectrum_figures import element_stat
 
 

@@ -13,9 +13,9 @@ RESULTS = "experiment_3/results_efficientnet_lite0_sample"
 
 def rebuild(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
     """The current summary of a run's per-image arrays (imported on use: the record stays light)."""
-    from experiment_3 import aggregate
+    from experiment_3.summary import summarize
 
-    return aggregate.summarize(arrays, config, seed)
+    return summarize(arrays, config, seed)
 
 
 RECORDS = (

@@ -6,7 +6,7 @@ Inputs:  --summary (experiment_3.step_1_evaluate's summary.json; timing.json bes
 Outputs: topk_curves.png/.pdf (Γ_K on vector and on scalar energy, top-1 agreement and relative error vs K, magnitude rankings and
          controls with 95 % CIs, log-2 K axis), topk_orders.png/.pdf (the order histogram of the
          magnitude top-K) and REPORT.md in the summary's folder. Every number in the REPORT is read
-         and every decision from the JSON (its verdicts block, built by experiment_3.verdict_rules).
+         and every decision from the JSON (its verdicts block, built by experiment_3.verdicts).
 
     python -m experiment_3.step_2_plot --summary experiment_3/results/summary.json
 """
@@ -21,8 +21,8 @@ import numpy as np
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.report.plotting import new_figure_grid, plt, save_figure
-from experiment_3.aggregate import controls_of
-from experiment_3.report_blocks import LABELS, build_report
+from experiment_3.summary import controls_of
+from experiment_3.report import LABELS, build_report
 from experiment_1.mobius.sparsity import RANKINGS
 
 COLOURS = {"magnitude": "#2a6fb0", "order_matched": "#e07b22", "random": "#888888", "low_order_first": "#2e9e4f"}

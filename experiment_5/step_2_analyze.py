@@ -2,10 +2,10 @@
 
 Question: do hard images use more, or higher-order, block interactions?
 Over the valid images whose every score and measure is defined (per_image.pt of step 1), the analysis of
-:mod:`experiment_5.analysis`: Spearman ρ (and partial ρ given ‖h(full)‖₂) of every difficulty score with
+:mod:`experiment_5.summary`: Spearman ρ (and partial ρ given ‖h(full)‖₂) of every difficulty score with
 every complexity measure, with bootstrap CIs; hard − easy quartile and incorrect − correct differences;
 the scores' mutual agreement; saturated / constant measures; and the verdicts block
-(:mod:`experiment_5.verdict_rules`): each measure judged by the --primary-score quartiles with Holm
+(:mod:`experiment_5.verdicts`): each measure judged by the --primary-score quartiles with Holm
 across measures, the other scores as a sensitivity check, "cannot tell" with the smallest detectable
 effect where our CI contains what the seed reports.
 
@@ -24,7 +24,7 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, check_not_input
 from experiment_1.report.stats import NUM_RESAMPLES
 from experiment_1.report.verdicts import by_id
-from experiment_5.analysis import analyze
+from experiment_5.summary import analyze
 from experiment_5.difficulty import DIFFICULTY_SCORES
 from experiment_5.records import load_per_image
 

@@ -28,7 +28,7 @@ from experiment_1.report.plotting import new_figure, new_figure_grid, save_figur
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formatting import SCORE_LABELS, measure_label
 from experiment_5.records import analysed_images, load_per_image
-from experiment_5.report_blocks import build_report, measure_verdict
+from experiment_5.report import build_report, measure_verdict
 
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from experiment_1.report.verdicts import CANNOT_TELL, FAILS, HOLDS, by_id
-from experiment_3.aggregate import summarize
+from experiment_3.summary import summarize
 from experiment_3.topk import CURVE_METRICS, SOURCES
-from experiment_3.verdict_rules import verdicts
+from experiment_3.verdicts import verdicts
 
 L, COUNT, DRAWS = 4, 200, 2
 KS = [1, 2, 4, 8, 16]

@@ -21,13 +21,13 @@ from experiment_1.mobius.transform import mobius_transform
 from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
 from experiment_1.report.verdicts import CANNOT_TELL, CONSTANT, FAILS, HOLDS, NON_FINITE, SATURATED, by_id, holm
 from experiment_5 import step_2_analyze, step_3_plot
-from experiment_5.analysis import analyze
+from experiment_5.summary import analyze
 from experiment_5.association import quartile_groups
 from experiment_5.complexity import complexity_measures
 from experiment_5.difficulty import DIFFICULTY_SCORES, difficulty_scores
 from experiment_5.formatting import difference_cell, rho_cell
 from experiment_5.records import load_per_image
-from experiment_5.verdict_rules import verdicts
+from experiment_5.verdicts import verdicts
 
 IMAGES, BATCH = 8, 4
 

@@ -105,7 +105,7 @@ def plant(root: Path, module: str, source: str) -> None:
         ("experiment_1.mobius.transform", "from experiment_1.errors import PipelineError\n", "(experiment_1.mobius) imports experiment_1.errors"),
         ("experiment_1.report.stats", "import torch\n", "experiment_1.report must not import torch"),
         ("experiment_1.run.pipeline", "from paper import make_tables\n", "(experiment_1.run) imports paper"),
-        ("experiment_2.summary", "from experiment_5 import analysis\n", "imports experiment_5.analysis"),
+        ("experiment_2.summary", "from experiment_5 import summary\n", "imports experiment_5.summary"),
     ],
 )
 def test_a_planted_import_against_the_plan_is_caught(tmp_path: Path, module: str, source: str, expected: str) -> None:

@@ -25,8 +25,8 @@ from experiment_1.report.verdicts import (CANNOT_TELL, FAILS, HOLDS, NEAR_BOUND_
                                           saturation, sign_test_power)
 from experiment_2 import summary as spectrum_summary
 from experiment_2.lambda_verdicts import kappa_changes, migration_verdict, monotone_verdict
-from experiment_2.verdict_rules import null_verdicts, peak_decision, shape_decision
-from experiment_5.verdict_rules import seed_claim_decision
+from experiment_2.verdicts import null_verdicts, peak_decision, shape_decision
+from experiment_5.verdicts import seed_claim_decision
 
 BLOCKS = 4
 

@@ -9,10 +9,10 @@ Over the analysed images (:func:`experiment_5.records.analysed_images`):
 - how alike the difficulty scores are (:func:`score_agreement`): their mutual Spearman ρ and the share
   of the primary score's easy / hard quartile that each other score puts there too — the other scores
   are a sensitivity check of the primary one, not independent replications;
-- per score, the partial check on K_τ^err (:func:`experiment_5.verdict_rules.partial_decision`);
+- per score, the partial check on K_τ^err (:func:`experiment_5.verdicts.partial_decision`);
 - per measure, whether it is saturated or constant (:func:`measure_saturation`: at or near its bound, or at one
   value, on ≥ 90 % of images), and the share of images needing all 2^L subsets per K threshold;
-- the verdicts block (:func:`experiment_5.verdict_rules.verdicts`).
+- the verdicts block (:func:`experiment_5.verdicts.verdicts`).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from experiment_5.association import compare_groups, quartile_groups, spearman_t
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES
 from experiment_5.records import COVARIATE, analysed_images
-from experiment_5.verdict_rules import RULES, partial_decision, verdicts
+from experiment_5.verdicts import RULES, partial_decision, verdicts
 
 PARTIAL_CHECK = "Spearman partial correlation controlling for ‖h(full)‖₂ (rank-based, every pair)"
 

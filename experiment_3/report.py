@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
-from experiment_3.aggregate import controls_of
+from experiment_3.summary import controls_of
 from experiment_1.mobius.sparsity import RANKINGS
 from experiment_3.topk import SOURCES
 

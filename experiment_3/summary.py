@@ -11,7 +11,7 @@ energies; the order histogram of the magnitude top-K (mean counts, mean order wi
 binomial share C(L, k)/2^L of a uniform pick); what the smallest K reconstruct (:func:`small_k_facts`:
 how often the top-1 subset is the empty set, how often the relative error is ≥ 1, how often a control
 picks the ranking's own subsets); the seed's numbers beside ours at the seed's K and at the same
-fraction of 2^L; and the verdicts block (:func:`experiment_3.verdict_rules.verdicts`).
+fraction of 2^L; and the verdicts block (:func:`experiment_3.verdicts.verdicts`).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows, exact_proportion_ci, exact_proportion_ci_rows, sign_flip_p_rows
 from experiment_1.mobius.sparsity import RANKINGS
 from experiment_3.topk import CURVE_METRICS, SOURCES
-from experiment_3.verdict_rules import verdicts
+from experiment_3.verdicts import verdicts
 
 QUESTION = "Is the Möbius decomposition sparse at the level of individual subsets?"
 AGREEMENT_TARGET = 0.9
