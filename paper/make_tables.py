@@ -306,6 +306,15 @@ BENCHMARK_FILES = ("experiment_1/results_bench/bench_*.json", "experiment_1/resu
 beside them is not a benchmark)."""
 
 
+def allocator_note(bench: dict) -> str:
+    """How the benchmark's process allocated memory: tuned as in every run, or (files written before
+    experiment_1.bench_engines tuned it) glibc's default, which pays page faults on large buffers."""
+    allocator = bench.get("allocator")
+    if allocator is None:
+        return ", allocator untuned (written before the benchmark tuned it)"
+    return ", allocator tuned" if allocator.get("tuning") == "mallopt" else f", allocator: {allocator.get('tuning')}"
+
+
 def benchmark_table(root: Path) -> list[Block]:
     rows = []
     for path in (path for pattern in BENCHMARK_FILES for path in committed_glob(root, pattern)):
@@ -317,7 +326,7 @@ def benchmark_table(root: Path) -> list[Block]:
             share = row.get("tree_gmac_per_s_vs_resnet18")
             rows.append([
                 f"`{path.name}`",
-                bench["device"],
+                bench["device"] + allocator_note(bench),
                 row["arch"],
                 f"{row.get('dtype', 'float32')}, {mode}, {row.get('memory_format', '—')}" + (", BN folded" if row.get("batchnorm") == "folded" else "") + (f", weights {row['weights']}" if row.get("weights", "random") != "random" else ""),
                 f"{row['images']} × {row['resolution']} px",

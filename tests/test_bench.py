@@ -53,7 +53,7 @@ def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> No
     (tmp_path / "experiment_1" / "results_bench").mkdir(parents=True)
     (tmp_path / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps({"device": "cpu (2 threads)", "rows": [row]}))
     table = render_markdown(benchmark_table(tmp_path))
-    assert "| float32, eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | — | 8.5 | 15.0× | 6.2× | 1.66× |" in table
+    assert "| cpu (2 threads), allocator untuned (written before the benchmark tuned it) | efficientnet_lite0 | float32, eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | — | 8.5 | 15.0× | 6.2× | 1.66× |" in table
     profile = {"arch": "resnet18", "images": 1, "resolution": 224, "memory_format": "channels_last", "mask_chunk": 256, "wall_seconds": 1.5,
                "parts": [{"part": "stem", "calls": 1, "share": 0.01}, {"part": "head (×256)", "calls": 2, "share": 0.3},
                          {"part": "layer4.1 branch (×128)", "calls": 2, "share": 0.4}, {"part": "layer1.0 branch (×1)", "calls": 1, "share": 0.02}],
