@@ -2,7 +2,7 @@
 
 Each check is ``function(args, device) -> (passed, details)`` with ``device`` a CUDA device; ``args`` is
 not read. :data:`DEVICE_CHECKS` lists ``(name, description, function)``; the GPU check script registers
-them. What a CPU can test is in tests/test_gpu_readiness.py; these are the parts only a device can decide.
+them. What a CPU can test is in tests/experiment_1/network/test_gpu_readiness.py; these are the parts only a device can decide.
 
 - ``environment``: torch, CUDA and cuDNN versions, dynamo's recompile-limit name, whether
   ``init_process_group`` takes ``device_id``, whether ``nextafter`` has a bfloat16 CUDA kernel; passes when

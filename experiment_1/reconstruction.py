@@ -25,7 +25,7 @@ from experiment_1.mobius.transform import (
 
 
 MASK_CHUNK = 4096  # masks per step of the per-subset error (chunk · C float64 temporaries per image)
-PEAK_LOGIT_MULTIPLE = 2.6  # live bytes of reconstruction_metrics besides its input, in units of the float32 logits' bytes (tests/test_gpu_readiness.py measures it)
+PEAK_LOGIT_MULTIPLE = 2.6  # live bytes of reconstruction_metrics besides its input, in units of the float32 logits' bytes (tests/experiment_1/network/test_gpu_readiness.py measures it)
 
 
 def relative_error(estimate: torch.Tensor, target: torch.Tensor) -> torch.Tensor:

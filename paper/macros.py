@@ -3,7 +3,7 @@
 A :class:`Macro` names its source file (relative to the repository root), the key path to its value
 inside that JSON and how to print it. Each generated line carries that provenance as a comment,
 ``\\newcommand{\\ExpOneNaiveErr}{529 [523, 537]}% {"source": …, "path": […], "kind": "stat"}``, so
-tests/test_paper.py can check every printed number against its JSON value. A macro whose source file
+tests/paper/test_paper.py can check every printed number against its JSON value. A macro whose source file
 does not exist (an experiment not run here) expands to ``\\resultnotrun``; a source that exists but
 lacks the path is a bug and stops the generator with one line naming macro, file and path.
 

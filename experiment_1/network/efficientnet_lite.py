@@ -161,7 +161,7 @@ def rewrite_for_speed(network: nn.Module) -> None:
       first copying the activations into a zero-filled, padded buffer.
 
     Together they save about 15 % of an EfficientNet-Lite1 head pass on CPU (the README's benchmark);
-    ``tests/test_efficientnet.py`` checks the rewritten network against the package's own, unrewritten
+    ``tests/experiment_1/network/test_efficientnet.py`` checks the rewritten network against the package's own, unrewritten
     forward bit for bit.
     """
     for module in network.modules():

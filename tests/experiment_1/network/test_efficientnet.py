@@ -40,7 +40,7 @@ from experiment_1.network.residual_stack import ResidualStack  # noqa: E402
 from experiment_1.step_2_sample import main as sample_main  # noqa: E402
 from roundoff import assert_close_to_roundoff  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[3]
 GATEABLE = ["blocks.2", "blocks.4", "blocks.6", "blocks.7", "blocks.9", "blocks.10", "blocks.12", "blocks.13", "blocks.14"]
 GATEABLE_LITE1_LITE2 = [f"blocks.{index}" for index in (2, 3, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 19)]
 FAMILY = {"efficientnet_lite0": GATEABLE, "efficientnet_lite1": GATEABLE_LITE1_LITE2, "efficientnet_lite2": GATEABLE_LITE1_LITE2}

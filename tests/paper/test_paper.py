@@ -17,7 +17,7 @@ from paper.table_model import Bullets, NotRun, Paragraph, Table
 from paper.verdict_text import verdicts_body, verdicts_tex
 from experiment_1.report.record import ExperimentRecord
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "paper"
 GENERATED = PAPER / "generated"
 GENERATED_NAME = re.compile(r"\\((?:Exp|Seed|Run|Wall|Fig|Verdict|Claim|Depth)[A-Za-z]*)")

@@ -14,7 +14,7 @@ from paper.resummarize import REBUILDABLE
 from paper.single_pass import PASSES
 from paper.verdict_text import verdicts_tex
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_each_record_names_what_exists() -> None:

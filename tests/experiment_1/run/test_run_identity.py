@@ -30,7 +30,7 @@ from experiment_1.run import partial_store
 from experiment_1.run.run_config import RunConfig
 from paper.resummarize import main as resummarize
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 FACTORY_SOURCE = REPO / "experiment_1" / "examples" / "cifar_resnet20.py"
 
 

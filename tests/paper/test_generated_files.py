@@ -14,7 +14,7 @@ from pathlib import Path
 
 from paper.make_tables import main as make_tables
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LINK_ABOVE_BYTES = 1 << 20
 
 

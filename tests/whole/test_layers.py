@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("experiment_1", "experiment_2", "experiment_3", "experiment_4", "experiment_5", "paper")
 GROUND = {"experiment_1.errors", "experiment_1.paths", "experiment_1.files"}
 

@@ -153,7 +153,7 @@ def test_download_verification_counts_rows(tiny_shards: Path) -> None:
 
 
 def test_embedded_sample_is_32_labelled_images_of_8_classes() -> None:
-    sample = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample"
+    sample = Path(__file__).resolve().parents[3] / "imagenet-1k" / "sample"
     items = list_items(sample, "validation-*.parquet")
     assert len(items) == 32 and Counter(item.label for item in items) == Counter({label: 4 for label in (78, 113, 309, 486, 513, 650, 742, 880)})
     source = json.loads((sample / "SOURCE.json").read_text())
@@ -164,7 +164,7 @@ def test_embedded_sample_is_32_labelled_images_of_8_classes() -> None:
 
 def test_embedded_sample_rows_are_the_sample_1750_rows_its_source_names(sample_1750_dir: Path) -> None:
     """SOURCE.json's provenance is exact: every demo row holds the JPEG bytes and label of the sample-1750 row it names."""
-    sample = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample"
+    sample = Path(__file__).resolve().parents[3] / "imagenet-1k" / "sample"
     rows = json.loads((sample / "SOURCE.json").read_text())["rows"]
     demo = pq.read_table(sample / "validation-00000-of-00001.parquet").to_pylist()
     shards = {name: pq.read_table(sample_1750_dir / name).to_pylist() for name in {row["source_shard"] for row in rows}}

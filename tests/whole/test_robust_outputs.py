@@ -12,7 +12,7 @@ import pytest
 from experiment_1.report import plotting
 from paper import make_tables
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_an_interrupted_figure_leaves_the_previous_one_and_no_temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,7 +31,7 @@ from experiment_2 import step_3_lambda_sweep
 from launch_small import small_builder
 from paper.single_pass import main as single_pass_main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 LAUNCHER = REPO / "tests" / "launch_small.py"
 NUM_IMAGES = 3
 SWEEP_FLAGS = ["--lambdas", "0.5"]

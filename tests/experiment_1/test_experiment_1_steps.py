@@ -17,7 +17,7 @@ from paper.resummarize import main as resummarize_main
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def evaluate_args(data_dir: Path, sample_index: Path, output_dir: Path, *extra: str) -> list[str]:

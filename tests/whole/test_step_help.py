@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 STEPS = sorted(f"{path.parent.name}.{path.stem}" for pattern in ("experiment_*/step_*.py", "paper/depth_compare.py") for path in REPO.glob(pattern)) + ["paper.single_pass"]
 
 

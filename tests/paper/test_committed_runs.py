@@ -12,7 +12,7 @@ from paper.committed_runs import MANIFEST, committed_glob, committed_runs
 from paper.make_tables import wall_time_table
 from paper.render_markdown import render_markdown
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _timing(folder: Path, seconds: float) -> None:

@@ -54,7 +54,7 @@ def test_pip_install_covers_every_package_and_requirement() -> None:
     """pyproject.toml installs every top-level package of the repository, with requirements.txt as its dependencies."""
     tomllib = pytest.importorskip("tomllib")  # Python ≥ 3.11
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[3]
     project = tomllib.loads((root / "pyproject.toml").read_text())
     include = project["tool"]["setuptools"]["packages"]["find"]["include"]
     packages = sorted(path.parent.name for path in root.glob("*/__init__.py"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 ON_GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
 
 # malloc 64 MiB, touch it, free it; malloc it again and count the minor page faults of touching it again

@@ -25,7 +25,7 @@ from experiment_1.report.verdicts import by_id
 from experiment_3 import step_2_plot
 from experiment_3.topk import control_permutations, CURVE_METRICS, SOURCES
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def write_sample_list(data_dir: Path, path: Path, count: int = 3) -> Path:

@@ -17,7 +17,7 @@ from paper import depth_ladder, figures, make_tables
 from paper.checks import check_one_network, check_verdicts
 from paper.macros import EXP1, EXP2
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXP3 = "experiment_3/results_efficientnet_lite0_sample"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 OVERFULL_LIMIT_PT = 2.0  # an overfull box wider than this fails (a table or a path running into the margin)
 PLACEHOLDERS = re.compile(r"no verdicts block|verdictsabsent|\\resultnotrun|\\figurenotrun|\\notrun\{|TODO|XXX|\?\?", re.IGNORECASE)
 UNDEFINED = re.compile(r"(?:Reference|Citation) `[^']+' .*undefined|There were undefined (?:references|citations)")
