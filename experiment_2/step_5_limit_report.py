@@ -25,15 +25,15 @@ import numpy as np
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, inside, load_run_arrays, load_summary, name_from_file, read_json
 from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
-from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.report.markdown import figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report.stats import bootstrap_mean_ci
-from experiment_2.limit import LAWS, is_post_hoc, law_verdict, scored
+from experiment_2.limit import LAWS, law_verdict
+from experiment_2.limit_report import format_lambdas, limit_document, slope_cell, successive_table
+from experiment_2.limit_summary import variant_block
 
 QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
             "activations follow the kink law min(k, s) derived in experiment_2/README.md instead?")
 VARIANTS = ("native", "smooth")
-EXPECTED_LAWS = {"native": ("kink", "kink_chain"), "smooth": ("lambda_k",)}
-PROJECTION = "vector"
 EXPERIMENT_DIR = Path("experiment_2")  # where the default results folder results_3c_<arch> goes
 SAME_RUN_KEYS = ("arch", "weights", "network_sha256", "num_blocks", "sample_index", "sample_list_sha256", "num_images", "limit", "seed", "dtype", "mobius_dtype", "input_size")
 
@@ -77,23 +77,6 @@ def swap_agreement(native: Path, smooth: Path, seed: int, previous: Path | None 
     for variant in VARIANTS:
         result[f"top1_{variant}"] = bootstrap_mean_ci((predictions[variant] == labels)[labelled].astype(np.float64), seed=seed) if labelled.any() else None
     return result
-
-
-def variant_block(summary: dict[str, Any], variant: str) -> dict[str, Any]:
-    """What the 3C summary keeps of one sweep: configuration differences, λs, the limit block of the vector projection,
-    its convergence and laws re-scored by the current rule (the refined law post hoc on its own data, :func:`is_post_hoc`)."""
-    config = summary["config"]
-    block = summary["limit"]["projections"][PROJECTION]
-    return {
-        "expected_laws": list(EXPECTED_LAWS[variant]),
-        "gated_recursion": config["gated_recursion"],
-        "smooth_activations": config.get("smooth_activations"),
-        **({"smooth_swap": config["smooth_swap"]} if "smooth_swap" in config else {}),  # what the swap replaced, by type (runs since it was recorded)
-        "lambdas": summary["lambdas"],
-        "num_valid": summary["num_valid"],
-        **block,
-        **scored(block, summary["limit"]["slope_tolerance"], post_hoc=is_post_hoc(config)),
-    }
 
 
 def law_verdicts(variants: dict[str, dict[str, Any]], tolerance: float, floor_margin: float) -> list[dict[str, Any]]:
@@ -167,12 +150,6 @@ def plot_renormalised(summary: dict[str, Any], output: Path) -> Path:
     return save_figure(figure_, output)
 
 
-def slope_cell(row: dict[str, Any]) -> str:
-    if not row["resolved"]:
-        return "unresolved"
-    return f"{format_stat({'mean': row['slope'], 'ci_low': row['ci_low'], 'ci_high': row['ci_high']})} ({', '.join(f'{value:g}' for value in row['fit_lambdas'])})"
-
-
 def limit_table(summary: dict[str, Any]) -> str:
     """k, both laws' predictions, each variant's limit slope with CI and fitted λs, and the expected law's verdict."""
     native, smooth = (summary["variants"][variant] for variant in VARIANTS)
@@ -191,22 +168,6 @@ def limit_table(summary: dict[str, Any]) -> str:
     return markdown_table(headers, rows)
 
 
-def variant_limit_table(block: dict[str, Any], num_blocks: int) -> str:
-    """One variant: k, its limit slope with CI and fitted λs, whether it converged, and each law's slope and verdict at k."""
-    laws = [law for law in LAWS if law in block["laws"]]
-    rows = [[str(order), slope_cell(block["limit_slopes"][order]), "yes" if block["convergence"][order]["converged"] else (block["convergence"][order]["reason"] or "")]
-            + [f"{format_number(block['laws'][law]['predicted'][order])}: {block['laws'][law]['per_order'][order - 1]}" for law in laws]
-            for order in range(1, num_blocks + 1)]
-    return markdown_table(["k", "limit slope [95 % CI] (fitted λs)", "converged"] + [f"{law} (slope: verdict)" for law in laws], rows)
-
-
-def successive_table(block: dict[str, Any], num_blocks: int) -> str:
-    """Slope between successive λs per order (point estimates; '·' where an order is unresolved at either λ)."""
-    rows = [[f"{pair['lambdas'][0]:g} → {pair['lambdas'][1]:g}"] + [format_number(slope) if resolved else "·" for slope, resolved in zip(pair["slope"][1:], pair["resolved"][1:])]
-            for pair in block["successive_slopes"]]
-    return markdown_table(["λ pair"] + [f"k = {order}" for order in range(1, num_blocks + 1)], rows)
-
-
 def renormalised_table(summary: dict[str, Any], variant: str) -> str:
     rows = [[f"{value:g}"] + [format_percent(share) for share in spectrum["mean"]] for value, spectrum in zip(summary["lambdas"], summary["variants"][variant]["renormalised_spectrum"])]
     return markdown_table(["λ"] + [f"k = {order}" for order in range(2, summary["config"]["num_blocks"] + 1)], rows)
@@ -223,7 +184,7 @@ def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
     """REPORT.md of one network, generated from summary_3c.json."""
     native, smooth = (summary["variants"][variant] for variant in VARIANTS)
     num_blocks = summary["config"]["num_blocks"]
-    lambdas = ", ".join(f"{value:g}" for value in summary["lambdas"])
+    lambdas = format_lambdas(summary)
     method = (f"Two λ sweeps of the same network on the same images, λ ∈ {{{lambdas}}}, network arithmetic `{summary['config']['dtype']}`, "
               f"Möbius transform `{summary['config']['mobius_dtype']}`: its own activations, and the smooth swap, which computes `{smooth['gated_recursion']}`. "
               f"{summary['method']}. Tolerance ±{format_number(summary['slope_tolerance'])}; resolved means at least {format_number(summary['floor_margin'])}× the round-off floor. "
@@ -251,20 +212,8 @@ def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
         renormalised_table(summary, "smooth"),
         figure("spectrum over k ≥ 2 per λ", figures["spectra"]),
     ]
-    return ReportDocument(
-        title=f"Experiment 3C — the small-λ limit, native vs smooth activations ({summary['config']['arch']})",
-        summary=summary,
-        method=method,
-        results=results,
-        seed_rows=[],
-        seed_source="the seed reports no Experiment 3C",
-        verdict=[swap_line(summary)],
-        verdicts=summary["verdicts"],
-        generator="experiment_2.step_5_limit_report",
-        data_extra=f"; λ ∈ {{{lambdas}}}",
-        source="summary_3c.json",
-        residual_scale=f"λ ∈ {{{lambdas}}}",
-    ).render()
+    return limit_document(f"Experiment 3C — the small-λ limit, native vs smooth activations ({summary['config']['arch']})", summary, method, results,
+                          [swap_line(summary)], "experiment_2.step_5_limit_report")
 
 
 def main(argv: list[str] | None = None) -> None:

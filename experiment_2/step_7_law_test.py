@@ -20,9 +20,9 @@ from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, load_summary
-from experiment_1.report.markdown import ReportDocument
 from experiment_2.limit import LAWS, is_post_hoc, law_verdict
-from experiment_2.step_5_limit_report import successive_table, variant_limit_table, variant_block
+from experiment_2.limit_report import format_lambdas, limit_document, successive_table, variant_limit_table
+from experiment_2.limit_summary import variant_block
 
 QUESTION = ("Does the exact-zero-chain law (slope 1 for k ≤ R, 3/2 above), derived after measuring the random-init ResNet-18, "
             "hold on a network it was not fitted to, with its prediction stated before running?")
@@ -62,27 +62,16 @@ def summarize(sweep: dict[str, Any]) -> dict[str, Any]:
 def report_markdown(summary: dict[str, Any]) -> str:
     """REPORT.md of the test, generated from its summary_3c.json."""
     block, config = summary["variants"]["native"], summary["config"]
-    lambdas = ", ".join(f"{value:g}" for value in summary["lambdas"])
+    lambdas = format_lambdas(summary)
     method = (f"One λ sweep, λ ∈ {{{lambdas}}}, network arithmetic `{config['dtype']}`, of `{config['arch']}` (`{config['weights']}`, seed {config['seed']}), "
               f"which computes `{config['gated_recursion']}`; R = {block['exact_zero_chain']}. The prediction — slope 1 at k = 1, 3/2 at every k > R — was "
               f"committed before the run ({summary['prediction']['source']}); the fitted ResNet-18 had {summary['prediction']['fitted_run_slope_at_deciding_order']:g} "
               f"at k = {summary['prediction']['deciding_order']}. {summary['method']}. Tolerance ±{summary['slope_tolerance']:g}; an order counts only once converged. "
               "Vector projection.")
-    return ReportDocument(
-        title=f"Experiment 3C — the exact-zero-chain law on a network it was not fitted to ({config['arch']})",
-        summary=summary,
-        method=method,
-        results=["### Limit slopes against the laws", variant_limit_table(block, config["num_blocks"]),
-                 "### Slope between successive λs (convergence to the limit)", successive_table(block, config["num_blocks"])],
-        seed_rows=[],
-        seed_source="the seed reports no Experiment 3C",
-        verdict=[],
-        verdicts=summary["verdicts"],
-        generator="experiment_2.step_7_law_test",
-        data_extra=f"; λ ∈ {{{lambdas}}}",
-        source="summary_3c.json",
-        residual_scale=f"λ ∈ {{{lambdas}}}",
-    ).render()
+    results = ["### Limit slopes against the laws", variant_limit_table(block, config["num_blocks"]),
+               "### Slope between successive λs (convergence to the limit)", successive_table(block, config["num_blocks"])]
+    return limit_document(f"Experiment 3C — the exact-zero-chain law on a network it was not fitted to ({config['arch']})", summary, method, results, [],
+                          "experiment_2.step_7_law_test")
 
 
 def main(argv: list[str] | None = None) -> None:

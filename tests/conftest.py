@@ -105,16 +105,6 @@ def tiny_sample_index(tiny_shards: Path, tmp_path: Path) -> Path:
 @pytest.fixture
 def expect_one_line(capsys: pytest.CaptureFixture[str]):
     """Run a step as the command line does (``run_cli``); return its single ``error:`` line, checked to be one line without a traceback."""
-    from experiment_1.errors import run_cli
+    from fault_harness import expect_error
 
-    def run(main, argv: list[str]) -> str:
-        capsys.readouterr()
-        with pytest.raises(SystemExit) as exit_info:
-            run_cli(main, argv)
-        assert exit_info.value.code not in (0, None)
-        stderr = capsys.readouterr().err
-        lines = [line for line in stderr.split("\n") if "error:" in line]
-        assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in stderr, stderr
-        return lines[0]
-
-    return run
+    return lambda main, argv: expect_error(main, argv, capsys, argparse_line=False)

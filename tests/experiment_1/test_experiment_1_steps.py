@@ -12,17 +12,13 @@ import pytest
 import experiment_1.reconstruction_pass as reconstruction_pass
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.errors import PipelineError
+from conftest import evaluation_flags
 from experiment_1.network.registry import ARCHITECTURES
 from paper.resummarize import main as resummarize_main
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_main
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def evaluate_args(data_dir: Path, sample_index: Path, output_dir: Path, *extra: str) -> list[str]:
-    return ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", "2",
-            "--num-workers", "0", "--device", "cpu", "--output-dir", str(output_dir), *extra]
 
 
 @pytest.fixture
@@ -34,7 +30,7 @@ def sample_index(tiny_shards: Path, tmp_path: Path) -> Path:
 
 def test_evaluate_then_plot(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
     output = tmp_path / "results"
-    step_3.main(evaluate_args(tiny_shards, sample_index, output))
+    step_3.main(evaluation_flags(tiny_shards, sample_index, output))
     summary = json.loads((output / "summary.json").read_text())
     metrics = summary["metrics"]
     assert summary["num_images"] == summary["num_valid"] == 5 and summary["num_labelled"] == 5
@@ -60,7 +56,7 @@ def test_evaluate_then_plot(tiny_shards: Path, sample_index: Path, tmp_path: Pat
 
 def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int, monkeypatch: pytest.MonkeyPatch) -> None:
     uninterrupted = tmp_path / "once"
-    step_3.main(evaluate_args(tiny_shards, sample_index, uninterrupted))
+    step_3.main(evaluation_flags(tiny_shards, sample_index, uninterrupted))
 
     resumed = tmp_path / "resumed"
     calls = {"count": 0}
@@ -74,14 +70,14 @@ def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_ind
 
     monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", interrupt_after_first_batch)
     with pytest.raises(KeyboardInterrupt):
-        step_3.main(evaluate_args(tiny_shards, sample_index, resumed))
+        step_3.main(evaluation_flags(tiny_shards, sample_index, resumed))
     assert sorted(p.name for p in (resumed / "partial" / "experiment_1.step_3_evaluate" / "all_masks").glob("batch_*.pt")) == ["batch_000000.pt"]
     assert not (resumed / "summary.json").exists()
 
     monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", original)
     evaluated = []
     monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", lambda logits, labels: evaluated.append(len(labels)) or original(logits, labels))
-    step_3.main(evaluate_args(tiny_shards, sample_index, resumed))
+    step_3.main(evaluation_flags(tiny_shards, sample_index, resumed))
     assert evaluated == [2, 1]  # only the two unfinished batches ran
     assert (resumed / "summary.json").read_bytes() == (uninterrupted / "summary.json").read_bytes()
     timing = json.loads((resumed / "timing.json").read_text())  # both processes, each with its own record
@@ -92,15 +88,15 @@ def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_ind
 
 def test_resume_refuses_partial_results_of_other_settings(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
     output = tmp_path / "results"
-    step_3.main(evaluate_args(tiny_shards, sample_index, output, "--limit", "2"))
+    step_3.main(evaluation_flags(tiny_shards, sample_index, output, "--limit", "2"))
     with pytest.raises(PipelineError, match="different run.*limit"):
-        step_3.main(evaluate_args(tiny_shards, sample_index, output))
+        step_3.main(evaluation_flags(tiny_shards, sample_index, output))
 
 
 def test_fold_batchnorm_is_recorded_stays_within_round_off_and_never_mixes(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
     plain, folded = tmp_path / "plain", tmp_path / "folded"
-    step_3.main(evaluate_args(tiny_shards, sample_index, plain, "--limit", "2"))
-    step_3.main(evaluate_args(tiny_shards, sample_index, folded, "--limit", "2", "--fold-batchnorm"))
+    step_3.main(evaluation_flags(tiny_shards, sample_index, plain, "--limit", "2"))
+    step_3.main(evaluation_flags(tiny_shards, sample_index, folded, "--limit", "2", "--fold-batchnorm"))
     plain_summary, folded_summary = (json.loads((folder / "summary.json").read_text()) for folder in (plain, folded))
     assert "fold_batchnorm" not in plain_summary["config"] and folded_summary["config"]["fold_batchnorm"] is True
     # folding rescales the weights: the logits, hence the prediction and the Möbius errors, move by round-off only
@@ -108,7 +104,7 @@ def test_fold_batchnorm_is_recorded_stays_within_round_off_and_never_mixes(tiny_
     np.testing.assert_array_equal(plain_arrays["full_prediction"], folded_arrays["full_prediction"])
     np.testing.assert_allclose(folded_arrays["naive_sum_rel_error"], plain_arrays["naive_sum_rel_error"], rtol=1e-4)
     with pytest.raises(PipelineError, match="different run.*fold_batchnorm"):  # batches of the two never share a store
-        step_3.main(evaluate_args(tiny_shards, sample_index, plain, "--limit", "2", "--fold-batchnorm"))
+        step_3.main(evaluation_flags(tiny_shards, sample_index, plain, "--limit", "2", "--fold-batchnorm"))
 
 
 def test_skip_corrupt_counts_the_skipped_image(tmp_path: Path, small_input: int) -> None:
@@ -119,7 +115,7 @@ def test_skip_corrupt_counts_the_skipped_image(tmp_path: Path, small_input: int)
     index = tmp_path / "index.json"
     sample_main(["--data-dir", str(data_dir), "--num-images", "3", "--output", str(index)])
     output = tmp_path / "results"
-    step_3.main(evaluate_args(data_dir, index, output, "--skip-corrupt"))
+    step_3.main(evaluation_flags(data_dir, index, output, "--skip-corrupt"))
     summary = json.loads((output / "summary.json").read_text())
     assert (summary["num_images"], summary["num_valid"], summary["num_skipped_corrupt"]) == (3, 2, 1)
     assert summary["metrics"]["naive_sum_rel_error"]["n"] == 2
@@ -149,12 +145,12 @@ def test_a_sample_list_of_only_corrupt_images_is_a_clear_error(tmp_path: Path, s
     index = tmp_path / "index.json"
     sample_main(["--data-dir", str(data_dir), "--num-images", "2", "--output", str(index)])
     with pytest.raises(PipelineError, match="every image of the sample list was skipped as corrupt"):
-        step_3.main(evaluate_args(data_dir, index, tmp_path / "results", "--skip-corrupt"))
+        step_3.main(evaluation_flags(data_dir, index, tmp_path / "results", "--skip-corrupt"))
 
 
 def test_resummarize_rebuilds_the_same_numbers_from_per_image(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
     output = tmp_path / "results"
-    step_3.main(evaluate_args(tiny_shards, sample_index, output))
+    step_3.main(evaluation_flags(tiny_shards, sample_index, output))
     before = json.loads((output / "summary.json").read_text())
     resummarize_main(["--summary", str(output / "summary.json")])
     after = json.loads((output / "summary.json").read_text())

@@ -1,0 +1,27 @@
+"""What a 3C summary keeps of one λ sweep (a variant: the network's own activations or the smooth swap), shared by
+step 5 (both variants of one network) and step 7 (the a priori law test)."""
+from __future__ import annotations
+
+from typing import Any
+
+from experiment_2.limit import is_post_hoc, scored
+
+EXPECTED_LAWS = {"native": ("kink", "kink_chain"), "smooth": ("lambda_k",)}
+PROJECTION = "vector"
+
+
+def variant_block(summary: dict[str, Any], variant: str) -> dict[str, Any]:
+    """What the 3C summary keeps of one sweep: configuration differences, λs, the limit block of the vector projection,
+    its convergence and laws re-scored by the current rule (the refined law post hoc on its own data, :func:`is_post_hoc`)."""
+    config = summary["config"]
+    block = summary["limit"]["projections"][PROJECTION]
+    return {
+        "expected_laws": list(EXPECTED_LAWS[variant]),
+        "gated_recursion": config["gated_recursion"],
+        "smooth_activations": config.get("smooth_activations"),
+        **({"smooth_swap": config["smooth_swap"]} if "smooth_swap" in config else {}),  # what the swap replaced, by type (runs since it was recorded)
+        "lambdas": summary["lambdas"],
+        "num_valid": summary["num_valid"],
+        **block,
+        **scored(block, summary["limit"]["slope_tolerance"], post_hoc=is_post_hoc(config)),
+    }
