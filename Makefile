@@ -75,8 +75,8 @@ summaries: $(BIN)/.installed
 # re-rendered from the committed summaries, evaluating nothing (a few minutes); on the code that wrote them,
 # `git status --porcelain` then prints nothing.
 reports: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_sample/summary.json
-	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite1_sample/summary.json
+	for lite in lite0 lite1 lite2; do \
+		$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
 	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_random_sample/summary.json
 	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_random_bn_sample/summary.json
 	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_sample/summary.json \

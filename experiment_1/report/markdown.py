@@ -90,9 +90,18 @@ def data_sentence(summary: dict[str, Any], extra: str = "") -> str:
     config = summary["config"]
     return (
         f"**Data.** {summary['num_valid']} images from `{repo_path(config['sample_index'])}` (shards in `{repo_path(config.get('data_dir', 'not recorded'))}`; "
-        f"{summary['num_skipped_corrupt']} skipped as corrupt), model `{config['arch']}` (L = {config['num_blocks']}) "
+        f"{summary['num_skipped_corrupt']} skipped as corrupt){size_reason(config)}, model `{config['arch']}` (L = {config['num_blocks']}) "
         f"with weights `{config['weights']}`{extra}."
     )
+
+
+def size_reason(config: dict[str, Any]) -> str:
+    """Why a run used fewer images than its sample list: ``--limit`` (empty when the whole list was used)."""
+    limit = config.get("limit")
+    if limit is None:
+        return ""
+    return (f" — the first {limit} of the list (`--limit {limit}`): every image costs all 2^{config['num_blocks']} masks, and the run "
+            "was sized from its printed cost estimate to finish within one working session on the machine that ran it")
 
 
 def comparability_note(config: dict[str, Any]) -> str | None:

@@ -1,7 +1,7 @@
 """The shared REPORT skeleton: fixed section order, the model's recursion, the comparability note."""
 from __future__ import annotations
 
-from experiment_1.report.markdown import ReportDocument, figure
+from experiment_1.report.markdown import ReportDocument, data_sentence, figure
 
 
 def _summary(arch: str = "resnet18", weights: str = "IMAGENET1K_V1") -> dict:
@@ -26,3 +26,10 @@ def test_another_model_gets_the_comparability_note() -> None:
     text = ReportDocument(title="T", summary=_summary("efficientnet_lite0", "pretrained"), method="", results=[], seed_rows=[],
                           seed_source="s", verdict=[], generator="g").render()
     assert "not the seed's ImageNet-trained ResNet-18" in text.split("## Beside the seed")[1].split("## Verdict")[0]
+
+
+def test_the_data_line_says_why_a_run_used_fewer_images_than_its_list() -> None:
+    whole, limited = _summary(), _summary()
+    limited["config"]["limit"] = 4
+    assert data_sentence(whole).startswith("**Data.** 4 images from `s.json` (shards in `not recorded`; 1 skipped as corrupt), model") and "--limit" not in data_sentence(whole)
+    assert "1 skipped as corrupt) — the first 4 of the list (`--limit 4`): every image costs all 2^8 masks, and the run was sized from its printed cost estimate" in data_sentence(limited)
