@@ -16,6 +16,11 @@ accuracy against a null that permutes the labels over images (the same permutati
 ranking), one-sided; Holm across the rankings × statistics of the verdict family. The scalar −
 vector contrast is tested directly: the difference of the two rankings' statistics under those same
 permutations, and a paired bootstrap over images of the per-image 1-NN hit difference.
+
+With ``settings["max_pairs"]`` (step 2's ``--max-pairs``) the views are built on sampled pairs instead
+(experiment_4.sampled_inference: label-blind pairs fixed under the permutations, exact 1-NN for the
+per-image rankings, sampled queries in the class control), in bounded memory; overlap.json's
+``settings.pair_sampling`` records the sample.
 """
 from __future__ import annotations
 
@@ -44,6 +49,17 @@ from experiment_4.inference import (
     statistics_of,
 )
 from experiment_4.records import CONTROL, RANKINGS, ranking_kinds, ranking_targets
+from experiment_4.sampled_inference import (
+    PAIR_STREAM,
+    QUERY_STREAM,
+    SampledView,
+    SamplingPlan,
+    sample_pairs,
+    sample_queries,
+    sampled_permutation_accumulators,
+    sampled_view,
+    view_rng,
+)
 from experiment_4.signatures import core_share, gate_set, global_core, membership_counts, pairwise_similarity, subsets_covering, top_k_signatures
 from experiment_4.verdicts import experiment_4_verdicts
 
@@ -59,26 +75,41 @@ def similarity_matrix(indices: torch.Tensor, weights: torch.Tensor, num_subsets:
     return pairwise_similarity(indices, weights, num_subsets).numpy()
 
 
-def signature_views(document: dict[str, Any], keep: torch.Tensor, ranking: str, kind: str, k: int, pairs: bool) -> Iterator[View]:
-    """The views of one ranking's top-``k`` signatures: one for a per-image ranking, one per class coordinate for the control."""
+def signature_views(document: dict[str, Any], keep: torch.Tensor, ranking: str, kind: str, k: int, pairs: bool,
+                    plan: SamplingPlan | None = None) -> Iterator[View | SampledView]:
+    """The views of one ranking's top-``k`` signatures: one for a per-image ranking, one per class coordinate for the control
+    (``plan``: on sampled pairs and, in the control, sampled queries; the samples depend on the plan's seed and the view only)."""
     num_subsets = int(document["num_subsets"])
     if ranking != CONTROL:
         indices, weights = top_k_signatures(document[f"ranked_{ranking}"][keep], document[f"magnitude_{ranking}"][keep], k, kind == "weighted")
-        yield prepare_view(similarity_matrix(indices, weights, num_subsets), None, 0, pairs)
+        if plan is None:
+            yield prepare_view(similarity_matrix(indices, weights, num_subsets), None, 0, pairs)
+        else:
+            pair_sample = sample_pairs(plan.count, plan.per_image_pairs, view_rng(plan.seed, PAIR_STREAM, 0)) if pairs else None
+            yield sampled_view(indices, weights, num_subsets, np.arange(plan.count), pair_sample, None, 0)
         return
     labels = document["label"][keep]
     max_class_size = int(labels.unique(return_counts=True)[1].max())
     ranked = document["ranked_class"][keep]
     for position, label in enumerate(document["class_coordinates"]):
         indices = ranked[:, position, :k].long()
-        yield prepare_view(similarity_matrix(indices, torch.ones(indices.shape, dtype=torch.float64), num_subsets), int(label), max_class_size, pairs)
+        weights = torch.ones(indices.shape, dtype=torch.float64)
+        if plan is None:
+            yield prepare_view(similarity_matrix(indices, weights, num_subsets), int(label), max_class_size, pairs)
+        else:
+            queries = sample_queries(plan.count, plan.control_queries, view_rng(plan.seed, QUERY_STREAM, 1 + position))
+            pair_sample = sample_pairs(plan.count, plan.control_pairs, view_rng(plan.seed, PAIR_STREAM, 1 + position)) if pairs else None
+            yield sampled_view(indices, weights, num_subsets, queries, pair_sample, int(label), max_class_size)
 
 
-def alignment_block(views: list[View] | Iterator[View], labels: np.ndarray, permutations: np.ndarray, excluded: list[int | None], pairs: bool, seed: int,
-                    raw: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Permutation tests of one target over ``views``, with the 1-NN accuracy's image-level CI and exact chance.
-    ``raw``: filled with the statistics under every labelling and the per-image 1-NN hit rates (not stored)."""
-    accumulators, hit_rates = permutation_accumulators(views, labels, permutations)
+def alignment_block(views: list[View] | list[SampledView] | Iterator[View | SampledView], labels: np.ndarray, permutations: np.ndarray,
+                    excluded: list[int | None], pairs: bool, seed: int, raw: dict[str, Any] | None = None, sampled: bool = False) -> dict[str, Any]:
+    """Permutation tests of one target over ``views`` (``sampled``: :class:`SampledView` s), with the 1-NN accuracy's
+    image-level CI and exact chance (for the sampled class control, whose queries are a fixed sample, the ratio of the
+    expected hits to the expected queries). ``raw``: filled with the statistics under every labelling and the per-image
+    1-NN hit rates (not stored)."""
+    accumulate = sampled_permutation_accumulators if sampled else permutation_accumulators
+    accumulators, hit_rates = accumulate(views, labels, permutations)
     if raw is not None:
         raw.update(statistics=statistics_of(accumulators), hit_rates=hit_rates)
     tests = permutation_tests(accumulators, pairs)
@@ -92,11 +123,15 @@ def alignment_block(views: list[View] | Iterator[View], labels: np.ndarray, perm
     return block
 
 
-def histogram(view: View, labels: np.ndarray) -> dict[str, Any]:
-    """Same- vs different-class similarity histograms on [0, 1] over all pairs of one view."""
+def histogram(view: View | SampledView, labels: np.ndarray) -> dict[str, Any]:
+    """Same- vs different-class similarity histograms on [0, 1] over all pairs of one view (a sampled view: its sampled pairs)."""
     edges = np.linspace(0.0, 1.0, HISTOGRAM_BINS + 1)
-    first, second = np.triu_indices(len(labels), 1)
-    values, same = view.similarity[first, second], labels[first] == labels[second]
+    if isinstance(view, SampledView):
+        first, second, values = view.pairs[:, 0], view.pairs[:, 1], view.values
+    else:
+        first, second = np.triu_indices(len(labels), 1)
+        values = view.similarity[first, second]
+    same = labels[first] == labels[second]
     return {"edges": edges.tolist(), "same_class": np.histogram(values[same], edges)[0].tolist(), "different_class": np.histogram(values[~same], edges)[0].tolist()}
 
 
@@ -121,9 +156,10 @@ def core_block(indices: torch.Tensor, num_subsets: int, num_blocks: int, seed: i
     }
 
 
-def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: dict[str, Any],
+                       plan: SamplingPlan | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """Per ranking: pairs and 1-NN tests at ``nn_k`` (per signature kind and target), the K sweep and the global core;
-    and the scalar − vector contrast (:func:`contrast_block`)."""
+    and the scalar − vector contrast (:func:`contrast_block`). ``plan``: on sampled pairs (step 2's ``--max-pairs``)."""
     labels = document["label"][keep].numpy()
     targets = {"true_label": labels, "predicted_class": document["predicted"][keep].numpy()}
     permutations = label_permutations(len(labels), settings["num_permutations"], settings["seed"])
@@ -138,10 +174,10 @@ def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: d
         pairs = k == nn_k
         excluded = coordinates if ranking == CONTROL else [None]
         # A per-image ranking has one view, shared by both targets; the control's views are built one coordinate at a time.
-        views = None if ranking == CONTROL else list(signature_views(document, keep, ranking, kind, k, pairs))
+        views = None if ranking == CONTROL else list(signature_views(document, keep, ranking, kind, k, pairs, plan))
         # Pairs are compared by true label only; the predicted class is a 1-NN target.
-        results = {target: alignment_block(views or signature_views(document, keep, ranking, kind, k, pairs), targets[target], permutations, excluded, pairs and target == "true_label", seed,
-                                           raw[ranking] if pairs and kind == "binary" and target == "true_label" and ranking in CONTRASTED else None)
+        results = {target: alignment_block(views or signature_views(document, keep, ranking, kind, k, pairs, plan), targets[target], permutations, excluded, pairs and target == "true_label", seed,
+                                           raw[ranking] if pairs and kind == "binary" and target == "true_label" and ranking in CONTRASTED else None, plan is not None)
                    for target in ranking_targets(ranking)}
         if kind == "binary":
             sweep[ranking][k] = {target: sweep_point(result) for target, result in results.items()}
@@ -181,7 +217,8 @@ def ranking_store_k(document: dict[str, Any], ranking: str) -> int:
 
 
 def overlap_summary(document: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
-    """overlap.json: every Experiment 4 number and verdict from step 1's ``document`` (``settings``: step 2's)."""
+    """overlap.json: every Experiment 4 number and verdict from step 1's ``document`` (``settings``: step 2's; with a
+    ``max_pairs`` entry, on sampled pairs, recorded in ``settings.pair_sampling``)."""
     valid = valid_images({"valid": document["valid"].numpy()})
     source = settings["signatures"]
     if valid.sum() < 2:
@@ -191,6 +228,10 @@ def overlap_summary(document: dict[str, Any], settings: dict[str, Any]) -> dict[
     class_counts = labels.unique(return_counts=True)[1]
     if len(class_counts) < 3 or int(class_counts.max()) < 2:
         raise PipelineError(f"{source}: needs at least three classes and several images per class (a per-class sample list); it has {len(class_counts)} classes of at most {int(class_counts.max())}")
+    plan = None
+    if settings.get("max_pairs") is not None:
+        plan = SamplingPlan(int(settings["max_pairs"]), int(settings["seed"]), int(valid.sum()), len(document["class_coordinates"]))
+        settings = {**settings, "pair_sampling": plan.record()}
     summary = {
         "experiment": 4,
         "question": document["question"],
@@ -204,6 +245,6 @@ def overlap_summary(document: dict[str, Any], settings: dict[str, Any]) -> dict[
         "full_mask_top1_accuracy": bootstrap_mean_ci((predicted == labels).double().numpy(), settings["seed"]),
         "published": published_numbers("experiment_4"),
     }
-    summary["rankings"], summary["scalar_minus_vector"] = analyse_signatures(document, keep, settings)
+    summary["rankings"], summary["scalar_minus_vector"] = analyse_signatures(document, keep, settings, plan)
     summary["verdicts"] = experiment_4_verdicts(summary)
     return summary

@@ -151,8 +151,10 @@ def _rows_per_chunk(columns: int, budget: int) -> int:
     return max(1, budget // max(columns, 1))
 
 
-def similarity_chunks(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-    """Weighted Jaccard of every signature against all N, one chunk of rows at a time: yields ``(rows, (len(rows), N))``.
+def similarity_chunks(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET,
+                      queries: torch.Tensor | None = None) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+    """Weighted Jaccard of every signature (or only of the ``queries``, image positions) against all N, one chunk of
+    rows at a time: yields ``(rows, (len(rows), N))``.
 
     ``Σ_S min(a_S, b_S)`` is the product of the chunk's dense rows with the keys: in sparse index
     form (the rows gathered at each key's K indices, minimised with the key's weights, summed), or —
@@ -160,11 +162,12 @@ def similarity_chunks(indices: torch.Tensor, weights: torch.Tensor, num_subsets:
     ``budget`` — as the dense matrix product ``X_rows Xᵀ`` (integer counts, exact in float64 either way).
     """
     count, k = indices.shape
+    queries = torch.arange(count) if queries is None else queries
     mass = weights.sum(dim=1)
     dense_keys = signature_matrix(indices, weights, num_subsets) if bool((weights == 1).all()) and count * num_subsets <= budget else None
     step = _rows_per_chunk(count if dense_keys is not None else count * k, budget)
-    for start in range(0, count, step):
-        rows = torch.arange(start, min(start + step, count))
+    for start in range(0, len(queries), step):
+        rows = queries[start:start + step]
         if dense_keys is not None:
             overlap = dense_keys[rows] @ dense_keys.T
         else:
@@ -176,6 +179,20 @@ def similarity_chunks(indices: torch.Tensor, weights: torch.Tensor, num_subsets:
 def pairwise_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
     """The full ``(N, N)`` weighted-Jaccard matrix, float64."""
     return torch.cat([similarity for _, similarity in similarity_chunks(indices, weights, num_subsets, budget)])
+
+
+def pair_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, pairs: torch.Tensor, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
+    """``(P,)`` float64 weighted Jaccard of the image pairs ``pairs (P, 2)``: the first image's dense row gathered at the
+    second's K indices, as in :func:`similarity_chunks`' sparse form (on 0/1 weights an integer count, so exactly its entry)."""
+    mass = weights.sum(dim=1)
+    step = _rows_per_chunk(num_subsets, budget)
+    parts = [torch.zeros(0, dtype=torch.float64)]
+    for start in range(0, len(pairs), step):
+        first, second = pairs[start:start + step, 0], pairs[start:start + step, 1]
+        query = signature_matrix(indices[first], weights[first], num_subsets)
+        overlap = torch.minimum(query.gather(1, indices[second]), weights[second]).sum(dim=1)
+        parts.append(_jaccard(overlap, mass[first], mass[second]))
+    return torch.cat(parts)
 
 
 def membership_counts(indices: torch.Tensor, num_subsets: int) -> torch.Tensor:
