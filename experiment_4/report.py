@@ -37,10 +37,8 @@ def result_tables(summary: dict[str, Any]) -> list[str]:
                               str(core["subsets_covering"]["0.9"]), f"{core['distinct_subsets']} of {summary['num_subsets']}", ", ".join(f"`{name}`" for name in core["core_gate_sets"][:5])])
     sweep_rows = [[str(size)] + [next((f"{format_percent(sweep['true_label']['mean'][i])} (p {format_number(sweep['true_label']['p_value'][i])})" for i, value in enumerate(sweep["ks"]) if value == size), "—")
                                  for sweep in (rankings[ranking]["nn_sweep"] for ranking in RANKINGS)] for size in rankings["vector"]["nn_sweep"]["ks"]]
-    counts = rankings["vector"]["binary"]["true_label"]["pair_counts"]
     return [
-        f"Pairs: all {counts['same_class']} same-class and {counts['different_class']} different-class pairs (true labels), top-{k} signatures; the class control pools "
-        f"its {summary['num_class_coordinates']} class coordinates. Every test permutes the labels over images ({settings['num_permutations']} permutations; "
+        f"{pair_sentence(summary)} Every test permutes the labels over images ({settings['num_permutations']} permutations; "
         f"null mean [2.5 %, 97.5 %]; one-sided p = (1 + #null ≥ ours) / (1 + n), at least {format_number(settings['p_value_floor'])}), never the pairs, which share images.",
         markdown_table(["ranking", "signature", "mean Jaccard, same class", "different class", "difference", "null", "p", "AUC (same > different)", "null", "p"], pair_rows),
         f"Leave-one-out 1-NN on the top-{k} signatures ({summary['num_classes']} classes; {summary['num_predicted_classes']} predicted classes). Chance is exact for the "
@@ -53,6 +51,22 @@ def result_tables(summary: dict[str, Any]) -> list[str]:
         f"Global core: the {k} subsets most often in an image's top-{k}; the share of each image's top-{k} inside it, how many subsets hold 50 % / 90 % of all top-K memberships:",
         markdown_table(["ranking", "share of top-K in the core", "random", "subsets for 50 %", "subsets for 90 %", "distinct subsets", "core (most frequent first)"], core_rows),
     ]
+
+
+def pair_sentence(summary: dict[str, Any]) -> str:
+    """Which pairs the pair statistics compare: all of them, or the sample of step 2's ``--max-pairs`` (``settings.pair_sampling``)."""
+    k, sampling = summary["settings"]["nn_k"], summary["settings"].get("pair_sampling")
+    counts = summary["rankings"]["vector"]["binary"]["true_label"]["pair_counts"]
+    coordinates = summary["num_class_coordinates"]
+    if sampling is None:
+        return (f"Pairs: all {counts['same_class']} same-class and {counts['different_class']} different-class pairs (true labels), top-{k} signatures; "
+                f"the class control pools its {coordinates} class coordinates.")
+    return (f"Pairs: **sampled** (`--max-pairs {sampling['max_pairs']}`, seed {sampling['seed']}): {sampling['per_image_ranking_pairs']} of the "
+            f"{sampling['all_pairs']} pairs, drawn uniformly without looking at the labels and fixed under the permutations, of which "
+            f"{counts['same_class']} same-class and {counts['different_class']} different-class (true labels), top-{k} signatures; the 1-NN of the "
+            f"per-image rankings is over all images. The class control pools its {coordinates} class coordinates, each with its own "
+            f"{sampling['class_control_pairs_per_coordinate']} sampled pairs and the 1-NN of {sampling['class_control_queries_per_coordinate']} sampled "
+            f"query images (of {sampling['per_image_ranking_queries']}), each neighbour searched among all images.")
 
 
 METHOD = (

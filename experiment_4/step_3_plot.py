@@ -42,7 +42,8 @@ def plot_histograms(summary: dict[str, Any], output: Path) -> Path:
         axes.set_title(f"{NAMES[ranking]}, {kind}; AUC {block['true_label']['tests']['auc']['observed']:.2f}", fontsize=8)
         axes.set_xlabel(f"{'weighted ' if kind == 'weighted' else ''}Jaccard, top-{summary['settings']['nn_k']}", fontsize=8)
         axes.legend(fontsize=6)
-    figure_.suptitle(f"Signature overlap, all same- vs different-class pairs (N = {summary['num_valid']} images)", fontsize=10)
+    which = "sampled" if "pair_sampling" in summary["settings"] else "all"
+    figure_.suptitle(f"Signature overlap, {which} same- vs different-class pairs (N = {summary['num_valid']} images)", fontsize=10)
     return save_figure(figure_, output)
 
 

@@ -7,7 +7,8 @@
   the intersection–union one, the largest of the three. *holds* when all three reject at α after
   Holm, *cannot tell* otherwise: a test that detects nothing does not show that nothing is there
   (no equivalence margin), so it never reads *fails*. The true-class projection leaks the label and
-  gets no verdict.
+  gets no verdict. When step 2 ran on sampled pairs (``--max-pairs``), each of these verdicts says so in a note
+  (pairs and queries per view, from ``settings.pair_sampling``).
 - **Scalar − vector**: is the scalar ranking more class-aligned than the vector one? Tested directly —
   the difference of the two 1-NN accuracies under the same label permutations, two-sided at α, with
   the paired image-level bootstrap CI of the per-image hit difference — not by setting two p-values side
@@ -47,6 +48,15 @@ CONTRAST_RULE = (f"the difference of the scalar and vector 1-NN accuracies under
                  "difference lies above 0, fails when vector > scalar is significant and the CI lies below 0, cannot tell otherwise")
 
 
+def sampling_note(sampling: dict[str, Any], ranking: str) -> str:
+    """The verdict's note when step 2 ran on sampled pairs (``--max-pairs``)."""
+    if ranking == CONTROL:
+        return (f"sampled (--max-pairs {sampling['max_pairs']}): {sampling['class_control_pairs_per_coordinate']} pairs and "
+                f"{sampling['class_control_queries_per_coordinate']} 1-NN queries per class coordinate, label-blind, fixed under the permutations")
+    return (f"sampled (--max-pairs {sampling['max_pairs']}): the pair statistics over {sampling['per_image_ranking_pairs']} of the "
+            f"{sampling['all_pairs']} pairs, label-blind, fixed under the permutations; 1-NN over all images")
+
+
 def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """One verdict per ranking of :data:`ALIGNMENT_RANKINGS`, Holm across all their tests."""
     settings = summary["settings"]
@@ -63,6 +73,8 @@ def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
         notes.append(f"chance (exact for the class counts) {format_percent(block['chance'], 2)}")
         if not any(rejected):
             notes.append("no statistic detects alignment; without an equivalence margin that does not show there is none")
+        if "pair_sampling" in settings:
+            notes.append(sampling_note(settings["pair_sampling"], ranking))
         verdicts.append(verdict(
             f"class_alignment.{ranking}",
             CLAIMS[ranking].format(k=settings["nn_k"]),

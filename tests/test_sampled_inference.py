@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from experiment_4.analysis import overlap_summary
+from experiment_4.report import pair_sentence
 from experiment_4.inference import permutation_tests, statistics_of
 from experiment_4.sampled_inference import sample_pairs, sample_queries, sampled_permutation_accumulators, sampled_view, top_candidates, view_rng
 from experiment_4.signatures import top_k_signatures
@@ -117,7 +118,7 @@ def test_a_sample_of_every_pair_reproduces_the_exact_path_and_a_small_one_is_see
     every_pair = overlap_summary(document, {**settings, "max_pairs": CLASSES * count * (count - 1) // 2})
     assert every_pair["settings"]["pair_sampling"]["class_control_pairs_per_coordinate"] == count * (count - 1) // 2
     sampled = numbers(every_pair)
-    assert sampled.keys() == exact.keys()
+    assert all(str(sampled[key]).startswith("sampled (--max-pairs") for key in sampled.keys() - exact.keys())  # the verdicts' sampling notes
     for key, value in exact.items():
         assert sampled[key] == pytest.approx(value, rel=1e-9, abs=1e-12, nan_ok=True) if isinstance(value, float) else sampled[key] == value, key
     small = [overlap_summary(document, {**settings, "max_pairs": 60, "seed": seed}) for seed in (0, 0, 1)]
@@ -125,3 +126,5 @@ def test_a_sample_of_every_pair_reproduces_the_exact_path_and_a_small_one_is_see
     record = small[0]["settings"]["pair_sampling"]
     assert (record["per_image_ranking_pairs"], record["class_control_pairs_per_coordinate"], record["class_control_queries_per_coordinate"]) == (60, math.ceil(60 / CLASSES), 10)
     assert small[0]["rankings"]["vector"]["binary"]["true_label"]["pair_counts"]["same_class"] + small[0]["rankings"]["vector"]["binary"]["true_label"]["pair_counts"]["different_class"] == 60
+    assert all("sampled (--max-pairs 60)" in " ".join(entry["notes"]) for entry in small[0]["verdicts"][:3]) and "**sampled**" in pair_sentence(small[0])
+    assert "sampled" not in pair_sentence(every_pair | {"settings": settings})
