@@ -160,32 +160,33 @@ def sampled_view(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int,
     return SampledView(queries, candidates, pairs, values, group_start, group_start + np.repeat(sizes, sizes), excluded_class)
 
 
-def query_hits(view: SampledView, labels: np.ndarray, permutations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(B, Q)`` bools under the labellings ``labels[permutations]``: does each query's 1-NN (its first candidate
-    not in the excluded class) share its label, and does the query take part (its label is not the excluded class)?"""
-    query_labels = labels[permutations[:, view.queries]]
-    candidate_labels = labels[permutations[:, view.candidates]]  # (B, Q, m)
-    if view.excluded_class is None:
+def query_hits(view: SampledView, labellings: np.ndarray, excluded: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(B, Q)`` bools under the ``(B, N)`` labellings: does each query's 1-NN (its first candidate not in the
+    ``excluded`` class) share its label, and does the query take part (its label is not the excluded class)?"""
+    query_labels = labellings[:, view.queries]
+    candidate_labels = labellings[:, view.candidates]  # (B, Q, m)
+    if excluded is None:
         return candidate_labels[:, :, 0] == query_labels, np.ones(query_labels.shape, dtype=bool)
-    first = (candidate_labels != view.excluded_class).argmax(axis=2)
+    first = (candidate_labels != excluded).argmax(axis=2)
     neighbours = np.take_along_axis(candidate_labels, first[..., None], axis=2)[..., 0]
-    taking_part = query_labels != view.excluded_class
+    taking_part = query_labels != excluded
     return (neighbours == query_labels) & taking_part, taking_part
 
 
-def sampled_accumulators(view: SampledView, labels: np.ndarray, permutations: np.ndarray) -> np.ndarray:
-    """``(B, 8)`` accumulators (those of experiment_4.inference) of one sampled view under ``labels[permutations]``."""
-    result = np.zeros((len(permutations), 8))
-    hits, taking_part = query_hits(view, labels, permutations)
+def sampled_accumulators(view: SampledView, labellings: np.ndarray, excluded: int | None) -> np.ndarray:
+    """``(B, 8)`` accumulators (those of experiment_4.inference) of one sampled view under ``(B, N)`` labellings, in
+    which the view's excluded class reads ``excluded``."""
+    result = np.zeros((len(labellings), 8))
+    hits, taking_part = query_hits(view, labellings, excluded)
     result[:, HITS], result[:, QUERIES] = hits.sum(axis=1), taking_part.sum(axis=1)
     if view.pairs is None:
         return result
-    first, second = labels[permutations[:, view.pairs[:, 0]]], labels[permutations[:, view.pairs[:, 1]]]
-    eligible = (first != view.excluded_class) & (second != view.excluded_class) if view.excluded_class is not None else np.ones(first.shape, dtype=bool)
+    first, second = labellings[:, view.pairs[:, 0]], labellings[:, view.pairs[:, 1]]
+    eligible = (first != excluded) & (second != excluded) if excluded is not None else np.ones(first.shape, dtype=bool)
     same, different = (first == second) & eligible, (first != second) & eligible
     result[:, SUM_SAME], result[:, N_SAME] = same @ view.values, same.sum(axis=1)
     result[:, SUM_DIFFERENT], result[:, N_DIFFERENT] = different @ view.values, different.sum(axis=1)
-    below = np.concatenate([np.zeros((len(permutations), 1)), np.cumsum(different, axis=1)], axis=1)  # different pairs before each position
+    below = np.concatenate([np.zeros((len(labellings), 1)), np.cumsum(different, axis=1)], axis=1)  # different pairs before each position
     strictly_below = below[:, view.group_start]
     result[:, U] = ((strictly_below + 0.5 * (below[:, view.group_end] - strictly_below)) * same).sum(axis=1)
     result[:, U_PAIRS] = result[:, N_SAME] * result[:, N_DIFFERENT]
@@ -197,14 +198,19 @@ def sampled_permutation_accumulators(views: Iterable[SampledView], labels: np.nd
     summed over ``views`` and ``(N,)`` each image's observed 1-NN hit rate over the views where it is a taking-part query (NaN where none)."""
     if not np.array_equal(permutations[0], np.arange(len(labels))):
         raise ValueError("the first permutation must be the identity (the observed labelling)")
+    names, codes = np.unique(labels, return_inverse=True)  # labels as small codes: every labelling is gathered once
+    labellings = codes.astype(np.int16 if len(names) < 2**15 else np.int64)[permutations]
     total = np.zeros((len(permutations), 8))
     hits, taken = np.zeros(len(labels)), np.zeros(len(labels))
     for view in views:
+        excluded = None if view.excluded_class is None else int(np.searchsorted(names, view.excluded_class))
+        if excluded is not None and (excluded == len(names) or names[excluded] != view.excluded_class):
+            excluded = -1  # a class no image has: nothing is excluded, under any labelling
         width = view.candidates.size + 2 * view.queries.size + (0 if view.pairs is None else 6 * len(view.pairs))
         step = max(1, BATCH_BUDGET // max(width, 1))
         for start in range(0, len(permutations), step):
-            total[start:start + step] += sampled_accumulators(view, labels, permutations[start:start + step])
-        observed, taking_part = query_hits(view, labels, permutations[:1])
+            total[start:start + step] += sampled_accumulators(view, labellings[start:start + step], excluded)
+        observed, taking_part = query_hits(view, labellings[:1], excluded)
         hits[view.queries] += observed[0]  # queries are distinct
         taken[view.queries] += taking_part[0]
     with np.errstate(invalid="ignore"):

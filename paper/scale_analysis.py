@@ -7,7 +7,8 @@ process's own), on synthetic inputs of the real shapes, seeded:
 - Experiment 4: ``signatures.pt`` of an L = 9 network (512 subsets, every subset ranked, as
   EfficientNet-Lite0 stores them), ``--per-class`` images per class (default 10, so N / 10 classes and
   as many class coordinates, 64 ranked subsets each); rankings are random permutations. Then
-  ``experiment_4.step_2_overlap`` with ``--nn-K 32`` and ``--num-permutations`` (default 1 000).
+  ``experiment_4.step_2_overlap`` with ``--nn-K 32`` and ``--num-permutations`` (default 1 000), on every pair
+  or, with ``--max-pairs M``, on sampled pairs (the original study's ``--max-pairs 45000``).
 - Experiment 5: the committed ``per_image.pt`` of the Lite0 sample run
   (experiment_5/results_efficientnet_lite0_sample, 900 images) resampled to N rows with replacement,
   then ``experiment_5.step_2_analyze`` with its defaults.
@@ -21,6 +22,7 @@ Outputs: a table on stdout; ``--json`` writes it.
 
     python -m paper.scale_analysis --experiment 5 --sizes 1000 2000 5000 10000
     python -m paper.scale_analysis --experiment 4 --sizes 250 500 1000 --target 10000
+    python -m paper.scale_analysis --experiment 4 --sizes 1000 3000 10000 --max-pairs 45000
 """
 from __future__ import annotations
 
@@ -87,7 +89,7 @@ def synthetic_per_image(count: int, seed: int) -> dict[str, Any]:
     return {**record, "arrays": arrays, "num_images": count, "num_valid": int(arrays["valid"].sum()), "num_skipped_corrupt": 0, "samples": []}
 
 
-def child(experiment: int, count: int, per_class: int, num_permutations: int, seed: int) -> dict[str, Any]:
+def child(experiment: int, count: int, per_class: int, num_permutations: int, seed: int, max_pairs: int | None = None) -> dict[str, Any]:
     """Synthesise, then time the step's main in this process; its peak resident memory."""
     import torch
 
@@ -99,7 +101,8 @@ def child(experiment: int, count: int, per_class: int, num_permutations: int, se
             torch.save(synthetic_signatures(count, per_class, seed), path)
             before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
             started = time.perf_counter()
-            step_2_overlap.main(["--signatures", str(path), "--nn-K", "32", "--num-permutations", str(num_permutations), "--seed", str(seed)])
+            sampling = [] if max_pairs is None else ["--max-pairs", str(max_pairs)]
+            step_2_overlap.main(["--signatures", str(path), "--nn-K", "32", "--num-permutations", str(num_permutations), "--seed", str(seed), *sampling])
         else:
             from experiment_5 import step_2_analyze
 
@@ -116,6 +119,8 @@ def child(experiment: int, count: int, per_class: int, num_permutations: int, se
 def measure(args: argparse.Namespace, count: int) -> dict[str, Any]:
     command = [sys.executable, "-m", "paper.scale_analysis", "--child", "--experiment", str(args.experiment), "--sizes", str(count),
                "--per-class", str(args.per_class), "--num-permutations", str(args.num_permutations), "--seed", str(args.seed)]
+    if args.max_pairs is not None:
+        command += ["--max-pairs", str(args.max_pairs)]
     try:
         result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=args.max_seconds * 3, env={**os.environ, "OMP_NUM_THREADS": str(args.threads)})
     except subprocess.TimeoutExpired:
@@ -132,6 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--target", type=int, default=10_000, help="N to extrapolate to when it is not measured (default: %(default)s)")
     parser.add_argument("--per-class", type=int, default=10, help="Experiment 4: images per class (default: %(default)s)")
     parser.add_argument("--num-permutations", type=int, default=1000, help="Experiment 4: label permutations (default: %(default)s)")
+    parser.add_argument("--max-pairs", type=arg_types.positive_int, default=None, help="Experiment 4: step 2's --max-pairs (default: every pair)")
     parser.add_argument("--max-seconds", type=float, default=180.0, help="stop measuring larger sizes once one took longer (a size still running after 3× this is stopped) (default: %(default)s)")
     parser.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of each measurement (default: %(default)s)")
     parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the synthetic inputs and of the step (default: %(default)s)")
@@ -139,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.experiment, args.sizes[0], args.per_class, args.num_permutations, args.seed)))
+        print(json.dumps(child(args.experiment, args.sizes[0], args.per_class, args.num_permutations, args.seed, args.max_pairs)))
         return
     rows = []
     for count in sorted(args.sizes):
@@ -148,7 +154,8 @@ def main(argv: list[str] | None = None) -> None:
         if rows[-1]["seconds"] is None or rows[-1]["seconds"] > args.max_seconds:
             break
     measured = [row for row in rows if row["seconds"] is not None]
-    result: dict[str, Any] = {"experiment": args.experiment, "threads": args.threads, "per_class": args.per_class, "num_permutations": args.num_permutations, "rows": rows}
+    result: dict[str, Any] = {"experiment": args.experiment, "threads": args.threads, "per_class": args.per_class, "num_permutations": args.num_permutations,
+                              "max_pairs": args.max_pairs, "rows": rows}
     if args.target not in [row["n"] for row in measured] and len(measured) >= 2:
         small, large = measured[-2], measured[-1]
         exponent = math.log(large["seconds"] / small["seconds"]) / math.log(large["n"] / small["n"])
@@ -156,7 +163,8 @@ def main(argv: list[str] | None = None) -> None:
         result["extrapolated"] = {"n": args.target, "from_n": [small["n"], large["n"]], "time_exponent": exponent,
                                   "seconds": large["seconds"] * (args.target / large["n"]) ** exponent,
                                   "memory_exponent": memory_exponent, "peak_rss_mib": large["peak_rss_mib"] * (args.target / large["n"]) ** memory_exponent}
-    print(f"Experiment {args.experiment} analysis step, {args.threads} thread(s), synthetic inputs")
+    sampling = "" if args.experiment != 4 else ", every pair" if args.max_pairs is None else f", --max-pairs {args.max_pairs}"
+    print(f"Experiment {args.experiment} analysis step, {args.threads} thread(s), synthetic inputs{sampling}")
     print(f"{'N':>7} {'wall s':>9} {'peak RSS MiB':>13}")
     for row in rows:
         print(f"{row['n']:>7} {row['seconds'] if row['seconds'] is None else round(row['seconds'], 1)!s:>9} {row.get('peak_rss_mib', float('nan')):>13.0f}")
