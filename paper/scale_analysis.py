@@ -62,8 +62,7 @@ def synthetic_signatures(count: int, per_class: int, seed: int) -> dict[str, Any
         "class_coordinates": list(range(classes)), "class_store_k": CLASS_STORE_K,
         "label": labels, "predicted": labels.roll(1), "valid": torch.ones(count, dtype=torch.bool),
         "full_logits": torch.zeros(count, 1),
-        "ranked_class": torch.rand(count, classes, NUM_SUBSETS, generator=generator).argsort(dim=-1)[:, :, :CLASS_STORE_K].to(torch.int16)
-        if count * classes * NUM_SUBSETS <= 2**31 else _ranked_class_in_parts(count, classes, generator),
+        "ranked_class": _ranked_class_in_parts(count, classes, generator),
     }
     for name in document["rankings"]:
         document[f"ranked_{name}"] = torch.rand(count, NUM_SUBSETS, generator=generator).argsort(dim=-1).to(torch.int16)
@@ -72,9 +71,10 @@ def synthetic_signatures(count: int, per_class: int, seed: int) -> dict[str, Any
 
 
 def _ranked_class_in_parts(count: int, classes: int, generator: Any) -> Any:
+    """Each image's and coordinate's first 64 subsets of a random ranking (the 64 largest of uniform scores), 256 images at a time."""
     import torch
 
-    return torch.cat([torch.rand(min(256, count - start), classes, NUM_SUBSETS, generator=generator).argsort(dim=-1)[:, :, :CLASS_STORE_K].to(torch.int16)
+    return torch.cat([torch.rand(min(256, count - start), classes, NUM_SUBSETS, generator=generator).topk(CLASS_STORE_K, dim=-1).indices.to(torch.int16)
                       for start in range(0, count, 256)])
 
 
