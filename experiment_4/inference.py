@@ -22,6 +22,9 @@ Statistics over a list of views, pooled (sums over views, then the ratio):
 The exact chance of ``nn_accuracy`` given the label counts ``m_c`` (the expectation under
 permutation): ``Σ_c m_c (m_c − 1) / (N (N − 1))`` for a view without exclusion, and the same over the
 ``N − m_e`` participating images with class ``e`` removed for a view excluding ``e``.
+
+These views compare every pair; step 2's ``--max-pairs`` runs the same statistics on sampled pairs
+instead (experiment_4.sampled_inference), for N = 10 000 where ``(N, N)`` views per class coordinate do not fit.
 """
 from __future__ import annotations
 
