@@ -2,7 +2,7 @@
 
 Question: do the dominant subsets depend on the input and on its class? From step 1's rankings,
 each image's top-K signature (binary, and weighted by its normalised magnitudes) is compared with
-every other image's by Jaccard (Σ min / Σ max), for the rankings of experiment_4.analysis: vector,
+every other image's by Jaccard (Σ min / Σ max), for the rankings of experiment_4.summary: vector,
 scalar at the predicted class, scalar at the true class (the earlier control; it leaks the label and
 is shown for contrast only) and the leak-free class control (all images compared in one class
 coordinate at a time, that class's own images left out; pooled over the coordinates).
@@ -51,7 +51,7 @@ from typing import Any
 from experiment_1.run import arg_types
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, check_not_input, git_commit
-from experiment_4.analysis import overlap_summary, ranking_store_k
+from experiment_4.summary import overlap_summary, ranking_store_k
 from experiment_4.records import CONTROL, RANKINGS, load_signatures
 
 MAX_SWEEP_K = 256

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from experiment_4.analysis import overlap_summary
+from experiment_4.summary import overlap_summary
 from experiment_4.report import pair_sentence
 from experiment_4.inference import permutation_tests, statistics_of
 from experiment_4.sampled_inference import sample_pairs, sample_queries, sampled_permutation_accumulators, sampled_view, top_candidates, view_rng
