@@ -441,6 +441,17 @@ def image_counts(valid: np.ndarray) -> dict[str, int]:
     return {"num_images": int(len(valid)), "num_valid": int(valid.sum()), "num_skipped_corrupt": int((~valid).sum())}
 
 
+def may_stay_beside(path: Path, other: dict[str, Any], summary: dict[str, Any], summary_name: str) -> bool:
+    """Whether ``path``, a summary already in the output folder, may stay beside ``summary`` (written as ``summary_name``):
+    the same experiment's, or a differently named one that an analysis step derived from this very run (same
+    ``config.run_id``; e.g. Experiment 3C's ``summary_3c.json`` beside the λ sweep it scores), which a rerun of the
+    same run reproduces rather than overwrites. A same-named summary of another experiment is always refused."""
+    if other.get("experiment") == summary["experiment"]:
+        return True
+    derived = isinstance(other.get("config"), dict) and other["config"].get("run_id") == summary["config"]["run_id"]
+    return path.name != summary_name and derived
+
+
 def write_results(
     setup: EvaluationSetup,
     arrays: dict[str, np.ndarray],
@@ -457,7 +468,7 @@ def write_results(
     if not distributed.is_main():
         return output_dir / summary_name
     for path in sorted(output_dir.glob("summary*.json")):  # never overwrite another step's results
-        if read_json(path, fix="delete it or use another --output-dir").get("experiment") != summary["experiment"]:
+        if not may_stay_beside(path, read_json(path, fix="delete it or use another --output-dir"), summary, summary_name):
             raise PipelineError(f"{output_dir}: holds results of another experiment ({path.name}); use another --output-dir")
     check_finite(summary, f"{output_dir / summary_name} (not written)", "a statistic of the per-image arrays is NaN or inf; check the inputs and weights")
     atomic_save_npz(output_dir / "per_image.npz", {**arrays, RUN_ID_ARRAY: np.array(summary["config"]["run_id"])})

@@ -147,3 +147,17 @@ def test_stale_temporaries_are_removed_and_fresh_ones_kept(run: Path) -> None:
     step_3.main(flags(run))
     assert not any(path.exists() for path in stale) and fresh.exists()
     assert {name: value for name, value in snapshot(stage).items() if name.startswith("batch_")} == batches  # nothing recomputed
+
+
+def test_a_summary_derived_from_this_run_may_stay_another_never(tmp_path: Path) -> None:
+    """A rerun of a λ sweep into its folder keeps the 3C summary scored from that very run; a same-named summary of
+    another experiment, or one of another run, still stops it."""
+    from experiment_1.run.pipeline import may_stay_beside
+
+    sweep = {"experiment": "3A/3B", "config": {"run_id": "r1"}}
+    scored = {"experiment": "3C", "config": {"run_id": "r1"}}
+    assert may_stay_beside(tmp_path / "summary_3c.json", scored, sweep, "summary_all.json")
+    assert not may_stay_beside(tmp_path / "summary_3c.json", {**scored, "config": {"run_id": "r2"}}, sweep, "summary_all.json")
+    assert not may_stay_beside(tmp_path / "summary_all.json", scored, sweep, "summary_all.json")  # same name: it would be overwritten
+    assert may_stay_beside(tmp_path / "summary_all.json", {"experiment": "3A/3B", "config": {"run_id": "r0"}}, sweep, "summary_all.json")
+    assert not may_stay_beside(tmp_path / "summary.json", {"experiment": "1"}, sweep, "summary_all.json")
