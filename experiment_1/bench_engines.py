@@ -147,6 +147,13 @@ def add_rate_versus_baseline(rows: list[dict[str, Any]]) -> None:
         row[f"tree_gmac_per_s_vs_{RATE_BASELINE}"] = row["tree_gmac_per_s"] / rate if rate else None
 
 
+def bench_rows(archs: list[str], args: argparse.Namespace, device: torch.device) -> list[dict[str, Any]]:
+    """:func:`bench_arch` of every architecture in ``archs``, each row with its rate against ResNet-18's (:func:`add_rate_versus_baseline`)."""
+    rows = [row for arch in archs for row in bench_arch(arch, args, device)]
+    add_rate_versus_baseline(rows)
+    return rows
+
+
 def print_rows(rows: list[dict[str, Any]], device_name: str) -> None:
     print(f"device: {device_name}; {rows[0]['weights']} weights; MACs of conv and linear layers (forward hooks); best of {rows[0]['repeats']} interleaved runs")
     print(f"{'arch':<18} {'L':>2} {'dtype':<8} {'mode':<8} {'format':<18} {'imgs':>4} {'px':>4} {'tree img/s':>10} {'tree GMAC':>10} {'tree GMAC/s':>11} "
@@ -183,8 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     device = resolve_device(args.device)
     allocator = tune_allocator()  # as every evaluation step does (experiment_1.run.allocator): time the rate the runs get
     torch.manual_seed(args.seed)
-    rows = [row for arch in args.archs for row in bench_arch(arch, args, device)]
-    add_rate_versus_baseline(rows)
+    rows = bench_rows(args.archs, args, device)
     device_name = torch.cuda.get_device_name(device) if device.type == "cuda" else f"cpu ({torch.get_num_threads()} threads)"
     print_rows(rows, device_name)
     if args.json:

@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 import torch
 
-from experiment_1.bench_engines import bench_arch, print_rows
+from experiment_1.bench_engines import bench_rows, print_rows
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.gpu_checks import DEVICE_CHECKS
@@ -50,6 +50,7 @@ from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tr
 from experiment_1.network.registry import build_gated_resnet
 from experiment_1.paths import REPO_ROOT
 from experiment_1.run import arg_types
+from experiment_1.run.allocator import tune_allocator
 
 DEFAULT_JSON = Path("experiment_1/results_bench/gpu_check.json")
 SAMPLE_DATA = "imagenet-1k/sample-1750"
@@ -113,7 +114,7 @@ def throughput(args: argparse.Namespace, device: torch.device) -> tuple[bool, di
         dtypes=["float32"], compile_modes=["eager"], memory_formats=["channels_last"], batchnorm=["kept"], weights="random", seed=args.seed,
         resolution=224, batch_sizes=[1], naive_masks=args.naive_masks, mask_chunk=args.mask_chunk, repeats=1,
     )
-    rows = [row for arch in args.throughput_archs for row in bench_arch(arch, bench_args, device)]
+    rows = bench_rows(args.throughput_archs, bench_args, device)
     print_rows(rows, torch.cuda.get_device_name(device))
     worst = max(row["max_abs_disagreement"] / max(row["max_abs_logit"], 1e-30) for row in rows)
     return worst <= args.tolerance, {"rows": rows, "worst_tree_naive_relative_disagreement": worst}
@@ -174,8 +175,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of weights and images (default: %(default)s)")
     args = parser.parse_args(argv)
     device = require_cuda()
+    allocator = tune_allocator()  # as every evaluation step and the CPU benchmark do: its host-side timings are the runs'
     document: dict[str, Any] = {"device": torch.cuda.get_device_name(device), "command": "python -m experiment_1.gpu_check " + " ".join(sys.argv[1:] if argv is None else argv),
-                                "versions": {**package_versions(), "cuda": torch.version.cuda}, "checks": {}, "rows": []}
+                                "versions": {**package_versions(), "cuda": torch.version.cuda}, "allocator": allocator, "checks": {}, "rows": []}
     for entry in [entry for entry in CHECKS if entry.name in args.checks]:
         print(f"gpu-check {entry.name}: {entry.description} …", flush=True)
         started = time.perf_counter()

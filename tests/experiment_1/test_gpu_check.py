@@ -2,6 +2,7 @@
 written to the JSON, a failing or raising check recorded without stopping the others (exit 1)."""
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import torch
 
 from experiment_1 import gpu_check
 from experiment_1.errors import run_cli
+from experiment_1.run.allocator import tune_allocator
 
 
 def test_without_cuda_it_says_so_in_one_line_and_exits_non_zero(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -49,3 +51,13 @@ def test_checks_run_in_order_and_a_failure_is_recorded_without_stopping_the_rest
     assert document["rows"] == [{"arch": "x"}] and "rows" not in document["checks"]["passing"]
     gpu_check.main(["--json", str(output), "--checks", "passing"])  # all chosen checks pass: exit 0
     assert list(json.loads(output.read_text())["checks"]) == ["passing"]
+    assert json.loads(output.read_text())["allocator"] == tune_allocator()  # recorded, as the CPU benchmark records it
+
+
+def test_the_throughput_rows_carry_their_rate_against_resnet18(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The throughput check's rows are the benchmark's, rate column included (run here on CPU, 2 naive masks)."""
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device: "fake GPU")
+    args = argparse.Namespace(seed=0, naive_masks=2, mask_chunk=256, throughput_archs=["resnet18"], tolerance=1e-4)
+    passed, details = gpu_check.throughput(args, torch.device("cpu"))
+    assert passed and [row["tree_gmac_per_s_vs_resnet18"] for row in details["rows"]] == [1.0]
+    assert "100%" in capsys.readouterr().out  # the printed table's rate column
