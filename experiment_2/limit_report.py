@@ -5,18 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from experiment_1.report.markdown import ReportDocument, format_number, format_stat, markdown_table
+from experiment_2.lambda_figures import format_lambdas
 from experiment_2.limit import LAWS
-
-
-def format_lambdas(summary: dict[str, Any]) -> str:
-    """The summary's λs, as the method text and the data line print them."""
-    return ", ".join(f"{value:g}" for value in summary["lambdas"])
 
 
 def slope_cell(row: dict[str, Any]) -> str:
     if not row["resolved"]:
         return "unresolved"
-    return f"{format_stat({'mean': row['slope'], 'ci_low': row['ci_low'], 'ci_high': row['ci_high']})} ({', '.join(f'{value:g}' for value in row['fit_lambdas'])})"
+    return f"{format_stat({'mean': row['slope'], 'ci_low': row['ci_low'], 'ci_high': row['ci_high']})} ({format_lambdas(row['fit_lambdas'])})"
 
 
 def variant_limit_table(block: dict[str, Any], num_blocks: int) -> str:
@@ -37,7 +33,7 @@ def successive_table(block: dict[str, Any], num_blocks: int) -> str:
 
 def limit_document(title: str, summary: dict[str, Any], method: str, results: list[str], verdict: list[str], generator: str) -> str:
     """REPORT.md of a 3C summary: the shared skeleton, no numbers of the original study (it reports no Experiment 3C)."""
-    lambdas = format_lambdas(summary)
+    lambdas = format_lambdas(summary["lambdas"])
     return ReportDocument(
         title=title,
         summary=summary,

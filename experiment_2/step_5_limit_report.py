@@ -28,7 +28,8 @@ from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, p
 from experiment_1.report.markdown import figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report.stats import bootstrap_mean_ci
 from experiment_2.limit import LAWS, law_verdict
-from experiment_2.limit_report import format_lambdas, limit_document, slope_cell, successive_table
+from experiment_2.lambda_figures import format_lambdas
+from experiment_2.limit_report import limit_document, slope_cell, successive_table
 from experiment_2.limit_summary import variant_block
 
 QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
@@ -184,7 +185,7 @@ def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
     """REPORT.md of one network, generated from summary_3c.json."""
     native, smooth = (summary["variants"][variant] for variant in VARIANTS)
     num_blocks = summary["config"]["num_blocks"]
-    lambdas = format_lambdas(summary)
+    lambdas = format_lambdas(summary["lambdas"])
     method = (f"Two λ sweeps of the same network on the same images, λ ∈ {{{lambdas}}}, network arithmetic `{summary['config']['dtype']}`, "
               f"Möbius transform `{summary['config']['mobius_dtype']}`: its own activations, and the smooth swap, which computes `{smooth['gated_recursion']}`. "
               f"{summary['method']}. Tolerance ±{format_number(summary['slope_tolerance'])}; resolved means at least {format_number(summary['floor_margin'])}× the round-off floor. "

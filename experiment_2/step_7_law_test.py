@@ -21,7 +21,8 @@ from typing import Any
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, load_summary
 from experiment_2.limit import LAWS, is_post_hoc, law_verdict
-from experiment_2.limit_report import format_lambdas, limit_document, successive_table, variant_limit_table
+from experiment_2.lambda_figures import format_lambdas
+from experiment_2.limit_report import limit_document, successive_table, variant_limit_table
 from experiment_2.limit_summary import variant_block
 
 QUESTION = ("Does the exact-zero-chain law (slope 1 for k ≤ R, 3/2 above), derived after measuring the random-init ResNet-18, "
@@ -62,7 +63,7 @@ def summarize(sweep: dict[str, Any]) -> dict[str, Any]:
 def report_markdown(summary: dict[str, Any]) -> str:
     """REPORT.md of the test, generated from its summary_3c.json."""
     block, config = summary["variants"]["native"], summary["config"]
-    lambdas = format_lambdas(summary)
+    lambdas = format_lambdas(summary["lambdas"])
     method = (f"One λ sweep, λ ∈ {{{lambdas}}}, network arithmetic `{config['dtype']}`, of `{config['arch']}` (`{config['weights']}`, seed {config['seed']}), "
               f"which computes `{config['gated_recursion']}`; R = {block['exact_zero_chain']}. The prediction — slope 1 at k = 1, 3/2 at every k > R — was "
               f"committed before the run ({summary['prediction']['source']}); the fitted ResNet-18 had {summary['prediction']['fitted_run_slope_at_deciding_order']:g} "
