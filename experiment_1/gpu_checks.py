@@ -6,7 +6,7 @@ them. What a CPU can test is in tests/experiment_1/network/test_gpu_readiness.py
 
 - ``environment``: torch, CUDA and cuDNN versions, dynamo's recompile-limit name, whether
   ``init_process_group`` takes ``device_id``, whether ``nextafter`` has a bfloat16 CUDA kernel; passes when
-  :func:`~experiment_2.spectrum.unit_in_last_place` on the device gives the CPU's bits for bf16/fp16/fp32.
+  :func:`~experiment_2.spectrum.arrays.unit_in_last_place` on the device gives the CPU's bits for bf16/fp16/fp32.
 - ``deterministic_reductions``: order energies and spectrum statistics, captured fractions, cumulative
   reconstructions, K at a mass, participation ratios (the core primitives of Experiments 2, 3 and 5) computed twice on the same logits, and at batch 1 against the same image in a batch of 4; passes
   when every array is bit-identical (``torch.equal``).
@@ -14,7 +14,7 @@ them. What a CPU can test is in tests/experiment_1/network/test_gpu_readiness.py
   tensor bytes (:class:`~experiment_1.network.memory.LiveTensorBytes`) must not exceed
   :func:`~experiment_1.network.memory.tree_activation_bound`, and ``torch.cuda.max_memory_allocated`` is
   recorded beside it (the allocator's rounding and cuDNN's workspace come on top); Experiment 1's
-  reductions must stay within :data:`~experiment_1.reconstruction.PEAK_LOGIT_MULTIPLE` of the logits.
+  reductions must stay within :data:`~experiment_1.reconstruction.metrics.PEAK_LOGIT_MULTIPLE` of the logits.
 - ``no_host_sync``: the tree engine (ResNet-18) and the order-energy / cumulative-reconstruction reductions
   under ``torch.cuda.set_sync_debug_mode("warn")``; passes when the engine makes no synchronising call and
   the reductions make as many at L = 12 as at L = 14.
@@ -39,7 +39,7 @@ from experiment_1.network.engines import evaluate_masks_tree
 from experiment_1.network.gating import EVALUATION_PARITY_RTOL, check_evaluation_parity
 from experiment_1.network.memory import LiveTensorBytes, stack_profile, tree_activation_bound
 from experiment_1.network.registry import build_gated_resnet
-from experiment_1.reconstruction import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
+from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
 
 DeviceCheck = Callable[[argparse.Namespace, torch.device], tuple[bool, dict[str, Any]]]
 

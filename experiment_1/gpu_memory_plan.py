@@ -3,7 +3,7 @@
 Question: for each built-in architecture at its input size, how many bytes does one all-mask batch hold on
 the device — the tree engine's live activations and logits (:func:`~experiment_1.network.memory.tree_activation_bound`,
 from each block's working set measured on two images) plus the step's reductions (Experiment 1's
-:data:`~experiment_1.reconstruction.PEAK_LOGIT_MULTIPLE`, the largest of any step's
+:data:`~experiment_1.reconstruction.metrics.PEAK_LOGIT_MULTIPLE`, the largest of any step's
 :data:`~experiment_1.network.memory.REDUCTION_LOGIT_MULTIPLE`, times the float32 logits) — and so which
 batch sizes fit ``--device-gib`` (default 80) with a tenth left for cuDNN's workspace and the allocator?
 The measurement runs on the CPU (live tensor bytes do not depend on the device); float32 arithmetic
@@ -26,7 +26,7 @@ from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_json, package_versions, seed_everything
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile, tree_activation_bound
 from experiment_1.network.registry import build_gated_resnet
-from experiment_1.reconstruction import PEAK_LOGIT_MULTIPLE
+from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE
 
 ARCHS = ("resnet18", "resnet34", "resnet50", "efficientnet_lite0", "efficientnet_lite1")
 MASK_CHUNKS = (64, 256, 1024)

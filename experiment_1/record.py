@@ -13,7 +13,7 @@ RESULTS = "experiment_1/results_efficientnet_lite0_sample"
 
 def rebuild(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
     """The current summary of a run's per-image arrays (imported here, on use: the record stays light)."""
-    from experiment_1 import reconstruction_summary
+    from experiment_1.reconstruction import summary as reconstruction_summary
 
     return reconstruction_summary.summarize(arrays, config, seed)
 
@@ -23,6 +23,6 @@ RECORDS = (
         experiment=1, title="Experiment 1 — naive subset summation vs Möbius", macro="ExpOne",
         summaries="experiment_1/results*/summary.json", primary=f"{RESULTS}/summary.json", tables=("experiment_1",),
         figures=(("FigExpOneReconstruction", f"{RESULTS}/reconstruction_error.pdf"),),
-        single_pass="experiment_1.reconstruction_pass:EXPERIMENT_1", rebuild="experiment_1.record:rebuild",
+        single_pass="experiment_1.reconstruction.single_pass:EXPERIMENT_1", rebuild="experiment_1.record:rebuild",
     ),
 )

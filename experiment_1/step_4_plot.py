@@ -5,7 +5,7 @@ Question: does adding up subnetwork outputs reconstruct the network, or do we ne
 Inputs:  --summary (experiment_1.step_3_evaluate's summary.json; timing.json beside it if present).
 Outputs: reconstruction_error.png/.pdf and REPORT.md in the summary's folder. Every number in the
          REPORT is read from the JSON; the verdicts are the summary's ``verdicts`` block (decided by
-         experiment_1.reconstruction_verdicts), rendered, never decided here.
+         experiment_1.reconstruction.verdicts), rendered, never decided here.
 
     python -m experiment_1.step_4_plot --summary experiment_1/results/summary.json
 """

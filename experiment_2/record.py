@@ -14,14 +14,14 @@ SWEEP = "experiment_2/results_lambda_efficientnet_lite0_sample"
 
 def rebuild_spectrum(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
     """The current Experiment 2 summary of a run's per-image arrays (imported on use: the record stays light)."""
-    from experiment_2 import summary as spectrum_summary
+    from experiment_2.spectrum import summary as spectrum_summary
 
     return spectrum_summary.summarize(arrays, config, seed)
 
 
 def rebuild_lambda_sweep(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
     """The current 3A/3B summary of a sweep's per-λ arrays, on the old summary's λ grid and fit window."""
-    from experiment_2 import lambda_summary
+    from experiment_2.lambda_sweep import summary as lambda_summary
 
     law = summary["power_law"]
     per_lambda = {name: value for name, value in arrays.items() if name != "lambdas"}
@@ -33,7 +33,7 @@ RECORDS = (
         experiment=2, title="Experiment 2 — interaction-order spectrum", macro="ExpTwo",
         summaries="experiment_2/results*/summary.json", primary=f"{RESULTS}/summary.json", tables=("experiment_2",),
         figures=(("FigExpTwoSpectrum", f"{RESULTS}/spectrum.pdf"), ("FigExpTwoKappa", f"{RESULTS}/kappa_histogram.pdf")),
-        single_pass="experiment_2.spectrum_pass:EXPERIMENT_2", rebuild="experiment_2.record:rebuild_spectrum",
+        single_pass="experiment_2.spectrum.single_pass:EXPERIMENT_2", rebuild="experiment_2.record:rebuild_spectrum",
     ),
     ExperimentRecord(
         experiment="3A/3B", title="Experiment 3A/3B — residual scaling", macro="ExpThreeAB",

@@ -7,7 +7,7 @@ Inputs:  --summary (experiment_2.step_1_evaluate's summary.json; timing.json bes
          the committed one adds --calibrate-batchnorm, see experiment_2/README.md).
 Outputs: spectrum.png/.pdf, kappa_histogram.png/.pdf and REPORT.md in the summary's folder; with a null,
          null_comparison.json beside them (the run-against-null verdicts of
-         experiment_2.verdicts.null_verdicts, decided from the two summaries' numbers). Every number
+         experiment_2.spectrum.verdicts.null_verdicts, decided from the two summaries' numbers). Every number
          in the REPORT is read from the JSON; the verdicts are the summaries' blocks, rendered.
 
     python -m experiment_2.step_2_plot --summary experiment_2/results/summary.json \\
@@ -22,9 +22,9 @@ from typing import Any
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, check_random_init_null, load_summary, read_json_if_exists
 from experiment_1.report.markdown import ReportDocument
-from experiment_2.spectrum_figures import plot_kappa_histogram, plot_spectrum
-from experiment_2.spectrum_report import METHOD, results_blocks, seed_rows
-from experiment_2.verdicts import null_verdicts
+from experiment_2.spectrum.figures import plot_kappa_histogram, plot_spectrum
+from experiment_2.spectrum.report import METHOD, results_blocks, seed_rows
+from experiment_2.spectrum.verdicts import null_verdicts
 
 SUMMARY_KEYS = ("projections.vector", "projections.scalar", "binomial_null.num_blocks", "binomial_null.kappa", "binomial_null.spectrum", "published",
                 "roundoff", "verdicts")

@@ -32,9 +32,9 @@ import numpy as np
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.run.pipeline import MOBIUS_DTYPES, add_evaluation_arguments, build_setup, provenance, write_results
 from experiment_1.run.run_checks import check_lambdas
-from experiment_2.evaluation import evaluate_spectrum
-from experiment_2.lambda_summary import REFERENCE_LAMBDA, stack_over_lambdas, summarize
-from experiment_2.limit import exact_zero_chain
+from experiment_2.spectrum.evaluation import evaluate_spectrum
+from experiment_2.lambda_sweep.summary import REFERENCE_LAMBDA, stack_over_lambdas, summarize
+from experiment_2.limit.laws import exact_zero_chain
 from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE
 
 DEFAULT_LAMBDAS = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1]

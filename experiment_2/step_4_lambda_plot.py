@@ -6,7 +6,7 @@ it cost in top-1 agreement, and does each order follow the λ^k law?
 Inputs:  --summary (experiment_2.step_3_lambda_sweep's summary_all.json; timing.json beside it if present).
 Outputs: kappa_vs_lambda, spectra_per_lambda, agreement_vs_lambda and lambda_law (each .png/.pdf) and
          REPORT.md in the summary's folder. Every number in the REPORT is read from the JSON; the
-         verdicts are the summary's block (decided by experiment_2.lambda_verdicts), rendered.
+         verdicts are the summary's block (decided by experiment_2.lambda_sweep.verdicts), rendered.
 
     python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda/summary_all.json
 """
@@ -19,8 +19,8 @@ from typing import Any
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.report.markdown import ReportDocument
-from experiment_2.lambda_figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
-from experiment_2.lambda_report import method_text, results_blocks, seed_rows
+from experiment_2.lambda_sweep.figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
+from experiment_2.lambda_sweep.report import method_text, results_blocks, seed_rows
 
 
 def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figures: dict[str, str]) -> str:

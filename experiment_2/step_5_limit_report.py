@@ -27,10 +27,10 @@ from experiment_1.files import atomic_write_json, atomic_write_text, inside, loa
 from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 from experiment_1.report.markdown import figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report.stats import bootstrap_mean_ci
-from experiment_2.limit import LAWS, law_verdict
-from experiment_2.lambda_figures import format_lambdas
-from experiment_2.limit_report import limit_document, slope_cell, successive_table
-from experiment_2.limit_summary import variant_block
+from experiment_2.limit.laws import LAWS, law_verdict
+from experiment_2.lambda_sweep.figures import format_lambdas
+from experiment_2.limit.report import limit_document, slope_cell, successive_table
+from experiment_2.limit.summary import variant_block
 
 QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
             "activations follow the kink law min(k, s) derived in experiment_2/README.md instead?")
@@ -81,7 +81,7 @@ def swap_agreement(native: Path, smooth: Path, seed: int, previous: Path | None 
 
 
 def law_verdicts(variants: dict[str, dict[str, Any]], tolerance: float, floor_margin: float) -> list[dict[str, Any]]:
-    """One verdict per (variant, law), in that order (:func:`experiment_2.limit.law_verdict`)."""
+    """One verdict per (variant, law), in that order (:func:`experiment_2.limit.laws.law_verdict`)."""
     return [law_verdict(variant, law, block, law in block["expected_laws"], tolerance, floor_margin) for variant, block in variants.items() for law in LAWS if law in block["laws"]]
 
 

@@ -6,7 +6,7 @@ it hold where its prediction was stated before running — ResNet-18 with its fi
 slope 3/2 at k = 2; README, "A test of the refined law on data it was not fitted to")?
 
 Inputs:  --sweep: the summary_all.json of one step_3_lambda_sweep run with the network's own activations,
-         not the refined law's own data (experiment_2.limit.is_post_hoc; refused otherwise).
+         not the refined law's own data (experiment_2.limit.laws.is_post_hoc; refused otherwise).
 Outputs: <output-dir>/summary_3c.json (the native variant's limit block re-scored by experiment_2.limit,
          the prediction as data, verdicts) and REPORT.md; the sweep's folder by default.
 
@@ -20,10 +20,10 @@ from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, load_summary
-from experiment_2.limit import LAWS, is_post_hoc, law_verdict
-from experiment_2.lambda_figures import format_lambdas
-from experiment_2.limit_report import limit_document, successive_table, variant_limit_table
-from experiment_2.limit_summary import variant_block
+from experiment_2.limit.laws import LAWS, is_post_hoc, law_verdict
+from experiment_2.lambda_sweep.figures import format_lambdas
+from experiment_2.limit.report import limit_document, successive_table, variant_limit_table
+from experiment_2.limit.summary import variant_block
 
 QUESTION = ("Does the exact-zero-chain law (slope 1 for k ≤ R, 3/2 above), derived after measuring the random-init ResNet-18, "
             "hold on a network it was not fitted to, with its prediction stated before running?")
@@ -34,7 +34,7 @@ PREDICTION = {"source": "experiment_2/README.md, Experiment 3C, \"A test of the 
 def summarize(sweep: dict[str, Any]) -> dict[str, Any]:
     """summary_3c.json of the test: the sweep's configuration, its native limit block re-scored, the laws' verdicts."""
     if is_post_hoc(sweep["config"]):
-        raise PipelineError("--sweep: this run is the refined law's own data (experiment_2.limit.REFINED_LAW_FITTED_TO); "
+        raise PipelineError("--sweep: this run is the refined law's own data (experiment_2.limit.laws.REFINED_LAW_FITTED_TO); "
                             "score it with experiment_2.step_5_limit_report, where the law reads consistent (post hoc)")
     if "smooth_activations" in sweep["config"]:
         raise PipelineError("--sweep: this sweep ran with --smooth-activations; the law concerns the network's own activations")

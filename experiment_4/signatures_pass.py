@@ -13,7 +13,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_torch_save
 from experiment_1.run.pipeline import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_timing
 from experiment_1.run.experiment_pass import ExperimentPass
-from experiment_4.records import FORMAT
+from experiment_4.formats import FORMAT
 from experiment_4.signatures import SIGNATURE_RANKINGS, default_class_store_k, default_store_k, signature_batch
 
 QUESTION = "Do the dominant subsets depend on the input and on its class?"

@@ -52,7 +52,7 @@ from experiment_1.run import arg_types
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, check_not_input, git_commit
 from experiment_4.summary import overlap_summary, ranking_store_k
-from experiment_4.records import CONTROL, RANKINGS, load_signatures
+from experiment_4.formats import CONTROL, RANKINGS, load_signatures
 
 MAX_SWEEP_K = 256
 

@@ -22,7 +22,7 @@ from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.report.plotting import new_figure_grid, save_figure
 from experiment_1.report.markdown import ReportDocument, figure, format_percent
-from experiment_4.records import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
+from experiment_4.formats import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
 from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows
 
 SUMMARY_KEYS = ("config", *(f"rankings.{ranking}.nn_sweep" for ranking in RANKINGS), "rankings.vector.global_core", "settings.nn_k", "settings.num_permutations",

@@ -48,7 +48,7 @@ from experiment_4.inference import (
     prepare_view,
     statistics_of,
 )
-from experiment_4.records import CONTROL, RANKINGS, ranking_kinds, ranking_targets
+from experiment_4.formats import CONTROL, RANKINGS, ranking_kinds, ranking_targets
 from experiment_4.sampled_inference import (
     PAIR_STREAM,
     QUERY_STREAM,

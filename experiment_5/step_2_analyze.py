@@ -26,7 +26,7 @@ from experiment_1.report.stats import NUM_RESAMPLES
 from experiment_1.report.verdicts import by_id
 from experiment_5.summary import analyze
 from experiment_5.difficulty import DIFFICULTY_SCORES
-from experiment_5.records import load_per_image
+from experiment_5.formats import load_per_image
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -27,7 +27,7 @@ from experiment_1.files import atomic_write_text, load_summary, read_json_if_exi
 from experiment_1.report.plotting import new_figure, new_figure_grid, save_figure
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formatting import SCORE_LABELS, measure_label
-from experiment_5.records import analysed_images, load_per_image
+from experiment_5.formats import analysed_images, load_per_image
 from experiment_5.report import build_report, measure_verdict
 
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]

@@ -1,6 +1,6 @@
 """Experiment 5's analysis: how difficulty relates to interaction complexity, as the statistics of analysis.json.
 
-Over the analysed images (:func:`experiment_5.records.analysed_images`):
+Over the analysed images (:func:`experiment_5.formats.analysed_images`):
 
 - Spearman ρ of every difficulty score with every complexity measure (bootstrap CI, p-value) and the
   partial ρ given ‖h(full)‖₂ (:func:`experiment_5.association.spearman_table`);
@@ -27,7 +27,7 @@ from experiment_1.report.verdicts import NEAR_BOUND_MARGIN, saturation
 from experiment_5.association import compare_groups, quartile_groups, spearman_table
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES
-from experiment_5.records import COVARIATE, analysed_images
+from experiment_5.formats import COVARIATE, analysed_images
 from experiment_5.verdicts import RULES, partial_decision, verdicts
 
 PARTIAL_CHECK = "Spearman partial correlation controlling for ‖h(full)‖₂ (rank-based, every pair)"

@@ -51,7 +51,7 @@ def synthetic_signatures(count: int, per_class: int, seed: int) -> dict[str, Any
     import torch
 
     from experiment_1.files import SCHEMA_VERSION
-    from experiment_4.records import FORMAT
+    from experiment_4.formats import FORMAT
 
     generator = torch.Generator().manual_seed(seed)
     classes = max(3, count // per_class)

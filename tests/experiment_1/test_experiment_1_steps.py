@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import experiment_1.reconstruction_pass as reconstruction_pass
+import experiment_1.reconstruction.single_pass as reconstruction_pass
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.errors import PipelineError
 from conftest import evaluation_flags

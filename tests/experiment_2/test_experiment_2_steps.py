@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import experiment_1.run.pipeline as pipeline
-import experiment_2.evaluation as evaluation
+import experiment_2.spectrum.evaluation as evaluation
 import experiment_2.step_1_evaluate as step_1_evaluate
 from experiment_1.network.engines import evaluate_all_masks
 from experiment_1.data.shards import SampleDataset, list_items

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from experiment_1.errors import PipelineError
-from experiment_2.limit import NOT_CONVERGED, POST_HOC, REFINED_LAW_FITTED_TO, is_post_hoc, law_test, law_verdict, predicted_slopes, scored
+from experiment_2.limit.laws import NOT_CONVERGED, POST_HOC, REFINED_LAW_FITTED_TO, is_post_hoc, law_test, law_verdict, predicted_slopes, scored
 from experiment_2.step_7_law_test import summarize
 
 LAMBDAS = [0.03, 0.01, 0.003, 0.001]

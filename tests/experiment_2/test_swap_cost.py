@@ -16,7 +16,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.data.sample_list import sample_list_json
 from experiment_2 import step_6_swap_cost
-from experiment_2.swap_cost import mcnemar_exact
+from experiment_2.limit.swap_cost import mcnemar_exact
 from paper.render_markdown import render_markdown
 from paper import make_tables
 

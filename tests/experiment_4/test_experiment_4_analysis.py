@@ -10,7 +10,7 @@ import torch
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, read_json
 from experiment_4 import step_2_overlap
-from experiment_4.records import FORMAT
+from experiment_4.formats import FORMAT
 
 NUM_SUBSETS, CLASSES, PER_CLASS, K = 64, 6, 4, 8
 

@@ -26,7 +26,7 @@ from experiment_5.association import quartile_groups
 from experiment_5.complexity import complexity_measures
 from experiment_5.difficulty import DIFFICULTY_SCORES, difficulty_scores
 from experiment_5.formatting import difference_cell, rho_cell
-from experiment_5.records import load_per_image
+from experiment_5.formats import load_per_image
 from experiment_5.verdicts import verdicts
 
 IMAGES, BATCH = 8, 4

@@ -14,7 +14,7 @@ import torchvision
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.files import atomic_save_npz, atomic_write_json, read_json
 from experiment_1.report.markdown import NON_FINITE, format_number, format_percent, format_stat
-from experiment_1.reconstruction_verdicts import verdicts as reconstruction_verdicts
+from experiment_1.reconstruction.verdicts import verdicts as reconstruction_verdicts
 from experiment_1.step_4_plot import main as plot_1
 from experiment_2 import step_3_lambda_sweep
 from paper.resummarize import main as resummarize

@@ -16,7 +16,7 @@ import torch
 
 import experiment_1.files as io_utils
 import experiment_1.step_3_evaluate as step_3
-from experiment_1 import reconstruction_pass
+from experiment_1.reconstruction import single_pass as reconstruction_pass
 from experiment_1.errors import PipelineError, run_cli
 from fault_harness import REPO, STAGE, flags, snapshot, expect_error, expect_line, finished, run
 

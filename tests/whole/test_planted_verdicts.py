@@ -19,13 +19,13 @@ from torch import nn
 
 from experiment_1.mobius.spectrum import binomial_null
 from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
-from experiment_1.reconstruction_verdicts import verdicts as reconstruction_verdicts
+from experiment_1.reconstruction.verdicts import verdicts as reconstruction_verdicts
 from experiment_1.report.stats import bootstrap_mean_ci, exact_proportion_ci, exact_proportion_ci_rows, sign_flip_p_rows
 from experiment_1.report.verdicts import (CANNOT_TELL, FAILS, HOLDS, NEAR_BOUND_MARGIN, SATURATED, UNRESOLVED, by_id, power_guard,
                                           saturation, sign_test_power)
-from experiment_2 import summary as spectrum_summary
-from experiment_2.lambda_verdicts import kappa_changes, migration_verdict, monotone_verdict
-from experiment_2.verdicts import null_verdicts, peak_decision, shape_decision
+from experiment_2.spectrum import summary as spectrum_summary
+from experiment_2.lambda_sweep.verdicts import kappa_changes, migration_verdict, monotone_verdict
+from experiment_2.spectrum.verdicts import null_verdicts, peak_decision, shape_decision
 from experiment_5.verdicts import seed_claim_decision
 
 BLOCKS = 4

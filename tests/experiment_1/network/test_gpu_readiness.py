@@ -18,7 +18,7 @@ from experiment_1.mobius.sparsity import captured_fraction, power_of_two_ks, row
 from experiment_1.mobius.spectrum import order_energies, order_layout, unit_in_last_place
 from experiment_1.mobius.transform import subset_orders
 from experiment_1.network.compile_stack import compile_stack, raise_recompile_limit
-import experiment_1.reconstruction_pass as reconstruction_pass
+import experiment_1.reconstruction.single_pass as reconstruction_pass
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.errors import PipelineError
 from experiment_1.gpu_checks import DEVICE_CHECKS, deterministic_reductions
@@ -28,12 +28,12 @@ from experiment_1.gpu_memory_plan import largest_batch
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, LiveTensorBytes, StackProfile, peak_estimate, stack_profile, tree_activation_bound
 from experiment_1.network.registry import build_gated_resnet
 from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
-from experiment_1.reconstruction import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
+from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
 from experiment_1.run import partial_store
 from experiment_1.run.distributed import device_id_argument
 from experiment_1.run.pipeline import memory_format_for
 from experiment_1.step_2_sample import main as sample_main
-from experiment_2.spectrum import spectrum_metrics
+from experiment_2.spectrum.arrays import spectrum_metrics
 from experiment_3.topk import topk_metrics
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device"))]

@@ -10,7 +10,7 @@ import numpy as np
 from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.published import published_numbers
 from experiment_1.report.stats import exact_proportion_ci, summarize_arrays
-from experiment_1.reconstruction_verdicts import verdicts
+from experiment_1.reconstruction.verdicts import verdicts
 
 METRICS = [
     "mobius_rel_error_float32",

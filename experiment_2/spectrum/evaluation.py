@@ -5,13 +5,13 @@ import numpy as np
 import torch
 
 from experiment_1.run.pipeline import DTYPES, MOBIUS_DTYPES, BatchFunction, EvaluationSetup, run_per_image
-from experiment_2.spectrum import spectrum_metrics
+from experiment_2.spectrum.arrays import spectrum_metrics
 
 SPECTRUM_STAGE = "experiment_2.step_1_evaluate/spectrum"
 
 
 def spectrum_batch_function(setup: EvaluationSetup) -> BatchFunction:
-    """One batch's logits → :func:`experiment_2.spectrum.spectrum_metrics` in the run's Möbius and network dtypes."""
+    """One batch's logits → :func:`experiment_2.spectrum.arrays.spectrum_metrics` in the run's Möbius and network dtypes."""
     dtype, network_dtype = MOBIUS_DTYPES[setup.config.mobius_dtype], DTYPES[setup.config.dtype]
 
     def compute(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -21,5 +21,5 @@ def spectrum_batch_function(setup: EvaluationSetup) -> BatchFunction:
 
 
 def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = 1.0, stage: str = SPECTRUM_STAGE, description: str = "Exp 2 spectrum") -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Per-image spectrum arrays (:func:`experiment_2.spectrum.spectrum_metrics`) of every image at one λ, resumably."""
+    """Per-image spectrum arrays (:func:`experiment_2.spectrum.arrays.spectrum_metrics`) of every image at one λ, resumably."""
     return run_per_image(setup, stage, spectrum_batch_function(setup), residual_scale=residual_scale, description=description)

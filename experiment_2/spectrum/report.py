@@ -6,8 +6,8 @@ from typing import Any
 
 from experiment_1.report.markdown import figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report.published import published_value
-from experiment_2.summary_blocks import PROJECTIONS
-from experiment_2.spectrum_figures import element_stat
+from experiment_2.spectrum.summary_blocks import PROJECTIONS
+from experiment_2.spectrum.figures import element_stat
 
 
 def null_peak_text(null: dict[str, Any]) -> str:

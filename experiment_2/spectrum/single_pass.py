@@ -7,8 +7,8 @@ import numpy as np
 
 from experiment_1.run.pipeline import EvaluationSetup, provenance, write_results
 from experiment_1.run.experiment_pass import ExperimentPass
-from experiment_2.evaluation import SPECTRUM_STAGE, spectrum_batch_function
-from experiment_2.summary import summarize
+from experiment_2.spectrum.evaluation import SPECTRUM_STAGE, spectrum_batch_function
+from experiment_2.spectrum.summary import summarize
 
 
 def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[str, Any]) -> None:

@@ -12,11 +12,11 @@ import numpy as np
 from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.published import published_numbers
 from experiment_1.report.stats import exact_proportion_ci
-from experiment_2.summary_blocks import PROJECTIONS, spectrum_summary
-from experiment_2.limit import LIMIT_POINTS, limit_summary
+from experiment_2.spectrum.summary_blocks import PROJECTIONS, spectrum_summary
+from experiment_2.limit.laws import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import FLOOR_MARGIN, power_law_summary, roundoff_floor
 from experiment_1.mobius.spectrum import binomial_null
-from experiment_2.lambda_verdicts import kappa_changes, verdicts
+from experiment_2.lambda_sweep.verdicts import kappa_changes, verdicts
 
 REFERENCE_LAMBDA = 1.0
 PER_IMAGE_KEYS = ("index", "label", "valid")
@@ -67,7 +67,7 @@ def summarize(
     tolerance: float,
 ) -> dict[str, Any]:
     """The 3A/3B summary: per-λ spectrum statistics and agreement (exact CIs), κ monotonicity of the means, the paired
-    per-image κ changes, the λ^k fit, the 3C small-λ limit block and the verdicts block (:mod:`experiment_2.lambda_verdicts`)."""
+    per-image κ changes, the λ^k fit, the 3C small-λ limit block and the verdicts block (:mod:`experiment_2.lambda_sweep.verdicts`)."""
     valid = valid_images(arrays)
     num_blocks = int(config["num_blocks"])
     reference = arrays["full_prediction"][:, lambdas.index(REFERENCE_LAMBDA)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_2.limit import is_post_hoc, scored
+from experiment_2.limit.laws import is_post_hoc, scored
 
 EXPECTED_LAWS = {"native": ("kink", "kink_chain"), "smooth": ("lambda_k",)}
 PROJECTION = "vector"

@@ -11,9 +11,9 @@ import numpy as np
 
 from experiment_1.run.pipeline import image_counts, valid_images
 from experiment_1.report.published import published_numbers
-from experiment_2.summary_blocks import spectrum_summary
+from experiment_2.spectrum.summary_blocks import spectrum_summary
 from experiment_1.mobius.spectrum import binomial_null
-from experiment_2.verdicts import floor_check, input_dependence, paired_kappa_difference, verdicts
+from experiment_2.spectrum.verdicts import floor_check, input_dependence, paired_kappa_difference, verdicts
 
 QUESTION = "How is the Möbius energy of the logits distributed across interaction orders?"
 
@@ -21,7 +21,7 @@ QUESTION = "How is the Möbius energy of the logits distributed across interacti
 def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
     """The Experiment 2 summary: both projections' spectrum statistics, the binomial null, the seed's numbers, the
     round-off floor check, how much h(full) moves with the image, the paired κ^s − κ^v and the verdicts block
-    (:mod:`experiment_2.verdicts`)."""
+    (:mod:`experiment_2.spectrum.verdicts`)."""
     valid = valid_images(arrays)
     num_blocks = int(config["num_blocks"])
     summary = {

@@ -6,7 +6,7 @@ from typing import Any
 
 from experiment_1.report.markdown import figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report.verdicts import by_id
-from experiment_2.lambda_figures import SEED_AGREEMENT_LAMBDAS, format_lambdas, seed_numbers
+from experiment_2.lambda_sweep.figures import SEED_AGREEMENT_LAMBDAS, format_lambdas, seed_numbers
 
 
 def entry_at(summary: dict[str, Any], value: float) -> dict[str, Any] | None:

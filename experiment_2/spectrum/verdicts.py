@@ -30,7 +30,7 @@ import numpy as np
 
 from experiment_1.report.stats import bootstrap_mean_ci
 from experiment_1.report.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED, effect_from_stat, verdict
-from experiment_2.summary_blocks import PROJECTIONS
+from experiment_2.spectrum.summary_blocks import PROJECTIONS
 from experiment_2.scaling import FLOOR_MARGIN, roundoff_floor
 
 INPUT_SPREAD = 1e-4  # relative spread of the trunk energy over images below which h(full) does not depend on the image

@@ -6,15 +6,15 @@ from typing import Any
 import numpy as np
 
 from experiment_1.run.pipeline import BatchFunction, EvaluationSetup, provenance, write_results
-from experiment_1.reconstruction import reconstruction_metrics
-from experiment_1.reconstruction_summary import summarize
+from experiment_1.reconstruction.metrics import reconstruction_metrics
+from experiment_1.reconstruction.summary import summarize
 from experiment_1.run.experiment_pass import ExperimentPass
 
 STAGE = "experiment_1.step_3_evaluate/all_masks"
 
 
 def batch_function(setup: EvaluationSetup) -> BatchFunction:
-    """:func:`experiment_1.reconstruction.reconstruction_metrics` (it needs nothing of the setup)."""
+    """:func:`experiment_1.reconstruction.metrics.reconstruction_metrics` (it needs nothing of the setup)."""
     return reconstruction_metrics
 
 

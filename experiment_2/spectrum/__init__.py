@@ -1,0 +1,1 @@
+"""Experiment 2, the interaction-order spectrum: the evaluation, per-batch arrays, summary, verdicts, figures and REPORT blocks."""
