@@ -12,7 +12,7 @@ from __future__ import annotations
 from torch import nn
 
 from experiment_1.network.gating import ResidualNetwork
-from experiment_1.network.torchvision_resnet import torchvision_resnet
+from experiment_1.network.torchvision_resnets import torchvision_resnet
 from experiment_1.network.weights import Weights
 
 

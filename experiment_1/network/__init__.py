@@ -45,7 +45,7 @@ from experiment_1.network.registry import (
     register_architecture,
     build_gated_resnet,
 )
-from experiment_1.network.torchvision_resnet import (
+from experiment_1.network.torchvision_resnets import (
     resnet_cut,
     torchvision_resnet,
 )

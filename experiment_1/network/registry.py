@@ -25,7 +25,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.network.efficientnet_lite import LITE_VARIANTS, efficientnet_lite
 from experiment_1.network.gating import Factory, gate
 from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
-from experiment_1.network.torchvision_resnet import torchvision_resnet
+from experiment_1.network.torchvision_resnets import torchvision_resnet
 from experiment_1.network.weights import PRETRAINED, Weights, parse_weights
 
 
