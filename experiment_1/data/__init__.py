@@ -1,59 +1,35 @@
-"""Images by sample list: parquet shards, sample lists, ImageNet class names and the data-set download.
+"""The images: shards and image folders read by sample list, sample lists, ImageNet classes, the download.
 
-The package's public names; its modules import each other by module path, never through this face.
+This face is the package's contract: experiments, paper/ and users' factories import these names from
+``experiment_1.data``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
+importing one light name does not import the heavy modules beside it. The package's own modules import each other
+by module path, never through this face.
 """
-from experiment_1.data.shards import (
-    IMAGE_SUFFIXES,
-    DECODABLE_MODES,
-    DOWNLOAD_HINT,
-    default_data_dir,
-    SampleRef,
-    image_column_kind,
-    find_sources,
-    list_items,
-    eval_transform,
-    decode_image,
-    check_sources,
-    SampleDataset,
-    check_batch_errors,
-)
-from experiment_1.data.sample_list import (
-    MODES,
-    draw_sample,
-    sample_list_json,
-    parse_entry,
-    load_sample_list,
-)
-from experiment_1.data.imagenet_classes import (
-    WNID_FILE,
-    FOLDER_LABELS,
-    imagenet_wnids,
-    imagenet_names,
-    folder_labels,
-)
+from __future__ import annotations
 
-__all__ = [
-    'IMAGE_SUFFIXES',
-    'DECODABLE_MODES',
-    'DOWNLOAD_HINT',
-    'default_data_dir',
-    'SampleRef',
-    'image_column_kind',
-    'find_sources',
-    'list_items',
-    'eval_transform',
-    'decode_image',
-    'check_sources',
-    'SampleDataset',
-    'check_batch_errors',
-    'MODES',
-    'draw_sample',
-    'sample_list_json',
-    'parse_entry',
-    'load_sample_list',
-    'WNID_FILE',
-    'FOLDER_LABELS',
-    'imagenet_wnids',
-    'imagenet_names',
-    'folder_labels',
-]
+import importlib
+from typing import Any
+
+# name -> the module of this package that defines it
+_EXPORTS: dict[str, str] = {
+    "list_items": "shards",
+}
+_SUBMODULES: tuple[str, ...] = ()
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES])
+
+
+def __getattr__(name: str) -> Any:
+    """The exported ``name``, imported from its module on first use (and kept on the package)."""
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,175 +1,47 @@
-"""The gated residual network and how it is evaluated: the residual stack, the public gating API, the registry of
-built-in architectures, weights, the engines (naive and prefix-tree) and the arithmetic rewrites (batch-norm folding,
-torch.compile, the smooth activation swap), and the memory an all-mask pass holds.
+"""The gated residual network and how it is evaluated: the gating API a factory uses, the registry of built-in
+architectures, weights, and the engines (naive and prefix tree) that evaluate every mask.
 
-The package's public names; its modules import each other by module path, never through this face.
+This face is the package's contract: experiments, paper/ and users' factories import these names from
+``experiment_1.network``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
+importing one light name does not import the heavy modules beside it. The package's own modules import each other
+by module path, never through this face.
 """
-from experiment_1.network.residual_stack import (
-    IMAGENET_MEAN,
-    IMAGENET_STD,
-    MEMORY_FORMATS,
-    Preprocess,
-    GateableBlock,
-    ResidualStack,
-)
-from experiment_1.network.gating import (
-    PARITY_RTOL,
-    Residual,
-    ResidualNetwork,
-    Factory,
-    gate,
-    check_full_mask_parity,
-    EVALUATION_PARITY_RTOL,
-    parity_image,
-    check_evaluation_parity,
-)
-from experiment_1.network.weights import (
-    WeightsKind,
-    STATE_DICT_SUFFIXES,
-    Weights,
-    PRETRAINED,
-    RANDOM,
-    parse_weights,
-    checkpoints_dir,
-    load_torchvision_state_dict,
-    load_state_dict_file,
-    state_dict_mismatch,
-    load_state_dict_into,
-    load_weights_into,
-)
-from experiment_1.network.registry import (
-    load_factory,
-    Architecture,
-    ArchitectureRegistry,
-    ARCHITECTURES,
-    register_architecture,
-    build_gated_resnet,
-)
-from experiment_1.network.torchvision_resnets import (
-    resnet_cut,
-    torchvision_resnet,
-)
-from experiment_1.network.efficientnet_lite import (
-    MODEL_CODE_PACKAGE,
-    CROP_PADDING,
-    LITE_MEAN,
-    LITE_STD,
-    LiteVariant,
-    LITE_VARIANTS,
-    verify_sha256,
-    pretrained_weights_path,
-    has_identity_skip,
-    mbconv_branch,
-    efficientnet_cut,
-    efficientnet_lite,
-)
-from experiment_1.network.engines import (
-    ENGINES,
-    check_mask_chunk,
-    evaluate_masks_naive,
-    evaluate_masks_tree,
-    evaluate_all_masks,
-    OutOfMemory,
-    out_of_memory_line,
-)
-from experiment_1.network.fold_bn import (
-    MBCONV_PAIRS,
-    fold_batchnorm,
-)
-from experiment_1.network.compile_stack import (
-    RECOMPILE_LIMIT_NAMES,
-    raise_recompile_limit,
-    compile_stack,
-)
-from experiment_1.network.memory import (
-    REDUCTION_LOGIT_MULTIPLE,
-    LiveTensorBytes,
-    StackProfile,
-    stack_profile,
-    tree_activation_bound,
-    peak_estimate,
-)
-from experiment_1.network.activations import (
-    DEFAULT_BETA,
-    PIECEWISE_LINEAR,
-    softplus,
-    Softplus,
-    SmoothReLU6,
-    describe_swap,
-    smooth_activations,
-)
+from __future__ import annotations
 
-__all__ = [
-    'IMAGENET_MEAN',
-    'IMAGENET_STD',
-    'MEMORY_FORMATS',
-    'Preprocess',
-    'GateableBlock',
-    'ResidualStack',
-    'PARITY_RTOL',
-    'Residual',
-    'ResidualNetwork',
-    'Factory',
-    'gate',
-    'check_full_mask_parity',
-    'EVALUATION_PARITY_RTOL',
-    'parity_image',
-    'check_evaluation_parity',
-    'WeightsKind',
-    'STATE_DICT_SUFFIXES',
-    'Weights',
-    'PRETRAINED',
-    'RANDOM',
-    'parse_weights',
-    'checkpoints_dir',
-    'load_torchvision_state_dict',
-    'load_state_dict_file',
-    'state_dict_mismatch',
-    'load_state_dict_into',
-    'load_weights_into',
-    'load_factory',
-    'Architecture',
-    'ArchitectureRegistry',
-    'ARCHITECTURES',
-    'register_architecture',
-    'build_gated_resnet',
-    'resnet_cut',
-    'torchvision_resnet',
-    'MODEL_CODE_PACKAGE',
-    'CROP_PADDING',
-    'LITE_MEAN',
-    'LITE_STD',
-    'LiteVariant',
-    'LITE_VARIANTS',
-    'verify_sha256',
-    'pretrained_weights_path',
-    'has_identity_skip',
-    'mbconv_branch',
-    'efficientnet_cut',
-    'efficientnet_lite',
-    'ENGINES',
-    'check_mask_chunk',
-    'evaluate_masks_naive',
-    'evaluate_masks_tree',
-    'evaluate_all_masks',
-    'OutOfMemory',
-    'out_of_memory_line',
-    'MBCONV_PAIRS',
-    'fold_batchnorm',
-    'RECOMPILE_LIMIT_NAMES',
-    'raise_recompile_limit',
-    'compile_stack',
-    'REDUCTION_LOGIT_MULTIPLE',
-    'LiveTensorBytes',
-    'StackProfile',
-    'stack_profile',
-    'tree_activation_bound',
-    'peak_estimate',
-    'DEFAULT_BETA',
-    'PIECEWISE_LINEAR',
-    'softplus',
-    'Softplus',
-    'SmoothReLU6',
-    'describe_swap',
-    'smooth_activations',
-]
+import importlib
+from typing import Any
+
+# name -> the module of this package that defines it
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_BETA": "activations",
+    "evaluate_all_masks": "engines",
+    "Residual": "gating",
+    "ResidualNetwork": "gating",
+    "ARCHITECTURES": "registry",
+    "build_gated_resnet": "registry",
+    "register_architecture": "registry",
+    "Preprocess": "residual_stack",
+    "ResidualStack": "residual_stack",
+    "torchvision_resnet": "torchvision_resnets",
+    "Weights": "weights",
+    "load_weights_into": "weights",
+}
+_SUBMODULES: tuple[str, ...] = ()
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES])
+
+
+def __getattr__(name: str) -> Any:
+    """The exported ``name``, imported from its module on first use (and kept on the package)."""
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

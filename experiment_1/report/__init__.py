@@ -1,132 +1,84 @@
 """Statistics, decisions, Markdown reports, figures and the original study's published numbers (numpy and
 matplotlib, no torch).
 
-The package's public names; its modules import each other by module path, never through this face.
+This face is the package's contract: experiments, paper/ and users' factories import these names from
+``experiment_1.report``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
+importing one light name does not import the heavy modules beside it. The package's own modules import each other
+by module path, never through this face.
 """
-from experiment_1.report.markdown import (
-    NON_FINITE,
-    all_finite,
-    format_number,
-    format_percent,
-    format_stat,
-    markdown_table,
-    configuration_section,
-    report_footer,
-    data_sentence,
-    size_reason,
-    comparability_note,
-    figure,
-    method_model_line,
-    seed_clause,
-    verdict_sentence,
-    verdict_lines,
-    SEED_MISWORDING,
-    check_seed_wording,
-    ReportDocument,
-)
-from experiment_1.report.verdicts import (
-    HOLDS,
-    FAILS,
-    CANNOT_TELL,
-    SATURATED,
-    CONSTANT,
-    UNRESOLVED,
-    DECISIONS,
-    ALPHA,
-    SATURATION_SHARE,
-    POWER,
-    NEAR_BOUND_MARGIN,
-    effect_from_stat,
-    proportion_effect,
-    power_guard,
-    binomial_power,
-    sign_test_power,
-    verdict,
-    hypothesis_test,
-    holm,
-    saturation,
-    decide_by_ci,
-    conjunction,
-    by_id,
-    seed_comparison,
-)
-from experiment_1.report.stats import (
-    NUM_RESAMPLES,
-    bootstrap_mean_ci,
-    bootstrap_mean_ci_rows,
-    summarize_arrays,
-)
-from experiment_1.report.plotting import (
-    new_figure,
-    save_figure,
-    new_figure_grid,
-    COLOURS,
-    run_title,
-)
-from experiment_1.report.published import (
-    SEED_SOURCE,
-    SEED_SOURCE_VAL,
-    PUBLISHED,
-    published_numbers,
-    published_value,
-)
+from __future__ import annotations
 
-__all__ = [
-    'NON_FINITE',
-    'all_finite',
-    'format_number',
-    'format_percent',
-    'format_stat',
-    'markdown_table',
-    'configuration_section',
-    'report_footer',
-    'data_sentence',
-    'size_reason',
-    'comparability_note',
-    'figure',
-    'method_model_line',
-    'seed_clause',
-    'verdict_sentence',
-    'verdict_lines',
-    'SEED_MISWORDING',
-    'check_seed_wording',
-    'ReportDocument',
-    'HOLDS',
-    'FAILS',
-    'CANNOT_TELL',
-    'SATURATED',
-    'CONSTANT',
-    'DECISIONS',
-    'UNRESOLVED',
-    'NEAR_BOUND_MARGIN',
-    'proportion_effect',
-    'power_guard',
-    'binomial_power',
-    'sign_test_power',
-    'ALPHA',
-    'SATURATION_SHARE',
-    'POWER',
-    'effect_from_stat',
-    'verdict',
-    'hypothesis_test',
-    'holm',
-    'saturation',
-    'decide_by_ci',
-    'conjunction',
-    'by_id',
-    'seed_comparison',
-    'NUM_RESAMPLES',
-    'bootstrap_mean_ci',
-    'bootstrap_mean_ci_rows',
-    'summarize_arrays',
-    'new_figure',
-    'save_figure',
-    'new_figure_grid',
-    'COLOURS',
-    'run_title',
-    'SEED_SOURCE',
-    'SEED_SOURCE_VAL',
-    'PUBLISHED',
-    'published_numbers',
-    'published_value',
-]
+import importlib
+from typing import Any
+
+# name -> the module of this package that defines it
+_EXPORTS: dict[str, str] = {
+    "NON_FINITE": "markdown",
+    "ReportDocument": "markdown",
+    "figure": "markdown",
+    "format_number": "markdown",
+    "format_percent": "markdown",
+    "format_stat": "markdown",
+    "markdown_table": "markdown",
+    "verdict_sentence": "markdown",
+    "COLOURS": "plotting",
+    "new_figure": "plotting",
+    "new_figure_grid": "plotting",
+    "plt": "plotting",
+    "run_title": "plotting",
+    "save_figure": "plotting",
+    "published_numbers": "published",
+    "published_value": "published",
+    "ExperimentRecord": "record",
+    "resolve": "record",
+    "NUM_RESAMPLES": "stats",
+    "bootstrap_mean_ci": "stats",
+    "bootstrap_mean_ci_rows": "stats",
+    "exact_proportion_ci": "stats",
+    "exact_proportion_ci_rows": "stats",
+    "sign_flip_p_rows": "stats",
+    "ALPHA": "verdicts",
+    "CANNOT_TELL": "verdicts",
+    "DECISIONS": "verdicts",
+    "FAILS": "verdicts",
+    "HOLDS": "verdicts",
+    "NEAR_BOUND_MARGIN": "verdicts",
+    "NOT_CONVERGED": "verdicts",
+    "POST_HOC": "verdicts",
+    "POWER": "verdicts",
+    "SATURATED": "verdicts",
+    "SATURATION_SHARE": "verdicts",
+    "UNRESOLVED": "verdicts",
+    "by_id": "verdicts",
+    "conjunction": "verdicts",
+    "decide_by_ci": "verdicts",
+    "effect_from_stat": "verdicts",
+    "holm": "verdicts",
+    "hypothesis_test": "verdicts",
+    "power_guard": "verdicts",
+    "proportion_effect": "verdicts",
+    "saturation": "verdicts",
+    "seed_comparison": "verdicts",
+    "sign_test_power": "verdicts",
+    "verdict": "verdicts",
+}
+# modules of this package that callers import whole (``from experiment_1.report import published``)
+_SUBMODULES = ('published',)
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES])
+
+
+def __getattr__(name: str) -> Any:
+    """The exported ``name``, imported from its module on first use (and kept on the package)."""
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,102 +1,53 @@
-"""The shared evaluation loop and its state: flags, the frozen run configuration, set-up and the checks before a
-run, the per-batch loop, the content-keyed (and locked) partial store, torchrun sharding and the single-pass ExperimentPass.
+"""The shared evaluation loop: flags, the set-up of a run, the per-batch loop, provenance and the writers, the
+single-pass ExperimentPass, torchrun sharding.
 
-The package's public names; its modules import each other by module path, never through this face.
+This face is the package's contract: experiments, paper/ and users' factories import these names from
+``experiment_1.run``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
+importing one light name does not import the heavy modules beside it. The package's own modules import each other
+by module path, never through this face.
 """
-from experiment_1.run import arg_types
-from experiment_1.run import distributed
-from experiment_1.run.partial_store import (
-    KEY_FILE,
-    KEY_FORMAT,
-    PATH_FIELDS,
-    STALE_TMP_SECONDS,
-    PARQUET_TAIL,
-    file_sha256,
-    sample_list_sha256,
-    source_identity,
-    run_key,
-    describe_changes,
-    remove_stale_temporaries,
-    lock_output_dir,
-    PartialStore,
-)
-from experiment_1.run.run_config import RunConfig
-from experiment_1.run.run_checks import (
-    check_set_function,
-    check_lambdas,
-    check_beta,
-    check_logits_fit,
-)
-from experiment_1.run.pipeline import (
-    DTYPES,
-    MOBIUS_DTYPES,
-    BatchFunction,
-    add_evaluation_arguments,
-    resolve_device,
-    num_classes,
-    check_labels,
-    EvaluationSetup,
-    build_setup,
-    run_id,
-    provenance,
-    Stage,
-    run_per_image,
-    run_stages,
-    check_finite_logits,
-    valid_images,
-    image_counts,
-    write_results,
-    write_timing,
-)
-from experiment_1.run.experiment_pass import (
-    ExperimentPass,
-    experiment_setup,
-    run_passes,
-    run_step,
-)
+from __future__ import annotations
 
-__all__ = [
-    'arg_types',
-    'distributed',
-    'KEY_FILE',
-    'KEY_FORMAT',
-    'PATH_FIELDS',
-    'STALE_TMP_SECONDS',
-    'PARQUET_TAIL',
-    'file_sha256',
-    'sample_list_sha256',
-    'source_identity',
-    'run_key',
-    'describe_changes',
-    'remove_stale_temporaries',
-    'lock_output_dir',
-    'PartialStore',
-    'RunConfig',
-    'check_set_function',
-    'check_lambdas',
-    'check_beta',
-    'check_logits_fit',
-    'DTYPES',
-    'MOBIUS_DTYPES',
-    'BatchFunction',
-    'add_evaluation_arguments',
-    'resolve_device',
-    'num_classes',
-    'check_labels',
-    'EvaluationSetup',
-    'build_setup',
-    'run_id',
-    'provenance',
-    'Stage',
-    'run_per_image',
-    'run_stages',
-    'check_finite_logits',
-    'valid_images',
-    'image_counts',
-    'write_results',
-    'write_timing',
-    'ExperimentPass',
-    'experiment_setup',
-    'run_passes',
-    'run_step',
-]
+import importlib
+from typing import Any
+
+# name -> the module of this package that defines it
+_EXPORTS: dict[str, str] = {
+    "ExperimentPass": "experiment_pass",
+    "run_passes": "experiment_pass",
+    "run_step": "experiment_pass",
+    "BatchFunction": "pipeline",
+    "DTYPES": "pipeline",
+    "EvaluationSetup": "pipeline",
+    "MOBIUS_DTYPES": "pipeline",
+    "add_evaluation_arguments": "pipeline",
+    "build_setup": "pipeline",
+    "image_counts": "pipeline",
+    "provenance": "pipeline",
+    "run_per_image": "pipeline",
+    "valid_images": "pipeline",
+    "write_results": "pipeline",
+    "write_timing": "pipeline",
+    "check_lambdas": "run_checks",
+    "unique_passes": "timing_log",
+}
+# modules of this package that callers import whole (``from experiment_1.run import arg_types``)
+_SUBMODULES = ('arg_types', 'distributed')
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES])
+
+
+def __getattr__(name: str) -> Any:
+    """The exported ``name``, imported from its module on first use (and kept on the package)."""
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
