@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from torch import nn
 
-from experiment_1.network.gating import ResidualNetwork
-from experiment_1.network.torchvision_resnets import torchvision_resnet
-from experiment_1.network.weights import Weights
+from experiment_1.network import ResidualNetwork
+from experiment_1.network import torchvision_resnet
+from experiment_1.network import Weights
 
 
 def resnet18_first_block_held(weights: Weights) -> ResidualNetwork:

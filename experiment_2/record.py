@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report.record import ExperimentRecord
+from experiment_1.report import ExperimentRecord
 
 RESULTS = "experiment_2/results_efficientnet_lite0_sample"
 SWEEP = "experiment_2/results_lambda_efficientnet_lite0_sample"

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report.stats import NUM_RESAMPLES
+from experiment_1.report import NUM_RESAMPLES
 
 FLOOR_MARGIN = 1000.0
 DEFAULT_SLOPE_TOLERANCE = 0.25

@@ -20,7 +20,7 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs, distributions
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
-from experiment_1.run.experiment_pass import run_step
+from experiment_1.run import run_step
 from experiment_2.spectrum.single_pass import EXPERIMENT_2
 
 

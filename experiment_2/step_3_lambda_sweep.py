@@ -30,8 +30,8 @@ import argparse
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.run.pipeline import MOBIUS_DTYPES, add_evaluation_arguments, build_setup, provenance, write_results
-from experiment_1.run.run_checks import check_lambdas
+from experiment_1.run import MOBIUS_DTYPES, add_evaluation_arguments, build_setup, provenance, write_results
+from experiment_1.run import check_lambdas
 from experiment_2.spectrum.evaluation import evaluate_spectrum
 from experiment_2.lambda_sweep.summary import REFERENCE_LAMBDA, stack_over_lambdas, summarize
 from experiment_2.limit.laws import exact_zero_chain

@@ -18,7 +18,7 @@ from typing import Any
 
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.report.markdown import ReportDocument
+from experiment_1.report import ReportDocument
 from experiment_2.lambda_sweep.figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
 from experiment_2.lambda_sweep.report import method_text, results_blocks, seed_rows
 

@@ -24,9 +24,9 @@ import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, inside, load_run_arrays, load_summary, name_from_file, read_json
-from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
-from experiment_1.report.markdown import figure, format_number, format_percent, format_stat, markdown_table
-from experiment_1.report.stats import bootstrap_mean_ci
+from experiment_1.report import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
+from experiment_1.report import figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.report import bootstrap_mean_ci
 from experiment_2.limit.laws import LAWS, law_verdict
 from experiment_2.lambda_sweep.figures import format_lambdas
 from experiment_2.limit.report import limit_document, slope_cell, successive_table

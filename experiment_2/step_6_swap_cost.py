@@ -28,11 +28,11 @@ import numpy as np
 import torch
 
 from experiment_1.run import distributed
-from experiment_1.network.activations import DEFAULT_BETA
+from experiment_1.network import DEFAULT_BETA
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_json_if_exists
-from experiment_1.run.pipeline import EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
-from experiment_1.report.markdown import ReportDocument, format_percent, format_stat, markdown_table
+from experiment_1.run import EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
+from experiment_1.report import ReportDocument, format_percent, format_stat, markdown_table
 from experiment_2.limit.swap_cost import VARIANTS, swap_cost_summary
 
 STEP = "experiment_2.step_6_swap_cost"

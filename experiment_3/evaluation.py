@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.mobius.sparsity import power_of_two_ks
+from experiment_1.mobius import power_of_two_ks
 from experiment_3.topk import topk_metrics
 
 MASS_FRACTIONS = (0.9, 0.99)

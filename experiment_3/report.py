@@ -5,9 +5,9 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_3.summary import controls_of
-from experiment_1.mobius.sparsity import RANKINGS
+from experiment_1.mobius import RANKINGS
 from experiment_3.topk import SOURCES
 
 LABELS = {"magnitude": "magnitude top-K", "order_matched": "order-matched random", "random": "random K subsets", "low_order_first": "low-order-first"}

@@ -25,7 +25,7 @@ Outputs: <output-dir>/summary.json (curves with 95 % bootstrap CIs, improvement 
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
-from experiment_1.run.experiment_pass import run_step
+from experiment_1.run import run_step
 from experiment_3.topk_pass import EXPERIMENT_3
 
 

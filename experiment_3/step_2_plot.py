@@ -20,10 +20,10 @@ import numpy as np
 
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.report.plotting import new_figure_grid, plt, save_figure
+from experiment_1.report import new_figure_grid, plt, save_figure
 from experiment_3.summary import controls_of
 from experiment_3.report import LABELS, build_report
-from experiment_1.mobius.sparsity import RANKINGS
+from experiment_1.mobius import RANKINGS
 
 COLOURS = {"magnitude": "#2a6fb0", "order_matched": "#e07b22", "random": "#888888", "low_order_first": "#2e9e4f"}
 METRIC_LABELS = {"captured_energy": "captured energy Γ_K", "captured_scalar_energy": "Γ_K on scalar energy", "top1_agreement": "top-1 agreement with h(full)",

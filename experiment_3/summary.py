@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from experiment_1.report import published
-from experiment_1.run.pipeline import image_counts, valid_images
-from experiment_1.report.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows, exact_proportion_ci, exact_proportion_ci_rows, sign_flip_p_rows
-from experiment_1.mobius.sparsity import RANKINGS
+from experiment_1.run import image_counts, valid_images
+from experiment_1.report import bootstrap_mean_ci, bootstrap_mean_ci_rows, exact_proportion_ci, exact_proportion_ci_rows, sign_flip_p_rows
+from experiment_1.mobius import RANKINGS
 from experiment_3.topk import CURVE_METRICS, SOURCES
 from experiment_3.verdicts import verdicts
 

@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from experiment_1.mobius.sparsity import (
+from experiment_1.mobius import (
     RANKINGS,
     captured_fraction,
     cumulative_reconstruction,
@@ -23,8 +23,8 @@ from experiment_1.mobius.sparsity import (
     smallest_k_reaching_mass,
     subset_magnitudes,
 )
-from experiment_1.mobius.spectrum import scalar_projection
-from experiment_1.mobius.transform import full_mask_index, mobius_transform, num_blocks_from_size, subset_orders
+from experiment_1.mobius import scalar_projection
+from experiment_1.mobius import full_mask_index, mobius_transform, num_blocks_from_size, subset_orders
 
 
 # --- Controls and the per-batch metrics of experiment_3.step_1_evaluate ------------------------------

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from experiment_1.run import arg_types
-from experiment_1.run.experiment_pass import ExperimentPass
-from experiment_1.run.pipeline import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_results
+from experiment_1.run import ExperimentPass
+from experiment_1.run import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_results
 from experiment_3.summary import summarize
 from experiment_3.evaluation import ERROR_THRESHOLDS, MASS_FRACTIONS, batch_arrays, check_ks
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATION_SHARE, conjunction, decide_by_ci, effect_from_stat, holm,
+from experiment_1.report import (ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATION_SHARE, conjunction, decide_by_ci, effect_from_stat, holm,
                                    seed_comparison, verdict)
-from experiment_1.mobius.sparsity import RANKINGS
+from experiment_1.mobius import RANKINGS
 
 CONTROL_LABELS = {"random": "random K subsets", "order_matched": "order-matched random", "low_order_first": "low-order-first"}
 SAME_SUBSETS_SHARE = 0.01  # a control is named identical to the ranking at the K where it picks its subsets this often or more

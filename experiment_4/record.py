@@ -2,7 +2,7 @@
 ``paper/experiments.py``."""
 from __future__ import annotations
 
-from experiment_1.report.record import ExperimentRecord
+from experiment_1.report import ExperimentRecord
 
 RESULTS = "experiment_4/results_efficientnet_lite0_sample"
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report.markdown import format_number, format_percent, format_stat, markdown_table
+from experiment_1.report import format_number, format_percent, format_stat, markdown_table
 from experiment_4.formats import CONTROL, RANKINGS, ranking_kinds, ranking_targets
 
 NAMES = {"vector": "vector ‖Δ_S h‖₂", "scalar": "scalar, predicted class", "scalar_true": "scalar, true class (leaks the label)", CONTROL: "class control (leak-free)"}

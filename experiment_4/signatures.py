@@ -34,9 +34,9 @@ from typing import Iterator
 
 import torch
 
-from experiment_1.mobius.transform import full_mask_index, mobius_transform
-from experiment_1.mobius.spectrum import scalar_projection
-from experiment_1.mobius.sparsity import rank_subsets, subset_magnitudes
+from experiment_1.mobius import full_mask_index, mobius_transform
+from experiment_1.mobius import scalar_projection
+from experiment_1.mobius import rank_subsets, subset_magnitudes
 
 SIGNATURE_RANKINGS = ("vector", "scalar", "scalar_true")
 DEFAULT_BUDGET = 1 << 23

@@ -11,8 +11,8 @@ import torch
 from experiment_1.run import distributed
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_torch_save
-from experiment_1.run.pipeline import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_timing
-from experiment_1.run.experiment_pass import ExperimentPass
+from experiment_1.run import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_timing
+from experiment_1.run import ExperimentPass
 from experiment_4.formats import FORMAT
 from experiment_4.signatures import SIGNATURE_RANKINGS, default_class_store_k, default_store_k, signature_batch
 

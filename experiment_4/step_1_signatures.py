@@ -28,7 +28,7 @@ Outputs: <output-dir>/signatures.pt (torch.save of a dict: per-image tensors ind
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
-from experiment_1.run.experiment_pass import run_step
+from experiment_1.run import run_step
 from experiment_4.signatures_pass import EXPERIMENT_4
 
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.report.plotting import new_figure_grid, save_figure
-from experiment_1.report.markdown import ReportDocument, figure, format_percent
+from experiment_1.report import new_figure_grid, save_figure
+from experiment_1.report import ReportDocument, figure, format_percent
 from experiment_4.formats import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
 from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows
 

@@ -31,9 +31,9 @@ import torch
 from tqdm import tqdm
 
 from experiment_1.errors import PipelineError
-from experiment_1.run.pipeline import image_counts, valid_images
-from experiment_1.report.published import published_numbers
-from experiment_1.report.stats import bootstrap_mean_ci
+from experiment_1.run import image_counts, valid_images
+from experiment_1.report import published_numbers
+from experiment_1.report import bootstrap_mean_ci
 from experiment_4.inference import (
     N_DIFFERENT,
     N_SAME,

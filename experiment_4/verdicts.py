@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report.markdown import format_number, format_percent
-from experiment_1.report.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, effect_from_stat, holm, hypothesis_test, verdict
+from experiment_1.report import format_number, format_percent
+from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, effect_from_stat, holm, hypothesis_test, verdict
 from experiment_4.formats import CONTROL
 
 NEAR_GLOBAL_SHARE = 0.75  # this project's own reading of "near-global" (three quarters of every top-K); the seed states no threshold

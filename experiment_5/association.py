@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as scipy_stats
 
-from experiment_1.report.stats import NUM_RESAMPLES, bootstrap_mean_ci
+from experiment_1.report import NUM_RESAMPLES, bootstrap_mean_ci
 
 RESAMPLE_CHUNK = 250
 

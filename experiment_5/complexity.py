@@ -24,8 +24,8 @@ from typing import Sequence
 
 import torch
 
-from experiment_1.mobius.spectrum import PROJECTIONS, order_energies, scalar_projection, spectrum_statistics
-from experiment_1.mobius.sparsity import cumulative_reconstruction, participation_ratio, rank_subsets, smallest_k_reaching_mass, subset_magnitudes
+from experiment_1.mobius import PROJECTIONS, order_energies, scalar_projection, spectrum_statistics
+from experiment_1.mobius import cumulative_reconstruction, participation_ratio, rank_subsets, smallest_k_reaching_mass, subset_magnitudes
 
 COMPLEXITY_MEASURES = (
     "kbar_vector", "kbar_scalar", "kappa_vector", "kappa_scalar", "c_le3_vector", "c_le3_scalar", "n_eff_vector", "k_err", "k_mass",

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from experiment_1.run import distributed
-from experiment_1.run.experiment_pass import ExperimentPass
+from experiment_1.run import ExperimentPass
 from experiment_1.files import atomic_torch_save
-from experiment_1.run.pipeline import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_timing
+from experiment_1.run import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_timing
 from experiment_5.evaluation import DEFAULT_EXTRA_ETAS, DEFAULT_EXTRA_TAUS, batch_arrays, check_labelled, per_image_record, sample_pool, thresholds
 
 STAGE = "experiment_5.step_1_evaluate/all_masks"

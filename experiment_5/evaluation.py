@@ -15,11 +15,11 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from experiment_1.data.shards import list_items
+from experiment_1.data import list_items
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
-from experiment_1.mobius.transform import mobius_transform
-from experiment_1.run.pipeline import EvaluationSetup, image_counts, valid_images
+from experiment_1.mobius import mobius_transform
+from experiment_1.run import EvaluationSetup, image_counts, valid_images
 from experiment_5.complexity import complexity_measures
 from experiment_5.difficulty import difficulty_scores
 

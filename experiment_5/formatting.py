@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report.markdown import format_number, format_stat
+from experiment_1.report import format_number, format_stat
 
 SCORE_LABELS = {
     "cross_entropy": "cross-entropy",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report.markdown import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
-from experiment_1.report.verdicts import by_id
+from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.report import by_id
 from experiment_5.formatting import MEASURE_LABELS, SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell, stat_cell
 
 

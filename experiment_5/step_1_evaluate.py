@@ -21,7 +21,7 @@ Outputs: <output-dir>/per_image.pt (sample references, labels, scores, measures,
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
-from experiment_1.run.experiment_pass import run_step
+from experiment_1.run import run_step
 from experiment_5.difficulty_pass import EXPERIMENT_5
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from experiment_1.run import arg_types
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, check_not_input
-from experiment_1.report.stats import NUM_RESAMPLES
-from experiment_1.report.verdicts import by_id
+from experiment_1.report import NUM_RESAMPLES
+from experiment_1.report import by_id
 from experiment_5.summary import analyze
 from experiment_5.difficulty import DIFFICULTY_SCORES
 from experiment_5.formats import load_per_image

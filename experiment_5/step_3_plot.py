@@ -24,7 +24,7 @@ from matplotlib.patches import Rectangle
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
-from experiment_1.report.plotting import new_figure, new_figure_grid, save_figure
+from experiment_1.report import new_figure, new_figure_grid, save_figure
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formatting import SCORE_LABELS, measure_label
 from experiment_5.formats import analysed_images, load_per_image

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 from scipy import stats as scipy_stats
 
-from experiment_1.report.published import published_numbers
-from experiment_1.report.stats import bootstrap_mean_ci, exact_proportion_ci
-from experiment_1.report.verdicts import NEAR_BOUND_MARGIN, saturation
+from experiment_1.report import published_numbers
+from experiment_1.report import bootstrap_mean_ci, exact_proportion_ci
+from experiment_1.report import NEAR_BOUND_MARGIN, saturation
 from experiment_5.association import compare_groups, quartile_groups, spearman_table
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, SATURATION_SHARE, by_id, conjunction, effect_from_stat, holm, hypothesis_test,
+from experiment_1.report import (ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, SATURATION_SHARE, by_id, conjunction, effect_from_stat, holm, hypothesis_test,
                                    seed_comparison, verdict)
 from experiment_5.formatting import SCORE_LABELS, measure_label
 

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
-from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, NON_FINITE
+from experiment_1.report import CANNOT_TELL, DECISIONS, FAILS, HOLDS, NON_FINITE
 
 RESULT_FILES = ("summary*.json", "overlap.json", "analysis.json", "depth.json", "swap_cost.json")  # what a figure's folder holds when its run exists
 NETWORK_KEYS = ("arch", "weights", "network_sha256")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.files import read_json
-from experiment_1.report.markdown import format_number, format_percent
+from experiment_1.report import format_number, format_percent
 from paper.committed_runs import committed_glob
 from paper.experiments import record_of
 from paper.macros import follow

@@ -46,8 +46,8 @@ from scipy.stats import binomtest
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import load_run_arrays, name_from_file, read_json
-from experiment_1.report.stats import bootstrap_mean_ci
-from experiment_1.report.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATED, effect_from_stat, hypothesis_test, saturation, verdict
+from experiment_1.report import bootstrap_mean_ci
+from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATED, effect_from_stat, hypothesis_test, saturation, verdict
 
 QUESTION = "Do the interaction statistics move with depth (and not with width), as the paper claims?"
 GAMMA_FRACTIONS = (1 / 8, 1 / 4, 1 / 2)

@@ -2,7 +2,7 @@
 make_tables, verdict_text, macros, figures, claims). Each record is declared in its experiment's ``record.py``."""
 from __future__ import annotations
 
-from experiment_1.report.record import ExperimentRecord
+from experiment_1.report import ExperimentRecord
 from experiment_1.record import RECORDS as EXPERIMENT_1
 from experiment_2.record import RECORDS as EXPERIMENT_2
 from experiment_3.record import RECORDS as EXPERIMENT_3

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.files import read_json
-from experiment_1.report.markdown import format_number, format_percent, format_stat
+from experiment_1.report import format_number, format_percent, format_stat
 from paper.table_model import Block, Table
 
 HEADLINE_RUNS = {

@@ -23,7 +23,7 @@ from typing import Any, Union
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
-from experiment_1.report.markdown import format_number, format_percent, format_stat
+from experiment_1.report import format_number, format_percent, format_stat
 from paper.experiments import record_of
 from paper.committed_runs import committed_glob
 from paper.render_latex import latex_text

@@ -32,9 +32,9 @@ from typing import Any
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_text, missing_key, read_json
 from experiment_1.paths import REPO_ROOT
-from experiment_1.report.markdown import format_number, format_percent, format_stat, verdict_sentence
-from experiment_1.report.verdicts import by_id
-from experiment_1.run.timing_log import unique_passes
+from experiment_1.report import format_number, format_percent, format_stat, verdict_sentence
+from experiment_1.report import by_id
+from experiment_1.run import unique_passes
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.experiments import RECORDS, record_of
 from paper.claims import claims_tex, network_name, pretty_networks

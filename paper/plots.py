@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.files import read_json
-from experiment_1.report.plotting import new_figure, plt
+from experiment_1.report import new_figure, plt
 from paper.committed_runs import committed_glob
 from paper.claims import network_name
 from paper.experiments import record_of

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from experiment_1.report.markdown import markdown_table
+from experiment_1.report import markdown_table
 from paper.table_model import Block, Bullets, NotRun, Paragraph, Table
 
 

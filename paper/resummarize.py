@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
+from experiment_1.network import ARCHITECTURES, build_gated_resnet
 from experiment_1.files import SCHEMA_VERSION, atomic_write_json, check_finite, check_same_run, git_commit, load_per_image_npz, missing_key, read_json
-from experiment_1.report.record import ExperimentRecord, resolve
+from experiment_1.report import ExperimentRecord, resolve
 from paper.experiments import RECORDS
 
 REBUILDABLE: dict[int | str, ExperimentRecord] = {record.experiment: record for record in RECORDS if record.rebuild}

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.files import read_json
-from experiment_1.report.markdown import format_number
+from experiment_1.report import format_number
 from paper.committed_runs import committed_glob
 from paper.claims import network_name
 from paper.experiments import RECORDS

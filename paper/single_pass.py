@@ -28,9 +28,9 @@ import argparse
 from pathlib import Path
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.report.record import resolve
-from experiment_1.run.experiment_pass import ExperimentPass, run_passes
-from experiment_1.run.pipeline import add_evaluation_arguments
+from experiment_1.report import resolve
+from experiment_1.run import ExperimentPass, run_passes
+from experiment_1.run import add_evaluation_arguments
 from paper.experiments import RECORDS
 
 PASSES: dict[int, ExperimentPass] = {entry.experiment: entry for entry in (resolve(record.single_pass) for record in RECORDS if record.single_pass)}

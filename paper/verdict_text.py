@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from experiment_1.report.markdown import format_number
-from experiment_1.report.record import ExperimentRecord
+from experiment_1.report import format_number
+from experiment_1.report import ExperimentRecord
 from paper.claims import network_name, number_text, pretty_networks
 from paper.experiments import RECORDS
 from paper.committed_runs import committed_glob

@@ -22,9 +22,9 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import Residual, ResidualNetwork
-from experiment_1.network.residual_stack import Preprocess
-from experiment_1.network.weights import Weights, load_weights_into
+from experiment_1.network import Residual, ResidualNetwork
+from experiment_1.network import Preprocess
+from experiment_1.network import Weights, load_weights_into
 
 CIFAR_PREPROCESS = Preprocess(resize=32, crop=32, mean=(0.4914, 0.4822, 0.4465), std=(0.2470, 0.2435, 0.2616))
 

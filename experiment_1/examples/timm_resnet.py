@@ -19,9 +19,9 @@ from __future__ import annotations
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import Residual, ResidualNetwork
-from experiment_1.network.residual_stack import Preprocess
-from experiment_1.network.weights import Weights, load_weights_into
+from experiment_1.network import Residual, ResidualNetwork
+from experiment_1.network import Preprocess
+from experiment_1.network import Weights, load_weights_into
 
 BASIC_BRANCH = ("conv1", "bn1", "drop_block", "act1", "aa", "conv2", "bn2", "se", "drop_path")
 BOTTLENECK_BRANCH = ("conv1", "bn1", "act1", "conv2", "bn2", "drop_block", "act2", "aa", "conv3", "bn3", "se", "drop_path")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report.plotting import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
+from experiment_1.report import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 from experiment_2.spectrum.summary_blocks import PROJECTIONS
 
 SEED_AGREEMENT_LAMBDAS = (0.8, 1.0)

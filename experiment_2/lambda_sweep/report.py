@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report.markdown import figure, format_number, format_percent, format_stat, markdown_table
-from experiment_1.report.verdicts import by_id
+from experiment_1.report import figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.report import by_id
 from experiment_2.lambda_sweep.figures import SEED_AGREEMENT_LAMBDAS, format_lambdas, seed_numbers
 
 

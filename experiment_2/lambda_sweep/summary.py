@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.run.pipeline import image_counts, valid_images
-from experiment_1.report.published import published_numbers
-from experiment_1.report.stats import exact_proportion_ci
+from experiment_1.run import image_counts, valid_images
+from experiment_1.report import published_numbers
+from experiment_1.report import exact_proportion_ci
 from experiment_2.spectrum.summary_blocks import PROJECTIONS, spectrum_summary
 from experiment_2.limit.laws import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import FLOOR_MARGIN, power_law_summary, roundoff_floor
-from experiment_1.mobius.spectrum import binomial_null
+from experiment_1.mobius import binomial_null
 from experiment_2.lambda_sweep.verdicts import kappa_changes, verdicts
 
 REFERENCE_LAMBDA = 1.0

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import binomtest
 
-from experiment_1.report.stats import bootstrap_mean_ci, exact_proportion_ci
-from experiment_1.report.verdicts import (ALPHA, CANNOT_TELL, FAILS, HOLDS, POWER, UNRESOLVED, effect_from_stat, holm, hypothesis_test,
+from experiment_1.report import bootstrap_mean_ci, exact_proportion_ci
+from experiment_1.report import (ALPHA, CANNOT_TELL, FAILS, HOLDS, POWER, UNRESOLVED, effect_from_stat, holm, hypothesis_test,
                                           power_guard, proportion_effect, seed_comparison, sign_test_power, verdict)
 from experiment_2.spectrum.summary_blocks import PROJECTIONS
 

@@ -36,9 +36,9 @@ import numpy as np
 
 from torch import nn
 
-from experiment_1.network.residual_stack import ResidualStack
-from experiment_1.report.stats import bootstrap_mean_ci_rows
-from experiment_1.report.verdicts import CANNOT_TELL, FAILS, HOLDS, NOT_CONVERGED, POST_HOC, UNRESOLVED, verdict
+from experiment_1.network import ResidualStack
+from experiment_1.report import bootstrap_mean_ci_rows
+from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, NOT_CONVERGED, POST_HOC, UNRESOLVED, verdict
 from experiment_2.scaling import FLOOR_MARGIN, fit_power_law, roundoff_floor
 
 LIMIT_POINTS = 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report.markdown import ReportDocument, format_number, format_stat, markdown_table
+from experiment_1.report import ReportDocument, format_number, format_stat, markdown_table
 from experiment_2.lambda_sweep.figures import format_lambdas
 from experiment_2.limit.laws import LAWS
 

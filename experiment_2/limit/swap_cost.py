@@ -14,9 +14,9 @@ import numpy as np
 from scipy.stats import binomtest
 
 from experiment_1.errors import PipelineError
-from experiment_1.run.pipeline import image_counts, valid_images
-from experiment_1.report.stats import bootstrap_mean_ci
-from experiment_1.report.verdicts import decide_by_ci, effect_from_stat, hypothesis_test, verdict
+from experiment_1.run import image_counts, valid_images
+from experiment_1.report import bootstrap_mean_ci
+from experiment_1.report import decide_by_ci, effect_from_stat, hypothesis_test, verdict
 
 VARIANTS = ("native", "smooth")
 QUESTION = ("What does the smooth activation swap of Experiment 3C cost in top-1 accuracy: the network's full-mask prediction at λ = 1 "

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import torch
 
-from experiment_1.mobius.spectrum import order_energies, scalar_projection, spectrum_statistics, unit_in_last_place
-from experiment_1.mobius.transform import full_mask_index, mobius_transform, num_blocks_from_size
+from experiment_1.mobius import order_energies, scalar_projection, spectrum_statistics, unit_in_last_place
+from experiment_1.mobius import full_mask_index, mobius_transform, num_blocks_from_size
 
 __all__ = ["spectrum_metrics"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from experiment_1.run.pipeline import DTYPES, MOBIUS_DTYPES, BatchFunction, EvaluationSetup, run_per_image
+from experiment_1.run import DTYPES, MOBIUS_DTYPES, BatchFunction, EvaluationSetup, run_per_image
 from experiment_2.spectrum.arrays import spectrum_metrics
 
 SPECTRUM_STAGE = "experiment_2.step_1_evaluate/spectrum"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report.markdown import figure, format_number, format_percent, format_stat, markdown_table
-from experiment_1.report.published import published_value
+from experiment_1.report import figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.report import published_value
 from experiment_2.spectrum.summary_blocks import PROJECTIONS
 from experiment_2.spectrum.figures import element_stat
 

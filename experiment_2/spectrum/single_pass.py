@@ -5,8 +5,8 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.run.pipeline import EvaluationSetup, provenance, write_results
-from experiment_1.run.experiment_pass import ExperimentPass
+from experiment_1.run import EvaluationSetup, provenance, write_results
+from experiment_1.run import ExperimentPass
 from experiment_2.spectrum.evaluation import SPECTRUM_STAGE, spectrum_batch_function
 from experiment_2.spectrum.summary import summarize
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.run.pipeline import image_counts, valid_images
-from experiment_1.report.published import published_numbers
+from experiment_1.run import image_counts, valid_images
+from experiment_1.report import published_numbers
 from experiment_2.spectrum.summary_blocks import spectrum_summary
-from experiment_1.mobius.spectrum import binomial_null
+from experiment_1.mobius import binomial_null
 from experiment_2.spectrum.verdicts import floor_check, input_dependence, paired_kappa_difference, verdicts
 
 QUESTION = "How is the Möbius energy of the logits distributed across interaction orders?"

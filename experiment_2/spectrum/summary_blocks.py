@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.mobius.spectrum import PROJECTIONS
-from experiment_1.report.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows
+from experiment_1.mobius import PROJECTIONS
+from experiment_1.report import bootstrap_mean_ci, bootstrap_mean_ci_rows
 
 KAPPA_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 KAPPA_BINS_PER_ORDER = 4

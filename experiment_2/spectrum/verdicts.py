@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report.stats import bootstrap_mean_ci
-from experiment_1.report.verdicts import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED, effect_from_stat, verdict
+from experiment_1.report import bootstrap_mean_ci
+from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED, effect_from_stat, verdict
 from experiment_2.spectrum.summary_blocks import PROJECTIONS
 from experiment_2.scaling import FLOOR_MARGIN, roundoff_floor
 
