@@ -31,6 +31,16 @@ ALLOWED: dict[str, set[str]] = {
     "paper": set(PACKAGES),
 }
 NO_TORCH = ("experiment_1.report",)
+FACES = ("experiment_1.mobius", "experiment_1.network", "experiment_1.data", "experiment_1.run", "experiment_1.report")
+
+
+def behind_face(module: str, imported: str) -> str | None:
+    """The face ``imported`` reaches past, when ``module`` stands outside the core (``None`` when the import is allowed)."""
+    outside = not in_layer(module, "experiment_1") or in_layer(module, "experiment_1.examples")
+    for face in FACES:
+        if outside and imported.startswith(face + "."):
+            return face
+    return None
 
 
 def layer_of(module: str) -> str:
@@ -79,6 +89,10 @@ def violations(root: Path) -> list[str]:
                 where = f"{path.relative_to(root)}:{line}"
                 if layer in NO_TORCH and imported.split(".")[0] == "torch":
                     found.append(f"{where}: {layer} must not import torch")
+                face = behind_face(module, imported)
+                if face is not None:
+                    found.append(f"{where}: {module} imports {imported} past its face (import it from {face})")
+                    continue
                 if imported.split(".")[0] not in PACKAGES or in_layer(imported, layer):
                     continue
                 target = layer_of(imported)
@@ -106,6 +120,9 @@ def plant(root: Path, module: str, source: str) -> None:
         ("experiment_1.report.stats", "import torch\n", "experiment_1.report must not import torch"),
         ("experiment_1.run.pipeline", "from paper import make_tables\n", "(experiment_1.run) imports paper"),
         ("experiment_2.spectrum.summary", "from experiment_5 import summary\n", "imports experiment_5.summary"),
+        ("experiment_3.topk", "from experiment_1.mobius.sparsity import rank_subsets\n", "imports experiment_1.mobius.sparsity past its face"),
+        ("paper.make_tables", "from experiment_1.report.markdown import format_stat\n", "past its face (import it from experiment_1.report)"),
+        ("experiment_1.examples.mine", "from experiment_1.network.gating import Residual\n", "past its face"),
     ],
 )
 def test_a_planted_import_against_the_plan_is_caught(tmp_path: Path, module: str, source: str, expected: str) -> None:
@@ -115,7 +132,7 @@ def test_a_planted_import_against_the_plan_is_caught(tmp_path: Path, module: str
 
 
 def test_allowed_imports_pass(tmp_path: Path) -> None:
-    plant(tmp_path, "experiment_3.topk", "from experiment_1.mobius.sparsity import RANKINGS\nfrom experiment_3 import evaluation\n")
+    plant(tmp_path, "experiment_3.topk", "from experiment_1.mobius import RANKINGS\nfrom experiment_3 import evaluation\n")
     plant(tmp_path, "experiment_1.run.pipeline", "from experiment_1.network.engines import ENGINES\nfrom experiment_1.files import read_json\n")
     plant(tmp_path, "paper.make_tables", "from experiment_4.formats import x\n")
     assert violations(tmp_path) == []
