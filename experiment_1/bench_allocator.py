@@ -49,10 +49,10 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
     from experiment_1.network.engines import evaluate_masks_tree
-    from experiment_1.network.registry import build_gated_resnet
+    from experiment_1.network.registry import build_gated_stack
 
     torch.set_num_threads(args.threads)
-    model = build_gated_resnet(args.arch, "random", seed=0)
+    model = build_gated_stack(args.arch, "random", seed=0)
     images = torch.randn(args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(0))
     evaluate_masks_tree(model, images[:1], mask_chunk=args.mask_chunk)  # warm-up: kernels, first heap growth
     before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()

@@ -40,7 +40,7 @@ from typing import Any, Callable
 import torch
 
 from experiment_1.run import arg_types
-from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
+from experiment_1.network.registry import ARCHITECTURES, build_gated_stack
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.macs import work_ratio
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
@@ -74,7 +74,7 @@ def bench_arch(arch: str, args: argparse.Namespace, device: torch.device) -> lis
     interleaved ``args.repeats`` times (best time kept), so that a loaded machine slows all alike."""
     variants: dict[tuple[str, str, str, str], tuple[ResidualStack, bool]] = {}
     for dtype, mode, memory_format, batchnorm in itertools.product(args.dtypes, args.compile_modes, args.memory_formats, args.batchnorm):
-        model = build_gated_resnet(arch, args.weights, device=device, seed=args.seed, dtype=DTYPES[dtype], memory_format=memory_format)
+        model = build_gated_stack(arch, args.weights, device=device, seed=args.seed, dtype=DTYPES[dtype], memory_format=memory_format)
         if batchnorm == "folded":
             fold_batchnorm(model)
         variants[(dtype, mode, memory_format, batchnorm)] = (model, mode == "compiled" and compile_stack(model, args.resolution))

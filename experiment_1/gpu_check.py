@@ -47,7 +47,7 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.gpu_checks import DEVICE_CHECKS
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import build_gated_stack
 from experiment_1.paths import REPO_ROOT
 from experiment_1.run import arg_types
 from experiment_1.run.allocator import tune_allocator
@@ -89,8 +89,8 @@ def correctness(args: argparse.Namespace, device: torch.device) -> tuple[bool, d
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
     results = {}
     for arch in args.correctness_archs:
-        model = build_gated_resnet(arch, "random", device=device, seed=args.seed)
-        reference = build_gated_resnet(arch, "random", device="cpu", seed=args.seed, dtype=torch.float64)
+        model = build_gated_stack(arch, "random", device=device, seed=args.seed)
+        reference = build_gated_stack(arch, "random", device="cpu", seed=args.seed, dtype=torch.float64)
         size = model.preprocess.crop
         images = torch.randn(2, 3, size, size, generator=torch.Generator().manual_seed(args.seed))
         tree = evaluate_masks_tree(model, images, mask_chunk=args.mask_chunk).cpu().double()

@@ -38,7 +38,7 @@ from experiment_1.network.compile_stack import RECOMPILE_LIMIT_NAMES
 from experiment_1.network.engines import evaluate_masks_tree
 from experiment_1.network.gating import EVALUATION_PARITY_RTOL, check_evaluation_parity
 from experiment_1.network.memory import LiveTensorBytes, stack_profile, tree_activation_bound
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import build_gated_stack
 from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
 
 DeviceCheck = Callable[[argparse.Namespace, torch.device], tuple[bool, dict[str, Any]]]
@@ -104,7 +104,7 @@ def deterministic_reductions(args: argparse.Namespace, device: torch.device) -> 
 
 def memory_bound(args: argparse.Namespace, device: torch.device) -> tuple[bool, dict[str, Any]]:
     """ResNet-50 tree pass at 224 px against the stated bound; Experiment 1's reductions against theirs."""
-    model = build_gated_resnet("resnet50", "random", device=device)
+    model = build_gated_stack("resnet50", "random", device=device)
     profile = stack_profile(model)
     rows, passed = [], True
     for batch in (1, 4):
@@ -145,7 +145,7 @@ def no_host_sync(args: argparse.Namespace, device: torch.device) -> tuple[bool, 
                 torch.cuda.set_sync_debug_mode(0)
         return sum("synchroniz" in str(warning.message) for warning in caught)
 
-    model = build_gated_resnet("resnet18", "random", device=device)
+    model = build_gated_stack("resnet18", "random", device=device)
     images = torch.randn(2, 3, 224, 224).to(device)
     engine = synchronising_calls(lambda: evaluate_masks_tree(model, images, 64))
     reductions = {}
@@ -172,7 +172,7 @@ def evaluation_parity(args: argparse.Namespace, device: torch.device) -> tuple[b
         for name, dtype in dtypes.items():
             torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
             try:
-                errors[f"{arch}/{name}"] = check_evaluation_parity(build_gated_resnet(arch, "random", device=device, dtype=dtype), name)
+                errors[f"{arch}/{name}"] = check_evaluation_parity(build_gated_stack(arch, "random", device=device, dtype=dtype), name)
             except Exception as error:  # record and go on: the JSON names every failing pair
                 errors[f"{arch}/{name}"] = f"{type(error).__name__}: {error}"
                 passed = False

@@ -25,7 +25,7 @@ import torch
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_json, package_versions, seed_everything
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile, tree_activation_bound
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import build_gated_stack
 from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE
 
 ARCHS = ("resnet18", "resnet34", "resnet50", "efficientnet_lite0", "efficientnet_lite1")
@@ -41,7 +41,7 @@ def largest_batch(profile: Any, mask_chunk: int, multiple: float, budget: float,
 
 def plan(arch: str, device_gib: float) -> dict[str, Any]:
     """One architecture's per-image bytes and the batch sizes that fit, per mask chunk."""
-    profile = stack_profile(build_gated_resnet(arch, "random", seed=0))
+    profile = stack_profile(build_gated_stack(arch, "random", seed=0))
     budget = HEADROOM * device_gib * GIB
     num_blocks = len(profile.block_outputs)
     logits = 2**num_blocks * profile.num_classes * 4
@@ -56,7 +56,7 @@ def plan(arch: str, device_gib: float) -> dict[str, Any]:
             "batch_size_experiment_1": largest_batch(profile, mask_chunk, PEAK_LOGIT_MULTIPLE, budget),
             "batch_size_any_step": largest_batch(profile, mask_chunk, REDUCTION_LOGIT_MULTIPLE, budget),
         })
-    return {"arch": arch, "num_blocks": num_blocks, "input_size": build_gated_resnet(arch, "random").preprocess.crop, "logits_gib_per_image": logits / GIB, "rows": rows}
+    return {"arch": arch, "num_blocks": num_blocks, "input_size": build_gated_stack(arch, "random").preprocess.crop, "logits_gib_per_image": logits / GIB, "rows": rows}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -28,7 +28,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from experiment_1.run import arg_types
 from experiment_1.network.engines import evaluate_masks_tree
 from experiment_1.errors import run_cli
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import build_gated_stack
 from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.weights import parse_weights
 from experiment_1.run.allocator import tune_allocator
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path, default=None, help="also write the profile to this JSON file")
     args = parser.parse_args(argv)
     tune_allocator()  # as every evaluation step does: profile the pass the runs make
-    model = build_gated_resnet(args.arch, args.weights, seed=args.seed, memory_format=args.memory_format)
+    model = build_gated_stack(args.arch, args.weights, seed=args.seed, memory_format=args.memory_format)
     images = torch.randn(args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(args.seed))
     result = profile_tree(model, images, args.mask_chunk, args.top)
     print(f"{args.arch}, {args.images} image(s) at {args.resolution} px, {args.memory_format}, mask chunk {args.mask_chunk}, "

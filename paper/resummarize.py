@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.network import ARCHITECTURES, build_gated_resnet
+from experiment_1.network import ARCHITECTURES, build_gated_stack
 from experiment_1.files import SCHEMA_VERSION, atomic_write_json, check_finite, check_same_run, git_commit, load_per_image_npz, missing_key, read_json
 from experiment_1.report import ExperimentRecord, resolve
 from paper.experiments import RECORDS
@@ -53,7 +53,7 @@ def gated_recursion(config: dict[str, Any], path: Path) -> str:
     if not isinstance(arch, str) or arch not in ARCHITECTURES.names():
         raise PipelineError(f"{path}: config.arch {arch!r} is not a registered architecture and the summary records no gated_recursion; "
                             "a results file never names code to import — rerun the evaluation step, which records it")
-    return build_gated_resnet(arch, "random", seed=0).gated_recursion
+    return build_gated_stack(arch, "random", seed=0).gated_recursion
 
 
 def rebuilt_config(config: dict[str, Any], commit: str, run_id: str, path: Path = Path("summary.json")) -> dict[str, Any]:

@@ -68,7 +68,7 @@ def shrink_inputs(monkeypatch: pytest.MonkeyPatch) -> int:
     import experiment_1.run.pipeline as pipeline
     from launch_small import SMALL_INPUT, small_builder
 
-    monkeypatch.setattr(pipeline, "build_gated_resnet", small_builder(pipeline.build_gated_resnet))
+    monkeypatch.setattr(pipeline, "build_gated_stack", small_builder(pipeline.build_gated_stack))
     return SMALL_INPUT
 
 

@@ -20,7 +20,7 @@ SMALL_INPUT = 64
 
 
 def small_builder(build: Callable[..., Any]) -> Callable[..., Any]:
-    """``build_gated_resnet`` whose models expect SMALL_INPUT-px inputs."""
+    """``build_gated_stack`` whose models expect SMALL_INPUT-px inputs."""
 
     def build_small(*args: Any, **kwargs: Any) -> Any:
         model = build(*args, **kwargs)
@@ -48,7 +48,7 @@ if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import experiment_1.run.pipeline as pipeline
 
-    pipeline.build_gated_resnet = small_builder(pipeline.build_gated_resnet)
+    pipeline.build_gated_stack = small_builder(pipeline.build_gated_stack)
     if "MOE_TEST_DIE_AT" in os.environ:
         rank, batch = (int(value) for value in os.environ["MOE_TEST_DIE_AT"].split(":"))
         pipeline.evaluate_all_masks = dying_evaluator(pipeline.evaluate_all_masks, rank, batch)

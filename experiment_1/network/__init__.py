@@ -18,7 +18,7 @@ _EXPORTS: dict[str, str] = {
     "Residual": "gating",
     "ResidualNetwork": "gating",
     "ARCHITECTURES": "registry",
-    "build_gated_resnet": "registry",
+    "build_gated_stack": "registry",
     "register_architecture": "registry",
     "Preprocess": "residual_stack",
     "ResidualStack": "residual_stack",

@@ -1,4 +1,4 @@
-"""The architecture registry and :func:`build_gated_resnet`, the one way a step gets its model.
+"""The architecture registry and :func:`build_gated_stack`, the one way a step gets its model.
 
 ``--arch`` is a registered name (:data:`ARCHITECTURES`: the torchvision ResNets, EfficientNet-Lite0/1/2)
 or a user's factory ``package.module:function`` (importable from the working directory or
@@ -6,7 +6,7 @@ or a user's factory ``package.module:function`` (importable from the working dir
 :class:`experiment_1.network.gating.ResidualNetwork`; :func:`experiment_1.network.gating.gate` turns it into the
 gated stack. Built-in architectures are registered through the same API (:func:`register_architecture`).
 
-Memory format: :func:`build_gated_resnet` converts the model to channels-last by default
+Memory format: :func:`build_gated_stack` converts the model to channels-last by default
 (:data:`~experiment_1.network.residual_stack.MEMORY_FORMATS`), on CPU as on CUDA — measured faster on both
 for every registered architecture (experiment_1/README.md, *Engines and performance*); the engines convert their
 input to ``model.memory_format``. ``memory_format="contiguous"`` keeps the layout of the unconverted network.
@@ -98,7 +98,7 @@ for _lite in LITE_VARIANTS:
     register_architecture(_lite, partial(efficientnet_lite, _lite))
 
 
-def build_gated_resnet(
+def build_gated_stack(
     arch: str = "resnet18",
     weights: str | Weights = PRETRAINED,
     device: torch.device | str | None = None,

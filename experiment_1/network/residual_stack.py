@@ -91,7 +91,7 @@ class ResidualStack(nn.Module):
         self.preprocess = preprocess
         self.arch = arch
         self.weights = weights
-        self.memory_format = torch.contiguous_format  # of the weights; architectures.build_gated_resnet sets it
+        self.memory_format = torch.contiguous_format  # of the weights; architectures.build_gated_stack sets it
         self.compiled = False  # compile_stack sets it
         self.num_classes: int | None = None  # C, the logits' size; gating.gate sets it from the network's own forward
         self.full_mask_reference: tuple[int, torch.Tensor] | None = None  # (size, float32 CPU logits of gating.parity_image(size)), set by gating.gate

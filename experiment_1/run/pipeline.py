@@ -31,7 +31,7 @@ from experiment_1.run.allocator import tune_allocator
 from experiment_1.run import cost as run_cost
 from experiment_1.run import timing_log
 from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
-from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet, is_user_factory, network_sha256
+from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_user_factory, network_sha256
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_masks_naive, out_of_memory_line
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile
@@ -161,7 +161,7 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
     device = distributed.start(resolve_device(flags.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = flags.dtype == "tf32"
     memory_format = memory_format_for(device, DTYPES[flags.dtype])
-    model = distributed.alike(lambda: build_gated_resnet(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype], memory_format=memory_format))
+    model = distributed.alike(lambda: build_gated_stack(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype], memory_format=memory_format))
     identity = network_sha256(flags.arch, model) if is_user_factory(flags.arch) else None  # as built, before any rewrite
     if flags.smooth_activations is not None:
         check_beta(flags.smooth_activations, DTYPES[flags.dtype])

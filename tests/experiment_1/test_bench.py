@@ -11,7 +11,7 @@ from experiment_1.bench_engines import add_rate_versus_baseline, main as bench_m
 from experiment_1.network.macs import work_ratio
 from experiment_1.run.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import build_gated_stack
 from paper.make_tables import benchmark_table, profile_table
 from paper.render_markdown import render_markdown
 
@@ -37,7 +37,7 @@ def executed_macs(model: nn.Module, run) -> int:
 
 
 def test_mac_counts_are_what_the_engines_execute() -> None:
-    model = build_gated_resnet("resnet18", "random", seed=0)
+    model = build_gated_stack("resnet18", "random", seed=0)
     x = torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(0))
     work = work_ratio(model, 32, torch.device("cpu"))
     assert executed_macs(model, lambda: evaluate_masks_tree(model, x, mask_chunk=16)) == round(work["tree_gmac"] * 1e9)

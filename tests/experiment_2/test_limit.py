@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from experiment_1.network.activations import SmoothReLU6, Softplus, smooth_activations, softplus
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import build_gated_stack
 from experiment_1.network.engines import evaluate_all_masks
 from experiment_1.data.shards import list_items
 from experiment_1.errors import PipelineError
@@ -82,14 +82,14 @@ def test_relu_networks_follow_the_kink_law(post_activation: bool, exponent: floa
 
 def test_exact_zero_chain_of_resnet18() -> None:
     # layer1.0, layer1.1 share the stem's zeros; each later stage starts with a downsampling block: R = 2
-    model = build_gated_resnet("resnet18", "random", seed=0)
+    model = build_gated_stack("resnet18", "random", seed=0)
     assert exact_zero_chain(model) == 2
     assert exact_zero_chain(residual_mlp(post_activation=False)) == 0
 
 
 def test_swap_keeps_weights_and_off_leaves_the_network_unchanged(small_input: int) -> None:
-    original = build_gated_resnet("resnet18", "random", seed=0)
-    swapped = build_gated_resnet("resnet18", "random", seed=0)
+    original = build_gated_stack("resnet18", "random", seed=0)
+    swapped = build_gated_stack("resnet18", "random", seed=0)
     images = torch.randn(2, 3, small_input, small_input, generator=torch.Generator().manual_seed(0))
     before = evaluate_all_masks(swapped, images, engine="naive", mask_chunk=256)
     # off (never called): the λ = 1 full-mask logits are the original network's, bit for bit

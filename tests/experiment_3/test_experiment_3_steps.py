@@ -71,7 +71,7 @@ def test_topk_step_matches_brute_force_and_reports(tiny_shards: Path, small_inpu
     assert max(value.nbytes for value in arrays.values()) < 2 * 256 * 8  # compact: nothing of size (N, 2^L, C)
 
     # The curves against explicit subset sums of logits computed here independently (same engine and batch shape).
-    model = pipeline.build_gated_resnet("resnet18", "random", device="cpu", seed=0)
+    model = pipeline.build_gated_stack("resnet18", "random", device="cpu", seed=0)
     dataset = SampleDataset(tiny_shards, load_sample_list(sample_index, 2), model.preprocess)
     logits = evaluate_all_masks(model, torch.stack([dataset[index]["image"] for index in range(2)]), mask_chunk=256)
     coefficients = mobius_transform(logits, dim=1, dtype=torch.float64).numpy()

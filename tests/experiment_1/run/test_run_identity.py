@@ -25,7 +25,7 @@ import experiment_2.step_5_limit_report as step_5
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
 from experiment_1.files import inside, name_from_file, read_json
-from experiment_1.network.registry import build_gated_resnet, network_sha256
+from experiment_1.network.registry import build_gated_stack, network_sha256
 from experiment_1.run import partial_store
 from experiment_1.run.run_config import RunConfig
 from paper.resummarize import main as resummarize
@@ -122,10 +122,10 @@ def user_factory(folder: Path, name: str) -> str:
 def test_the_network_identity_covers_the_factory_source_and_tensors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))
     arch = user_factory(tmp_path, "identity_factory")
-    model = build_gated_resnet(arch, "random", seed=0)
+    model = build_gated_stack(arch, "random", seed=0)
     identity = network_sha256(arch, model)
-    assert network_sha256(arch, build_gated_resnet(arch, "random", seed=0)) == identity
-    assert network_sha256(arch, build_gated_resnet(arch, "random", seed=1)) != identity  # other weights
+    assert network_sha256(arch, build_gated_stack(arch, "random", seed=0)) == identity
+    assert network_sha256(arch, build_gated_stack(arch, "random", seed=1)) != identity  # other weights
     with open(tmp_path / "identity_factory.py", "a") as source:
         source.write("\n# edited\n")
     assert network_sha256(arch, model) != identity  # an edited module
