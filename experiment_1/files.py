@@ -185,22 +185,6 @@ def check_not_input(output: Path, *inputs: Path) -> None:
             raise PipelineError(f"{output}: is also this step's input; choose another output path")
 
 
-def check_random_init_null(summary: dict[str, Any], summary_path: Path, null: dict[str, Any], null_path: Path, flag: str = "--compare-summary") -> None:
-    """Refuse a null that is not a random-init run of the same architecture on (the first N images of) the same sample list."""
-    config, null_config = summary["config"], null["config"]
-    if Path(null_path).resolve() == Path(summary_path).resolve() or null_config.get("run_id") == config.get("run_id"):
-        raise PipelineError(f"{null_path}: is the same run as {summary_path}; pass to {flag} the summary of the same step run with --weights random")
-    if null_config.get("weights") != "random":
-        raise PipelineError(f"{null_path}: a run with weights {null_config.get('weights')}, not a random-init null; pass to {flag} the summary of the same step run with --weights random")
-    if null_config.get("arch") != config.get("arch"):
-        raise PipelineError(f"{null_path}: a {null_config.get('arch')} run but {summary_path} is {config.get('arch')}; run the null with --arch {config.get('arch')} --weights random")
-    if null_config.get("sample_list_sha256") != config.get("sample_list_sha256") or null_config.get("num_images", 0) > config.get("num_images", 0):
-        raise PipelineError(
-            f"{null_path}: evaluated another sample list ({null_config.get('sample_index')}, {null_config.get('num_images')} images) than {summary_path} "
-            f"({config.get('sample_index')}, {config.get('num_images')} images); run the null on the same list (--limit N for its first N images)"
-        )
-
-
 def load_summary(path: Path, experiment: int | str, producer_step: str, flag: str = "--summary", keys: Sequence[str] = ("config",), finite: bool = True) -> dict[str, Any]:
     """The summary ``producer_step`` wrote for ``experiment``; a one-line error if it is missing, a folder,
     damaged, of another experiment or schema version, lacks one of ``keys`` (dotted paths name

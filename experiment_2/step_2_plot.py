@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, check_random_init_null, load_summary, read_json_if_exists
+from experiment_1.files import atomic_write_json, atomic_write_text, load_summary, read_json_if_exists
 from experiment_1.report import ReportDocument
 from experiment_2.spectrum.figures import plot_kappa_histogram, plot_spectrum
 from experiment_2.spectrum.report import METHOD, results_blocks, seed_rows
-from experiment_2.spectrum.verdicts import null_verdicts
+from experiment_2.spectrum.verdicts import check_random_init_null, null_verdicts
 
 SUMMARY_KEYS = ("projections.vector", "projections.scalar", "binomial_null.num_blocks", "binomial_null.kappa", "binomial_null.spectrum", "published",
                 "roundoff", "verdicts")

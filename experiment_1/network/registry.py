@@ -16,8 +16,10 @@ from __future__ import annotations
 import hashlib
 import importlib
 import inspect
+import warnings
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import torch
 
@@ -121,6 +123,13 @@ def build_gated_stack(
     model = gate(factory(resolved), arch, str(resolved))
     model.memory_format = MEMORY_FORMATS[memory_format]
     return model.to(device=device or "cpu", dtype=dtype, memory_format=model.memory_format).eval()
+
+
+def build_gated_resnet(*args: Any, **kwargs: Any) -> ResidualStack:
+    """The old name of :func:`build_gated_stack` (it builds every registered architecture, not only ResNets): deprecated,
+    removed in release 0.2.0."""
+    warnings.warn("build_gated_resnet is deprecated and removed in 0.2.0: use experiment_1.network.build_gated_stack", DeprecationWarning, stacklevel=2)
+    return build_gated_stack(*args, **kwargs)
 
 
 def is_user_factory(arch: str) -> bool:

@@ -9,12 +9,7 @@ from typing import Any, Sequence
 
 from experiment_1.paths import REPO_ROOT
 
-NON_FINITE = "n/a — non-finite"  # how a NaN or ±inf is rendered: never as a number a verdict could be read from
-
-
-def all_finite(*values: float | int | None) -> bool:
-    """Whether every value is a finite number (a verdict is drawn only from finite numbers)."""
-    return all(value is not None and math.isfinite(float(value)) for value in values)
+NON_FINITE = "n/a — non-finite"  # how a NaN or ±inf is rendered, and the decision drawn from one: never a number to read
 
 
 def format_number(value: float | int | None, digits: int = 3) -> str:

@@ -47,12 +47,13 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from scipy.stats import binom, binomtest
 
+from experiment_1.report.markdown import NON_FINITE
+
 HOLDS = "holds"
 FAILS = "fails"
 CANNOT_TELL = "cannot tell"
 SATURATED = "saturated"
 CONSTANT = "constant"
-NON_FINITE = "n/a — non-finite"
 UNRESOLVED = "unresolved"
 NOT_CONVERGED = "cannot tell (not converged)"  # a limit whose successive slopes still move: a cannot tell with its cause
 POST_HOC = "consistent (post hoc)"  # a law that holds on the data it was fitted to: not a test

@@ -24,10 +24,12 @@ is, cannot tell when the null is a constant function, else holds when the two κ
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from experiment_1.errors import PipelineError
 from experiment_1.report import bootstrap_mean_ci
 from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED, effect_from_stat, verdict
 from experiment_2.spectrum.summary_blocks import PROJECTIONS
@@ -143,6 +145,22 @@ def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
                          statistic={"name": "relative spread of the trunk energy over images", "value": spread["trunk_energy_relative_spread"]},
                          parameters={"threshold": INPUT_SPREAD}, notes=[f"{spread['distinct_predictions']} distinct predicted classes"]))
     return block
+
+
+def check_random_init_null(summary: dict[str, Any], summary_path: Path, null: dict[str, Any], null_path: Path, flag: str = "--compare-summary") -> None:
+    """Refuse a null that is not a random-init run of the same architecture on (the first N images of) the same sample list."""
+    config, null_config = summary["config"], null["config"]
+    if Path(null_path).resolve() == Path(summary_path).resolve() or null_config.get("run_id") == config.get("run_id"):
+        raise PipelineError(f"{null_path}: is the same run as {summary_path}; pass to {flag} the summary of the same step run with --weights random")
+    if null_config.get("weights") != "random":
+        raise PipelineError(f"{null_path}: a run with weights {null_config.get('weights')}, not a random-init null; pass to {flag} the summary of the same step run with --weights random")
+    if null_config.get("arch") != config.get("arch"):
+        raise PipelineError(f"{null_path}: a {null_config.get('arch')} run but {summary_path} is {config.get('arch')}; run the null with --arch {config.get('arch')} --weights random")
+    if null_config.get("sample_list_sha256") != config.get("sample_list_sha256") or null_config.get("num_images", 0) > config.get("num_images", 0):
+        raise PipelineError(
+            f"{null_path}: evaluated another sample list ({null_config.get('sample_index')}, {null_config.get('num_images')} images) than {summary_path} "
+            f"({config.get('sample_index')}, {config.get('num_images')} images); run the null on the same list (--limit N for its first N images)"
+        )
 
 
 def null_verdicts(summary: dict[str, Any], null: dict[str, Any]) -> list[dict[str, Any]]:

@@ -10,7 +10,8 @@ import pytest
 
 from experiment_1.data import shards as data
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, check_random_init_null, read_json
+from experiment_2.spectrum.verdicts import check_random_init_null
+from experiment_1.files import RUN_ID_ARRAY, SCHEMA_VERSION, atomic_save_npz, atomic_write_json, read_json
 from experiment_1.step_4_plot import main as plot_1
 from paper.resummarize import main as resummarize
 from fault_harness import snapshot, expect_line, finished, run
