@@ -99,9 +99,6 @@ def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str
         method=METHOD,
         results=results_blocks(summary, figure_name),
         seed_rows=seed_rows(summary),
-        seed_source=summary["published"]["source"],
-        verdict=[],
-        verdicts=summary["verdicts"],
         generator="experiment_1.step_4_plot",
         timing=timing,
     ).render()

@@ -48,8 +48,6 @@ def report_markdown(summary: dict[str, Any], compare: dict[str, Any] | None, com
         method=METHOD + null,
         results=results_blocks(summary, compare, figures),
         seed_rows=seed_rows(summary),
-        seed_source=summary["published"]["source"],
-        verdict=[],
         verdicts=summary["verdicts"] + comparison,
         generator="experiment_2.step_2_plot",
         timing=timing,

@@ -83,7 +83,6 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
         seed_source="the seed reports no Experiment 3C",
         verdict=[f"Top-1 {format_percent(variants['native']['top1']['mean'])} native, {format_percent(variants['smooth']['top1']['mean'])} with the swap "
                  f"({counts['labelled']} labelled images)."],
-        verdicts=summary["verdicts"],
         generator=STEP,
         timing=timing,
         data_extra=f"; {summary['num_labelled']} labelled",

@@ -217,15 +217,21 @@ class ReportDocument:
     method: str
     results: list[str]
     seed_rows: list[list[str]]
-    seed_source: str
-    verdict: list[str]
     generator: str
+    seed_source: str | None = None  # None: the summary's ``published.source``
+    verdict: Sequence[str] = ()
     timing: dict[str, Any] | None = None
     data_extra: str = ""
     source: str = "summary.json"
     residual_scale: str | None = None
     seed_headers: list[str] = field(default_factory=lambda: ["quantity", "seed", "ours"])
-    verdicts: list[dict[str, Any]] = field(default_factory=list)
+    verdicts: list[dict[str, Any]] | None = None  # None: the summary's ``verdicts`` block (none when it has none)
+
+    def __post_init__(self) -> None:
+        if self.seed_source is None:
+            self.seed_source = self.summary["published"]["source"]
+        if self.verdicts is None:
+            self.verdicts = self.summary.get("verdicts", [])
 
     def render(self) -> str:
         config = self.summary["config"]

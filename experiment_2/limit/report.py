@@ -42,7 +42,6 @@ def limit_document(title: str, summary: dict[str, Any], method: str, results: li
         seed_rows=[],
         seed_source="the seed reports no Experiment 3C",
         verdict=verdict,
-        verdicts=summary["verdicts"],
         generator=generator,
         data_extra=f"; λ ∈ {{{lambdas}}}",
         source="summary_3c.json",
