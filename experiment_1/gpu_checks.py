@@ -6,7 +6,7 @@ them. What a CPU can test is in tests/experiment_1/network/test_gpu_readiness.py
 
 - ``environment``: torch, CUDA and cuDNN versions, dynamo's recompile-limit name, whether
   ``init_process_group`` takes ``device_id``, whether ``nextafter`` has a bfloat16 CUDA kernel; passes when
-  :func:`~experiment_2.spectrum.arrays.unit_in_last_place` on the device gives the CPU's bits for bf16/fp16/fp32.
+  :func:`~experiment_2.spectrum.evaluation.unit_in_last_place` on the device gives the CPU's bits for bf16/fp16/fp32.
 - ``deterministic_reductions``: order energies and spectrum statistics, captured fractions, cumulative
   reconstructions, K at a mass, participation ratios (the core primitives of Experiments 2, 3 and 5) computed twice on the same logits, and at batch 1 against the same image in a batch of 4; passes
   when every array is bit-identical (``torch.equal``).

@@ -33,7 +33,7 @@ RECORDS = (
         experiment=2, title="Experiment 2 — interaction-order spectrum", macro="ExpTwo",
         summaries="experiment_2/results*/summary.json", primary=f"{RESULTS}/summary.json", tables=("experiment_2",),
         figures=(("FigExpTwoSpectrum", f"{RESULTS}/spectrum.pdf"), ("FigExpTwoKappa", f"{RESULTS}/kappa_histogram.pdf")),
-        single_pass="experiment_2.spectrum.single_pass:EXPERIMENT_2", rebuild="experiment_2.record:rebuild_spectrum",
+        single_pass="experiment_2.spectrum.evaluation:EXPERIMENT_2", rebuild="experiment_2.record:rebuild_spectrum",
     ),
     ExperimentRecord(
         experiment="3A/3B", title="Experiment 3A/3B — residual scaling", macro="ExpThreeAB",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from experiment_1.errors import run_cli
 from experiment_1.run import run_step
-from experiment_2.spectrum.single_pass import EXPERIMENT_2
+from experiment_2.spectrum.evaluation import EXPERIMENT_2
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.report import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
-from experiment_2.spectrum.summary_blocks import PROJECTIONS
+from experiment_1.mobius import PROJECTIONS
 
 SEED_AGREEMENT_LAMBDAS = (0.8, 1.0)
 SEED_ARCH = "resnet18"  # the seed reports 3A/3B for ResNet-18 only

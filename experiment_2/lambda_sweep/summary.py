@@ -12,7 +12,8 @@ import numpy as np
 from experiment_1.run import image_counts, valid_images
 from experiment_1.report import published_numbers
 from experiment_1.report import exact_proportion_ci
-from experiment_2.spectrum.summary_blocks import PROJECTIONS, spectrum_summary
+from experiment_1.mobius import PROJECTIONS
+from experiment_2.spectrum.summary import spectrum_summary
 from experiment_2.limit.laws import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import FLOOR_MARGIN, power_law_summary, roundoff_floor
 from experiment_1.mobius import binomial_null

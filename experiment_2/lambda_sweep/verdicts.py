@@ -30,7 +30,7 @@ from scipy.stats import binomtest
 from experiment_1.report import bootstrap_mean_ci, exact_proportion_ci
 from experiment_1.report import (ALPHA, CANNOT_TELL, FAILS, HOLDS, POWER, UNRESOLVED, effect_from_stat, holm, hypothesis_test,
                                           power_guard, proportion_effect, seed_comparison, sign_test_power, verdict)
-from experiment_2.spectrum.summary_blocks import PROJECTIONS
+from experiment_1.mobius import PROJECTIONS
 
 SEED_BLOCKS = 8  # ResNet-18's residual blocks: the seed's κ is on 1 … 8
 SEED_ENDPOINT_LAMBDA = 0.1

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.report import COLOURS, new_figure, new_figure_grid, save_figure
-from experiment_2.spectrum.summary_blocks import PROJECTIONS
+from experiment_1.mobius import PROJECTIONS
 
 
 def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:

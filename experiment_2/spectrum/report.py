@@ -6,7 +6,7 @@ from typing import Any
 
 from experiment_1.report import figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report import published_value
-from experiment_2.spectrum.summary_blocks import PROJECTIONS
+from experiment_1.mobius import PROJECTIONS
 from experiment_2.spectrum.figures import element_stat
 
 

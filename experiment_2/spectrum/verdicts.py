@@ -32,7 +32,7 @@ import numpy as np
 from experiment_1.errors import PipelineError
 from experiment_1.report import bootstrap_mean_ci
 from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED, effect_from_stat, verdict
-from experiment_2.spectrum.summary_blocks import PROJECTIONS
+from experiment_1.mobius import PROJECTIONS
 from experiment_2.scaling import FLOOR_MARGIN, roundoff_floor
 
 INPUT_SPREAD = 1e-4  # relative spread of the trunk energy over images below which h(full) does not depend on the image

@@ -19,7 +19,7 @@ from experiment_1.network.residual_stack import GateableBlock, Preprocess, Resid
 from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_2 import step_3_lambda_sweep, step_5_limit_report
 from experiment_2.limit.laws import exact_zero_chain, kink_exponent, limit_summary, order_verdict, resolved_per_lambda
-from experiment_2.spectrum.arrays import spectrum_metrics
+from experiment_2.spectrum.evaluation import spectrum_metrics
 from paper import make_tables
 from paper.render_markdown import render_markdown
 

@@ -33,7 +33,7 @@ from experiment_1.run import partial_store
 from experiment_1.run.distributed import device_id_argument
 from experiment_1.run.pipeline import memory_format_for
 from experiment_1.step_2_sample import main as sample_main
-from experiment_2.spectrum.arrays import spectrum_metrics
+from experiment_2.spectrum.evaluation import spectrum_metrics
 from experiment_3.topk import topk_metrics
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device"))]

@@ -13,7 +13,7 @@ def git(root: Path, *args: str) -> str:
 
 def test_rewritten_results_are_not_dirt_but_edited_code_is(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
-    for name in ("experiment_2/results_x/summary.json", "experiment_2/spectrum/arrays.py", "experiment_1/sample_index_test.json", "Makefile"):
+    for name in ("experiment_2/results_x/summary.json", "experiment_2/spectrum/evaluation.py", "experiment_1/sample_index_test.json", "Makefile"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("0\n")
     git(tmp_path, "add", "-A")
@@ -24,7 +24,7 @@ def test_rewritten_results_are_not_dirt_but_edited_code_is(tmp_path: Path) -> No
     (tmp_path / "experiment_1/sample_index_test.json").write_text("1\n")
     (tmp_path / "experiment_2/results_x/new.png").write_text("1\n")  # untracked output
     assert git_commit(tmp_path) == head
-    for edited in ("experiment_2/spectrum/arrays.py", "Makefile"):
+    for edited in ("experiment_2/spectrum/evaluation.py", "Makefile"):
         (tmp_path / edited).write_text("1\n")
         assert git_commit(tmp_path) == head + "-dirty", edited
         git(tmp_path, "checkout", "-q", "--", edited)
