@@ -43,7 +43,7 @@ bench: $(BIN)/.installed
 		--json $(BENCH_CPU_JSON)
 
 # The same table on a CUDA GPU (e.g. an H100), run as is: 224 px, float32 / tf32 / bfloat16, eager and
-# torch.compile'd, 1, 4 and 16 images per call, channels-last; then `make tables` puts it into the README.
+# torch.compile'd, 1, 4 and 16 images per call, channels-last; then `make tables` puts it into experiment_1/PERFORMANCE.md.
 BENCH_GPU_JSON ?= experiment_1/results_bench/bench_gpu.json
 bench-gpu: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.bench_engines --device cuda --resolution 224 --images 1 4 16 --dtypes float32 tf32 bfloat16 \
@@ -51,7 +51,7 @@ bench-gpu: $(BIN)/.installed
 
 # The first run on a CUDA machine (under 8 minutes on one H100): correctness on CUDA against a CPU float64 pass,
 # throughput rows (ResNet-18/34/50, Lite0, Lite1 at 224 px), a 64-image pass and a one-process torchrun (NCCL);
-# one JSON, then the README's benchmark table from it. Without CUDA: one line, exit status 2.
+# one JSON, then experiment_1/PERFORMANCE.md's benchmark table from it. Without CUDA: one line, exit status 2.
 GPU_CHECK_JSON ?= experiment_1/results_bench/gpu_check.json
 gpu-check: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.gpu_check --json $(GPU_CHECK_JSON)

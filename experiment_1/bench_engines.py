@@ -23,7 +23,7 @@ The allocator is tuned first, as in every evaluation step (:mod:`experiment_1.ru
 rates are the ones the runs get.
 
 Inputs:  none (random images).  Outputs: a table on stdout; ``--json`` also writes the rows, which
-         ``python -m paper.make_tables`` puts into the README's benchmark table.
+         ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's benchmark table.
 
     python -m experiment_1.bench_engines --images 1 --resolution 64 --json experiment_1/results_bench/bench_cpu.json
     make bench-gpu        # CUDA: float32 / tf32 / bfloat16, eager and compiled, batch sizes 1 4 16

@@ -10,7 +10,7 @@ is recorded with its one-line error and the next one runs):
   largest error relative to the image's largest |logit|, which must stay below ``--tolerance``;
 - ``throughput``: the engine benchmark's rows (``experiment_1.bench_engines``: tree over all 2^L masks,
   naive over ``--naive-masks`` masks) for ResNet-18/34/50, Lite0 and Lite1 at 224 px, float32, eager,
-  channels-last, random weights — the rows the README's benchmark table is made from;
+  channels-last, random weights — the rows experiment_1/PERFORMANCE.md's benchmark table is made from;
 - ``single_pass``: Experiment 1's evaluation step (one all-mask pass) over 64 images of the repository's
   sample shards, ResNet-18 (random weights), on CUDA;
 - ``torchrun_nccl``: the same step on 4 images under ``torchrun --standalone --nproc_per_node 1`` (the NCCL
@@ -23,7 +23,7 @@ Without a CUDA device it says so in one line and exits with status 2. Exit statu
 
 Inputs:  none (random weights and images; imagenet-1k/sample-1750 for the passes).
 Outputs: ``--json`` (default experiment_1/results_bench/gpu_check.json): every check's outcome, plus the
-         throughput rows, which ``python -m paper.make_tables`` puts into the README's benchmark table.
+         throughput rows, which ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's benchmark table.
 
     python -m experiment_1.gpu_check && python -m paper.make_tables     # = make gpu-check
     python -m experiment_1.gpu_check --checks correctness                # some checks only
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
         started = time.perf_counter()
         try:
             passed, details = entry.run(args, device)
-            if "rows" in details:  # benchmark rows: top level, where the README's table reads them
+            if "rows" in details:  # benchmark rows: top level, where PERFORMANCE.md's table reads them
                 document["rows"] = details.pop("rows")
             outcome = {"status": "passed" if passed else "failed", **details}
         except Exception as error:  # one check's failure must not hide the others'; recorded with its one line

@@ -10,7 +10,7 @@ The measurement runs on the CPU (live tensor bytes do not depend on the device);
 (bfloat16/float16 halve the activations, not the float32 logits).
 
 Inputs:  none (random weights, zero images).
-Outputs: a table on stdout; ``--json`` writes it (the README's GPU section quotes it).
+Outputs: a table on stdout; ``--json`` writes it (experiment_1/PERFORMANCE.md's GPU section quotes it).
 
     python -m experiment_1.gpu_memory_plan --json experiment_1/results_bench/gpu_memory_plan.json
 """

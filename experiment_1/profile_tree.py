@@ -9,7 +9,7 @@ block's ``pre`` (fixed blocks before it), ``shortcut`` and ``branch`` and the he
 time, and the share of batch-norm, convolution and linear operators.
 
 Inputs:  none (random weights unless ``--weights``; random images).
-Outputs: a table on stdout; ``--json`` writes it, and ``make_tables`` puts a summary into the README.
+Outputs: a table on stdout; ``--json`` writes it, and ``make_tables`` puts a summary into experiment_1/PERFORMANCE.md.
 
     python -m experiment_1.profile_tree --arch efficientnet_lite0 --json experiment_1/results_profile/profile_cpu_efficientnet_lite0.json
 """

@@ -15,7 +15,7 @@ One generator, two renderers: every section function below returns the table mod
 :mod:`paper.render_latex` into the paper's generated tables.
 
 Inputs:  the committed runs' summaries (paper/committed_runs.txt; a demo or scratch run is never read).  Outputs: tables.md, the generated blocks of
-         README.md (the headline table) and experiment_1/README.md (benchmark, wall time, profile; between their
+         README.md (the headline table) and experiment_1/PERFORMANCE.md (benchmark, wall time, profile; between their
          ``<!-- generated:…`` markers), and
          paper/generated/ (table_<section>.tex, macros.tex, verdicts.tex, figures.tex) for ``make paper``.
 
@@ -465,9 +465,9 @@ def paper_inputs(root: Path) -> dict[str, str]:
 
 README_BLOCKS: dict[str, dict[str, Callable[[Path], list[Block]]]] = {
     "README.md": {"headline": headline_table},
-    "experiment_1/README.md": {"benchmark": benchmark_table, "wall-time": wall_time_table, "profile": profile_table},
+    "experiment_1/PERFORMANCE.md": {"benchmark": benchmark_table, "wall-time": wall_time_table, "profile": profile_table},
 }
-"""README (relative to the root) → its generated blocks."""
+"""Markdown page (relative to the root) → its generated blocks."""
 
 
 def refresh_readme_blocks(readme: Path, root: Path, blocks: dict[str, Callable[[Path], list[Block]]]) -> list[str]:

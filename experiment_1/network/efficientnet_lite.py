@@ -160,7 +160,7 @@ def rewrite_for_speed(network: nn.Module) -> None:
       ``ZeroPad2d`` into the convolution's own ``padding``: the same products and sums without
       first copying the activations into a zero-filled, padded buffer.
 
-    Together they save about 15 % of an EfficientNet-Lite1 head pass on CPU (the README's benchmark);
+    Together they save about 15 % of an EfficientNet-Lite1 head pass on CPU (experiment_1/PERFORMANCE.md's benchmark);
     ``tests/experiment_1/network/test_efficientnet.py`` checks the rewritten network against the package's own, unrewritten
     forward bit for bit.
     """

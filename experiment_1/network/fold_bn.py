@@ -3,7 +3,7 @@
 ``BN(conv(x)) = conv'(x)`` with ``w' = w · γ/σ`` and ``b' = (b − μ) · γ/σ + β``, ``σ = sqrt(var + ε)``:
 the same function up to float32 round-off, one pass over the activations fewer per convolution.
 It pays where batch-norm is a sizeable share of a tree pass (EfficientNet-Lite0 on CPU; see the
-README's profile table). Pairs are found in every ``nn.Sequential`` (a ``Conv2d`` followed by a
+PERFORMANCE.md's profile table). Pairs are found in every ``nn.Sequential`` (a ``Conv2d`` followed by a
 ``BatchNorm2d``) and in modules with EfficientNet's MBConv attribute pairs; each folded BN is
 replaced by ``nn.Identity`` wherever it is referenced (the gated stack shares the original modules).
 """

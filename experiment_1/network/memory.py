@@ -15,7 +15,7 @@ engine (:func:`experiment_1.network.engines.evaluate_masks_tree`) holds for a ba
   throughout.
 
 :func:`peak_estimate` adds the per-batch reductions of a step (a multiple of the logits' bytes, measured
-the same way) for the out-of-memory message and the README's GPU table.
+the same way) for the out-of-memory message and experiment_1/PERFORMANCE.md's GPU table.
 """
 from __future__ import annotations
 

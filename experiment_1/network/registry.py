@@ -8,7 +8,7 @@ gated stack. Built-in architectures are registered through the same API (:func:`
 
 Memory format: :func:`build_gated_stack` converts the model to channels-last by default
 (:data:`~experiment_1.network.residual_stack.MEMORY_FORMATS`), on CPU as on CUDA — measured faster on both
-for every registered architecture (experiment_1/README.md, *Engines and performance*); the engines convert their
+for every registered architecture (experiment_1/PERFORMANCE.md, *Engines and performance*); the engines convert their
 input to ``model.memory_format``. ``memory_format="contiguous"`` keeps the layout of the unconverted network.
 """
 from __future__ import annotations

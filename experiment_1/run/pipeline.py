@@ -411,7 +411,7 @@ def out_of_memory_error(setup: EvaluationSetup, cause: str) -> PipelineError:
         pass
     return PipelineError(
         f"out of memory with --batch-size {args.batch_size} --mask-chunk {args.mask_chunk} ({cause}){estimate}; "
-        f"reduce --batch-size, or --mask-chunk (try {max(1, args.mask_chunk // 4)}); README, GPU"
+        f"reduce --batch-size, or --mask-chunk (try {max(1, args.mask_chunk // 4)}); experiment_1/PERFORMANCE.md, GPU"
     )
 
 

@@ -22,11 +22,11 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     (root / "experiment_1" / "results_bench").mkdir(parents=True)
     (root / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps(bench))
 
-    (root / "experiment_1" / "README.md").write_text("intro\n<!-- generated:benchmark (regenerated) -->\nstale row\n<!-- /generated:benchmark -->\nafter\n"
+    (root / "experiment_1" / "PERFORMANCE.md").write_text("intro\n<!-- generated:benchmark (regenerated) -->\nstale row\n<!-- /generated:benchmark -->\nafter\n"
                                                      "<!-- generated:wall-time -->\n<!-- /generated:wall-time -->\n")
     (root / "README.md").write_text("<!-- generated:headline -->\nstale\n<!-- /generated:headline -->\n")
     tables_main(["--root", str(root)])
-    readme = (root / "experiment_1" / "README.md").read_text()
+    readme = (root / "experiment_1" / "PERFORMANCE.md").read_text()
     assert "stale row" not in readme and "| 11.1× | 8.6× |" in readme and "<!-- /generated:benchmark -->\nafter\n" in readme
     assert "| `experiment_1/results_tiny` | cpu | tree | 3 |" in readme
     headline = (root / "README.md").read_text()  # the committed Lite0 runs are absent from this root: "not run", never a stale number

@@ -26,7 +26,7 @@ from experiment_1.files import read_json
 from experiment_1.network.registry import load_factory
 
 REPO = Path(__file__).resolve().parents[2]
-READMES = ["README.md", *(f"experiment_{n}/README.md" for n in range(1, 6)), "imagenet-1k/README.md", "paper/README.md"]
+READMES = ["README.md", *(f"experiment_{n}/README.md" for n in range(1, 6)), "experiment_1/PERFORMANCE.md", "imagenet-1k/README.md", "paper/README.md"]
 INPUT_FLAGS = ("--sample-index", "--data-dir", "--summary", "--compare-summary", "--signatures", "--per-image", "--analysis", "--native", "--smooth")
 SET_UP = ("source", "pip", "sudo", "git", "cd", "export", "conda", "time")  # commands of the set-up, not of this project
 
