@@ -15,19 +15,18 @@ network's arithmetic (float32 by default; variance ``ulp²/12``). With independe
 coefficient of order k (a signed sum of ``2^k`` values) gets ``2^k`` times that variance, so
 ``floor_k = C(L,k) · 2^k · roundoff_variance`` is a lower bound on the noise energy of ``E_k``.
 The forward pass accumulates more round-off than the final rounding, so an order counts as
-*resolved* only where ``Ē_k ≥ FLOOR_MARGIN · floor_k`` at every fitted λ; slopes of unresolved
+*resolved* only where ``Ē_k ≥ FLOOR_MARGIN · floor_k`` (:mod:`experiment_2.spectrum.verdicts`, which holds the floor) at every fitted λ; slopes of unresolved
 orders may measure round-off noise rather than the network.
 """
 from __future__ import annotations
 
-from math import comb
 from typing import Any
 
 import numpy as np
 
 from experiment_1.report import NUM_RESAMPLES
+from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
 
-FLOOR_MARGIN = 1000.0
 DEFAULT_SLOPE_TOLERANCE = 0.25
 
 
@@ -67,12 +66,6 @@ def fit_power_law(lambdas: np.ndarray, energies: np.ndarray, seed: int = 0, num_
         tail = (1 - confidence) / 2
         low, high = np.nanquantile(slopes, [tail, 1 - tail], axis=0)
     return {"slope": slope.tolist(), "ci_low": np.asarray(low).tolist(), "ci_high": np.asarray(high).tolist(), "n": count}
-
-
-def roundoff_floor(roundoff_variance: np.ndarray, num_blocks: int) -> np.ndarray:
-    """Mean over images of ``C(L,k)·2^k·roundoff_variance`` for ``k = 0 … L``: ``(N,)`` → ``(L+1,)``."""
-    factors = np.array([comb(num_blocks, order) * 2.0**order for order in range(num_blocks + 1)])
-    return float(np.mean(roundoff_variance)) * factors
 
 
 def power_law_summary(

@@ -15,7 +15,8 @@ from experiment_1.report import exact_proportion_ci
 from experiment_1.mobius import PROJECTIONS
 from experiment_2.spectrum.summary import spectrum_summary
 from experiment_2.limit.laws import LIMIT_POINTS, limit_summary
-from experiment_2.scaling import FLOOR_MARGIN, power_law_summary, roundoff_floor
+from experiment_2.scaling import power_law_summary
+from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
 from experiment_1.mobius import binomial_null
 from experiment_2.lambda_sweep.verdicts import kappa_changes, verdicts
 

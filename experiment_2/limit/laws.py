@@ -39,7 +39,8 @@ from torch import nn
 from experiment_1.network import ResidualStack
 from experiment_1.report import bootstrap_mean_ci_rows
 from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, NOT_CONVERGED, POST_HOC, UNRESOLVED, verdict
-from experiment_2.scaling import FLOOR_MARGIN, fit_power_law, roundoff_floor
+from experiment_2.scaling import fit_power_law
+from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
 
 LIMIT_POINTS = 3
 NO_POST_ACTIVATION = "Identity"

@@ -1,7 +1,7 @@
 """Experiment 2's verdicts (the :mod:`experiment_1.report.verdicts` schema), decided from the summary's numbers.
 
 First the floor check, per projection: an order k ≥ 1 is *resolved* when its mean energy is at least
-``FLOOR_MARGIN`` (1000) × its round-off floor C(L,k)·2^k·(variance of rounding the logits to the network's
+:data:`FLOOR_MARGIN` (1000) × its round-off floor C(L,k)·2^k·(variance of rounding the logits to the network's
 arithmetic) (:func:`floor_check`). A projection with an unresolved order is noise there: every verdict on
 its spectrum is ``unresolved`` — never a null, never a finding. Then, per resolved projection:
 
@@ -24,6 +24,7 @@ is, cannot tell when the null is a constant function, else holds when the two κ
 """
 from __future__ import annotations
 
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,8 @@ from experiment_1.errors import PipelineError
 from experiment_1.report import bootstrap_mean_ci
 from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED, effect_from_stat, verdict
 from experiment_1.mobius import PROJECTIONS
-from experiment_2.scaling import FLOOR_MARGIN, roundoff_floor
 
+FLOOR_MARGIN = 1000.0  # an order is resolved when its mean energy is at least this multiple of its round-off floor
 INPUT_SPREAD = 1e-4  # relative spread of the trunk energy over images below which h(full) does not depend on the image
 RULES = {
     "resolved": f"holds when every order k ≥ 1 has mean energy ≥ {FLOOR_MARGIN:g}× its round-off floor C(L,k)·2^k·(rounding variance); else unresolved",
@@ -49,6 +50,12 @@ RULES = {
              "of its input; else holds when the 95 % CIs of κ^v are disjoint, cannot tell when they overlap"),
 }
 UNRESOLVED_NOTE = "orders within the round-off floor are noise: no null and no finding is drawn from them"
+
+
+def roundoff_floor(roundoff_variance: np.ndarray, num_blocks: int) -> np.ndarray:
+    """Mean over images of ``C(L,k)·2^k·roundoff_variance`` for ``k = 0 … L``: ``(N,)`` → ``(L+1,)``."""
+    factors = np.array([comb(num_blocks, order) * 2.0**order for order in range(num_blocks + 1)])
+    return float(np.mean(roundoff_variance)) * factors
 
 
 def floor_check(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int) -> dict[str, Any]:
