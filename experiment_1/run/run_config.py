@@ -49,7 +49,7 @@ class RunConfig(Mapping):
 
     @classmethod
     def from_flags(cls, args: argparse.Namespace) -> RunConfig:
-        """The shared flags of :func:`experiment_1.run.pipeline.add_evaluation_arguments`, content still empty."""
+        """The shared flags of :func:`experiment_1.run.setup.add_evaluation_arguments`, content still empty."""
         values = {item.name: getattr(args, item.name, None) for item in fields(cls) if item.name != "content_json"}
         return cls(**values)
 
