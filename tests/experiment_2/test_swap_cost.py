@@ -10,6 +10,7 @@ from scipy.stats import bootstrap
 import torch
 from conftest import jpeg_bytes, write_shard
 
+import experiment_1.run.loop as run_loop
 import experiment_1.run.setup as run_setup
 from experiment_1.data.shards import list_items
 from experiment_1.errors import PipelineError
@@ -85,7 +86,7 @@ def test_swap_cost_matches_a_brute_force_count(small_input: int, tmp_path: Path,
     assert f"{summary['counts']['correct_smooth']} / {NUM_IMAGES}" in report and "swap_cost.json" in report
 
     # a rerun resumes from the partial store: nothing is evaluated again, the same JSON
-    monkeypatch.setattr(run_setup, "evaluate_masks_naive", lambda *args, **kwargs: pytest.fail("a finished batch was evaluated again"))
+    monkeypatch.setattr(run_loop, "evaluate_masks_naive", lambda *args, **kwargs: pytest.fail("a finished batch was evaluated again"))
     step_6_swap_cost.main(argv)
     assert read_json(output_dir / "swap_cost.json") == summary
     assert "results_3c_resnet18_swap_cost" in render_markdown(make_tables.swap_cost_table(tmp_path))
