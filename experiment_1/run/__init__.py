@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "valid_images": "loop",
     "write_results": "loop",
     "write_timing": "loop",
+    "RunConfig": "run_config",
     "check_lambdas": "run_checks",
     "unique_passes": "timing_log",
 }

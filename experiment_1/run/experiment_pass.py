@@ -42,9 +42,8 @@ class ExperimentPass:
 
 
 def experiment_setup(setup: EvaluationSetup, output_dir: Path) -> EvaluationSetup:
-    """``setup`` (model and data shared) with its own output folder."""
-    args = argparse.Namespace(**{**vars(setup.args), "output_dir": Path(output_dir)})
-    return replace(setup, args=args, config=setup.config.for_output(output_dir))
+    """``setup`` (model, data and the parsed flags shared) with its own output folder."""
+    return replace(setup, config=setup.config.for_output(output_dir))
 
 
 def run_passes(args: argparse.Namespace, passes: list[tuple[ExperimentPass, Path]]) -> None:

@@ -161,21 +161,21 @@ def run_stages(
 def out_of_memory_error(setup: EvaluationSetup, cause: str) -> PipelineError:
     """One line for an out-of-memory batch: the flags, the allocator's line and the estimated peak
     (:func:`experiment_1.network.memory.peak_estimate`, measured on two images), with a batch size that fits."""
-    args = setup.args
+    flags = setup.config
     estimate = ""
     try:
         profile = stack_profile(setup.model)
-        peak = peak_estimate(profile, args.batch_size, args.mask_chunk, REDUCTION_LOGIT_MULTIPLE)
+        peak = peak_estimate(profile, flags.batch_size, flags.mask_chunk, REDUCTION_LOGIT_MULTIPLE)
         estimate = f"; estimated peak {peak / 2**30:.1f} GiB for these flags"
         if setup.device.type == "cuda":
             total = torch.cuda.get_device_properties(setup.device).total_memory
-            fitting = max((size for size in range(1, args.batch_size) if peak_estimate(profile, size, args.mask_chunk, REDUCTION_LOGIT_MULTIPLE) <= 0.9 * total), default=None)
+            fitting = max((size for size in range(1, flags.batch_size) if peak_estimate(profile, size, flags.mask_chunk, REDUCTION_LOGIT_MULTIPLE) <= 0.9 * total), default=None)
             estimate += f" on a {total / 2**30:.0f}-GiB device" + (f" (--batch-size {fitting} fits)" if fitting else "")
     except (RuntimeError, MemoryError):  # no memory left even for the two-image estimate
         pass
     return PipelineError(
-        f"out of memory with --batch-size {args.batch_size} --mask-chunk {args.mask_chunk} ({cause}){estimate}; "
-        f"reduce --batch-size, or --mask-chunk (try {max(1, args.mask_chunk // 4)}); README, GPU"
+        f"out of memory with --batch-size {flags.batch_size} --mask-chunk {flags.mask_chunk} ({cause}){estimate}; "
+        f"reduce --batch-size, or --mask-chunk (try {max(1, flags.mask_chunk // 4)}); README, GPU"
     )
 
 

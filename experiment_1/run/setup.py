@@ -113,7 +113,8 @@ class EvaluationSetup:
     """What a step needs to evaluate: the model, the images, and the configuration that made them.
 
     ``config`` (:class:`experiment_1.run.run_config.RunConfig`, frozen) holds the shared flags and the
-    run's content (its resume key); ``args`` the parsed flags, read only for a step's own options.
+    run's content (its resume key) and is the only channel of the shared flags; ``args`` the parsed flags,
+    read only for a step's own options.
     """
 
     model: ResidualStack
@@ -142,10 +143,11 @@ def memory_format_for(device: torch.device, dtype: torch.dtype) -> str:
     return "contiguous" if device.type == "cuda" and dtype == torch.float64 else "channels_last"
 
 
-def build_setup(args: argparse.Namespace) -> EvaluationSetup:
-    """Tune the allocator, seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags."""
+def build_setup(args: argparse.Namespace, config: RunConfig | None = None) -> EvaluationSetup:
+    """Tune the allocator, seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags;
+    ``config`` (default: :meth:`RunConfig.from_flags` of ``args``) when a step changes shared flags (``dataclasses.replace``)."""
     tune_allocator()  # before the first large tensor: glibc keeps activation buffers (experiment_1.run.allocator)
-    flags = RunConfig.from_flags(args)
+    flags = RunConfig.from_flags(args) if config is None else config
     seed_everything(flags.seed)
     device = distributed.start(resolve_device(flags.device))
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = flags.dtype == "tf32"
@@ -161,9 +163,9 @@ def build_setup(args: argparse.Namespace) -> EvaluationSetup:
         raise PipelineError(f"{flags.sample_index}: the sample list is empty")
     check_labels(samples, num_classes(model), flags.sample_index)
     check_logits_fit(flags.batch_size, model.num_blocks, num_classes(model), torch.float64 if flags.dtype == "float64" else torch.float32, device)  # before the cost estimate: no flag can make these logits fit
-    cost = distributed.on_main(lambda: run_cost.estimate(model, model.preprocess.crop, len(samples), flags.batch_size, flags.mask_chunk, flags.engine, distributed.world_size(), getattr(args, "masks_per_image", None)))
+    cost = distributed.on_main(lambda: run_cost.estimate(model, model.preprocess.crop, len(samples), flags.batch_size, flags.mask_chunk, flags.engine, distributed.world_size(), flags.masks_per_image))
     print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
-    run_cost.check(cost, getattr(args, "confirm_long_run", False))
+    run_cost.check(cost, flags.confirm_long_run)
     dataset = SampleDataset(data_dir, samples, model.preprocess)
     if flags.calibrate_batchnorm is not None:
         calibrate_on_samples(model, dataset, flags.calibrate_batchnorm, flags.skip_corrupt)
