@@ -24,16 +24,13 @@ from experiment_1.run.allocator import tune_allocator
 from experiment_1.run import cost as run_cost
 from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
 from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_user_factory, network_sha256
-from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.engines import ENGINES
-from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors, default_data_dir
+from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir
 from experiment_1.errors import PipelineError
-from experiment_1.network.fold_bn import fold_batchnorm
-from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
-from experiment_1.network.gating import check_evaluation_parity
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions, seed_everything
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
-from experiment_1.run.run_checks import check_beta, check_logits_fit, check_set_function
+from experiment_1.run.preflight import CALIBRATION_BATCH, preflight
+from experiment_1.run.run_checks import check_beta
 from experiment_1.run.run_config import RunConfig
 from experiment_1.network.residual_stack import ResidualStack
 from experiment_1.data.sample_list import load_sample_list
@@ -90,24 +87,6 @@ def resolve_device(name: str) -> torch.device:
     return device
 
 
-def num_classes(model: ResidualStack) -> int | None:
-    """``C``, the number of logits: as the network's own forward gave it when gated, else the output size of the head's last linear layer (``None`` without either)."""
-    if getattr(model, "num_classes", None) is not None:
-        return model.num_classes
-    linears = [module for module in model.head.modules() if isinstance(module, torch.nn.Linear)]
-    return linears[-1].out_features if linears else None
-
-
-def check_labels(samples: list[SampleRef], classes: int | None, sample_index: Path) -> None:
-    """Refuse a label outside ``[0, C)`` (``-1`` = unlabelled is allowed) before anything is evaluated; nothing to check when C is unknown."""
-    outside = [sample for sample in samples if classes is not None and sample.label >= classes]
-    if outside:
-        raise PipelineError(
-            f"{sample_index}: label {outside[0].label} of {outside[0].describe()} is outside [0, {classes}) for a model with {classes} classes "
-            f"({len(outside)} such image(s)); draw the list from ImageNet shards or folders (experiment_1.step_2_sample)"
-        )
-
-
 @dataclass
 class EvaluationSetup:
     """What a step needs to evaluate: the model, the images, and the configuration that made them.
@@ -144,39 +123,33 @@ def memory_format_for(device: torch.device, dtype: torch.dtype) -> str:
 
 
 def build_setup(args: argparse.Namespace, config: RunConfig | None = None) -> EvaluationSetup:
-    """Tune the allocator, seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags;
+    """Tune the allocator, seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags,
+    then every check and preparation before the first batch (:func:`experiment_1.run.preflight.preflight`);
     ``config`` (default: :meth:`RunConfig.from_flags` of ``args``) when a step changes shared flags (``dataclasses.replace``)."""
     tune_allocator()  # before the first large tensor: glibc keeps activation buffers (experiment_1.run.allocator)
     flags = RunConfig.from_flags(args) if config is None else config
     seed_everything(flags.seed)
     device = distributed.start(resolve_device(flags.device))
-    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = flags.dtype == "tf32"
-    memory_format = memory_format_for(device, DTYPES[flags.dtype])
-    model = distributed.alike(lambda: build_gated_stack(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype], memory_format=memory_format))
-    identity = network_sha256(flags.arch, model) if is_user_factory(flags.arch) else None  # as built, before any rewrite
-    if flags.smooth_activations is not None:
-        check_beta(flags.smooth_activations, DTYPES[flags.dtype])
-        smooth_activations(model, flags.smooth_activations)
-    data_dir = Path(flags.data_dir) if flags.data_dir else default_data_dir()
+    model, identity = build_model(flags, device)
     samples = load_sample_list(flags.sample_index, flags.limit)
     if not samples:
         raise PipelineError(f"{flags.sample_index}: the sample list is empty")
-    check_labels(samples, num_classes(model), flags.sample_index)
-    check_logits_fit(flags.batch_size, model.num_blocks, num_classes(model), torch.float64 if flags.dtype == "float64" else torch.float32, device)  # before the cost estimate: no flag can make these logits fit
-    cost = distributed.on_main(lambda: run_cost.estimate(model, model.preprocess.crop, len(samples), flags.batch_size, flags.mask_chunk, flags.engine, distributed.world_size(), flags.masks_per_image))
-    print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
-    run_cost.check(cost, flags.confirm_long_run)
-    dataset = SampleDataset(data_dir, samples, model.preprocess)
-    if flags.calibrate_batchnorm is not None:
-        calibrate_on_samples(model, dataset, flags.calibrate_batchnorm, flags.skip_corrupt)
-    if flags.fold_batchnorm:
-        fold_batchnorm(model)
-    check_set_function(model)  # deterministic and batch-independent, as evaluated (before compiling)
-    if flags.compile:
-        compile_stack(model)
-    if flags.smooth_activations is None and flags.calibrate_batchnorm is None:  # those change the network: no reference to hold it to
-        check_evaluation_parity(model, flags.dtype)
+    dataset = SampleDataset(Path(flags.data_dir) if flags.data_dir else default_data_dir(), samples, model.preprocess)
+    preflight(model, dataset, flags, device)
     return EvaluationSetup(model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity)))
+
+
+def build_model(flags: RunConfig, device: torch.device) -> tuple[ResidualStack, str | None]:
+    """The gated stack of ``flags`` on ``device`` (its dtype and memory format; the activations swapped with
+    ``--smooth-activations``), and the network's identity for a user's factory (as built, before any rewrite)."""
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = flags.dtype == "tf32"
+    memory_format = memory_format_for(device, DTYPES[flags.dtype])
+    model = distributed.alike(lambda: build_gated_stack(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype], memory_format=memory_format))
+    identity = network_sha256(flags.arch, model) if is_user_factory(flags.arch) else None
+    if flags.smooth_activations is not None:
+        check_beta(flags.smooth_activations, DTYPES[flags.dtype])
+        smooth_activations(model, flags.smooth_activations)
+    return model, identity
 
 
 def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device: torch.device, network_identity: str | None = None) -> dict[str, Any]:
@@ -211,27 +184,6 @@ def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device:
         content["batchnorm_calibration"] = {"images": min(flags.calibrate_batchnorm, num_images), "batch": CALIBRATION_BATCH,
                                             "source": "the first images of the sample list"}
     return content
-
-
-CALIBRATION_BATCH = 64  # images per calibration batch: one batch for the 50-image null, so its statistics are the sample's own
-
-
-def calibrate_on_samples(model: ResidualStack, dataset: SampleDataset, count: int, skip_corrupt: bool) -> int:
-    """:func:`~experiment_1.network.batchnorm_calibration.calibrate_batchnorm` on the first ``count`` images of ``dataset``
-    (in batches of :data:`CALIBRATION_BATCH`, on the model's device, dtype and memory format); undecodable images stop
-    the run unless ``skip_corrupt`` (then they are left out)."""
-    parameter = next(model.parameters())
-    positions = list(range(min(count, len(dataset))))
-
-    def batches():
-        for start in range(0, len(positions), CALIBRATION_BATCH):
-            items = [dataset[position] for position in positions[start:start + CALIBRATION_BATCH]]
-            valid = check_batch_errors([item["error"] for item in items], skip_corrupt, [item["fatal"] for item in items])
-            images = torch.stack([item["image"] for item, keep in zip(items, valid) if keep])
-            if len(images):
-                yield images.to(device=parameter.device, dtype=parameter.dtype, memory_format=model.memory_format)
-
-    return calibrate_batchnorm(model, batches())
 
 
 def run_id(setup: EvaluationSetup) -> str:
