@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
@@ -27,7 +29,7 @@ from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_u
 from experiment_1.network.engines import ENGINES
 from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir
 from experiment_1.errors import PipelineError
-from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions, seed_everything
+from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
 from experiment_1.run.preflight import CALIBRATION_BATCH, preflight
 from experiment_1.run.run_checks import check_beta
@@ -150,6 +152,16 @@ def build_model(flags: RunConfig, device: torch.device) -> tuple[ResidualStack, 
         check_beta(flags.smooth_activations, DTYPES[flags.dtype])
         smooth_activations(model, flags.smooth_activations)
     return model, identity
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python, numpy and torch (CPU and CUDA); make cuDNN deterministic."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.cuda.manual_seed_all(seed)
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
 
 
 def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device: torch.device, network_identity: str | None = None) -> dict[str, Any]:
