@@ -48,7 +48,7 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.run.allocator import tune_allocator
-from experiment_1.run.pipeline import DTYPES, resolve_device
+from experiment_1.run.setup import DTYPES, resolve_device
 from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.weights import parse_weights
 

@@ -1,4 +1,4 @@
-"""Atomic writes, JSON and summary reading, provenance (versions, git commit) and seeding shared by every step.
+"""Atomic writes, JSON and summary reading, provenance (versions, git commit) shared by every step.
 
 Every read or write failure is a :class:`PipelineError` naming the file and the cause. Result files
 prove their run: a summary's ``config`` holds ``run_id`` (sha256 of the run's content key) and
@@ -14,7 +14,6 @@ import json
 import math
 import os
 import platform
-import random
 import subprocess
 import tempfile
 from pathlib import Path
@@ -291,13 +290,3 @@ def package_versions() -> dict[str, str]:
         "numpy": np.__version__,
         "pyarrow": pyarrow.__version__,
     }
-
-
-def seed_everything(seed: int) -> None:
-    """Seed Python, numpy and torch (CPU and CUDA); make cuDNN deterministic."""
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-    torch.cuda.manual_seed_all(seed)
-    torch.backends.cudnn.deterministic = True
-    torch.backends.cudnn.benchmark = False

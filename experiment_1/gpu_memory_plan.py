@@ -23,7 +23,8 @@ from typing import Any
 import torch
 
 from experiment_1.errors import run_cli
-from experiment_1.files import atomic_write_json, package_versions, seed_everything
+from experiment_1.files import atomic_write_json, package_versions
+from experiment_1.run.setup import seed_everything
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile, tree_activation_bound
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE

@@ -21,6 +21,7 @@ Outputs: <output-dir>/swap_cost.json (both top-1s and the difference with 95 % C
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from experiment_1.run import distributed
 from experiment_1.network import DEFAULT_BETA
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_json_if_exists
-from experiment_1.run import EvaluationSetup, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
+from experiment_1.run import EvaluationSetup, RunConfig, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
 from experiment_1.report import ReportDocument, format_percent, format_stat, markdown_table
 from experiment_2.limit.swap_cost import VARIANTS, swap_cost_summary
 
@@ -45,7 +46,8 @@ def top1_prediction(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, tor
 
 def evaluate_variant(args: argparse.Namespace, variant: str, beta: float | None) -> tuple[EvaluationSetup, dict[str, np.ndarray], dict[str, float]]:
     """One variant's full-mask predictions at λ = 1 (``beta`` None: the network's own activations)."""
-    setup = build_setup(argparse.Namespace(**{**vars(args), "smooth_activations": beta, "engine": "naive", "masks_per_image": 1}))  # one mask: the cost estimate's count
+    config = replace(RunConfig.from_flags(args), smooth_activations=beta, engine="naive", masks_per_image=1)  # one mask: the cost estimate's count
+    setup = build_setup(args, config)
     full_mask = 2**setup.model.num_blocks - 1
     arrays, timing = run_per_image(setup, f"{STEP}/{variant}", top1_prediction, description=f"{variant} activations, full mask", mask_indices=[full_mask])
     return setup, arrays, timing

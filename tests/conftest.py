@@ -65,10 +65,10 @@ def tiny_shards(tmp_path: Path) -> Path:
 
 def shrink_inputs(monkeypatch: pytest.MonkeyPatch) -> int:
     """Make every model built by the pipeline expect 64-px inputs (for fixtures of any scope)."""
-    import experiment_1.run.pipeline as pipeline
+    import experiment_1.run.setup as run_setup
     from launch_small import SMALL_INPUT, small_builder
 
-    monkeypatch.setattr(pipeline, "build_gated_stack", small_builder(pipeline.build_gated_stack))
+    monkeypatch.setattr(run_setup, "build_gated_stack", small_builder(run_setup.build_gated_stack))
     return SMALL_INPUT
 
 

@@ -46,11 +46,12 @@ def dying_evaluator(evaluate: Callable[..., Any], rank: int, batch: int) -> Call
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    import experiment_1.run.pipeline as pipeline
+    import experiment_1.run.loop as run_loop
+    import experiment_1.run.setup as run_setup
 
-    pipeline.build_gated_stack = small_builder(pipeline.build_gated_stack)
+    run_setup.build_gated_stack = small_builder(run_setup.build_gated_stack)
     if "MOE_TEST_DIE_AT" in os.environ:
         rank, batch = (int(value) for value in os.environ["MOE_TEST_DIE_AT"].split(":"))
-        pipeline.evaluate_all_masks = dying_evaluator(pipeline.evaluate_all_masks, rank, batch)
+        run_loop.evaluate_all_masks = dying_evaluator(run_loop.evaluate_all_masks, rank, batch)
     module, sys.argv = sys.argv[1], sys.argv[1:]
     runpy.run_module(module, run_name="__main__", alter_sys=True)

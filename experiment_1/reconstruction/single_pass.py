@@ -5,7 +5,8 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.run.pipeline import BatchFunction, EvaluationSetup, provenance, write_results
+from experiment_1.run.loop import BatchFunction, write_results
+from experiment_1.run.setup import EvaluationSetup, provenance
 from experiment_1.reconstruction.metrics import reconstruction_metrics
 from experiment_1.reconstruction.summary import summarize
 from experiment_1.run.experiment_pass import ExperimentPass

@@ -132,12 +132,21 @@ def estimate(
 
 
 def check(cost: CostEstimate, confirmed: bool) -> None:
-    """Refuse an exhaustive (all-mask) pass beyond the limits unless ``confirmed`` (``--confirm-long-run``)."""
-    if confirmed:
-        return
-    if cost.num_blocks > MAX_BLOCKS and cost.masks_per_image == 2**cost.num_blocks:
+    """Refuse an exhaustive (all-mask) pass beyond the limits unless ``confirmed`` (``--confirm-long-run``):
+    :func:`check_blocks`, then :func:`check_hours` (:func:`experiment_1.run.preflight.preflight` runs the memory check between them)."""
+    check_blocks(cost, confirmed)
+    check_hours(cost, confirmed)
+
+
+def check_blocks(cost: CostEstimate, confirmed: bool) -> None:
+    """Refuse an exhaustive pass over more than :data:`MAX_BLOCKS` gated blocks unless ``confirmed``."""
+    if not confirmed and cost.num_blocks > MAX_BLOCKS and cost.masks_per_image == 2**cost.num_blocks:
         raise PipelineError(f"L = {cost.num_blocks} gated blocks means 2^{cost.num_blocks} masks per image, beyond the limit of L = {MAX_BLOCKS} "
                             f"for an exhaustive run ({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway")
-    if cost.seconds > MAX_HOURS * 3600:
+
+
+def check_hours(cost: CostEstimate, confirmed: bool) -> None:
+    """Refuse a pass estimated above :data:`MAX_HOURS` hours unless ``confirmed``."""
+    if not confirmed and cost.seconds > MAX_HOURS * 3600:
         raise PipelineError(f"this pass is estimated at {cost.seconds / 3600:.1f} h, beyond the limit of {MAX_HOURS:g} h "
                             f"({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway, or use fewer images (--limit)")

@@ -2,7 +2,7 @@
 
 Under ``torchrun`` (``RANK``, ``WORLD_SIZE`` and ``LOCAL_RANK`` in the environment), :func:`start`
 joins the process group — nccl when this rank runs on ``cuda:LOCAL_RANK``, gloo on CPU — and
-silences ``stdout`` on every rank but 0. The batch loop (:func:`experiment_1.run.pipeline.run_per_image`)
+silences ``stdout`` on every rank but 0. The batch loop (:func:`experiment_1.run.loop.run_per_image`)
 then lets rank 0 check the stored run configuration and list the pending batches
 (:func:`on_main`), evaluates this rank's :func:`share` of them into the per-batch partial store,
 waits for every rank (:meth:`JobProgress.close`, a barrier) and merges the store in sample-list

@@ -3,7 +3,7 @@
 Every evaluation step (Experiments 1–5) is an :class:`ExperimentPass` — its partial-store stage,
 its extra flags, the checks and configuration it adds (its resume key), its per-batch reduction and
 the results it writes. :func:`run_passes` builds the model and data once and runs any number of
-passes over one all-mask evaluation per batch (:func:`experiment_1.run.pipeline.run_stages`): each pass
+passes over one all-mask evaluation per batch (:func:`experiment_1.run.loop.run_stages`): each pass
 keeps its own output folder, partial store and run key, and writes exactly what its own step writes,
 so a step run alone on that folder afterwards resumes from the store and evaluates nothing.
 A step is :func:`run_step` with its one pass; ``python -m paper.single_pass`` runs several.
@@ -18,7 +18,8 @@ from typing import Any, Callable
 import numpy as np
 
 from experiment_1.errors import PipelineError
-from experiment_1.run.pipeline import BatchFunction, EvaluationSetup, Stage, add_evaluation_arguments, build_setup, run_stages
+from experiment_1.run.loop import BatchFunction, Stage, run_stages
+from experiment_1.run.setup import EvaluationSetup, add_evaluation_arguments, build_setup
 
 
 @dataclass(frozen=True)
@@ -41,9 +42,8 @@ class ExperimentPass:
 
 
 def experiment_setup(setup: EvaluationSetup, output_dir: Path) -> EvaluationSetup:
-    """``setup`` (model and data shared) with its own output folder."""
-    args = argparse.Namespace(**{**vars(setup.args), "output_dir": Path(output_dir)})
-    return replace(setup, args=args, config=setup.config.for_output(output_dir))
+    """``setup`` (model, data and the parsed flags shared) with its own output folder."""
+    return replace(setup, config=setup.config.for_output(output_dir))
 
 
 def run_passes(args: argparse.Namespace, passes: list[tuple[ExperimentPass, Path]]) -> None:

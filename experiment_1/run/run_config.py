@@ -1,7 +1,7 @@
 """The run configuration: built once from the flags and the built model, immutable afterwards.
 
 A :class:`RunConfig` holds the shared evaluation flags as typed attributes (``config.seed``,
-``config.batch_size`` …) and the run's *content* — what the numbers depend on — as a frozen JSON
+``config.batch_size`` …; the only channel through which they reach the set-up and the loop) and the run's *content* — what the numbers depend on — as a frozen JSON
 document: the partial store's resume key is made from it and every summary's ``config`` copies it.
 An experiment adds its own options (its K grid, thresholds …) with :meth:`RunConfig.with_options`,
 which returns a new configuration and never overwrites a name already there; nothing edits a
@@ -44,14 +44,19 @@ class RunConfig(Mapping):
     mobius_dtype: str
     limit: int | None
     skip_corrupt: bool
-    output_dir: Path | None
+    output_dir: Path | None = None  # a step without --output-dir (an analysis of several runs)
+    masks_per_image: int | None = None  # a pass of that many masks per image (e.g. the full mask alone), for the cost estimate; None: all 2^L
+    confirm_long_run: bool = False  # --confirm-long-run: a pass beyond the cost limits runs anyway
     content_json: str = field(default="{}", repr=False)
 
     @classmethod
     def from_flags(cls, args: argparse.Namespace) -> RunConfig:
-        """The shared flags of :func:`experiment_1.run.pipeline.add_evaluation_arguments`, content still empty."""
-        values = {item.name: getattr(args, item.name, None) for item in fields(cls) if item.name != "content_json"}
-        return cls(**values)
+        """The shared flags of :func:`experiment_1.run.setup.add_evaluation_arguments`, content still empty.
+
+        Only the fields declared here are read; a field whose flag the step's parser does not declare keeps its
+        default (``output_dir``; ``masks_per_image``, which no flag sets: a step changes it with ``dataclasses.replace``)."""
+        given = vars(args)
+        return cls(**{item.name: given[item.name] for item in fields(cls) if item.name != "content_json" and item.name in given})
 
     def with_content(self, content: Mapping[str, Any]) -> RunConfig:
         """This configuration with its content set (once: :func:`build_setup` does it after building the model)."""

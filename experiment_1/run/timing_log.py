@@ -1,7 +1,7 @@
 """Wall time of a run across all its processes: each pass's record, kept beside its partial batches.
 
 An interrupted-and-resumed run is evaluated by several processes. Each all-mask pass (one call of
-:func:`experiment_1.run.pipeline.run_stages`, on each rank under ``torchrun``) rewrites one small
+:func:`experiment_1.run.loop.run_stages`, on each rank under ``torchrun``) rewrites one small
 record after every finished batch — ``<store>/processes/<pass>-r<rank>.json`` with the host, rank,
 start time, wall seconds and images evaluated so far — into the partial store of every stage it
 feeds, so a killed process's time is kept up to its last batch. :func:`accumulated` sums a folder's

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-import experiment_1.run.pipeline as pipeline
+import experiment_1.run.setup as run_setup
 import experiment_2.spectrum.evaluation as evaluation
 import experiment_2.step_1_evaluate as step_1_evaluate
 from experiment_1.network.engines import evaluate_all_masks
@@ -47,7 +47,7 @@ def test_spectrum_step_and_report(tiny_shards: Path, small_input: int, tmp_path:
     assert "wall_seconds" not in json.dumps(summary) and read_json(trained_dir / "timing.json")["images_evaluated"] == 3
 
     # The per-image energies are those of the Möbius transform of all-mask logits computed here independently.
-    model = pipeline.build_gated_stack("resnet18", "random", device="cpu", seed=0)
+    model = run_setup.build_gated_stack("resnet18", "random", device="cpu", seed=0)
     dataset = SampleDataset(tiny_shards, load_sample_list(sample_index, 3), model.preprocess)
     images = torch.stack([dataset[index]["image"] for index in range(3)])
     # The step ran the tree engine on batches of 2, this the naive engine on a batch of 3: equal to

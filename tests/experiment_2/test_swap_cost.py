@@ -10,7 +10,8 @@ from scipy.stats import bootstrap
 import torch
 from conftest import jpeg_bytes, write_shard
 
-import experiment_1.run.pipeline as pipeline
+import experiment_1.run.loop as run_loop
+import experiment_1.run.setup as run_setup
 from experiment_1.data.shards import list_items
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
@@ -38,10 +39,10 @@ def flags(data_dir: Path, sample_index: Path, output_dir: Path) -> list[str]:
 def brute_force_predictions(argv: list[str], beta: float | None) -> np.ndarray:
     """Each image on its own through the model's plain forward (every gate on, λ = 1), argmax."""
     parser = argparse.ArgumentParser()
-    pipeline.add_evaluation_arguments(parser, "unused")
+    run_setup.add_evaluation_arguments(parser, "unused")
     args = parser.parse_args(argv)
     args.smooth_activations = beta
-    setup = pipeline.build_setup(args)
+    setup = run_setup.build_setup(args)
     with torch.no_grad():
         return np.array([int(setup.model(setup.dataset[index]["image"][None]).argmax()) for index in range(len(setup.samples))])
 
@@ -85,7 +86,7 @@ def test_swap_cost_matches_a_brute_force_count(small_input: int, tmp_path: Path,
     assert f"{summary['counts']['correct_smooth']} / {NUM_IMAGES}" in report and "swap_cost.json" in report
 
     # a rerun resumes from the partial store: nothing is evaluated again, the same JSON
-    monkeypatch.setattr(pipeline, "evaluate_masks_naive", lambda *args, **kwargs: pytest.fail("a finished batch was evaluated again"))
+    monkeypatch.setattr(run_loop, "evaluate_masks_naive", lambda *args, **kwargs: pytest.fail("a finished batch was evaluated again"))
     step_6_swap_cost.main(argv)
     assert read_json(output_dir / "swap_cost.json") == summary
     assert "results_3c_resnet18_swap_cost" in render_markdown(make_tables.swap_cost_table(tmp_path))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-import experiment_1.run.pipeline as pipeline
+import experiment_1.run.setup as run_setup
 import experiment_3.evaluation as evaluation
 import experiment_3.step_1_evaluate as step_1_evaluate
 from experiment_1.network.engines import evaluate_all_masks
@@ -71,7 +71,7 @@ def test_topk_step_matches_brute_force_and_reports(tiny_shards: Path, small_inpu
     assert max(value.nbytes for value in arrays.values()) < 2 * 256 * 8  # compact: nothing of size (N, 2^L, C)
 
     # The curves against explicit subset sums of logits computed here independently (same engine and batch shape).
-    model = pipeline.build_gated_stack("resnet18", "random", device="cpu", seed=0)
+    model = run_setup.build_gated_stack("resnet18", "random", device="cpu", seed=0)
     dataset = SampleDataset(tiny_shards, load_sample_list(sample_index, 2), model.preprocess)
     logits = evaluate_all_masks(model, torch.stack([dataset[index]["image"] for index in range(2)]), mask_chunk=256)
     coefficients = mobius_transform(logits, dim=1, dtype=torch.float64).numpy()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-import experiment_1.run.pipeline as pipeline
+import experiment_1.run.setup as run_setup
 from experiment_1.network.engines import evaluate_all_masks
 from experiment_1.data.shards import SampleDataset, list_items
 from experiment_1.errors import PipelineError
@@ -69,7 +69,7 @@ def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: 
     assert document["samples"] == [{"source": s.source, "row": s.row, "label": s.label} for s in samples]
 
     # Oracle: the same model, the same batches, coefficients by the butterfly; magnitudes per ranking from numpy.
-    model = pipeline.build_gated_stack("resnet18", "random", device="cpu", seed=0)
+    model = run_setup.build_gated_stack("resnet18", "random", device="cpu", seed=0)
     dataset = SampleDataset(tiny_shards, samples, model.preprocess)
     batches = [torch.stack([dataset[index]["image"] for index in range(start, start + 2)]) for start in range(0, 6, 2)]
     logits = torch.cat([evaluate_all_masks(model, images) for images in batches])

@@ -9,7 +9,7 @@ import pytest
 import torch
 from scipy import stats as scipy_stats
 
-import experiment_1.run.pipeline as pipeline
+import experiment_1.run.setup as run_setup
 import experiment_5.evaluation as evaluation
 import experiment_5.step_1_evaluate as step_1_evaluate
 from experiment_1.network.engines import evaluate_all_masks
@@ -140,7 +140,7 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     assert all(value.ndim == 1 or (value.ndim == 2 and value.shape[1] == 4) for value in arrays.values())
 
     # The first batch recomputed here with the same engine on the same batch shape: every array bit-equal.
-    model = pipeline.build_gated_stack("resnet18", "random", device="cpu", seed=0)
+    model = run_setup.build_gated_stack("resnet18", "random", device="cpu", seed=0)
     dataset = SampleDataset(tiny_shards, samples, model.preprocess)
     images = torch.stack([dataset[index]["image"] for index in range(BATCH)])
     labels = torch.tensor([s.label for s in samples[:BATCH]])

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-import experiment_1.run.pipeline as pipeline
+import experiment_1.run.loop as run_loop
 import experiment_3.evaluation as topk_evaluation
 from experiment_1 import step_3_evaluate as experiment_1_step
 from experiment_1.errors import PipelineError
@@ -66,8 +66,8 @@ class CountingEvaluator:
 
 @pytest.fixture
 def counting(monkeypatch: pytest.MonkeyPatch) -> CountingEvaluator:
-    evaluator = CountingEvaluator(pipeline.evaluate_all_masks)
-    monkeypatch.setattr(pipeline, "evaluate_all_masks", evaluator)
+    evaluator = CountingEvaluator(run_loop.evaluate_all_masks)
+    monkeypatch.setattr(run_loop, "evaluate_all_masks", evaluator)
     return evaluator
 
 

@@ -22,7 +22,7 @@ from experiment_1.data.sample_list import sample_list_json
 from experiment_1.data.shards import SampleRef
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
-from experiment_1.run import pipeline
+from experiment_1.run import setup as run_setup
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_1
 from experiment_2.step_2_plot import main as plot_2
@@ -131,7 +131,7 @@ def test_sample_step_flags_are_validated(run: Path, capsys: pytest.CaptureFixtur
 @pytest.mark.parametrize("device", ["mps", "xpu", "meta"])
 def test_devices_other_than_cpu_and_cuda_are_refused(device: str) -> None:
     with pytest.raises(PipelineError, match=f"--device {device}: only cpu and cuda"):
-        pipeline.resolve_device(device)
+        run_setup.resolve_device(device)
 
 
 SEEDED_STEPS = sorted(

@@ -115,10 +115,10 @@ def plant(root: Path, module: str, source: str) -> None:
     ("module", "source", "expected"),
     [
         ("experiment_4.signatures", "from experiment_3.topk import RANKINGS\n", "experiment_4.signatures (experiment_4) imports experiment_3.topk"),
-        ("experiment_1.network.gating", "from experiment_1.run.pipeline import build_setup\n", "(experiment_1.network) imports experiment_1.run.pipeline"),
+        ("experiment_1.network.gating", "from experiment_1.run.setup import build_setup\n", "(experiment_1.network) imports experiment_1.run.setup"),
         ("experiment_1.mobius.transform", "from experiment_1.errors import PipelineError\n", "(experiment_1.mobius) imports experiment_1.errors"),
         ("experiment_1.report.stats", "import torch\n", "experiment_1.report must not import torch"),
-        ("experiment_1.run.pipeline", "from paper import make_tables\n", "(experiment_1.run) imports paper"),
+        ("experiment_1.run.setup", "from paper import make_tables\n", "(experiment_1.run) imports paper"),
         ("experiment_2.spectrum.summary", "from experiment_5 import summary\n", "imports experiment_5.summary"),
         ("experiment_3.topk", "from experiment_1.mobius.sparsity import rank_subsets\n", "imports experiment_1.mobius.sparsity past its face"),
         ("paper.make_tables", "from experiment_1.report.markdown import format_stat\n", "past its face (import it from experiment_1.report)"),
@@ -133,6 +133,6 @@ def test_a_planted_import_against_the_plan_is_caught(tmp_path: Path, module: str
 
 def test_allowed_imports_pass(tmp_path: Path) -> None:
     plant(tmp_path, "experiment_3.topk", "from experiment_1.mobius import RANKINGS\nfrom experiment_3 import evaluation\n")
-    plant(tmp_path, "experiment_1.run.pipeline", "from experiment_1.network.engines import ENGINES\nfrom experiment_1.files import read_json\n")
+    plant(tmp_path, "experiment_1.run.setup", "from experiment_1.network.engines import ENGINES\nfrom experiment_1.files import read_json\n")
     plant(tmp_path, "paper.make_tables", "from experiment_4.formats import x\n")
     assert violations(tmp_path) == []

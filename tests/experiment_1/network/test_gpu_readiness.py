@@ -31,7 +31,7 @@ from experiment_1.network.residual_stack import GateableBlock, Preprocess, Resid
 from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
 from experiment_1.run import partial_store
 from experiment_1.run.distributed import device_id_argument
-from experiment_1.run.pipeline import memory_format_for
+from experiment_1.run.setup import memory_format_for
 from experiment_1.step_2_sample import main as sample_main
 from experiment_2.spectrum.evaluation import spectrum_metrics
 from experiment_3.topk import topk_metrics

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 import torch
 
-import experiment_1.run.pipeline as pipeline
+import experiment_1.run.loop as run_loop
+import experiment_1.run.setup as run_setup
 import experiment_1.step_3_evaluate as step_3
 from conftest import jpeg_bytes, write_shard
 from experiment_1.run import distributed
@@ -168,7 +169,7 @@ def torchrun(module: str, arguments: list[str], ranks: int = 2, **environment: s
 
 def single_process(main, arguments: list[str]) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pipeline, "build_gated_stack", small_builder(pipeline.build_gated_stack))
+        patch.setattr(run_setup, "build_gated_stack", small_builder(run_setup.build_gated_stack))
         main(arguments)
 
 
@@ -189,8 +190,8 @@ def test_a_crashed_rank_leaves_only_whole_batches_and_one_process_finishes_them(
     assert not (tmp_path / "summary.json").exists()
 
     evaluated = []
-    original = pipeline.evaluate_all_masks
-    monkeypatch.setattr(pipeline, "evaluate_all_masks", lambda model, images, **kwargs: evaluated.append(len(images)) or original(model, images, **kwargs))
+    original = run_loop.evaluate_all_masks
+    monkeypatch.setattr(run_loop, "evaluate_all_masks", lambda model, images, **kwargs: evaluated.append(len(images)) or original(model, images, **kwargs))
     single_process(step_3.main, flags(job, tmp_path))
     assert len(evaluated) == NUM_IMAGES - len(finished)  # only the missing batches ran
     assert (tmp_path / "summary.json").read_bytes() == (experiment_1_single / "summary.json").read_bytes()

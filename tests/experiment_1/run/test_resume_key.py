@@ -152,7 +152,7 @@ def test_stale_temporaries_are_removed_and_fresh_ones_kept(run: Path) -> None:
 def test_a_summary_derived_from_this_run_may_stay_another_never(tmp_path: Path) -> None:
     """A rerun of a λ sweep into its folder keeps the 3C summary scored from that very run; a same-named summary of
     another experiment, or one of another run, still stops it."""
-    from experiment_1.run.pipeline import may_stay_beside
+    from experiment_1.run.loop import may_stay_beside
 
     sweep = {"experiment": "3A/3B", "config": {"run_id": "r1"}}
     scored = {"experiment": "3C", "config": {"run_id": "r1"}}

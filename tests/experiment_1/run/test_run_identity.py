@@ -36,7 +36,7 @@ FACTORY_SOURCE = REPO / "experiment_1" / "examples" / "cifar_resnet20.py"
 
 def run_config() -> RunConfig:
     flags = argparse.Namespace(sample_index=Path("s.json"), data_dir=None, arch="resnet18", weights="random", engine="tree", batch_size=2, mask_chunk=256,
-                               num_workers=0, seed=0, device="cpu", dtype="float32", compile=False, fold_batchnorm=False, smooth_activations=None,
+                               num_workers=0, seed=0, device="cpu", dtype="float32", compile=False, fold_batchnorm=False, smooth_activations=None, calibrate_batchnorm=None,
                                mobius_dtype="float64", limit=None, skip_corrupt=False, output_dir=Path("out"))
     return RunConfig.from_flags(flags).with_content({"arch": "resnet18", "block_names": ["a", "b"], "seed": 0})
 

@@ -67,6 +67,8 @@ def test_25_blocks_with_1000_classes_are_refused_without_suggesting_mask_chunk(t
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr("experiment_1.run.run_checks.device_memory", lambda device: 64 * 2**30)  # the same answer on every machine
     line = expect_one_line(step_3.main, evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--arch", "deep_factory:build_model"))
+    assert line.startswith("error: L = 25 gated blocks means 2^25 masks per image") and "pass --confirm-long-run" in line  # the cheap refusal first
+    line = expect_one_line(step_3.main, evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--arch", "deep_factory:build_model", "--confirm-long-run"))
     assert "L = 25 blocks: one image's all-mask logits (2^25 × 1000 float32) take 125 GiB, more than this cpu device's 64 GiB" in line and "gate fewer blocks" in line
     assert "reduce --mask-chunk" not in line and "try" not in line
 

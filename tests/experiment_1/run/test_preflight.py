@@ -1,0 +1,70 @@
+"""experiment_1.run.preflight: the refusals before a run come in one call, cheap first — the L limit of an
+exhaustive pass before the memory check (so --confirm-long-run is offered first), the memory check before
+the time limit — each once, and the configuration's masks_per_image reaches the cost estimate."""
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from experiment_1.errors import PipelineError
+from experiment_1.run import cost as run_cost
+from experiment_1.run import run_checks
+from experiment_1.run.preflight import preflight
+from experiment_1.run.run_config import RunConfig
+from experiment_1.run.setup import add_evaluation_arguments
+
+CPU = torch.device("cpu")
+
+
+class NoImages(list):
+    samples: list = []
+
+
+def config(*argv: str) -> RunConfig:
+    parser = argparse.ArgumentParser()
+    add_evaluation_arguments(parser, "out")
+    return RunConfig.from_flags(parser.parse_args(list(argv)))
+
+
+def stack(blocks: int) -> SimpleNamespace:
+    return SimpleNamespace(num_classes=1000, num_blocks=blocks, preprocess=SimpleNamespace(crop=64))
+
+
+def fake_estimate(blocks: int, seconds: float, seen: list | None = None):
+    def estimate(*arguments, **keywords):
+        if seen is not None:
+            seen.append(arguments)
+        return run_cost.CostEstimate(1.0, 1.0, 1, 1, seconds, 1, blocks, "tree", 2**blocks)
+    return estimate
+
+
+def test_the_block_limit_comes_before_the_memory_check_and_confirming_reaches_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(run_cost, "estimate", fake_estimate(21, 1.0))
+    monkeypatch.setattr(run_checks, "device_memory", lambda device: 1)  # no logits fit
+    with pytest.raises(PipelineError, match=r"^L = 21 gated blocks.*pass --confirm-long-run"):
+        preflight(stack(21), NoImages(), config(), CPU)
+    with pytest.raises(PipelineError, match=r"^L = 21 blocks: one image's all-mask logits .* cannot hold them"):
+        preflight(stack(21), NoImages(), config("--confirm-long-run"), CPU)
+
+
+def test_the_memory_check_comes_before_the_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(run_cost, "estimate", fake_estimate(8, 100 * 3600.0))
+    monkeypatch.setattr(run_checks, "device_memory", lambda device: 1)
+    with pytest.raises(PipelineError, match=r"^L = 8 blocks: one image's all-mask logits"):
+        preflight(stack(8), NoImages(), config(), CPU)
+    monkeypatch.setattr(run_checks, "device_memory", lambda device: 2**40)
+    with pytest.raises(PipelineError, match=r"^this pass is estimated at 100\.0 h"):
+        preflight(stack(8), NoImages(), config(), CPU)
+
+
+def test_masks_per_image_of_the_config_reaches_the_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list = []
+    monkeypatch.setattr(run_cost, "estimate", fake_estimate(8, 100 * 3600.0, seen))
+    monkeypatch.setattr(run_checks, "device_memory", lambda device: 1)
+    with pytest.raises(PipelineError):
+        preflight(stack(8), NoImages(), replace(config(), masks_per_image=1), CPU)
+    assert seen[-1][-1] == 1
