@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, load_summary
+from experiment_1.report import load_checked_summary
+from experiment_1.files import atomic_write_json, atomic_write_text
 from experiment_2.limit.laws import LAWS, is_post_hoc, law_verdict
 from experiment_2.lambda_sweep.figures import format_lambdas
 from experiment_2.limit.report import limit_document, successive_table, variant_limit_table
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep", type=Path, required=True, help="summary_all.json of step_3_lambda_sweep (the network's own activations)")
     parser.add_argument("--output-dir", type=Path, default=None, help="where summary_3c.json and REPORT.md go (default: the sweep's folder)")
     args = parser.parse_args(argv)
-    sweep = load_summary(args.sweep, "3A/3B", "experiment_2.step_3_lambda_sweep", flag="--sweep", keys=("config", "lambdas", "limit"))
+    sweep = load_checked_summary(args.sweep, "3A/3B", "experiment_2.step_3_lambda_sweep", flag="--sweep", keys=("config", "lambdas", "limit"))
     summary = summarize(sweep)
     folder = args.output_dir or args.sweep.parent
     atomic_write_json(folder / "summary_3c.json", summary)

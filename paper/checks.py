@@ -1,10 +1,9 @@
 """What the paper's readers check before they combine results files (tables, macros, figures).
 
-- :func:`check_verdicts`: every stored verdict's decision is a word of the closed vocabulary
-  (:data:`experiment_1.report.verdicts.DECISIONS`); a verdict drawn from a non-finite number is
-  ``n/a — non-finite``; a verdict whose rule gives it when "the CI excludes 0", or by "the CI of the share
-  lies at or above" a stated threshold, agrees with its own stored CI (re-derived).
-  An edited verdict is refused with one line naming file and verdict, never printed as stored.
+- :func:`check_verdicts` (the one checker, :mod:`experiment_1.report.verdict_check`): every stored verdict's
+  decision is a word of the closed vocabulary, none is drawn from or printed beside a non-finite number, and
+  every verdict of a known rule shape agrees with its rule re-derived from its own numbers (a block missing
+  them is refused). An edited verdict is refused with one line naming file and verdict, never printed as stored.
 - :func:`check_one_network`: the sources of one paper are one network (arch, weights, the user
   network's hash) and, per sample-list file, one list content; otherwise the line says which differ.
 - :func:`figure_has_its_run`: a figure is included only while its folder still holds the results
@@ -12,77 +11,15 @@
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
-from experiment_1.report import CANNOT_TELL, DECISIONS, FAILS, HOLDS, NON_FINITE
+from experiment_1.report import check_verdicts
 
 RESULT_FILES = ("summary*.json", "overlap.json", "analysis.json", "depth.json", "swap_cost.json")  # what a figure's folder holds when its run exists
 NETWORK_KEYS = ("arch", "weights", "network_sha256")
-
-
-def _verdicts(document: Any) -> Iterator[dict[str, Any]]:
-    """Every verdict entry (a dict with ``decision`` and ``rule``) anywhere in ``document``."""
-    if isinstance(document, dict):
-        if "decision" in document and "rule" in document:
-            yield document
-        for value in document.values():
-            yield from _verdicts(value)
-    elif isinstance(document, list):
-        for value in document:
-            yield from _verdicts(value)
-
-
-def _non_finite(value: Any) -> bool:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return False
-    if isinstance(value, (int, float)):
-        return not math.isfinite(value)
-    if isinstance(value, dict):
-        return any(_non_finite(item) for item in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_non_finite(item) for item in value)
-    return False
-
-
-def _clause(rule: str, decision: str) -> str:
-    """The part of a rule that says when ``decision`` is given: from "<decision> when" to the next ";" or ","."""
-    start = rule.find(f"{decision} when")
-    if start < 0:
-        return ""
-    ends = [position for position in (rule.find(";", start), rule.find(",", start)) if position >= 0]
-    return rule[start:min(ends)] if ends else rule[start:]
-
-
-def check_verdicts(document: Any, path: Path) -> None:
-    """Refuse a results file whose stored verdicts are outside the vocabulary or contradict their own numbers."""
-    for entry in _verdicts(document):
-        name, decision = entry.get("id", "?"), entry.get("decision")
-        if decision not in DECISIONS:
-            raise PipelineError(f"{path}: verdict {name} has decision {decision!r}, not one of {', '.join(DECISIONS)}; rerun the step that wrote it")
-        numbers = [entry.get(part) for part in ("statistic", "effect", "test", "seed")]
-        if decision != NON_FINITE and _non_finite(numbers):
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} from a non-finite number (NaN or inf); no verdict is drawn from one — rerun the step that wrote it")
-        effect = entry.get("effect") or {}
-        low, high = effect.get("ci_low"), effect.get("ci_high")
-        if decision in (HOLDS, FAILS) and "excludes 0" in _clause(str(entry.get("rule", "")), decision) and isinstance(low, (int, float)) and isinstance(high, (int, float)) and low <= 0 <= high:
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} but its own CI [{low:.3g}, {high:.3g}] covers 0 and its rule needs a CI that excludes 0; rerun the step that wrote it")
-        expected = _share_rule_decision(entry)
-        if expected is not None and decision != expected:
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} but its own CI [{low:.3g}, {high:.3g}] against the threshold of its rule gives {expected!r}; rerun the step that wrote it")
-
-
-def _share_rule_decision(entry: dict[str, Any]) -> str | None:
-    """The decision of a "CI of the share lies at or above <threshold>" rule re-derived from the stored CI and threshold (None for other rules)."""
-    parameters, effect = entry.get("parameters") or {}, entry.get("effect") or {}
-    threshold = parameters.get("share", parameters.get("threshold"))
-    low, high = effect.get("ci_low"), effect.get("ci_high")
-    if "CI of the share lies at or above" not in str(entry.get("rule", "")) or not all(isinstance(value, (int, float)) and math.isfinite(value) for value in (threshold, low, high)):
-        return None
-    return HOLDS if low >= threshold else FAILS if high < threshold else CANNOT_TELL
 
 
 def check_one_network(root: Path, sources: list[str]) -> None:
