@@ -64,7 +64,7 @@ def test_make_tables_refuses_an_edited_verdict_naming_the_file(tmp_path: Path, e
     text = path.read_text()
     assert '"decision": "holds"' in text
     path.write_text(text.replace('"decision": "holds"', '"decision": "proven"', 1))
-    line = expect_one_line(make_tables.main, ["--root", str(tmp_path)])
+    line = expect_one_line(make_tables.main, ["--root", str(tmp_path), "--all-runs"])
     assert f"{path}: verdict" in line and "'proven'" in line
     assert not (tmp_path / "tables.md").exists()
 

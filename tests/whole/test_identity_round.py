@@ -98,3 +98,126 @@ def test_a_plot_step_refuses_a_contradicted_verdict_before_it_writes(tmp_path: P
     line = expect_one_line(step_2_plot.main, ["--summary", str(folder / "summary.json")])
     assert f"{folder / 'summary.json'}: verdict captured_energy.vector" in line
     assert not (folder / "REPORT.md").exists()
+
+
+# --- 1 and 3: no identity, no trust; counts and schema from the run --------------------------------------------
+
+def copy_results(root: Path, *folders: str) -> None:
+    for folder in folders:
+        shutil.copytree(REPO / folder, root / folder)
+
+
+def rewrite(path: Path, change) -> None:
+    document = read_json(path)
+    change(document)
+    path.write_text(json.dumps(document))
+
+
+def test_a_summary_without_its_run_id_is_refused_by_a_plot_step_naming_the_rebuild(tmp_path: Path, expect_one_line) -> None:
+    from experiment_1 import step_4_plot
+
+    copy_results(tmp_path, EXP1)
+    path = tmp_path / EXP1 / "summary.json"
+    rewrite(path, lambda document: document["config"].pop("run_id"))
+    line = expect_one_line(step_4_plot.main, ["--summary", str(path)])
+    assert f"{path}: lacks config.run_id" in line and "python -m experiment_1.step_3_evaluate" in line and f"paper.resummarize --summary {path}" in line
+
+
+def test_per_image_arrays_are_never_paired_with_a_summary_without_its_run_id(tmp_path: Path) -> None:
+    from experiment_1.files import load_run_arrays
+
+    summary = read_json(REPO / EXP1 / "summary.json")
+    summary["config"].pop("run_id")
+    with pytest.raises(PipelineError, match="summary.json: lacks config.run_id"):
+        load_run_arrays(REPO / EXP1 / "per_image.npz", summary, tmp_path / "summary.json")
+
+
+def test_make_tables_refuses_a_summary_without_its_run_id_and_an_older_schema(tmp_path: Path, expect_one_line) -> None:
+    from paper import make_tables
+
+    copy_results(tmp_path, EXP3)
+    path = tmp_path / EXP3 / "summary.json"
+    rewrite(path, lambda document: document["config"].pop("run_id"))
+    line = expect_one_line(make_tables.main, ["--root", str(tmp_path), "--all-runs"])
+    assert f"{path}: lacks config.run_id" in line and "experiment_3.step_1_evaluate" in line
+    rewrite(path, lambda document: document["config"].update(run_id="r" * 64, schema_version=1))
+    line = expect_one_line(make_tables.main, ["--root", str(tmp_path), "--all-runs"])
+    assert f"{path}: written with schema version 1" in line
+    assert not (tmp_path / "tables.md").exists()
+
+
+def test_a_limit_run_of_the_same_network_is_refused_by_the_paper(tmp_path: Path) -> None:
+    from paper.checks import check_one_network
+    from paper.make_tables import PAPER_SOURCES, WHOLE_LIST_SOURCES
+
+    source = f"{EXP1}/summary.json"
+    copy_results(tmp_path, EXP1, "experiment_2/results_efficientnet_lite0_sample")
+    shutil.copy(REPO / "experiment_1/sample_index_sample_test.json", tmp_path / "experiment_1/sample_index_sample_test.json")
+    check_one_network(tmp_path, PAPER_SOURCES, WHOLE_LIST_SOURCES)
+    rewrite(tmp_path / source, lambda document: (document.update(num_images=4, num_valid=4), document["config"].update(limit=4)))
+    with pytest.raises(PipelineError, match=f"{source}: its run evaluated 4 images \\(--limit 4\\), but its sample list .* holds 250"):
+        check_one_network(tmp_path, PAPER_SOURCES, WHOLE_LIST_SOURCES)
+
+
+def test_an_impossible_image_count_is_one_line_not_an_overflow(tmp_path: Path, expect_one_line) -> None:
+    from experiment_1 import step_4_plot
+    from paper.checks import checked_json
+
+    copy_results(tmp_path, EXP1)
+    path = tmp_path / EXP1 / "summary.json"
+    rewrite(path, lambda document: document.update(num_valid=10 ** 400))
+    line = expect_one_line(step_4_plot.main, ["--summary", str(path)])
+    assert f"{path}: num_valid is a 401-digit number, not a count of images" in line
+    with pytest.raises(PipelineError, match="num_valid is a 401-digit number"):
+        checked_json(path)
+
+
+# --- the misleading hints -------------------------------------------------------------------------------------
+
+def test_a_moved_module_is_named_as_missing_not_told_to_run_elsewhere() -> None:
+    from experiment_1.network.registry import load_factory
+
+    with pytest.raises(PipelineError) as refused:
+        load_factory("experiment_2.no_such_module:build")
+    assert "no module experiment_2.no_such_module on the import path (moved, renamed or misspelled?)" in str(refused.value)
+    assert "folder that holds it" not in str(refused.value)
+
+
+def test_a_command_line_name_is_not_told_a_results_file_supplied_it(tmp_path: Path) -> None:
+    from paper.depth_ladder import load_rung
+
+    with pytest.raises(PipelineError) as refused:
+        load_rung(tmp_path, "../outside", "_sample")
+    assert str(refused.value).startswith("--ladder '../outside': ") and "results file" not in str(refused.value)
+
+
+# --- 4: a manifest that is a manifest ---------------------------------------------------------------------------
+
+def test_make_tables_without_its_manifest_refuses_or_says_all_runs(tmp_path: Path, expect_one_line, capsys) -> None:
+    from paper import make_tables
+
+    copy_results(tmp_path, EXP3)
+    line = expect_one_line(make_tables.main, ["--root", str(tmp_path)])
+    assert f"{tmp_path / 'paper' / 'committed_runs.txt'}: not found" in line and "--all-runs" in line
+    assert not (tmp_path / "tables.md").exists()
+    make_tables.main(["--root", str(tmp_path), "--all-runs"])
+    assert "--all-runs: " in capsys.readouterr().out and (tmp_path / "tables.md").exists()
+
+
+@pytest.mark.parametrize("linked", ["folder", "file"])
+def test_a_committed_run_that_is_a_symlink_to_outside_is_refused(tmp_path: Path, expect_one_line, linked: str) -> None:
+    from paper import make_tables
+
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    copy_results(outside, EXP3)
+    (root / "paper").mkdir(parents=True)
+    (root / "paper" / "committed_runs.txt").write_text(f"{EXP3}\n")
+    if linked == "folder":
+        (root / EXP3).parent.mkdir(parents=True)
+        (root / EXP3).symlink_to(outside / EXP3)
+    else:
+        (root / EXP3).mkdir(parents=True)
+        (root / EXP3 / "summary.json").symlink_to(outside / EXP3 / "summary.json")
+    line = expect_one_line(make_tables.main, ["--root", str(root)])
+    assert ": a symbolic link (to " in line and str(root / EXP3) in line
+    assert not (root / "tables.md").exists()
