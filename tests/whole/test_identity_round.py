@@ -221,3 +221,46 @@ def test_a_committed_run_that_is_a_symlink_to_outside_is_refused(tmp_path: Path,
     line = expect_one_line(make_tables.main, ["--root", str(root)])
     assert ": a symbolic link (to " in line and str(root / EXP3) in line
     assert not (root / "tables.md").exists()
+
+
+# --- 6: one writer per file; 7a: a priori by identity and commit; the sweep without limit.method ----------------
+
+HELD = "experiment_2/results_3c_resnet18_first_block_held"
+FITTED = "experiment_2/results_3c_resnet18_native/summary_all.json"
+
+
+def test_the_law_test_and_the_lambda_plot_write_reports_of_their_own_names() -> None:
+    from experiment_2 import step_7_law_test
+
+    assert step_7_law_test.REPORT_NAME != "REPORT.md"
+    assert (REPO / HELD / step_7_law_test.REPORT_NAME).exists() and not (REPO / HELD / "REPORT.md").exists()
+    assert f"--sweep {HELD}/summary_all.json" in (REPO / "Makefile").read_text()
+
+
+def test_an_edited_seed_does_not_turn_the_laws_own_data_into_a_test(tmp_path: Path, expect_one_line) -> None:
+    from experiment_2 import step_7_law_test
+
+    shutil.copytree(REPO / Path(FITTED).parent, tmp_path / "fitted")
+    rewrite(tmp_path / "fitted" / "summary_all.json", lambda document: document["config"].update(seed=1))
+    line = expect_one_line(step_7_law_test.main, ["--sweep", str(tmp_path / "fitted" / "summary_all.json"), "--output-dir", str(tmp_path / "out")])
+    assert "the refined law's own data" in line and not (tmp_path / "out").exists()
+
+
+def test_a_sweep_run_before_the_prediction_was_committed_is_not_a_priori(tmp_path: Path, expect_one_line) -> None:
+    from experiment_2 import step_7_law_test
+    from experiment_2.limit.laws import PREDICTION_COMMIT
+
+    shutil.copytree(REPO / HELD, tmp_path / "held")
+    parent = __import__("subprocess").run(["git", "rev-parse", f"{PREDICTION_COMMIT}^"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    rewrite(tmp_path / "held" / "summary_all.json", lambda document: document["config"].update(git_commit=parent))
+    line = expect_one_line(step_7_law_test.main, ["--sweep", str(tmp_path / "held" / "summary_all.json"), "--output-dir", str(tmp_path / "out")])
+    assert f"not an a priori test of the refined law: it ran at commit {parent[:12]}, before the prediction was committed" in line
+
+
+def test_a_sweep_without_limit_method_is_one_line(tmp_path: Path, expect_one_line) -> None:
+    from experiment_2 import step_7_law_test
+
+    shutil.copytree(REPO / HELD, tmp_path / "held")
+    rewrite(tmp_path / "held" / "summary_all.json", lambda document: document["limit"].pop("method"))
+    line = expect_one_line(step_7_law_test.main, ["--sweep", str(tmp_path / "held" / "summary_all.json"), "--output-dir", str(tmp_path / "out")])
+    assert "summary_all.json: lacks limit.method" in line
