@@ -3,8 +3,8 @@
 Every read or write failure is a :class:`PipelineError` naming the file and the cause. Result files
 prove their run: a summary's ``config`` holds ``run_id`` (sha256 of the run's content key) and
 ``schema_version`` (:data:`SCHEMA_VERSION`), ``per_image.npz`` holds the same ``run_id`` in
-:data:`RUN_ID_ARRAY`; readers refuse another run's file, an older schema, a missing nested key or a
-non-finite number with one line.
+:data:`RUN_ID_ARRAY`; readers refuse another run's file, a summary without its run id, an older schema,
+a missing nested key, an impossible image count or a non-finite number with one line.
 """
 from __future__ import annotations
 
@@ -160,11 +160,14 @@ def check_same_run(path: Path, found: Any, other: Path, expected: Any) -> None:
         raise PipelineError(f"{path}: from run {str(found)[:12]}, but {other} is from run {str(expected)[:12]}; pass files of the same run (rerun the step that wrote {path.name})")
 
 
-def name_from_file(value: Any, what: str, source: Path) -> str:
-    """``value`` (a name a results file supplies, e.g. ``config.arch``) checked to be one plain file
-    or folder name — no separator, not ``.``/``..``, no control character — before it enters a path."""
+def name_from_file(value: Any, what: str, source: Path, flag: str | None = None) -> str:
+    """``value`` (a name a results file supplies, e.g. ``config.arch``, or with ``flag`` one given on the command
+    line) checked to be one plain file or folder name — no separator, not ``.``/``..``, no control character —
+    before it enters a path."""
     text = value if isinstance(value, str) else ""
     if not text or text in (".", "..") or "/" in text or "\\" in text or any(ord(char) < 32 for char in text):
+        if flag is not None:
+            raise PipelineError(f"{flag} {value!r}: {what} must be a plain name (no '/', '\\', '..' or control characters), the name of its results folders; pass the network's name, not a path")
         raise PipelineError(f"{source}: {what} {value!r} is not a plain name (no '/', '\\', '..' or control characters); a results file never supplies a path — pass --output-dir")
     return text
 
@@ -182,6 +185,40 @@ def check_not_input(output: Path, *inputs: Path) -> None:
     for source in inputs:
         if Path(output).resolve() == Path(source).resolve():
             raise PipelineError(f"{output}: is also this step's input; choose another output path")
+
+
+MAX_COUNT = 2 ** 53  # image counts beyond this are not exact as floats (and no run has them): refused
+COUNT_KEYS = ("num_images", "num_valid", "num_skipped_corrupt")
+
+
+def check_counts(document: Any, path: Path | str, fix: str) -> None:
+    """The run's image counts (``num_images``, ``num_valid``, ``num_skipped_corrupt`` where present) checked to be
+    whole numbers in 0 … :data:`MAX_COUNT` with ``num_valid`` ≤ ``num_images``; one line otherwise (never an
+    OverflowError where a reader turns a count into a float)."""
+    if not isinstance(document, dict):
+        return
+    for key in COUNT_KEYS:
+        value = document.get(key)
+        if key in document and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT):
+            shown = value if not isinstance(value, int) or abs(value) < 10 ** 20 else f"a {len(str(abs(value)))}-digit number"
+            raise PipelineError(f"{path}: {key} is {shown}, not a count of images (a whole number from 0 to 2^53); {fix}")
+    if isinstance(document.get("num_valid"), int) and isinstance(document.get("num_images"), int) and document["num_valid"] > document["num_images"]:
+        raise PipelineError(f"{path}: num_valid {document['num_valid']} exceeds num_images {document['num_images']}; {fix}")
+
+
+def rebuild_command(path: Path | str, producer_step: str) -> str:
+    """How a summary without its run identity is rebuilt: rerun its step, or migrate a pre-id summary explicitly."""
+    return f"rerun `python -m {producer_step}` (it resumes from its partial results), or migrate a summary written before summaries carried a run id with `python -m paper.resummarize --summary {path}` (Experiments 1, 2, 3 and 3A/3B)"
+
+
+def check_identity(document: Any, path: Path | str, producer_step: str) -> str:
+    """The run id a summary's ``config.run_id`` names; one line naming the file and the command that rebuilds it
+    when it has none (a summary without its identity is never paired with another run's files on its counts)."""
+    config = document.get("config") if isinstance(document, dict) else None
+    run_id = config.get("run_id") if isinstance(config, dict) else None
+    if not isinstance(run_id, str) or not run_id:
+        raise PipelineError(f"{path}: lacks config.run_id, the identity of the run that wrote it, so no reader can prove which run it combines; {rebuild_command(path, producer_step)}")
+    return run_id
 
 
 def load_summary(path: Path, experiment: int | str, producer_step: str, flag: str = "--summary", keys: Sequence[str] = ("config",), finite: bool = True) -> dict[str, Any]:
@@ -202,6 +239,8 @@ def load_summary(path: Path, experiment: int | str, producer_step: str, flag: st
         what = f"a summary of Experiment {found}" if found is not None else "not a summary"
         raise PipelineError(f"{path}: {what}, not the Experiment {experiment} summary of {producer_step}; pass the file that step wrote to {flag}")
     check_schema(summary, path, producer_step)
+    check_identity(summary, path, producer_step)
+    check_counts(summary, path, f"rerun `python -m {producer_step}`")
     for key in (*REPORT_KEYS, *keys):
         missing = missing_key(summary, key)
         if missing:
@@ -226,12 +265,11 @@ def load_per_image_npz(path: Path) -> tuple[dict[str, np.ndarray], str]:
 
 
 def load_run_arrays(npz_path: Path, summary: dict[str, Any], summary_path: Path) -> dict[str, np.ndarray]:
-    """The per-image arrays at ``npz_path``, checked to be of the run of ``summary`` (its ``config.run_id``;
-    a summary written before summaries carried one is paired as it is, as paper.resummarize does)."""
+    """The per-image arrays at ``npz_path``, checked to be of the run of ``summary`` (its ``config.run_id``; a
+    summary without one is refused, naming the command that rebuilds it: no pairing on matching counts)."""
     arrays, run_id = load_per_image_npz(npz_path)
-    config = summary.get("config", {})
-    if "run_id" in config:
-        check_same_run(npz_path, run_id, summary_path, config["run_id"])
+    expected = check_identity(summary, summary_path, "the evaluation step that wrote it")
+    check_same_run(npz_path, run_id, summary_path, expected)
     return arrays
 
 

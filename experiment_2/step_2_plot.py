@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.report import load_checked_summary
+from experiment_1.files import atomic_write_json, atomic_write_text, read_json_if_exists
 from experiment_1.report import ReportDocument
 from experiment_2.spectrum.figures import plot_kappa_histogram, plot_spectrum
 from experiment_2.spectrum.report import METHOD, results_blocks, seed_rows
@@ -61,8 +62,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--summary", type=Path, default=Path("experiment_2/results/summary.json"), help="summary.json of step_1_evaluate (default: %(default)s)")
     parser.add_argument("--compare-summary", type=Path, default=None, help="summary.json of step_1_evaluate run with --weights random, the random-init null (optional)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS)
-    compare = load_summary(args.compare_summary, 2, "experiment_2.step_1_evaluate", "--compare-summary", SUMMARY_KEYS) if args.compare_summary else None
+    summary = load_checked_summary(args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS)
+    compare = load_checked_summary(args.compare_summary, 2, "experiment_2.step_1_evaluate", "--compare-summary", SUMMARY_KEYS) if args.compare_summary else None
     comparison: list[dict[str, Any]] = []
     folder = args.summary.parent
     if compare is not None:

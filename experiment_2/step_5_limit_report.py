@@ -23,14 +23,15 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, inside, load_run_arrays, load_summary, name_from_file, read_json
+from experiment_1.report import load_checked_summary
+from experiment_1.files import atomic_write_json, atomic_write_text, inside, load_run_arrays, name_from_file, read_json
 from experiment_1.report import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 from experiment_1.report import figure, format_number, format_percent, format_stat, markdown_table
 from experiment_1.report import bootstrap_mean_ci
 from experiment_2.limit.laws import LAWS, law_verdict
 from experiment_2.lambda_sweep.figures import format_lambdas
 from experiment_2.limit.report import limit_document, slope_cell, successive_table
-from experiment_2.limit.summary import variant_block
+from experiment_2.limit.summary import LIMIT_KEYS, variant_block
 
 QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
             "activations follow the kink law min(k, s) derived in experiment_2/README.md instead?")
@@ -41,7 +42,7 @@ SAME_RUN_KEYS = ("arch", "weights", "network_sha256", "num_blocks", "sample_inde
 
 def load_variants(native: Path, smooth: Path) -> dict[str, dict[str, Any]]:
     """Both sweeps' summaries, checked to be the same network, images and λs, without and with the swap."""
-    summaries = {variant: load_summary(path, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("config", "lambdas", "limit")) for variant, path in zip(VARIANTS, (native, smooth))}
+    summaries = {variant: load_checked_summary(path, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("config", "lambdas", *LIMIT_KEYS)) for variant, path in zip(VARIANTS, (native, smooth))}
     if "smooth_activations" in summaries["native"]["config"]:
         raise PipelineError(f"--native {native}: this sweep ran with --smooth-activations; pass the run without it")
     if "smooth_activations" not in summaries["smooth"]["config"]:

@@ -8,7 +8,8 @@ slope 3/2 at k = 2; README, "A test of the refined law on data it was not fitted
 Inputs:  --sweep: the summary_all.json of one step_3_lambda_sweep run with the network's own activations,
          not the refined law's own data (experiment_2.limit.laws.is_post_hoc; refused otherwise).
 Outputs: <output-dir>/summary_3c.json (the native variant's limit block re-scored by experiment_2.limit,
-         the prediction as data, verdicts) and REPORT.md; the sweep's folder by default.
+         the prediction as data, verdicts) and REPORT_law_test.md (its own name: the sweep's folder, the default,
+         is where experiment_2.step_4_lambda_plot writes REPORT.md; no step replaces another's file).
 
     python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
 """
@@ -19,14 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, load_summary
-from experiment_2.limit.laws import LAWS, is_post_hoc, law_verdict
+from experiment_1.report import load_checked_summary
+from experiment_1.files import atomic_write_json, atomic_write_text
+from experiment_2.limit.laws import LAWS, after_prediction, is_post_hoc, law_verdict
 from experiment_2.lambda_sweep.figures import format_lambdas
 from experiment_2.limit.report import limit_document, successive_table, variant_limit_table
-from experiment_2.limit.summary import variant_block
+from experiment_2.limit.summary import LIMIT_KEYS, variant_block
 
 QUESTION = ("Does the exact-zero-chain law (slope 1 for k ≤ R, 3/2 above), derived after measuring the random-init ResNet-18, "
             "hold on a network it was not fitted to, with its prediction stated before running?")
+REPORT_NAME = "REPORT_law_test.md"  # not REPORT.md: that is experiment_2.step_4_lambda_plot's in the same (sweep) folder
 PREDICTION = {"source": "experiment_2/README.md, Experiment 3C, \"A test of the refined law on data it was not fitted to\"",
               "law": "kink_chain", "deciding_order": 2, "fitted_run_slope_at_deciding_order": 1.10}
 
@@ -36,6 +39,9 @@ def summarize(sweep: dict[str, Any]) -> dict[str, Any]:
     if is_post_hoc(sweep["config"]):
         raise PipelineError("--sweep: this run is the refined law's own data (experiment_2.limit.laws.REFINED_LAW_FITTED_TO); "
                             "score it with experiment_2.step_5_limit_report, where the law reads consistent (post hoc)")
+    not_after = after_prediction(sweep["config"])
+    if not_after:
+        raise PipelineError(f"--sweep: not an a priori test of the refined law: {not_after}; rerun the sweep on a checkout that holds the prediction")
     if "smooth_activations" in sweep["config"]:
         raise PipelineError("--sweep: this sweep ran with --smooth-activations; the law concerns the network's own activations")
     block = variant_block(sweep, "native")
@@ -61,7 +67,7 @@ def summarize(sweep: dict[str, Any]) -> dict[str, Any]:
 
 
 def report_markdown(summary: dict[str, Any]) -> str:
-    """REPORT.md of the test, generated from its summary_3c.json."""
+    """REPORT_law_test.md of the test, generated from its summary_3c.json."""
     block, config = summary["variants"]["native"], summary["config"]
     lambdas = format_lambdas(summary["lambdas"])
     method = (f"One λ sweep, λ ∈ {{{lambdas}}}, network arithmetic `{config['dtype']}`, of `{config['arch']}` (`{config['weights']}`, seed {config['seed']}), "
@@ -78,14 +84,14 @@ def report_markdown(summary: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sweep", type=Path, required=True, help="summary_all.json of step_3_lambda_sweep (the network's own activations)")
-    parser.add_argument("--output-dir", type=Path, default=None, help="where summary_3c.json and REPORT.md go (default: the sweep's folder)")
+    parser.add_argument("--output-dir", type=Path, default=None, help=f"where summary_3c.json and {REPORT_NAME} go (default: the sweep's folder)")
     args = parser.parse_args(argv)
-    sweep = load_summary(args.sweep, "3A/3B", "experiment_2.step_3_lambda_sweep", flag="--sweep", keys=("config", "lambdas", "limit"))
+    sweep = load_checked_summary(args.sweep, "3A/3B", "experiment_2.step_3_lambda_sweep", flag="--sweep", keys=("config", "lambdas", *LIMIT_KEYS))
     summary = summarize(sweep)
     folder = args.output_dir or args.sweep.parent
     atomic_write_json(folder / "summary_3c.json", summary)
-    atomic_write_text(folder / "REPORT.md", report_markdown(summary))
-    print(f"wrote {folder / 'summary_3c.json'} and {folder / 'REPORT.md'}: " + "; ".join(f"{entry['id']} {entry['decision']}" for entry in summary["verdicts"]))
+    atomic_write_text(folder / REPORT_NAME, report_markdown(summary))
+    print(f"wrote {folder / 'summary_3c.json'} and {folder / REPORT_NAME}: " + "; ".join(f"{entry['id']} {entry['decision']}" for entry in summary["verdicts"]))
 
 
 if __name__ == "__main__":

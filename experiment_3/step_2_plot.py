@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import run_cli
-from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.report import load_checked_summary
+from experiment_1.files import atomic_write_text, read_json_if_exists
 from experiment_1.report import new_figure_grid, plt, save_figure
 from experiment_3.summary import controls_of
 from experiment_3.report import LABELS, build_report
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--summary", type=Path, default=Path("experiment_3/results/summary.json"), help="summary.json of step_1_evaluate (default: %(default)s)")
     args = parser.parse_args(argv)
-    summary = load_summary(args.summary, 3, "experiment_3.step_1_evaluate", keys=("ks", "verdicts", "sources.random", "sources.magnitude_vector", "order_histograms.vector", "improvement", "k_eff.vector", "k_eff.scalar", "num_masks", "beside_seed.rows", "config.num_random_seeds", "published"))
+    summary = load_checked_summary(args.summary, 3, "experiment_3.step_1_evaluate", keys=("ks", "verdicts", "sources.random", "sources.magnitude_vector", "order_histograms.vector", "improvement", "k_eff.vector", "k_eff.scalar", "num_masks", "beside_seed.rows", "config.num_random_seeds", "published"))
     folder = args.summary.parent
     curves = plot_curves(summary, folder / "topk_curves")
     orders = plot_orders(summary, folder / "topk_orders")

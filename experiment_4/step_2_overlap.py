@@ -50,7 +50,7 @@ from typing import Any
 
 from experiment_1.run import arg_types
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, check_not_input, git_commit
+from experiment_1.files import atomic_write_json, check_finite, check_not_input, git_commit
 from experiment_4.summary import overlap_summary, ranking_store_k
 from experiment_4.formats import CONTROL, RANKINGS, load_signatures
 
@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     summary = overlap_summary(document, settings)
     path = (args.output_dir or args.signatures.parent) / "overlap.json"
     check_not_input(path, args.signatures)
+    check_finite(summary, f"{path} (not written)", "the sampled pairs left a statistic undefined; rerun with a larger --max-pairs, or without it (every pair)")
     atomic_write_json(path, summary)
     scalar, control = (summary["rankings"][name]["binary"]["true_label"] for name in ("scalar", CONTROL))
     print(f"wrote {path}: 1-NN at K = {args.nn_k}, true label: scalar {scalar['tests']['nn_accuracy']['observed']:.1%} (p = {scalar['tests']['nn_accuracy']['p_value']:.3g}), "

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import run_cli
-from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.report import load_checked_summary
+from experiment_1.files import atomic_write_text, read_json_if_exists
 from experiment_1.report import new_figure_grid, save_figure
 from experiment_1.report import ReportDocument, figure, format_percent
 from experiment_4.formats import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.signatures is not None:
         print(f"note: --signatures {args.signatures} is not read: overlap.json holds every number the figures and the REPORT use", file=sys.stderr)
-    summary = load_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=SUMMARY_KEYS)
+    summary = load_checked_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=SUMMARY_KEYS)
     folder = args.summary.parent
     figures = {"Jaccard histograms": plot_histograms(summary, folder / "jaccard_histograms"), "1-NN accuracy vs K": plot_nn_sweep(summary, folder / "nn_accuracy_vs_k"),
                "global-core frequency": plot_core(summary, folder / "global_core")}

@@ -24,6 +24,8 @@ per-image rankings, sampled queries in the class control), in bounded memory; ov
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any, Iterator
 
 import numpy as np
@@ -216,6 +218,24 @@ def ranking_store_k(document: dict[str, Any], ranking: str) -> int:
     return int(document["class_store_k"] if ranking == CONTROL else document["store_k"])
 
 
+def minimum_max_pairs(plan: SamplingPlan, class_counts: np.ndarray) -> int:
+    """The smallest ``--max-pairs`` at which every view expects at least one same-class and one different-class pair:
+    the class control splits M over its C coordinates, so each needs ⌈M / C⌉ ≥ 1 / (the rarer kind's share of all pairs)."""
+    same = int(sum(int(count) * (int(count) - 1) // 2 for count in class_counts))
+    rarer = min(same, plan.all_pairs - same)
+    if rarer <= 0:
+        return plan.all_pairs
+    return min(plan.coordinates * math.ceil(plan.all_pairs / rarer), plan.all_pairs * plan.coordinates)
+
+
+def check_sampling(plan: SamplingPlan, class_counts: np.ndarray) -> None:
+    """Refuse, before any pair is compared, a ``--max-pairs`` too small for a same-class pair in every view, naming the minimum that works."""
+    needed = minimum_max_pairs(plan, class_counts)
+    if plan.max_pairs < needed:
+        raise PipelineError(f"--max-pairs {plan.max_pairs}: too few pairs for a same-class pair in every view (the class control splits them over "
+                            f"{plan.coordinates} coordinates; {plan.count} images of {len(class_counts)} classes); use --max-pairs {needed} or more, or leave it out (every pair)")
+
+
 def overlap_summary(document: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
     """overlap.json: every Experiment 4 number and verdict from step 1's ``document`` (``settings``: step 2's; with a
     ``max_pairs`` entry, on sampled pairs, recorded in ``settings.pair_sampling``)."""
@@ -231,6 +251,7 @@ def overlap_summary(document: dict[str, Any], settings: dict[str, Any]) -> dict[
     plan = None
     if settings.get("max_pairs") is not None:
         plan = SamplingPlan(int(settings["max_pairs"]), int(settings["seed"]), int(valid.sum()), len(document["class_coordinates"]))
+        check_sampling(plan, class_counts.numpy())
         settings = {**settings, "pair_sampling": plan.record()}
     summary = {
         "experiment": 4,

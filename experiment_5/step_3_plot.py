@@ -23,7 +23,8 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_text, load_summary, read_json_if_exists
+from experiment_1.report import load_checked_summary
+from experiment_1.files import atomic_write_text, read_json_if_exists
 from experiment_1.report import new_figure, new_figure_grid, save_figure
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formatting import SCORE_LABELS, measure_label
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--analysis", type=Path, required=True, help="analysis.json of experiment_5.step_2_analyze")
     parser.add_argument("--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate (the same run)")
     args = parser.parse_args(argv)
-    analysis = load_summary(args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False)  # NaN: ρ of a constant measure, shown as n/a
+    analysis = load_checked_summary(args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False)  # NaN: ρ of a constant measure, shown as n/a
     record = load_per_image(args.per_image)
     if record["config"] != analysis["config"]:
         raise PipelineError(f"{args.per_image}: comes from another run than {args.analysis}; pass the per_image.pt that step 2 analysed")

@@ -1,10 +1,9 @@
 """What the paper's readers check before they combine results files (tables, macros, figures).
 
-- :func:`check_verdicts`: every stored verdict's decision is a word of the closed vocabulary
-  (:data:`experiment_1.report.verdicts.DECISIONS`); a verdict drawn from a non-finite number is
-  ``n/a — non-finite``; a verdict whose rule gives it when "the CI excludes 0", or by "the CI of the share
-  lies at or above" a stated threshold, agrees with its own stored CI (re-derived).
-  An edited verdict is refused with one line naming file and verdict, never printed as stored.
+- :func:`check_verdicts` (the one checker, :mod:`experiment_1.report.verdict_check`): every stored verdict's
+  decision is a word of the closed vocabulary, none is drawn from or printed beside a non-finite number, and
+  every verdict of a known rule shape agrees with its rule re-derived from its own numbers (a block missing
+  them is refused). An edited verdict is refused with one line naming file and verdict, never printed as stored.
 - :func:`check_one_network`: the sources of one paper are one network (arch, weights, the user
   network's hash) and, per sample-list file, one list content; otherwise the line says which differ.
 - :func:`figure_has_its_run`: a figure is included only while its folder still holds the results
@@ -12,86 +11,28 @@
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Sequence
 
 from experiment_1.errors import PipelineError
-from experiment_1.files import read_json
-from experiment_1.report import CANNOT_TELL, DECISIONS, FAILS, HOLDS, NON_FINITE
+from experiment_1.files import check_counts, check_identity, check_schema, read_json
+from experiment_1.report import check_verdicts
+from paper.committed_runs import check_inside
 
 RESULT_FILES = ("summary*.json", "overlap.json", "analysis.json", "depth.json", "swap_cost.json")  # what a figure's folder holds when its run exists
 NETWORK_KEYS = ("arch", "weights", "network_sha256")
 
 
-def _verdicts(document: Any) -> Iterator[dict[str, Any]]:
-    """Every verdict entry (a dict with ``decision`` and ``rule``) anywhere in ``document``."""
-    if isinstance(document, dict):
-        if "decision" in document and "rule" in document:
-            yield document
-        for value in document.values():
-            yield from _verdicts(value)
-    elif isinstance(document, list):
-        for value in document:
-            yield from _verdicts(value)
-
-
-def _non_finite(value: Any) -> bool:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return False
-    if isinstance(value, (int, float)):
-        return not math.isfinite(value)
-    if isinstance(value, dict):
-        return any(_non_finite(item) for item in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_non_finite(item) for item in value)
-    return False
-
-
-def _clause(rule: str, decision: str) -> str:
-    """The part of a rule that says when ``decision`` is given: from "<decision> when" to the next ";" or ","."""
-    start = rule.find(f"{decision} when")
-    if start < 0:
-        return ""
-    ends = [position for position in (rule.find(";", start), rule.find(",", start)) if position >= 0]
-    return rule[start:min(ends)] if ends else rule[start:]
-
-
-def check_verdicts(document: Any, path: Path) -> None:
-    """Refuse a results file whose stored verdicts are outside the vocabulary or contradict their own numbers."""
-    for entry in _verdicts(document):
-        name, decision = entry.get("id", "?"), entry.get("decision")
-        if decision not in DECISIONS:
-            raise PipelineError(f"{path}: verdict {name} has decision {decision!r}, not one of {', '.join(DECISIONS)}; rerun the step that wrote it")
-        numbers = [entry.get(part) for part in ("statistic", "effect", "test", "seed")]
-        if decision != NON_FINITE and _non_finite(numbers):
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} from a non-finite number (NaN or inf); no verdict is drawn from one — rerun the step that wrote it")
-        effect = entry.get("effect") or {}
-        low, high = effect.get("ci_low"), effect.get("ci_high")
-        if decision in (HOLDS, FAILS) and "excludes 0" in _clause(str(entry.get("rule", "")), decision) and isinstance(low, (int, float)) and isinstance(high, (int, float)) and low <= 0 <= high:
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} but its own CI [{low:.3g}, {high:.3g}] covers 0 and its rule needs a CI that excludes 0; rerun the step that wrote it")
-        expected = _share_rule_decision(entry)
-        if expected is not None and decision != expected:
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} but its own CI [{low:.3g}, {high:.3g}] against the threshold of its rule gives {expected!r}; rerun the step that wrote it")
-
-
-def _share_rule_decision(entry: dict[str, Any]) -> str | None:
-    """The decision of a "CI of the share lies at or above <threshold>" rule re-derived from the stored CI and threshold (None for other rules)."""
-    parameters, effect = entry.get("parameters") or {}, entry.get("effect") or {}
-    threshold = parameters.get("share", parameters.get("threshold"))
-    low, high = effect.get("ci_low"), effect.get("ci_high")
-    if "CI of the share lies at or above" not in str(entry.get("rule", "")) or not all(isinstance(value, (int, float)) and math.isfinite(value) for value in (threshold, low, high)):
-        return None
-    return HOLDS if low >= threshold else FAILS if high < threshold else CANNOT_TELL
-
-
-def check_one_network(root: Path, sources: list[str]) -> None:
-    """Refuse sources (results files relative to ``root``; absent ones skipped) of more than one network, or of two contents of one sample list."""
+def check_one_network(root: Path, sources: list[str], whole_list: Sequence[str] = ()) -> None:
+    """Refuse sources (results files relative to ``root``; absent ones skipped) of more than one network, or of two
+    contents of one sample list; and a source of ``whole_list`` whose run evaluated fewer images than its sample
+    list holds (a ``--limit`` run: the list's hash is the same, the images are not, and the paper states the list's count)."""
     configs = {}
     for source in sources:
         path = Path(root) / source
-        if path.exists():
-            document = read_json(path)
+        if path.exists() or path.is_symlink():
+            check_inside(path, Path(root))
+            document = checked_json(path)
             configs[source] = document.get("config", {}) if isinstance(document, dict) else {}
     for key in NETWORK_KEYS:
         values = {source: config.get(key) for source, config in configs.items()}
@@ -105,6 +46,23 @@ def check_one_network(root: Path, sources: list[str]) -> None:
         if index in lists and content is not None and lists[index][1] is not None and lists[index][1] != content:
             raise PipelineError(f"{source} and {lists[index][0]} name the sample list {index} but were run on different contents of it; rerun one on the current list")
         lists.setdefault(index, (source, content))
+    for source in whole_list:
+        if source in configs:
+            check_whole_list(root, source, checked_json(Path(root) / source))
+
+
+def check_whole_list(root: Path, source: str, summary: dict[str, Any]) -> None:
+    """Refuse a run that evaluated fewer images than its sample list (under ``root``) holds: what the paper states
+    is the images the run evaluated (after ``--limit``), and that must be the list's count."""
+    config = summary.get("config", {})
+    index = config.get("sample_index")
+    listed = Path(root) / index if isinstance(index, str) and not Path(index).is_absolute() else None
+    expected = read_json(listed).get("num_images") if listed is not None and listed.is_file() else None
+    found = summary.get("num_images")
+    if isinstance(expected, int) and found != expected:
+        limit = f" (--limit {config['limit']})" if config.get("limit") is not None else ""
+        raise PipelineError(f"{source}: its run evaluated {found} images{limit}, but its sample list {index} holds {expected}, the count the paper states; "
+                            "rerun it on the whole list (without --limit)")
 
 
 def figure_has_its_run(figure: Path) -> bool:
@@ -112,8 +70,21 @@ def figure_has_its_run(figure: Path) -> bool:
     return any(any(figure.parent.glob(pattern)) for pattern in RESULT_FILES)
 
 
+# the step that writes each experiment's results file (what a refused one is rebuilt with)
+PRODUCERS = {1: "experiment_1.step_3_evaluate", 2: "experiment_2.step_1_evaluate", "3A/3B": "experiment_2.step_3_lambda_sweep",
+             3: "experiment_3.step_1_evaluate", "3C": "experiment_2.step_5_limit_report", 4: "experiment_4.step_2_overlap",
+             5: "experiment_5.step_2_analyze"}
+
+
 def checked_json(path: Path) -> Any:
-    """A results file read and its verdicts checked (:func:`check_verdicts`)."""
+    """A results file read as every plot step reads one: a run's file (one with a ``config``) checked for its schema
+    version and its run identity (``config.run_id``), its image counts checked, its verdicts checked
+    (:func:`check_verdicts`); one line naming the file and the command that rebuilds it otherwise."""
     document = read_json(path)
+    if isinstance(document, dict) and isinstance(document.get("config"), dict):
+        producer = PRODUCERS.get(document.get("experiment"), "the step that wrote it")
+        check_schema(document, path, producer)
+        check_identity(document, path, producer)
+    check_counts(document, path, "rerun the step that wrote it")
     check_verdicts(document, path)
     return document

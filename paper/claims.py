@@ -19,9 +19,9 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from experiment_1.files import read_json
+from paper.checks import checked_json
 from experiment_1.report import format_number, format_percent
-from paper.committed_runs import committed_glob
+from paper.committed_runs import check_inside, committed_glob
 from paper.experiments import record_of
 from paper.macros import follow
 from paper.render_latex import latex_text
@@ -215,11 +215,11 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
         record = record_of(claim.experiment)
         published_source = root / record_of(claim.reported_from).primary if claim.reported_from is not None else None
         for path in committed_glob(root, record.primary):
-            summary = read_json(path)
+            summary = checked_json(path)
             verdicts = summary.get("verdicts") if isinstance(summary, dict) else None
             if not isinstance(verdicts, list):
                 continue
-            published = read_json(published_source) if published_source else summary
+            published = checked_json(check_inside(published_source, root)) if published_source else summary
             matched = matching(verdicts, claim.verdict_ids, claim.every_match)
             for verdict, variant in zip(matched, variants([entry["id"] for entry in matched])):
                 network, images = _run_facts(summary, verdict)

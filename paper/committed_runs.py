@@ -6,20 +6,38 @@ JSON, and would write those into the committed tables.md, README and paper. ``pa
 lists the committed runs instead (one results folder or single results file per line); every reader in
 ``paper/`` globs through :func:`committed_glob`, which keeps only the paths that list covers.
 
-A root without the list (a tree a test generates) has no committed runs to tell apart: everything in it counts.
+A root without the list is refused (one line) unless the reader was told to read every run there
+(``paper.make_tables --all-runs``, :func:`allow_all_runs`), which it says in its output. Every path is resolved
+(``realpath``) and must lie inside the root; a results file or folder that is a symbolic link is refused — a link
+to outside the tree never enters the tables or the paper.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+from experiment_1.errors import PipelineError
 
 MANIFEST = Path("paper") / "committed_runs.txt"
 
 
+_ALL_RUNS: set[str] = set()  # roots whose every results folder counts (--all-runs), by real path
+
+
+def allow_all_runs(root: Path) -> None:
+    """Read every results folder under ``root`` where it has no manifest (``--all-runs``; the caller says so in its output)."""
+    _ALL_RUNS.add(os.path.realpath(root))
+
+
 def committed_runs(root: Path) -> frozenset[str] | None:
-    """The manifest's entries (paths relative to ``root``), or ``None`` where ``root`` has no manifest."""
+    """The manifest's entries (paths relative to ``root``), or ``None`` where ``root`` has no manifest and
+    :func:`allow_all_runs` was called for it; a missing manifest is refused otherwise."""
     manifest = root / MANIFEST
     if not manifest.exists():
-        return None
+        if os.path.realpath(root) in _ALL_RUNS:
+            return None
+        raise PipelineError(f"{manifest}: not found; the tables and the paper read only the committed runs it lists — restore it "
+                            "(git checkout paper/committed_runs.txt), or pass --all-runs to read every results folder, which the output then says")
     lines = (line.split("#", 1)[0].strip() for line in manifest.read_text().splitlines())
     return frozenset(line.rstrip("/") for line in lines if line)
 
@@ -32,7 +50,22 @@ def is_committed(path: Path, root: Path, runs: frozenset[str] | None) -> bool:
     return any("/".join(relative[:end]) in runs for end in range(1, len(relative) + 1))
 
 
+def check_inside(path: Path, root: Path) -> Path:
+    """``path`` (under ``root``) checked to be no symbolic link, in none of its folders below ``root``, and to resolve inside ``root``."""
+    base = Path(os.path.realpath(root))
+    relative = Path(path).relative_to(root)
+    for end in range(1, len(relative.parts) + 1):
+        part = Path(root, *relative.parts[:end])
+        if part.is_symlink():
+            raise PipelineError(f"{part}: a symbolic link (to {os.readlink(part)}) in the results; a committed run is a file or folder of this tree — "
+                                "replace the link by the run's files, or remove it")
+    resolved = Path(os.path.realpath(path))
+    if resolved != base and base not in resolved.parents:
+        raise PipelineError(f"{path}: resolves to {resolved}, outside {base}; a committed run lies inside the repository")
+    return Path(path)
+
+
 def committed_glob(root: Path, pattern: str) -> list[Path]:
-    """``sorted(root.glob(pattern))`` restricted to the committed runs."""
+    """``sorted(root.glob(pattern))`` restricted to the committed runs, each checked by :func:`check_inside`."""
     runs = committed_runs(root)
-    return [path for path in sorted(root.glob(pattern)) if is_committed(path, root, runs)]
+    return [check_inside(path, root) for path in sorted(root.glob(pattern)) if is_committed(path, root, runs)]

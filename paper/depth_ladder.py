@@ -115,7 +115,7 @@ def _arrays(folder: Path, summary: dict[str, Any] | None) -> dict[str, np.ndarra
 
 def load_rung(root: Path, arch: str, suffix: str) -> Rung:
     """The results folders of ``arch`` under ``root`` (``experiment_<N>/results_<arch><suffix>/``)."""
-    folder = {number: Path(root) / f"experiment_{number}" / f"results_{name_from_file(arch, 'arch', Path(root))}{suffix}" for number in (2, 3, 4)}
+    folder = {number: Path(root) / f"experiment_{number}" / f"results_{name_from_file(arch, 'a rung of the ladder', Path(root), flag='--ladder')}{suffix}" for number in (2, 3, 4)}
     spectrum, topk = _json(folder[2] / "summary.json"), _json(folder[3] / "summary.json")
     return Rung(arch, spectrum, _arrays(folder[2], spectrum), topk, _arrays(folder[3], topk), _json(folder[4] / "overlap.json"))
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from experiment_1.files import read_json
+from paper.checks import checked_json
+from paper.committed_runs import check_inside
 from experiment_1.report import format_number, format_percent, format_stat
 from paper.table_model import Block, Table
 
@@ -99,6 +100,6 @@ def headline_table(root: Path) -> list[Block]:
     rows = []
     for experiment, question, answers in QUESTIONS:
         path = root / HEADLINE_RUNS[experiment]
-        original, ours = answers(read_json(path)) if path.exists() else ("—", "not run")
+        original, ours = answers(checked_json(check_inside(path, root))) if path.exists() or path.is_symlink() else ("—", "not run")
         rows.append([experiment, question, original, f"{ours} ([`{path.parent.relative_to(root).as_posix()}`]({path.parent.relative_to(root).as_posix()}/REPORT.md))"])
     return [Table(["#", "question", "the original study (ResNet-18, N = 10 000)", "this project (EfficientNet-Lite0, embedded sample)"], rows)]

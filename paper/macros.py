@@ -23,9 +23,10 @@ from typing import Any, Union
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
+from paper.checks import checked_json
 from experiment_1.report import format_number, format_percent, format_stat
 from paper.experiments import record_of
-from paper.committed_runs import committed_glob
+from paper.committed_runs import check_inside, committed_glob
 from paper.render_latex import latex_text
 
 PathElement = Union[str, int, dict]
@@ -197,11 +198,11 @@ def once_per_pass(documents: list[Any], values: list[Any]) -> list[Any]:
 def source_values(root: Path, macro: Macro) -> list[Any] | None:
     """The JSON values ``macro`` prints, in print order (``None`` when its source is absent: not run)."""
     files = committed_glob(root, macro.source) if macro.kind == "hours" else [root / macro.source]
-    files = [path for path in files if path.exists()]
+    files = [check_inside(path, root) for path in files if path.exists() or path.is_symlink()]
     if not files:
         return None
     try:
-        documents = [read_json(path) for path in files]
+        documents = [checked_json(path) if macro.kind != "hours" else read_json(path) for path in files]
         values = [follow(document, macro.path) for document in documents]
     except KeyError as missing:
         raise PipelineError(f"paper macro \\{macro.name}: {macro.source} has no {missing} on the path {macro.path}; "

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.files import read_json
+from paper.checks import checked_json
 from experiment_1.report import new_figure, plt
 from paper.committed_runs import committed_glob
 from paper.claims import network_name
@@ -32,10 +32,10 @@ def ladder_spectra(root: Path) -> list[tuple[str, dict[str, Any]]]:
     ladders = committed_glob(root, record_of("depth").summaries)
     if not ladders:
         return []
-    archs = [rung["arch"] for rung in read_json(ladders[0])["rungs"]]
+    archs = [rung["arch"] for rung in checked_json(ladders[0])["rungs"]]
     summaries = {}
     for path in committed_glob(root, record_of(2).summaries):
-        summary = read_json(path)
+        summary = checked_json(path)
         config = summary.get("config", {}) if isinstance(summary, dict) else {}
         if summary.get("experiment") == 2 and config.get("weights") == "pretrained" and config.get("arch") in archs:
             summaries.setdefault(config["arch"], summary)

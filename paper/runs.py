@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from experiment_1.files import read_json
+from paper.checks import checked_json
 from experiment_1.report import format_number
 from paper.committed_runs import committed_glob
 from paper.claims import network_name
@@ -29,7 +29,7 @@ def run_rows(root: Path) -> list[list[str]]:
         for path in committed_glob(root, record.summaries):
             if "partial" in path.parts:
                 continue
-            summary: Any = read_json(path)
+            summary: Any = checked_json(path)
             config = summary.get("config") if isinstance(summary, dict) else None
             if not isinstance(config, dict) or "arch" not in config or summary.get("experiment") != record.experiment:
                 continue

@@ -38,8 +38,13 @@ def load_factory(spec: str) -> Factory:
         raise PipelineError(f"--arch {spec}: a factory is given as package.module:function")
     try:
         module = importlib.import_module(module_name)
-    except Exception as error:  # any failure while importing the user's module means the same here
-        raise PipelineError(f"--arch {spec}: cannot import {module_name} ({type(error).__name__}: {error}); run from the folder that holds it or add it to PYTHONPATH") from None
+    except ModuleNotFoundError as error:
+        if error.name and (module_name == error.name or module_name.startswith(error.name + ".")):
+            raise PipelineError(f"--arch {spec}: no module {error.name} on the import path (moved, renamed or misspelled?); name the module as it is now, "
+                                "as package.module from the folder above its top package (the repository root for experiment_N.…), or add that folder to PYTHONPATH") from None
+        raise PipelineError(f"--arch {spec}: importing {module_name} failed because it imports {error.name}, which is not installed or not on the path; fix that import or install it") from None
+    except Exception as error:  # any other failure inside the user's module
+        raise PipelineError(f"--arch {spec}: importing {module_name} raised {type(error).__name__}: {error}; fix that module") from None
     factory = getattr(module, function_name, None)
     if not callable(factory):
         raise PipelineError(f"--arch {spec}: {module_name} has no function {function_name}")

@@ -30,6 +30,9 @@ of that order) is within ``± tolerance`` of the prediction.
 """
 from __future__ import annotations
 
+import re
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +40,7 @@ import numpy as np
 from torch import nn
 
 from experiment_1.network import ResidualStack
+from experiment_1.paths import REPO_ROOT
 from experiment_1.report import bootstrap_mean_ci_rows
 from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, NOT_CONVERGED, POST_HOC, UNRESOLVED, verdict
 from experiment_2.scaling import fit_power_law
@@ -55,9 +59,36 @@ REFINED_LAW_FITTED_TO = {"arch": "resnet18", "weights": "random", "seed": 0,
                          "sample_list_sha256": "d0435bf1f04c0f81cf1bd1ca91d3c597fe7a8726a7bd4bcde8be1dbdf7eecf8a"}
 
 
+# ... and the runs themselves, by identity (config.run_id): experiment_2/results_3c_resnet18_native and _smooth. An edited
+# description (config.seed, arch, …) does not turn them into other data.
+REFINED_LAW_FITTED_RUNS = frozenset({"e6ff9cab2daad729d9a16b6fc609d9b833881dac296923fd1940ea85ee840e9d",
+                                     "2122e651dfe27d16b4b73454e4f56eccc99f5fb8bd4e27c27a59c04500aaaf0e"})
+# The commit that stated the refined law's a priori prediction (experiment_2/README.md, "A test of the refined law on
+# data it was not fitted to"): a run is a test of it only when its recorded commit descends from this one.
+PREDICTION_COMMIT = "82db6c3f3c0d153389535787c5c9cb98ade55bc4"
+
+
 def is_post_hoc(config: dict[str, Any]) -> bool:
-    """Whether a run's configuration is the refined law's own data (:data:`REFINED_LAW_FITTED_TO`)."""
-    return all(config.get(key) == value for key, value in REFINED_LAW_FITTED_TO.items())
+    """Whether a run is the refined law's own data: one of :data:`REFINED_LAW_FITTED_RUNS` by its ``run_id``, or a run
+    whose configuration is :data:`REFINED_LAW_FITTED_TO` (either is enough: identity first, description too)."""
+    return config.get("run_id") in REFINED_LAW_FITTED_RUNS or all(config.get(key) == value for key, value in REFINED_LAW_FITTED_TO.items())
+
+
+def after_prediction(config: dict[str, Any], root: Path = REPO_ROOT) -> str | None:
+    """Why the run cannot be an a priori test of the refined law (``None`` when it can): its recorded commit
+    (``config.git_commit``) must be :data:`PREDICTION_COMMIT` or descend from it in ``root``'s history."""
+    recorded = str(config.get("git_commit", "")).removesuffix("-dirty")
+    if not re.fullmatch(r"[0-9a-f]{7,40}", recorded):
+        return f"it records no commit (config.git_commit {config.get('git_commit')!r}), so nothing shows it ran after the prediction was committed ({PREDICTION_COMMIT[:12]})"
+    try:
+        found = subprocess.run(["git", "merge-base", "--is-ancestor", PREDICTION_COMMIT, recorded], cwd=root, capture_output=True, text=True)
+    except OSError:
+        return "git is not available to compare its commit with the prediction's"
+    if found.returncode == 1:
+        return f"it ran at commit {recorded[:12]}, before the prediction was committed ({PREDICTION_COMMIT[:12]})"
+    if found.returncode != 0:
+        return f"its commit {recorded[:12]} or the prediction's ({PREDICTION_COMMIT[:12]}) is not in this repository's history (a shallow clone?)"
+    return None
 
 
 def exact_zero_chain(model: ResidualStack) -> int:

@@ -6,6 +6,9 @@ from typing import Any
 
 from experiment_2.limit.laws import is_post_hoc, scored
 
+# what a sweep's limit block must hold before a step reads it (load_summary's keys): a missing one is one line, never a KeyError
+LIMIT_KEYS = ("limit.method", "limit.limit_points", "limit.slope_tolerance", "limit.floor_margin", "limit.projections")
+
 EXPECTED_LAWS = {"native": ("kink", "kink_chain"), "smooth": ("lambda_k",)}
 PROJECTION = "vector"
 

@@ -12,6 +12,7 @@ from experiment_1.network.macs import work_ratio
 from experiment_1.run.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_stack
+from paper.committed_runs import allow_all_runs
 from paper.make_tables import benchmark_table, profile_table
 from paper.render_markdown import render_markdown
 
@@ -52,6 +53,7 @@ def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> No
            "max_abs_disagreement": 1e-5}
     (tmp_path / "experiment_1" / "results_bench").mkdir(parents=True)
     (tmp_path / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps({"device": "cpu (2 threads)", "rows": [row]}))
+    allow_all_runs(tmp_path)
     table = render_markdown(benchmark_table(tmp_path))
     assert "| cpu (2 threads), allocator untuned (written before the benchmark tuned it) | efficientnet_lite0 | float32, eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | — | 8.5 | 15.0× | 6.2× | 1.66× |" in table
     profile = {"arch": "resnet18", "images": 1, "resolution": 224, "memory_format": "channels_last", "mask_chunk": 256, "wall_seconds": 1.5,

@@ -81,4 +81,7 @@ def test_law_test_step_refuses_the_laws_own_data() -> None:
     with pytest.raises(PipelineError, match="own data"):
         summarize(sweep)
     sweep["config"]["arch"] = "experiment_2.held_block:resnet18_first_block_held"
+    with pytest.raises(PipelineError, match="not an a priori test of the refined law: it records no commit"):
+        summarize(sweep)
+    sweep["config"]["git_commit"] = "6acf06ba1da23a49abde1416febd3e61f48262b2"  # the committed held-block run's, after the prediction
     assert [entry["decision"] for entry in summarize(sweep)["verdicts"]] == ["fails", "fails", "holds"]

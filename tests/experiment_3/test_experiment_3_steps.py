@@ -16,6 +16,7 @@ from experiment_1.data.shards import SampleDataset, list_items
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from paper.make_tables import experiment_3_table
+from paper.committed_runs import allow_all_runs
 from paper.render_markdown import render_markdown
 from paper.resummarize import main as resummarize_main
 from experiment_1.mobius.transform import mobius_transform
@@ -115,6 +116,7 @@ def test_topk_step_matches_brute_force_and_reports(tiny_shards: Path, small_inpu
     gamma_verdict = by_id(summary["verdicts"])["captured_energy.vector"]
     assert gamma_verdict["decision"] == decision and gamma_verdict["effect"]["ci_low"] == gamma_64["ci_low"]
     assert f"vector ranking: Γ_K on its own (vector) energy is as high as the seed reports: **{decision}**" in report.split("## Verdict")[1]
+    allow_all_runs(tmp_path / "repo")
     tables = render_markdown(experiment_3_table(tmp_path / "repo"))
     assert "`experiment_3/results_tiny` — resnet18, `random`, N = 2" in tables and f"K = 64: {format_stat(gamma_64, percent=True)}" in tables
 

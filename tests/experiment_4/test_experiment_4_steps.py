@@ -126,7 +126,7 @@ def test_experiment_4_end_to_end(tiny_shards: Path, small_input: int, tmp_path: 
     # tables.md gets an Experiment 4 section from overlap.json alone.
     root = tmp_path / "repo"
     step_2_overlap.main(["--signatures", str(output_dir / "signatures.pt"), "--output-dir", str(root / "experiment_4" / "results_tiny"), "--sweep-K", "8", "--num-permutations", "5"])
-    tables_main(["--root", str(root)])
+    tables_main(["--root", str(root), "--all-runs"])
     tables = (root / "tables.md").read_text()
     verdicts = read_json(root / "experiment_4" / "results_tiny" / "overlap.json")["verdicts"]
     assert "`experiment_4/results_tiny` — resnet18, `random`, N = 6, 3 classes" in tables and all(verdict["decision"] in tables for verdict in verdicts)

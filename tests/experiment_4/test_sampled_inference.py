@@ -128,3 +128,30 @@ def test_a_sample_of_every_pair_reproduces_the_exact_path_and_a_small_one_is_see
     assert small[0]["rankings"]["vector"]["binary"]["true_label"]["pair_counts"]["same_class"] + small[0]["rankings"]["vector"]["binary"]["true_label"]["pair_counts"]["different_class"] == 60
     assert all("sampled (--max-pairs 60)" in " ".join(entry["notes"]) for entry in small[0]["verdicts"][:3]) and "**sampled**" in pair_sentence(small[0])
     assert "sampled" not in pair_sentence(every_pair | {"settings": settings})
+
+
+def test_a_max_pairs_too_small_for_a_same_class_pair_is_refused_with_the_minimum() -> None:
+    from experiment_1.errors import PipelineError
+    from experiment_4.summary import minimum_max_pairs
+    from experiment_4.sampled_inference import SamplingPlan
+
+    document = planted_document(True)
+    count = CLASSES * PER_CLASS
+    settings = {"signatures": "planted", "nn_k": K, "sweep_ks": [4, K], "num_permutations": 49, "p_value_floor": 1 / 50, "seed": 0,
+                "store_k": 64, "class_store_k": 16, "git_commit": "test", "max_pairs": 1}
+    needed = minimum_max_pairs(SamplingPlan(1, 0, count, len(document["class_coordinates"])), np.full(CLASSES, PER_CLASS))
+    with pytest.raises(PipelineError, match=f"--max-pairs 1: too few pairs for a same-class pair in every view .*; use --max-pairs {needed} or more"):
+        overlap_summary(document, settings)
+    assert 1 < needed <= 60
+
+
+def test_overlap_json_is_never_written_with_a_non_finite_number(tmp_path, monkeypatch, capsys) -> None:
+    from experiment_1.errors import run_cli
+    from experiment_4 import step_2_overlap
+
+    monkeypatch.setattr(step_2_overlap, "load_signatures", lambda path: {"store_k": 64, "num_subsets": 256, "class_store_k": 16})
+    monkeypatch.setattr(step_2_overlap, "check_settings", lambda *args: None)
+    monkeypatch.setattr(step_2_overlap, "overlap_summary", lambda document, settings: {"rankings": {"vector": {"auc": float("nan")}}})
+    with pytest.raises(SystemExit):
+        run_cli(step_2_overlap.main, ["--signatures", str(tmp_path / "signatures.pt"), "--max-pairs", "5"])
+    assert "rankings.vector.auc is nan" in capsys.readouterr().err and not (tmp_path / "overlap.json").exists()

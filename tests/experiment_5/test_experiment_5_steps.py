@@ -177,7 +177,7 @@ def test_three_steps_end_to_end_with_resume(tiny_shards: Path, small_input: int,
     tables_root = tmp_path / "repo"
     (tables_root / "experiment_5" / "results_tiny").mkdir(parents=True)
     shutil.copy(full_dir / "analysis.json", tables_root / "experiment_5" / "results_tiny")
-    tables_main(["--root", str(tables_root)])
+    tables_main(["--root", str(tables_root), "--all-runs"])
     tables = (tables_root / "tables.md").read_text()
     assert "`experiment_5/results_tiny` — resnet18, `random`, N = 8, difficulty = cross-entropy" in tables
     assert f"| K_τ^err | {rho_cell(entry)} | {rho_cell(entry, 'partial_')} | {difference_cell(difference, 'k_err')} |" in tables

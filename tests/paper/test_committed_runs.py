@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from paper.committed_runs import MANIFEST, committed_glob, committed_runs
+from experiment_1.errors import PipelineError
+from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob, committed_runs
 from paper.make_tables import wall_time_table
 from paper.render_markdown import render_markdown
 
@@ -24,7 +25,10 @@ def test_only_listed_runs_reach_the_tables(tmp_path: Path) -> None:
     _timing(tmp_path / "experiment_1" / "results_efficientnet_lite0_sample", 10.0)
     _timing(tmp_path / "experiment_1" / "results_demo_efficientnet_lite0", 7.0)  # make demo
     _timing(tmp_path / "experiment_2" / "results_mine", 5.0)                      # a scratch --output-dir
-    unfiltered = render_markdown(wall_time_table(tmp_path))                       # no manifest: a generated tree
+    with pytest.raises(PipelineError, match="committed_runs.txt: not found; .* or pass --all-runs"):
+        wall_time_table(tmp_path)                                                 # no manifest: refused
+    allow_all_runs(tmp_path)                                                      # --all-runs: a generated tree
+    unfiltered = render_markdown(wall_time_table(tmp_path))
     assert "results_demo" in unfiltered and "results_mine" in unfiltered
     (tmp_path / MANIFEST).parent.mkdir()
     (tmp_path / MANIFEST).write_text("# committed\nexperiment_1/results_efficientnet_lite0_sample/  # the real run\n")

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import experiment_1.step_3_evaluate as step_3
+from paper.committed_runs import allow_all_runs
 from paper.make_tables import main as tables_main
 from experiment_1.report.markdown import format_number
 from experiment_1.step_2_sample import main as sample_main
@@ -25,7 +26,7 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     (root / "experiment_1" / "PERFORMANCE.md").write_text("intro\n<!-- generated:benchmark (regenerated) -->\nstale row\n<!-- /generated:benchmark -->\nafter\n"
                                                      "<!-- generated:wall-time -->\n<!-- /generated:wall-time -->\n")
     (root / "README.md").write_text("<!-- generated:headline -->\nstale\n<!-- /generated:headline -->\n")
-    tables_main(["--root", str(root)])
+    tables_main(["--root", str(root), "--all-runs"])
     readme = (root / "experiment_1" / "PERFORMANCE.md").read_text()
     assert "stale row" not in readme and "| 11.1× | 8.6× |" in readme and "<!-- /generated:benchmark -->\nafter\n" in readme
     assert "| `experiment_1/results_tiny` | cpu | tree | 3 |" in readme
@@ -80,6 +81,7 @@ def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resume
     timing("experiment_3/results_b", [record("pq", 0, 30.0, 2), record("pqr", 0, 20.0, 2), record("pqr", 1, 25.0, 2)])  # resumed under torchrun
     (tmp_path / "experiment_4" / "results_old").mkdir(parents=True)  # written before the process records
     (tmp_path / "experiment_4" / "results_old" / "timing.json").write_text(json.dumps({"wall_seconds": 7.0, "images_evaluated": 1, "device_name": "cpu", "engine": "tree"}))
+    allow_all_runs(tmp_path)
     table = wall_time_table(tmp_path)[0]
     rows = {row[0]: row for row in table.rows}
     assert rows["`experiment_3/results_b`"][3:5] == ["6", "3"] and rows["`experiment_3/results_b`"][5] == format_number(55.0)

@@ -41,10 +41,10 @@ def a_verdict(**changes: object) -> dict:
 
 @pytest.mark.parametrize("entry, expected", [
     (a_verdict(decision="proven"), "verdict x.claim has decision 'proven', not one of holds, fails"),
-    (a_verdict(effect={"name": "d", "value": 0.1, "ci_low": -0.2, "ci_high": 0.4}), "says 'holds' but its own CI [-0.2, 0.4] covers 0"),
+    (a_verdict(effect={"name": "d", "value": 0.1, "ci_low": -0.2, "ci_high": 0.4}), "says 'holds' but its own CI [-0.2, 0.4] under its rule gives 'cannot tell'"),
     (a_verdict(statistic={"name": "ρ", "value": float("nan")}), "says 'holds' from a non-finite number"),
     (a_verdict(rule="holds when the 95 % CI of the share lies at or above 90%, fails when below, else cannot tell", parameters={"share": 0.9},
-               effect={"name": "share", "value": 0.92, "ci_low": 0.888, "ci_high": 0.952}), "against the threshold of its rule gives 'cannot tell'"),
+               effect={"name": "share", "value": 0.92, "ci_low": 0.888, "ci_high": 0.952}), "CI [0.888, 0.952] under its rule gives 'cannot tell'"),
 ])
 def test_an_edited_or_unfounded_verdict_is_refused(entry: dict, expected: str) -> None:
     with pytest.raises(PipelineError, match="summary.json: ") as refused:
@@ -64,7 +64,7 @@ def test_make_tables_refuses_an_edited_verdict_naming_the_file(tmp_path: Path, e
     text = path.read_text()
     assert '"decision": "holds"' in text
     path.write_text(text.replace('"decision": "holds"', '"decision": "proven"', 1))
-    line = expect_one_line(make_tables.main, ["--root", str(tmp_path)])
+    line = expect_one_line(make_tables.main, ["--root", str(tmp_path), "--all-runs"])
     assert f"{path}: verdict" in line and "'proven'" in line
     assert not (tmp_path / "tables.md").exists()
 

@@ -42,7 +42,7 @@ def test_non_ascii_results_folders_reach_the_tables(tmp_path: Path) -> None:
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     summary["config"]["weights"] = "/data/my 日本 weights/ß.pth"  # a weights path with spaces and non-Latin letters
     summary_path.write_text(json.dumps(summary, ensure_ascii=False), encoding="utf-8")
-    make_tables.main(["--root", str(tmp_path)])
+    make_tables.main(["--root", str(tmp_path), "--all-runs"])
     tables = (tmp_path / "tables.md").read_text(encoding="utf-8")
     assert "`experiment_1/results_ß_sample`" in tables and "`experiment_1/results_日本_sample`" in tables and "`/data/my 日本 weights/ß.pth`" in tables
     latex = "".join(path.read_text(encoding="utf-8") for path in (tmp_path / "paper" / "generated").glob("table_*.tex"))

@@ -214,8 +214,8 @@ def test_a_bad_arch_under_torchrun_prints_one_line(job: tuple[Path, Path], tmp_p
     result = torchrun("experiment_1.step_3_evaluate", [*flags(job, tmp_path), "--arch", "no_such_package.models:build"])
     assert result.returncode != 0
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert errors == ["error: --arch no_such_package.models:build: cannot import no_such_package.models (ModuleNotFoundError: No module named 'no_such_package'); "
-                      "run from the folder that holds it or add it to PYTHONPATH"], result.stderr[-3000:]
+    assert errors == ["error: --arch no_such_package.models:build: no module no_such_package on the import path (moved, renamed or misspelled?); name the module "
+                      "as it is now, as package.module from the folder above its top package (the repository root for experiment_N.…), or add that folder to PYTHONPATH"], result.stderr[-3000:]
 
 
 # --- three ranks, uneven shares, every experiment: one single pass (Experiments 1–5) per scenario ------------------
