@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "mobius_transform": "transform",
     "num_blocks_from_size": "transform",
     "subset_orders": "transform",
+    "walsh_transform": "transform",
 }
 _SUBMODULES: tuple[str, ...] = ()
 

@@ -9,6 +9,12 @@ Kennes–Smets butterfly: for each bit ``l``, for every ``s`` with bit ``l`` set
 ``a[s] −= a[s without bit l]`` — ``L·2^(L−1)`` subtractions per trailing element, and never
 the ``2^L × 2^L`` matrix. The inverse (zeta transform, ``h(S) = Σ_{T ⊆ S} Δ_T h``) is the
 same loop with ``+=``.
+
+The Walsh (±1 Fourier) coefficients, the other basis the project reports, are
+``ĥ(S) = 2^{−L} Σ_T (−1)^{|S ∩ T|} h(T)`` — the expansion of h in the characters ``χ_S(T) = Π_{l ∈ S} (1 − 2·m_l)``,
+orthonormal under the uniform distribution on masks, so ``Σ_S ĥ(S)² = mean_T h(T)²`` (Parseval) and
+``Σ_{S ≠ ∅} ĥ(S)² = Var_T h(T)``. The same butterfly with the kernel ``(a, b) → ((a + b)/2, (a − b)/2)`` computes them
+(exact in binary floating point up to the additions: halving is exact).
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ __all__ = [
     "mobius_transform",
     "inverse_mobius_transform",
     "inverse_mobius_transform_",
+    "walsh_transform",
 ]
 
 
@@ -104,3 +111,28 @@ def inverse_mobius_transform_(coefficients: torch.Tensor, dim: int = -2) -> torc
     """:func:`inverse_mobius_transform` in place on a contiguous ``coefficients`` (the same operations, the same
     bits, no second tensor of that size); returns it."""
     return _butterfly(coefficients, dim, sign=+1, dtype=None, in_place=True)
+
+
+def walsh_transform(values: torch.Tensor, dim: int = -2, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """Walsh (±1 Fourier) coefficients of a set function stored along ``dim`` (size ``2^L``).
+
+    ``values[..., s, ...] = h(S(s))`` → ``out[..., s, ...] = ĥ(S(s)) = 2^{−L} Σ_T (−1)^{|S ∩ T|} h(T)``: the mean of h at
+    ``s = 0``, and for every other ``S`` its correlation with the character of ``S``. ``dtype`` (default: the input's)
+    sets the arithmetic precision. Returns a new tensor; the input is not modified.
+    """
+    dim = dim % values.dim()
+    size = values.shape[dim]
+    num_blocks = num_blocks_from_size(size)
+    out = values.to(dtype=dtype or values.dtype, copy=True).contiguous()
+    lead = 1
+    for extent in out.shape[:dim]:
+        lead *= extent
+    trail = 1
+    for extent in out.shape[dim + 1 :]:
+        trail *= extent
+    for block in range(num_blocks):
+        view = out.view(lead, size >> (block + 1), 2, 1 << block, trail)
+        without, with_ = view[:, :, 0], view[:, :, 1]
+        with_.sub_(without).mul_(-0.5)  # (a − b)/2, the coefficient of a set holding block l
+        without.sub_(with_)  # a − (a − b)/2 = (a + b)/2
+    return out

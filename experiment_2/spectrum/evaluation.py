@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from experiment_1.mobius import full_mask_index, mobius_transform, num_blocks_from_size
+from experiment_1.mobius import full_mask_index, mobius_transform, num_blocks_from_size, walsh_transform
 from experiment_1.mobius import order_energies, scalar_projection, spectrum_statistics, unit_in_last_place
 from experiment_1.run import DTYPES, MOBIUS_DTYPES, BatchFunction, EvaluationSetup, ExperimentPass, provenance, run_per_image, write_results
 from experiment_2.spectrum.summary import summarize
@@ -39,6 +39,12 @@ def spectrum_metrics(logits: torch.Tensor, dtype: torch.dtype = torch.float64, n
     the vector projection, class ``c`` for the scalar one). Independent rounding errors give a
     coefficient of order ``k`` the energy ``2^k`` times that, so ``C(L,k)·2^k·roundoff_variance``
     is a lower bound on the round-off floor of ``E_k``.
+
+    The same statistics in the Walsh (±1 Fourier) basis, prefixed ``walsh_`` (``walsh_energy_*``: ``W_k``, the energy of
+    the Walsh coefficients of order k, Σ_{k≥1} W_k = the variance of h over masks; ``walsh_kappa_*`` = κ_W, the total
+    influence over the variance), and ``cancellation_ratio_*``: Σ_{k≥1} E_k / ‖h(full) − h(∅)‖², the Möbius interaction
+    energy over the squared change it adds up to (1 when the coefficients are orthogonal; far above 1 when large coefficients
+    cancel).
     """
     num_blocks = num_blocks_from_size(logits.shape[1])
     full = logits[:, full_mask_index(num_blocks)]
@@ -49,6 +55,14 @@ def spectrum_metrics(logits: torch.Tensor, dtype: torch.dtype = torch.float64, n
     for projection, values in (("vector", coefficients), ("scalar", scalar_projection(coefficients, full))):
         for name, value in spectrum_statistics(order_energies(values)).items():
             metrics[f"{name}_{projection}"] = value
+    del coefficients  # the Walsh coefficients take its place: one (B, 2^L, C) copy at a time
+    change = full.to(dtype) - logits[:, 0].to(dtype)
+    walsh = walsh_transform(logits, dim=1, dtype=dtype)
+    for projection, values, moved in (("vector", walsh, change.square().sum(dim=1)),
+                                      ("scalar", scalar_projection(walsh, full), change.gather(1, predicted.view(-1, 1)).squeeze(1).square())):
+        for name, value in spectrum_statistics(order_energies(values)).items():
+            metrics[f"walsh_{name}_{projection}"] = value
+        metrics[f"cancellation_ratio_{projection}"] = metrics[f"energy_{projection}"][:, 1:].sum(dim=1) / moved
     metrics["roundoff_variance_vector"] = roundoff.sum(dim=1)
     metrics["roundoff_variance_scalar"] = roundoff.gather(1, predicted.view(-1, 1)).squeeze(1)
     return metrics

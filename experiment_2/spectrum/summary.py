@@ -49,8 +49,22 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
         "input_dependence": input_dependence(arrays, valid),
         "kappa_scalar_minus_vector": paired_kappa_difference(arrays, valid, seed),
     }
+    if "walsh_energy_vector" in arrays:  # runs evaluated before the Walsh control have none
+        summary["walsh"] = walsh_summary(arrays, valid, num_blocks, seed)
     summary["verdicts"] = verdicts(summary)
     return summary
+
+
+def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, seed: int) -> dict[str, Any]:
+    """The Walsh-basis control: :func:`spectrum_summary` of the Walsh statistics (W_k, their spectrum over k ≥ 1, κ_W, the
+    low-degree share C≤3, the peak), their round-off floor, and the per-image cancellation ratio of the Möbius expansion."""
+    walsh = {name[len("walsh_"):]: value for name, value in arrays.items() if name.startswith("walsh_")}
+    return {
+        "projections": spectrum_summary(walsh, valid, num_blocks, seed),
+        "roundoff": floor_check(arrays, valid, num_blocks, basis="walsh"),
+        "cancellation_ratio": {projection: bootstrap_mean_ci(np.asarray(arrays[f"cancellation_ratio_{projection}"], dtype=np.float64)[valid], seed=seed)
+                               for projection in PROJECTIONS},
+    }
 
 
 def kappa_distribution(kappa: np.ndarray, num_blocks: int) -> dict[str, Any]:

@@ -19,6 +19,12 @@ Across projections, ``projections_differ``: the paired per-image κ^s − κ^v h
 ``input_dependent``: h(full) moves with the image (the trunk energy's relative spread over images exceeds
 :data:`INPUT_SPREAD`, far above float32 round-off): a null that is a constant function is no null.
 
+The same shape and peak rules in the Walsh (±1 Fourier) basis, when the run recorded its Walsh spectra (``walsh.shape.*``,
+``walsh.peak.*``: the Walsh energy W_k of order k against the same binomial null — all 2^L coefficients of equal
+energy — behind the Walsh round-off floor C(L,k)·(rounding variance)/2^L), and ``basis.*``: the Möbius shape reading
+holds in the Walsh basis too (holds when both bases decide it the same way, fails when they decide it differently, else
+cannot tell). Beside it the cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²: how much Möbius energy cancels.
+
 :func:`null_verdicts` compares a run with its random-init null: ``unresolved`` when the null (or the run)
 is, cannot tell when the null is a constant function, else holds when the two κ^v CIs are disjoint.
 """
@@ -48,6 +54,10 @@ RULES = {
     "input": f"holds when the relative spread (std / mean) of the trunk energy over images exceeds {INPUT_SPREAD:g}, else fails",
     "null": ("unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function "
              "of its input; else holds when the 95 % CIs of κ^v are disjoint, cannot tell when they overlap"),
+    "walsh_resolved": (f"holds when every order k ≥ 1 has mean Walsh energy ≥ {FLOOR_MARGIN:g}× its round-off floor "
+                       "C(L,k)·(rounding variance)/2^L; else unresolved"),
+    "basis": ("holds when the Möbius and the Walsh shape verdicts are both decided (holds or fails) and agree, fails when both are "
+              "decided and disagree, else cannot tell; unresolved when either basis has an order within its round-off floor"),
 }
 UNRESOLVED_NOTE = "orders within the round-off floor are noise: no null and no finding is drawn from them"
 
@@ -58,12 +68,21 @@ def roundoff_floor(roundoff_variance: np.ndarray, num_blocks: int) -> np.ndarray
     return float(np.mean(roundoff_variance)) * factors
 
 
-def floor_check(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int) -> dict[str, Any]:
-    """Per projection: mean E_k over images, its round-off floor, their ratio and whether each order is resolved."""
+def walsh_roundoff_floor(roundoff_variance: np.ndarray, num_blocks: int) -> np.ndarray:
+    """Mean over images of ``C(L,k)·roundoff_variance/2^L`` for ``k = 0 … L``: a Walsh coefficient is 2^{−L} times a signed sum
+    of 2^L rounded values, so its rounding variance is ``roundoff_variance/2^L``: ``(N,)`` → ``(L+1,)``."""
+    factors = np.array([comb(num_blocks, order) / 2.0**num_blocks for order in range(num_blocks + 1)])
+    return float(np.mean(roundoff_variance)) * factors
+
+
+def floor_check(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, basis: str = "mobius") -> dict[str, Any]:
+    """Per projection: mean E_k (or, with ``basis="walsh"``, W_k) over images, its round-off floor, their ratio and whether
+    each order is resolved."""
     block: dict[str, Any] = {"floor_margin": FLOOR_MARGIN}
+    prefix, floor_of = ("walsh_", walsh_roundoff_floor) if basis == "walsh" else ("", roundoff_floor)
     for projection in PROJECTIONS:
-        energy = np.asarray(arrays[f"energy_{projection}"], dtype=np.float64)[valid].mean(axis=0)
-        floor = roundoff_floor(np.asarray(arrays[f"roundoff_variance_{projection}"], dtype=np.float64)[valid], num_blocks)
+        energy = np.asarray(arrays[f"{prefix}energy_{projection}"], dtype=np.float64)[valid].mean(axis=0)
+        floor = floor_of(np.asarray(arrays[f"roundoff_variance_{projection}"], dtype=np.float64)[valid], num_blocks)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(floor > 0, energy / floor, np.inf)
         block[projection] = {"floor_ratio": ratio.tolist(), "resolved": [bool(value >= FLOOR_MARGIN) for value in ratio],
@@ -112,29 +131,53 @@ def _null_peaks(null: dict[str, Any]) -> list[int]:
     return null.get("peak_orders", [null["peak_order"]])
 
 
-def projection_verdicts(summary: dict[str, Any], projection: str) -> list[dict[str, Any]]:
-    """``resolved``, ``shape`` and ``peak`` of one projection (the latter two ``unresolved`` when the floor is not cleared)."""
-    block, null, floor = summary["projections"][projection], summary["binomial_null"], summary["roundoff"][projection]
+def projection_verdicts(summary: dict[str, Any], projection: str, basis: str = "mobius") -> list[dict[str, Any]]:
+    """``resolved``, ``shape`` and ``peak`` of one projection (the latter two ``unresolved`` when the floor is not cleared); with
+    ``basis="walsh"`` the same rules on the summary's Walsh block, their ids prefixed ``walsh.``."""
+    walsh = basis == "walsh"
+    source = summary["walsh"] if walsh else summary
+    block, null, floor = source["projections"][projection], summary["binomial_null"], source["roundoff"][projection]
+    tag, named, energy = ("walsh.", f"{projection} projection, Walsh basis", "W_k") if walsh else ("", f"{projection} projection", "E_k")
     num_blocks, tied = null["num_blocks"], _null_peaks(null)
     unresolved = floor["unresolved_orders"]
     ratios = floor["floor_ratio"][1:]
-    resolved = verdict(f"resolved.{projection}", f"{projection} projection: every interaction order clears the round-off floor",
-                       UNRESOLVED if unresolved else HOLDS, RULES["resolved"], parameters={"floor_margin": FLOOR_MARGIN},
-                       statistic={"name": "smallest mean E_k / round-off floor over k ≥ 1", "value": float(min(ratios))},
+    resolved = verdict(f"{tag}resolved.{projection}", f"{named}: every interaction order clears the round-off floor",
+                       UNRESOLVED if unresolved else HOLDS, RULES["walsh_resolved" if walsh else "resolved"], parameters={"floor_margin": FLOOR_MARGIN},
+                       statistic={"name": f"smallest mean {energy} / round-off floor over k ≥ 1", "value": float(min(ratios))},
                        notes=[f"unresolved orders: {', '.join(map(str, unresolved))}; {UNRESOLVED_NOTE}"] if unresolved else [])
     kappa_shift = {key: block["kappa"][key] - null["kappa"] for key in ("mean", "ci_low", "ci_high")}
     decision, notes = shape_decision(_outside(block["kappa"], null["kappa"]), _outside(block["c_le3"], null["c_le3"]))
     notes = [f"κ/L = {block['kappa']['mean'] / num_blocks:.3f} (null {null['kappa'] / num_blocks:.3f}); C≤3 = {100 * block['c_le3']['mean']:.1f} % "
              f"[{100 * block['c_le3']['ci_low']:.1f}, {100 * block['c_le3']['ci_high']:.1f}] (null {100 * null['c_le3']:.1f} %)"] + notes
-    shape = verdict(f"shape.{projection}", f"{projection} projection: the energy sits at higher orders than subset counting (the binomial null) predicts",
+    shape = verdict(f"{tag}shape.{projection}", f"{named}: the energy sits at higher orders than subset counting (the binomial null) predicts",
                     UNRESOLVED if unresolved else decision, RULES["shape"], effect=effect_from_stat("κ − null κ", kappa_shift),
                     notes=[notes[0], UNRESOLVED_NOTE] if unresolved else notes)
     tie = f"the null's peak is tied at k = {' and '.join(map(str, tied))}" if len(tied) > 1 else f"the null peaks at k = {tied[0]}"
-    peak = verdict(f"peak.{projection}", f"{projection} projection: the spectrum peaks at another order than subset counting predicts",
+    peak = verdict(f"{tag}peak.{projection}", f"{named}: the spectrum peaks at another order than subset counting predicts",
                    UNRESOLVED if unresolved else peak_decision(block["peak_order"], tied), RULES["peak"],
                    effect=effect_from_stat("per-image peak order", block["peak_order"]), parameters={"null_peak_orders": tied},
                    notes=[f"mean spectrum peaks at k = {block['mean_spectrum_peak_order']}; {tie}"] + ([UNRESOLVED_NOTE] if unresolved else []))
     return [resolved, shape, peak]
+
+
+def basis_verdicts(summary: dict[str, Any], decided: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``walsh.*`` (the shape and peak rules in the Walsh basis) and ``basis.*`` (the Möbius shape reading holds in the Walsh
+    basis too), per projection, from the summary's Walsh block and the Möbius verdicts already ``decided``."""
+    block = [entry for projection in PROJECTIONS for entry in projection_verdicts(summary, projection, "walsh")]
+    by_id = {entry["id"]: entry for entry in decided + block}
+    for projection in PROJECTIONS:
+        mobius, walsh = by_id[f"shape.{projection}"]["decision"], by_id[f"walsh.shape.{projection}"]["decision"]
+        if UNRESOLVED in (mobius, walsh):
+            decision = UNRESOLVED
+        elif mobius in (HOLDS, FAILS) and walsh in (HOLDS, FAILS):
+            decision = HOLDS if mobius == walsh else FAILS
+        else:
+            decision = CANNOT_TELL
+        ratio = summary["walsh"]["cancellation_ratio"][projection]
+        block.append(verdict(f"basis.{projection}", f"{projection} projection: the Möbius shape reading (where the energy sits against subset counting) holds in the Walsh basis too",
+                             decision, RULES["basis"], effect=effect_from_stat("cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²", ratio),
+                             notes=[f"Möbius shape: {mobius}; Walsh shape: {walsh}"]))
+    return block
 
 
 def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -151,6 +194,8 @@ def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
                          HOLDS if spread["trunk_energy_relative_spread"] > INPUT_SPREAD else FAILS, RULES["input"],
                          statistic={"name": "relative spread of the trunk energy over images", "value": spread["trunk_energy_relative_spread"]},
                          parameters={"threshold": INPUT_SPREAD}, notes=[f"{spread['distinct_predictions']} distinct predicted classes"]))
+    if "walsh" in summary:
+        block += basis_verdicts(summary, block)
     return block
 
 
