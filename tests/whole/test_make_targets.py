@@ -57,3 +57,9 @@ def test_the_readme_states_the_times_and_the_quick_subset() -> None:
     assert "20–25 min" in readme and "TEST_THREADS=1" in readme
     assert "6.0 GB" in readme and "TORCH_INDEX=https://download.pytorch.org/whl/cpu" in readme
     assert "about 10 min" not in readme and "about 10 minutes" not in (REPO / "experiment_1/README.md").read_text()
+
+
+def test_the_readme_names_timm_in_its_own_network_section() -> None:
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Your own residual network", 1)[1].split("\n## ", 1)[0]
+    assert "pip install timm" in section and "experiment_1.examples.timm_resnet:build_resnet18" in section
