@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from paper.table_model import Block, Bullets, NotRun, Paragraph, Table
+from paper.table_model import Block, Bullets, NotRun, Paragraph, Table, named_original_study
 
 GREEK = {
     **{letter: "\\" + name for letter, name in zip("αβγδεζηθικλμνξπρστυφχψω", (
@@ -170,6 +170,7 @@ def render_tabular(table: Table) -> str:
 
 def render_block(block: Block) -> str:
     """One block as LaTeX."""
+    block = named_original_study(block)
     if isinstance(block, Table):
         return render_table(block)
     if isinstance(block, Paragraph):
