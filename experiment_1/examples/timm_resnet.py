@@ -5,7 +5,9 @@ squeeze-and-excitation, drop-path — each an identity (or absent) unless config
 ``eval()`` mode; the branch lists whichever are present in the block's own forward order, and the
 post-sum activation is the block's last one (``act2``, or ``act3`` for bottlenecks)::
 
-    python -m experiment_2.step_1_evaluate --arch experiment_1.examples.timm_resnet:build_resnet18 --weights pretrained …
+    python -m experiment_2.step_1_evaluate --arch experiment_1.examples.timm_resnet:build_resnet18 --weights pretrained \\
+        --sample-index experiment_1/sample_index_sample_test.json --data-dir imagenet-1k/sample-1750 \\
+        --limit 8 --output-dir experiment_2/results_mine_timm
 
 ``--weights pretrained`` asks timm for its default pretrained weights (downloaded by timm on first
 use; where the Hugging Face hub is not reachable — probed first, or ``HF_HUB_OFFLINE=1`` — timm reads only its
