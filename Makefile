@@ -120,11 +120,16 @@ reports: $(BIN)/.installed
 # The paper: regenerate paper/generated/ (and tables.md) from the summaries, then build paper/build/main.pdf.
 # Needs TeX Live from the distribution's packages (Debian/Ubuntu names below).
 TEX_PACKAGES := latexmk texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern
+# Quiet: it prints the PDF's path, its pages and the LaTeX log's warning count (paper.build_log); latexmk's own
+# transcript goes to paper/build/latexmk.out (its last lines are printed if the build fails).
 paper: $(BIN)/.installed
-	$(BIN)/python -m paper.make_tables
+	@$(BIN)/python -m paper.make_tables >/dev/null
 	@command -v latexmk >/dev/null && command -v pdflatex >/dev/null || \
 		{ echo "make paper: TeX Live not found; install it with: sudo apt-get install $(TEX_PACKAGES)"; exit 1; }
-	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -outdir=build main.tex
+	@mkdir -p paper/build
+	@cd paper && latexmk -pdf -silent -interaction=nonstopmode -halt-on-error -outdir=build main.tex >build/latexmk.out 2>&1 || \
+		{ tail -n 30 build/latexmk.out; echo "make paper: the build failed; the whole transcript is paper/build/latexmk.out"; exit 1; }
+	@$(BIN)/python -m paper.build_log paper/build/main.log
 
 clean-demo:
 	rm -rf experiment_1/results_demo_*
