@@ -1,6 +1,6 @@
 # MOE-ResNet — the commands a newcomer needs (README, Set up):
 #   make install               create .venv and install the project into it (pip install -e .); then source .venv/bin/activate
-#   make test                  the same set-up, then the test suite
+#   make test                  the same set-up, then the test suite (make test-quick: a 2-minute smoke subset)
 #   make demo                  Experiment 1 on 8 images: sample → evaluate → plot (experiment_1/demo.py).
 #                              Data: MOE_DATA, else imagenet-1k/data if it has shards, else the embedded
 #                              imagenet-1k/sample; model: ResNet-18, or EfficientNet-Lite0 where its weights
@@ -20,17 +20,36 @@ BIN := $(VENV)/bin
 DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
 	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
-.PHONY: install test demo bench bench-gpu gpu-check tables reports paper clean-demo
+.PHONY: install test test-quick demo bench bench-gpu gpu-check tables reports paper clean-demo
 
+# TORCH_INDEX=https://download.pytorch.org/whl/cpu installs torch and torchvision from that index first (the CPU-only
+# build, far smaller than the default CUDA wheels); empty (the default) installs everything from the ordinary index.
+TORCH_INDEX ?=
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
+	$(if $(TORCH_INDEX),$(BIN)/python -m pip install torch torchvision --index-url $(TORCH_INDEX),)
 	$(BIN)/python -m pip install -e .
 	touch $@
 
 install: $(BIN)/.installed
 
+# make test: the whole suite (about 600 tests; 20-25 min on 2 busy CPU cores, see the README). TEST_THREADS=1 runs it
+# with one intra-op thread (OMP_NUM_THREADS=1), which avoids oversubscribing a machine other jobs share.
+# make test-quick: a smoke subset of about 2 min (QUICK_TESTS): the Möbius transform, the statistics and verdicts,
+# the data and sample lists, Experiment 1 end to end on tiny shards, the one-line errors, the floor plan and faces.
+TEST_THREADS ?=
+TEST_ENV := $(if $(TEST_THREADS),OMP_NUM_THREADS=$(TEST_THREADS),)
+QUICK_TESTS := tests/experiment_1/mobius/test_mobius.py tests/experiment_1/mobius/test_sparsity.py \
+	tests/experiment_1/report/test_stats.py tests/experiment_1/report/test_verdicts.py tests/experiment_1/report/test_report_document.py \
+	tests/experiment_1/data/test_data.py tests/experiment_1/data/test_checkout_paths.py tests/experiment_1/data/test_sample_requests.py \
+	tests/experiment_1/test_reconstruction.py tests/experiment_1/test_experiment_1_steps.py::test_evaluate_then_plot \
+	tests/whole/test_one_line_errors.py tests/whole/test_layers.py tests/whole/test_faces.py \
+	tests/paper/test_claims.py tests/paper/test_records.py
 test: $(BIN)/.installed
-	$(BIN)/python -m pytest -q
+	$(TEST_ENV) $(BIN)/python -m pytest -q
+
+test-quick: $(BIN)/.installed
+	$(TEST_ENV) $(BIN)/python -m pytest -q $(QUICK_TESTS)
 
 demo: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.demo $(DEMO_FLAGS)
@@ -101,11 +120,16 @@ reports: $(BIN)/.installed
 # The paper: regenerate paper/generated/ (and tables.md) from the summaries, then build paper/build/main.pdf.
 # Needs TeX Live from the distribution's packages (Debian/Ubuntu names below).
 TEX_PACKAGES := latexmk texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern
+# Quiet: it prints the PDF's path, its pages and the LaTeX log's warning count (paper.build_log); latexmk's own
+# transcript goes to paper/build/latexmk.out (its last lines are printed if the build fails).
 paper: $(BIN)/.installed
-	$(BIN)/python -m paper.make_tables
+	@$(BIN)/python -m paper.make_tables >/dev/null
 	@command -v latexmk >/dev/null && command -v pdflatex >/dev/null || \
 		{ echo "make paper: TeX Live not found; install it with: sudo apt-get install $(TEX_PACKAGES)"; exit 1; }
-	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -outdir=build main.tex
+	@mkdir -p paper/build
+	@cd paper && latexmk -pdf -silent -interaction=nonstopmode -halt-on-error -outdir=build main.tex >build/latexmk.out 2>&1 || \
+		{ tail -n 30 build/latexmk.out; echo "make paper: the build failed; the whole transcript is paper/build/latexmk.out"; exit 1; }
+	@$(BIN)/python -m paper.build_log paper/build/main.log
 
 clean-demo:
 	rm -rf experiment_1/results_demo_*

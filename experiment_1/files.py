@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.paths import REPO_ROOT
+from experiment_1.paths import REPO_ROOT, checkout_hint
 
 SCHEMA_VERSION = 2  # of summaries, per_image.npz and signatures.pt; 1: written before they carried run_id and schema_version
 RUN_ID_ARRAY = "run_id"  # the 0-d string array of per_image.npz naming the run that wrote it
@@ -229,7 +229,8 @@ def load_summary(path: Path, experiment: int | str, producer_step: str, flag: st
     every plot step, before it writes anything."""
     path = Path(path)
     if not path.exists():
-        raise PipelineError(f"{path}: {flag} not found; run `python -m {producer_step}` first")
+        hint = checkout_hint(path)
+        raise PipelineError(f"{path}: {flag} {hint}" if hint else f"{path}: {flag} not found; run `python -m {producer_step}` first")
     if path.is_dir():
         inside = ", ".join(sorted(child.name for child in path.glob("*.json") if child.name != "timing.json")) or f"the file {producer_step} wrote"
         raise PipelineError(f"{path}: {flag} is a folder; pass the summary inside it ({inside})")
@@ -279,7 +280,8 @@ def load_torch_record(path: Path, flag: str, producer_step: str, is_record: Call
     step's per-image tensors."""
     path = Path(path)
     if not path.exists():
-        raise PipelineError(f"{path}: {flag} not found; run `python -m {producer_step}` first")
+        hint = checkout_hint(path)
+        raise PipelineError(f"{path}: {flag} {hint}" if hint else f"{path}: {flag} not found; run `python -m {producer_step}` first")
     try:
         record = torch.load(path, weights_only=True)
     except Exception as error:  # truncated, empty or foreign files raise many types; all mean the same here

@@ -19,6 +19,7 @@ Outputs: --output, a sample-list JSON (source, row, label per image; sorted by s
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -63,6 +64,28 @@ def main(argv: list[str] | None = None) -> None:
     else:
         kept = "" if args.min_per_class is None else f"; kept the {classes} of {len(labels)} classes with at least {args.min_per_class} images"
     print(f"wrote {args.output}: {len(samples)} of {len(items)} images ({labelled} labelled, {classes} classes{kept})")
+    shortfall = request_shortfall(args, samples, len(items), eligible_classes=len(labels) if args.num_classes is not None else None)
+    if shortfall:
+        print(f"note: {shortfall}", file=sys.stderr)
+
+
+def request_shortfall(args: argparse.Namespace, samples: list, available: int, eligible_classes: int | None = None) -> str | None:
+    """One sentence where the draw could not give what was asked (more images, or more per class, than the data
+    holds): what was asked and what the list holds instead; None where the request was met."""
+    if args.mode == "uniform":
+        if len(samples) < args.num_images:
+            return f"asked for {args.num_images} images, the data has {available} matching '{args.pattern}': the list holds all {len(samples)}"
+        return None
+    counts = Counter(sample.label for sample in samples if sample.label >= 0)
+    short = [count for count in counts.values() if count < args.per_class]
+    parts = []
+    if short:
+        parts.append(f"asked for {args.per_class} images per class, {len(short)} of the {len(counts)} classes have fewer "
+                     f"({min(short)}–{max(short)}; {len(samples) / max(len(counts), 1):.2f} per class on average): "
+                     f"the list holds {len(samples)} images, not {args.per_class * len(counts)}")
+    if args.num_classes is not None and len(counts) < args.num_classes:
+        parts.append(f"asked for {args.num_classes} classes, {len(counts)} qualify")
+    return "; ".join(parts) or None
 
 
 if __name__ == "__main__":

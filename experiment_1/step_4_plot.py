@@ -68,6 +68,15 @@ METHOD = (
 )
 
 
+ERROR_MEASURES_NOTE = (
+    "_Note on the two Möbius errors: both measure the round-off of the same Möbius coefficients (in the arithmetic named), "
+    "added up two ways. The first table adds all 2^L coefficients of an image in one reduction and compares the sum with "
+    "h(full); the second rebuilds every h(S), h(full) among them, with the inverse butterfly transform (L additions per "
+    "subset). The additions differ in number and order, so their round-off differs, and the worst subset's error can be "
+    "below the first table's error of the full set._"
+)
+
+
 def results_blocks(summary: dict, figure_name: str) -> list[str]:
     """The Result section: reconstruction table, every-subset table, accuracy where labelled, the figure."""
     metrics = summary["metrics"]
@@ -77,6 +86,7 @@ def results_blocks(summary: dict, figure_name: str) -> list[str]:
         markdown_table(["reconstruction of h(full)", "relative L2 error, mean [95 % CI]", "top-1 agreement"], rows),
         "Every subset, not just the full one — max_S ‖Σ_{T⊆S} Δ_T h − h(S)‖ / ‖h(S)‖:",
         markdown_table(["arithmetic", "per-image worst subset, mean [95 % CI]", "worst over all images"], subset_rows),
+        ERROR_MEASURES_NOTE,
     ]
     if "full_mask_top1_accuracy" in metrics:
         blocks.append(f"Full-mask top-1 accuracy on the {summary['num_labelled']} labelled images: {format_stat(metrics['full_mask_top1_accuracy'], percent=True)}.")
@@ -84,10 +94,10 @@ def results_blocks(summary: dict, figure_name: str) -> list[str]:
 
 
 def seed_rows(summary: dict) -> list[list[str]]:
-    """The seed's ResNet-18 errors beside ours."""
+    """The original study's ResNet-18 errors beside ours."""
     metrics = summary["metrics"]
     return [
-        [f"{label} (seed: resnet18)", format_number(published_value(summary["published"], "resnet18", quantity)), format_number(metrics[ours]["mean"])]
+        [f"{label} (the original study: resnet18)", format_number(published_value(summary["published"], "resnet18", quantity)), format_number(metrics[ours]["mean"])]
         for label, quantity, ours in (("Möbius relative error", "mobius_rel_error", "mobius_rel_error_float32"), ("naive-sum relative error", "naive_sum_rel_error", "naive_sum_rel_error"))
     ]
 

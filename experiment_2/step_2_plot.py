@@ -53,7 +53,7 @@ def report_markdown(summary: dict[str, Any], compare: dict[str, Any] | None, com
         generator="experiment_2.step_2_plot",
         timing=timing,
         data_extra=f"; random-init null: {compare['num_valid']} images, weights `{compare['config']['weights']}`, seed {compare['config']['seed']}" if compare is not None else "",
-        seed_headers=["quantity", "seed / paper", f"ours ({summary['config']['arch']})"],
+        seed_headers=["quantity", "the original study (README / paper)", f"ours ({summary['config']['arch']})"],
     ).render()
 
 

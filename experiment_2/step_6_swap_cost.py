@@ -82,7 +82,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
         method=method,
         results=results,
         seed_rows=[],
-        seed_source="the seed reports no Experiment 3C",
+        seed_source="the original study reports no Experiment 3C",
         verdict=[f"Top-1 {format_percent(variants['native']['top1']['mean'])} native, {format_percent(variants['smooth']['top1']['mean'])} with the swap "
                  f"({counts['labelled']} labelled images)."],
         generator=STEP,

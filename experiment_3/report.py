@@ -99,9 +99,9 @@ def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
         seed = format_percent(row["seed"]) if percent else f"{format_number(row['seed'])}×"
         if row["quantity"] == "top1_agreement_controls_max":
             seed = f"< {seed}"
-        places = [("at_seed_k", "the seed's K"), ("at_matching_fraction", f"{format_percent(row['fraction'], 0)} of 2^L")]
+        places = [("at_seed_k", "the original study's K"), ("at_matching_fraction", f"{format_percent(row['fraction'], 0)} of 2^L")]
         if row["at_seed_k"]["k"] == row["at_matching_fraction"]["k"]:
-            places = [("at_seed_k", f"the seed's K, {format_percent(row['fraction'], 0)} of 2^L")]
+            places = [("at_seed_k", f"the original study's K, {format_percent(row['fraction'], 0)} of 2^L")]
         for name, label in places:
             entry = row[name]
             value = entry["value"]
@@ -176,7 +176,7 @@ METHOD = (
     "(at each rank the next unused random subset of the same order as the magnitude ranking's, so every top-K has the magnitude top-K's "
     "order histogram) and low-order-first (by increasing order, random within an order); each is drawn `num_random_seeds` times per image, "
     "seeded by (seed, control, draw, image), and the draws are averaged per image. Means over images with 95 % bootstrap CIs. "
-    "The seed's numbers are for ResNet-18 (L = 8, 256 subsets); ours are given at the seed's K and at the same fraction of 2^L. "
+    "The original study's numbers are for ResNet-18 (L = 8, 256 subsets); ours are given at the original study's K and at the same fraction of 2^L. "
     "The decision rules are stated under the verdicts."
 )
 

@@ -156,7 +156,7 @@ def build_report(analysis: dict[str, Any], timing: dict[str, Any] | None) -> str
         method=method_text(analysis),
         results=results,
         seed_rows=seed_rows(analysis),
-        seed_source=f"{analysis['published']['source']}; the seed does not say which difficulty score defines its quartiles (ours: {SCORE_LABELS[analysis['settings']['primary_score']]})",
+        seed_source=f"{analysis['published']['source']}; the original study does not say which difficulty score defines its quartiles (ours: {SCORE_LABELS[analysis['settings']['primary_score']]})",
         verdict=[],
         verdicts=[entry for entry in analysis["verdicts"] if entry["id"] in headline or not entry["id"].endswith(".hard_minus_easy")],
         generator="experiment_5.step_3_plot",

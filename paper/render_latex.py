@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from paper.table_model import Block, Bullets, NotRun, Paragraph, Table
+from experiment_1.report import original_study_wording
+from paper.table_model import Block, Bullets, NotRun, Paragraph, Table, named_original_study
 
 GREEK = {
     **{letter: "\\" + name for letter, name in zip("αβγδεζηθικλμνξπρστυφχψω", (
@@ -130,7 +131,8 @@ def _without_code(text: str) -> str:
 
 
 def latex_text(text: str) -> str:
-    """The REPORTs' inline text as LaTeX (see the module docstring)."""
+    """The REPORTs' inline text as LaTeX (see the module docstring), the original study named so (never "the seed")."""
+    text = original_study_wording(text)
     out, position = [], 0
     for match in CODE.finditer(text):
         out.append(_without_code(text[position:match.start()]))
@@ -170,6 +172,7 @@ def render_tabular(table: Table) -> str:
 
 def render_block(block: Block) -> str:
     """One block as LaTeX."""
+    block = named_original_study(block)
     if isinstance(block, Table):
         return render_table(block)
     if isinstance(block, Paragraph):

@@ -4,11 +4,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from experiment_1.report import markdown_table
-from paper.table_model import Block, Bullets, NotRun, Paragraph, Table
+from paper.table_model import Block, Bullets, NotRun, Paragraph, Table, named_original_study
 
 
 def render_block(block: Block) -> str:
     """One block as Markdown: a GitHub table, a line of text, a bulleted list, or an italic "not run" line."""
+    block = named_original_study(block)
     if isinstance(block, Table):
         return markdown_table(block.header, block.rows)
     if isinstance(block, Paragraph):

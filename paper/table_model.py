@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
+from experiment_1.report import original_study_wording
+
 
 @dataclass(frozen=True)
 class Table:
@@ -47,3 +49,16 @@ class NotRun:
 
 
 Block = Union[Table, Paragraph, Bullets, NotRun]
+
+
+def named_original_study(block: Block) -> Block:
+    """``block`` with "the seed" (as steps wrote it into the summaries' verdicts and sources) named the original study:
+    both renderers call it, so tables.md, the README blocks and the paper use one name."""
+    if isinstance(block, Table):
+        return Table([original_study_wording(cell) for cell in block.header],
+                     [[original_study_wording(cell) if isinstance(cell, str) else cell for cell in row] for row in block.rows])
+    if isinstance(block, Bullets):
+        return Bullets([original_study_wording(item) for item in block.items])
+    if isinstance(block, (Paragraph, NotRun)):
+        return type(block)(original_study_wording(block.text))
+    return block

@@ -20,6 +20,7 @@ import numpy as np
 from experiment_1.data.shards import IMAGE_SUFFIXES, SampleRef
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
+from experiment_1.paths import checkout_hint
 
 MODES = ("uniform", "per-class")
 
@@ -96,6 +97,9 @@ def load_sample_list(path: Path, limit: int | None = None) -> list[SampleRef]:
     path = Path(path)
     fix = "regenerate it with experiment_1.step_2_sample"
     if not path.exists():
+        hint = checkout_hint(path)
+        if hint:
+            raise PipelineError(f"{path}: sample list {hint}")
         raise PipelineError(f"{path}: sample list not found; create it with `python -m experiment_1.step_2_sample --output {path}`")
     document = read_json(path, fix=fix)
     if not isinstance(document, dict) or not isinstance(document.get("samples"), list):

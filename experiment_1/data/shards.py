@@ -30,7 +30,7 @@ from torchvision import transforms
 
 from experiment_1.errors import PipelineError
 from experiment_1.data.imagenet_classes import folder_labels
-from experiment_1.paths import REPO_ROOT
+from experiment_1.paths import REPO_ROOT, checkout_hint
 from experiment_1.network.residual_stack import Preprocess
 
 IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png", ".bmp", ".webp", ".ppm", ".pgm", ".tif", ".tiff", ".gif")  # torchvision's ImageFolder's, and GIF
@@ -89,7 +89,7 @@ def _open_parquet(path: Path) -> pq.ParquetFile:
 def find_sources(data_dir: Path, pattern: str) -> list[Path]:
     """Shards (``*.parquet``) or ImageFolder roots under ``data_dir`` matching the glob ``pattern``."""
     if not data_dir.is_dir():
-        raise PipelineError(f"{data_dir}: data directory not found; {DOWNLOAD_HINT}")
+        raise PipelineError(f"{data_dir}: data directory {checkout_hint(data_dir) or f'not found; {DOWNLOAD_HINT}'}")
     matches = sorted(path for path in data_dir.glob(pattern) if path.suffix == ".parquet" or path.is_dir())
     if not matches:
         raise PipelineError(f"{data_dir}: no shards or image folders match '{pattern}'; {DOWNLOAD_HINT}")
@@ -216,6 +216,8 @@ def check_sources(data_dir: Path, samples: list[SampleRef]) -> None:
     rows_by_source: dict[str, list[int]] = {}
     for sample in samples:
         rows_by_source.setdefault(sample.source, []).append(sample.row)
+    if not Path(data_dir).is_dir():
+        raise PipelineError(f"{data_dir}: data directory {checkout_hint(data_dir) or f'not found; {DOWNLOAD_HINT}'}")
     missing = sorted(source for source in rows_by_source if not (data_dir / source).exists())
     if missing:
         raise PipelineError(f"{data_dir / missing[0]}: listed in the sample list but missing ({len(missing)} missing); {DOWNLOAD_HINT}")

@@ -9,8 +9,12 @@ projection shortcut), global average pooling and a 10-way linear layer. Each blo
 The network below is a plain PyTorch module that knows nothing of gates; :func:`build_model` is
 the factory the pipeline calls with ``--arch experiment_1.examples.cifar_resnet20:build_model``::
 
-    python -m experiment_2.step_1_evaluate --arch experiment_1.examples.cifar_resnet20:build_model \\
-        --weights random --sample-index experiment_1/sample_index.json --output-dir results_resnet20
+    python -m experiment_2.step_1_evaluate --arch experiment_1.examples.cifar_resnet20:build_model --weights random \\
+        --sample-index experiment_1/sample_index_sample_test.json --data-dir imagenet-1k/sample-1750 \\
+        --limit 8 --output-dir experiment_2/results_resnet20
+    python -m experiment_2.step_2_plot --summary experiment_2/results_resnet20/summary.json
+
+(the README's own command: offline, on the embedded sample, from the checkout's root.)
 
 ``--weights`` is ``random`` or a path to a ``state_dict`` of :class:`CifarResNet20` (there are no
 published pretrained weights to fetch). Images are resized and cropped to 32 px and normalised with

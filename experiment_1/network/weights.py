@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.paths import REPO_ROOT
+from experiment_1.paths import REPO_ROOT, checkout_hint
 
 WeightsKind = Literal["pretrained", "random", "path", "named"]
 STATE_DICT_SUFFIXES = (".pth", ".pt", ".bin")
@@ -114,6 +114,9 @@ def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]
 def load_state_dict_file(path: Path) -> dict[str, torch.Tensor]:
     """The tensors of a saved state dict (or of a checkpoint's ``state_dict`` entry); one-line errors."""
     if not path.exists():
+        hint = checkout_hint(path)
+        if hint:
+            raise PipelineError(f"{path}: weights file {hint}")
         raise PipelineError(f"{path}: weights file not found; pass an existing state-dict path, a named weights entry (see --help) or 'random'")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)

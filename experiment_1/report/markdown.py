@@ -95,18 +95,17 @@ def size_reason(config: dict[str, Any]) -> str:
     limit = config.get("limit")
     if limit is None:
         return ""
-    return (f" — the first {limit} of the list (`--limit {limit}`): every image costs all 2^{config['num_blocks']} masks, and the run "
-            "was sized from its printed cost estimate to finish within one working session on the machine that ran it")
+    return f" — the first {limit} of the list (`--limit {limit}` was given; every image costs all 2^{config['num_blocks']} masks)"
 
 
 def comparability_note(config: dict[str, Any]) -> str | None:
-    """A warning when the run's model is not the seed's (ImageNet-trained ResNet-18), else ``None``."""
+    """A warning when the run's model is not the original study's (ImageNet-trained ResNet-18), else ``None``."""
     if config["weights"] == "random":
-        return ("These are **random-init** weights; the seed's numbers refer to trained weights, so the comparisons "
-                "with the seed here are not like for like.")
+        return ("These are **random-init** weights; the original study's numbers refer to trained weights, so the comparisons "
+                "with the original study here are not like for like.")
     if config["arch"] != "resnet18":
         return (f"These numbers come from `{config['arch']}` (L = {config['num_blocks']}, weights `{config['weights']}`), "
-                "not the seed's ImageNet-trained ResNet-18 (L = 8): the seed's figures are a reference for the pattern — "
+                "not the original study's ImageNet-trained ResNet-18 (L = 8): the original study's figures are a reference for the pattern — "
                 "exactness, orders of magnitude, where the spectrum sits relative to L — not digits to match.")
     return None
 
@@ -135,7 +134,7 @@ def _p_value(p: float, floor: float | None) -> str:
 
 
 def _verdict_evidence(entry: dict[str, Any]) -> list[str]:
-    """The clauses behind one verdict: statistic, effect with CI, test and corrected p, the seed's value, notes."""
+    """The clauses behind one verdict: statistic, effect with CI, test and corrected p, the original study's value, notes."""
     clauses = []
     statistic, effect, test, seed = entry.get("statistic"), entry.get("effect"), entry.get("test"), entry.get("seed")
     if statistic:
@@ -154,8 +153,8 @@ def _verdict_evidence(entry: dict[str, Any]) -> list[str]:
 
 
 def seed_clause(seed: dict[str, Any], effect: dict[str, Any]) -> str:
-    """``the seed reports X; our CI contains it (smallest detectable effect D)`` — the wording rule's one form."""
-    text = f"the seed reports {_value(effect, seed['reported'])}"
+    """``the original study reports X; our CI contains it (smallest detectable effect D)`` — the wording rule's one form."""
+    text = f"the original study reports {_value(effect, seed['reported'])}"
     if seed["relation"] == "inside":
         text += "; our CI contains it"
         if seed.get("minimal_detectable_effect") is not None:
@@ -187,16 +186,43 @@ def verdict_lines(verdicts: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
-SEED_MISWORDING = re.compile(r"\b(?:than|as) the seed's\b|\bthe seed's (?:network|model|ResNet-18) (?:is|has)\b", re.IGNORECASE)
+ORIGINAL_STUDY = "the original study"  # the one name of lylybig/resnet-moe in every REPORT, table and the paper
+# "seed" meaning the original study, in text written by the steps (verdict claims and rules, published sources kept in
+# the summaries) → its one name; "seed" as a random seed ("seed 0", "--seed", "random seed", "seeded") is left alone.
+_ORIGINAL_STUDY_NAMES = [
+    (re.compile(r"\b(?:[Tt]he )?seed (README|paper)\b"), r"the original study's \1"),
+    (re.compile(r"\(seed: "), "(the original study: "),
+    (re.compile(r"\bseed K\b"), "the original study's K"),
+    (re.compile(r"\bseed / paper\b"), "the original study / paper"),
+    (re.compile(r"\bthe seed's\b"), "the original study's"),
+    (re.compile(r"\bThe seed's\b"), "The original study's"),
+    (re.compile(r"\bthe seed\b(?!\s*(?:\d|=|of the draw))"), ORIGINAL_STUDY),
+    (re.compile(r"\bThe seed\b(?!\s*(?:\d|=|of the draw))"), "The original study"),
+]
 
 
-def check_seed_wording(text: str) -> None:
-    """The wording rule: the seed's numbers have no CI (and some no stated definition), so a comparison says
-    what "the seed reports", never that something is "denser than the seed's ResNet-18"."""
-    match = SEED_MISWORDING.search(text)
+def original_study_wording(text: str) -> str:
+    """``text`` with "the seed" (the original study, as earlier steps wrote it into the summaries) named the original study."""
+    for pattern, name in _ORIGINAL_STUDY_NAMES:
+        text = pattern.sub(name, text)
+    return text
+
+
+ORIGINAL_STUDY_MISWORDING = re.compile(r"\b(?:than|as) the (?:original study|seed)'s\b|\bthe (?:original study|seed)'s (?:network|model|ResNet-18) (?:is|has)\b", re.IGNORECASE)
+SEED_MISWORDING = ORIGINAL_STUDY_MISWORDING  # the rule's earlier name
+
+
+def check_original_study_wording(text: str) -> None:
+    """The wording rule: the original study's numbers have no CI (and some no stated definition), so a comparison
+    says what "the original study reports", never that something is "denser than the original study's ResNet-18"
+    (nor "the original study's network is …")."""
+    match = ORIGINAL_STUDY_MISWORDING.search(text)
     if match:
         context = text[max(0, match.start() - 60):match.end() + 60].replace("\n", " ")
-        raise ValueError(f"REPORT wording: {match.group(0)!r} in '…{context}…'; compare with what \"the seed reports\"")
+        raise ValueError(f"REPORT wording: {match.group(0)!r} in '…{context}…'; compare with what \"the original study reports\"")
+
+
+check_seed_wording = check_original_study_wording  # the rule's earlier name
 
 
 @dataclass
@@ -205,11 +231,12 @@ class ReportDocument:
 
     Sections, in order: title; **Question.** (from the summary); **Method.** (the model's gated
     recursion from the summary's configuration, then ``method``); **Data.**; ``## Result``
-    (``results``: Markdown blocks); ``## Beside the seed`` (``seed_rows`` as a quantity / seed / ours
-    table, ``seed_source``, and a comparability note when the model is not the seed's); ``## Verdict``
-    (``verdict`` as bullets, then the summary's ``verdicts`` block via :func:`verdict_lines`);
-    ``## Configuration`` (provenance, wall time, generator note). The Beside-the-seed and Verdict
-    sections obey the wording rule (:func:`check_seed_wording`).
+    (``results``: Markdown blocks); ``## Beside the original study`` (``seed_rows`` as a quantity / the
+    original study / ours table, ``seed_source``, and a comparability note when the model is not the
+    original study's); ``## Verdict`` (``verdict`` as bullets, then the summary's ``verdicts`` block via
+    :func:`verdict_lines`); ``## Configuration`` (provenance, wall time, generator note). The whole
+    document names the original study so (:func:`original_study_wording`: also text a summary stores),
+    and the Beside and Verdict sections obey the wording rule (:func:`check_original_study_wording`).
     """
 
     title: str
@@ -224,7 +251,7 @@ class ReportDocument:
     data_extra: str = ""
     source: str = "summary.json"
     residual_scale: str | None = None
-    seed_headers: list[str] = field(default_factory=lambda: ["quantity", "seed", "ours"])
+    seed_headers: list[str] = field(default_factory=lambda: ["quantity", "the original study", "ours"])
     verdicts: list[dict[str, Any]] | None = None  # None: the summary's ``verdicts`` block (none when it has none)
 
     def __post_init__(self) -> None:
@@ -250,10 +277,11 @@ class ReportDocument:
         for block in self.results:
             lines += [block, ""]
         seed_start = len(lines)
-        lines += ["## Beside the seed", ""]
+        lines += ["## Beside the original study", ""]
         if self.seed_rows:
             lines += [markdown_table(self.seed_headers, self.seed_rows), ""]
-        lines += [f"Seed: {self.seed_source}.", ""]
+        source = original_study_wording(self.seed_source)
+        lines += [(source[0].upper() + source[1:] if source.startswith(ORIGINAL_STUDY) and not source.startswith(f"{ORIGINAL_STUDY}'s") else f"Source: {source}") + ".", ""]
         note = comparability_note(config)
         if note:
             lines += [note, ""]
@@ -261,6 +289,7 @@ class ReportDocument:
         lines += [line if line.startswith("- ") else f"- {line}" for line in self.verdict]
         lines += verdict_lines(self.verdicts)
         lines += [""]
-        check_seed_wording("\n".join(lines[seed_start:]))
+        lines = [original_study_wording(line) for line in lines]
+        check_original_study_wording("\n".join(lines[seed_start:]))
         lines += report_footer(config, self.timing, self.generator, self.source)
         return "\n".join(lines)

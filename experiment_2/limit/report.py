@@ -40,7 +40,7 @@ def limit_document(title: str, summary: dict[str, Any], method: str, results: li
         method=method,
         results=results,
         seed_rows=[],
-        seed_source="the seed reports no Experiment 3C",
+        seed_source="the original study reports no Experiment 3C",
         verdict=verdict,
         generator=generator,
         data_extra=f"; λ ∈ {{{lambdas}}}",

@@ -28,11 +28,32 @@ def test_default_model_falls_back_offline_with_one_line(monkeypatch: pytest.Monk
     def offline(weights: object) -> dict:
         raise PipelineError("could not download …")
 
+    monkeypatch.setattr(demo, "weights_host_reachable", lambda url: True)  # the host answers, the download fails
     monkeypatch.setattr(demo, "load_torchvision_state_dict", offline)
     assert demo.choose_arch(None) == "efficientnet_lite0"
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 1 and "resnet18-f37072fd.pth" in lines[0]
     assert demo.choose_arch("resnet18") == "resnet18"  # an explicit arch never falls back
+    monkeypatch.setattr(demo, "load_torchvision_state_dict", lambda weights: {})
+    assert demo.choose_arch(None) == "resnet18"
+
+
+def test_an_unreachable_host_falls_back_without_a_download_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Offline, nothing is downloaded or tried: no torch "Downloading: …" line before the fallback line."""
+    assert not demo.weights_host_reachable("https://host.invalid/x.pth", timeout=1.0)  # a name that never resolves
+    monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path / "checkpoints"))
+    monkeypatch.setattr(demo, "torch_hub_cache", lambda: tmp_path / "hub")
+    monkeypatch.setattr(demo, "weights_host_reachable", lambda url: False)
+
+    def never(weights: object) -> dict:
+        raise AssertionError("a download was tried although the host is unreachable")
+
+    monkeypatch.setattr(demo, "load_torchvision_state_dict", never)
+    assert demo.choose_arch(None) == "efficientnet_lite0"
+    captured = capsys.readouterr()
+    assert captured.err == "" and len(captured.out.strip().splitlines()) == 1 and "Downloading" not in captured.out
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "resnet18-f37072fd.pth").touch()  # cached: loaded without probing the host
     monkeypatch.setattr(demo, "load_torchvision_state_dict", lambda weights: {})
     assert demo.choose_arch(None) == "resnet18"
 

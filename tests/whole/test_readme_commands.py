@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import re
 import shlex
@@ -242,3 +243,27 @@ def test_the_library_snippet_runs_as_printed() -> None:
     spectrum = namespace["spectrum"]
     assert spectrum.shape == (2, 8) and float(spectrum.sum(1).sub(1).abs().max()) < 1e-9
     assert float(spectrum[:, 1:].sum()) > 1e-3  # interactions above round-off: a non-trivial set function
+
+
+EXAMPLES = ["experiment_1/examples/cifar_resnet20.py", "experiment_1/examples/timm_resnet.py"]
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_the_examples_docstring_commands_run_on_a_clone(example: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The commands an example's docstring prints parse, and every input they name is in a clone (or written by a
+    command before it there) — no sample list that only the original study's commands create."""
+    docstring = ast.get_docstring(ast.parse((REPO / example).read_text()))
+    commands = [command for block in command_blocks(docstring) for command in block_commands(example, block)]
+    assert commands, f"{example}: its docstring prints no command"
+    produced: list[str] = []
+    for command in commands:
+        step = step_of(command.words)
+        assert step is not None, f"{example}: `{command.line}` is not a python -m step"
+        module, flags = step
+        parse_only(module, flags, monkeypatch, capsys)
+        for name in INPUT_FLAGS:
+            for value in flag_values(flags, name):
+                path = Path(value)
+                assert (REPO / path).exists() or any(path == Path(out) or Path(out) in path.parents for out in produced), \
+                    f"{example}: `{command.line}`: {name} {value} is not in a clone"
+        produced += outputs_of(module, flags)

@@ -7,6 +7,7 @@ registered architecture; masks and λ passed concurrently to one model change no
 """
 from __future__ import annotations
 
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -265,11 +266,47 @@ def test_timm_pretrained_offline_is_one_line(monkeypatch: pytest.MonkeyPatch) ->
     def create_model(name: str, pretrained: bool = False, **kwargs):
         raise OSError(f"We couldn't connect to 'https://huggingface.co' to load the files of timm/{name}.\nCheck your connection")
 
+    import experiment_1.examples.timm_resnet as timm_resnet
+
     monkeypatch.setitem(sys.modules, "timm", type(sys)("timm"))
     monkeypatch.setattr(sys.modules["timm"], "create_model", create_model, raising=False)
+    monkeypatch.setattr(timm_resnet, "hub_reachable", lambda: True)  # the hub answers; the download fails anyway
     with pytest.raises(PipelineError, match=r"timm could not load the pretrained weights of resnet18 \(OSError: We couldn't connect .*\); offline\? pass --weights") as error:
         build_gated_stack("experiment_1.examples.timm_resnet:build_resnet18", "pretrained")
     assert "\n" not in str(error.value)
+
+
+def test_timm_pretrained_with_the_hub_unreachable_reads_only_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub unreachable: timm runs under HF_HUB_OFFLINE (no requests, no retries), restored after; one whole line."""
+    import huggingface_hub.constants as constants
+
+    import experiment_1.examples.timm_resnet as timm_resnet
+
+    seen = []
+
+    def create_model(name: str, pretrained: bool = False, **kwargs):
+        seen.append((os.environ.get("HF_HUB_OFFLINE"), constants.HF_HUB_OFFLINE))
+        raise RuntimeError("An error happened while trying to locate the file on the Hub and we cannot find the requested files in the local cache. Please check your connection and try again")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setitem(sys.modules, "timm", type(sys)("timm"))
+    monkeypatch.setattr(sys.modules["timm"], "create_model", create_model, raising=False)
+    monkeypatch.setattr(timm_resnet, "hub_reachable", lambda: False)
+    with pytest.raises(PipelineError) as error:
+        build_gated_stack("experiment_1.examples.timm_resnet:build_resnet18", "pretrained")
+    assert seen == [("1", True)]
+    assert str(error.value) == ("timm could not load the pretrained weights of resnet18: the Hugging Face hub is not reachable and timm's cache "
+                                "does not hold them; pass --weights <path to a state dict of the same timm model>, or --weights random")
+    assert "HF_HUB_OFFLINE" not in os.environ and constants.HF_HUB_OFFLINE is False  # restored
+
+
+def test_an_upstream_message_is_cut_at_a_word() -> None:
+    from experiment_1.examples.timm_resnet import first_sentence
+
+    long = "An error happened while trying to locate the file on the Hub and we cannot find the requested files in the local cache, so please check your connection and try again"
+    cut = first_sentence(long)
+    assert cut.endswith(" …") and long.startswith(cut[:-2]) and len(cut) <= 162 and not cut.endswith("aga …")
+    assert first_sentence("Repository not found. Check the name.\nmore") == "Repository not found"
 
 
 def test_timm_resnet_through_the_same_api() -> None:

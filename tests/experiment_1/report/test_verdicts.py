@@ -101,7 +101,7 @@ def test_renderer_states_decision_evidence_corrected_p_seed_and_rule_once() -> N
     block = json.loads(json.dumps(block))  # survives the summary JSON
     lines = verdict_lines(block)
     assert lines[0].startswith("- N_eff^v is higher on hard images: **cannot tell** — hard − easy = 3 [-2.4, 8.4] (95 % CI); "
-                               "the seed reports 1.4; our CI contains it (the smallest effect these data detect at 80 % power: 7.72)")
+                               "the original study reports 1.4; our CI contains it (the smallest effect these data detect at 80 % power: 7.72)")
     assert "label permutation p = 9.99e-04 (the test's floor), Holm over 3 tests p = 0.003" in lines[1] and "AUC = 0.61" in lines[1]
     assert lines.count("1. the CI rule") == 1 and all("rule 1" in line for line in lines[:2])
     assert verdict_sentence(block[0]).startswith("N_eff^v is higher on hard images: cannot tell (hard − easy")
@@ -117,7 +117,9 @@ def test_report_fills_its_verdict_section_from_the_block_and_enforces_the_seed_w
                           generator="g", verdicts=block).render()
     section = text.split("## Verdict")[1].split("## Configuration")[0]
     assert "- the spectrum is dense: **holds** — Γ_128 = 43.0 % (rule 1)." in section and "1. rule r" in section
-    for bad in ("Lite0 is denser than the seed's ResNet-18", "the seed's network is sparse"):
-        with pytest.raises(ValueError, match="the seed reports"):
+    for bad in ("Lite0 is denser than the seed's ResNet-18", "the seed's network is sparse", "Lite0 is denser than the original study's ResNet-18",
+                "the original study's network is sparse"):
+        with pytest.raises(ValueError, match="the original study reports"):
             ReportDocument(title="T", summary=summary, method="", results=[], seed_rows=[], seed_source="s", verdict=[bad], generator="g").render()
     check_seed_wording("Γ = 43 %, where the seed reports 94 %; the seed's claim holds here.")
+    check_seed_wording("Γ = 43 %, where the original study reports 94 %; the original study's claim holds here.")

@@ -1,0 +1,65 @@
+"""The Makefile's test targets: `make test-quick` exists and runs a listed subset whose every file (and test) exists;
+`make test` passes TEST_THREADS on as OMP_NUM_THREADS; `make install TORCH_INDEX=…` installs torch from that index
+first, and without it from the ordinary index alone; the READMEs state the suite's measured time and the subset."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def dry_run(*arguments: str) -> list[str]:
+    """The recipe lines `make -n` prints, with the install step taken as done (``-o``: the venv is not rebuilt)."""
+    venv = "/nonexistent-venv"
+    result = subprocess.run(["make", "-n", "-o", f"{venv}/bin/.installed", f"VENV={venv}", *arguments], cwd=REPO, capture_output=True, text=True, check=True)
+    return result.stdout.splitlines()
+
+
+def test_test_quick_runs_the_listed_subset_and_every_entry_exists() -> None:
+    (line,) = [line for line in dry_run("test-quick") if "pytest" in line]
+    entries = line.split("pytest -q", 1)[1].split()
+    assert len(entries) >= 10
+    for entry in entries:
+        file, _, test = entry.partition("::")
+        assert (REPO / file).is_file(), f"QUICK_TESTS lists {file}, which does not exist"
+        if test:
+            assert re.search(rf"^def {re.escape(test)}\(", (REPO / file).read_text(), re.M), f"{entry}: no such test"
+    assert "OMP_NUM_THREADS" not in line
+
+
+def test_test_threads_sets_omp_num_threads() -> None:
+    (line,) = [line for line in dry_run("test", "TEST_THREADS=1") if "pytest" in line]
+    assert line.startswith("OMP_NUM_THREADS=1 ") and line.endswith("pytest -q")
+    (line,) = [line for line in dry_run("test") if "pytest" in line]
+    assert not line.startswith("OMP_NUM_THREADS")
+
+
+def test_install_uses_the_ordinary_index_unless_told() -> None:
+    plain = subprocess.run(["make", "-n", "VENV=/nonexistent-venv", "install"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert "--index-url" not in plain and "pip install -e ." in plain
+    cpu = subprocess.run(["make", "-n", "VENV=/nonexistent-venv", "install", "TORCH_INDEX=https://download.pytorch.org/whl/cpu"],
+                         cwd=REPO, capture_output=True, text=True, check=True).stdout.splitlines()
+    index = [n for n, line in enumerate(cpu) if "--index-url https://download.pytorch.org/whl/cpu" in line]
+    editable = [n for n, line in enumerate(cpu) if "pip install -e ." in line]
+    assert index and editable and index[0] < editable[0] and "torch torchvision" in cpu[index[0]]
+
+
+def test_the_readme_states_the_times_and_the_quick_subset() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert "`make test-quick`" in readme and "about 2 min" in readme
+    assert "20–25 min" in readme and "TEST_THREADS=1" in readme
+    assert "6.0 GB" in readme and "TORCH_INDEX=https://download.pytorch.org/whl/cpu" in readme
+    assert "about 10 min" not in readme and "about 10 minutes" not in (REPO / "experiment_1/README.md").read_text()
+
+
+def test_the_readme_names_timm_in_its_own_network_section() -> None:
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Your own residual network", 1)[1].split("\n## ", 1)[0]
+    assert "pip install timm" in section and "experiment_1.examples.timm_resnet:build_resnet18" in section
