@@ -120,7 +120,7 @@ def method_model_line(config: dict[str, Any], residual_scale: str | None = None)
     recursion = config.get("gated_recursion")
     if recursion is None:
         return ""
-    scale = residual_scale if residual_scale is not None else "λ = 1"
+    scale = residual_scale if residual_scale is not None else "λ = 1"  # a summary that records no λ is of an unscaled pass
     return f"The model computes `{recursion}` for every gateable block l ({scale}). "
 
 
@@ -259,6 +259,8 @@ class ReportDocument:
             self.seed_source = self.summary["published"]["source"]
         if self.verdicts is None:
             self.verdicts = self.summary.get("verdicts", [])
+        if self.residual_scale is None and "residual_scale" in self.summary:
+            self.residual_scale = f"λ = {self.summary['residual_scale']:g}"  # the λ the run recorded
 
     def render(self) -> str:
         config = self.summary["config"]

@@ -13,6 +13,7 @@ from typing import Any
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
+    "UNSCALED": "loop",
     "ExperimentPass": "experiment_pass",
     "run_passes": "experiment_pass",
     "run_step": "experiment_pass",

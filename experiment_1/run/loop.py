@@ -28,6 +28,8 @@ from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate,
 from experiment_1.data.shards import check_batch_errors
 from experiment_1.errors import Interrupted, PipelineError
 from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, atomic_write_json, check_finite, read_json
+
+UNSCALED = 1.0  # the residual scale λ of a pass that evaluates the network as it is (every branch at full weight)
 from experiment_1.run.partial_store import PartialStore, run_key
 from experiment_1.run.setup import EvaluationSetup
 
@@ -50,7 +52,7 @@ def run_per_image(
     setup: EvaluationSetup,
     stage: str,
     compute: BatchFunction,
-    residual_scale: float = 1.0,
+    residual_scale: float = UNSCALED,
     description: str = "",
     pass_indices: bool = False,
     mask_indices: list[int] | None = None,
@@ -74,7 +76,7 @@ def run_per_image(
 
 
 def run_stages(
-    stages: list[Stage], residual_scale: float = 1.0, description: str = "", mask_indices: list[int] | None = None
+    stages: list[Stage], residual_scale: float = UNSCALED, description: str = "", mask_indices: list[int] | None = None
 ) -> tuple[list[dict[str, np.ndarray]], dict[str, float]]:
     """:func:`run_per_image` for several stages fed by one all-mask pass over the same images.
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.run import image_counts, valid_images
+from experiment_1.run import UNSCALED, image_counts, valid_images
 from experiment_1.report import published_numbers
 from experiment_1.report import exact_proportion_ci
 from experiment_1.mobius import PROJECTIONS
@@ -20,7 +20,7 @@ from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
 from experiment_1.mobius import binomial_null
 from experiment_2.lambda_sweep.verdicts import kappa_changes, verdicts
 
-REFERENCE_LAMBDA = 1.0
+REFERENCE_LAMBDA = UNSCALED  # the λ every other λ is compared with: the network as it is
 PER_IMAGE_KEYS = ("index", "label", "valid")
 QUESTION = "Does the interaction spectrum migrate to low orders under residual scaling λ, what does it cost in top-1 agreement, and does each order follow the λ^k law?"
 FIT_METHOD = (

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from experiment_1.errors import PipelineError
-from experiment_1.run import image_counts, valid_images
+from experiment_1.run import UNSCALED, image_counts, valid_images
 from experiment_1.report import bootstrap_mean_ci
 from experiment_1.report import decide_by_ci, effect_from_stat, hypothesis_test, verdict
 
@@ -68,7 +68,7 @@ def swap_cost_summary(arrays: dict[str, np.ndarray], config: dict[str, Any], var
         "config": config,
         **image_counts(valid),
         "num_labelled": counts["labelled"],
-        "residual_scale": 1.0,
+        "residual_scale": UNSCALED,
         "mask": "full (every gate on)",
         "variants": {variant: {**variants[variant], "top1": bootstrap_mean_ci(correct[variant].astype(np.float64), seed=seed)} for variant in VARIANTS},
         "top1_difference": difference,

@@ -14,7 +14,7 @@ import torch
 
 from experiment_1.mobius import full_mask_index, mobius_transform, num_blocks_from_size, walsh_transform
 from experiment_1.mobius import order_energies, scalar_projection, spectrum_statistics, unit_in_last_place
-from experiment_1.run import DTYPES, MOBIUS_DTYPES, BatchFunction, EvaluationSetup, ExperimentPass, provenance, run_per_image, write_results
+from experiment_1.run import DTYPES, MOBIUS_DTYPES, UNSCALED, BatchFunction, EvaluationSetup, ExperimentPass, provenance, run_per_image, write_results
 from experiment_2.spectrum.summary import summarize
 
 SPECTRUM_STAGE = "experiment_2.step_1_evaluate/spectrum"
@@ -78,7 +78,7 @@ def spectrum_batch_function(setup: EvaluationSetup) -> BatchFunction:
     return compute
 
 
-def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = 1.0, stage: str = SPECTRUM_STAGE, description: str = "Exp 2 spectrum") -> tuple[dict[str, np.ndarray], dict[str, float]]:
+def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = UNSCALED, stage: str = SPECTRUM_STAGE, description: str = "Exp 2 spectrum") -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Per-image spectrum arrays (:func:`experiment_2.spectrum.evaluation.spectrum_metrics`) of every image at one λ, resumably."""
     return run_per_image(setup, stage, spectrum_batch_function(setup), residual_scale=residual_scale, description=description)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.run import image_counts, valid_images
+from experiment_1.run import UNSCALED, image_counts, valid_images
 from experiment_1.report import published_numbers
 from experiment_1.mobius import PROJECTIONS, binomial_null
 from experiment_1.report import bootstrap_mean_ci, bootstrap_mean_ci_rows
@@ -40,7 +40,7 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
         "experiment": 2,
         "question": QUESTION,
         "config": config,
-        "residual_scale": 1.0,
+        "residual_scale": UNSCALED,  # the pass evaluates the network as it is
         **image_counts(valid),
         "projections": spectrum_summary(arrays, valid, num_blocks, seed),
         "binomial_null": binomial_null(num_blocks),
