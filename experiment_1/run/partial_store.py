@@ -252,7 +252,9 @@ class PartialStore:
             raise PipelineError(f"{path}: damaged partial batch file ({type(error).__name__}); {fix}") from None
         if not isinstance(arrays, dict) or "index" not in arrays or arrays["index"].tolist() != indices:
             raise PipelineError(f"{path}: does not hold batch {number} of this run (images {indices[0]}–{indices[-1]}); {fix}")
-        written_by = arrays.pop(STORE_ID, self.id)  # absent from batches written before they carried it
+        written_by = arrays.pop(STORE_ID, None)
+        if written_by is None:  # a batch without its identity could be any run's: never trusted on its counts alone
+            raise PipelineError(f"{path}: names no store id, so it cannot be shown to be this run's batch; {fix}")
         if written_by != self.id:
             raise PipelineError(f"{path}: a batch file of another run (its store id {str(written_by)[:12]}…, this store's {self.id[:12]}…); {fix}")
         return arrays
