@@ -11,7 +11,8 @@ same effect as ``GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4294967296:glibc.mal
 No arithmetic changes; the cost is that the process keeps its peak heap until it exits.
 
 It changes nothing where the user already chose: ``GLIBC_TUNABLES`` naming a ``glibc.malloc.``
-setting, an allocator in ``LD_PRELOAD`` (tcmalloc, jemalloc, mimalloc), or ``MOE_MALLOC_TUNING=off``;
+setting, a preloaded allocator (tcmalloc, jemalloc, mimalloc — one whose library is mapped into the process, read
+from ``/proc/self/maps``: an ``LD_PRELOAD`` of a missing library loads nothing), or ``MOE_MALLOC_TUNING=off``;
 and nothing off glibc (macOS, musl, Windows). What it did is returned for the run's provenance.
 No torch import: the setting must not depend on anything but the C library.
 """
@@ -29,6 +30,19 @@ THRESHOLD_BYTES = 2**31 - 1  # mallopt takes an int: the largest value it can be
 PRELOADED_ALLOCATORS = ("tcmalloc", "jemalloc", "mimalloc")
 
 _applied: dict[str, Any] | None = None
+MAPS = "/proc/self/maps"
+
+
+def loaded_allocators(maps: str = MAPS) -> list[str]:
+    """The preloadable allocators whose shared library is mapped into this process (read from ``maps``), in
+    :data:`PRELOADED_ALLOCATORS` order: what was loaded, not what ``LD_PRELOAD`` asked for (a missing library is
+    skipped by the loader with a warning, and the process then runs on glibc's malloc)."""
+    try:
+        with open(maps, encoding="utf-8", errors="replace") as handle:
+            libraries = {os.path.basename(line.split()[-1]) for line in handle if "/" in line and ".so" in line}
+    except OSError:
+        return []
+    return [name for name in PRELOADED_ALLOCATORS if any(library.startswith(f"lib{name}") for library in libraries)]
 
 
 def _glibc() -> tuple[ctypes.CDLL, str] | None:
@@ -54,10 +68,10 @@ def tune_allocator() -> dict[str, Any]:
     if _applied is not None:
         return _applied
     found = _glibc()
-    preloaded = [name for name in PRELOADED_ALLOCATORS if name in os.environ.get("LD_PRELOAD", "")]
+    preloaded = loaded_allocators()
     tunables = [part for part in os.environ.get("GLIBC_TUNABLES", "").split(":") if part.startswith("glibc.malloc.")]
     if preloaded:
-        _applied = {"allocator": f"{preloaded[0]} (LD_PRELOAD)", "tuning": "none (the preloaded allocator is the user's choice)"}
+        _applied = {"allocator": f"{preloaded[0]} (loaded: {MAPS})", "tuning": "none (the preloaded allocator is the user's choice)"}
     elif found is None:
         _applied = {"allocator": f"not glibc ({sys.platform})", "tuning": "none (mallopt is glibc's)"}
     elif os.environ.get(SWITCH, "").lower() in ("0", "off", "no", "false"):

@@ -56,3 +56,23 @@ def test_the_users_own_allocator_choice_is_left_alone() -> None:
     record = probe(GLIBC_TUNABLES="glibc.malloc.trim_threshold=1048576")["record"]
     assert record["tuning"] == "none (the user's GLIBC_TUNABLES: glibc.malloc.trim_threshold=1048576)"
     assert "mmap_threshold" not in record
+
+
+@pytest.mark.skipif(not ON_GLIBC, reason="mallopt is glibc's")
+def test_a_preload_of_a_missing_library_is_not_taken_for_a_loaded_allocator() -> None:
+    # the loader skips a missing LD_PRELOAD library (with a warning) and the process runs on glibc's malloc: tuned
+    record = probe(LD_PRELOAD="/nonexistent/libtcmalloc.so.4")["record"]
+    assert record["allocator"].startswith("glibc ") and record["tuning"] == "mallopt"
+
+
+def test_the_loaded_allocator_is_read_from_the_process_maps(tmp_path: Path) -> None:
+    from experiment_1.run.allocator import loaded_allocators
+
+    maps = tmp_path / "maps"
+    maps.write_text("7f00-7f01 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+                    "7f02-7f03 r-xp 00000000 08:01 2 /usr/lib/x86_64-linux-gnu/libjemalloc.so.2\n"
+                    "7f04-7f05 rw-p 00000000 00:00 0 [heap]\n")
+    assert loaded_allocators(str(maps)) == ["jemalloc"]
+    maps.write_text("7f00-7f01 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n")
+    assert loaded_allocators(str(maps)) == []
+    assert loaded_allocators(str(tmp_path / "missing")) == []
