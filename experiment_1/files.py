@@ -297,6 +297,39 @@ def read_json_if_exists(path: Path) -> Any | None:
     return read_json(path) if path.exists() else None
 
 
+TIMING_FIX = "delete it (it only records timing; the next evaluation run writes it again)"
+
+
+def check_timing_record(record: Any, path: Path) -> None:
+    """One pass's (or a folder's) timing: ``wall_seconds`` a finite number ≥ 0 and ``images_evaluated`` an integer ≥ 0,
+    or a one-line error naming ``path``."""
+    if not isinstance(record, dict):
+        raise PipelineError(f"{path}: not a timing record (a JSON object); {TIMING_FIX}")
+    seconds, images = record.get("wall_seconds"), record.get("images_evaluated")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
+        raise PipelineError(f"{path}: wall_seconds is {seconds!r}, not a finite number of seconds ≥ 0; {TIMING_FIX}")
+    if isinstance(images, bool) or not isinstance(images, int) or images < 0:
+        raise PipelineError(f"{path}: images_evaluated is {images!r}, not a count ≥ 0; {TIMING_FIX}")
+
+
+def read_timing(path: Path, num_images: int | None = None) -> dict[str, Any] | None:
+    """The ``timing.json`` at ``path`` checked (:func:`check_timing_record`, its process records too; at most
+    ``num_images`` images per pass when given), or ``None`` when there is none."""
+    timing = read_json_if_exists(path)
+    if timing is None:
+        return None
+    check_timing_record(timing, path)
+    if timing["images_evaluated"] < 1:  # written only by a run that evaluated something
+        raise PipelineError(f"{path}: says no image was evaluated; {TIMING_FIX}")
+    for record in timing.get("processes", []):
+        check_timing_record(record, path)
+    passes = timing.get("passes", 1)
+    if num_images is not None and isinstance(passes, int) and timing["images_evaluated"] > num_images * max(passes, 1):
+        raise PipelineError(f"{path}: says {timing['images_evaluated']} images were evaluated in {passes} pass(es) of a run of "
+                            f"{num_images} images; {TIMING_FIX}")
+    return timing
+
+
 RESULT_PATHS = (":(exclude,glob)**/results*/**", ":(exclude,glob)**/sample_index*.json")
 """Outputs of the runs themselves, which the dirty check does not count (see :func:`git_commit`)."""
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from experiment_1.errors import run_cli
 from experiment_1.report import load_checked_summary
-from experiment_1.files import atomic_write_text, read_json_if_exists
+from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report.plotting import new_figure, run_title, save_figure
 from experiment_1.report.published import published_value
 from experiment_1.report.markdown import ReportDocument, figure, format_number, format_stat, markdown_table
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--summary", type=Path, default=Path("experiment_1/results/summary.json"), help="summary.json of step_3_evaluate (default: %(default)s)")
     args = parser.parse_args(argv)
     summary = load_checked_summary(args.summary, 1, "experiment_1.step_3_evaluate", keys=("config.arch", "config.weights", "config.num_blocks", "metrics", "verdicts", "published.source", *(f"metrics.{name}" for name in READ_METRICS)))
-    timing = read_json_if_exists(args.summary.parent / "timing.json")
+    timing = read_timing(args.summary.parent / "timing.json", summary.get("num_images"))
     figure = plot_errors(summary, args.summary.parent / "reconstruction_error")
     report = args.summary.parent / "REPORT.md"
     atomic_write_text(report, report_markdown(summary, timing, figure.name))

@@ -21,7 +21,7 @@ from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.report import load_checked_summary
-from experiment_1.files import atomic_write_json, atomic_write_text, read_json_if_exists
+from experiment_1.files import atomic_write_json, atomic_write_text, read_timing
 from experiment_1.report import ReportDocument
 from experiment_2.spectrum.figures import plot_kappa_histogram, plot_spectrum
 from experiment_2.spectrum.report import METHOD, results_blocks, seed_rows
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
         comparison = null_verdicts(summary, compare)
         atomic_write_json(folder / "null_comparison.json", {"run_id": summary["config"]["run_id"], "null_run_id": compare["config"]["run_id"],
                                                              "null_summary": str(args.compare_summary), "verdicts": comparison})
-    timing = read_json_if_exists(folder / "timing.json")
+    timing = read_timing(folder / "timing.json", summary.get("num_images"))
     spectrum = plot_spectrum(summary, compare, folder / "spectrum")
     kappa = plot_kappa_histogram(summary, compare, folder / "kappa_histogram")
     report = folder / "REPORT.md"

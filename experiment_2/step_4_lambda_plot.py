@@ -18,7 +18,7 @@ from typing import Any
 
 from experiment_1.errors import run_cli
 from experiment_1.report import load_checked_summary
-from experiment_1.files import atomic_write_text, read_json_if_exists
+from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import ReportDocument
 from experiment_2.lambda_sweep.figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
 from experiment_2.lambda_sweep.report import method_text, results_blocks, seed_rows
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--summary", type=Path, default=Path("experiment_2/results_lambda/summary_all.json"), help="summary_all.json of step_3_lambda_sweep (default: %(default)s)")
     args = parser.parse_args(argv)
     summary = load_checked_summary(args.summary, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("per_lambda", "lambdas", "lambdas_requested", "kappa_monotonic.vector", "power_law.fit_lambdas", "binomial_null.num_blocks", "binomial_null.kappa", "binomial_null.spectrum", "published", "verdicts"))
-    timing = read_json_if_exists(args.summary.parent / "timing.json")
+    timing = read_timing(args.summary.parent / "timing.json", summary.get("num_images"))
     folder = args.summary.parent
     figures = {
         "kappa": plot_kappa(summary, folder / "kappa_vs_lambda"),

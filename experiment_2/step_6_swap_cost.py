@@ -31,7 +31,7 @@ import torch
 from experiment_1.run import distributed
 from experiment_1.network import DEFAULT_BETA
 from experiment_1.errors import run_cli
-from experiment_1.files import atomic_write_text, read_json_if_exists
+from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.run import EvaluationSetup, RunConfig, add_evaluation_arguments, build_setup, provenance, run_per_image, write_results
 from experiment_1.report import ReportDocument, format_percent, format_stat, markdown_table
 from experiment_2.limit.swap_cost import VARIANTS, swap_cost_summary
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     if not distributed.is_main():
         return
     report = Path(args.output_dir) / "REPORT.md"
-    atomic_write_text(report, report_markdown(summary, read_json_if_exists(Path(args.output_dir) / "timing.json")))
+    atomic_write_text(report, report_markdown(summary, read_timing(Path(args.output_dir) / "timing.json", summary.get("num_images"))))
     counts = summary["counts"]
     print(f"wrote {path} and {report}: top-1 native {counts['correct_native']}/{counts['labelled']}, swapped {counts['correct_smooth']}/{counts['labelled']}, "
           f"difference {format_stat(summary['top1_difference'], percent=True)}; {summary['verdicts'][0]['decision']}")

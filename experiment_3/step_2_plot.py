@@ -20,7 +20,7 @@ import numpy as np
 
 from experiment_1.errors import run_cli
 from experiment_1.report import load_checked_summary
-from experiment_1.files import atomic_write_text, read_json_if_exists
+from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import new_figure_grid, plt, save_figure
 from experiment_3.summary import controls_of
 from experiment_3.report import LABELS, build_report
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     folder = args.summary.parent
     curves = plot_curves(summary, folder / "topk_curves")
     orders = plot_orders(summary, folder / "topk_orders")
-    report = build_report(summary, {"curves": curves.name, "orders": orders.name}, read_json_if_exists(folder / "timing.json"))
+    report = build_report(summary, {"curves": curves.name, "orders": orders.name}, read_timing(folder / "timing.json", summary.get("num_images")))
     atomic_write_text(folder / "REPORT.md", report)
     print(f"wrote {curves}, {orders} and {folder / 'REPORT.md'}")
 

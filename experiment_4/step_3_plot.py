@@ -20,7 +20,7 @@ import numpy as np
 
 from experiment_1.errors import run_cli
 from experiment_1.report import load_checked_summary
-from experiment_1.files import atomic_write_text, read_json_if_exists
+from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import new_figure_grid, save_figure
 from experiment_1.report import ReportDocument, figure, format_percent
 from experiment_4.formats import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
         results=result_tables(summary) + [figure(alt, path.name) for alt, path in figures.items()],
         seed_rows=seed_rows(summary),
         generator="experiment_4.step_3_plot",
-        timing=read_json_if_exists(folder / "timing.json"),
+        timing=read_timing(folder / "timing.json", summary.get("num_images")),
         data_extra=f"; {summary['num_classes']} classes, signatures from `{summary['settings']['signatures']}`",
         source="overlap.json",
     ).render()

@@ -24,7 +24,7 @@ from matplotlib.patches import Rectangle
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.report import load_checked_summary
-from experiment_1.files import atomic_write_text, read_json_if_exists
+from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import new_figure, new_figure_grid, save_figure
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formatting import SCORE_LABELS, measure_label
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     plot_rho_heatmap(analysis, folder / "rho_heatmap")
     plot_quartile_bars(analysis, folder / "quartile_bars")
     plot_strongest_pairs(analysis, record, folder / "strongest_pairs")
-    atomic_write_text(folder / "REPORT.md", build_report(analysis, read_json_if_exists(folder / "timing.json")))
+    atomic_write_text(folder / "REPORT.md", build_report(analysis, read_timing(folder / "timing.json", analysis.get("num_images"))))
     print(f"wrote {folder / 'REPORT.md'} and its figures")
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_text, missing_key, read_json
+from experiment_1.files import atomic_write_text, missing_key, read_json, read_timing
 from experiment_1.paths import REPO_ROOT
 from experiment_1.report import format_number, format_percent, format_stat, verdict_sentence
 from experiment_1.report import by_id
@@ -386,7 +386,7 @@ def wall_time_table(root: Path) -> list[Block]:
     """Every results folder's evaluation time over all its processes (timing.json), and the total with
     each pass counted once: a single pass shared by several experiments appears in each of their rows."""
     rows = []
-    timings = [(path, read_json(path)) for path in committed_glob(root, "experiment_*/results*/timing.json")]
+    timings = [(path, read_timing(path)) for path in committed_glob(root, "experiment_*/results*/timing.json")]
     passes: dict[tuple, float] = {}
     for path, timing in timings:
         per_image = timing["wall_seconds"] / timing["images_evaluated"]

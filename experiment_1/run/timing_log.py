@@ -19,7 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from experiment_1.files import atomic_write_json, read_json
+from experiment_1.errors import PipelineError
+from experiment_1.files import atomic_write_json, check_timing_record, read_json
 
 FOLDER = "processes"
 
@@ -55,6 +56,9 @@ def records(output_dir: Path) -> list[dict[str, Any]]:
     found: dict[tuple[str, int], dict[str, Any]] = {}
     for path in sorted(Path(output_dir).glob(f"partial/**/{FOLDER}/*.json")):
         record = read_json(path, fix="delete it (it only records timing)")
+        check_timing_record(record, path)
+        if not all(isinstance(record.get(key), str) for key in ("pass", "host", "started_utc")) or type(record.get("rank")) is not int:
+            raise PipelineError(f"{path}: lacks its pass id, host, start time or rank; delete it (it only records timing)")
         found.setdefault((record["pass"], record["rank"]), record)
     return sorted(found.values(), key=lambda record: (record["started_utc"], record["pass"], record["rank"]))
 
