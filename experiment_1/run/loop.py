@@ -55,6 +55,7 @@ def run_per_image(
     description: str = "",
     pass_indices: bool = False,
     mask_indices: list[int] | None = None,
+    mask_family: MaskFamily | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Evaluate every batch not yet finished; return all per-image arrays and this call's timing.
 
@@ -68,9 +69,10 @@ def run_per_image(
     unfinished batches, waits for the others and returns the same merged arrays; the timing (on
     every rank) then adds the world size and each rank's wall time. With ``mask_indices`` only those
     masks are evaluated (the naive engine, one forward per image and mask; ``logits`` is then
-    ``(B, len(mask_indices), C)``) and the store's key records them.
+    ``(B, len(mask_indices), C)``) and the store's key records them; with ``mask_family`` the family's
+    members (``(B, M, C)`` in ascending mask id) and the key records the family's descriptor.
     """
-    arrays, timing = run_stages([Stage(setup, stage, compute, pass_indices)], residual_scale, description or stage, mask_indices)
+    arrays, timing = run_stages([Stage(setup, stage, compute, pass_indices)], residual_scale, description or stage, mask_indices, mask_family)
     return arrays[0], timing
 
 
