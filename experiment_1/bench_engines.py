@@ -40,7 +40,7 @@ from typing import Any, Callable
 import torch
 
 from experiment_1.run import arg_types
-from experiment_1.network.registry import ARCHITECTURES, build_gated_stack
+from experiment_1.network.registry import ARCHITECTURES, DEEP_ARCHITECTURES, build_gated_stack
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.macs import work_ratio
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
@@ -170,7 +170,8 @@ def print_rows(rows: list[dict[str, Any]], device_name: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--archs", nargs="+", default=ARCHITECTURES.names(), help="architectures (default: all registered, %(default)s)")
+    parser.add_argument("--archs", nargs="+", default=[name for name in ARCHITECTURES.names() if name not in DEEP_ARCHITECTURES],
+                        help="architectures (default: every registered one the exhaustive pass can hold — not resnet101/152, L = 33/50 —, %(default)s)")
     parser.add_argument("--images", "--batch-sizes", dest="batch_sizes", type=int, nargs="+", default=[1], help="images per timed call; several: a sweep (default: %(default)s)")
     parser.add_argument("--resolution", type=int, default=224, help="input size in pixels (default: %(default)s)")
     parser.add_argument("--dtypes", nargs="+", choices=BENCH_DTYPES, default=["float32"], help="network arithmetic; tf32 = float32 with TensorFloat-32 on GPU (default: %(default)s)")

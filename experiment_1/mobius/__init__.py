@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "scalar_projection": "spectrum",
     "spectrum_statistics": "spectrum",
     "unit_in_last_place": "spectrum",
+    "family_mobius": "family",
     "full_mask_index": "transform",
     "mobius_transform": "transform",
     "num_blocks_from_size": "transform",

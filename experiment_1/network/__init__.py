@@ -15,6 +15,7 @@ from typing import Any
 _EXPORTS: dict[str, str] = {
     "DEFAULT_BETA": "activations",
     "evaluate_all_masks": "engines",
+    "MaskFamily": "mask_family",
     "Residual": "gating",
     "ResidualNetwork": "gating",
     "ARCHITECTURES": "registry",

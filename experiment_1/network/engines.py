@@ -14,6 +14,9 @@ Two engines, which agree to float32 round-off on every (image, mask):
   the live activations are bounded by about ``(L − log2(mask_chunk) + 2) · mask_chunk`` states per
   image instead of ``2^L``.
 
+``evaluate_family_tree`` walks the same tree restricted to a mask family (the low orders at either corner,
+:class:`experiment_1.network.mask_family.MaskFamily`) and returns a sparse table, the family's mask ids and their logits.
+
 Logits come back as ``(B, M, C)``, ``M = 2^L`` indexed by mask integer (bit ``l`` = block ``l``),
 in float32 — or float64 when the model itself runs in float64. Images are moved to the model's
 device, dtype and memory format (``model.memory_format``: channels-last unless built otherwise).
@@ -27,6 +30,7 @@ from typing import Sequence
 import torch
 
 from experiment_1.errors import PipelineError
+from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.residual_stack import ResidualStack
 
 ENGINES = ("tree", "naive")
@@ -121,6 +125,139 @@ def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: 
     descend([model.stem(images)], torch.zeros(1, dtype=torch.long, device=device), 0)
     assert out is not None
     return out
+
+
+def _off_child(block: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """A block's gate-off output ``post(shortcut(pre(x)))`` (forward_both's gate-off child)."""
+    return block.post(block.shortcut(block.pre(x)))
+
+
+def _on_child(block: torch.nn.Module, x: torch.Tensor, scale: float) -> torch.Tensor:
+    """A block's gate-on output, the same operations as forward_both's gate-on child."""
+    x = block.pre(x)
+    shortcut_out = block.shortcut(x)
+    branch_out = block.branch(x)
+    if scale != 1.0:
+        branch_out = branch_out * scale
+    return block.post(shortcut_out + branch_out)
+
+
+def _passes_through_when_off(block: torch.nn.Module, previous: torch.nn.Module | None) -> bool:
+    """Whether the gate-off output equals the input bit for bit: no ``pre``, an identity shortcut and a ReLU ``post``
+    applied to the output of a block whose own ``post`` is a ReLU (non-negative, so the ReLU returns it unchanged)."""
+    relu = torch.nn.ReLU
+    return (type(block.pre) is torch.nn.Identity and type(block.shortcut) is torch.nn.Identity
+            and type(block.post) is relu and previous is not None and type(previous.post) is relu)
+
+
+@torch.no_grad()
+def evaluate_family_tree(model: ResidualStack, images: torch.Tensor, family: MaskFamily, mask_chunk: int = 256,
+                         residual_scale: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """The prefix-tree walk restricted to a :class:`~experiment_1.network.mask_family.MaskFamily` at λ = ``residual_scale``.
+
+    Each prefix state carries how many of its gates differ from the family's base corner. A state with fewer than
+    ``k`` such gates runs the block's branch once and spawns both children; a *saturated* state (``k`` gates away
+    from the base) can change no further gate, so the fixed rest of its walk — every later block at the base
+    value — runs once for the saturated states of its group, batched, without spawning: off at base ``off``
+    (skipping the blocks whose off path returns its input bit for bit), on at base ``on``. Groups merge and split as
+    in :func:`evaluate_masks_tree`, so the live activations stay bounded by about ``L · mask_chunk`` states per image.
+
+    Returns ``(mask_ids, logits)``: the family's ``M`` mask ids ascending (int64, CPU) and ``(B, M, C)`` logits in
+    that order (a sparse table; float32, or float64 for a float64 network).
+    """
+    check_mask_chunk(mask_chunk)
+    device, dtype = _model_device_dtype(model)
+    images = _to_model(images, model)
+    batch = images.shape[0]
+    num_blocks = model.num_blocks
+    scale = float(residual_scale)
+    ids = family.mask_ids(num_blocks)
+    order, base_on = family.order, family.base == "on"
+    out: torch.Tensor | None = None
+    blocks = list(model.blocks)
+
+    def write(states: torch.Tensor, prefix_ids: torch.Tensor) -> None:
+        nonlocal out
+        logits = model.head(states).to(_logit_dtype(dtype)).view(len(prefix_ids), batch, -1)
+        if out is None:
+            out = torch.empty(batch, len(ids), logits.shape[-1], device=device, dtype=logits.dtype)
+        out[:, torch.searchsorted(ids, prefix_ids).to(device)] = logits.transpose(0, 1)
+
+    def tail(states: torch.Tensor, prefix_ids: torch.Tensor, level: int) -> None:
+        for index in range(level, num_blocks):
+            block = blocks[index]
+            if base_on:
+                states = _on_child(block, states, scale)
+            elif not _passes_through_when_off(block, blocks[index - 1] if index else None):
+                states = _off_child(block, states)
+        if base_on:
+            prefix_ids = prefix_ids + ((1 << num_blocks) - (1 << level))
+        write(states, prefix_ids)
+
+    def descend(handed: list[torch.Tensor], prefix_ids: torch.Tensor, counts: torch.Tensor, level: int) -> None:
+        # handed: [states (n·B, ...)] grouped prefix-major (popped: each group's input is freed once its children exist);
+        # prefix_ids, counts: (n,) CPU int64 — mask bits 0…level−1, and how many of them differ from the base
+        states = handed.pop()
+        if level == num_blocks:
+            write(states, prefix_ids)
+            return
+        saturated = counts >= order
+        if bool(saturated.any()):
+            grouped = states.view(len(prefix_ids), batch, *states.shape[1:])
+            del states
+            chosen = saturated.nonzero().squeeze(1)
+            tail(grouped[chosen.to(device)].flatten(0, 1), prefix_ids[chosen], level)
+            rest = (~saturated).nonzero().squeeze(1)
+            if not len(rest):
+                return
+            states = grouped[rest.to(device)].flatten(0, 1)
+            del grouped
+            prefix_ids, counts = prefix_ids[rest], counts[rest]
+        gate_off, gate_on = model.blocks[level].forward_both(states, scale)
+        del states
+        on_ids = prefix_ids + (1 << level)
+        off_counts, on_counts = (counts + 1, counts) if base_on else (counts, counts + 1)
+        if 2 * len(prefix_ids) <= mask_chunk:
+            merged = [torch.cat([gate_off, gate_on])]
+            del gate_off, gate_on
+            descend(merged, torch.cat([prefix_ids, on_ids]), torch.cat([off_counts, on_counts]), level + 1)
+        else:
+            first, second = [gate_off], [gate_on]
+            del gate_off, gate_on
+            descend(first, prefix_ids, off_counts, level + 1)
+            descend(second, on_ids, on_counts, level + 1)
+
+    zeros = torch.zeros(1, dtype=torch.long)
+    descend([model.stem(images)], zeros, zeros.clone(), 0)
+    assert out is not None
+    return ids, out
+
+
+def evaluate_mask_family(
+    model: ResidualStack,
+    images: torch.Tensor,
+    family: MaskFamily,
+    *,
+    engine: str = "tree",
+    mask_chunk: int = 256,
+    residual_scale: float = 1.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Logits of every image under every mask of ``family``: ``(mask_ids, (B, M, C) logits)`` in ascending mask id
+    (the tree walk of :func:`evaluate_family_tree`, or the naive engine on the same ids). Out-of-memory becomes a
+    :class:`PipelineError` that names ``--mask-chunk``/``--batch-size``."""
+    if engine not in ENGINES:
+        raise PipelineError(f"unknown engine '{engine}'; choose one of {', '.join(ENGINES)}")
+    check_mask_chunk(mask_chunk)
+    try:
+        if engine == "tree":
+            return evaluate_family_tree(model, images, family, mask_chunk, residual_scale)
+        ids = family.mask_ids(model.num_blocks)
+        return ids, evaluate_masks_naive(model, images, ids, mask_chunk, residual_scale)
+    except (RuntimeError, MemoryError) as error:
+        cause = out_of_memory_line(error)
+        if cause is None:
+            raise
+    raise OutOfMemory(images.shape[0], mask_chunk, cause)
 
 
 def evaluate_all_masks(

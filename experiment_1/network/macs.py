@@ -2,14 +2,17 @@
 
 MACs are counted with forward hooks on every ``Conv2d`` and ``Linear`` (batch-norm, activations,
 additions and pooling are not counted): the naive engine runs 2^L full forwards, the tree engine
-the stem once, block l on 2^l states and the head 2^L times. Used by the engine benchmark
+the stem once, block l on 2^l states and the head 2^L times; the family walk as :func:`family_gmac` says. Used by the engine benchmark
 (``experiment_1.bench_engines``) and the cost estimate every run prints (``experiment_1.run.cost``).
 """
 from __future__ import annotations
 
+from math import comb
+
 import torch
 from torch import nn
 
+from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.residual_stack import ResidualStack
 
 
@@ -60,3 +63,25 @@ def _block_macs(block: nn.Module, state: torch.Tensor) -> tuple[int, torch.Tenso
             return self.block(x, None)
 
     return count_macs(Wrapper(), state)
+
+
+def family_gmac(model: ResidualStack, resolution: int, device: torch.device, family: MaskFamily) -> float:
+    """GMAC per image of the family walk (:func:`experiment_1.network.engines.evaluate_family_tree`): the stem once;
+    block l runs both children on the ``Σ_{j<k} C(l, j)`` unsaturated prefix states and its base-value path on the
+    ``C(l, k)`` saturated ones (base ``off``: ``pre`` and shortcut only; base ``on``: the whole block); the head on every
+    member."""
+    x = torch.zeros(1, 3, resolution, resolution, device=device, dtype=next(model.parameters()).dtype)
+    total, state = count_macs(model.stem, x)
+    order = family.order
+    for level, block in enumerate(model.blocks):
+        full, output = _block_macs(block, state)
+        if family.base == "off":
+            before, _ = count_macs(block.pre, state)
+            after, _ = count_macs(block.shortcut, block.pre(state))
+            saturated = before + after
+        else:
+            saturated = full
+        total += full * sum(comb(level, j) for j in range(min(order, level + 1))) + saturated * comb(level, order)
+        state = output
+    head, _ = count_macs(model.head, state)
+    return (total + head * family.size(model.num_blocks)) / 1e9

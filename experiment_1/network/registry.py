@@ -99,8 +99,10 @@ def register_architecture(name: str, factory: Factory | str, pretrained: str = "
     ARCHITECTURES.register(name, factory, pretrained)
 
 
-for _resnet in ("resnet18", "resnet34", "resnet50"):
+for _resnet in ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152"):
     register_architecture(_resnet, partial(torchvision_resnet, _resnet), "IMAGENET1K_V1")
+# past the exhaustive pass (L = 33 and 50 gated blocks): evaluated on mask families (experiment_2.step_8_low_orders)
+DEEP_ARCHITECTURES = ("resnet101", "resnet152")
 for _lite in LITE_VARIANTS:
     register_architecture(_lite, partial(efficientnet_lite, _lite))
 

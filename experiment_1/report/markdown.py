@@ -95,7 +95,10 @@ def size_reason(config: dict[str, Any]) -> str:
     limit = config.get("limit")
     if limit is None:
         return ""
-    return f" — the first {limit} of the list (`--limit {limit}` was given; every image costs all 2^{config['num_blocks']} masks)"
+    families = config.get("low_orders")
+    masks = (f"the masks within {families['order_max']} gates of each corner it evaluates" if isinstance(families, dict) and "order_max" in families
+             else f"all 2^{config['num_blocks']} masks")
+    return f" — the first {limit} of the list (`--limit {limit}` was given; every image costs {masks})"
 
 
 def comparability_note(config: dict[str, Any]) -> str | None:

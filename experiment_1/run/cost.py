@@ -24,7 +24,8 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.macs import work_ratio
+from experiment_1.network.macs import family_gmac, work_ratio
+from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.residual_stack import ResidualStack
 
 CONFIRM_FLAG = "--confirm-long-run"
@@ -109,15 +110,21 @@ def measured_rate(model: ResidualStack, resolution: int, full_gmac: float) -> fl
 
 
 def estimate(
-    model: ResidualStack, resolution: int, num_images: int, batch_size: int, mask_chunk: int, engine: str, world_size: int = 1, masks_per_image: int | None = None
+    model: ResidualStack, resolution: int, num_images: int, batch_size: int, mask_chunk: int, engine: str, world_size: int = 1, masks_per_image: int | None = None,
+    family: MaskFamily | None = None,
 ) -> CostEstimate:
     """The expected time and peak memory of one pass of ``engine`` over ``num_images`` images: all 2^L
-    masks, or with ``masks_per_image`` that many naive forwards per image (e.g. the full mask alone)."""
+    masks, with ``masks_per_image`` that many naive forwards per image (e.g. the full mask alone), or the
+    members of a mask ``family`` (:func:`experiment_1.network.macs.family_gmac` for the tree walk)."""
     parameter = next(model.parameters())
     work = work_ratio(model, resolution, parameter.device)
     size = 2**model.num_blocks
     full_gmac = work["naive_gmac"] / size
-    gmac = full_gmac * masks_per_image if masks_per_image is not None else work["tree_gmac"] if engine == "tree" else work["naive_gmac"]
+    if family is not None:
+        masks_per_image = family.size(model.num_blocks)
+        gmac = family_gmac(model, resolution, parameter.device, family) if engine == "tree" else full_gmac * masks_per_image
+    else:
+        gmac = full_gmac * masks_per_image if masks_per_image is not None else work["tree_gmac"] if engine == "tree" else work["naive_gmac"]
     rate = measured_rate(model, resolution, full_gmac)
     largest, classes = activation_sizes(model, torch.zeros(1, 3, resolution, resolution, device=parameter.device, dtype=parameter.dtype))
     element = parameter.element_size()
@@ -139,7 +146,8 @@ def check(cost: CostEstimate, confirmed: bool) -> None:
 
 
 def check_blocks(cost: CostEstimate, confirmed: bool) -> None:
-    """Refuse an exhaustive pass over more than :data:`MAX_BLOCKS` gated blocks unless ``confirmed``."""
+    """Refuse an exhaustive pass over more than :data:`MAX_BLOCKS` gated blocks unless ``confirmed`` (a pass over
+    fewer masks — a mask family, a list — is held to the time limit only)."""
     if not confirmed and cost.num_blocks > MAX_BLOCKS and cost.masks_per_image == 2**cost.num_blocks:
         raise PipelineError(f"L = {cost.num_blocks} gated blocks means 2^{cost.num_blocks} masks per image, beyond the limit of L = {MAX_BLOCKS} "
                             f"for an exhaustive run ({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway")

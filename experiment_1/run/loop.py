@@ -23,7 +23,8 @@ import torch
 
 from experiment_1.run import distributed
 from experiment_1.run import timing_log
-from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive, out_of_memory_line
+from experiment_1.network.engines import evaluate_all_masks, evaluate_mask_family, evaluate_masks_naive, out_of_memory_line
+from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile
 from experiment_1.data.shards import check_batch_errors
 from experiment_1.errors import Interrupted, PipelineError
@@ -56,6 +57,7 @@ def run_per_image(
     description: str = "",
     pass_indices: bool = False,
     mask_indices: list[int] | None = None,
+    mask_family: MaskFamily | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Evaluate every batch not yet finished; return all per-image arrays and this call's timing.
 
@@ -69,14 +71,15 @@ def run_per_image(
     unfinished batches, waits for the others and returns the same merged arrays; the timing (on
     every rank) then adds the world size and each rank's wall time. With ``mask_indices`` only those
     masks are evaluated (the naive engine, one forward per image and mask; ``logits`` is then
-    ``(B, len(mask_indices), C)``) and the store's key records them.
+    ``(B, len(mask_indices), C)``) and the store's key records them; with ``mask_family`` the family's
+    members (``(B, M, C)`` in ascending mask id) and the key records the family's descriptor.
     """
-    arrays, timing = run_stages([Stage(setup, stage, compute, pass_indices)], residual_scale, description or stage, mask_indices)
+    arrays, timing = run_stages([Stage(setup, stage, compute, pass_indices)], residual_scale, description or stage, mask_indices, mask_family)
     return arrays[0], timing
 
 
 def run_stages(
-    stages: list[Stage], residual_scale: float = UNSCALED, description: str = "", mask_indices: list[int] | None = None
+    stages: list[Stage], residual_scale: float = UNSCALED, description: str = "", mask_indices: list[int] | None = None, mask_family: MaskFamily | None = None
 ) -> tuple[list[dict[str, np.ndarray]], dict[str, float]]:
     """:func:`run_per_image` for several stages fed by one all-mask pass over the same images.
 
@@ -86,7 +89,12 @@ def run_stages(
     (they come from one :func:`build_setup`); the logits of a batch are reduced stage by stage and
     then dropped, so no more than one batch's ``(B, 2^L, C)`` logits and one stage's reductions
     are alive at a time. Returns each stage's merged arrays (in ``stages`` order) and the pass's timing.
+    With ``mask_family`` only its members are evaluated (the family walk of the ``--engine``; the stages get
+    ``(B, M, C)`` logits in ascending mask id, ``mask_family.mask_ids(L)``) and the store's key records the
+    family's descriptor.
     """
+    if mask_indices is not None and mask_family is not None:
+        raise PipelineError("a pass evaluates either a list of masks or a mask family, not both")
     setup = stages[0].setup
     flags = setup.config
 
@@ -94,6 +102,8 @@ def run_stages(
         key = {**run_key(stage.setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale}
         if mask_indices is not None:  # absent for all masks, so existing stores keep their keys
             key["mask_indices"] = list(mask_indices)
+        if mask_family is not None:  # absent for all masks, so existing stores keep their keys
+            key["mask_family"] = mask_family.descriptor()
         return PartialStore(stage.setup.config.output_dir, stage.name, key)
 
     stores = [store_of(stage) for stage in stages]
@@ -123,7 +133,9 @@ def run_stages(
         try:
             for number, batch in zip(mine, loader):
                 valid = torch.tensor(check_batch_errors(list(batch["error"]), flags.skip_corrupt, batch["fatal"]))
-                if mask_indices is None:
+                if mask_family is not None:
+                    _, logits = evaluate_mask_family(setup.model, batch["image"], mask_family, engine=flags.engine, mask_chunk=flags.mask_chunk, residual_scale=residual_scale)
+                elif mask_indices is None:
                     logits = evaluate_all_masks(setup.model, batch["image"], engine=flags.engine, mask_chunk=flags.mask_chunk, residual_scale=residual_scale)
                 else:
                     logits = evaluate_masks_naive(setup.model, batch["image"], mask_indices, flags.mask_chunk, residual_scale)

@@ -5,7 +5,7 @@ In order, cheap refusals first:
 1. the labels fit the model's classes (:func:`check_labels`);
 2. the cost estimate, printed (:func:`experiment_1.run.cost.estimate`), and its refusal of an
    exhaustive pass over more than :data:`experiment_1.run.cost.MAX_BLOCKS` gated blocks unless
-   ``confirm_long_run`` — before the memory check, so the run is first told that ``--confirm-long-run`` exists;
+   ``confirm_long_run`` (a mask-family pass, ``config.mask_family``, is counted as the family and never refused for L) — before the memory check, so the run is first told that ``--confirm-long-run`` exists;
 3. one batch's all-mask logits fit the device's memory (:func:`experiment_1.run.run_checks.check_logits_fit`;
    no flag makes them fit);
 4. the estimated time within :data:`experiment_1.run.cost.MAX_HOURS` unless ``confirm_long_run``;
@@ -45,10 +45,12 @@ def preflight(model: ResidualStack, dataset: SampleDataset, config: RunConfig, d
     classes = num_classes(model)
     check_labels(dataset.samples, classes, config.sample_index)
     cost = distributed.on_main(lambda: run_cost.estimate(model, model.preprocess.crop, len(dataset), config.batch_size, config.mask_chunk, config.engine,
-                                                         distributed.world_size(), config.masks_per_image))
+                                                         distributed.world_size(), config.masks_per_image,
+                                                         family=config.mask_family))
     print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
     run_cost.check_blocks(cost, config.confirm_long_run)
-    check_logits_fit(config.batch_size, model.num_blocks, classes, torch.float64 if config.dtype == "float64" else torch.float32, device)
+    family_masks = config.mask_family.size(model.num_blocks) if config.mask_family is not None else None
+    check_logits_fit(config.batch_size, model.num_blocks, classes, torch.float64 if config.dtype == "float64" else torch.float32, device, masks=family_masks)
     run_cost.check_hours(cost, config.confirm_long_run)
     if config.calibrate_batchnorm is not None:
         calibrate_on_samples(model, dataset, config.calibrate_batchnorm, config.skip_corrupt)

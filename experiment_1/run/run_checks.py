@@ -95,12 +95,14 @@ def device_memory(device: torch.device) -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def check_logits_fit(batch_size: int, num_blocks: int, classes: int | None, dtype: torch.dtype, device: torch.device, memory: int | None = None) -> None:
-    """Refuse a run whose one batch of all-mask logits ``(B, 2^L, C)`` cannot fit in the device's memory."""
+def check_logits_fit(batch_size: int, num_blocks: int, classes: int | None, dtype: torch.dtype, device: torch.device, memory: int | None = None,
+                     masks: int | None = None) -> None:
+    """Refuse a run whose one batch of all-mask logits ``(B, 2^L, C)`` — ``(B, masks, C)`` for a pass over fewer masks
+    (a mask family) — cannot fit in the device's memory."""
     if classes is None:
         return
     memory = device_memory(device) if memory is None else memory
-    per_image = 2**num_blocks * classes * torch.finfo(dtype).bits // 8
+    per_image = (2**num_blocks if masks is None else masks) * classes * torch.finfo(dtype).bits // 8
     if per_image > memory:
         raise PipelineError(f"L = {num_blocks} blocks: one image's all-mask logits (2^{num_blocks} × {classes} {str(dtype).removeprefix('torch.')}) take "
                             f"{per_image / 2**30:.3g} GiB, more than this {device.type} device's {memory / 2**30:.3g} GiB; exhaustive evaluation cannot hold them "

@@ -47,6 +47,8 @@ class RunConfig(Mapping):
     output_dir: Path | None = None  # a step without --output-dir (an analysis of several runs)
     masks_per_image: int | None = None  # a pass of that many masks per image (e.g. the full mask alone), for the cost estimate; None: all 2^L
     confirm_long_run: bool = False  # --confirm-long-run: a pass beyond the cost limits runs anyway
+    mask_family: Any = None  # a pass over a mask family (experiment_1.network.mask_family.MaskFamily) instead of all 2^L masks, for the cost estimate and the memory check
+    resolution: int | None = None  # --resolution: evaluate at this crop (resize in proportion) instead of the architecture's own; part of the run's content
     content_json: str = field(default="{}", repr=False)
 
     @classmethod

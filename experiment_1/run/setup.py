@@ -9,6 +9,7 @@ is what the run's numbers depend on: the partial store's resume key and every su
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import random
@@ -147,6 +148,9 @@ def build_model(flags: RunConfig, device: torch.device) -> tuple[ResidualStack, 
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = flags.dtype == "tf32"
     memory_format = memory_format_for(device, DTYPES[flags.dtype])
     model = distributed.alike(lambda: build_gated_stack(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype], memory_format=memory_format))
+    if flags.resolution is not None:  # another input size (the short side resized in the architecture's own proportion)
+        crop, resize = model.preprocess.crop, model.preprocess.resize
+        model.preprocess = dataclasses.replace(model.preprocess, crop=flags.resolution, resize=max(flags.resolution, round(flags.resolution * resize / crop)))
     identity = network_sha256(flags.arch, model) if is_user_factory(flags.arch) else None
     if flags.smooth_activations is not None:
         check_beta(flags.smooth_activations, DTYPES[flags.dtype])
@@ -186,6 +190,8 @@ def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device:
         "input_size": model.preprocess.crop,
         **device_identity(device),  # GPU model and CUDA/cuDNN versions; nothing on CPU
     }
+    if flags.resolution is not None:  # another input size: part of the resume key; absent when not given, so default runs keep their keys
+        content["resize"] = model.preprocess.resize
     if network_identity is not None:  # a user's network itself (source and tensors); built-in names keep their keys
         content["network_sha256"] = network_identity
     if flags.fold_batchnorm:  # other numbers (round-off): part of the resume key; absent when off, so default runs keep their keys

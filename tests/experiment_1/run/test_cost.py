@@ -65,3 +65,24 @@ def test_a_run_beyond_the_limit_is_refused_before_evaluating(tiny_shards: Path, 
     assert f"cost estimate: {len(load_sample_list(index))} image(s) × " in capsys.readouterr().out
     step_3.main([*flags, "--output-dir", str(tmp_path / "confirmed"), "--confirm-long-run"])
     assert json.loads((tmp_path / "confirmed" / "summary.json").read_text())["num_images"] == 2
+
+
+def test_a_family_pass_is_counted_as_the_family_and_never_refused_for_its_depth() -> None:
+    from experiment_1.network.macs import family_gmac
+    from experiment_1.network.mask_family import MaskFamily
+
+    model = build_gated_stack("resnet101", "random")
+    cpu = torch.device("cpu")
+    for base in ("off", "on"):
+        cost = run_cost.estimate(model, 32, num_images=2, batch_size=1, mask_chunk=64, engine="tree", family=MaskFamily(2, base))
+        assert cost.num_blocks == 33 and cost.masks_per_image == 1 + 33 + 528
+        assert cost.gmac_per_image == pytest.approx(family_gmac(model, 32, cpu, MaskFamily(2, base)))
+        run_cost.check_blocks(cost, confirmed=False)  # L = 33, but a family, not 2^33 masks
+    naive = run_cost.estimate(model, 32, num_images=2, batch_size=1, mask_chunk=64, engine="naive", family=MaskFamily(2))
+    assert naive.gmac_per_image == pytest.approx(work_ratio(model, 32, cpu)["naive_gmac"] / 2**33 * 562)
+    # the whole cube as a family is the exhaustive tree's count (resnet18, L = 8)
+    small = build_gated_stack("resnet18", "random")
+    assert family_gmac(small, 32, cpu, MaskFamily(8, "off")) == pytest.approx(work_ratio(small, 32, cpu)["tree_gmac"])
+    assert family_gmac(small, 32, cpu, MaskFamily(8, "on")) == pytest.approx(work_ratio(small, 32, cpu)["tree_gmac"])
+    # base off: the saturated states run only pre + shortcut; base on runs whole blocks on them, so it costs more
+    assert family_gmac(model, 32, cpu, MaskFamily(3, "off")) < family_gmac(model, 32, cpu, MaskFamily(3, "on"))

@@ -68,3 +68,19 @@ def test_masks_per_image_of_the_config_reaches_the_estimate(monkeypatch: pytest.
     with pytest.raises(PipelineError):
         preflight(stack(8), NoImages(), replace(config(), masks_per_image=1), CPU)
     assert seen[-1][-1] == 1
+
+
+def test_a_mask_family_reaches_the_estimate_and_sizes_the_memory_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    from experiment_1.network.mask_family import MaskFamily
+
+    seen: list = []
+
+    def estimate(*arguments, **keywords):
+        seen.append(keywords)
+        return run_cost.CostEstimate(1.0, 1.0, 1, 1, 1.0, 1, 50, "tree", keywords["family"].size(50))
+
+    monkeypatch.setattr(run_cost, "estimate", estimate)
+    monkeypatch.setattr(run_checks, "device_memory", lambda device: 2 * 20876 * 1000 * 4)  # two images' family logits, no more
+    with pytest.raises(PipelineError, match=r"^--batch-size 8: one batch's all-mask logits"):
+        preflight(stack(50), NoImages(), replace(config(), mask_family=MaskFamily(3)), CPU)
+    assert seen[-1]["family"] == MaskFamily(3)  # no L-limit refusal at L = 50: the family's 20 876 masks were sized instead
