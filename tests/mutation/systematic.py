@@ -44,7 +44,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "experiment_2/spectrum/verdicts.py": ("tests/whole/test_planted_verdicts.py", "tests/experiment_1/mobius/test_spectrum.py"),
     "experiment_2/lambda_sweep/verdicts.py": ("tests/whole/test_planted_verdicts.py",),
     "experiment_2/limit/laws.py": ("tests/experiment_2/test_limit_rules.py", "tests/experiment_2/test_limit.py"),
-    "experiment_3/verdicts.py": ("tests/experiment_3/test_experiment_3_verdicts.py", "tests/whole/test_planted_verdicts.py"),
+    "experiment_3/verdicts.py": ("tests/experiment_3/test_experiment_3_verdicts.py", "tests/experiment_3/test_experiment_3_boundaries.py"),
     "experiment_4/verdicts.py": ("tests/experiment_4/test_experiment_4_analysis.py", "tests/whole/test_planted_verdicts.py"),
     "experiment_5/verdicts.py": ("tests/whole/test_planted_verdicts.py", "tests/experiment_5/test_experiment_5_steps.py"),
     "experiment_1/reconstruction/verdicts.py": ("tests/whole/test_planted_verdicts.py",),
