@@ -40,6 +40,7 @@ def test_decide_by_ci_at_just_below_and_just_above_zero(low, high, positive, neg
 @pytest.mark.parametrize("low, high, decision", [
     (-0.1, 0.05, v.CANNOT_TELL),      # the lower end at −margin: not inside the open interval
     (-0.05, 0.1 - EPS, v.HOLDS),      # inside (−0.1, 0.1)
+    (-0.05, 0.1, v.CANNOT_TELL),      # the upper end at +margin: not inside either
     (-0.1, 0.1, v.CANNOT_TELL),       # the upper end at the margin: not inside the open interval
     (-0.1, 0.1 + EPS, v.CANNOT_TELL),
     (-0.1 + EPS, 0.1 - EPS, v.HOLDS),
@@ -208,6 +209,10 @@ def test_binomial_power_equals_the_sum_over_the_rejection_region():
     assert v.binomial_power(n, p0, p1) == pytest.approx(sum(binom.pmf(k, n, p1) for k in region), rel=1e-12)
     assert v.binomial_power(0, 0.5, 0.9) == 0.0 and v.binomial_power(-3, 0.5, 0.9) == 0.0
     assert v.binomial_power(12, 0.5, 0.8, alpha=0.01) < v.binomial_power(12, 0.5, 0.8)
+    # another null share: the region is binomtest's against p0 = 0.2, not against ½
+    region = [k for k in range(21) if binomtest(k, 20, 0.2).pvalue <= 0.05]
+    assert v.binomial_power(20, 0.2, 0.5) == pytest.approx(sum(binom.pmf(k, 20, 0.5) for k in region), rel=1e-12)
+    assert v.binomial_power(20, 0.2, 0.5) != pytest.approx(v.binomial_power(20, 0.5, 0.5))
 
 
 def test_sign_test_power_is_zero_below_six_pairs_and_positive_at_six():
@@ -215,6 +220,7 @@ def test_sign_test_power_is_zero_below_six_pairs_and_positive_at_six():
     assert v.sign_test_power(6, 1.0) == pytest.approx(1.0)      # 2·0.5^6 = 0.03125: all-up rejects
     assert v.sign_test_power(6, 0.5) == pytest.approx(2 * 0.5**6)
     assert v.sign_test_power(6, 0.7, alpha=0.03) == 0.0         # at α just below 0.03125 the minimum n moves up
+    assert v.sign_test_power(6, 1.0, alpha=2 * 0.5**6) == pytest.approx(1.0)  # p exactly at α rejects (p ≤ α)
 
 
 @pytest.mark.parametrize("power, significant, decision, notes", [
