@@ -1,6 +1,8 @@
 # MOE-ResNet — the commands a newcomer needs (README, Set up):
 #   make install               create .venv and install the project into it (pip install -e .); then source .venv/bin/activate
 #   make test                  the same set-up, then the test suite (make test-quick: a 2-minute smoke subset)
+#   make mutation MODULES=experiment_1/report/verdicts.py   mutmut over decision modules → tests/mutation/REPORT.md
+#   make coverage              branch coverage of the decision modules (coverage.py)
 #   make demo                  Experiment 1 on 8 images: sample → evaluate → plot (experiment_1/demo.py).
 #                              Data: MOE_DATA, else imagenet-1k/data if it has shards, else the embedded
 #                              imagenet-1k/sample; model: ResNet-18, or EfficientNet-Lite0 where its weights
@@ -20,7 +22,7 @@ BIN := $(VENV)/bin
 DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
 	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
-.PHONY: install test test-quick demo bench bench-gpu gpu-check tables reports paper clean-demo
+.PHONY: install test test-quick mutation coverage lint demo bench bench-gpu gpu-check tables reports paper clean-demo
 
 # TORCH_INDEX=https://download.pytorch.org/whl/cpu installs torch and torchvision from that index first (the CPU-only
 # build, far smaller than the default CUDA wheels); empty (the default) installs everything from the ordinary index.
@@ -50,6 +52,22 @@ test: $(BIN)/.installed
 
 test-quick: $(BIN)/.installed
 	$(TEST_ENV) $(BIN)/python -m pytest -q $(QUICK_TESTS)
+
+# Systematic mutation testing (tests/mutation/systematic.py): mutmut mutates each module in MODULES inside a temporary
+# copy of the tree, runs its mirroring tests against every mutant, records tests/mutation/results/<module>.json and
+# rewrites tests/mutation/REPORT.md. MODULES=all runs every decision module (long: minutes per module on 2 cores).
+MUTMUT_VERSION := 3.8.1
+MODULES ?= experiment_1/report/verdicts.py
+mutation: $(BIN)/.installed
+	@$(BIN)/python -c "import importlib.metadata as m, sys; sys.exit(m.version('mutmut') != '$(MUTMUT_VERSION)')" 2>/dev/null || \
+		$(BIN)/python -m pip install -q mutmut==$(MUTMUT_VERSION)
+	OMP_NUM_THREADS=1 $(BIN)/python tests/mutation/systematic.py $(if $(filter all,$(MODULES)),--all,$(MODULES))
+
+# Branch coverage of the decision modules by their mirroring tests (coverage.py), one table in the terminal.
+COVERAGE_VERSION := 7.17.5
+coverage: $(BIN)/.installed
+	@$(BIN)/python -c "import coverage" 2>/dev/null || $(BIN)/python -m pip install -q coverage==$(COVERAGE_VERSION)
+	OMP_NUM_THREADS=1 $(BIN)/python tests/mutation/systematic.py --coverage
 
 demo: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.demo $(DEMO_FLAGS)

@@ -1,0 +1,242 @@
+"""Systematic mutation testing of the decision code with mutmut: every operator, comparison, constant and call
+argument that mutmut knows how to change, one mutant at a time, against the module's mirroring tests.
+
+    python tests/mutation/systematic.py experiment_1/report/verdicts.py      # one module (or several)
+    python tests/mutation/systematic.py --all                                 # every module in MODULES
+    python tests/mutation/systematic.py --report                              # only rewrite REPORT.md
+    python tests/mutation/systematic.py --list                                # modules and their tests
+
+mutmut works in a copy: the tracked (and untracked, not ignored) files go to a temporary folder, a setup.cfg
+there names the module to mutate and its tests, and `mutmut run` mutates inside that copy's mutants/ folder,
+so the working tree is never touched. Each module's outcome (every mutant's status, and the diff of every one
+that no test killed) is written to tests/mutation/results/<module>.json; REPORT.md is then rendered from all
+the result files together with EQUIVALENT.json, where a surviving mutant that cannot change any output is
+argued equivalent in one line (keyed by module, function and the changed line, so a reason outlives mutmut's
+numbering). A survivor with no such line is listed as "survived" until a test kills it.
+
+The hand-made list (tests/mutation/run.py) stays the fast check of the bugs we have met; this is the wide one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+REPORT = HERE / "REPORT.md"
+EQUIVALENT = HERE / "EQUIVALENT.json"
+PACKAGES = ("experiment_1", "experiment_2", "experiment_3", "experiment_4", "experiment_5", "paper")
+
+R = "tests/experiment_1/report/"
+# module → the tests that mirror it (the decision code and the statistics under it)
+MODULES: dict[str, tuple[str, ...]] = {
+    "experiment_1/report/verdicts.py": (R + "test_verdict_rules.py", R + "test_verdicts.py", R + "test_boundaries.py"),
+    "experiment_1/report/stats.py": (R + "test_stats.py", R + "test_verdicts.py", R + "test_stats_properties.py"),
+    "experiment_2/spectrum/verdicts.py": ("tests/whole/test_planted_verdicts.py", "tests/experiment_1/mobius/test_spectrum.py"),
+    "experiment_2/lambda_sweep/verdicts.py": ("tests/whole/test_planted_verdicts.py",),
+    "experiment_2/limit/laws.py": ("tests/experiment_2/test_limit_rules.py", "tests/experiment_2/test_limit.py"),
+    "experiment_3/verdicts.py": ("tests/experiment_3/test_experiment_3_verdicts.py", "tests/experiment_3/test_experiment_3_boundaries.py"),
+    "experiment_4/verdicts.py": ("tests/experiment_4/test_experiment_4_analysis.py", "tests/whole/test_planted_verdicts.py"),
+    "experiment_5/verdicts.py": ("tests/whole/test_planted_verdicts.py", "tests/experiment_5/test_experiment_5_steps.py"),
+    "experiment_1/reconstruction/verdicts.py": ("tests/whole/test_planted_verdicts.py",),
+    "experiment_4/inference.py": ("tests/experiment_4/test_inference.py", "tests/experiment_4/test_sampled_inference.py"),
+    "experiment_4/sampled_inference.py": ("tests/experiment_4/test_sampled_inference.py",),
+    "experiment_5/association.py": ("tests/experiment_5/test_association.py",),
+    "paper/depth_ladder.py": ("tests/paper/test_depth_ladder.py",),
+    "experiment_1/mobius/transform.py": ("tests/experiment_1/mobius/test_mobius.py",),
+    "experiment_1/run/partial_store.py": ("tests/experiment_1/run/test_run_identity.py", "tests/experiment_1/run/test_resume_key.py"),
+}
+# mutmut's exit-code classes, as `mutmut results --all true` names them
+KILLED = {"killed", "caught by type check"}
+NOT_RUN = {"not checked", "skipped"}
+
+
+def copy_tree(target: Path) -> None:
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, check=True,
+                            capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if name.startswith(("imagenet-1k/data/", "tests/mutation/results/")) or not (REPO / name).is_file():
+            continue
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, target / name)
+
+
+def setup_cfg(module: str, tests: tuple[str, ...]) -> str:
+    lines = ["[mutmut]", "source_paths =", *(f"    {p}" for p in PACKAGES), f"only_mutate = {module}",
+             "pytest_add_cli_args_test_selection =", *(f"    {t}" for t in tests),
+             "pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -q",
+             "also_copy =", "    pytest.ini",
+             "process_isolation = forkserver", "use_git_change_detection = false", ""]
+    return "\n".join(lines)
+
+
+def mutant_function(name: str) -> str:
+    """`experiment_1.report.verdicts.x_verdict__mutmut_12` → `verdict`; a method's `xǁClassǁmethod__mutmut_3` → `Class.method`."""
+    tail = name.rsplit(".", 1)[-1]
+    tail = re.sub(r"__mutmut_\d+$", "", tail)
+    tail = tail[2:] if tail.startswith(("x_", "xǁ")) else tail
+    return tail.replace("ǁ", ".").strip(".")
+
+
+def changed_lines(diff: str) -> tuple[str, str]:
+    minus = [l[1:].strip() for l in diff.splitlines() if l.startswith("-") and not l.startswith("---")]
+    plus = [l[1:].strip() for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++")]
+    return " / ".join(minus), " / ".join(plus)
+
+
+def run_module(module: str, max_children: int) -> dict:
+    tests = MODULES.get(module) or ()
+    if not tests:
+        raise SystemExit(f"error: {module} has no mirroring tests in MODULES (tests/mutation/systematic.py)")
+    missing = [t for t in tests if not (REPO / t.split("::")[0]).exists()]
+    tests = tuple(t for t in tests if t not in missing)
+    mutmut = Path(sys.executable).with_name("mutmut")
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mutmut-") as tmp:
+        work = Path(tmp)
+        copy_tree(work)
+        (work / "setup.cfg").write_text(setup_cfg(module, tests))
+        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+        env.pop("CI", None)
+        print(f"mutmut on {module} ({len(tests)} test files) in {work}", flush=True)
+        run = subprocess.run([str(mutmut), "run", "--max-children", str(max_children)], cwd=work, env=env,
+                             capture_output=True, text=True)
+        log = (run.stdout + run.stderr)[-4000:]
+        listed = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=work, env=env, capture_output=True,
+                                text=True)
+        mutants = {}
+        for line in listed.stdout.splitlines():
+            name, sep, status = line.strip().rpartition(": ")
+            if sep and name:
+                mutants[name] = status.strip()
+        if not mutants:
+            raise SystemExit(f"error: mutmut produced no mutants for {module}:\n{log}")
+        records = []
+        for name, status in sorted(mutants.items(), key=lambda kv: (kv[0].rsplit("_", 1)[0], int(kv[0].rsplit("_", 1)[1]))):
+            record = {"name": name, "function": mutant_function(name), "status": status}
+            if status not in KILLED:
+                shown = subprocess.run([str(mutmut), "show", name], cwd=work, env=env, capture_output=True, text=True)
+                diff = "\n".join(l for l in shown.stdout.splitlines() if not l.startswith("# "))
+                record["removed"], record["added"] = changed_lines(diff)
+                record["diff"] = diff.strip()
+            records.append(record)
+    result = {"module": module, "tests": list(tests), "missing_tests": missing, "mutmut": mutmut_version(),
+              "seconds": round(time.monotonic() - start), "mutants": records}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / (module.replace("/", ".")[:-3] + ".json")).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    return result
+
+
+def mutmut_version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("mutmut")
+    except Exception:  # noqa: BLE001 - the version is a label only
+        return "?"
+
+
+def equivalent_key(module: str, record: dict) -> str:
+    return f"{module} | {record['function']} | {record.get('removed', '')} → {record.get('added', '')}"
+
+
+def classify(module: str, record: dict, equivalents: dict[str, str]) -> tuple[str, str]:
+    status = record["status"]
+    if status in KILLED:
+        return "killed", ""
+    key = equivalent_key(module, record)
+    if status == "survived" and key in equivalents:
+        return "equivalent", equivalents[key]
+    if status == "timeout":
+        return "killed", "timeout"  # an infinite loop is a visible failure
+    return status, ""
+
+
+def write_report() -> None:
+    equivalents = json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
+    results = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
+    used: set[str] = set()
+    out = ["# Systematic mutation testing of the decision code", "",
+           "Written by `python tests/mutation/systematic.py --report` from `tests/mutation/results/*.json`",
+           "(what `make mutation MODULES=…` recorded with mutmut) and `tests/mutation/EQUIVALENT.json` (one line",
+           "of argument per equivalent mutant). Do not edit by hand.", "",
+           "| module | mutants | killed | survived | equivalent | other | tests | seconds |", "|---|---:|---:|---:|---:|---:|---|---:|"]
+    details = []
+    for result in results:
+        module = result["module"]
+        counts = {"killed": 0, "survived": 0, "equivalent": 0, "other": 0}
+        rows = []
+        for record in result["mutants"]:
+            kind, why = classify(module, record, equivalents)
+            if kind == "equivalent":
+                used.add(equivalent_key(module, record))
+            counts[kind if kind in counts else "other"] += 1
+            if kind not in ("killed",):
+                rows.append((kind, record, why))
+        tests = ", ".join(f"`{Path(t).name}`" for t in result["tests"])
+        out.append(f"| `{module}` | {len(result['mutants'])} | {counts['killed']} | {counts['survived']} | "
+                   f"{counts['equivalent']} | {counts['other']} | {tests} | {result['seconds']} |")
+        if rows:
+            details += ["", f"## `{module}`", ""]
+            for kind, record, why in rows:
+                change = f"`{record.get('removed', '')}` → `{record.get('added', '')}`"
+                details.append(f"- **{kind}** `{record['function']}`: {change}" + (f" — {why}" if why else ""))
+    stale = sorted(set(equivalents) - used)
+    out += details
+    if stale:
+        out += ["", "## Equivalence arguments with no surviving mutant (stale: the code or the tests moved)", ""]
+        out += [f"- {key}" for key in stale]
+    REPORT.write_text("\n".join(out) + "\n")
+    print(f"wrote {REPORT.relative_to(REPO)}")
+
+
+def coverage(modules: list[str]) -> int:
+    """Branch coverage of ``modules`` by the union of their mirroring tests: one pytest run, one table."""
+    tests = sorted({t for module in modules for t in MODULES[module] if (REPO / t.split("::")[0]).exists()})
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    data = Path(tempfile.mkdtemp(prefix="coverage-")) / ".coverage"
+    ran = subprocess.run([sys.executable, "-m", "coverage", "run", "--branch", f"--data-file={data}",
+                          f"--include={','.join(modules)}", "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+                         cwd=REPO, env=env)
+    subprocess.run([sys.executable, "-m", "coverage", "report", f"--data-file={data}", "--show-missing"], cwd=REPO)
+    shutil.rmtree(data.parent, ignore_errors=True)
+    return ran.returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*")
+    parser.add_argument("--all", action="store_true")
+    parser.add_argument("--report", action="store_true", help="only rewrite REPORT.md from the recorded results")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--coverage", action="store_true", help="branch coverage of MODULES (or the named ones) by their tests")
+    parser.add_argument("--max-children", type=int, default=2)
+    args = parser.parse_args(argv)
+    if args.list:
+        for module, tests in MODULES.items():
+            print(module, "←", " ".join(tests))
+        return 0
+    modules = list(MODULES) if args.all else args.modules
+    if args.coverage:
+        return coverage(modules or list(MODULES))
+    for module in [] if args.report else modules:
+        result = run_module(module, args.max_children)
+        statuses = [r["status"] for r in result["mutants"]]
+        print(f"{module}: {len(statuses)} mutants, " + ", ".join(f"{s} {statuses.count(s)}" for s in sorted(set(statuses))))
+    write_report()
+    equivalents = json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
+    survivors = [r for p in RESULTS.glob("*.json") for res in [json.loads(p.read_text())] for r in res["mutants"]
+                 if classify(res["module"], r, equivalents)[0] == "survived" and res["module"] in modules]
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
