@@ -3,6 +3,7 @@
 #   make test                  the same set-up, then the test suite (make test-quick: a 2-minute smoke subset)
 #   make mutation MODULES=experiment_1/report/verdicts.py   mutmut over decision modules → tests/mutation/REPORT.md
 #   make coverage              branch coverage of the decision modules (coverage.py)
+#   make lint                  ruff: import order, pyflakes, pycodestyle, formatting (make format applies it)
 #   make demo                  Experiment 1 on 8 images: sample → evaluate → plot (experiment_1/demo.py).
 #                              Data: MOE_DATA, else imagenet-1k/data if it has shards, else the embedded
 #                              imagenet-1k/sample; model: ResNet-18, or EfficientNet-Lite0 where its weights
@@ -22,7 +23,7 @@ BIN := $(VENV)/bin
 DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
 	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
-.PHONY: install test test-quick mutation coverage lint demo bench bench-gpu gpu-check tables reports paper clean-demo
+.PHONY: install test test-quick mutation coverage lint format demo bench bench-gpu gpu-check tables reports paper clean-demo
 
 # TORCH_INDEX=https://download.pytorch.org/whl/cpu installs torch and torchvision from that index first (the CPU-only
 # build, far smaller than the default CUDA wheels); empty (the default) installs everything from the ordinary index.
@@ -68,6 +69,19 @@ COVERAGE_VERSION := 7.17.5
 coverage: $(BIN)/.installed
 	@$(BIN)/python -c "import coverage" 2>/dev/null || $(BIN)/python -m pip install -q coverage==$(COVERAGE_VERSION)
 	OMP_NUM_THREADS=1 $(BIN)/python tests/mutation/systematic.py --coverage
+
+# The linter (ruff; pyproject.toml's [tool.ruff]): import order, pyflakes, pycodestyle, and the formatting check.
+# `make format` applies the formatter and the safe fixes.
+RUFF_VERSION := 0.17.6
+RUFF := $(BIN)/ruff
+$(RUFF): | $(BIN)/.installed
+	$(BIN)/python -m pip install -q ruff==$(RUFF_VERSION)
+lint: $(RUFF)
+	$(RUFF) check .
+	$(RUFF) format --check .
+format: $(RUFF)
+	$(RUFF) check --fix .
+	$(RUFF) format .
 
 demo: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.demo $(DEMO_FLAGS)

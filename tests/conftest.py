@@ -1,4 +1,5 @@
 """Shared fixtures: tiny parquet shards with the real schema, small-input models, the committed sample shards (imagenet-1k/sample-1750)."""
+
 from __future__ import annotations
 
 import importlib
@@ -12,6 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
+from fault_harness import finished, run  # noqa: F401 (the fault harness's fixtures, for every test module)
+
 SAMPLE_1750_DIR = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample-1750"
 
 
@@ -23,7 +26,10 @@ def import_optional(module: str) -> object:
         try:
             return importlib.import_module(module)
         except ImportError as error:
-            pytest.fail(f"{module} is not installed ({error}); CI must install requirements.txt (unset CI to skip)", pytrace=False)
+            pytest.fail(
+                f"{module} is not installed ({error}); CI must install requirements.txt (unset CI to skip)",
+                pytrace=False,
+            )
     return pytest.importorskip(module)
 
 
@@ -38,7 +44,9 @@ def jpeg_bytes(seed: int, size: tuple[int, int] = (40, 32), mode: str = "RGB") -
     return buffer.getvalue()
 
 
-def write_shard(path: Path, images: list[bytes], labels: list[int], binary_column: bool = False, row_group_size: int = 3) -> Path:
+def write_shard(
+    path: Path, images: list[bytes], labels: list[int], binary_column: bool = False, row_group_size: int = 3
+) -> Path:
     """A parquet shard in the Hugging Face ImageNet schema (or with a plain binary image column)."""
     if binary_column:
         image_column = pa.array(images, type=pa.binary())
@@ -57,8 +65,14 @@ def write_shard(path: Path, images: list[bytes], labels: list[int], binary_colum
 def tiny_shards(tmp_path: Path) -> Path:
     """A data dir with two labelled validation shards (one greyscale image) and one unlabelled test shard."""
     data_dir = tmp_path / "data"
-    write_shard(data_dir / "validation-00000-of-00002.parquet", [jpeg_bytes(i) for i in range(5)] + [jpeg_bytes(5, mode="L")], [0, 1, 2, 0, 1, 2])
-    write_shard(data_dir / "validation-00001-of-00002.parquet", [jpeg_bytes(10 + i) for i in range(6)], [0, 1, 2, 0, 1, 2])
+    write_shard(
+        data_dir / "validation-00000-of-00002.parquet",
+        [jpeg_bytes(i) for i in range(5)] + [jpeg_bytes(5, mode="L")],
+        [0, 1, 2, 0, 1, 2],
+    )
+    write_shard(
+        data_dir / "validation-00001-of-00002.parquet", [jpeg_bytes(10 + i) for i in range(6)], [0, 1, 2, 0, 1, 2]
+    )
     write_shard(data_dir / "test-00000-of-00001.parquet", [jpeg_bytes(20 + i) for i in range(7)], [-1] * 7)
     return data_dir
 
@@ -86,8 +100,23 @@ def sample_1750_dir() -> Path:
 
 def evaluation_flags(data_dir: Path, sample_index: Path, output_dir: Path, *extra: str) -> list[str]:
     """The flags of a small, fast evaluation step run (random weights, batches of 2, no workers, CPU)."""
-    return ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", "2",
-            "--num-workers", "0", "--device", "cpu", "--output-dir", str(output_dir), *extra]
+    return [
+        "--data-dir",
+        str(data_dir),
+        "--sample-index",
+        str(sample_index),
+        "--weights",
+        "random",
+        "--batch-size",
+        "2",
+        "--num-workers",
+        "0",
+        "--device",
+        "cpu",
+        "--output-dir",
+        str(output_dir),
+        *extra,
+    ]
 
 
 @pytest.fixture
@@ -98,7 +127,16 @@ def tiny_sample_index(tiny_shards: Path, tmp_path: Path) -> Path:
     from experiment_1.files import atomic_write_json
 
     path = tmp_path / "sample_index.json"
-    atomic_write_json(path, sample_list_json([SampleRef("validation-00000-of-00002.parquet", row, row % 3) for row in range(3)], "validation-*.parquet", "uniform", 0, None))
+    atomic_write_json(
+        path,
+        sample_list_json(
+            [SampleRef("validation-00000-of-00002.parquet", row, row % 3) for row in range(3)],
+            "validation-*.parquet",
+            "uniform",
+            0,
+            None,
+        ),
+    )
     return path
 
 
