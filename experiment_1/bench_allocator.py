@@ -19,6 +19,7 @@ Inputs:  none (random weights and images).  Outputs: a table on stdout; ``--json
 
     python -m experiment_1.bench_allocator --rounds 3
 """
+
 from __future__ import annotations
 
 import argparse
@@ -72,34 +73,79 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
 def run_child(name: str, args: argparse.Namespace) -> dict[str, Any]:
     env = {key: value for key, value in os.environ.items() if key not in CLEARED}
     env.update(ENVIRONMENTS[name], OMP_NUM_THREADS=str(args.threads))
-    command = [sys.executable, "-m", "experiment_1.bench_allocator", "--child", "--arch", args.arch, "--images", str(args.images),
-               "--resolution", str(args.resolution), "--passes", str(args.passes), "--mask-chunk", str(args.mask_chunk), "--threads", str(args.threads)]
+    command = [
+        sys.executable,
+        "-m",
+        "experiment_1.bench_allocator",
+        "--child",
+        "--arch",
+        args.arch,
+        "--images",
+        str(args.images),
+        "--resolution",
+        str(args.resolution),
+        "--passes",
+        str(args.passes),
+        "--mask-chunk",
+        str(args.mask_chunk),
+        "--threads",
+        str(args.threads),
+    ]
     result = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
     if result.returncode != 0:
-        raise PipelineError(f"the {name} child failed (exit {result.returncode}): {result.stderr.strip().splitlines()[-1] if result.stderr.strip() else 'no output'}")
+        raise PipelineError(
+            f"the {name} child failed (exit {result.returncode}): {result.stderr.strip().splitlines()[-1] if result.stderr.strip() else 'no output'}"
+        )
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def summarise(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Medians per environment and per-round wall-time ratios against ``tuned``."""
     figures = ("wall_seconds", "user_seconds", "sys_seconds", "minor_faults", "peak_rss_mb")
-    medians = {name: {figure: statistics.median(run[figure] for run in measured) for figure in figures} for name, measured in runs.items()}
+    medians = {
+        name: {figure: statistics.median(run[figure] for run in measured) for figure in figures}
+        for name, measured in runs.items()
+    }
     ratios = {}
     for name in ("default", "untuned"):
         per_round = [mine["wall_seconds"] / tuned["wall_seconds"] for mine, tuned in zip(runs[name], runs["tuned"])]
-        ratios[f"{name}_over_tuned"] = {"median": statistics.median(per_round), "min": min(per_round), "max": max(per_round), "per_round": per_round}
-    return {"medians": medians, "wall_ratios": ratios, "allocator": {name: measured[0]["allocator"] for name, measured in runs.items()}}
+        ratios[f"{name}_over_tuned"] = {
+            "median": statistics.median(per_round),
+            "min": min(per_round),
+            "max": max(per_round),
+            "per_round": per_round,
+        }
+    return {
+        "medians": medians,
+        "wall_ratios": ratios,
+        "allocator": {name: measured[0]["allocator"] for name, measured in runs.items()},
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", default="efficientnet_lite0", help="architecture (default: %(default)s)")
-    parser.add_argument("--images", type=arg_types.positive_int, default=1, help="images per pass (default: %(default)s)")
-    parser.add_argument("--resolution", type=arg_types.positive_int, default=224, help="input size in pixels (default: %(default)s)")
-    parser.add_argument("--passes", type=arg_types.positive_int, default=2, help="timed tree passes per process (default: %(default)s)")
-    parser.add_argument("--mask-chunk", type=arg_types.power_of_two, default=512, help="engine chunk size (default: %(default)s)")
-    parser.add_argument("--threads", type=arg_types.positive_int, default=1, help="intra-op threads (default: %(default)s)")
-    parser.add_argument("--rounds", type=arg_types.positive_int, default=3, help="interleaved rounds of the three environments (default: %(default)s)")
+    parser.add_argument(
+        "--images", type=arg_types.positive_int, default=1, help="images per pass (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--resolution", type=arg_types.positive_int, default=224, help="input size in pixels (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--passes", type=arg_types.positive_int, default=2, help="timed tree passes per process (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--mask-chunk", type=arg_types.power_of_two, default=512, help="engine chunk size (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--threads", type=arg_types.positive_int, default=1, help="intra-op threads (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--rounds",
+        type=arg_types.positive_int,
+        default=3,
+        help="interleaved rounds of the three environments (default: %(default)s)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the measurements to this JSON file")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -110,20 +156,39 @@ def main(argv: list[str] | None = None) -> None:
     for round_number in range(args.rounds):
         for name in ENVIRONMENTS:
             runs[name].append(run_child(name, args))
-            print(f"round {round_number + 1}/{args.rounds} {name:<8} {runs[name][-1]['wall_seconds']:7.2f} s wall", file=sys.stderr)
+            print(
+                f"round {round_number + 1}/{args.rounds} {name:<8} {runs[name][-1]['wall_seconds']:7.2f} s wall",
+                file=sys.stderr,
+            )
     summary = summarise(runs)
-    print(f"{args.arch}, {args.images} image(s) at {args.resolution} px, {args.passes} tree pass(es) per process, {args.threads} thread(s), {args.rounds} interleaved rounds")
-    print(f"{'environment':<9} {'wall s':>8} {'user s':>8} {'sys s':>7} {'minor faults':>12} {'peak RSS MB':>11}  allocator")
+    print(
+        f"{args.arch}, {args.images} image(s) at {args.resolution} px, {args.passes} tree pass(es) per process, "
+        f"{args.threads} thread(s), {args.rounds} interleaved rounds"
+    )
+    print(
+        f"{'environment':<9} {'wall s':>8} {'user s':>8} {'sys s':>7} {'minor faults':>12} {'peak RSS MB':>11}  allocator"
+    )
     for name, medians in summary["medians"].items():
         record = summary["allocator"][name]
-        print(f"{name:<9} {medians['wall_seconds']:>8.2f} {medians['user_seconds']:>8.2f} {medians['sys_seconds']:>7.2f} {medians['minor_faults']:>12.0f} "
-              f"{medians['peak_rss_mb']:>11.0f}  {record['allocator']}, {record['tuning']}")
+        print(
+            f"{name:<9} {medians['wall_seconds']:>8.2f} {medians['user_seconds']:>8.2f} {medians['sys_seconds']:>7.2f} {medians['minor_faults']:>12.0f} "
+            f"{medians['peak_rss_mb']:>11.0f}  {record['allocator']}, {record['tuning']}"
+        )
     for name, ratio in summary["wall_ratios"].items():
-        print(f"wall {name.replace('_over_', ' / ')}: median {ratio['median']:.3f}× (min {ratio['min']:.3f}, max {ratio['max']:.3f}; per round)")
+        print(
+            f"wall {name.replace('_over_', ' / ')}: median {ratio['median']:.3f}× (min {ratio['min']:.3f}, max {ratio['max']:.3f}; per round)"
+        )
     if args.json:
         from experiment_1.files import atomic_write_json
 
-        atomic_write_json(args.json, {"command": "python -m experiment_1.bench_allocator " + " ".join(sys.argv[1:] if argv is None else argv), **summary, "runs": runs})
+        atomic_write_json(
+            args.json,
+            {
+                "command": "python -m experiment_1.bench_allocator " + " ".join(sys.argv[1:] if argv is None else argv),
+                **summary,
+                "runs": runs,
+            },
+        )
 
 
 if __name__ == "__main__":

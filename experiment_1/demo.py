@@ -18,6 +18,7 @@ Outputs: <output-dir>/sample_index.json, step_3_evaluate's outputs, REPORT.md an
     python -m experiment_1.demo                     # what `make demo` runs
     python -m experiment_1.demo --arch efficientnet_lite0 --data-dir imagenet-1k/sample-1750
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,8 +31,8 @@ from pathlib import Path
 from experiment_1 import step_2_sample, step_3_evaluate, step_4_plot
 from experiment_1.data.shards import default_data_dir
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.paths import REPO_ROOT
 from experiment_1.network.weights import checkpoints_dir, load_torchvision_state_dict, parse_weights, torch_hub_cache
+from experiment_1.paths import REPO_ROOT
 
 DEFAULT_ARCH = "resnet18"
 OFFLINE_ARCH = "efficientnet_lite0"
@@ -58,7 +59,11 @@ def choose_data(data_dir: Path | None, pattern: str | None) -> DemoData:
     downloaded = REPO_ROOT / "imagenet-1k" / "data"
     if any(downloaded.glob("*.parquet")):
         return DemoData(downloaded, pattern or "test-*.parquet", "the downloaded shards")
-    return DemoData(EMBEDDED_SAMPLE, pattern or "validation-*.parquet", "the embedded sample: no MOE_DATA given and imagenet-1k/data has no shards")
+    return DemoData(
+        EMBEDDED_SAMPLE,
+        pattern or "validation-*.parquet",
+        "the embedded sample: no MOE_DATA given and imagenet-1k/data has no shards",
+    )
 
 
 def weights_host_reachable(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
@@ -100,34 +105,92 @@ def choose_arch(requested: str | None) -> str:
     if problem is None:
         return DEFAULT_ARCH
     url = "https://download.pytorch.org/models/resnet18-f37072fd.pth"
-    print(f"demo: ResNet-18 weights are neither in {checkpoints_dir()} nor in torch's cache ({torch_hub_cache()}) nor downloadable here, so this demo runs {OFFLINE_ARCH} "
-          f"(weights installed with requirements.txt); for ResNet-18, put {url} into {checkpoints_dir()}/ or run once with internet access.")
+    print(
+        f"demo: ResNet-18 weights are neither in {checkpoints_dir()} nor in torch's cache ({torch_hub_cache()}) nor "
+        f"downloadable here, so this demo runs {OFFLINE_ARCH} "
+        f"(weights installed with requirements.txt); for ResNet-18, put {url} into {checkpoints_dir()}/ or run once with internet access."
+    )
     return OFFLINE_ARCH
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--arch", default=None, help=f"architecture; default {DEFAULT_ARCH}, or {OFFLINE_ARCH} when ResNet-18's weights are unreachable")
-    parser.add_argument("--weights", type=parse_weights, default=None, help="weights for an explicit --arch: pretrained, random, a state-dict path or a named entry (default: the arch's pretrained weights)")
-    parser.add_argument("--data-dir", type=Path, default=None, help="folder of shards (default: $MOE_DATA, else imagenet-1k/data if it has shards, else imagenet-1k/sample)")
-    parser.add_argument("--pattern", default=None, help="shards to sample from (default: test-*.parquet; validation-*.parquet for the embedded sample)")
+    parser.add_argument(
+        "--arch",
+        default=None,
+        help=f"architecture; default {DEFAULT_ARCH}, or {OFFLINE_ARCH} when ResNet-18's weights are unreachable",
+    )
+    parser.add_argument(
+        "--weights",
+        type=parse_weights,
+        default=None,
+        help="weights for an explicit --arch: pretrained, random, a state-dict path or a named entry (default: the arch's pretrained weights)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="folder of shards (default: $MOE_DATA, else imagenet-1k/data if it has shards, else imagenet-1k/sample)",
+    )
+    parser.add_argument(
+        "--pattern",
+        default=None,
+        help="shards to sample from (default: test-*.parquet; validation-*.parquet for the embedded sample)",
+    )
     parser.add_argument("--num-images", type=int, default=8, help="images to evaluate (default: %(default)s)")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda … (default: %(default)s)")
-    parser.add_argument("--output-dir", type=Path, default=None, help="results folder (default: experiment_1/results_demo_<arch>)")
+    parser.add_argument(
+        "--output-dir", type=Path, default=None, help="results folder (default: experiment_1/results_demo_<arch>)"
+    )
     args = parser.parse_args(argv)
     if args.weights is not None and args.arch is None:
-        raise PipelineError("--weights needs an explicit --arch (the default model may fall back to another architecture)")
+        raise PipelineError(
+            "--weights needs an explicit --arch (the default model may fall back to another architecture)"
+        )
     data = choose_data(args.data_dir, args.pattern)
     print(f"demo data: {data.data_dir} ({data.pattern}; {data.reason})")
     arch = choose_arch(args.arch)
     print(f"demo model: {arch}")
     output_dir = args.output_dir or Path("experiment_1") / f"results_demo_{arch}"
     sample_index = output_dir / "sample_index.json"
-    step_2_sample.main(["--data-dir", str(data.data_dir), "--pattern", data.pattern, "--mode", "uniform",
-                        "--num-images", str(args.num_images), "--seed", "0", "--output", str(sample_index)])
+    step_2_sample.main(
+        [
+            "--data-dir",
+            str(data.data_dir),
+            "--pattern",
+            data.pattern,
+            "--mode",
+            "uniform",
+            "--num-images",
+            str(args.num_images),
+            "--seed",
+            "0",
+            "--output",
+            str(sample_index),
+        ]
+    )
     weights = ["--weights", str(args.weights)] if args.weights else []
-    step_3_evaluate.main(["--sample-index", str(sample_index), "--data-dir", str(data.data_dir), "--arch", arch, *weights,
-                          "--batch-size", "4", "--num-workers", "2", "--device", args.device, "--seed", "0", "--output-dir", str(output_dir)])
+    step_3_evaluate.main(
+        [
+            "--sample-index",
+            str(sample_index),
+            "--data-dir",
+            str(data.data_dir),
+            "--arch",
+            arch,
+            *weights,
+            "--batch-size",
+            "4",
+            "--num-workers",
+            "2",
+            "--device",
+            args.device,
+            "--seed",
+            "0",
+            "--output-dir",
+            str(output_dir),
+        ]
+    )
     step_4_plot.main(["--summary", str(output_dir / "summary.json")])
     print(f"Experiment 1 report: {output_dir / 'REPORT.md'}")
 

@@ -5,6 +5,7 @@
 command resumes (exit 130 / 143, the shells' convention). Under ``torchrun`` every line starts on
 a line of its own (each failing rank prints its own).
 """
+
 from __future__ import annotations
 
 import os
@@ -59,7 +60,9 @@ def run_cli(main: Callable[[list[str] | None], None], argv: list[str] | None = N
         main(argv)
     except PipelineError as error:
         _close_progress_bars()
-        message = " ".join(line.strip() for line in str(error).splitlines())  # causes quoted from libraries may span lines
+        message = " ".join(
+            line.strip() for line in str(error).splitlines()
+        )  # causes quoted from libraries may span lines
         print(f"{_line_start()}error: {message}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt as stop:  # Interrupted included

@@ -6,6 +6,7 @@ prove their run: a summary's ``config`` holds ``run_id`` (sha256 of the run's co
 :data:`RUN_ID_ARRAY`; readers refuse another run's file, a summary without its run id, an older schema,
 a missing nested key, an impossible image count or a non-finite number with one line.
 """
+
 from __future__ import annotations
 
 import errno
@@ -25,10 +26,21 @@ import torch
 from experiment_1.errors import PipelineError
 from experiment_1.paths import REPO_ROOT, checkout_hint
 
-SCHEMA_VERSION = 2  # of summaries, per_image.npz and signatures.pt; 1: written before they carried run_id and schema_version
+SCHEMA_VERSION = (
+    2  # of summaries, per_image.npz and signatures.pt; 1: written before they carried run_id and schema_version
+)
 RUN_ID_ARRAY = "run_id"  # the 0-d string array of per_image.npz naming the run that wrote it
 # what every REPORT reads (ReportDocument: question, data sentence, seed source), checked by load_summary besides a step's own keys
-REPORT_KEYS = ("question", "config.arch", "config.weights", "config.num_blocks", "config.sample_index", "num_valid", "num_skipped_corrupt", "published.source")
+REPORT_KEYS = (
+    "question",
+    "config.arch",
+    "config.weights",
+    "config.num_blocks",
+    "config.sample_index",
+    "num_valid",
+    "num_skipped_corrupt",
+    "published.source",
+)
 
 _WRITE_HINTS = {
     errno.ENAMETOOLONG: "a file or folder name is longer than the file system allows (255 bytes); choose a shorter name",
@@ -66,7 +78,9 @@ def _atomic_replace(path: Path, write: Any, mode: str) -> None:
     path = Path(path)
     ensure_dir(path.parent)
     try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:200]}.", suffix=".tmp")  # the temporary's name must fit where the file's does
+        handle, temporary = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name[:200]}.", suffix=".tmp"
+        )  # the temporary's name must fit where the file's does
     except OSError as error:
         raise write_error(path, error) from None
     try:
@@ -132,7 +146,9 @@ def check_finite(document: Any, name: str, fix: str) -> None:
     bad = [(where, value) for where, value in _numbers(document, "") if not math.isfinite(value)]
     if bad:
         where, value = bad[0]
-        raise PipelineError(f"{name}: {where} is {value} ({len(bad)} non-finite number(s)); no verdict is drawn from a non-finite number — {fix}")
+        raise PipelineError(
+            f"{name}: {where} is {value} ({len(bad)} non-finite number(s)); no verdict is drawn from a non-finite number — {fix}"
+        )
 
 
 def missing_key(document: Any, path: str) -> str | None:
@@ -151,13 +167,19 @@ def check_schema(document: dict[str, Any], path: Path, producer_step: str) -> No
     config = document.get("config")
     found = config.get("schema_version", 1) if isinstance(config, dict) else 1
     if found != SCHEMA_VERSION:
-        raise PipelineError(f"{path}: written with schema version {found}, this code reads version {SCHEMA_VERSION}; rerun `python -m {producer_step}` (it resumes from its partial results)")
+        raise PipelineError(
+            f"{path}: written with schema version {found}, this code reads version {SCHEMA_VERSION}; rerun `python -m "
+            f"{producer_step}` (it resumes from its partial results)"
+        )
 
 
 def check_same_run(path: Path, found: Any, other: Path, expected: Any) -> None:
     """Refuse ``path`` unless it carries the run id ``expected`` of ``other`` (both named in the error)."""
     if found != expected:
-        raise PipelineError(f"{path}: from run {str(found)[:12]}, but {other} is from run {str(expected)[:12]}; pass files of the same run (rerun the step that wrote {path.name})")
+        raise PipelineError(
+            f"{path}: from run {str(found)[:12]}, but {other} is from run {str(expected)[:12]}; pass files of the same "
+            f"run (rerun the step that wrote {path.name})"
+        )
 
 
 def name_from_file(value: Any, what: str, source: Path, flag: str | None = None) -> str:
@@ -167,8 +189,14 @@ def name_from_file(value: Any, what: str, source: Path, flag: str | None = None)
     text = value if isinstance(value, str) else ""
     if not text or text in (".", "..") or "/" in text or "\\" in text or any(ord(char) < 32 for char in text):
         if flag is not None:
-            raise PipelineError(f"{flag} {value!r}: {what} must be a plain name (no '/', '\\', '..' or control characters), the name of its results folders; pass the network's name, not a path")
-        raise PipelineError(f"{source}: {what} {value!r} is not a plain name (no '/', '\\', '..' or control characters); a results file never supplies a path — pass --output-dir")
+            raise PipelineError(
+                f"{flag} {value!r}: {what} must be a plain name (no '/', '\\', '..' or control characters), the name of "
+                f"its results folders; pass the network's name, not a path"
+            )
+        raise PipelineError(
+            f"{source}: {what} {value!r} is not a plain name (no '/', '\\', '..' or control characters); a results file "
+            f"never supplies a path — pass --output-dir"
+        )
     return text
 
 
@@ -176,7 +204,9 @@ def inside(path: Path, root: Path, what: str = "output") -> Path:
     """``path`` checked to resolve inside ``root`` (symbolic links followed); returns it."""
     resolved, base = Path(path).resolve(), Path(root).resolve()
     if resolved != base and base not in resolved.parents:
-        raise PipelineError(f"{path}: the {what} path resolves to {resolved}, outside {base}; choose a folder inside it")
+        raise PipelineError(
+            f"{path}: the {what} path resolves to {resolved}, outside {base}; choose a folder inside it"
+        )
     return Path(path)
 
 
@@ -187,7 +217,7 @@ def check_not_input(output: Path, *inputs: Path) -> None:
             raise PipelineError(f"{output}: is also this step's input; choose another output path")
 
 
-MAX_COUNT = 2 ** 53  # image counts beyond this are not exact as floats (and no run has them): refused
+MAX_COUNT = 2**53  # image counts beyond this are not exact as floats (and no run has them): refused
 COUNT_KEYS = ("num_images", "num_valid", "num_skipped_corrupt")
 
 
@@ -200,15 +230,28 @@ def check_counts(document: Any, path: Path | str, fix: str) -> None:
     for key in COUNT_KEYS:
         value = document.get(key)
         if key in document and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT):
-            shown = value if not isinstance(value, int) or abs(value) < 10 ** 20 else f"a {len(str(abs(value)))}-digit number"
-            raise PipelineError(f"{path}: {key} is {shown}, not a count of images (a whole number from 0 to 2^53); {fix}")
-    if isinstance(document.get("num_valid"), int) and isinstance(document.get("num_images"), int) and document["num_valid"] > document["num_images"]:
-        raise PipelineError(f"{path}: num_valid {document['num_valid']} exceeds num_images {document['num_images']}; {fix}")
+            shown = (
+                value if not isinstance(value, int) or abs(value) < 10**20 else f"a {len(str(abs(value)))}-digit number"
+            )
+            raise PipelineError(
+                f"{path}: {key} is {shown}, not a count of images (a whole number from 0 to 2^53); {fix}"
+            )
+    if (
+        isinstance(document.get("num_valid"), int)
+        and isinstance(document.get("num_images"), int)
+        and document["num_valid"] > document["num_images"]
+    ):
+        raise PipelineError(
+            f"{path}: num_valid {document['num_valid']} exceeds num_images {document['num_images']}; {fix}"
+        )
 
 
 def rebuild_command(path: Path | str, producer_step: str) -> str:
     """How a summary without its run identity is rebuilt: rerun its step, or migrate a pre-id summary explicitly."""
-    return f"rerun `python -m {producer_step}` (it resumes from its partial results), or migrate a summary written before summaries carried a run id with `python -m paper.resummarize --summary {path}` (Experiments 1, 2, 3 and 3A/3B)"
+    return (
+        f"rerun `python -m {producer_step}` (it resumes from its partial results), or migrate a summary written before "
+        f"summaries carried a run id with `python -m paper.resummarize --summary {path}` (Experiments 1, 2, 3 and 3A/3B)"
+    )
 
 
 def check_identity(document: Any, path: Path | str, producer_step: str) -> str:
@@ -217,11 +260,21 @@ def check_identity(document: Any, path: Path | str, producer_step: str) -> str:
     config = document.get("config") if isinstance(document, dict) else None
     run_id = config.get("run_id") if isinstance(config, dict) else None
     if not isinstance(run_id, str) or not run_id:
-        raise PipelineError(f"{path}: lacks config.run_id, the identity of the run that wrote it, so no reader can prove which run it combines; {rebuild_command(path, producer_step)}")
+        raise PipelineError(
+            f"{path}: lacks config.run_id, the identity of the run that wrote it, so no reader can prove which run it "
+            f"combines; {rebuild_command(path, producer_step)}"
+        )
     return run_id
 
 
-def load_summary(path: Path, experiment: int | str, producer_step: str, flag: str = "--summary", keys: Sequence[str] = ("config",), finite: bool = True) -> dict[str, Any]:
+def load_summary(
+    path: Path,
+    experiment: int | str,
+    producer_step: str,
+    flag: str = "--summary",
+    keys: Sequence[str] = ("config",),
+    finite: bool = True,
+) -> dict[str, Any]:
     """The summary ``producer_step`` wrote for ``experiment``; a one-line error if it is missing, a folder,
     damaged, of another experiment or schema version, lacks one of ``keys`` (dotted paths name
     nested keys: ``"power_law.fit_lambdas"``) or — with ``finite`` — holds a non-finite number
@@ -230,22 +283,31 @@ def load_summary(path: Path, experiment: int | str, producer_step: str, flag: st
     path = Path(path)
     if not path.exists():
         hint = checkout_hint(path)
-        raise PipelineError(f"{path}: {flag} {hint}" if hint else f"{path}: {flag} not found; run `python -m {producer_step}` first")
+        raise PipelineError(
+            f"{path}: {flag} {hint}" if hint else f"{path}: {flag} not found; run `python -m {producer_step}` first"
+        )
     if path.is_dir():
-        inside = ", ".join(sorted(child.name for child in path.glob("*.json") if child.name != "timing.json")) or f"the file {producer_step} wrote"
+        inside = (
+            ", ".join(sorted(child.name for child in path.glob("*.json") if child.name != "timing.json"))
+            or f"the file {producer_step} wrote"
+        )
         raise PipelineError(f"{path}: {flag} is a folder; pass the summary inside it ({inside})")
     summary = read_json(path, fix=f"rerun `python -m {producer_step}` to rewrite it")
     found = summary.get("experiment") if isinstance(summary, dict) else None
     if found != experiment:
         what = f"a summary of Experiment {found}" if found is not None else "not a summary"
-        raise PipelineError(f"{path}: {what}, not the Experiment {experiment} summary of {producer_step}; pass the file that step wrote to {flag}")
+        raise PipelineError(
+            f"{path}: {what}, not the Experiment {experiment} summary of {producer_step}; pass the file that step wrote to {flag}"
+        )
     check_schema(summary, path, producer_step)
     check_identity(summary, path, producer_step)
     check_counts(summary, path, f"rerun `python -m {producer_step}`")
     for key in (*REPORT_KEYS, *keys):
         missing = missing_key(summary, key)
         if missing:
-            raise PipelineError(f"{path}: lacks {missing}, which {producer_step} writes; pass the file that step wrote to {flag}, or rerun it")
+            raise PipelineError(
+                f"{path}: lacks {missing}, which {producer_step} writes; pass the file that step wrote to {flag}, or rerun it"
+            )
     if finite:
         check_finite(summary, str(path), f"rerun `python -m {producer_step}`")
     return summary
@@ -258,7 +320,9 @@ def load_per_image_npz(path: Path) -> tuple[dict[str, np.ndarray], str]:
         with np.load(path) as stored:
             arrays = {name: stored[name] for name in stored.files}
     except Exception as error:  # truncated or foreign files raise many types (BadZipFile, EOFError, ValueError …)
-        raise PipelineError(f"{path}: damaged or not a per_image.npz ({type(error).__name__}); rerun the evaluation step that wrote it") from None
+        raise PipelineError(
+            f"{path}: damaged or not a per_image.npz ({type(error).__name__}); rerun the evaluation step that wrote it"
+        ) from None
     if RUN_ID_ARRAY in arrays:
         return arrays, str(arrays.pop(RUN_ID_ARRAY))
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -281,11 +345,15 @@ def load_torch_record(path: Path, flag: str, producer_step: str, is_record: Call
     path = Path(path)
     if not path.exists():
         hint = checkout_hint(path)
-        raise PipelineError(f"{path}: {flag} {hint}" if hint else f"{path}: {flag} not found; run `python -m {producer_step}` first")
+        raise PipelineError(
+            f"{path}: {flag} {hint}" if hint else f"{path}: {flag} not found; run `python -m {producer_step}` first"
+        )
     try:
         record = torch.load(path, weights_only=True)
     except Exception as error:  # truncated, empty or foreign files raise many types; all mean the same here
-        raise PipelineError(f"{path}: cannot be read ({type(error).__name__}); rerun `python -m {producer_step}` to rewrite it") from None
+        raise PipelineError(
+            f"{path}: cannot be read ({type(error).__name__}); rerun `python -m {producer_step}` to rewrite it"
+        ) from None
     if not is_record(record):
         raise PipelineError(f"{path}: not a file of {producer_step} (pass the file that step wrote to {flag})")
     return record
@@ -325,8 +393,10 @@ def read_timing(path: Path, num_images: int | None = None) -> dict[str, Any] | N
         check_timing_record(record, path)
     passes = timing.get("passes", 1)
     if num_images is not None and isinstance(passes, int) and timing["images_evaluated"] > num_images * max(passes, 1):
-        raise PipelineError(f"{path}: says {timing['images_evaluated']} images were evaluated in {passes} pass(es) of a run of "
-                            f"{num_images} images; {TIMING_FIX}")
+        raise PipelineError(
+            f"{path}: says {timing['images_evaluated']} images were evaluated in {passes} pass(es) of a run of "
+            f"{num_images} images; {TIMING_FIX}"
+        )
     return timing
 
 
@@ -342,9 +412,15 @@ def git_commit(root: Path = REPO_ROOT) -> str:
     Any other change to a tracked file (code, Makefile, READMEs) does.
     """
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", *RESULT_PATHS], cwd=root, capture_output=True, text=True, check=True
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", *RESULT_PATHS],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         return commit + ("-dirty" if dirty else "")
     except (OSError, subprocess.CalledProcessError):

@@ -28,6 +28,7 @@ Outputs: ``--json`` (default experiment_1/results_bench/gpu_check.json): every c
     python -m experiment_1.gpu_check && python -m paper.make_tables     # = make gpu-check
     python -m experiment_1.gpu_check --checks correctness                # some checks only
 """
+
 from __future__ import annotations
 
 import argparse
@@ -102,17 +103,36 @@ def correctness(args: argparse.Namespace, device: torch.device) -> tuple[bool, d
             "naive_vs_float64": ((naive - exact).abs() / scale).max().item(),
             "tree_vs_naive": ((tree - naive).abs() / scale).max().item(),
         }
-        results[arch] = {"num_blocks": model.num_blocks, "resolution": size, "max_relative_error": errors, "max_abs_logit": exact.abs().max().item()}
+        results[arch] = {
+            "num_blocks": model.num_blocks,
+            "resolution": size,
+            "max_relative_error": errors,
+            "max_abs_logit": exact.abs().max().item(),
+        }
     worst = max(error for result in results.values() for error in result["max_relative_error"].values())
-    return worst <= args.tolerance, {"tolerance": args.tolerance, "worst_relative_error": worst, "archs": results, "tf32": False}
+    return worst <= args.tolerance, {
+        "tolerance": args.tolerance,
+        "worst_relative_error": worst,
+        "archs": results,
+        "tf32": False,
+    }
 
 
 @check("throughput", "engine benchmark rows at 224 px, float32, eager, channels-last")
 def throughput(args: argparse.Namespace, device: torch.device) -> tuple[bool, dict[str, Any]]:
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
     bench_args = argparse.Namespace(
-        dtypes=["float32"], compile_modes=["eager"], memory_formats=["channels_last"], batchnorm=["kept"], weights="random", seed=args.seed,
-        resolution=224, batch_sizes=[1], naive_masks=args.naive_masks, mask_chunk=args.mask_chunk, repeats=1,
+        dtypes=["float32"],
+        compile_modes=["eager"],
+        memory_formats=["channels_last"],
+        batchnorm=["kept"],
+        weights="random",
+        seed=args.seed,
+        resolution=224,
+        batch_sizes=[1],
+        naive_masks=args.naive_masks,
+        mask_chunk=args.mask_chunk,
+        repeats=1,
     )
     rows = bench_rows(args.throughput_archs, bench_args, device)
     print_rows(rows, torch.cuda.get_device_name(device))
@@ -121,21 +141,45 @@ def throughput(args: argparse.Namespace, device: torch.device) -> tuple[bool, di
 
 
 def run_step(arguments: list[str], launcher: list[str]) -> tuple[subprocess.CompletedProcess, float]:
-    command = [*launcher, "-m", "experiment_1.step_3_evaluate", "--arch", "resnet18", "--weights", "random", "--data-dir", SAMPLE_DATA,
-               "--sample-index", SAMPLE_INDEX, "--device", "cuda", "--seed", "0", *arguments]
+    command = [
+        *launcher,
+        "-m",
+        "experiment_1.step_3_evaluate",
+        "--arch",
+        "resnet18",
+        "--weights",
+        "random",
+        "--data-dir",
+        SAMPLE_DATA,
+        "--sample-index",
+        SAMPLE_INDEX,
+        "--device",
+        "cuda",
+        "--seed",
+        "0",
+        *arguments,
+    ]
     started = time.perf_counter()
     result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     return result, time.perf_counter() - started
 
 
-def step_outcome(result: subprocess.CompletedProcess, seconds: float, output_dir: Path, images: int) -> tuple[bool, dict[str, Any]]:
+def step_outcome(
+    result: subprocess.CompletedProcess, seconds: float, output_dir: Path, images: int
+) -> tuple[bool, dict[str, Any]]:
     summary_path, timing_path = output_dir / "summary.json", output_dir / "timing.json"
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     timing = json.loads(timing_path.read_text()) if timing_path.exists() else {}
     passed = result.returncode == 0 and summary.get("num_valid") == images
-    return passed, {"returncode": result.returncode, "process_seconds": seconds, "num_valid": summary.get("num_valid"),
-                    "pass_wall_seconds": timing.get("wall_seconds"), "images_evaluated": timing.get("images_evaluated"),
-                    "world_size": timing.get("world_size", 1), "stderr_tail": result.stderr.strip().splitlines()[-3:]}
+    return passed, {
+        "returncode": result.returncode,
+        "process_seconds": seconds,
+        "num_valid": summary.get("num_valid"),
+        "pass_wall_seconds": timing.get("wall_seconds"),
+        "images_evaluated": timing.get("images_evaluated"),
+        "world_size": timing.get("world_size", 1),
+        "stderr_tail": result.stderr.strip().splitlines()[-3:],
+    }
 
 
 @check("single_pass", "Experiment 1's step on 64 sample images, ResNet-18, CUDA")
@@ -149,7 +193,9 @@ def single_pass(args: argparse.Namespace, device: torch.device) -> tuple[bool, d
 def torchrun_nccl(args: argparse.Namespace, device: torch.device) -> tuple[bool, dict[str, Any]]:
     with tempfile.TemporaryDirectory() as folder:
         launcher = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "1"]
-        result, seconds = run_step(["--limit", "4", "--batch-size", "1", "--num-workers", "0", "--output-dir", folder], launcher)
+        result, seconds = run_step(
+            ["--limit", "4", "--batch-size", "1", "--num-workers", "0", "--output-dir", folder], launcher
+        )
         return step_outcome(result, seconds, Path(folder), 4)
 
 
@@ -159,25 +205,57 @@ for _name, _description, _function in DEVICE_CHECKS:  # the CUDA paths' device-o
 
 def require_cuda() -> torch.device:
     if not torch.cuda.is_available():
-        raise PipelineError("no CUDA device here (torch.cuda.is_available() is False); run the GPU check on a machine with an NVIDIA GPU and a CUDA build of torch")
+        raise PipelineError(
+            "no CUDA device here (torch.cuda.is_available() is False); run the GPU check on a machine with an NVIDIA GPU and a CUDA build of torch"
+        )
     return torch.device("cuda", 0)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--checks", nargs="+", choices=[entry.name for entry in CHECKS], default=[entry.name for entry in CHECKS], help="which checks, in order (default: all)")
+    parser.add_argument(
+        "--checks",
+        nargs="+",
+        choices=[entry.name for entry in CHECKS],
+        default=[entry.name for entry in CHECKS],
+        help="which checks, in order (default: all)",
+    )
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where the outcome goes (default: %(default)s)")
-    parser.add_argument("--tolerance", type=float, default=1e-4, help="largest float32 error relative to the image's largest |logit| (default: %(default)s)")
-    parser.add_argument("--correctness-archs", nargs="+", default=["resnet18", "efficientnet_lite0"], help="(default: %(default)s)")
-    parser.add_argument("--throughput-archs", nargs="+", default=["resnet18", "resnet34", "resnet50", "efficientnet_lite0", "efficientnet_lite1"], help="(default: %(default)s)")
-    parser.add_argument("--naive-masks", type=int, default=64, help="masks the naive engine is timed on (default: %(default)s)")
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=1e-4,
+        help="largest float32 error relative to the image's largest |logit| (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--correctness-archs", nargs="+", default=["resnet18", "efficientnet_lite0"], help="(default: %(default)s)"
+    )
+    parser.add_argument(
+        "--throughput-archs",
+        nargs="+",
+        default=["resnet18", "resnet34", "resnet50", "efficientnet_lite0", "efficientnet_lite1"],
+        help="(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--naive-masks", type=int, default=64, help="masks the naive engine is timed on (default: %(default)s)"
+    )
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
-    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of weights and images (default: %(default)s)")
+    parser.add_argument(
+        "--seed", type=arg_types.seed, default=0, help="seed of weights and images (default: %(default)s)"
+    )
     args = parser.parse_args(argv)
     device = require_cuda()
-    allocator = tune_allocator()  # as every evaluation step and the CPU benchmark do: its host-side timings are the runs'
-    document: dict[str, Any] = {"device": torch.cuda.get_device_name(device), "command": "python -m experiment_1.gpu_check " + " ".join(sys.argv[1:] if argv is None else argv),
-                                "versions": {**package_versions(), "cuda": torch.version.cuda}, "allocator": allocator, "checks": {}, "rows": []}
+    allocator = (
+        tune_allocator()
+    )  # as every evaluation step and the CPU benchmark do: its host-side timings are the runs'
+    document: dict[str, Any] = {
+        "device": torch.cuda.get_device_name(device),
+        "command": "python -m experiment_1.gpu_check " + " ".join(sys.argv[1:] if argv is None else argv),
+        "versions": {**package_versions(), "cuda": torch.version.cuda},
+        "allocator": allocator,
+        "checks": {},
+        "rows": [],
+    }
     for entry in [entry for entry in CHECKS if entry.name in args.checks]:
         print(f"gpu-check {entry.name}: {entry.description} …", flush=True)
         started = time.perf_counter()
@@ -187,13 +265,22 @@ def main(argv: list[str] | None = None) -> None:
                 document["rows"] = details.pop("rows")
             outcome = {"status": "passed" if passed else "failed", **details}
         except Exception as error:  # one check's failure must not hide the others'; recorded with its one line
-            outcome = {"status": "failed", "error": f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"}
+            outcome = {
+                "status": "failed",
+                "error": f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}",
+            }
         outcome["seconds"] = time.perf_counter() - started
         document["checks"][entry.name] = outcome
         atomic_write_json(args.json, document)
-        print(f"gpu-check {entry.name}: {outcome['status']} ({outcome['seconds']:.0f} s){' — ' + outcome['error'] if 'error' in outcome else ''}", flush=True)
+        print(
+            f"gpu-check {entry.name}: {outcome['status']} ({outcome['seconds']:.0f} s){' — ' + outcome['error'] if 'error' in outcome else ''}",
+            flush=True,
+        )
     failed = [name for name, outcome in document["checks"].items() if outcome["status"] != "passed"]
-    print(f"gpu-check: {len(document['checks']) - len(failed)} of {len(document['checks'])} checks passed{'; failed: ' + ', '.join(failed) if failed else ''}; wrote {args.json}")
+    print(
+        f"gpu-check: {len(document['checks']) - len(failed)} of {len(document['checks'])} checks "
+        f"passed{'; failed: ' + ', '.join(failed) if failed else ''}; wrote {args.json}"
+    )
     if failed:
         raise SystemExit(1)
 

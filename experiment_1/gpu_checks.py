@@ -8,7 +8,8 @@ them. What a CPU can test is in tests/experiment_1/network/test_gpu_readiness.py
   ``init_process_group`` takes ``device_id``, whether ``nextafter`` has a bfloat16 CUDA kernel; passes when
   :func:`~experiment_2.spectrum.evaluation.unit_in_last_place` on the device gives the CPU's bits for bf16/fp16/fp32.
 - ``deterministic_reductions``: order energies and spectrum statistics, captured fractions, cumulative
-  reconstructions, K at a mass, participation ratios (the core primitives of Experiments 2, 3 and 5) computed twice on the same logits, and at batch 1 against the same image in a batch of 4; passes
+  reconstructions, K at a mass, participation ratios (the core primitives of Experiments 2, 3 and 5) computed twice on
+  the same logits, and at batch 1 against the same image in a batch of 4; passes
   when every array is bit-identical (``torch.equal``).
 - ``memory_bound``: ResNet-50 (random weights, 224 px, float32, c = 256) tree pass at B = 1 and 4: the live
   tensor bytes (:class:`~experiment_1.network.memory.LiveTensorBytes`) must not exceed
@@ -22,6 +23,7 @@ them. What a CPU can test is in tests/experiment_1/network/test_gpu_readiness.py
   Lite0 on the device in float32, tf32, bfloat16 and float16; passes when every error is within the dtype's
   :data:`~experiment_1.network.gating.EVALUATION_PARITY_RTOL` (the errors are recorded).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,7 +33,13 @@ from typing import Any, Callable
 
 import torch
 
-from experiment_1.mobius.sparsity import captured_fraction, cumulative_reconstruction, participation_ratio, power_of_two_ks, smallest_k_reaching_mass
+from experiment_1.mobius.sparsity import (
+    captured_fraction,
+    cumulative_reconstruction,
+    participation_ratio,
+    power_of_two_ks,
+    smallest_k_reaching_mass,
+)
 from experiment_1.mobius.spectrum import order_energies, spectrum_statistics, unit_in_last_place
 from experiment_1.mobius.transform import mobius_transform
 from experiment_1.network.compile_stack import RECOMPILE_LIMIT_NAMES
@@ -58,7 +66,9 @@ def environment(args: argparse.Namespace, device: torch.device) -> tuple[bool, d
         "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(),
         "device_name": torch.cuda.get_device_name(device),
-        "recompile_limit_name": next((name for name in RECOMPILE_LIMIT_NAMES if hasattr(torch._dynamo.config, name)), None),
+        "recompile_limit_name": next(
+            (name for name in RECOMPILE_LIMIT_NAMES if hasattr(torch._dynamo.config, name)), None
+        ),
         "init_process_group_takes_device_id": "device_id" in inspect.signature(dist.init_process_group).parameters,
     }
     try:
@@ -89,8 +99,16 @@ def deterministic_reductions(args: argparse.Namespace, device: torch.device) -> 
         result = {
             "order_energies": order_energies(coefficients[batch]),
             "captured_fraction": captured_fraction(energies[batch], permutation[batch]),
-            **{f"cumulative_{name}": value for name, value in cumulative_reconstruction(coefficients[batch], permutation[batch], logits[batch, -1], ks, energies[batch], (0.1,)).items()},
-            **{f"spectrum_{name}": value for name, value in spectrum_statistics(order_energies(coefficients[batch])).items()},
+            **{
+                f"cumulative_{name}": value
+                for name, value in cumulative_reconstruction(
+                    coefficients[batch], permutation[batch], logits[batch, -1], ks, energies[batch], (0.1,)
+                ).items()
+            },
+            **{
+                f"spectrum_{name}": value
+                for name, value in spectrum_statistics(order_energies(coefficients[batch])).items()
+            },
             "k_mass": smallest_k_reaching_mass(energies[batch], permutation[batch], (0.5, 0.9)),
             "participation_ratio": participation_ratio(energies[batch]),
         }
@@ -99,7 +117,10 @@ def deterministic_reductions(args: argparse.Namespace, device: torch.device) -> 
     first, second, single = arrays(slice(0, 4)), arrays(slice(0, 4)), arrays(slice(0, 1))
     repeat_differs = sorted(name for name in first if not torch.equal(first[name], second[name]))
     batch_differs = sorted(name for name in first if not torch.equal(first[name][:1], single[name]))
-    return not repeat_differs and not batch_differs, {"differ_between_runs": repeat_differs, "differ_batch_1_vs_4": batch_differs}
+    return not repeat_differs and not batch_differs, {
+        "differ_between_runs": repeat_differs,
+        "differ_batch_1_vs_4": batch_differs,
+    }
 
 
 def memory_bound(args: argparse.Namespace, device: torch.device) -> tuple[bool, dict[str, Any]]:
@@ -125,8 +146,17 @@ def memory_bound(args: argparse.Namespace, device: torch.device) -> tuple[bool, 
         logit_bytes = logits.numel() * 4
         ok = live.peak <= bound and reduction <= PEAK_LOGIT_MULTIPLE * logit_bytes * 1.05
         passed &= ok
-        rows.append({"batch": batch, "bound_bytes": bound, "live_peak_bytes": live.peak, "max_memory_allocated_bytes": allocated,
-                     "reduction_peak_bytes": reduction, "reduction_multiple": reduction / logit_bytes, "passed": ok})
+        rows.append(
+            {
+                "batch": batch,
+                "bound_bytes": bound,
+                "live_peak_bytes": live.peak,
+                "max_memory_allocated_bytes": allocated,
+                "reduction_peak_bytes": reduction,
+                "reduction_multiple": reduction / logit_bytes,
+                "passed": ok,
+            }
+        )
         del logits
     return passed, {"rows": rows}
 
@@ -157,10 +187,15 @@ def no_host_sync(args: argparse.Namespace, device: torch.device) -> tuple[bool, 
             energies = coefficients.square().sum(dim=2)
             order_energies(coefficients)
             permutation = torch.argsort(energies, dim=1, descending=True, stable=True)
-            cumulative_reconstruction(coefficients, permutation, logits[:, -1], power_of_two_ks(num_blocks), energies, (0.1,))
+            cumulative_reconstruction(
+                coefficients, permutation, logits[:, -1], power_of_two_ks(num_blocks), energies, (0.1,)
+            )
 
         reductions[num_blocks] = synchronising_calls(reduce)
-    return engine == 0 and reductions[12] == reductions[14], {"engine_synchronising_calls": engine, "reduction_synchronising_calls": reductions}
+    return engine == 0 and reductions[12] == reductions[14], {
+        "engine_synchronising_calls": engine,
+        "reduction_synchronising_calls": reductions,
+    }
 
 
 def evaluation_parity(args: argparse.Namespace, device: torch.device) -> tuple[bool, dict[str, Any]]:
@@ -172,7 +207,9 @@ def evaluation_parity(args: argparse.Namespace, device: torch.device) -> tuple[b
         for name, dtype in dtypes.items():
             torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
             try:
-                errors[f"{arch}/{name}"] = check_evaluation_parity(build_gated_stack(arch, "random", device=device, dtype=dtype), name)
+                errors[f"{arch}/{name}"] = check_evaluation_parity(
+                    build_gated_stack(arch, "random", device=device, dtype=dtype), name
+                )
             except Exception as error:  # record and go on: the JSON names every failing pair
                 errors[f"{arch}/{name}"] = f"{type(error).__name__}: {error}"
                 passed = False
@@ -182,7 +219,11 @@ def evaluation_parity(args: argparse.Namespace, device: torch.device) -> tuple[b
 
 DEVICE_CHECKS: list[tuple[str, str, DeviceCheck]] = [
     ("environment", "versions, API differences, the round-off unit on the device", environment),
-    ("deterministic_reductions", "per-order and top-K sums bit-identical across runs and batch sizes", deterministic_reductions),
+    (
+        "deterministic_reductions",
+        "per-order and top-K sums bit-identical across runs and batch sizes",
+        deterministic_reductions,
+    ),
     ("memory_bound", "ResNet-50 tree pass and Experiment 1 reductions within their stated bounds", memory_bound),
     ("no_host_sync", "no synchronising call in the engine; reductions' count independent of 2^L", no_host_sync),
     ("evaluation_parity", "full-mask parity of the evaluation model on the device per dtype", evaluation_parity),

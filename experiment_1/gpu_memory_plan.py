@@ -14,6 +14,7 @@ Outputs: a table on stdout; ``--json`` writes it (experiment_1/PERFORMANCE.md's 
 
     python -m experiment_1.gpu_memory_plan --json experiment_1/results_bench/gpu_memory_plan.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,10 +25,10 @@ import torch
 
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_json, package_versions
-from experiment_1.run.setup import seed_everything
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile, tree_activation_bound
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE
+from experiment_1.run.setup import seed_everything
 
 ARCHS = ("resnet18", "resnet34", "resnet50", "efficientnet_lite0", "efficientnet_lite1")
 MASK_CHUNKS = (64, 256, 1024)
@@ -37,7 +38,10 @@ GIB = 2**30
 
 def largest_batch(profile: Any, mask_chunk: int, multiple: float, budget: float, limit: int = 1024) -> int:
     """The largest batch size whose estimated peak fits ``budget`` bytes (0 if not even one image fits)."""
-    return max((batch for batch in range(1, limit + 1) if peak_estimate(profile, batch, mask_chunk, multiple) <= budget), default=0)
+    return max(
+        (batch for batch in range(1, limit + 1) if peak_estimate(profile, batch, mask_chunk, multiple) <= budget),
+        default=0,
+    )
 
 
 def plan(arch: str, device_gib: float) -> dict[str, Any]:
@@ -49,19 +53,29 @@ def plan(arch: str, device_gib: float) -> dict[str, Any]:
     rows = []
     for mask_chunk in MASK_CHUNKS:
         engine = tree_activation_bound(profile, 1, mask_chunk)
-        rows.append({
-            "mask_chunk": mask_chunk,
-            "engine_gib_per_image": engine / GIB,
-            "experiment_1_gib_per_image": peak_estimate(profile, 1, mask_chunk, PEAK_LOGIT_MULTIPLE) / GIB,
-            "any_step_gib_per_image": peak_estimate(profile, 1, mask_chunk, REDUCTION_LOGIT_MULTIPLE) / GIB,
-            "batch_size_experiment_1": largest_batch(profile, mask_chunk, PEAK_LOGIT_MULTIPLE, budget),
-            "batch_size_any_step": largest_batch(profile, mask_chunk, REDUCTION_LOGIT_MULTIPLE, budget),
-        })
-    return {"arch": arch, "num_blocks": num_blocks, "input_size": build_gated_stack(arch, "random").preprocess.crop, "logits_gib_per_image": logits / GIB, "rows": rows}
+        rows.append(
+            {
+                "mask_chunk": mask_chunk,
+                "engine_gib_per_image": engine / GIB,
+                "experiment_1_gib_per_image": peak_estimate(profile, 1, mask_chunk, PEAK_LOGIT_MULTIPLE) / GIB,
+                "any_step_gib_per_image": peak_estimate(profile, 1, mask_chunk, REDUCTION_LOGIT_MULTIPLE) / GIB,
+                "batch_size_experiment_1": largest_batch(profile, mask_chunk, PEAK_LOGIT_MULTIPLE, budget),
+                "batch_size_any_step": largest_batch(profile, mask_chunk, REDUCTION_LOGIT_MULTIPLE, budget),
+            }
+        )
+    return {
+        "arch": arch,
+        "num_blocks": num_blocks,
+        "input_size": build_gated_stack(arch, "random").preprocess.crop,
+        "logits_gib_per_image": logits / GIB,
+        "rows": rows,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--archs", nargs="+", default=list(ARCHS), help="architectures (default: %(default)s)")
     parser.add_argument("--device-gib", type=float, default=80.0, help="device memory in GiB (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=None, help="write the plan here")
@@ -69,14 +83,30 @@ def main(argv: list[str] | None = None) -> None:
     seed_everything(0)
     torch.set_grad_enabled(False)
     plans = [plan(arch, args.device_gib) for arch in args.archs]
-    print(f"| arch | L | logits GiB/img | c | engine GiB/img | Exp 1 GiB/img | any step GiB/img | --batch-size Exp 1 | --batch-size any step |  ({args.device_gib:g} GiB, {HEADROOM:.0%} used)")
+    print(
+        f"| arch | L | logits GiB/img | c | engine GiB/img | Exp 1 GiB/img | any step GiB/img | --batch-size Exp 1 | "
+        f"--batch-size any step |  ({args.device_gib:g} GiB, {HEADROOM:.0%} used)"
+    )
     for entry in plans:
         for row in entry["rows"]:
-            print(f"| {entry['arch']} | {entry['num_blocks']} | {entry['logits_gib_per_image']:.2f} | {row['mask_chunk']} | {row['engine_gib_per_image']:.2f} | "
-                  f"{row['experiment_1_gib_per_image']:.2f} | {row['any_step_gib_per_image']:.2f} | {row['batch_size_experiment_1']} | {row['batch_size_any_step']} |")
+            print(
+                f"| {entry['arch']} | {entry['num_blocks']} | {entry['logits_gib_per_image']:.2f} | {row['mask_chunk']} | {row['engine_gib_per_image']:.2f} | "
+                f"{row['experiment_1_gib_per_image']:.2f} | {row['any_step_gib_per_image']:.2f} | "
+                f"{row['batch_size_experiment_1']} | {row['batch_size_any_step']} |"
+            )
     if args.json:
-        atomic_write_json(args.json, {"device_gib": args.device_gib, "headroom": HEADROOM, "dtype": "float32", "peak_logit_multiple_experiment_1": PEAK_LOGIT_MULTIPLE,
-                                      "reduction_logit_multiple_any_step": REDUCTION_LOGIT_MULTIPLE, "plans": plans, "versions": package_versions()})
+        atomic_write_json(
+            args.json,
+            {
+                "device_gib": args.device_gib,
+                "headroom": HEADROOM,
+                "dtype": "float32",
+                "peak_logit_multiple_experiment_1": PEAK_LOGIT_MULTIPLE,
+                "reduction_logit_multiple_any_step": REDUCTION_LOGIT_MULTIPLE,
+                "plans": plans,
+                "versions": package_versions(),
+            },
+        )
 
 
 if __name__ == "__main__":

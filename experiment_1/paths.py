@@ -3,6 +3,7 @@
 Paths given on the command line are read as given — a relative one from the folder you run in. Where such a path
 is missing there but exists under this checkout (a command copied from the README and run from another folder),
 the one-line error names the checkout's file (:func:`checkout_hint`) instead of advising to create it."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -13,6 +13,7 @@ Outputs: a table on stdout; ``--json`` writes it, and ``make_tables`` puts a sum
 
     python -m experiment_1.profile_tree --arch efficientnet_lite0 --json experiment_1/results_profile/profile_cpu_efficientnet_lite0.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,14 +26,14 @@ import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from experiment_1.run import arg_types
-from experiment_1.network.engines import evaluate_masks_tree
 from experiment_1.errors import run_cli
+from experiment_1.files import atomic_write_json, package_versions
+from experiment_1.network.engines import evaluate_masks_tree
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.weights import parse_weights
+from experiment_1.run import arg_types
 from experiment_1.run.allocator import tune_allocator
-from experiment_1.files import atomic_write_json, package_versions
 
 OPERATOR_GROUPS = {
     "convolution": ("conv", "mkldnn_convolution"),
@@ -89,44 +90,87 @@ def profile_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int, to
     totals = {event.key: event.cpu_time_total for event in events}
     operators = [event for event in events if event.key.startswith("aten::")]
     all_self = sum(event.self_cpu_time_total for event in operators)
-    part_rows = [{"part": label, "calls": int(next((e.count for e in events if e.key == label), 0)), "share": totals.get(label, 0.0) / all_self} for label, _ in parts]
-    groups = {name: sum(e.self_cpu_time_total for e in operators if any(word in e.key for word in words)) / all_self for name, words in OPERATOR_GROUPS.items()}
+    part_rows = [
+        {
+            "part": label,
+            "calls": int(next((e.count for e in events if e.key == label), 0)),
+            "share": totals.get(label, 0.0) / all_self,
+        }
+        for label, _ in parts
+    ]
+    groups = {
+        name: sum(e.self_cpu_time_total for e in operators if any(word in e.key for word in words)) / all_self
+        for name, words in OPERATOR_GROUPS.items()
+    }
     top_operators = sorted(operators, key=lambda e: e.self_cpu_time_total, reverse=True)[:top]
     return {
         "wall_seconds": wall,
         "parts": part_rows,
         "operator_groups": groups,
-        "top_operators": [{"operator": e.key, "calls": e.count, "self_share": e.self_cpu_time_total / all_self} for e in top_operators],
+        "top_operators": [
+            {"operator": e.key, "calls": e.count, "self_share": e.self_cpu_time_total / all_self} for e in top_operators
+        ],
     }
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", default="efficientnet_lite0", help="architecture (default: %(default)s)")
-    parser.add_argument("--weights", type=parse_weights, default="random", help="pretrained, random, a state-dict path or a named entry (default: %(default)s; the work does not depend on them)")
+    parser.add_argument(
+        "--weights",
+        type=parse_weights,
+        default="random",
+        help="pretrained, random, a state-dict path or a named entry (default: %(default)s; the work does not depend on them)",
+    )
     parser.add_argument("--images", type=int, default=1, help="images in the profiled pass (default: %(default)s)")
     parser.add_argument("--resolution", type=int, default=224, help="input size in pixels (default: %(default)s)")
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
-    parser.add_argument("--memory-format", choices=list(MEMORY_FORMATS), default="channels_last", help="(default: %(default)s)")
+    parser.add_argument(
+        "--memory-format", choices=list(MEMORY_FORMATS), default="channels_last", help="(default: %(default)s)"
+    )
     parser.add_argument("--top", type=int, default=12, help="operators listed (default: %(default)s)")
-    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed for weights and images (default: %(default)s)")
+    parser.add_argument(
+        "--seed", type=arg_types.seed, default=0, help="seed for weights and images (default: %(default)s)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the profile to this JSON file")
     args = parser.parse_args(argv)
     tune_allocator()  # as every evaluation step does: profile the pass the runs make
     model = build_gated_stack(args.arch, args.weights, seed=args.seed, memory_format=args.memory_format)
-    images = torch.randn(args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(args.seed))
+    images = torch.randn(
+        args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(args.seed)
+    )
     result = profile_tree(model, images, args.mask_chunk, args.top)
-    print(f"{args.arch}, {args.images} image(s) at {args.resolution} px, {args.memory_format}, mask chunk {args.mask_chunk}, "
-          f"cpu ({torch.get_num_threads()} threads): tree pass {result['wall_seconds']:.2f} s (profiled)")
+    print(
+        f"{args.arch}, {args.images} image(s) at {args.resolution} px, {args.memory_format}, mask chunk {args.mask_chunk}, "
+        f"cpu ({torch.get_num_threads()} threads): tree pass {result['wall_seconds']:.2f} s (profiled)"
+    )
     for row in result["parts"]:
         print(f"  {row['part']:<40} {100 * row['share']:6.1f} %")
-    print("  operator groups (self time): " + ", ".join(f"{name} {100 * share:.1f} %" for name, share in result["operator_groups"].items()))
+    print(
+        "  operator groups (self time): "
+        + ", ".join(f"{name} {100 * share:.1f} %" for name, share in result["operator_groups"].items())
+    )
     for row in result["top_operators"]:
         print(f"  {row['operator']:<40} {row['calls']:>6} calls {100 * row['self_share']:6.1f} %")
     if args.json:
         command = "python -m experiment_1.profile_tree " + " ".join(sys.argv[1:] if argv is None else argv)
-        config = {"arch": args.arch, "images": args.images, "resolution": args.resolution, "mask_chunk": args.mask_chunk, "memory_format": args.memory_format}
-        atomic_write_json(args.json, {"device": f"cpu ({torch.get_num_threads()} threads)", "command": command, "versions": package_versions(), **config, **result})
+        config = {
+            "arch": args.arch,
+            "images": args.images,
+            "resolution": args.resolution,
+            "mask_chunk": args.mask_chunk,
+            "memory_format": args.memory_format,
+        }
+        atomic_write_json(
+            args.json,
+            {
+                "device": f"cpu ({torch.get_num_threads()} threads)",
+                "command": command,
+                "versions": package_versions(),
+                **config,
+                **result,
+            },
+        )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Experiment 1 as paper/ sees it (:class:`experiment_1.report.record.ExperimentRecord`): declared once, read by
 ``paper/experiments.py``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +12,9 @@ from experiment_1.report.record import ExperimentRecord
 RESULTS = "experiment_1/results_efficientnet_lite0_sample"
 
 
-def rebuild(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
+def rebuild(
+    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
+) -> dict[str, Any]:
     """The current summary of a run's per-image arrays (imported here, on use: the record stays light)."""
     from experiment_1.reconstruction import summary as reconstruction_summary
 
@@ -20,9 +23,14 @@ def rebuild(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict
 
 RECORDS = (
     ExperimentRecord(
-        experiment=1, title="Experiment 1 — naive subset summation vs Möbius", macro="ExpOne",
-        summaries="experiment_1/results*/summary.json", primary=f"{RESULTS}/summary.json", tables=("experiment_1",),
+        experiment=1,
+        title="Experiment 1 — naive subset summation vs Möbius",
+        macro="ExpOne",
+        summaries="experiment_1/results*/summary.json",
+        primary=f"{RESULTS}/summary.json",
+        tables=("experiment_1",),
         figures=(("FigExpOneReconstruction", f"{RESULTS}/reconstruction_error.pdf"),),
-        single_pass="experiment_1.reconstruction.single_pass:EXPERIMENT_1", rebuild="experiment_1.record:rebuild",
+        single_pass="experiment_1.reconstruction.single_pass:EXPERIMENT_1",
+        rebuild="experiment_1.record:rebuild",
     ),
 )

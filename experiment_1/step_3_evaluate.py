@@ -15,11 +15,12 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs + configuratio
     python -m experiment_1.step_3_evaluate --sample-index experiment_1/sample_index.json \\
         --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --output-dir experiment_1/results
 """
+
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
-from experiment_1.run.experiment_pass import run_step
 from experiment_1.reconstruction.single_pass import EXPERIMENT_1
+from experiment_1.run.experiment_pass import run_step
 
 
 def main(argv: list[str] | None = None) -> None:

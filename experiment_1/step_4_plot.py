@@ -9,17 +9,18 @@ Outputs: reconstruction_error.png/.pdf and REPORT.md in the summary's folder. Ev
 
     python -m experiment_1.step_4_plot --summary experiment_1/results/summary.json
 """
+
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
 from experiment_1.errors import run_cli
-from experiment_1.report import load_checked_summary
 from experiment_1.files import atomic_write_text, read_timing
+from experiment_1.report import load_checked_summary
+from experiment_1.report.markdown import ReportDocument, figure, format_number, format_stat, markdown_table
 from experiment_1.report.plotting import new_figure, run_title, save_figure
 from experiment_1.report.published import published_value
-from experiment_1.report.markdown import ReportDocument, figure, format_number, format_stat, markdown_table
 
 READINGS = [
     ("Möbius Σ_S Δ_S h (float32)", "mobius_rel_error_float32", "mobius_top1_agreement_float32"),
@@ -30,7 +31,10 @@ READINGS = [
 ]
 
 
-READ_METRICS = [name for _, error, agreement in READINGS for name in (error, agreement) if name] + ["max_subset_rel_error_float32", "max_subset_rel_error_float64"]
+READ_METRICS = [name for _, error, agreement in READINGS for name in (error, agreement) if name] + [
+    "max_subset_rel_error_float32",
+    "max_subset_rel_error_float64",
+]
 
 
 def plot_errors(summary: dict, output: Path) -> Path:
@@ -80,8 +84,18 @@ ERROR_MEASURES_NOTE = (
 def results_blocks(summary: dict, figure_name: str) -> list[str]:
     """The Result section: reconstruction table, every-subset table, accuracy where labelled, the figure."""
     metrics = summary["metrics"]
-    rows = [[label, format_stat(metrics[error]) if error else "—", format_stat(metrics[agreement], percent=True)] for label, error, agreement in READINGS]
-    subset_rows = [[f"Möbius ({name})", format_stat(metrics[f"max_subset_rel_error_{name}"]), format_number(metrics[f"max_subset_rel_error_{name}"]["max"])] for name in ("float32", "float64")]
+    rows = [
+        [label, format_stat(metrics[error]) if error else "—", format_stat(metrics[agreement], percent=True)]
+        for label, error, agreement in READINGS
+    ]
+    subset_rows = [
+        [
+            f"Möbius ({name})",
+            format_stat(metrics[f"max_subset_rel_error_{name}"]),
+            format_number(metrics[f"max_subset_rel_error_{name}"]["max"]),
+        ]
+        for name in ("float32", "float64")
+    ]
     blocks = [
         markdown_table(["reconstruction of h(full)", "relative L2 error, mean [95 % CI]", "top-1 agreement"], rows),
         "Every subset, not just the full one — max_S ‖Σ_{T⊆S} Δ_T h − h(S)‖ / ‖h(S)‖:",
@@ -89,7 +103,9 @@ def results_blocks(summary: dict, figure_name: str) -> list[str]:
         ERROR_MEASURES_NOTE,
     ]
     if "full_mask_top1_accuracy" in metrics:
-        blocks.append(f"Full-mask top-1 accuracy on the {summary['num_labelled']} labelled images: {format_stat(metrics['full_mask_top1_accuracy'], percent=True)}.")
+        blocks.append(
+            f"Full-mask top-1 accuracy on the {summary['num_labelled']} labelled images: {format_stat(metrics['full_mask_top1_accuracy'], percent=True)}."
+        )
     return blocks + [figure("relative reconstruction error", figure_name)]
 
 
@@ -97,8 +113,15 @@ def seed_rows(summary: dict) -> list[list[str]]:
     """The original study's ResNet-18 errors beside ours."""
     metrics = summary["metrics"]
     return [
-        [f"{label} (the original study: resnet18)", format_number(published_value(summary["published"], "resnet18", quantity)), format_number(metrics[ours]["mean"])]
-        for label, quantity, ours in (("Möbius relative error", "mobius_rel_error", "mobius_rel_error_float32"), ("naive-sum relative error", "naive_sum_rel_error", "naive_sum_rel_error"))
+        [
+            f"{label} (the original study: resnet18)",
+            format_number(published_value(summary["published"], "resnet18", quantity)),
+            format_number(metrics[ours]["mean"]),
+        ]
+        for label, quantity, ours in (
+            ("Möbius relative error", "mobius_rel_error", "mobius_rel_error_float32"),
+            ("naive-sum relative error", "naive_sum_rel_error", "naive_sum_rel_error"),
+        )
     ]
 
 
@@ -117,9 +140,27 @@ def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--summary", type=Path, default=Path("experiment_1/results/summary.json"), help="summary.json of step_3_evaluate (default: %(default)s)")
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        default=Path("experiment_1/results/summary.json"),
+        help="summary.json of step_3_evaluate (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
-    summary = load_checked_summary(args.summary, 1, "experiment_1.step_3_evaluate", keys=("config.arch", "config.weights", "config.num_blocks", "metrics", "verdicts", "published.source", *(f"metrics.{name}" for name in READ_METRICS)))
+    summary = load_checked_summary(
+        args.summary,
+        1,
+        "experiment_1.step_3_evaluate",
+        keys=(
+            "config.arch",
+            "config.weights",
+            "config.num_blocks",
+            "metrics",
+            "verdicts",
+            "published.source",
+            *(f"metrics.{name}" for name in READ_METRICS),
+        ),
+    )
     timing = read_timing(args.summary.parent / "timing.json", summary.get("num_images"))
     figure = plot_errors(summary, args.summary.parent / "reconstruction_error")
     report = args.summary.parent / "REPORT.md"

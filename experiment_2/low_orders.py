@@ -13,6 +13,7 @@ Per image and projection (vector: ``‖·‖²`` over classes; scalar: the class
 The spectrum ``p_j = E_j / Σ_{i≥1} E_i``, ``C_{≤k}``, ``κ`` and the peak order need the energy of every order, i.e.
 all ``2^L`` coefficients: out of reach past the exhaustive limit, so never computed here.
 """
+
 from __future__ import annotations
 
 from math import comb
@@ -53,28 +54,51 @@ def corner_reductions(logits: torch.Tensor) -> dict[str, torch.Tensor]:
     }
 
 
-def family_reductions(logits: torch.Tensor, mask_ids: torch.Tensor, num_blocks: int, base: str, predicted: torch.Tensor, dtype: torch.dtype) -> dict[str, torch.Tensor]:
+def family_reductions(
+    logits: torch.Tensor,
+    mask_ids: torch.Tensor,
+    num_blocks: int,
+    base: str,
+    predicted: torch.Tensor,
+    dtype: torch.dtype,
+) -> dict[str, torch.Tensor]:
     """A family pass's ``(B, M, C)`` logits → per set (ascending set id): the vector energy ``‖Δ_S‖²`` and the signed
     scalar coefficient ``Δ_S[c]`` (``predicted``: ``c`` per image, from the full network)."""
     _, coefficients = family_mobius(logits, mask_ids, num_blocks, base=base, dim=1, dtype=dtype)
     index = predicted.to(coefficients.device).view(-1, 1, 1).expand(-1, coefficients.shape[1], 1)
-    return {"energy_vector": coefficients.to(torch.float64).square().sum(dim=-1), "coefficient_scalar": coefficients.gather(2, index).squeeze(2).to(torch.float64)}
+    return {
+        "energy_vector": coefficients.to(torch.float64).square().sum(dim=-1),
+        "coefficient_scalar": coefficients.gather(2, index).squeeze(2).to(torch.float64),
+    }
 
 
 def order_energies(arrays: dict[str, np.ndarray], set_ids: list[int], order: int) -> dict[str, np.ndarray]:
     """``E_j``, ``j = 0 … order`` per image, per projection, from :func:`family_reductions`' arrays."""
     sizes = np.array([bin(value).count("1") for value in set_ids])
-    energies = {"vector": np.asarray(arrays["energy_vector"], dtype=np.float64), "scalar": np.square(np.asarray(arrays["coefficient_scalar"], dtype=np.float64))}
-    return {name: np.stack([energy[:, sizes == j].sum(axis=1) for j in range(order + 1)], axis=1) for name, energy in energies.items()}
+    energies = {
+        "vector": np.asarray(arrays["energy_vector"], dtype=np.float64),
+        "scalar": np.square(np.asarray(arrays["coefficient_scalar"], dtype=np.float64)),
+    }
+    return {
+        name: np.stack([energy[:, sizes == j].sum(axis=1) for j in range(order + 1)], axis=1)
+        for name, energy in energies.items()
+    }
 
 
-def largest_sets(energy: np.ndarray, set_ids: list[int], block_names: list[str], size: int, count: int) -> list[dict[str, Any]]:
+def largest_sets(
+    energy: np.ndarray, set_ids: list[int], block_names: list[str], size: int, count: int
+) -> list[dict[str, Any]]:
     """The ``count`` sets of ``size`` blocks with the largest mean (over images) energy, by block name."""
     members = [position for position, value in enumerate(set_ids) if bin(value).count("1") == size]
     mean = energy[:, members].mean(axis=0)
     top = np.argsort(-mean, kind="stable")[:count]
-    return [{"blocks": [block_names[bit] for bit in range(len(block_names)) if set_ids[members[position]] >> bit & 1],
-             "mean_energy": float(mean[position])} for position in top]
+    return [
+        {
+            "blocks": [block_names[bit] for bit in range(len(block_names)) if set_ids[members[position]] >> bit & 1],
+            "mean_energy": float(mean[position]),
+        }
+        for position in top
+    ]
 
 
 def per_coefficient(energies: np.ndarray, num_blocks: int) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Experiments 2, 3A/3B and 3C as paper/ sees them (:class:`experiment_1.report.record.ExperimentRecord`): declared
 once, read by ``paper/experiments.py``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -12,42 +13,75 @@ RESULTS = "experiment_2/results_efficientnet_lite0_sample"
 SWEEP = "experiment_2/results_lambda_efficientnet_lite0_sample"
 
 
-def rebuild_spectrum(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
+def rebuild_spectrum(
+    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
+) -> dict[str, Any]:
     """The current Experiment 2 summary of a run's per-image arrays (imported on use: the record stays light)."""
     from experiment_2.spectrum import summary as spectrum_summary
 
     return spectrum_summary.summarize(arrays, config, seed)
 
 
-def rebuild_lambda_sweep(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
+def rebuild_lambda_sweep(
+    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
+) -> dict[str, Any]:
     """The current 3A/3B summary of a sweep's per-λ arrays, on the old summary's λ grid and fit window."""
     from experiment_2.lambda_sweep import summary as lambda_summary
 
     law = summary["power_law"]
     per_lambda = {name: value for name, value in arrays.items() if name != "lambdas"}
-    return lambda_summary.summarize(per_lambda, summary["lambdas"], summary["lambdas_requested"], law["fit_lambdas"], config, seed, law["slope_tolerance"])
+    return lambda_summary.summarize(
+        per_lambda,
+        summary["lambdas"],
+        summary["lambdas_requested"],
+        law["fit_lambdas"],
+        config,
+        seed,
+        law["slope_tolerance"],
+    )
 
 
 RECORDS = (
     ExperimentRecord(
-        experiment=2, title="Experiment 2 — interaction-order spectrum", macro="ExpTwo",
-        summaries="experiment_2/results*/summary.json", primary=f"{RESULTS}/summary.json", tables=("experiment_2",),
-        figures=(("FigExpTwoSpectrum", f"{RESULTS}/spectrum.pdf"), ("FigExpTwoKappa", f"{RESULTS}/kappa_histogram.pdf")),
-        single_pass="experiment_2.spectrum.evaluation:EXPERIMENT_2", rebuild="experiment_2.record:rebuild_spectrum",
+        experiment=2,
+        title="Experiment 2 — interaction-order spectrum",
+        macro="ExpTwo",
+        summaries="experiment_2/results*/summary.json",
+        primary=f"{RESULTS}/summary.json",
+        tables=("experiment_2",),
+        figures=(
+            ("FigExpTwoSpectrum", f"{RESULTS}/spectrum.pdf"),
+            ("FigExpTwoKappa", f"{RESULTS}/kappa_histogram.pdf"),
+        ),
+        single_pass="experiment_2.spectrum.evaluation:EXPERIMENT_2",
+        rebuild="experiment_2.record:rebuild_spectrum",
     ),
     ExperimentRecord(
-        experiment="3A/3B", title="Experiment 3A/3B — residual scaling", macro="ExpThreeAB",
-        summaries="experiment_2/results_lambda*/summary_all.json", primary=f"{SWEEP}/summary_all.json", tables=("experiment_3ab",),
-        figures=(("FigExpThreeABKappa", f"{SWEEP}/kappa_vs_lambda.pdf"), ("FigExpThreeABSpectra", f"{SWEEP}/spectra_per_lambda.pdf"),
-                 ("FigExpThreeABAgreement", f"{SWEEP}/agreement_vs_lambda.pdf"), ("FigExpThreeABLaw", f"{SWEEP}/lambda_law.pdf")),
+        experiment="3A/3B",
+        title="Experiment 3A/3B — residual scaling",
+        macro="ExpThreeAB",
+        summaries="experiment_2/results_lambda*/summary_all.json",
+        primary=f"{SWEEP}/summary_all.json",
+        tables=("experiment_3ab",),
+        figures=(
+            ("FigExpThreeABKappa", f"{SWEEP}/kappa_vs_lambda.pdf"),
+            ("FigExpThreeABSpectra", f"{SWEEP}/spectra_per_lambda.pdf"),
+            ("FigExpThreeABAgreement", f"{SWEEP}/agreement_vs_lambda.pdf"),
+            ("FigExpThreeABLaw", f"{SWEEP}/lambda_law.pdf"),
+        ),
         rebuild="experiment_2.record:rebuild_lambda_sweep",
         rebuild_keys=("lambdas", "lambdas_requested", "power_law.fit_lambdas", "power_law.slope_tolerance"),
     ),
     ExperimentRecord(
-        experiment="3C", title="Experiment 3C — the small-λ limit: native vs smooth activations", macro="ExpThreeC",
-        summaries="experiment_2/results_3c_*/summary_3c.json", primary="experiment_2/results_3c_*/summary_3c.json",
+        experiment="3C",
+        title="Experiment 3C — the small-λ limit: native vs smooth activations",
+        macro="ExpThreeC",
+        summaries="experiment_2/results_3c_*/summary_3c.json",
+        primary="experiment_2/results_3c_*/summary_3c.json",
         tables=("experiment_3c", "experiment_3c_swap"),
-        figures=(("FigExpThreeCSlopeLite", "experiment_2/results_3c_efficientnet_lite0/slope_vs_k.pdf"),
-                 ("FigExpThreeCSlopeResNet", "experiment_2/results_3c_resnet18/slope_vs_k.pdf")),
+        figures=(
+            ("FigExpThreeCSlopeLite", "experiment_2/results_3c_efficientnet_lite0/slope_vs_k.pdf"),
+            ("FigExpThreeCSlopeResNet", "experiment_2/results_3c_resnet18/slope_vs_k.pdf"),
+        ),
     ),
 )

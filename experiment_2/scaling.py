@@ -18,6 +18,7 @@ The forward pass accumulates more round-off than the final rounding, so an order
 *resolved* only where ``Ē_k ≥ FLOOR_MARGIN · floor_k`` (:mod:`experiment_2.spectrum.verdicts`, which holds the floor) at every fitted λ; slopes of unresolved
 orders may measure round-off noise rather than the network.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,7 +45,13 @@ def log_log_slope(lambdas: np.ndarray, mean_energies: np.ndarray) -> np.ndarray:
     return np.einsum("l,...lk->...k", centred, log_root) / (centred @ centred)
 
 
-def fit_power_law(lambdas: np.ndarray, energies: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES, confidence: float = 0.95) -> dict[str, list[float]]:
+def fit_power_law(
+    lambdas: np.ndarray,
+    energies: np.ndarray,
+    seed: int = 0,
+    num_resamples: int = NUM_RESAMPLES,
+    confidence: float = 0.95,
+) -> dict[str, list[float]]:
     """Per-order slope of ``log sqrt(Ē_k(λ))`` vs ``log λ`` with a bootstrap-over-images CI.
 
     ``energies``: per-image order energies ``(N, n_λ, K)`` at ``lambdas`` ``(n_λ,)``. Returns
@@ -65,7 +72,12 @@ def fit_power_law(lambdas: np.ndarray, energies: np.ndarray, seed: int = 0, num_
             slopes[start:stop] = log_log_slope(lambdas, (weights @ flat).reshape(stop - start, *energies.shape[1:]))
         tail = (1 - confidence) / 2
         low, high = np.nanquantile(slopes, [tail, 1 - tail], axis=0)
-    return {"slope": slope.tolist(), "ci_low": np.asarray(low).tolist(), "ci_high": np.asarray(high).tolist(), "n": count}
+    return {
+        "slope": slope.tolist(),
+        "ci_low": np.asarray(low).tolist(),
+        "ci_high": np.asarray(high).tolist(),
+        "n": count,
+    }
 
 
 def power_law_summary(

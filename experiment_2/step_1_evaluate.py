@@ -17,6 +17,7 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs, distributions
         --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --output-dir experiment_2/results
     python -m experiment_2.step_1_evaluate --weights random --output-dir experiment_2/results_random
 """
+
 from __future__ import annotations
 
 from experiment_1.errors import run_cli

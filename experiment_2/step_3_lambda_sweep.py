@@ -23,6 +23,7 @@ Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CI
     python -m experiment_2.step_3_lambda_sweep --sample-index experiment_1/sample_index.json \\
         --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --output-dir experiment_2/results_lambda
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,12 +31,18 @@ import argparse
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.run import MOBIUS_DTYPES, add_evaluation_arguments, build_setup, provenance, write_results
-from experiment_1.run import check_lambdas
-from experiment_2.spectrum.evaluation import evaluate_spectrum
+from experiment_1.run import (
+    MOBIUS_DTYPES,
+    add_evaluation_arguments,
+    build_setup,
+    check_lambdas,
+    provenance,
+    write_results,
+)
 from experiment_2.lambda_sweep.summary import REFERENCE_LAMBDA, stack_over_lambdas, summarize
 from experiment_2.limit.laws import exact_zero_chain
 from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE
+from experiment_2.spectrum.evaluation import evaluate_spectrum
 
 DEFAULT_LAMBDAS = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1]
 DEFAULT_FIT_COUNT = 3
@@ -58,19 +65,40 @@ def choose_fit_lambdas(evaluated: list[float], requested: list[float] | None) ->
     else:
         missing = [value for value in requested if value not in evaluated]
         if missing:
-            raise PipelineError(f"--fit-lambdas {missing[0]:g} is not among the evaluated λs ({' '.join(f'{value:g}' for value in evaluated)}); add it to --lambdas")
+            raise PipelineError(
+                f"--fit-lambdas {missing[0]:g} is not among the evaluated λs ({' '.join(f'{value:g}' for value in evaluated)}); add it to --lambdas"
+            )
         chosen = sorted(set(requested))
     if len(chosen) < 2:
-        raise PipelineError(f"the slope fit needs at least two distinct λs; got {' '.join(f'{value:g}' for value in chosen)} (set --lambdas / --fit-lambdas)")
+        raise PipelineError(
+            f"the slope fit needs at least two distinct λs; got {' '.join(f'{value:g}' for value in chosen)} (set --lambdas / --fit-lambdas)"
+        )
     return sorted(chosen, reverse=True)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_evaluation_arguments(parser, "experiment_2/results_lambda")
-    parser.add_argument("--lambdas", type=float, nargs="+", default=DEFAULT_LAMBDAS, help="residual scales λ to sweep; λ = 1 is always added (default: %(default)s)")
-    parser.add_argument("--fit-lambdas", type=float, nargs="+", default=None, help=f"λs of the λ^k slope fit, each in --lambdas (default: the {DEFAULT_FIT_COUNT} smallest)")
-    parser.add_argument("--slope-tolerance", type=float, default=DEFAULT_SLOPE_TOLERANCE, help="an order follows the λ^k law when |slope − k| ≤ this (default: %(default)s)")
+    parser.add_argument(
+        "--lambdas",
+        type=float,
+        nargs="+",
+        default=DEFAULT_LAMBDAS,
+        help="residual scales λ to sweep; λ = 1 is always added (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--fit-lambdas",
+        type=float,
+        nargs="+",
+        default=None,
+        help=f"λs of the λ^k slope fit, each in --lambdas (default: the {DEFAULT_FIT_COUNT} smallest)",
+    )
+    parser.add_argument(
+        "--slope-tolerance",
+        type=float,
+        default=DEFAULT_SLOPE_TOLERANCE,
+        help="an order follows the λ^k law when |slope − k| ≤ this (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     lambdas = sweep_lambdas(args.lambdas)
     fit_lambdas = choose_fit_lambdas(lambdas, args.fit_lambdas)
@@ -78,18 +106,28 @@ def main(argv: list[str] | None = None) -> None:
     check_lambdas(lambdas, setup.model.num_blocks, MOBIUS_DTYPES[setup.config.mobius_dtype])  # before the first batch
     results, timings = [], {}
     for value in lambdas:
-        arrays, timing = evaluate_spectrum(setup, residual_scale=value, stage=f"experiment_2.step_3_lambda_sweep/lambda_{value}", description=f"Exp 3A λ={value:g}")
+        arrays, timing = evaluate_spectrum(
+            setup,
+            residual_scale=value,
+            stage=f"experiment_2.step_3_lambda_sweep/lambda_{value}",
+            description=f"Exp 3A λ={value:g}",
+        )
         results.append(arrays)
         timings[f"{value:g}"] = timing
     stacked = stack_over_lambdas(results)
-    config = {**provenance(setup), "exact_zero_chain": exact_zero_chain(setup.model)}  # not in the resume key: read off the built model
+    config = {
+        **provenance(setup),
+        "exact_zero_chain": exact_zero_chain(setup.model),
+    }  # not in the resume key: read off the built model
     summary = summarize(stacked, lambdas, list(args.lambdas), fit_lambdas, config, args.seed, args.slope_tolerance)
     sweep_timing = {
         "wall_seconds": sum(timing["wall_seconds"] for timing in timings.values()),
         "images_evaluated": sum(timing["images_evaluated"] for timing in timings.values()),
         "per_lambda": timings,
     }
-    path = write_results(setup, {**stacked, "lambdas": np.array(lambdas)}, summary, sweep_timing, summary_name="summary_all.json")
+    path = write_results(
+        setup, {**stacked, "lambdas": np.array(lambdas)}, summary, sweep_timing, summary_name="summary_all.json"
+    )
     kappas = " → ".join(f"{entry['projections']['vector']['kappa']['mean']:.3g}" for entry in summary["per_lambda"])
     print(f"wrote {path}: κ^v over λ = {' → '.join(f'{value:g}' for value in lambdas)}: {kappas}")
 

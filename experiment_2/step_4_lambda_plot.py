@@ -10,6 +10,7 @@ Outputs: kappa_vs_lambda, spectra_per_lambda, agreement_vs_lambda and lambda_law
 
     python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda/summary_all.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import run_cli
-from experiment_1.report import load_checked_summary
 from experiment_1.files import atomic_write_text, read_timing
-from experiment_1.report import ReportDocument
+from experiment_1.report import ReportDocument, load_checked_summary
 from experiment_2.lambda_sweep.figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
 from experiment_2.lambda_sweep.report import method_text, results_blocks, seed_rows
 
@@ -36,7 +36,8 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figu
         seed_rows=seed_rows(summary),
         generator="experiment_2.step_4_lambda_plot",
         timing=timing,
-        data_extra=f"; {lambdas}" + (f" (λ = {format_lambdas(added)} added as the agreement reference)" if added else ""),
+        data_extra=f"; {lambdas}"
+        + (f" (λ = {format_lambdas(added)} added as the agreement reference)" if added else ""),
         source="summary_all.json",
         residual_scale=lambdas,
     ).render()
@@ -44,9 +45,30 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figu
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--summary", type=Path, default=Path("experiment_2/results_lambda/summary_all.json"), help="summary_all.json of step_3_lambda_sweep (default: %(default)s)")
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        default=Path("experiment_2/results_lambda/summary_all.json"),
+        help="summary_all.json of step_3_lambda_sweep (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
-    summary = load_checked_summary(args.summary, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("per_lambda", "lambdas", "lambdas_requested", "kappa_monotonic.vector", "power_law.fit_lambdas", "binomial_null.num_blocks", "binomial_null.kappa", "binomial_null.spectrum", "published", "verdicts"))
+    summary = load_checked_summary(
+        args.summary,
+        "3A/3B",
+        "experiment_2.step_3_lambda_sweep",
+        keys=(
+            "per_lambda",
+            "lambdas",
+            "lambdas_requested",
+            "kappa_monotonic.vector",
+            "power_law.fit_lambdas",
+            "binomial_null.num_blocks",
+            "binomial_null.kappa",
+            "binomial_null.spectrum",
+            "published",
+            "verdicts",
+        ),
+    )
     timing = read_timing(args.summary.parent / "timing.json", summary.get("num_images"))
     folder = args.summary.parent
     figures = {

@@ -14,6 +14,7 @@ Outputs: <output-dir>/summary_3c.json (per variant: limit slopes with CIs, succe
     python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_resnet18_native/summary_all.json \\
         --smooth experiment_2/results_3c_resnet18_smooth/summary_all.json --output-dir experiment_2/results_3c_resnet18
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,26 +24,57 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.report import load_checked_summary
 from experiment_1.files import atomic_write_json, atomic_write_text, inside, load_run_arrays, name_from_file, read_json
-from experiment_1.report import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
-from experiment_1.report import figure, format_number, format_percent, format_stat, markdown_table
-from experiment_1.report import bootstrap_mean_ci
-from experiment_2.limit.laws import LAWS, law_verdict
+from experiment_1.report import (
+    COLOURS,
+    bootstrap_mean_ci,
+    figure,
+    format_number,
+    format_percent,
+    format_stat,
+    load_checked_summary,
+    markdown_table,
+    new_figure,
+    new_figure_grid,
+    plt,
+    run_title,
+    save_figure,
+)
 from experiment_2.lambda_sweep.figures import format_lambdas
+from experiment_2.limit.laws import LAWS, law_verdict
 from experiment_2.limit.report import limit_document, slope_cell, successive_table
 from experiment_2.limit.summary import LIMIT_KEYS, variant_block
 
-QUESTION = ("Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
-            "activations follow the kink law min(k, s) derived in experiment_2/README.md instead?")
+QUESTION = (
+    "Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
+    "activations follow the kink law min(k, s) derived in experiment_2/README.md instead?"
+)
 VARIANTS = ("native", "smooth")
 EXPERIMENT_DIR = Path("experiment_2")  # where the default results folder results_3c_<arch> goes
-SAME_RUN_KEYS = ("arch", "weights", "network_sha256", "num_blocks", "sample_index", "sample_list_sha256", "num_images", "limit", "seed", "dtype", "mobius_dtype", "input_size")
+SAME_RUN_KEYS = (
+    "arch",
+    "weights",
+    "network_sha256",
+    "num_blocks",
+    "sample_index",
+    "sample_list_sha256",
+    "num_images",
+    "limit",
+    "seed",
+    "dtype",
+    "mobius_dtype",
+    "input_size",
+)
 
 
 def load_variants(native: Path, smooth: Path) -> dict[str, dict[str, Any]]:
     """Both sweeps' summaries, checked to be the same network, images and λs, without and with the swap."""
-    summaries = {variant: load_checked_summary(path, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("config", "lambdas", *LIMIT_KEYS)) for variant, path in zip(VARIANTS, (native, smooth))}
+    summaries = {
+        variant: load_checked_summary(
+            path, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("config", "lambdas", *LIMIT_KEYS)
+        )
+        for variant, path in zip(VARIANTS, (native, smooth))
+    }
     if "smooth_activations" in summaries["native"]["config"]:
         raise PipelineError(f"--native {native}: this sweep ran with --smooth-activations; pass the run without it")
     if "smooth_activations" not in summaries["smooth"]["config"]:
@@ -50,13 +82,17 @@ def load_variants(native: Path, smooth: Path) -> dict[str, dict[str, Any]]:
     for key in SAME_RUN_KEYS:
         values = [summaries[variant]["config"].get(key) for variant in VARIANTS]
         if values[0] != values[1]:
-            raise PipelineError(f"--native and --smooth differ in {key} ({values[0]} vs {values[1]}); rerun both sweeps with the same flags")
+            raise PipelineError(
+                f"--native and --smooth differ in {key} ({values[0]} vs {values[1]}); rerun both sweeps with the same flags"
+            )
     if summaries["native"]["lambdas"] != summaries["smooth"]["lambdas"]:
         raise PipelineError("--native and --smooth evaluated different λs; rerun both sweeps with the same --lambdas")
     return summaries
 
 
-def swap_agreement(native: Path, smooth: Path, seed: int, previous: Path | None = None, run_id: str | None = None) -> dict[str, Any]:
+def swap_agreement(
+    native: Path, smooth: Path, seed: int, previous: Path | None = None, run_id: str | None = None
+) -> dict[str, Any]:
     """Top-1 agreement of the smooth network's full-mask prediction at λ = 1 with the native one's, and each one's top-1 on labelled images.
 
     The per-image arrays are not committed: without them, the agreement an earlier report computed from these
@@ -67,23 +103,41 @@ def swap_agreement(native: Path, smooth: Path, seed: int, previous: Path | None 
     if missing:
         kept = read_json(previous) if previous is not None and previous.is_file() else None
         if kept is None or kept.get("config", {}).get("run_id") != run_id or "swap_at_lambda_1" not in kept:
-            raise PipelineError(f"{missing[0]} is missing and {previous} holds no swap agreement of this run; rerun the sweep to write it")
+            raise PipelineError(
+                f"{missing[0]} is missing and {previous} holds no swap agreement of this run; rerun the sweep to write it"
+            )
         return kept["swap_at_lambda_1"]
-    arrays = {variant: load_run_arrays(path, read_json(summary), summary) for variant, path, summary in zip(VARIANTS, arrays_paths, (native, smooth))}  # each of its summary's run
+    arrays = {
+        variant: load_run_arrays(path, read_json(summary), summary)
+        for variant, path, summary in zip(VARIANTS, arrays_paths, (native, smooth))
+    }  # each of its summary's run
     column = list(arrays["native"]["lambdas"]).index(1.0)
     valid = arrays["native"]["valid"].astype(bool) & arrays["smooth"]["valid"].astype(bool)
     predictions = {variant: arrays[variant]["full_prediction"][:, column] for variant in VARIANTS}
     labels = arrays["native"]["label"]
     labelled = valid & (labels >= 0)
-    result = {"agreement": bootstrap_mean_ci((predictions["native"] == predictions["smooth"])[valid].astype(np.float64), seed=seed)}
+    result = {
+        "agreement": bootstrap_mean_ci(
+            (predictions["native"] == predictions["smooth"])[valid].astype(np.float64), seed=seed
+        )
+    }
     for variant in VARIANTS:
-        result[f"top1_{variant}"] = bootstrap_mean_ci((predictions[variant] == labels)[labelled].astype(np.float64), seed=seed) if labelled.any() else None
+        result[f"top1_{variant}"] = (
+            bootstrap_mean_ci((predictions[variant] == labels)[labelled].astype(np.float64), seed=seed)
+            if labelled.any()
+            else None
+        )
     return result
 
 
 def law_verdicts(variants: dict[str, dict[str, Any]], tolerance: float, floor_margin: float) -> list[dict[str, Any]]:
     """One verdict per (variant, law), in that order (:func:`experiment_2.limit.laws.law_verdict`)."""
-    return [law_verdict(variant, law, block, law in block["expected_laws"], tolerance, floor_margin) for variant, block in variants.items() for law in LAWS if law in block["laws"]]
+    return [
+        law_verdict(variant, law, block, law in block["expected_laws"], tolerance, floor_margin)
+        for variant, block in variants.items()
+        for law in LAWS
+        if law in block["laws"]
+    ]
 
 
 def summarize(summaries: dict[str, dict[str, Any]], agreement: dict[str, Any]) -> dict[str, Any]:
@@ -116,18 +170,44 @@ def plot_slopes(summary: dict[str, Any], output: Path) -> Path:
     orders = np.arange(1, num_blocks + 1)
     axes.plot(orders, orders, color=COLOURS["binomial"], ls="--", lw=1, label="λ^k law: k")
     exponent = summary["variants"]["native"]["kink_exponent"]
-    axes.plot(orders, np.minimum(orders, exponent), color="#c22", ls=":", lw=1.5, label=f"kink law (before the 3C runs): min(k, {format_number(exponent)})")
+    axes.plot(
+        orders,
+        np.minimum(orders, exponent),
+        color="#c22",
+        ls=":",
+        lw=1.5,
+        label=f"kink law (before the 3C runs): min(k, {format_number(exponent)})",
+    )
     refined = summary["variants"]["native"]["laws"].get("kink_chain")
     if refined and refined["predicted"] != summary["variants"]["native"]["laws"]["kink"]["predicted"]:
-        axes.plot(orders, refined["predicted"][1:], color="#c22", ls="-.", lw=1, label=f"kink law refined after measuring (R = {summary['variants']['native']['exact_zero_chain']})")
-    for offset, (variant, colour) in zip((-0.08, 0.08), ((VARIANTS[0], COLOURS["vector"]), (VARIANTS[1], COLOURS["scalar"]))):
+        axes.plot(
+            orders,
+            refined["predicted"][1:],
+            color="#c22",
+            ls="-.",
+            lw=1,
+            label=f"kink law refined after measuring (R = {summary['variants']['native']['exact_zero_chain']})",
+        )
+    for offset, (variant, colour) in zip(
+        (-0.08, 0.08), ((VARIANTS[0], COLOURS["vector"]), (VARIANTS[1], COLOURS["scalar"]))
+    ):
         rows = [row for row in summary["variants"][variant]["limit_slopes"] if row["order"] >= 1 and row["resolved"]]
         if not rows:
             continue
         order = np.array([row["order"] for row in rows])
         slope = np.array([row["slope"] for row in rows])
         bars = [slope - np.array([row["ci_low"] for row in rows]), np.array([row["ci_high"] for row in rows]) - slope]
-        axes.errorbar(order + offset, slope, yerr=bars, color=colour, ls="none", marker="o", ms=4, capsize=2, label=f"{variant} activations")
+        axes.errorbar(
+            order + offset,
+            slope,
+            yerr=bars,
+            color=colour,
+            ls="none",
+            marker="o",
+            ms=4,
+            capsize=2,
+            label=f"{variant} activations",
+        )
     axes.set_xticks(orders)
     axes.set_xlabel("interaction order k")
     axes.set_ylabel("limit slope of log sqrt(Ē_k) vs log λ (95 % CI)")
@@ -142,7 +222,9 @@ def plot_renormalised(summary: dict[str, Any], output: Path) -> Path:
     orders = np.arange(2, summary["config"]["num_blocks"] + 1)
     colours = plt.cm.viridis(np.linspace(0.0, 0.9, len(summary["lambdas"])))
     for axes, variant in zip(axes_list, VARIANTS):
-        for colour, value, spectrum in zip(colours, summary["lambdas"], summary["variants"][variant]["renormalised_spectrum"]):
+        for colour, value, spectrum in zip(
+            colours, summary["lambdas"], summary["variants"][variant]["renormalised_spectrum"]
+        ):
             axes.plot(orders, spectrum["mean"], color=colour, marker="o", ms=3, lw=1, label=f"λ = {value:g}")
         axes.set_xticks(orders)
         axes.set_xlabel("interaction order k")
@@ -158,28 +240,45 @@ def limit_table(summary: dict[str, Any]) -> str:
     refined = native["laws"].get("kink_chain")
     rows = []
     for order in range(1, summary["config"]["num_blocks"] + 1):
-        row = [str(order), format_number(smooth["laws"]["lambda_k"]["predicted"][order]), format_number(native["laws"]["kink"]["predicted"][order])]
+        row = [
+            str(order),
+            format_number(smooth["laws"]["lambda_k"]["predicted"][order]),
+            format_number(native["laws"]["kink"]["predicted"][order]),
+        ]
         row += [format_number(refined["predicted"][order])] if refined else []
         row += [slope_cell(native["limit_slopes"][order]), native["laws"]["kink"]["per_order"][order - 1]]
         row += [refined["per_order"][order - 1]] if refined else []
         row += [slope_cell(smooth["limit_slopes"][order]), smooth["laws"]["lambda_k"]["per_order"][order - 1]]
         rows.append(row)
-    headers = ["k", "λ^k law", "kink law"] + (["refined kink law (after measuring; post hoc)" if refined["post_hoc"] else "refined kink law (a priori test)"] if refined else [])
+    headers = ["k", "λ^k law", "kink law"] + (
+        ["refined kink law (after measuring; post hoc)" if refined["post_hoc"] else "refined kink law (a priori test)"]
+        if refined
+        else []
+    )
     headers += ["native: limit slope [95 % CI] (fitted λs)", "kink law at k"] + (["refined at k"] if refined else [])
     headers += ["smooth: limit slope [95 % CI] (fitted λs)", "λ^k law at k"]
     return markdown_table(headers, rows)
 
 
 def renormalised_table(summary: dict[str, Any], variant: str) -> str:
-    rows = [[f"{value:g}"] + [format_percent(share) for share in spectrum["mean"]] for value, spectrum in zip(summary["lambdas"], summary["variants"][variant]["renormalised_spectrum"])]
+    rows = [
+        [f"{value:g}"] + [format_percent(share) for share in spectrum["mean"]]
+        for value, spectrum in zip(summary["lambdas"], summary["variants"][variant]["renormalised_spectrum"])
+    ]
     return markdown_table(["λ"] + [f"k = {order}" for order in range(2, summary["config"]["num_blocks"] + 1)], rows)
 
 
 def swap_line(summary: dict[str, Any]) -> str:
     """What the swap does to the full-mask prediction at λ = 1."""
     swap = summary["swap_at_lambda_1"]
-    return (f"The swap's cost at λ = 1, full mask: top-1 agreement with the native network {format_stat(swap['agreement'], percent=True)}"
-            + (f"; top-1 {format_stat(swap['top1_native'], percent=True)} native vs {format_stat(swap['top1_smooth'], percent=True)} smooth." if swap["top1_native"] else " (the images are unlabelled)."))
+    return (
+        f"The swap's cost at λ = 1, full mask: top-1 agreement with the native network {format_stat(swap['agreement'], percent=True)}"
+        + (
+            f"; top-1 {format_stat(swap['top1_native'], percent=True)} native vs {format_stat(swap['top1_smooth'], percent=True)} smooth."
+            if swap["top1_native"]
+            else " (the images are unlabelled)."
+        )
+    )
 
 
 def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
@@ -187,17 +286,27 @@ def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
     native, smooth = (summary["variants"][variant] for variant in VARIANTS)
     num_blocks = summary["config"]["num_blocks"]
     lambdas = format_lambdas(summary["lambdas"])
-    method = (f"Two λ sweeps of the same network on the same images, λ ∈ {{{lambdas}}}, network arithmetic `{summary['config']['dtype']}`, "
-              f"Möbius transform `{summary['config']['mobius_dtype']}`: its own activations, and the smooth swap, which computes `{smooth['gated_recursion']}`. "
-              f"{summary['method']}. Tolerance ±{format_number(summary['slope_tolerance'])}; resolved means at least {format_number(summary['floor_margin'])}× the round-off floor. "
-              f"Predictions (experiment_2/README.md, stated before the 3C runs; Lite0's float32 3A/3B slopes were already known): λ^k law slope k (smooth stacks); "
-              f"kink law slope min(k, s) with s = {format_number(native['kink_exponent'])} "
-              "for this network (s = 1 with a post-sum activation on the gated blocks, 3/2 without). "
-              + (f"Refined after the ResNet-18 measurement (README, \"After measuring\"): slope 1 for k ≤ R, 3/2 above, R = {native['exact_zero_chain']} "
-                 "the longest run of identity-shortcut blocks with a post-sum ReLU" + ("; these are the data it was fitted to, so it is scored consistent (post hoc), "
-                 "never holds. " if native["laws"]["kink_chain"]["post_hoc"] else ". ") if "kink_chain" in native["laws"]
-                 else "The law refined after the ResNet-18 measurement predicts the same here (R = 0), so it is not tested twice. ")
-              + "An order counts only once its limit has converged (rule below); order 1 has slope 1 in any network and is not counted. Vector projection throughout.")
+    method = (
+        f"Two λ sweeps of the same network on the same images, λ ∈ {{{lambdas}}}, network arithmetic `{summary['config']['dtype']}`, "
+        f"Möbius transform `{summary['config']['mobius_dtype']}`: its own activations, and the smooth swap, which computes `{smooth['gated_recursion']}`. "
+        f"{summary['method']}. Tolerance ±{format_number(summary['slope_tolerance'])}; resolved means at least "
+        f"{format_number(summary['floor_margin'])}× the round-off floor. "
+        f"Predictions (experiment_2/README.md, stated before the 3C runs; Lite0's float32 3A/3B slopes were already known): λ^k law slope k (smooth stacks); "
+        f"kink law slope min(k, s) with s = {format_number(native['kink_exponent'])} "
+        "for this network (s = 1 with a post-sum activation on the gated blocks, 3/2 without). "
+        + (
+            f"Refined after the ResNet-18 measurement (README, \"After measuring\"): slope 1 for k ≤ R, 3/2 above, R = {native['exact_zero_chain']} "
+            "the longest run of identity-shortcut blocks with a post-sum ReLU"
+            + (
+                "; these are the data it was fitted to, so it is scored consistent (post hoc), never holds. "
+                if native["laws"]["kink_chain"]["post_hoc"]
+                else ". "
+            )
+            if "kink_chain" in native["laws"]
+            else "The law refined after the ResNet-18 measurement predicts the same here (R = 0), so it is not tested twice. "
+        )
+        + "An order counts only once its limit has converged (rule below); order 1 has slope 1 in any network and is not counted. Vector projection throughout."
+    )
     results = [
         "### Limit slopes against both laws",
         limit_table(summary),
@@ -214,25 +323,55 @@ def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
         renormalised_table(summary, "smooth"),
         figure("spectrum over k ≥ 2 per λ", figures["spectra"]),
     ]
-    return limit_document(f"Experiment 3C — the small-λ limit, native vs smooth activations ({summary['config']['arch']})", summary, method, results,
-                          [swap_line(summary)], "experiment_2.step_5_limit_report")
+    return limit_document(
+        f"Experiment 3C — the small-λ limit, native vs smooth activations ({summary['config']['arch']})",
+        summary,
+        method,
+        results,
+        [swap_line(summary)],
+        "experiment_2.step_5_limit_report",
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--native", type=Path, required=True, help="summary_all.json of step_3_lambda_sweep with the network's own activations")
-    parser.add_argument("--smooth", type=Path, required=True, help="summary_all.json of the same sweep with --smooth-activations")
-    parser.add_argument("--output-dir", type=Path, default=None, help="where summary_3c.json, the figures and REPORT.md go (default: experiment_2/results_3c_<arch>)")
+    parser.add_argument(
+        "--native",
+        type=Path,
+        required=True,
+        help="summary_all.json of step_3_lambda_sweep with the network's own activations",
+    )
+    parser.add_argument(
+        "--smooth", type=Path, required=True, help="summary_all.json of the same sweep with --smooth-activations"
+    )
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        default=None,
+        help="where summary_3c.json, the figures and REPORT.md go (default: experiment_2/results_3c_<arch>)",
+    )
     args = parser.parse_args(argv)
     summaries = load_variants(args.native, args.smooth)
     config = summaries["native"]["config"]
-    folder = args.output_dir or inside(EXPERIMENT_DIR / f"results_3c_{name_from_file(config['arch'], 'config.arch', args.native)}", EXPERIMENT_DIR)
-    summary = summarize(summaries, swap_agreement(args.native, args.smooth, config["seed"], folder / "summary_3c.json", config["run_id"]))
+    folder = args.output_dir or inside(
+        EXPERIMENT_DIR / f"results_3c_{name_from_file(config['arch'], 'config.arch', args.native)}", EXPERIMENT_DIR
+    )
+    summary = summarize(
+        summaries,
+        swap_agreement(args.native, args.smooth, config["seed"], folder / "summary_3c.json", config["run_id"]),
+    )
     atomic_write_json(folder / "summary_3c.json", summary)
-    figures = {"slopes": plot_slopes(summary, folder / "slope_vs_k"), "spectra": plot_renormalised(summary, folder / "spectrum_above_order_1")}
-    atomic_write_text(folder / "REPORT.md", report_markdown(summary, {name: path.name for name, path in figures.items()}))
-    print(f"wrote {folder / 'summary_3c.json'}, {', '.join(str(path) for path in figures.values())} and {folder / 'REPORT.md'}: "
-          + "; ".join(f"{entry['id']} {entry['decision']}" for entry in summary["verdicts"]))
+    figures = {
+        "slopes": plot_slopes(summary, folder / "slope_vs_k"),
+        "spectra": plot_renormalised(summary, folder / "spectrum_above_order_1"),
+    }
+    atomic_write_text(
+        folder / "REPORT.md", report_markdown(summary, {name: path.name for name, path in figures.items()})
+    )
+    print(
+        f"wrote {folder / 'summary_3c.json'}, {', '.join(str(path) for path in figures.values())} and {folder / 'REPORT.md'}: "
+        + "; ".join(f"{entry['id']} {entry['decision']}" for entry in summary["verdicts"])
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Experiment 3 as paper/ sees it (:class:`experiment_1.report.record.ExperimentRecord`): declared once, read by
 ``paper/experiments.py``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +12,9 @@ from experiment_1.report import ExperimentRecord
 RESULTS = "experiment_3/results_efficientnet_lite0_sample"
 
 
-def rebuild(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
+def rebuild(
+    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
+) -> dict[str, Any]:
     """The current summary of a run's per-image arrays (imported on use: the record stays light)."""
     from experiment_3.summary import summarize
 
@@ -20,9 +23,17 @@ def rebuild(summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict
 
 RECORDS = (
     ExperimentRecord(
-        experiment=3, title="Experiment 3 — top-K sparse reconstruction", macro="ExpThree",
-        summaries="experiment_3/results*/summary.json", primary=f"{RESULTS}/summary.json", tables=("experiment_3",),
-        figures=(("FigExpThreeCurves", f"{RESULTS}/topk_curves.pdf"), ("FigExpThreeOrders", f"{RESULTS}/topk_orders.pdf")),
-        single_pass="experiment_3.topk_pass:EXPERIMENT_3", rebuild="experiment_3.record:rebuild",
+        experiment=3,
+        title="Experiment 3 — top-K sparse reconstruction",
+        macro="ExpThree",
+        summaries="experiment_3/results*/summary.json",
+        primary=f"{RESULTS}/summary.json",
+        tables=("experiment_3",),
+        figures=(
+            ("FigExpThreeCurves", f"{RESULTS}/topk_curves.pdf"),
+            ("FigExpThreeOrders", f"{RESULTS}/topk_orders.pdf"),
+        ),
+        single_pass="experiment_3.topk_pass:EXPERIMENT_3",
+        rebuild="experiment_3.record:rebuild",
     ),
 )

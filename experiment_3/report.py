@@ -1,16 +1,22 @@
 """Experiment 3's REPORT (step 2): its Markdown blocks and the filled skeleton, every number and decision read from summary.json."""
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
+from experiment_1.mobius import RANKINGS
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_3.summary import controls_of
-from experiment_1.mobius import RANKINGS
 from experiment_3.topk import SOURCES
 
-LABELS = {"magnitude": "magnitude top-K", "order_matched": "order-matched random", "random": "random K subsets", "low_order_first": "low-order-first"}
+LABELS = {
+    "magnitude": "magnitude top-K",
+    "order_matched": "order-matched random",
+    "random": "random K subsets",
+    "low_order_first": "low-order-first",
+}
 
 
 def stat_at(summary: dict[str, Any], source: str, metric: str, index: int) -> dict[str, float]:
@@ -22,17 +28,42 @@ def same_as(summary: dict[str, Any], source: str, index: int) -> str:
     """`` (= vector ranking)`` where a control picks that ranking's own subsets on every image and draw at this K (< 2^L)."""
     if summary["ks"][index] == summary["num_masks"]:
         return ""
-    rankings = [ranking for ranking in RANKINGS for control, name in controls_of(ranking).items()
-                if name == source and summary["small_k"][ranking]["control_is_the_ranking"][control][index] == 1.0]
+    rankings = [
+        ranking
+        for ranking in RANKINGS
+        for control, name in controls_of(ranking).items()
+        if name == source and summary["small_k"][ranking]["control_is_the_ranking"][control][index] == 1.0
+    ]
     return "".join(f" (= {ranking} ranking)" for ranking in rankings)
 
 
 def curve_table(summary: dict[str, Any], metric: str, percent: bool) -> str:
     """One metric per K for every source (both rankings and every control); a control marked where it is the ranking itself."""
-    headers = ["K", "magnitude (vector)", "magnitude (scalar)", "order-matched (vector)", "order-matched (scalar)", "random", "low-order-first"]
-    sources = ["magnitude_vector", "magnitude_scalar", "order_matched_vector", "order_matched_scalar", "random", "low_order_first"]
-    rows = [[str(k)] + [format_stat(stat_at(summary, source, metric, index), percent=percent) + same_as(summary, source, index) for source in sources]
-            for index, k in enumerate(summary["ks"])]
+    headers = [
+        "K",
+        "magnitude (vector)",
+        "magnitude (scalar)",
+        "order-matched (vector)",
+        "order-matched (scalar)",
+        "random",
+        "low-order-first",
+    ]
+    sources = [
+        "magnitude_vector",
+        "magnitude_scalar",
+        "order_matched_vector",
+        "order_matched_scalar",
+        "random",
+        "low_order_first",
+    ]
+    rows = [
+        [str(k)]
+        + [
+            format_stat(stat_at(summary, source, metric, index), percent=percent) + same_as(summary, source, index)
+            for source in sources
+        ]
+        for index, k in enumerate(summary["ks"])
+    ]
     return markdown_table(headers, rows)
 
 
@@ -44,32 +75,54 @@ def improvement_table(summary: dict[str, Any], ranking: str) -> str:
     """Magnitude over each control per K: ratio of mean top-1 agreement and of mean Γ_K."""
     block = summary["improvement"][ranking]
     controls = list(controls_of(ranking))
-    headers = ["K"] + [f"top-1 ×, vs {LABELS[control]}" for control in controls] + [f"Γ_K ×, vs {LABELS[control]}" for control in controls]
+    headers = (
+        ["K"]
+        + [f"top-1 ×, vs {LABELS[control]}" for control in controls]
+        + [f"Γ_K ×, vs {LABELS[control]}" for control in controls]
+    )
     rows = []
     for index, k in enumerate(summary["ks"]):
-        rows.append([str(k)] + [ratio_text(block[control][metric]["ratio"][index]) for metric in ("top1_agreement", "captured_energy") for control in controls])
+        rows.append(
+            [str(k)]
+            + [
+                ratio_text(block[control][metric]["ratio"][index])
+                for metric in ("top1_agreement", "captured_energy")
+                for control in controls
+            ]
+        )
     return markdown_table(headers, rows)
 
 
 def smallest_k_table(summary: dict[str, Any]) -> str:
     """Per source: per-image smallest K for 90 % / 99 % energy and error ≤ τ; grid K where the means reach the targets."""
     config, target = summary["config"], summary["agreement_target"]
-    headers = (["source"] + [f"K for Γ ≥ {format_percent(f, 0)} (per image)" for f in config["mass_fractions"]]
-               + [f"K for error ≤ {format_number(t)} (per image)" for t in config["error_thresholds"]]
-               + [f"grid K: mean Γ ≥ {format_percent(f, 0)}" for f in config["mass_fractions"]] + [f"grid K: mean top-1 ≥ {format_percent(target, 0)}"])
+    headers = (
+        ["source"]
+        + [f"K for Γ ≥ {format_percent(f, 0)} (per image)" for f in config["mass_fractions"]]
+        + [f"K for error ≤ {format_number(t)} (per image)" for t in config["error_thresholds"]]
+        + [f"grid K: mean Γ ≥ {format_percent(f, 0)}" for f in config["mass_fractions"]]
+        + [f"grid K: mean top-1 ≥ {format_percent(target, 0)}"]
+    )
     rows = []
     for source in SOURCES:
         block = summary["sources"][source]
         grid = list(block["grid_k_reaching"].values())
-        rows.append([f"{source} ({block['draws']} draw{'s' if block['draws'] > 1 else ''})"]
-                    + [format_stat(stat) for stat in block["k_mass"].values()] + [format_stat(stat) for stat in block["k_error"].values()]
-                    + ["never" if k is None else str(k) for k in grid])
+        rows.append(
+            [f"{source} ({block['draws']} draw{'s' if block['draws'] > 1 else ''})"]
+            + [format_stat(stat) for stat in block["k_mass"].values()]
+            + [format_stat(stat) for stat in block["k_error"].values()]
+            + ["never" if k is None else str(k) for k in grid]
+        )
     return markdown_table(headers, rows)
 
 
 def order_table(summary: dict[str, Any]) -> str:
     """Mean order of the magnitude top-K per K and ranking, and the order holding most of it."""
-    headers = ["K"] + [f"mean order of top-K ({ranking})" for ranking in RANKINGS] + [f"most common order ({ranking})" for ranking in RANKINGS]
+    headers = (
+        ["K"]
+        + [f"mean order of top-K ({ranking})" for ranking in RANKINGS]
+        + [f"most common order ({ranking})" for ranking in RANKINGS]
+    )
     rows = []
     for index, k in enumerate(summary["ks"]):
         row = [str(k)]
@@ -99,7 +152,10 @@ def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
         seed = format_percent(row["seed"]) if percent else f"{format_number(row['seed'])}×"
         if row["quantity"] == "top1_agreement_controls_max":
             seed = f"< {seed}"
-        places = [("at_seed_k", "the original study's K"), ("at_matching_fraction", f"{format_percent(row['fraction'], 0)} of 2^L")]
+        places = [
+            ("at_seed_k", "the original study's K"),
+            ("at_matching_fraction", f"{format_percent(row['fraction'], 0)} of 2^L"),
+        ]
         if row["at_seed_k"]["k"] == row["at_matching_fraction"]["k"]:
             places = [("at_seed_k", f"the original study's K, {format_percent(row['fraction'], 0)} of 2^L")]
         for name, label in places:
@@ -109,7 +165,13 @@ def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
                 ours = "— (the random control never agreed)" if entry["k"] in summary["ks"] else "— (K not on the grid)"
             else:
                 ours = format_stat(value, percent=percent) if isinstance(value, dict) else f"{format_number(value)}×"
-            rows.append([f"{text}, {row['ranking']} ranking, K = {entry['k']} ({label}; seed K = {row['seed_k']} of {comparison['seed_num_masks']})", seed, ours])
+            rows.append(
+                [
+                    f"{text}, {row['ranking']} ranking, K = {entry['k']} ({label}; seed K = {row['seed_k']} of {comparison['seed_num_masks']})",
+                    seed,
+                    ours,
+                ]
+            )
     return rows
 
 
@@ -118,8 +180,15 @@ def small_k_sentence(summary: dict[str, Any]) -> str:
     parts = []
     for ranking in RANKINGS:
         facts = summary["small_k"][ranking]
-        empty = "" if facts["top1_is_empty_set"] is None else f"the top-1 subset is ∅ on {format_stat(facts['top1_is_empty_set'], percent=True)} of images; "
-        shares = ", ".join(f"K = {k}: {format_percent(share, 0)}" for k, share in zip(summary["ks"], facts["relative_error_at_least_1"]))
+        empty = (
+            ""
+            if facts["top1_is_empty_set"] is None
+            else f"the top-1 subset is ∅ on {format_stat(facts['top1_is_empty_set'], percent=True)} of images; "
+        )
+        shares = ", ".join(
+            f"K = {k}: {format_percent(share, 0)}"
+            for k, share in zip(summary["ks"], facts["relative_error_at_least_1"])
+        )
         parts.append(f"{ranking} ranking — {empty}images with relative error ≥ 1: {shares}")
     return "**Small K.** " + ". ".join(parts) + "."
 
@@ -155,13 +224,19 @@ def results_blocks(summary: dict[str, Any], figures: dict[str, str]) -> list[str
         small_k_sentence(summary),
     ]
     for ranking in RANKINGS:
-        blocks += [f"Improvement of the magnitude top-K over each control, {ranking} ranking (ratio of the means; per-image paired differences with CIs are in the JSON):",
-                   improvement_table(summary, ranking)]
+        blocks += [
+            f"Improvement of the magnitude top-K over each control, {ranking} ranking (ratio of the means; per-image "
+            f"paired differences with CIs are in the JSON):",
+            improvement_table(summary, ranking),
+        ]
     blocks += [
         "Smallest K (per image at single-subset resolution, mean [95 % CI]; and the first K of the grid where the mean curve reaches the target):",
         smallest_k_table(summary),
-        f"K_eff (participation ratio (Σ e_S)² / Σ e_S²; 2^L = {summary['num_masks']}): vector {format_stat(summary['k_eff']['vector'])}, scalar {format_stat(summary['k_eff']['scalar'])}.",
-        "Where the magnitude top-K sits in order (L/2 = " + format_number(summary["order_histograms"]["vector"]["binomial_mean_order"]) + " is the mean order of all subsets):",
+        f"K_eff (participation ratio (Σ e_S)² / Σ e_S²; 2^L = {summary['num_masks']}): vector "
+        f"{format_stat(summary['k_eff']['vector'])}, scalar {format_stat(summary['k_eff']['scalar'])}.",
+        "Where the magnitude top-K sits in order (L/2 = "
+        + format_number(summary["order_histograms"]["vector"]["binomial_mean_order"])
+        + " is the mean order of all subsets):",
         order_table(summary),
         figure("orders of the top-K", figures["orders"]),
     ]
@@ -172,12 +247,11 @@ METHOD = (
     "Every image is evaluated under all 2^L residual-gate masks and its Möbius coefficients Δ_S h are taken (order 0 included). "
     "The 2^L subsets are ranked by magnitude — vector ‖Δ_S h‖₂ or scalar |Δ_S h[c]|, c = argmax h(full) (ties: lower mask index first) — "
     "and ĥ_K = Σ_{S ∈ top-K} Δ_S h is compared with h(full) for every K of the grid: captured energy Γ_K = Σ_{top-K} ‖Δ_S h‖² / Σ_S ‖Δ_S h‖², "
-    "its share of the scalar energy Σ_{top-K} (Δ_S h[c])² / Σ_S (Δ_S h[c])², relative L2 error and top-1 agreement. Controls take K subsets in another order: random (a uniform permutation), order-matched random "
+    "its share of the scalar energy Σ_{top-K} (Δ_S h[c])² / Σ_S (Δ_S h[c])², relative L2 error and top-1 agreement. "
+    "Controls take K subsets in another order: random (a uniform permutation), order-matched random "
     "(at each rank the next unused random subset of the same order as the magnitude ranking's, so every top-K has the magnitude top-K's "
     "order histogram) and low-order-first (by increasing order, random within an order); each is drawn `num_random_seeds` times per image, "
     "seeded by (seed, control, draw, image), and the draws are averaged per image. Means over images with 95 % bootstrap CIs. "
     "The original study's numbers are for ResNet-18 (L = 8, 256 subsets); ours are given at the original study's K and at the same fraction of 2^L. "
     "The decision rules are stated under the verdicts."
 )
-
-

@@ -22,6 +22,7 @@ Outputs: <output-dir>/summary.json (curves with 95 % bootstrap CIs, improvement 
         --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --num-random-seeds 5 \\
         --output-dir experiment_3/results
 """
+
 from __future__ import annotations
 
 from experiment_1.errors import run_cli

@@ -10,6 +10,7 @@ Outputs: topk_curves.png/.pdf (Γ_K on vector and on scalar energy, top-1 agreem
 
     python -m experiment_3.step_2_plot --summary experiment_3/results/summary.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,16 +20,19 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import run_cli
-from experiment_1.report import load_checked_summary
 from experiment_1.files import atomic_write_text, read_timing
-from experiment_1.report import new_figure_grid, plt, save_figure
-from experiment_3.summary import controls_of
-from experiment_3.report import LABELS, build_report
 from experiment_1.mobius import RANKINGS
+from experiment_1.report import load_checked_summary, new_figure_grid, plt, save_figure
+from experiment_3.report import LABELS, build_report
+from experiment_3.summary import controls_of
 
 COLOURS = {"magnitude": "#2a6fb0", "order_matched": "#e07b22", "random": "#888888", "low_order_first": "#2e9e4f"}
-METRIC_LABELS = {"captured_energy": "captured energy Γ_K", "captured_scalar_energy": "Γ_K on scalar energy", "top1_agreement": "top-1 agreement with h(full)",
-                 "relative_error": "relative L2 error ‖ĥ_K − h‖/‖h‖"}
+METRIC_LABELS = {
+    "captured_energy": "captured energy Γ_K",
+    "captured_scalar_energy": "Γ_K on scalar energy",
+    "top1_agreement": "top-1 agreement with h(full)",
+    "relative_error": "relative L2 error ‖ĥ_K − h‖/‖h‖",
+}
 
 
 def sources_of(ranking: str) -> dict[str, str]:
@@ -45,7 +49,11 @@ def plot_curves(summary: dict[str, Any], output: Path) -> Path:
         for column, metric in enumerate(metrics):
             axes = axes_list[row * len(metrics) + column]
             for name, source in sources_of(ranking).items():
-                curve = {key: np.asarray(values, dtype=float) for key, values in summary["sources"][source]["curves"][metric].items() if key != "n"}
+                curve = {
+                    key: np.asarray(values, dtype=float)
+                    for key, values in summary["sources"][source]["curves"][metric].items()
+                    if key != "n"
+                }
                 if metric == "relative_error":  # log axis: an exact reconstruction (error 0, e.g. K = 2^L) is left out
                     curve = {key: np.where(values > 0, values, np.nan) for key, values in curve.items()}
                 axes.plot(ks, curve["mean"], color=COLOURS[name], marker="o", ms=3, lw=1.3, label=LABELS[name])
@@ -56,7 +64,10 @@ def plot_curves(summary: dict[str, Any], output: Path) -> Path:
             axes.set_xlabel("K (subsets kept)")
             axes.set_title(f"{METRIC_LABELS[metric]}, {ranking} ranking", fontsize=8)
     axes_list[0].legend(fontsize=7)
-    figure.suptitle(f"Top-K reconstruction, {summary['config']['arch']}, 2^L = {summary['num_masks']}, N = {summary['num_valid']} (mean, 95 % CI)", fontsize=10)
+    figure.suptitle(
+        f"Top-K reconstruction, {summary['config']['arch']}, 2^L = {summary['num_masks']}, N = {summary['num_valid']} (mean, 95 % CI)",
+        fontsize=10,
+    )
     return save_figure(figure, output)
 
 
@@ -73,7 +84,13 @@ def plot_orders(summary: dict[str, Any], output: Path) -> Path:
             shares, labels = np.vstack([shares, block["binomial_share"]]), labels + ["all (C(L,k)/2^L)"]
         bottom = np.zeros(len(labels))
         for order in block["orders"]:
-            axes.bar(labels, shares[:, order], bottom=bottom, color=colours(order / max(block["orders"])), label=f"k = {order}")
+            axes.bar(
+                labels,
+                shares[:, order],
+                bottom=bottom,
+                color=colours(order / max(block["orders"])),
+                label=f"k = {order}",
+            )
             bottom += shares[:, order]
         axes.set_xlabel("K")
         axes.tick_params(axis="x", labelsize=7, rotation=45)
@@ -85,13 +102,40 @@ def plot_orders(summary: dict[str, Any], output: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--summary", type=Path, default=Path("experiment_3/results/summary.json"), help="summary.json of step_1_evaluate (default: %(default)s)")
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        default=Path("experiment_3/results/summary.json"),
+        help="summary.json of step_1_evaluate (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
-    summary = load_checked_summary(args.summary, 3, "experiment_3.step_1_evaluate", keys=("ks", "verdicts", "sources.random", "sources.magnitude_vector", "order_histograms.vector", "improvement", "k_eff.vector", "k_eff.scalar", "num_masks", "beside_seed.rows", "config.num_random_seeds", "published"))
+    summary = load_checked_summary(
+        args.summary,
+        3,
+        "experiment_3.step_1_evaluate",
+        keys=(
+            "ks",
+            "verdicts",
+            "sources.random",
+            "sources.magnitude_vector",
+            "order_histograms.vector",
+            "improvement",
+            "k_eff.vector",
+            "k_eff.scalar",
+            "num_masks",
+            "beside_seed.rows",
+            "config.num_random_seeds",
+            "published",
+        ),
+    )
     folder = args.summary.parent
     curves = plot_curves(summary, folder / "topk_curves")
     orders = plot_orders(summary, folder / "topk_orders")
-    report = build_report(summary, {"curves": curves.name, "orders": orders.name}, read_timing(folder / "timing.json", summary.get("num_images")))
+    report = build_report(
+        summary,
+        {"curves": curves.name, "orders": orders.name},
+        read_timing(folder / "timing.json", summary.get("num_images")),
+    )
     atomic_write_text(folder / "REPORT.md", report)
     print(f"wrote {curves}, {orders} and {folder / 'REPORT.md'}")
 

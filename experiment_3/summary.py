@@ -13,6 +13,7 @@ how often the top-1 subset is the empty set, how often the relative error is ≥
 picks the ranking's own subsets); the seed's numbers beside ours at the seed's K and at the same
 fraction of 2^L; and the verdicts block (:func:`experiment_3.verdicts.verdicts`).
 """
+
 from __future__ import annotations
 
 from math import comb
@@ -20,10 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report import published
-from experiment_1.run import image_counts, valid_images
-from experiment_1.report import bootstrap_mean_ci, bootstrap_mean_ci_rows, exact_proportion_ci, exact_proportion_ci_rows, sign_flip_p_rows
 from experiment_1.mobius import RANKINGS
+from experiment_1.report import (
+    bootstrap_mean_ci,
+    bootstrap_mean_ci_rows,
+    exact_proportion_ci,
+    exact_proportion_ci_rows,
+    published,
+    sign_flip_p_rows,
+)
+from experiment_1.run import image_counts, valid_images
 from experiment_3.topk import CURVE_METRICS, SOURCES
 from experiment_3.verdicts import verdicts
 
@@ -47,20 +54,36 @@ def per_image(arrays: dict[str, np.ndarray], name: str, valid: np.ndarray) -> np
     return np.asarray(arrays[name], dtype=np.float64)[valid].mean(axis=1)
 
 
-def source_summary(arrays: dict[str, np.ndarray], source: str, valid: np.ndarray, config: dict[str, Any], seed: int) -> dict[str, Any]:
+def source_summary(
+    arrays: dict[str, np.ndarray], source: str, valid: np.ndarray, config: dict[str, Any], seed: int
+) -> dict[str, Any]:
     """Curves with CIs, smallest-K statistics and grid thresholds of one source."""
     ks = config["ks"]
-    curves = {metric: bootstrap_mean_ci_rows(per_image(arrays, f"{metric}_{source}", valid), seed=seed) for metric in CURVE_METRICS}
+    curves = {
+        metric: bootstrap_mean_ci_rows(per_image(arrays, f"{metric}_{source}", valid), seed=seed)
+        for metric in CURVE_METRICS
+    }
     if arrays[f"top1_agreement_{source}"].shape[1] == 1:  # one draw: a 0/1 outcome per image, so an exact interval
         curves["top1_agreement"] = exact_proportion_ci_rows(per_image(arrays, f"top1_agreement_{source}", valid))
     k_mass, k_error = per_image(arrays, f"k_mass_{source}", valid), per_image(arrays, f"k_error_{source}", valid)
-    grid = {f"captured_energy_{fraction:g}": first_k_reaching(ks, curves["captured_energy"]["mean"], fraction) for fraction in config["mass_fractions"]}
-    grid[f"top1_agreement_{AGREEMENT_TARGET:g}"] = first_k_reaching(ks, curves["top1_agreement"]["mean"], AGREEMENT_TARGET)
+    grid = {
+        f"captured_energy_{fraction:g}": first_k_reaching(ks, curves["captured_energy"]["mean"], fraction)
+        for fraction in config["mass_fractions"]
+    }
+    grid[f"top1_agreement_{AGREEMENT_TARGET:g}"] = first_k_reaching(
+        ks, curves["top1_agreement"]["mean"], AGREEMENT_TARGET
+    )
     return {
         "draws": int(arrays[f"top1_agreement_{source}"].shape[1]),
         "curves": curves,
-        "k_mass": {f"{fraction:g}": bootstrap_mean_ci(k_mass[:, index], seed=seed) for index, fraction in enumerate(config["mass_fractions"])},
-        "k_error": {f"{threshold:g}": bootstrap_mean_ci(k_error[:, index], seed=seed) for index, threshold in enumerate(config["error_thresholds"])},
+        "k_mass": {
+            f"{fraction:g}": bootstrap_mean_ci(k_mass[:, index], seed=seed)
+            for index, fraction in enumerate(config["mass_fractions"])
+        },
+        "k_error": {
+            f"{threshold:g}": bootstrap_mean_ci(k_error[:, index], seed=seed)
+            for index, threshold in enumerate(config["error_thresholds"])
+        },
         "grid_k_reaching": grid,
     }
 
@@ -81,7 +104,9 @@ def improvement_summary(arrays: dict[str, np.ndarray], ranking: str, valid: np.n
     return result
 
 
-def order_histogram_summary(arrays: dict[str, np.ndarray], ranking: str, valid: np.ndarray, config: dict[str, Any], seed: int) -> dict[str, Any]:
+def order_histogram_summary(
+    arrays: dict[str, np.ndarray], ranking: str, valid: np.ndarray, config: dict[str, Any], seed: int
+) -> dict[str, Any]:
     """Where the magnitude top-K sits in order: mean counts per (K, order), mean order per K with CI."""
     num_blocks, ks = int(config["num_blocks"]), np.asarray(config["ks"], dtype=np.float64)
     counts = np.asarray(arrays[f"order_histogram_{ranking}"], dtype=np.float64)[valid]  # (N, len(ks), L+1)
@@ -95,14 +120,19 @@ def order_histogram_summary(arrays: dict[str, np.ndarray], ranking: str, valid: 
     }
 
 
-def small_k_facts(arrays: dict[str, np.ndarray], valid: np.ndarray, config: dict[str, Any], seed: int) -> dict[str, Any]:
+def small_k_facts(
+    arrays: dict[str, np.ndarray], valid: np.ndarray, config: dict[str, Any], seed: int
+) -> dict[str, Any]:
     """Per ranking: the share of images whose top-1 subset is the empty set (the trunk h(∅); CI; ``None`` when K = 1 is
     not on the grid) and, per K, of images whose ĥ_K has relative error ≥ 1; per control, per K, the share of
     (image, draw) pairs whose top-K reconstruction is the ranking's own (equal relative error and Γ_K)."""
     ks = config["ks"]
     facts: dict[str, Any] = {}
     for ranking in RANKINGS:
-        ranked = {metric: np.asarray(arrays[f"{metric}_magnitude_{ranking}"])[valid] for metric in ("relative_error", "captured_energy")}
+        ranked = {
+            metric: np.asarray(arrays[f"{metric}_magnitude_{ranking}"])[valid]
+            for metric in ("relative_error", "captured_energy")
+        }
         empty_first = np.asarray(arrays[f"order_histogram_{ranking}"])[valid][:, ks.index(1), 0] if 1 in ks else None
         same = {}
         for control, source in controls_of(ranking).items():
@@ -111,14 +141,18 @@ def small_k_facts(arrays: dict[str, np.ndarray], valid: np.ndarray, config: dict
                 equal &= np.asarray(arrays[f"{metric}_{source}"])[valid] == values  # (N, D, K) against (N, 1, K)
             same[control] = equal.mean(axis=(0, 1)).tolist()
         facts[ranking] = {
-            "top1_is_empty_set": None if empty_first is None else exact_proportion_ci((empty_first > 0).astype(np.float64)),
+            "top1_is_empty_set": None
+            if empty_first is None
+            else exact_proportion_ci((empty_first > 0).astype(np.float64)),
             "relative_error_at_least_1": (ranked["relative_error"][:, 0] >= 1).mean(axis=0).tolist(),
             "control_is_the_ranking": same,
         }
     return facts
 
 
-def value_at(summary_sources: dict[str, Any], ks: list[int], source: str, metric: str, k: int | None) -> dict[str, float] | None:
+def value_at(
+    summary_sources: dict[str, Any], ks: list[int], source: str, metric: str, k: int | None
+) -> dict[str, float] | None:
     """Mean and CI of ``metric`` of ``source`` at ``K = k`` as a stat dict; None if K is not on the grid."""
     if k not in ks:
         return None
@@ -138,7 +172,9 @@ SEED_QUANTITIES = (
 )
 
 
-def beside_seed(sources: dict[str, Any], improvement: dict[str, Any], config: dict[str, Any], seed_numbers: dict[str, Any]) -> dict[str, Any]:
+def beside_seed(
+    sources: dict[str, Any], improvement: dict[str, Any], config: dict[str, Any], seed_numbers: dict[str, Any]
+) -> dict[str, Any]:
     """Our numbers at the seed's K and at the same fraction of 2^L, per ranking, beside the seed's."""
     ks, num_masks = config["ks"], 2 ** int(config["num_blocks"])
     rows = []
@@ -154,7 +190,16 @@ def beside_seed(sources: dict[str, Any], improvement: dict[str, Any], config: di
                 else:
                     value = value_at(sources, ks, f"magnitude_{ranking}", metric, k)
                 at[name] = {"k": k, "value": value}
-            rows.append({"quantity": quantity, "ranking": ranking, "seed": seed_numbers["resnet18"][key], "seed_k": seed_k, "fraction": seed_k / SEED_NUM_MASKS, **at})
+            rows.append(
+                {
+                    "quantity": quantity,
+                    "ranking": ranking,
+                    "seed": seed_numbers["resnet18"][key],
+                    "seed_k": seed_k,
+                    "fraction": seed_k / SEED_NUM_MASKS,
+                    **at,
+                }
+            )
     return {"seed_num_masks": SEED_NUM_MASKS, "num_masks": num_masks, "rows": rows}
 
 
@@ -175,8 +220,13 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
         "agreement_target": AGREEMENT_TARGET,
         "sources": sources,
         "improvement": improvement,
-        "k_eff": {projection: bootstrap_mean_ci(np.asarray(arrays[f"k_eff_{projection}"])[valid], seed=seed) for projection in RANKINGS},
-        "order_histograms": {ranking: order_histogram_summary(arrays, ranking, valid, config, seed) for ranking in RANKINGS},
+        "k_eff": {
+            projection: bootstrap_mean_ci(np.asarray(arrays[f"k_eff_{projection}"])[valid], seed=seed)
+            for projection in RANKINGS
+        },
+        "order_histograms": {
+            ranking: order_histogram_summary(arrays, ranking, valid, config, seed) for ranking in RANKINGS
+        },
         "small_k": small_k_facts(arrays, valid, config, seed),
         "beside_seed": comparison,
         "published": seed_numbers,

@@ -7,6 +7,7 @@ prefix has the ranking's order histogram) and ``low_order_first`` (by increasing
 within an order). Each draw is seeded by ``(seed, control, draw, sample index)`` only
 (:func:`control_generator`). :func:`topk_metrics` computes Experiment 3's per-image arrays.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -18,26 +19,37 @@ from experiment_1.mobius import (
     RANKINGS,
     captured_fraction,
     cumulative_reconstruction,
+    full_mask_index,
+    mobius_transform,
+    num_blocks_from_size,
     participation_ratio,
     rank_subsets,
+    scalar_projection,
     smallest_k_reaching_mass,
     subset_magnitudes,
+    subset_orders,
 )
-from experiment_1.mobius import scalar_projection
-from experiment_1.mobius import full_mask_index, mobius_transform, num_blocks_from_size, subset_orders
-
 
 # --- Controls and the per-batch metrics of experiment_3.step_1_evaluate ------------------------------
 
 CONTROLS = ("random", "order_matched", "low_order_first")
-SOURCES = ("magnitude_vector", "magnitude_scalar", "order_matched_vector", "order_matched_scalar", "random", "low_order_first")
+SOURCES = (
+    "magnitude_vector",
+    "magnitude_scalar",
+    "order_matched_vector",
+    "order_matched_scalar",
+    "random",
+    "low_order_first",
+)
 CURVE_METRICS = ("captured_energy", "captured_scalar_energy", "relative_error", "top1_agreement")
 
 
 def control_generator(seed: int, control: str, draw: int, sample_index: int) -> torch.Generator:
     """A CPU generator seeded from ``(seed, control, draw, sample index)`` alone, so a control's
     permutation of an image does not depend on batch size, batch order or resuming."""
-    state = np.random.SeedSequence([seed, CONTROLS.index(control), draw, sample_index]).generate_state(2, dtype=np.uint32)
+    state = np.random.SeedSequence([seed, CONTROLS.index(control), draw, sample_index]).generate_state(
+        2, dtype=np.uint32
+    )
     return torch.Generator().manual_seed(int(state[0]) << 31 | int(state[1]) >> 1)
 
 
@@ -58,7 +70,14 @@ def order_matched_permutation(ranking: torch.Tensor, num_blocks: int, generator:
     return matched.to(ranking.device)  # (no copies when ranking is on the CPU, as control_permutations passes it)
 
 
-def control_permutations(control: str, num_blocks: int, seed: int, draw: int, sample_indices: Sequence[int], ranking: torch.Tensor | None = None) -> torch.Tensor:
+def control_permutations(
+    control: str,
+    num_blocks: int,
+    seed: int,
+    draw: int,
+    sample_indices: Sequence[int],
+    ranking: torch.Tensor | None = None,
+) -> torch.Tensor:
     """One draw of a control for a batch: ``(B, 2^L)`` int64, image ``b`` seeded by ``sample_indices[b]``.
 
     ``random``: a uniformly random permutation (its first K entries are a random K-subset for every
@@ -120,9 +139,13 @@ def topk_metrics(
     sources: dict[str, list[torch.Tensor]] = {f"magnitude_{ranking}": [rankings[ranking]] for ranking in RANKINGS}
     for draw in range(num_random_seeds):
         for ranking in RANKINGS:
-            sources.setdefault(f"order_matched_{ranking}", []).append(control_permutations("order_matched", num_blocks, seed, draw, sample_indices, rankings[ranking]))
+            sources.setdefault(f"order_matched_{ranking}", []).append(
+                control_permutations("order_matched", num_blocks, seed, draw, sample_indices, rankings[ranking])
+            )
         for control in ("random", "low_order_first"):
-            sources.setdefault(control, []).append(control_permutations(control, num_blocks, seed, draw, sample_indices).to(logits.device))
+            sources.setdefault(control, []).append(
+                control_permutations(control, num_blocks, seed, draw, sample_indices).to(logits.device)
+            )
     k_index = torch.as_tensor(list(ks), device=logits.device) - 1
     metrics: dict[str, torch.Tensor] = {
         "full_prediction": full.argmax(dim=1),

@@ -1,5 +1,6 @@
 """Experiment 3's part of an all-mask pass: the K grid and controls (``--ks``, ``--num-random-seeds``),
 per-batch top-K arrays (:mod:`experiment_3.evaluation`) → summary.json, per_image.npz."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,18 +9,35 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.run import arg_types
-from experiment_1.run import ExperimentPass
-from experiment_1.run import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_results
-from experiment_3.summary import summarize
+from experiment_1.run import (
+    MOBIUS_DTYPES,
+    BatchFunction,
+    EvaluationSetup,
+    ExperimentPass,
+    arg_types,
+    provenance,
+    write_results,
+)
 from experiment_3.evaluation import ERROR_THRESHOLDS, MASS_FRACTIONS, batch_arrays, check_ks
+from experiment_3.summary import summarize
 
 STAGE = "experiment_3.step_1_evaluate/all_masks"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--num-random-seeds", type=arg_types.positive_int, default=5, help="draws of each random control per image (default: %(default)s)")
-    parser.add_argument("--ks", type=arg_types.positive_int, nargs="+", default=None, help="the K grid, each K in 1 … 2^L (default: 1 2 4 … 2^L)")
+    parser.add_argument(
+        "--num-random-seeds",
+        type=arg_types.positive_int,
+        default=5,
+        help="draws of each random control per image (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--ks",
+        type=arg_types.positive_int,
+        nargs="+",
+        default=None,
+        help="the K grid, each K in 1 … 2^L (default: 1 2 4 … 2^L)",
+    )
 
 
 def prepare(setup: EvaluationSetup) -> dict[str, Any]:
@@ -42,8 +60,12 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
     summary = summarize(arrays, provenance(setup), setup.config.seed)
     path = write_results(setup, arrays, summary, timing)
     grid = summary["sources"]["magnitude_vector"]["grid_k_reaching"]
-    print(f"wrote {path}: vector ranking — mean Γ_K ≥ 90 % from K = {grid['captured_energy_0.9']}, "
-          f"top-1 agreement ≥ 90 % from K = {grid['top1_agreement_0.9']} (of {summary['num_masks']} subsets)")
+    print(
+        f"wrote {path}: vector ranking — mean Γ_K ≥ 90 % from K = {grid['captured_energy_0.9']}, "
+        f"top-1 agreement ≥ 90 % from K = {grid['top1_agreement_0.9']} (of {summary['num_masks']} subsets)"
+    )
 
 
-EXPERIMENT_3 = ExperimentPass(3, STAGE, "Exp 3 top-K", batch_function, finish, add_arguments, prepare, pass_indices=True)
+EXPERIMENT_3 = ExperimentPass(
+    3, STAGE, "Exp 3 top-K", batch_function, finish, add_arguments, prepare, pass_indices=True
+)

@@ -5,6 +5,7 @@ Step 1 writes ``signatures.pt`` tagged with :data:`FORMAT`; step 2 reads it with
 class control), :data:`SIMILARITIES` (binary or weighted signatures) and :data:`TARGETS` (what
 1-NN predicts), as far as each ranking has them (:func:`ranking_kinds`, :func:`ranking_targets`).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -31,6 +32,8 @@ def ranking_targets(ranking: str) -> tuple[str, ...]:
 
 def load_signatures(path: Path) -> dict[str, Any]:
     """Read step 1's signatures.pt, with a one-line error if it is missing or something else."""
-    document = load_torch_record(path, "--signatures", FORMAT, lambda document: isinstance(document, dict) and document.get("format") == FORMAT)
+    document = load_torch_record(
+        path, "--signatures", FORMAT, lambda document: isinstance(document, dict) and document.get("format") == FORMAT
+    )
     check_schema(document, Path(path), FORMAT)
     return document

@@ -26,6 +26,7 @@ permutation): ``Σ_c m_c (m_c − 1) / (N (N − 1))`` for a view without exclus
 These views compare every pair; step 2's ``--max-pairs`` runs the same statistics on sampled pairs
 instead (experiment_4.sampled_inference), for N = 10 000 where ``(N, N)`` views per class coordinate do not fit.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,7 +34,6 @@ from typing import Any, Iterable
 
 import numpy as np
 from scipy.stats import rankdata
-
 
 STATISTICS = ("difference", "auc", "nn_accuracy")
 TIE_TOLERANCE = 1e-12
@@ -129,7 +129,9 @@ def class_range(layout: LabelLayout, label: int | None) -> tuple[int, int]:
     """The positions ``[low, high)`` of ``label`` in the sorted labels (empty for None)."""
     if label is None:
         return 0, 0
-    return int(np.searchsorted(layout.sorted_labels, label, "left")), int(np.searchsorted(layout.sorted_labels, label, "right"))
+    return int(np.searchsorted(layout.sorted_labels, label, "left")), int(
+        np.searchsorted(layout.sorted_labels, label, "right")
+    )
 
 
 def view_accumulators(view: View, layout: LabelLayout, labels: np.ndarray) -> np.ndarray:
@@ -159,7 +161,11 @@ def view_accumulators(view: View, layout: LabelLayout, labels: np.ndarray) -> np
     # (ties ½); take away the same pairs among themselves and the ineligible ones: the excluded images' rows
     # (their diagonal 0 lies below every rank; within-excluded pairs appear twice there, once in the ineligible set).
     row_ranks = view.ranks[members].reshape(batch, -1)
-    ineligible_below = count_below(row_ranks, pair_ranks) - (high - low) * n_same - count_below(view.ranks[members[:, :, None], members[:, None, :]][:, inner], pair_ranks)
+    ineligible_below = (
+        count_below(row_ranks, pair_ranks)
+        - (high - low) * n_same
+        - count_below(view.ranks[members[:, :, None], members[:, None, :]][:, inner], pair_ranks)
+    )
     result[:, U] = (pair_ranks - 1).sum(axis=1) - n_same * (n_same - 1) / 2 - ineligible_below
     result[:, U_PAIRS] = n_same * (n_eligible - n_same)
     return result
@@ -169,7 +175,8 @@ def statistics_of(accumulators: np.ndarray) -> dict[str, np.ndarray]:
     """``difference``, ``auc`` and ``nn_accuracy`` from accumulators ``(..., 8)`` summed over views."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
-            "difference": accumulators[..., SUM_SAME] / accumulators[..., N_SAME] - accumulators[..., SUM_DIFFERENT] / accumulators[..., N_DIFFERENT],
+            "difference": accumulators[..., SUM_SAME] / accumulators[..., N_SAME]
+            - accumulators[..., SUM_DIFFERENT] / accumulators[..., N_DIFFERENT],
             "auc": accumulators[..., U] / accumulators[..., U_PAIRS],
             "nn_accuracy": accumulators[..., HITS] / accumulators[..., QUERIES],
         }
@@ -181,7 +188,9 @@ def label_permutations(count: int, num_permutations: int, seed: int) -> np.ndarr
     return np.stack([np.arange(count)] + [rng.permutation(count) for _ in range(num_permutations)])
 
 
-def permutation_accumulators(views: Iterable[View], labels: np.ndarray, permutations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def permutation_accumulators(
+    views: Iterable[View], labels: np.ndarray, permutations: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Accumulators ``(len(permutations), 8)`` summed over ``views`` (consumed one at a time) for each
     labelling ``labels[permutation]``, and ``(N,)`` each image's 1-NN hit rate under the observed
     labels over the views it takes part in (NaN where none). Row 0 of ``permutations`` must be the identity."""
@@ -191,9 +200,13 @@ def permutation_accumulators(views: Iterable[View], labels: np.ndarray, permutat
     total = np.zeros((len(permutations), 8))
     hits, taken = np.zeros(len(labels)), np.zeros(len(labels))
     for view in views:
-        step = max(1, BATCH_BUDGET // (len(labels) * (view.candidates.shape[1] + int(np.unique(labels, return_counts=True)[1].max()))))
+        step = max(
+            1,
+            BATCH_BUDGET
+            // (len(labels) * (view.candidates.shape[1] + int(np.unique(labels, return_counts=True)[1].max()))),
+        )
         for start in range(0, len(permutations), step):
-            total[start:start + step] += view_accumulators(view, layout, labels[permutations[start:start + step]])
+            total[start : start + step] += view_accumulators(view, layout, labels[permutations[start : start + step]])
         excluded = excluded_images(view, labels[None, :])
         hits += neighbour_hits(view, labels[None, :], excluded)[0]
         taken += ~excluded[0]
@@ -219,7 +232,13 @@ def permutation_result(values: np.ndarray) -> dict[str, Any]:
     exceed = int((null >= observed - TIE_TOLERANCE * max(1.0, abs(observed))).sum())
     return {
         "observed": observed,
-        "null": {"mean": float(null.mean()), "std": float(null.std()), "q025": float(np.quantile(null, 0.025)), "q975": float(np.quantile(null, 0.975)), "max": float(null.max())},
+        "null": {
+            "mean": float(null.mean()),
+            "std": float(null.std()),
+            "q025": float(np.quantile(null, 0.025)),
+            "q975": float(np.quantile(null, 0.975)),
+            "max": float(null.max()),
+        },
         "p_value": (1 + exceed) / (1 + len(null)),
         "p_value_floor": 1 / (1 + len(null)),
         "num_permutations": len(null),
@@ -245,6 +264,11 @@ def difference_tests(first: dict[str, np.ndarray], second: dict[str, np.ndarray]
         difference = first[name] - second[name]
         greater = permutation_result(difference)
         less = permutation_result(-difference)
-        results[name] = {**greater, "p_greater": greater["p_value"], "p_less": less["p_value"], "alternative": "two one-sided"}
+        results[name] = {
+            **greater,
+            "p_greater": greater["p_value"],
+            "p_less": less["p_value"],
+            "alternative": "two one-sided",
+        }
         del results[name]["p_value"]
     return results

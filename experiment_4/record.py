@@ -1,5 +1,6 @@
 """Experiment 4 as paper/ sees it (:class:`experiment_1.report.record.ExperimentRecord`): declared once, read by
 ``paper/experiments.py``."""
+
 from __future__ import annotations
 
 from experiment_1.report import ExperimentRecord
@@ -8,10 +9,17 @@ RESULTS = "experiment_4/results_efficientnet_lite0_sample"
 
 RECORDS = (
     ExperimentRecord(
-        experiment=4, title="Experiment 4 — input-dependent expert sets", macro="ExpFour",
-        summaries="experiment_4/results*/overlap.json", primary=f"{RESULTS}/overlap.json", tables=("experiment_4",),
-        figures=(("FigExpFourJaccard", f"{RESULTS}/jaccard_histograms.pdf"), ("FigExpFourNN", f"{RESULTS}/nn_accuracy_vs_k.pdf"),
-                 ("FigExpFourCore", f"{RESULTS}/global_core.pdf")),
+        experiment=4,
+        title="Experiment 4 — input-dependent expert sets",
+        macro="ExpFour",
+        summaries="experiment_4/results*/overlap.json",
+        primary=f"{RESULTS}/overlap.json",
+        tables=("experiment_4",),
+        figures=(
+            ("FigExpFourJaccard", f"{RESULTS}/jaccard_histograms.pdf"),
+            ("FigExpFourNN", f"{RESULTS}/nn_accuracy_vs_k.pdf"),
+            ("FigExpFourCore", f"{RESULTS}/global_core.pdf"),
+        ),
         single_pass="experiment_4.signatures_pass:EXPERIMENT_4",
     ),
 )

@@ -31,6 +31,7 @@ pairs: they are sorted by similarity once per view, and for each labelling a cum
 different-label pairs gives, for each same-label pair, the number strictly below it plus half of those
 tied with it.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,7 +41,7 @@ from typing import Any, Iterable
 import numpy as np
 import torch
 
-from experiment_4.inference import BATCH_BUDGET, HITS, N_DIFFERENT, N_SAME, QUERIES, SUM_DIFFERENT, SUM_SAME, U, U_PAIRS
+from experiment_4.inference import BATCH_BUDGET, HITS, N_DIFFERENT, N_SAME, QUERIES, SUM_DIFFERENT, SUM_SAME, U_PAIRS, U
 from experiment_4.signatures import pair_similarity, similarity_chunks
 
 PAIR_STREAM, QUERY_STREAM = 4001, 4002  # seed-sequence tags of the pair and query samples
@@ -74,13 +75,17 @@ class SamplingPlan:
     def record(self) -> dict[str, Any]:
         """What overlap.json's settings say about the sampling."""
         return {
-            "max_pairs": self.max_pairs, "seed": self.seed, "all_pairs": self.all_pairs,
-            "per_image_ranking_pairs": self.per_image_pairs, "per_image_ranking_queries": self.count,
-            "class_control_pairs_per_coordinate": self.control_pairs, "class_control_queries_per_coordinate": self.control_queries,
+            "max_pairs": self.max_pairs,
+            "seed": self.seed,
+            "all_pairs": self.all_pairs,
+            "per_image_ranking_pairs": self.per_image_pairs,
+            "per_image_ranking_queries": self.count,
+            "class_control_pairs_per_coordinate": self.control_pairs,
+            "class_control_queries_per_coordinate": self.control_queries,
             "num_class_coordinates": self.coordinates,
             "method": "pairs drawn uniformly without replacement, label-blind, seeded by the seed and the view, fixed under the label "
-                      "permutations; per-image rankings: exact 1-NN over all images; class control: ⌈M / C⌉ pairs and ⌈M / C⌉ query images "
-                      "per coordinate, each query's neighbour searched among all images",
+            "permutations; per-image rankings: exact 1-NN over all images; class control: ⌈M / C⌉ pairs and ⌈M / C⌉ query images "
+            "per coordinate, each query's neighbour searched among all images",
         }
 
 
@@ -93,7 +98,11 @@ def sample_pairs(count: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """``(P, 2)`` int64 pairs ``(a, b)``, ``a < b``, drawn uniformly without replacement (all of them, in
     ``np.triu_indices`` order, when ``size`` reaches ``N(N − 1)/2``), sorted."""
     total = count * (count - 1) // 2
-    linear = np.arange(total, dtype=np.int64) if size >= total else np.sort(rng.choice(total, size, replace=False)).astype(np.int64)
+    linear = (
+        np.arange(total, dtype=np.int64)
+        if size >= total
+        else np.sort(rng.choice(total, size, replace=False)).astype(np.int64)
+    )
     rows = np.arange(count, dtype=np.int64)
     offsets = rows * (count - 1) - rows * (rows - 1) // 2  # pairs before row a
     first = np.searchsorted(offsets, linear, side="right") - 1
@@ -110,7 +119,7 @@ def top_candidates(block: np.ndarray, depth: int) -> np.ndarray:
     the lower column — the first ``depth`` of ``np.argsort(-block, kind="stable")``, in O(R N)."""
     if depth == 1:
         return block.argmax(axis=1)[:, None]  # argmax returns the first maximum
-    threshold = -np.partition(-block, depth - 1, axis=1)[:, depth - 1:depth]
+    threshold = -np.partition(-block, depth - 1, axis=1)[:, depth - 1 : depth]
     above, tied = block > threshold, block == threshold
     keep = above | (tied & (np.cumsum(tied, axis=1) <= depth - above.sum(axis=1, keepdims=True)))
     columns = np.nonzero(keep)[1].reshape(len(block), depth)  # row-major: increasing column within a row
@@ -118,7 +127,9 @@ def top_candidates(block: np.ndarray, depth: int) -> np.ndarray:
     return np.take_along_axis(columns, order, axis=1)
 
 
-def nearest_candidates(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, queries: np.ndarray, depth: int) -> np.ndarray:
+def nearest_candidates(
+    indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, queries: np.ndarray, depth: int
+) -> np.ndarray:
     """``(Q, depth)``: each query's most similar other images, ties to the lower index, from blocks of similarity rows."""
     parts = [np.zeros((0, depth), dtype=np.int64)]
     for rows, similarity in similarity_chunks(indices, weights, num_subsets, queries=torch.from_numpy(queries)):
@@ -143,8 +154,15 @@ class SampledView:
     excluded_class: int | None
 
 
-def sampled_view(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, queries: np.ndarray, pairs: np.ndarray | None,
-                 excluded_class: int | None, max_class_size: int) -> SampledView:
+def sampled_view(
+    indices: torch.Tensor,
+    weights: torch.Tensor,
+    num_subsets: int,
+    queries: np.ndarray,
+    pairs: np.ndarray | None,
+    excluded_class: int | None,
+    max_class_size: int,
+) -> SampledView:
     """A :class:`SampledView` of top-K signatures in index form (``pairs`` None: 1-NN only)."""
     count = indices.shape[0]
     depth = min(count - 1, max_class_size + 1 if excluded_class is not None else 1)
@@ -157,7 +175,9 @@ def sampled_view(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int,
     starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
     sizes = np.diff(np.r_[starts, len(values)])
     group_start = np.repeat(starts, sizes)
-    return SampledView(queries, candidates, pairs, values, group_start, group_start + np.repeat(sizes, sizes), excluded_class)
+    return SampledView(
+        queries, candidates, pairs, values, group_start, group_start + np.repeat(sizes, sizes), excluded_class
+    )
 
 
 def query_hits(view: SampledView, labellings: np.ndarray, excluded: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -186,14 +206,18 @@ def sampled_accumulators(view: SampledView, labellings: np.ndarray, excluded: in
     same, different = (first == second) & eligible, (first != second) & eligible
     result[:, SUM_SAME], result[:, N_SAME] = same @ view.values, same.sum(axis=1)
     result[:, SUM_DIFFERENT], result[:, N_DIFFERENT] = different @ view.values, different.sum(axis=1)
-    below = np.concatenate([np.zeros((len(labellings), 1)), np.cumsum(different, axis=1)], axis=1)  # different pairs before each position
+    below = np.concatenate(
+        [np.zeros((len(labellings), 1)), np.cumsum(different, axis=1)], axis=1
+    )  # different pairs before each position
     strictly_below = below[:, view.group_start]
     result[:, U] = ((strictly_below + 0.5 * (below[:, view.group_end] - strictly_below)) * same).sum(axis=1)
     result[:, U_PAIRS] = result[:, N_SAME] * result[:, N_DIFFERENT]
     return result
 
 
-def sampled_permutation_accumulators(views: Iterable[SampledView], labels: np.ndarray, permutations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sampled_permutation_accumulators(
+    views: Iterable[SampledView], labels: np.ndarray, permutations: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`experiment_4.inference.permutation_accumulators` for sampled views: accumulators ``(len(permutations), 8)``
     summed over ``views`` and ``(N,)`` each image's observed 1-NN hit rate over the views where it is a taking-part query (NaN where none)."""
     if not np.array_equal(permutations[0], np.arange(len(labels))):
@@ -209,7 +233,7 @@ def sampled_permutation_accumulators(views: Iterable[SampledView], labels: np.nd
         width = view.candidates.size + 2 * view.queries.size + (0 if view.pairs is None else 6 * len(view.pairs))
         step = max(1, BATCH_BUDGET // max(width, 1))
         for start in range(0, len(permutations), step):
-            total[start:start + step] += sampled_accumulators(view, labellings[start:start + step], excluded)
+            total[start : start + step] += sampled_accumulators(view, labellings[start : start + step], excluded)
         observed, taking_part = query_hits(view, labellings[:1], excluded)
         hits[view.queries] += observed[0]  # queries are distinct
         taken[view.queries] += taking_part[0]

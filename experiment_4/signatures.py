@@ -28,15 +28,14 @@ matrix product for binary signatures when ``X`` is small (:func:`similarity_chun
 working memory stays at about ``budget`` values whatever N and ``2^L`` are; the ``(N, N)`` result
 itself is what experiment_4.inference tests (8 N² bytes).
 """
+
 from __future__ import annotations
 
 from typing import Iterator
 
 import torch
 
-from experiment_1.mobius import full_mask_index, mobius_transform
-from experiment_1.mobius import scalar_projection
-from experiment_1.mobius import rank_subsets, subset_magnitudes
+from experiment_1.mobius import full_mask_index, mobius_transform, rank_subsets, scalar_projection, subset_magnitudes
 
 SIGNATURE_RANKINGS = ("vector", "scalar", "scalar_true")
 DEFAULT_BUDGET = 1 << 23
@@ -60,7 +59,9 @@ def index_dtype(num_subsets: int) -> torch.dtype:
     return torch.int16 if num_subsets <= 2**15 else torch.int32
 
 
-def ranking_magnitudes(coefficients: torch.Tensor, full_logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
+def ranking_magnitudes(
+    coefficients: torch.Tensor, full_logits: torch.Tensor, labels: torch.Tensor
+) -> dict[str, torch.Tensor]:
     """``(B, 2^L)`` magnitudes per ranking of :data:`SIGNATURE_RANKINGS` from ``(B, 2^L, C)`` coefficients."""
     one_hot_labels = torch.nn.functional.one_hot(labels.to(coefficients.device), coefficients.shape[2])
     return {
@@ -71,7 +72,9 @@ def ranking_magnitudes(coefficients: torch.Tensor, full_logits: torch.Tensor, la
     }
 
 
-def ranked_subsets(coefficients: torch.Tensor, full_logits: torch.Tensor, labels: torch.Tensor, store_k: int) -> dict[str, torch.Tensor]:
+def ranked_subsets(
+    coefficients: torch.Tensor, full_logits: torch.Tensor, labels: torch.Tensor, store_k: int
+) -> dict[str, torch.Tensor]:
     """Per ranking ``r``: ``ranked_r`` (the first ``store_k`` mask indices by decreasing magnitude,
     ties to the lower index; int16/int32) and ``magnitude_r`` (their magnitudes, float32), each ``(B, store_k)``."""
     num_subsets = coefficients.shape[1]
@@ -83,7 +86,9 @@ def ranked_subsets(coefficients: torch.Tensor, full_logits: torch.Tensor, labels
     return arrays
 
 
-def class_ranked_subsets(coefficients: torch.Tensor, classes: torch.Tensor, k: int, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
+def class_ranked_subsets(
+    coefficients: torch.Tensor, classes: torch.Tensor, k: int, budget: int = DEFAULT_BUDGET
+) -> torch.Tensor:
     """``(B, len(classes), k)`` int16/int32: each image's first ``k`` mask indices by decreasing
     ``|Δ_S h[c]|`` for every class coordinate ``c`` of ``classes`` (ties to the lower index).
 
@@ -94,14 +99,19 @@ def class_ranked_subsets(coefficients: torch.Tensor, classes: torch.Tensor, k: i
     step = _rows_per_chunk(count * num_subsets, budget)
     parts = []
     for start in range(0, len(classes), step):
-        magnitudes = coefficients[:, :, classes[start:start + step]].abs().transpose(1, 2)  # (B, chunk, 2^L)
+        magnitudes = coefficients[:, :, classes[start : start + step]].abs().transpose(1, 2)  # (B, chunk, 2^L)
         order = rank_subsets(magnitudes.reshape(-1, num_subsets))[:, :k]
         parts.append(order.reshape(count, -1, k).to(index_dtype(num_subsets)))
     return torch.cat(parts, dim=1)
 
 
 def signature_batch(
-    logits: torch.Tensor, labels: torch.Tensor, mobius_dtype: torch.dtype, store_k: int, classes: torch.Tensor, class_store_k: int
+    logits: torch.Tensor,
+    labels: torch.Tensor,
+    mobius_dtype: torch.dtype,
+    store_k: int,
+    classes: torch.Tensor,
+    class_store_k: int,
 ) -> dict[str, torch.Tensor]:
     """Everything step 1 keeps of one batch of ``(B, 2^L, C)`` all-mask logits with ``(B,)`` labels.
 
@@ -121,7 +131,9 @@ def signature_batch(
     }
 
 
-def top_k_signatures(ranked: torch.Tensor, magnitudes: torch.Tensor, k: int, weighted: bool) -> tuple[torch.Tensor, torch.Tensor]:
+def top_k_signatures(
+    ranked: torch.Tensor, magnitudes: torch.Tensor, k: int, weighted: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Index form of the top-``k`` signatures: ``(indices (N, k) int64, weights (N, k) float64)``.
 
     Binary: weights 1. Weighted: magnitudes over their top-``k`` sum (an image whose top-``k``
@@ -134,7 +146,9 @@ def top_k_signatures(ranked: torch.Tensor, magnitudes: torch.Tensor, k: int, wei
         return indices, torch.ones(indices.shape, dtype=torch.float64)
     values = magnitudes[:, :k].double()
     total = values.sum(dim=1, keepdim=True)
-    return indices, torch.where(total > 0, values / total.clamp_min(torch.finfo(torch.float64).tiny), torch.full_like(values, 1.0 / k))
+    return indices, torch.where(
+        total > 0, values / total.clamp_min(torch.finfo(torch.float64).tiny), torch.full_like(values, 1.0 / k)
+    )
 
 
 def signature_matrix(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int) -> torch.Tensor:
@@ -151,8 +165,13 @@ def _rows_per_chunk(columns: int, budget: int) -> int:
     return max(1, budget // max(columns, 1))
 
 
-def similarity_chunks(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET,
-                      queries: torch.Tensor | None = None) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+def similarity_chunks(
+    indices: torch.Tensor,
+    weights: torch.Tensor,
+    num_subsets: int,
+    budget: int = DEFAULT_BUDGET,
+    queries: torch.Tensor | None = None,
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """Weighted Jaccard of every signature (or only of the ``queries``, image positions) against all N, one chunk of
     rows at a time: yields ``(rows, (len(rows), N))``.
 
@@ -164,10 +183,14 @@ def similarity_chunks(indices: torch.Tensor, weights: torch.Tensor, num_subsets:
     count, k = indices.shape
     queries = torch.arange(count) if queries is None else queries
     mass = weights.sum(dim=1)
-    dense_keys = signature_matrix(indices, weights, num_subsets) if bool((weights == 1).all()) and count * num_subsets <= budget else None
+    dense_keys = (
+        signature_matrix(indices, weights, num_subsets)
+        if bool((weights == 1).all()) and count * num_subsets <= budget
+        else None
+    )
     step = _rows_per_chunk(count if dense_keys is not None else count * k, budget)
     for start in range(0, len(queries), step):
-        rows = queries[start:start + step]
+        rows = queries[start : start + step]
         if dense_keys is not None:
             overlap = dense_keys[rows] @ dense_keys.T
         else:
@@ -176,19 +199,23 @@ def similarity_chunks(indices: torch.Tensor, weights: torch.Tensor, num_subsets:
         yield rows, _jaccard(overlap, mass[rows].unsqueeze(1), mass.unsqueeze(0))
 
 
-def pairwise_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
+def pairwise_similarity(
+    indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, budget: int = DEFAULT_BUDGET
+) -> torch.Tensor:
     """The full ``(N, N)`` weighted-Jaccard matrix, float64."""
     return torch.cat([similarity for _, similarity in similarity_chunks(indices, weights, num_subsets, budget)])
 
 
-def pair_similarity(indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, pairs: torch.Tensor, budget: int = DEFAULT_BUDGET) -> torch.Tensor:
+def pair_similarity(
+    indices: torch.Tensor, weights: torch.Tensor, num_subsets: int, pairs: torch.Tensor, budget: int = DEFAULT_BUDGET
+) -> torch.Tensor:
     """``(P,)`` float64 weighted Jaccard of the image pairs ``pairs (P, 2)``: the first image's dense row gathered at the
     second's K indices, as in :func:`similarity_chunks`' sparse form (on 0/1 weights an integer count, so exactly its entry)."""
     mass = weights.sum(dim=1)
     step = _rows_per_chunk(num_subsets, budget)
     parts = [torch.zeros(0, dtype=torch.float64)]
     for start in range(0, len(pairs), step):
-        first, second = pairs[start:start + step, 0], pairs[start:start + step, 1]
+        first, second = pairs[start : start + step, 0], pairs[start : start + step, 1]
         query = signature_matrix(indices[first], weights[first], num_subsets)
         overlap = torch.minimum(query.gather(1, indices[second]), weights[second]).sum(dim=1)
         parts.append(_jaccard(overlap, mass[first], mass[second]))
@@ -213,7 +240,10 @@ def core_share(indices: torch.Tensor, core: torch.Tensor) -> torch.Tensor:
 def subsets_covering(counts: torch.Tensor, fractions: list[float]) -> list[int]:
     """For each fraction η, the fewest subsets whose memberships make up at least η of all top-K memberships."""
     cumulative = counts.sort(descending=True).values.cumsum(0).double() / counts.sum()
-    return [int(torch.searchsorted(cumulative, torch.tensor([fraction], dtype=torch.float64) - 1e-12).item()) + 1 for fraction in fractions]
+    return [
+        int(torch.searchsorted(cumulative, torch.tensor([fraction], dtype=torch.float64) - 1e-12).item()) + 1
+        for fraction in fractions
+    ]
 
 
 def gate_set(mask: int, num_blocks: int) -> str:

@@ -1,4 +1,5 @@
 """Experiment 4's part of an all-mask pass: ``--store-K``/``--class-store-K``, per-batch subset rankings → signatures.pt."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,11 +9,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from experiment_1.run import distributed
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_torch_save
-from experiment_1.run import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_timing
-from experiment_1.run import ExperimentPass
+from experiment_1.run import (
+    MOBIUS_DTYPES,
+    BatchFunction,
+    EvaluationSetup,
+    ExperimentPass,
+    distributed,
+    provenance,
+    write_timing,
+)
 from experiment_4.formats import FORMAT
 from experiment_4.signatures import SIGNATURE_RANKINGS, default_class_store_k, default_store_k, signature_batch
 
@@ -21,9 +28,20 @@ STAGE = "experiment_4.step_1_signatures/signatures"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store-K", dest="store_k", type=int, default=None, help="ranked subsets kept per image and ranking (default: all 2^L when L ≤ 12, else 1024)")
-    parser.add_argument("--class-store-K", dest="class_store_k", type=int, default=None,
-                        help="ranked subsets kept per image and class coordinate, for the class control (default: 64, or 2^L when smaller)")
+    parser.add_argument(
+        "--store-K",
+        dest="store_k",
+        type=int,
+        default=None,
+        help="ranked subsets kept per image and ranking (default: all 2^L when L ≤ 12, else 1024)",
+    )
+    parser.add_argument(
+        "--class-store-K",
+        dest="class_store_k",
+        type=int,
+        default=None,
+        help="ranked subsets kept per image and class coordinate, for the class control (default: 64, or 2^L when smaller)",
+    )
 
 
 def check_labelled(setup: EvaluationSetup) -> None:
@@ -40,7 +58,9 @@ def resolve_store_k(flag: str, requested: int | None, default: int, num_blocks: 
     """``requested`` (the value of ``flag``), or ``default``; checked against 2^L."""
     store_k = default if requested is None else requested
     if not 1 <= store_k <= 2**num_blocks:
-        raise PipelineError(f"{flag} {store_k}: must lie in 1 … 2^L = {2**num_blocks} for this architecture (L = {num_blocks})")
+        raise PipelineError(
+            f"{flag} {store_k}: must lie in 1 … 2^L = {2**num_blocks} for this architecture (L = {num_blocks})"
+        )
     return store_k
 
 
@@ -52,8 +72,10 @@ def class_coordinates(setup: EvaluationSetup) -> torch.Tensor:
 def store_sizes(setup: EvaluationSetup) -> tuple[int, int]:
     """``(store_k, class_store_k)``: the flags, or their defaults for this L; checked against 2^L."""
     args, num_blocks = setup.args, setup.model.num_blocks
-    return (resolve_store_k("--store-K", args.store_k, default_store_k(num_blocks), num_blocks),
-            resolve_store_k("--class-store-K", args.class_store_k, default_class_store_k(num_blocks), num_blocks))
+    return (
+        resolve_store_k("--store-K", args.store_k, default_store_k(num_blocks), num_blocks),
+        resolve_store_k("--class-store-K", args.class_store_k, default_class_store_k(num_blocks), num_blocks),
+    )
 
 
 def prepare(setup: EvaluationSetup) -> dict[str, Any]:
@@ -68,7 +90,11 @@ def prepare(setup: EvaluationSetup) -> dict[str, Any]:
 
 def batch_function(setup: EvaluationSetup) -> BatchFunction:
     """One batch's logits → :func:`experiment_4.signatures.signature_batch` (rankings, class coordinates, full-mask logits)."""
-    dtype, (store_k, class_store_k), classes = MOBIUS_DTYPES[setup.config.mobius_dtype], store_sizes(setup), class_coordinates(setup)
+    dtype, (store_k, class_store_k), classes = (
+        MOBIUS_DTYPES[setup.config.mobius_dtype],
+        store_sizes(setup),
+        class_coordinates(setup),
+    )
 
     def compute(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
         return signature_batch(logits, labels, dtype, store_k, classes, class_store_k)
@@ -104,7 +130,9 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
     write_timing(setup, timing, document["config"]["device_name"])
     valid = tensors["valid"]
     accuracy = (tensors["predicted"][valid] == tensors["label"][valid]).double().mean().item()
-    print(f"wrote {path}: {int(valid.sum())} images, top {store_k} of {document['num_subsets']} subsets per ranking, full-mask top-1 {accuracy:.1%}")
+    print(
+        f"wrote {path}: {int(valid.sum())} images, top {store_k} of {document['num_subsets']} subsets per ranking, full-mask top-1 {accuracy:.1%}"
+    )
 
 
 EXPERIMENT_4 = ExperimentPass(4, STAGE, "Exp 4 signatures", batch_function, finish, add_arguments, prepare)

@@ -25,6 +25,7 @@ Outputs: <output-dir>/signatures.pt (torch.save of a dict: per-image tensors ind
     python -m experiment_4.step_1_signatures --sample-index experiment_1/sample_index_val.json \\
         --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --output-dir experiment_4/results
 """
+
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
@@ -33,7 +34,9 @@ from experiment_4.signatures_pass import EXPERIMENT_4
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_step(EXPERIMENT_4, argv, __doc__, "experiment_4/results", default_sample_index="experiment_1/sample_index_val.json")
+    run_step(
+        EXPERIMENT_4, argv, __doc__, "experiment_4/results", default_sample_index="experiment_1/sample_index_val.json"
+    )
 
 
 if __name__ == "__main__":

@@ -42,17 +42,18 @@ Outputs: <output-dir>/overlap.json (default: beside the signatures). Determinist
     python -m experiment_4.step_2_overlap --signatures experiment_4/results/signatures.pt \\
         --output-dir experiment_4/results --nn-K 32
 """
+
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 from typing import Any
 
-from experiment_1.run import arg_types
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, check_finite, check_not_input, git_commit
-from experiment_4.summary import overlap_summary, ranking_store_k
+from experiment_1.run import arg_types
 from experiment_4.formats import CONTROL, RANKINGS, load_signatures
+from experiment_4.summary import overlap_summary, ranking_store_k
 
 MAX_SWEEP_K = 256
 
@@ -66,33 +67,82 @@ def default_sweep_ks(store_k: int, num_subsets: int) -> list[int]:
 def check_settings(args: argparse.Namespace, document: dict[str, Any], sweep_ks: list[int]) -> None:
     """One-line errors for flags the signatures cannot satisfy."""
     if "ranked_class" not in document:
-        raise PipelineError(f"{args.signatures}: has no class-coordinate rankings (written before the leak-free class control); rerun experiment_4.step_1_signatures")
-    for ranking, flag, per in ((RANKINGS[0], "--store-K", "image"), (CONTROL, "--class-store-K", "image and class coordinate")):
+        raise PipelineError(
+            f"{args.signatures}: has no class-coordinate rankings (written before the leak-free class control); rerun experiment_4.step_1_signatures"
+        )
+    for ranking, flag, per in (
+        (RANKINGS[0], "--store-K", "image"),
+        (CONTROL, "--class-store-K", "image and class coordinate"),
+    ):
         stored = ranking_store_k(document, ranking)
         if not 1 <= args.nn_k <= stored:
-            raise PipelineError(f"--nn-K {args.nn_k}: must lie in 1 … {stored}, the ranked subsets stored per {per} (rerun step 1 with a larger {flag})")
+            raise PipelineError(
+                f"--nn-K {args.nn_k}: must lie in 1 … {stored}, the ranked subsets stored per {per} (rerun step 1 with a larger {flag})"
+            )
     for k in sweep_ks:
         if not 1 <= k <= int(document["store_k"]):
-            raise PipelineError(f"--sweep-K {k}: must lie in 1 … {int(document['store_k'])}, the ranked subsets stored per image (rerun step 1 with a larger --store-K)")
+            raise PipelineError(
+                f"--sweep-K {k}: must lie in 1 … {int(document['store_k'])}, the ranked subsets stored per image (rerun step 1 with a larger --store-K)"
+            )
     if args.num_permutations < 1:
         raise PipelineError(f"--num-permutations {args.num_permutations} must be at least 1")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--signatures", type=Path, default=Path("experiment_4/results/signatures.pt"), help="signatures.pt of step_1_signatures (default: %(default)s)")
-    parser.add_argument("--output-dir", type=arg_types.output_path, default=None, help="where overlap.json goes (default: the signatures' folder)")
-    parser.add_argument("--nn-K", dest="nn_k", type=int, default=32, help="signature size for the pairs, 1-NN, the global core and the verdicts (default: %(default)s)")
-    parser.add_argument("--sweep-K", dest="sweep_k", type=int, nargs="+", default=None,
-                        help=f"signature sizes of the 1-NN sweep (default: 8, 16, … up to min(store-K, 2^L/2, {MAX_SWEEP_K}); the class control's stop at its class-store-K)")
-    parser.add_argument("--num-permutations", type=int, default=1000, help="label permutations of every null (default: %(default)s; p-values are at least 1 / (n + 1))")
-    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the permutations and the bootstraps (default: %(default)s)")
-    parser.add_argument("--max-pairs", type=arg_types.positive_int, default=None,
-                        help="compare a seeded, label-blind sample of M image pairs per per-image ranking (about M over the class control's "
-                             "coordinates, which also samples its 1-NN queries) instead of all pairs (default: all pairs, exact; see the docstring)")
+    parser.add_argument(
+        "--signatures",
+        type=Path,
+        default=Path("experiment_4/results/signatures.pt"),
+        help="signatures.pt of step_1_signatures (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--output-dir",
+        type=arg_types.output_path,
+        default=None,
+        help="where overlap.json goes (default: the signatures' folder)",
+    )
+    parser.add_argument(
+        "--nn-K",
+        dest="nn_k",
+        type=int,
+        default=32,
+        help="signature size for the pairs, 1-NN, the global core and the verdicts (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--sweep-K",
+        dest="sweep_k",
+        type=int,
+        nargs="+",
+        default=None,
+        help=f"signature sizes of the 1-NN sweep (default: 8, 16, … up to min(store-K, 2^L/2, {MAX_SWEEP_K}); the class control's stop at its class-store-K)",
+    )
+    parser.add_argument(
+        "--num-permutations",
+        type=int,
+        default=1000,
+        help="label permutations of every null (default: %(default)s; p-values are at least 1 / (n + 1))",
+    )
+    parser.add_argument(
+        "--seed",
+        type=arg_types.seed,
+        default=0,
+        help="seed of the permutations and the bootstraps (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-pairs",
+        type=arg_types.positive_int,
+        default=None,
+        help="compare a seeded, label-blind sample of M image pairs per per-image ranking (about M over the class control's "
+        "coordinates, which also samples its 1-NN queries) instead of all pairs (default: all pairs, exact; see the docstring)",
+    )
     args = parser.parse_args(argv)
     document = load_signatures(args.signatures)
-    sweep_ks = sorted(set(args.sweep_k)) if args.sweep_k else default_sweep_ks(int(document["store_k"]), int(document["num_subsets"]))
+    sweep_ks = (
+        sorted(set(args.sweep_k))
+        if args.sweep_k
+        else default_sweep_ks(int(document["store_k"]), int(document["num_subsets"]))
+    )
     check_settings(args, document, sweep_ks)
     settings = {
         "signatures": str(args.signatures),
@@ -110,11 +160,18 @@ def main(argv: list[str] | None = None) -> None:
     summary = overlap_summary(document, settings)
     path = (args.output_dir or args.signatures.parent) / "overlap.json"
     check_not_input(path, args.signatures)
-    check_finite(summary, f"{path} (not written)", "the sampled pairs left a statistic undefined; rerun with a larger --max-pairs, or without it (every pair)")
+    check_finite(
+        summary,
+        f"{path} (not written)",
+        "the sampled pairs left a statistic undefined; rerun with a larger --max-pairs, or without it (every pair)",
+    )
     atomic_write_json(path, summary)
     scalar, control = (summary["rankings"][name]["binary"]["true_label"] for name in ("scalar", CONTROL))
-    print(f"wrote {path}: 1-NN at K = {args.nn_k}, true label: scalar {scalar['tests']['nn_accuracy']['observed']:.1%} (p = {scalar['tests']['nn_accuracy']['p_value']:.3g}), "
-          f"class control {control['tests']['nn_accuracy']['observed']:.1%} (p = {control['tests']['nn_accuracy']['p_value']:.3g}); chance {scalar['chance']:.2%}")
+    print(
+        f"wrote {path}: 1-NN at K = {args.nn_k}, true label: scalar {scalar['tests']['nn_accuracy']['observed']:.1%} (p "
+        f"= {scalar['tests']['nn_accuracy']['p_value']:.3g}), "
+        f"class control {control['tests']['nn_accuracy']['observed']:.1%} (p = {control['tests']['nn_accuracy']['p_value']:.3g}); chance {scalar['chance']:.2%}"
+    )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ Outputs: in the summary's folder: jaccard_histograms, nn_accuracy_vs_k and globa
 
     python -m experiment_4.step_3_plot --summary experiment_4/results/overlap.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,16 +20,34 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import run_cli
-from experiment_1.report import load_checked_summary
 from experiment_1.files import atomic_write_text, read_timing
-from experiment_1.report import new_figure_grid, save_figure
-from experiment_1.report import ReportDocument, figure, format_percent
+from experiment_1.report import (
+    ReportDocument,
+    figure,
+    format_percent,
+    load_checked_summary,
+    new_figure_grid,
+    save_figure,
+)
 from experiment_4.formats import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
 from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows
 
-SUMMARY_KEYS = ("config", *(f"rankings.{ranking}.nn_sweep" for ranking in RANKINGS), "rankings.vector.global_core", "settings.nn_k", "settings.num_permutations",
-                "settings.p_value_floor", "settings.signatures", "num_subsets", "num_classes", "num_predicted_classes", "num_class_coordinates",
-                "full_mask_top1_accuracy", "published.resnet18", "verdicts")
+SUMMARY_KEYS = (
+    "config",
+    *(f"rankings.{ranking}.nn_sweep" for ranking in RANKINGS),
+    "rankings.vector.global_core",
+    "settings.nn_k",
+    "settings.num_permutations",
+    "settings.p_value_floor",
+    "settings.signatures",
+    "num_subsets",
+    "num_classes",
+    "num_predicted_classes",
+    "num_class_coordinates",
+    "full_mask_top1_accuracy",
+    "published.resnet18",
+    "verdicts",
+)
 COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "scalar_true": "#3a9a4a", CONTROL: "#8a3ab9"}
 
 
@@ -39,12 +58,25 @@ def plot_histograms(summary: dict[str, Any], output: Path) -> Path:
         axes, block = axes_list[index], summary["rankings"][ranking][kind]
         for name, style in (("same_class", "-"), ("different_class", ":")):
             counts = np.asarray(block["histogram"][name], dtype=float)
-            axes.stairs(counts / max(counts.sum(), 1.0), block["histogram"]["edges"], color=COLOURS[ranking], ls=style, lw=1.5, label=name.replace("_", " "))
-        axes.set_title(f"{NAMES[ranking]}, {kind}; AUC {block['true_label']['tests']['auc']['observed']:.2f}", fontsize=8)
-        axes.set_xlabel(f"{'weighted ' if kind == 'weighted' else ''}Jaccard, top-{summary['settings']['nn_k']}", fontsize=8)
+            axes.stairs(
+                counts / max(counts.sum(), 1.0),
+                block["histogram"]["edges"],
+                color=COLOURS[ranking],
+                ls=style,
+                lw=1.5,
+                label=name.replace("_", " "),
+            )
+        axes.set_title(
+            f"{NAMES[ranking]}, {kind}; AUC {block['true_label']['tests']['auc']['observed']:.2f}", fontsize=8
+        )
+        axes.set_xlabel(
+            f"{'weighted ' if kind == 'weighted' else ''}Jaccard, top-{summary['settings']['nn_k']}", fontsize=8
+        )
         axes.legend(fontsize=6)
     which = "sampled" if "pair_sampling" in summary["settings"] else "all"
-    figure_.suptitle(f"Signature overlap, {which} same- vs different-class pairs (N = {summary['num_valid']} images)", fontsize=10)
+    figure_.suptitle(
+        f"Signature overlap, {which} same- vs different-class pairs (N = {summary['num_valid']} images)", fontsize=10
+    )
     return save_figure(figure_, output)
 
 
@@ -64,7 +96,10 @@ def plot_nn_sweep(summary: dict[str, Any], output: Path) -> Path:
         axes.set(xlabel="signature size K (top-K subsets)", ylabel=f"1-NN accuracy ({TARGET_NAMES[target]})")
         axes.set_xscale("log", base=2)
         axes.legend(fontsize=6)
-    figure_.suptitle(f"Leave-one-out 1-NN on binary signatures (N = {summary['num_valid']}, {summary['num_classes']} classes)", fontsize=10)
+    figure_.suptitle(
+        f"Leave-one-out 1-NN on binary signatures (N = {summary['num_valid']}, {summary['num_classes']} classes)",
+        fontsize=10,
+    )
     return save_figure(figure_, output)
 
 
@@ -75,26 +110,56 @@ def plot_core(summary: dict[str, Any], output: Path) -> Path:
     for ranking in PER_IMAGE:
         core = summary["rankings"][ranking]["global_core"]
         curve = core["frequency_curve"]
-        axes.plot(np.arange(1, len(curve) + 1), curve, color=COLOURS[ranking], label=f"{NAMES[ranking]}: core share {format_percent(core['share']['mean'])}")
+        axes.plot(
+            np.arange(1, len(curve) + 1),
+            curve,
+            color=COLOURS[ranking],
+            label=f"{NAMES[ranking]}: core share {format_percent(core['share']['mean'])}",
+        )
     axes.axvline(k, color="black", ls="--", lw=1, label=f"K = {k} (the global core)")
-    axes.axhline(k / summary["num_subsets"], color="grey", ls=":", lw=1, label=f"random top-K: K / 2^L = {format_percent(k / summary['num_subsets'])}")
-    axes.set(xscale="log", xlabel="subsets, most frequent first (rank)", ylabel=f"fraction of images with it in their top-{k}")
+    axes.axhline(
+        k / summary["num_subsets"],
+        color="grey",
+        ls=":",
+        lw=1,
+        label=f"random top-K: K / 2^L = {format_percent(k / summary['num_subsets'])}",
+    )
+    axes.set(
+        xscale="log",
+        xlabel="subsets, most frequent first (rank)",
+        ylabel=f"fraction of images with it in their top-{k}",
+    )
     axes.legend(fontsize=7)
     return save_figure(figure_, output)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--summary", type=Path, default=Path("experiment_4/results/overlap.json"), help="overlap.json of step_2_overlap (default: %(default)s)")
-    parser.add_argument("--signatures", type=Path, default=None,
-                        help="the original study's second input; accepted so its command runs as written, but overlap.json holds all the figures read")
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        default=Path("experiment_4/results/overlap.json"),
+        help="overlap.json of step_2_overlap (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--signatures",
+        type=Path,
+        default=None,
+        help="the original study's second input; accepted so its command runs as written, but overlap.json holds all the figures read",
+    )
     args = parser.parse_args(argv)
     if args.signatures is not None:
-        print(f"note: --signatures {args.signatures} is not read: overlap.json holds every number the figures and the REPORT use", file=sys.stderr)
+        print(
+            f"note: --signatures {args.signatures} is not read: overlap.json holds every number the figures and the REPORT use",
+            file=sys.stderr,
+        )
     summary = load_checked_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=SUMMARY_KEYS)
     folder = args.summary.parent
-    figures = {"Jaccard histograms": plot_histograms(summary, folder / "jaccard_histograms"), "1-NN accuracy vs K": plot_nn_sweep(summary, folder / "nn_accuracy_vs_k"),
-               "global-core frequency": plot_core(summary, folder / "global_core")}
+    figures = {
+        "Jaccard histograms": plot_histograms(summary, folder / "jaccard_histograms"),
+        "1-NN accuracy vs K": plot_nn_sweep(summary, folder / "nn_accuracy_vs_k"),
+        "global-core frequency": plot_core(summary, folder / "global_core"),
+    }
     report = ReportDocument(
         title="Experiment 4 — input-dependent expert sets",
         summary=summary,

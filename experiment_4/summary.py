@@ -22,10 +22,10 @@ With ``settings["max_pairs"]`` (step 2's ``--max-pairs``) the views are built on
 per-image rankings, sampled queries in the class control), in bounded memory; overlap.json's
 ``settings.pair_sampling`` records the sample.
 """
+
 from __future__ import annotations
 
 import math
-
 from typing import Any, Iterator
 
 import numpy as np
@@ -33,9 +33,9 @@ import torch
 from tqdm import tqdm
 
 from experiment_1.errors import PipelineError
+from experiment_1.report import bootstrap_mean_ci, published_numbers
 from experiment_1.run import image_counts, valid_images
-from experiment_1.report import published_numbers
-from experiment_1.report import bootstrap_mean_ci
+from experiment_4.formats import CONTROL, RANKINGS, ranking_kinds, ranking_targets
 from experiment_4.inference import (
     N_DIFFERENT,
     N_SAME,
@@ -50,7 +50,6 @@ from experiment_4.inference import (
     prepare_view,
     statistics_of,
 )
-from experiment_4.formats import CONTROL, RANKINGS, ranking_kinds, ranking_targets
 from experiment_4.sampled_inference import (
     PAIR_STREAM,
     QUERY_STREAM,
@@ -62,7 +61,15 @@ from experiment_4.sampled_inference import (
     sampled_view,
     view_rng,
 )
-from experiment_4.signatures import core_share, gate_set, global_core, membership_counts, pairwise_similarity, subsets_covering, top_k_signatures
+from experiment_4.signatures import (
+    core_share,
+    gate_set,
+    global_core,
+    membership_counts,
+    pairwise_similarity,
+    subsets_covering,
+    top_k_signatures,
+)
 from experiment_4.verdicts import experiment_4_verdicts
 
 HISTOGRAM_BINS = 40
@@ -77,17 +84,28 @@ def similarity_matrix(indices: torch.Tensor, weights: torch.Tensor, num_subsets:
     return pairwise_similarity(indices, weights, num_subsets).numpy()
 
 
-def signature_views(document: dict[str, Any], keep: torch.Tensor, ranking: str, kind: str, k: int, pairs: bool,
-                    plan: SamplingPlan | None = None) -> Iterator[View | SampledView]:
+def signature_views(
+    document: dict[str, Any],
+    keep: torch.Tensor,
+    ranking: str,
+    kind: str,
+    k: int,
+    pairs: bool,
+    plan: SamplingPlan | None = None,
+) -> Iterator[View | SampledView]:
     """The views of one ranking's top-``k`` signatures: one for a per-image ranking, one per class coordinate for the control
     (``plan``: on sampled pairs and, in the control, sampled queries; the samples depend on the plan's seed and the view only)."""
     num_subsets = int(document["num_subsets"])
     if ranking != CONTROL:
-        indices, weights = top_k_signatures(document[f"ranked_{ranking}"][keep], document[f"magnitude_{ranking}"][keep], k, kind == "weighted")
+        indices, weights = top_k_signatures(
+            document[f"ranked_{ranking}"][keep], document[f"magnitude_{ranking}"][keep], k, kind == "weighted"
+        )
         if plan is None:
             yield prepare_view(similarity_matrix(indices, weights, num_subsets), None, 0, pairs)
         else:
-            pair_sample = sample_pairs(plan.count, plan.per_image_pairs, view_rng(plan.seed, PAIR_STREAM, 0)) if pairs else None
+            pair_sample = (
+                sample_pairs(plan.count, plan.per_image_pairs, view_rng(plan.seed, PAIR_STREAM, 0)) if pairs else None
+            )
             yield sampled_view(indices, weights, num_subsets, np.arange(plan.count), pair_sample, None, 0)
         return
     labels = document["label"][keep]
@@ -100,12 +118,24 @@ def signature_views(document: dict[str, Any], keep: torch.Tensor, ranking: str, 
             yield prepare_view(similarity_matrix(indices, weights, num_subsets), int(label), max_class_size, pairs)
         else:
             queries = sample_queries(plan.count, plan.control_queries, view_rng(plan.seed, QUERY_STREAM, 1 + position))
-            pair_sample = sample_pairs(plan.count, plan.control_pairs, view_rng(plan.seed, PAIR_STREAM, 1 + position)) if pairs else None
+            pair_sample = (
+                sample_pairs(plan.count, plan.control_pairs, view_rng(plan.seed, PAIR_STREAM, 1 + position))
+                if pairs
+                else None
+            )
             yield sampled_view(indices, weights, num_subsets, queries, pair_sample, int(label), max_class_size)
 
 
-def alignment_block(views: list[View] | list[SampledView] | Iterator[View | SampledView], labels: np.ndarray, permutations: np.ndarray,
-                    excluded: list[int | None], pairs: bool, seed: int, raw: dict[str, Any] | None = None, sampled: bool = False) -> dict[str, Any]:
+def alignment_block(
+    views: list[View] | list[SampledView] | Iterator[View | SampledView],
+    labels: np.ndarray,
+    permutations: np.ndarray,
+    excluded: list[int | None],
+    pairs: bool,
+    seed: int,
+    raw: dict[str, Any] | None = None,
+    sampled: bool = False,
+) -> dict[str, Any]:
     """Permutation tests of one target over ``views`` (``sampled``: :class:`SampledView` s), with the 1-NN accuracy's
     image-level CI and exact chance (for the sampled class control, whose queries are a fixed sample, the ratio of the
     expected hits to the expected queries). ``raw``: filled with the statistics under every labelling and the per-image
@@ -116,7 +146,12 @@ def alignment_block(views: list[View] | list[SampledView] | Iterator[View | Samp
         raw.update(statistics=statistics_of(accumulators), hit_rates=hit_rates)
     tests = permutation_tests(accumulators, pairs)
     chance = exact_nn_chance(labels, excluded)
-    block: dict[str, Any] = {"tests": tests, "nn_accuracy_ci": bootstrap_mean_ci(hit_rates, seed), "chance": chance, "over_chance": tests["nn_accuracy"]["observed"] / chance}
+    block: dict[str, Any] = {
+        "tests": tests,
+        "nn_accuracy_ci": bootstrap_mean_ci(hit_rates, seed),
+        "chance": chance,
+        "over_chance": tests["nn_accuracy"]["observed"] / chance,
+    }
     if pairs:
         observed = accumulators[0]
         block["same_class_mean"] = observed[SUM_SAME] / observed[N_SAME]
@@ -134,7 +169,11 @@ def histogram(view: View | SampledView, labels: np.ndarray) -> dict[str, Any]:
         first, second = np.triu_indices(len(labels), 1)
         values = view.similarity[first, second]
     same = labels[first] == labels[second]
-    return {"edges": edges.tolist(), "same_class": np.histogram(values[same], edges)[0].tolist(), "different_class": np.histogram(values[~same], edges)[0].tolist()}
+    return {
+        "edges": edges.tolist(),
+        "same_class": np.histogram(values[same], edges)[0].tolist(),
+        "different_class": np.histogram(values[~same], edges)[0].tolist(),
+    }
 
 
 def core_block(indices: torch.Tensor, num_subsets: int, num_blocks: int, seed: int) -> dict[str, Any]:
@@ -152,25 +191,39 @@ def core_block(indices: torch.Tensor, num_subsets: int, num_blocks: int, seed: i
         "share": bootstrap_mean_ci(core_share(indices, core).numpy(), seed),
         "random_share": k / num_subsets,
         "distinct_subsets": int((counts > 0).sum()),
-        "subsets_covering": {str(fraction): number for fraction, number in zip(COVERAGE_FRACTIONS, subsets_covering(counts, list(COVERAGE_FRACTIONS)))},
+        "subsets_covering": {
+            str(fraction): number
+            for fraction, number in zip(COVERAGE_FRACTIONS, subsets_covering(counts, list(COVERAGE_FRACTIONS)))
+        },
         "frequency_curve": (frequency.double() / count).tolist(),
         "frequency_curve_truncated": bool((counts > 0).sum() > MAX_FREQUENCY_POINTS),
     }
 
 
-def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: dict[str, Any],
-                       plan: SamplingPlan | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def analyse_signatures(
+    document: dict[str, Any], keep: torch.Tensor, settings: dict[str, Any], plan: SamplingPlan | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Per ranking: pairs and 1-NN tests at ``nn_k`` (per signature kind and target), the K sweep and the global core;
     and the scalar − vector contrast (:func:`contrast_block`). ``plan``: on sampled pairs (step 2's ``--max-pairs``)."""
     labels = document["label"][keep].numpy()
     targets = {"true_label": labels, "predicted_class": document["predicted"][keep].numpy()}
     permutations = label_permutations(len(labels), settings["num_permutations"], settings["seed"])
     coordinates = [int(label) for label in document["class_coordinates"]]
-    num_subsets, num_blocks, nn_k, seed = int(document["num_subsets"]), int(document["config"]["num_blocks"]), settings["nn_k"], settings["seed"]
+    num_subsets, num_blocks, nn_k, seed = (
+        int(document["num_subsets"]),
+        int(document["config"]["num_blocks"]),
+        settings["nn_k"],
+        settings["seed"],
+    )
     rankings: dict[str, Any] = {ranking: {} for ranking in RANKINGS}
     sweep: dict[str, dict[int, dict[str, Any]]] = {ranking: {} for ranking in RANKINGS}
     jobs = [(ranking, kind, nn_k) for ranking in RANKINGS for kind in ranking_kinds(ranking)]
-    jobs += [(ranking, "binary", k) for ranking in RANKINGS for k in settings["sweep_ks"] if k != nn_k and k <= ranking_store_k(document, ranking)]
+    jobs += [
+        (ranking, "binary", k)
+        for ranking in RANKINGS
+        for k in settings["sweep_ks"]
+        if k != nn_k and k <= ranking_store_k(document, ranking)
+    ]
     raw: dict[str, dict[str, Any]] = {ranking: {} for ranking in CONTRASTED}
     for ranking, kind, k in tqdm(jobs, desc="Exp 4 permutation tests", unit="signature set", dynamic_ncols=True):
         pairs = k == nn_k
@@ -178,9 +231,21 @@ def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: d
         # A per-image ranking has one view, shared by both targets; the control's views are built one coordinate at a time.
         views = None if ranking == CONTROL else list(signature_views(document, keep, ranking, kind, k, pairs, plan))
         # Pairs are compared by true label only; the predicted class is a 1-NN target.
-        results = {target: alignment_block(views or signature_views(document, keep, ranking, kind, k, pairs, plan), targets[target], permutations, excluded, pairs and target == "true_label", seed,
-                                           raw[ranking] if pairs and kind == "binary" and target == "true_label" and ranking in CONTRASTED else None, plan is not None)
-                   for target in ranking_targets(ranking)}
+        results = {
+            target: alignment_block(
+                views or signature_views(document, keep, ranking, kind, k, pairs, plan),
+                targets[target],
+                permutations,
+                excluded,
+                pairs and target == "true_label",
+                seed,
+                raw[ranking]
+                if pairs and kind == "binary" and target == "true_label" and ranking in CONTRASTED
+                else None,
+                plan is not None,
+            )
+            for target in ranking_targets(ranking)
+        }
         if kind == "binary":
             sweep[ranking][k] = {target: sweep_point(result) for target, result in results.items()}
         if not pairs:
@@ -189,11 +254,19 @@ def analyse_signatures(document: dict[str, Any], keep: torch.Tensor, settings: d
         if views is not None:
             rankings[ranking][kind]["histogram"] = histogram(views[0], labels)
             if kind == "binary":
-                indices, _ = top_k_signatures(document[f"ranked_{ranking}"][keep], document[f"magnitude_{ranking}"][keep], k, False)
+                indices, _ = top_k_signatures(
+                    document[f"ranked_{ranking}"][keep], document[f"magnitude_{ranking}"][keep], k, False
+                )
                 rankings[ranking]["global_core"] = core_block(indices, num_subsets, num_blocks, seed)
     for ranking, points in sweep.items():
         ks = sorted(points)
-        rankings[ranking]["nn_sweep"] = {"ks": ks, **{target: {field: [points[k][target][field] for k in ks] for field in SWEEP_FIELDS} for target in ranking_targets(ranking)}}
+        rankings[ranking]["nn_sweep"] = {
+            "ks": ks,
+            **{
+                target: {field: [points[k][target][field] for k in ks] for field in SWEEP_FIELDS}
+                for target in ranking_targets(ranking)
+            },
+        }
     return rankings, contrast_block(raw, seed)
 
 
@@ -202,15 +275,25 @@ def contrast_block(raw: dict[str, dict[str, Any]], seed: int) -> dict[str, Any]:
     under the same label permutations (:func:`experiment_4.inference.difference_tests`), and the paired image-level
     bootstrap CI of the per-image 1-NN hit difference."""
     first, second = (raw[ranking] for ranking in CONTRASTED)
-    return {"rankings": list(CONTRASTED), "tests": difference_tests(first["statistics"], second["statistics"]),
-            "nn_hit_difference": bootstrap_mean_ci(first["hit_rates"] - second["hit_rates"], seed)}
+    return {
+        "rankings": list(CONTRASTED),
+        "tests": difference_tests(first["statistics"], second["statistics"]),
+        "nn_hit_difference": bootstrap_mean_ci(first["hit_rates"] - second["hit_rates"], seed),
+    }
 
 
 def sweep_point(result: dict[str, Any]) -> dict[str, float]:
     """One K of the 1-NN sweep (:data:`SWEEP_FIELDS`): accuracy with CI, the null's mean and 97.5 % quantile, the p-value."""
     test = result["tests"]["nn_accuracy"]
     ci = result["nn_accuracy_ci"]
-    return {"mean": test["observed"], "ci_low": ci["ci_low"], "ci_high": ci["ci_high"], "null_mean": test["null"]["mean"], "null_q975": test["null"]["q975"], "p_value": test["p_value"]}
+    return {
+        "mean": test["observed"],
+        "ci_low": ci["ci_low"],
+        "ci_high": ci["ci_high"],
+        "null_mean": test["null"]["mean"],
+        "null_q975": test["null"]["q975"],
+        "p_value": test["p_value"],
+    }
 
 
 def ranking_store_k(document: dict[str, Any], ranking: str) -> int:
@@ -232,8 +315,11 @@ def check_sampling(plan: SamplingPlan, class_counts: np.ndarray) -> None:
     """Refuse, before any pair is compared, a ``--max-pairs`` too small for a same-class pair in every view, naming the minimum that works."""
     needed = minimum_max_pairs(plan, class_counts)
     if plan.max_pairs < needed:
-        raise PipelineError(f"--max-pairs {plan.max_pairs}: too few pairs for a same-class pair in every view (the class control splits them over "
-                            f"{plan.coordinates} coordinates; {plan.count} images of {len(class_counts)} classes); use --max-pairs {needed} or more, or leave it out (every pair)")
+        raise PipelineError(
+            f"--max-pairs {plan.max_pairs}: too few pairs for a same-class pair in every view (the class control splits them over "
+            f"{plan.coordinates} coordinates; {plan.count} images of {len(class_counts)} classes); use --max-pairs "
+            f"{needed} or more, or leave it out (every pair)"
+        )
 
 
 def overlap_summary(document: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
@@ -247,10 +333,15 @@ def overlap_summary(document: dict[str, Any], settings: dict[str, Any]) -> dict[
     labels, predicted = document["label"][keep], document["predicted"][keep]
     class_counts = labels.unique(return_counts=True)[1]
     if len(class_counts) < 3 or int(class_counts.max()) < 2:
-        raise PipelineError(f"{source}: needs at least three classes and several images per class (a per-class sample list); it has {len(class_counts)} classes of at most {int(class_counts.max())}")
+        raise PipelineError(
+            f"{source}: needs at least three classes and several images per class (a per-class sample list); it has "
+            f"{len(class_counts)} classes of at most {int(class_counts.max())}"
+        )
     plan = None
     if settings.get("max_pairs") is not None:
-        plan = SamplingPlan(int(settings["max_pairs"]), int(settings["seed"]), int(valid.sum()), len(document["class_coordinates"]))
+        plan = SamplingPlan(
+            int(settings["max_pairs"]), int(settings["seed"]), int(valid.sum()), len(document["class_coordinates"])
+        )
         check_sampling(plan, class_counts.numpy())
         settings = {**settings, "pair_sampling": plan.record()}
     summary = {

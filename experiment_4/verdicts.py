@@ -23,38 +23,64 @@
   240× chance is out of 1 000 classes, so our multiple (bounded by 1 / chance) is set beside it in a note,
   not compared.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report import format_number, format_percent
-from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, effect_from_stat, holm, hypothesis_test, verdict
+from experiment_1.report import (
+    ALPHA,
+    CANNOT_TELL,
+    FAILS,
+    HOLDS,
+    NON_FINITE,
+    effect_from_stat,
+    format_number,
+    format_percent,
+    holm,
+    hypothesis_test,
+    verdict,
+)
 from experiment_4.formats import CONTROL
 
-NEAR_GLOBAL_SHARE = 0.75  # this project's own reading of "near-global" (three quarters of every top-K); the seed states no threshold
+NEAR_GLOBAL_SHARE = (
+    0.75  # this project's own reading of "near-global" (three quarters of every top-K); the seed states no threshold
+)
 MAJORITY_SHARE = 0.5  # beside it: the decision at a simple majority
 ALIGNMENT_RANKINGS = ("vector", "scalar", CONTROL)
-STATISTIC_NAMES = {"difference": "same − different mean Jaccard", "auc": "AUC (same > different pair)", "nn_accuracy": "1-NN accuracy"}
+STATISTIC_NAMES = {
+    "difference": "same − different mean Jaccard",
+    "auc": "AUC (same > different pair)",
+    "nn_accuracy": "1-NN accuracy",
+}
 CLAIMS = {
     "vector": "top-{k} vector-ranking signatures are class-aligned",
     "scalar": "top-{k} scalar signatures (each image in its predicted class's coordinate) are class-aligned",
     CONTROL: "top-{k} scalar signatures are class-aligned with every pair compared in one class coordinate that is neither image's label (leak-free control)",
 }
-ALIGNMENT_RULE = (f"holds when the same − different mean Jaccard, the AUC and the 1-NN accuracy all beat the label-permutation null at "
-                  f"Holm-adjusted p < {ALPHA} (Holm over 3 rankings × 3 statistics; the claim's p is the largest of the three); "
-                  "cannot tell otherwise (no alignment detected is not evidence of none: never fails)")
-CONTRAST_RULE = (f"the difference of the scalar and vector 1-NN accuracies under the same label permutations over images, two-sided at α = {ALPHA} "
-                 f"(each one-sided p against α/2): holds when scalar > vector is significant and the paired bootstrap CI of the per-image hit "
-                 "difference lies above 0, fails when vector > scalar is significant and the CI lies below 0, cannot tell otherwise")
+ALIGNMENT_RULE = (
+    f"holds when the same − different mean Jaccard, the AUC and the 1-NN accuracy all beat the label-permutation null at "
+    f"Holm-adjusted p < {ALPHA} (Holm over 3 rankings × 3 statistics; the claim's p is the largest of the three); "
+    "cannot tell otherwise (no alignment detected is not evidence of none: never fails)"
+)
+CONTRAST_RULE = (
+    f"the difference of the scalar and vector 1-NN accuracies under the same label permutations over images, two-sided at α = {ALPHA} "
+    f"(each one-sided p against α/2): holds when scalar > vector is significant and the paired bootstrap CI of the per-image hit "
+    "difference lies above 0, fails when vector > scalar is significant and the CI lies below 0, cannot tell otherwise"
+)
 
 
 def sampling_note(sampling: dict[str, Any], ranking: str) -> str:
     """The verdict's note when step 2 ran on sampled pairs (``--max-pairs``)."""
     if ranking == CONTROL:
-        return (f"sampled (--max-pairs {sampling['max_pairs']}): {sampling['class_control_pairs_per_coordinate']} pairs and "
-                f"{sampling['class_control_queries_per_coordinate']} 1-NN queries per class coordinate, label-blind, fixed under the permutations")
-    return (f"sampled (--max-pairs {sampling['max_pairs']}): the pair statistics over {sampling['per_image_ranking_pairs']} of the "
-            f"{sampling['all_pairs']} pairs, label-blind, fixed under the permutations; 1-NN over all images")
+        return (
+            f"sampled (--max-pairs {sampling['max_pairs']}): {sampling['class_control_pairs_per_coordinate']} pairs and "
+            f"{sampling['class_control_queries_per_coordinate']} 1-NN queries per class coordinate, label-blind, fixed under the permutations"
+        )
+    return (
+        f"sampled (--max-pairs {sampling['max_pairs']}): the pair statistics over {sampling['per_image_ranking_pairs']} of the "
+        f"{sampling['all_pairs']} pairs, label-blind, fixed under the permutations; 1-NN over all images"
+    )
 
 
 def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -68,26 +94,46 @@ def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
         block, tests = blocks[ranking], blocks[ranking]["tests"]
         rejected = [adjusted[ranking, name] < ALPHA for name in STATISTIC_NAMES]
         decision = HOLDS if all(rejected) else CANNOT_TELL
-        notes = [f"{STATISTIC_NAMES[name]} {format_number(tests[name]['observed'])} against the null's {format_number(tests[name]['null']['mean'])}, "
-                 f"p = {format_number(tests[name]['p_value'])}, Holm p = {format_number(adjusted[ranking, name])}" for name in STATISTIC_NAMES]
+        notes = [
+            f"{STATISTIC_NAMES[name]} {format_number(tests[name]['observed'])} against the null's {format_number(tests[name]['null']['mean'])}, "
+            f"p = {format_number(tests[name]['p_value'])}, Holm p = {format_number(adjusted[ranking, name])}"
+            for name in STATISTIC_NAMES
+        ]
         notes.append(f"chance (exact for the class counts) {format_percent(block['chance'], 2)}")
         if not any(rejected):
-            notes.append("no statistic detects alignment; without an equivalence margin that does not show there is none")
+            notes.append(
+                "no statistic detects alignment; without an equivalence margin that does not show there is none"
+            )
         if "pair_sampling" in settings:
             notes.append(sampling_note(settings["pair_sampling"], ranking))
-        verdicts.append(verdict(
-            f"class_alignment.{ranking}",
-            CLAIMS[ranking].format(k=settings["nn_k"]),
-            decision,
-            ALIGNMENT_RULE,
-            parameters={"alpha": ALPHA, "family_size": len(family), "num_permutations": settings["num_permutations"]},
-            statistic={"name": "1-NN accuracy / chance", "value": block["over_chance"]},
-            effect=effect_from_stat("1-NN accuracy (true label)", {**block["nn_accuracy_ci"], "mean": tests["nn_accuracy"]["observed"]}, percent=True),
-            test=hypothesis_test("one-sided label permutation over images, intersection–union of the three statistics",
-                                 max(test["p_value"] for test in tests.values()), p_adjusted=max(adjusted[ranking, name] for name in STATISTIC_NAMES),
-                                 correction="Holm", family_size=len(family), p_floor=settings["p_value_floor"]),
-            notes=notes,
-        ))
+        verdicts.append(
+            verdict(
+                f"class_alignment.{ranking}",
+                CLAIMS[ranking].format(k=settings["nn_k"]),
+                decision,
+                ALIGNMENT_RULE,
+                parameters={
+                    "alpha": ALPHA,
+                    "family_size": len(family),
+                    "num_permutations": settings["num_permutations"],
+                },
+                statistic={"name": "1-NN accuracy / chance", "value": block["over_chance"]},
+                effect=effect_from_stat(
+                    "1-NN accuracy (true label)",
+                    {**block["nn_accuracy_ci"], "mean": tests["nn_accuracy"]["observed"]},
+                    percent=True,
+                ),
+                test=hypothesis_test(
+                    "one-sided label permutation over images, intersection–union of the three statistics",
+                    max(test["p_value"] for test in tests.values()),
+                    p_adjusted=max(adjusted[ranking, name] for name in STATISTIC_NAMES),
+                    correction="Holm",
+                    family_size=len(family),
+                    p_floor=settings["p_value_floor"],
+                ),
+                notes=notes,
+            )
+        )
     return verdicts
 
 
@@ -105,11 +151,19 @@ def near_global_verdict(summary: dict[str, Any]) -> dict[str, Any]:
         _share_decision(share, NEAR_GLOBAL_SHARE),
         f"holds when the CI of the share lies at or above {NEAR_GLOBAL_SHARE:.0%}, fails when it lies below, cannot tell when it straddles; "
         f"{NEAR_GLOBAL_SHARE:.0%} is this project's own threshold (the seed states none)",
-        parameters={"threshold": NEAR_GLOBAL_SHARE, "threshold_source": "this project's choice; the seed states none", "majority_threshold": MAJORITY_SHARE},
-        effect=effect_from_stat(f"share of an image's top-{summary['settings']['nn_k']} in the global core", share, percent=True),
-        notes=[f"a random top-K would share {format_percent(core['random_share'])}",
-               f"{format_number(share['mean'] / core['random_share'])}× a random top-K's share",
-               f"at a simple majority ({MAJORITY_SHARE:.0%}) the rule would read {_share_decision(share, MAJORITY_SHARE)}"],
+        parameters={
+            "threshold": NEAR_GLOBAL_SHARE,
+            "threshold_source": "this project's choice; the seed states none",
+            "majority_threshold": MAJORITY_SHARE,
+        },
+        effect=effect_from_stat(
+            f"share of an image's top-{summary['settings']['nn_k']} in the global core", share, percent=True
+        ),
+        notes=[
+            f"a random top-K would share {format_percent(core['random_share'])}",
+            f"{format_number(share['mean'] / core['random_share'])}× a random top-K's share",
+            f"at a simple majority ({MAJORITY_SHARE:.0%}) the rule would read {_share_decision(share, MAJORITY_SHARE)}",
+        ],
     )
 
 
@@ -123,9 +177,12 @@ def contrast_verdict(summary: dict[str, Any]) -> dict[str, Any]:
         decision = FAILS
     else:
         decision = CANNOT_TELL
-    notes = [f"{STATISTIC_NAMES[name]}: scalar − vector {format_number(entry['observed'])}, null {format_number(entry['null']['mean'])} "
-             f"[{format_number(entry['null']['q025'])}, {format_number(entry['null']['q975'])}], p(scalar > vector) = {format_number(entry['p_greater'])}, "
-             f"p(vector > scalar) = {format_number(entry['p_less'])}" for name, entry in contrast["tests"].items()]
+    notes = [
+        f"{STATISTIC_NAMES[name]}: scalar − vector {format_number(entry['observed'])}, null {format_number(entry['null']['mean'])} "
+        f"[{format_number(entry['null']['q025'])}, {format_number(entry['null']['q975'])}], p(scalar > vector) = {format_number(entry['p_greater'])}, "
+        f"p(vector > scalar) = {format_number(entry['p_less'])}"
+        for name, entry in contrast["tests"].items()
+    ]
     return verdict(
         "scalar_minus_vector",
         f"top-{summary['settings']['nn_k']} scalar signatures are more class-aligned than the vector ranking's",
@@ -133,13 +190,18 @@ def contrast_verdict(summary: dict[str, Any]) -> dict[str, Any]:
         CONTRAST_RULE,
         parameters={"alpha": ALPHA, "num_permutations": summary["settings"]["num_permutations"]},
         effect=effect_from_stat("per-image 1-NN hit, scalar − vector (paired)", hits, percent=True),
-        test=hypothesis_test("label permutation over images applied to both rankings, difference of 1-NN accuracies, two-sided",
-                             min(1.0, 2 * min(test["p_greater"], test["p_less"])), p_floor=min(1.0, 2 * test["p_value_floor"])),
+        test=hypothesis_test(
+            "label permutation over images applied to both rankings, difference of 1-NN accuracies, two-sided",
+            min(1.0, 2 * min(test["p_greater"], test["p_less"])),
+            p_floor=min(1.0, 2 * test["p_value_floor"]),
+        ),
         notes=notes,
     )
 
 
-def seed_claim_verdict(summary: dict[str, Any], alignment: list[dict[str, Any]], contrast: dict[str, Any]) -> dict[str, Any]:
+def seed_claim_verdict(
+    summary: dict[str, Any], alignment: list[dict[str, Any]], contrast: dict[str, Any]
+) -> dict[str, Any]:
     """What the seed reports: class-aligned in the predicted-class projection only (scalar aligned, vector not), decided on the
     scalar's alignment, the direct scalar − vector test and the vector's alignment."""
     decisions = {entry["id"].removeprefix("class_alignment."): entry["decision"] for entry in alignment}
@@ -160,10 +222,14 @@ def seed_claim_verdict(summary: dict[str, Any], alignment: list[dict[str, Any]],
         decision,
         "holds when the scalar ranking's alignment holds, scalar − vector holds and the vector's alignment is not detected; fails when scalar − vector "
         "fails, or when the vector's alignment holds and scalar − vector does not; cannot tell otherwise",
-        notes=[f"parts: scalar alignment {scalar}; vector alignment {vector}; scalar − vector {difference}",
-               f"the seed reports 1-NN {format_percent(seed['nn_accuracy_scalar_k32'])}, {format_number(seed['nn_accuracy_over_chance'])}× chance, with 1 000 classes; "
-               f"here {format_number(block['over_chance'])}× out of at most {format_number(1 / block['chance'])}× ({summary['num_classes']} classes): multiples of chance are not comparable",
-               f"the leak-free control's decision: {decisions[CONTROL]}"],
+        notes=[
+            f"parts: scalar alignment {scalar}; vector alignment {vector}; scalar − vector {difference}",
+            f"the seed reports 1-NN {format_percent(seed['nn_accuracy_scalar_k32'])}, "
+            f"{format_number(seed['nn_accuracy_over_chance'])}× chance, with 1 000 classes; "
+            f"here {format_number(block['over_chance'])}× out of at most {format_number(1 / block['chance'])}× "
+            f"({summary['num_classes']} classes): multiples of chance are not comparable",
+            f"the leak-free control's decision: {decisions[CONTROL]}",
+        ],
     )
 
 

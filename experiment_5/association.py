@@ -11,6 +11,7 @@
   ``second − first`` with a CI from resampling each group independently, Mann–Whitney p-value and
   the standardised difference (difference / pooled standard deviation).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -56,7 +57,11 @@ def _partial_p_value(rho: float, count: int) -> float:
 
 
 def spearman_table(
-    xs: dict[str, np.ndarray], ys: dict[str, np.ndarray], covariate: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES
+    xs: dict[str, np.ndarray],
+    ys: dict[str, np.ndarray],
+    covariate: np.ndarray,
+    seed: int = 0,
+    num_resamples: int = NUM_RESAMPLES,
 ) -> dict[str, dict[str, dict[str, float]]]:
     """``table[x][y]`` = ρ, its CI and p-value, and the partial ρ given ``covariate`` with CI and p-value.
 
@@ -72,7 +77,9 @@ def spearman_table(
     boot_partial = {(x, y): [] for x in xs for y in ys}
     for start in range(0, num_resamples, RESAMPLE_CHUNK):
         indices = rng.integers(0, count, size=(min(RESAMPLE_CHUNK, num_resamples - start), count))
-        ranks = {name: _standardised_ranks(np.asarray(value, dtype=np.float64)[indices]) for name, value in data.items()}
+        ranks = {
+            name: _standardised_ranks(np.asarray(value, dtype=np.float64)[indices]) for name, value in data.items()
+        }
         with_covariate = {name: np.einsum("rn,rn->r", ranks[name], ranks["__covariate__"]) for name in names}
         for x in xs:
             for y in ys:
@@ -89,13 +96,23 @@ def spearman_table(
             else:
                 result = scipy_stats.spearmanr(xs[x], ys[y])
                 rho, p_value = float(result.statistic), float(result.pvalue)
-            partial = float(_partial(np.float64(rho), float(full[x] @ full["__covariate__"]), float(full[y] @ full["__covariate__"])))
+            partial = float(
+                _partial(
+                    np.float64(rho), float(full[x] @ full["__covariate__"]), float(full[y] @ full["__covariate__"])
+                )
+            )
             low, high = _percentile_ci(np.concatenate(boot_rho[x, y]))
             partial_low, partial_high = _percentile_ci(np.concatenate(boot_partial[x, y]))
             table[x][y] = {
-                "rho": rho, "ci_low": low, "ci_high": high, "p_value": p_value,
-                "partial_rho": partial, "partial_ci_low": partial_low, "partial_ci_high": partial_high,
-                "partial_p_value": _partial_p_value(partial, count), "n": count,
+                "rho": rho,
+                "ci_low": low,
+                "ci_high": high,
+                "p_value": p_value,
+                "partial_rho": partial,
+                "partial_ci_low": partial_low,
+                "partial_ci_high": partial_high,
+                "partial_p_value": _partial_p_value(partial, count),
+                "n": count,
             }
     return table
 
@@ -112,7 +129,9 @@ def ci_excludes_zero(stat: dict[str, Any], low: str = "ci_low", high: str = "ci_
     return bool(stat[low] > 0 or stat[high] < 0)
 
 
-def compare_groups(first: np.ndarray, second: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES) -> dict[str, Any]:
+def compare_groups(
+    first: np.ndarray, second: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES
+) -> dict[str, Any]:
     """Means of two groups with CIs, and ``second − first``: difference with CI, Mann–Whitney p, standardised size."""
     first, second = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
     if min(len(first), len(second)) < 2:
@@ -123,7 +142,9 @@ def compare_groups(first: np.ndarray, second: np.ndarray, seed: int = 0, num_res
         rng.integers(0, len(first), size=(num_resamples, len(first)))
     ].mean(axis=1)
     low, high = _percentile_ci(resampled)
-    pooled = np.sqrt((first.var(ddof=1) * (len(first) - 1) + second.var(ddof=1) * (len(second) - 1)) / (len(first) + len(second) - 2))
+    pooled = np.sqrt(
+        (first.var(ddof=1) * (len(first) - 1) + second.var(ddof=1) * (len(second) - 1)) / (len(first) + len(second) - 2)
+    )
     return {
         "first": bootstrap_mean_ci(first, seed=seed, num_resamples=num_resamples),
         "second": bootstrap_mean_ci(second, seed=seed, num_resamples=num_resamples),

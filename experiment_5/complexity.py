@@ -18,17 +18,35 @@ From the Möbius coefficients ``(B, 2^L, C)`` of a batch (mask bit convention of
   fraction ``≥ η`` of ``Σ_S e_S`` (order 0 included); ``(B, len(etas))``;
 - ``full_logit_norm``: ``‖h(full)‖₂``, the covariate of Experiment 5's partial correlation.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
 
 import torch
 
-from experiment_1.mobius import PROJECTIONS, order_energies, scalar_projection, spectrum_statistics
-from experiment_1.mobius import cumulative_reconstruction, participation_ratio, rank_subsets, smallest_k_reaching_mass, subset_magnitudes
+from experiment_1.mobius import (
+    PROJECTIONS,
+    cumulative_reconstruction,
+    order_energies,
+    participation_ratio,
+    rank_subsets,
+    scalar_projection,
+    smallest_k_reaching_mass,
+    spectrum_statistics,
+    subset_magnitudes,
+)
 
 COMPLEXITY_MEASURES = (
-    "kbar_vector", "kbar_scalar", "kappa_vector", "kappa_scalar", "c_le3_vector", "c_le3_scalar", "n_eff_vector", "k_err", "k_mass",
+    "kbar_vector",
+    "kbar_scalar",
+    "kappa_vector",
+    "kappa_scalar",
+    "c_le3_vector",
+    "c_le3_scalar",
+    "n_eff_vector",
+    "k_err",
+    "k_mass",
 )
 
 __all__ = ["COMPLEXITY_MEASURES", "PROJECTIONS", "mean_order_with_trunk", "complexity_measures"]
@@ -41,7 +59,9 @@ def mean_order_with_trunk(energies: torch.Tensor) -> torch.Tensor:
     return torch.where(total > 0, (energies @ orders) / total, torch.full_like(total, float("nan")))
 
 
-def complexity_measures(coefficients: torch.Tensor, full_logits: torch.Tensor, taus: Sequence[float], etas: Sequence[float]) -> dict[str, torch.Tensor]:
+def complexity_measures(
+    coefficients: torch.Tensor, full_logits: torch.Tensor, taus: Sequence[float], etas: Sequence[float]
+) -> dict[str, torch.Tensor]:
     """Every per-image complexity measure (see the module docstring), in the coefficients' dtype."""
     full = full_logits.to(coefficients.dtype)
     measures: dict[str, torch.Tensor] = {}
@@ -54,7 +74,9 @@ def complexity_measures(coefficients: torch.Tensor, full_logits: torch.Tensor, t
     subset_energies = coefficients.square().sum(dim=2)
     measures["n_eff_vector"] = participation_ratio(subset_energies[:, 1:])
     ranking = rank_subsets(subset_magnitudes(coefficients, full, "vector"))
-    reconstruction = cumulative_reconstruction(coefficients, ranking, full, ks=[coefficients.shape[1]], error_thresholds=tuple(taus))
+    reconstruction = cumulative_reconstruction(
+        coefficients, ranking, full, ks=[coefficients.shape[1]], error_thresholds=tuple(taus)
+    )
     measures["k_err"] = reconstruction["k_at_error"]
     measures["k_mass"] = smallest_k_reaching_mass(subset_energies, ranking, tuple(etas))
     measures["full_logit_norm"] = full.norm(dim=1)

@@ -12,6 +12,7 @@ Five scores, each larger for a harder image (batched over images, computed in fl
 plus ``correct``: ``argmax_c h(full)[c] == y`` (``argmax`` takes the first of tied classes, as everywhere
 in the pipeline).
 """
+
 from __future__ import annotations
 
 import torch
@@ -27,7 +28,9 @@ def difficulty_scores(full_logits: torch.Tensor, labels: torch.Tensor) -> dict[s
     ``full_logits`` is ``(B, C)``, ``labels`` ``(B,)`` class indices in ``0 … C−1``.
     """
     if full_logits.dim() != 2 or labels.shape != full_logits.shape[:1]:
-        raise ValueError(f"expected logits (B, C) and labels (B,); got {tuple(full_logits.shape)} and {tuple(labels.shape)}")
+        raise ValueError(
+            f"expected logits (B, C) and labels (B,); got {tuple(full_logits.shape)} and {tuple(labels.shape)}"
+        )
     logits = full_logits.double()
     log_probabilities = logits.log_softmax(dim=1)
     cross_entropy = -log_probabilities.gather(1, labels.view(-1, 1).long()).squeeze(1)

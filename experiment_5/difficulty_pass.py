@@ -1,5 +1,6 @@
 """Experiment 5's part of an all-mask pass: the thresholds (``--tau``/``--eta`` and extras), per-batch
 difficulty scores and complexity measures (:mod:`experiment_5.evaluation`) → per_image.pt."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,21 +10,54 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.run import distributed
-from experiment_1.run import ExperimentPass
 from experiment_1.files import atomic_torch_save
-from experiment_1.run import MOBIUS_DTYPES, BatchFunction, EvaluationSetup, provenance, write_timing
-from experiment_5.evaluation import DEFAULT_EXTRA_ETAS, DEFAULT_EXTRA_TAUS, batch_arrays, check_labelled, per_image_record, sample_pool, thresholds
+from experiment_1.run import (
+    MOBIUS_DTYPES,
+    BatchFunction,
+    EvaluationSetup,
+    ExperimentPass,
+    distributed,
+    provenance,
+    write_timing,
+)
+from experiment_5.evaluation import (
+    DEFAULT_EXTRA_ETAS,
+    DEFAULT_EXTRA_TAUS,
+    batch_arrays,
+    check_labelled,
+    per_image_record,
+    sample_pool,
+    thresholds,
+)
 
 STAGE = "experiment_5.step_1_evaluate/all_masks"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tau", type=float, default=0.1, help="relative-error threshold of K_τ^err, the headline one (default: %(default)s)")
-    parser.add_argument("--extra-taus", type=float, nargs="*", default=list(DEFAULT_EXTRA_TAUS), help="further τ also recorded (default: %(default)s); where K_τ^err sits at 2^L on most images, "
-                        "larger τ (e.g. 0.4 0.5 0.6 0.7) add the grid where it moves — another τ set is another run, not a resume")
-    parser.add_argument("--eta", type=float, default=0.9, help="energy fraction of K_η^mass, the headline one (default: %(default)s)")
-    parser.add_argument("--extra-etas", type=float, nargs="*", default=list(DEFAULT_EXTRA_ETAS), help="further η also recorded (default: %(default)s)")
+    parser.add_argument(
+        "--tau",
+        type=float,
+        default=0.1,
+        help="relative-error threshold of K_τ^err, the headline one (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--extra-taus",
+        type=float,
+        nargs="*",
+        default=list(DEFAULT_EXTRA_TAUS),
+        help="further τ also recorded (default: %(default)s); where K_τ^err sits at 2^L on most images, "
+        "larger τ (e.g. 0.4 0.5 0.6 0.7) add the grid where it moves — another τ set is another run, not a resume",
+    )
+    parser.add_argument(
+        "--eta", type=float, default=0.9, help="energy fraction of K_η^mass, the headline one (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--extra-etas",
+        type=float,
+        nargs="*",
+        default=list(DEFAULT_EXTRA_ETAS),
+        help="further η also recorded (default: %(default)s)",
+    )
 
 
 def prepare(setup: EvaluationSetup) -> dict[str, Any]:
@@ -39,8 +73,13 @@ def prepare(setup: EvaluationSetup) -> dict[str, Any]:
 
 def batch_function(setup: EvaluationSetup) -> BatchFunction:
     """:func:`experiment_5.evaluation.batch_arrays` with the run's thresholds and Möbius dtype."""
-    return partial(batch_arrays, taus=setup.config["taus"], etas=setup.config["etas"], dtype=MOBIUS_DTYPES[setup.config.mobius_dtype],
-                   sample_index=str(setup.config.sample_index))
+    return partial(
+        batch_arrays,
+        taus=setup.config["taus"],
+        etas=setup.config["etas"],
+        dtype=MOBIUS_DTYPES[setup.config.mobius_dtype],
+        sample_index=str(setup.config.sample_index),
+    )
 
 
 def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[str, Any]) -> None:
@@ -54,8 +93,10 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
     write_timing(setup, timing, config["device_name"])
     valid = arrays["valid"].astype(bool)
     taus = setup.config["taus"]
-    print(f"wrote {path}: {record['num_valid']} images, top-1 {arrays['correct'][valid].mean():.1%}, "
-          f"mean K_τ^err (τ = {taus[0]:g}) {arrays['k_err'][valid, 0].mean():.3g}, mean N_eff^v {np.nanmean(arrays['n_eff_vector'][valid]):.3g}")
+    print(
+        f"wrote {path}: {record['num_valid']} images, top-1 {arrays['correct'][valid].mean():.1%}, "
+        f"mean K_τ^err (τ = {taus[0]:g}) {arrays['k_err'][valid, 0].mean():.3g}, mean N_eff^v {np.nanmean(arrays['n_eff_vector'][valid]):.3g}"
+    )
 
 
 EXPERIMENT_5 = ExperimentPass(5, STAGE, "Exp 5 difficulty/complexity", batch_function, finish, add_arguments, prepare)

@@ -7,6 +7,7 @@
 - :func:`per_image_record`: what ``per_image.pt`` holds (configuration, counts, the sample pool, the
   sample references and every per-image array).
 """
+
 from __future__ import annotations
 
 import json
@@ -46,12 +47,20 @@ def check_labelled(setup: EvaluationSetup) -> None:
         )
 
 
-def batch_arrays(logits: torch.Tensor, labels: torch.Tensor, taus: Sequence[float], etas: Sequence[float], dtype: torch.dtype,
-                 sample_index: str) -> dict[str, torch.Tensor]:
+def batch_arrays(
+    logits: torch.Tensor,
+    labels: torch.Tensor,
+    taus: Sequence[float],
+    etas: Sequence[float],
+    dtype: torch.dtype,
+    sample_index: str,
+) -> dict[str, torch.Tensor]:
     """Per-image difficulty scores and complexity measures of one batch (``sample_index`` names the list in errors)."""
     full = logits[:, -1]  # the all-on mask, 2^L − 1
     if int(labels.max()) >= full.shape[1]:
-        raise PipelineError(f"{sample_index}: label {int(labels.max())} is out of range for a model with {full.shape[1]} classes")
+        raise PipelineError(
+            f"{sample_index}: label {int(labels.max())} is out of range for a model with {full.shape[1]} classes"
+        )
     coefficients = mobius_transform(logits, dim=1, dtype=dtype)
     return {
         **difficulty_scores(full, labels),
@@ -65,7 +74,14 @@ def sample_pool(setup: EvaluationSetup) -> dict[str, Any]:
     matches in --data-dir, so a report can say which share of the available images was used."""
     document = read_json(setup.config.sample_index)
     pattern = document.get("pattern")
-    available = sum(item.label >= 0 for item in list_items(setup.dataset.data_dir, pattern, document.get("folder_labels", "imagenet"))) if pattern else None
+    available = (
+        sum(
+            item.label >= 0
+            for item in list_items(setup.dataset.data_dir, pattern, document.get("folder_labels", "imagenet"))
+        )
+        if pattern
+        else None
+    )
     return {
         "pattern": pattern,
         "mode": document.get("mode"),
@@ -75,13 +91,17 @@ def sample_pool(setup: EvaluationSetup) -> dict[str, Any]:
     }
 
 
-def per_image_record(setup: EvaluationSetup, arrays: dict[str, np.ndarray], config: dict[str, Any], pool: dict[str, Any]) -> dict[str, Any]:
+def per_image_record(
+    setup: EvaluationSetup, arrays: dict[str, np.ndarray], config: dict[str, Any], pool: dict[str, Any]
+) -> dict[str, Any]:
     """What ``per_image.pt`` holds: configuration, counts, the sample pool, sample references and every per-image array."""
     valid = valid_images(arrays)
     return {
         "experiment": 5,
         "question": QUESTION,
-        "config": json.loads(json.dumps(config)),  # plain types only (torch's version string is a str subclass), for weights_only loading
+        "config": json.loads(
+            json.dumps(config)
+        ),  # plain types only (torch's version string is a str subclass), for weights_only loading
         **image_counts(valid),
         "sample_pool": pool,
         "samples": [{"source": sample.source, "row": sample.row, "label": sample.label} for sample in setup.samples],

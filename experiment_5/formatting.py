@@ -1,4 +1,5 @@
 """Display names and table cells shared by Experiment 5's REPORT (step 3) and tables.md (paper.make_tables)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -55,5 +56,7 @@ def rho_cell(entry: dict[str, Any], prefix: str = "") -> str:
 def decision_cell(verdict: dict[str, Any]) -> str:
     """``**decision**`` of a verdict (:mod:`experiment_1.report.verdicts`), with its Holm-adjusted p where a test was read."""
     test = verdict.get("test")
-    adjusted = f", Holm p = {format_number(test['p_adjusted'], 2)}" if test and test.get("p_adjusted") is not None else ""
+    adjusted = (
+        f", Holm p = {format_number(test['p_adjusted'], 2)}" if test and test.get("p_adjusted") is not None else ""
+    )
     return f"**{verdict['decision']}**{adjusted}"

@@ -1,5 +1,6 @@
 """Experiment 5 as paper/ sees it (:class:`experiment_1.report.record.ExperimentRecord`): declared once, read by
 ``paper/experiments.py``."""
+
 from __future__ import annotations
 
 from experiment_1.report import ExperimentRecord
@@ -8,9 +9,16 @@ RESULTS = "experiment_5/results_efficientnet_lite0_sample"
 
 RECORDS = (
     ExperimentRecord(
-        experiment=5, title="Experiment 5 — difficulty vs interaction complexity", macro="ExpFive",
-        summaries="experiment_5/results*/analysis.json", primary=f"{RESULTS}/analysis.json", tables=("experiment_5",),
-        figures=(("FigExpFiveQuartiles", f"{RESULTS}/quartile_bars.pdf"), ("FigExpFiveRho", f"{RESULTS}/rho_heatmap.pdf")),
+        experiment=5,
+        title="Experiment 5 — difficulty vs interaction complexity",
+        macro="ExpFive",
+        summaries="experiment_5/results*/analysis.json",
+        primary=f"{RESULTS}/analysis.json",
+        tables=("experiment_5",),
+        figures=(
+            ("FigExpFiveQuartiles", f"{RESULTS}/quartile_bars.pdf"),
+            ("FigExpFiveRho", f"{RESULTS}/rho_heatmap.pdf"),
+        ),
         single_pass="experiment_5.difficulty_pass:EXPERIMENT_5",
     ),
 )

@@ -1,11 +1,27 @@
 """Experiment 5's REPORT (step 3): its Markdown blocks and the filled skeleton, every number and decision read from analysis.json."""
+
 from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
-from experiment_1.report import by_id
-from experiment_5.formatting import MEASURE_LABELS, SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell, stat_cell
+from experiment_1.report import (
+    ReportDocument,
+    by_id,
+    figure,
+    format_number,
+    format_percent,
+    format_stat,
+    markdown_table,
+)
+from experiment_5.formatting import (
+    MEASURE_LABELS,
+    SCORE_LABELS,
+    decision_cell,
+    difference_cell,
+    measure_label,
+    rho_cell,
+    stat_cell,
+)
 
 
 def measure_verdict(analysis: dict[str, Any], measure: str) -> dict[str, Any]:
@@ -21,28 +37,45 @@ def headline_table(analysis: dict[str, Any], measures: list[str]) -> str:
     for measure in measures:
         entry = analysis["spearman"][primary][measure]
         quartile = analysis["quartiles"][primary]["measures"][measure]
-        rows.append([
-            measure_label(measure),
-            stat_cell(analysis["measure_means"][measure], measure),
-            rho_cell(entry),
-            rho_cell(entry, "partial_"),
-            stat_cell(quartile["quartile_means"][0], measure),
-            stat_cell(quartile["quartile_means"][3], measure),
-            difference_cell(quartile["hard_minus_easy"], measure),
-            difference_cell(correctness[measure]["incorrect_minus_correct"], measure) if correctness else "—",
-            decision_cell(measure_verdict(analysis, measure)),
-        ])
+        rows.append(
+            [
+                measure_label(measure),
+                stat_cell(analysis["measure_means"][measure], measure),
+                rho_cell(entry),
+                rho_cell(entry, "partial_"),
+                stat_cell(quartile["quartile_means"][0], measure),
+                stat_cell(quartile["quartile_means"][3], measure),
+                difference_cell(quartile["hard_minus_easy"], measure),
+                difference_cell(correctness[measure]["incorrect_minus_correct"], measure) if correctness else "—",
+                decision_cell(measure_verdict(analysis, measure)),
+            ]
+        )
     return markdown_table(
-        ["measure", "mean [95 % CI]", f"ρ with {SCORE_LABELS[primary]}", "partial ρ given ‖h(full)‖", "easy quartile", "hard quartile",
-         "hard − easy", "incorrect − correct", "decision"],
+        [
+            "measure",
+            "mean [95 % CI]",
+            f"ρ with {SCORE_LABELS[primary]}",
+            "partial ρ given ‖h(full)‖",
+            "easy quartile",
+            "hard quartile",
+            "hard − easy",
+            "incorrect − correct",
+            "decision",
+        ],
         rows,
     )
 
 
 def rho_table(analysis: dict[str, Any]) -> str:
     """ρ [CI] (p) of every score with every headline measure."""
-    rows = [[measure_label(measure)] + [f"{rho_cell(analysis['spearman'][score][measure])}, p = {format_number(analysis['spearman'][score][measure]['p_value'], 2)}"
-                                        for score in analysis["scores"]] for measure in analysis["headline_measures"]]
+    rows = [
+        [measure_label(measure)]
+        + [
+            f"{rho_cell(analysis['spearman'][score][measure])}, p = {format_number(analysis['spearman'][score][measure]['p_value'], 2)}"
+            for score in analysis["scores"]
+        ]
+        for measure in analysis["headline_measures"]
+    ]
     return markdown_table(["measure"] + [SCORE_LABELS[score] for score in analysis["scores"]], rows)
 
 
@@ -50,9 +83,20 @@ def score_agreement_table(analysis: dict[str, Any]) -> str:
     """How alike the difficulty scores are: their mutual Spearman ρ and the shares of the primary score's easy / hard quartile they share."""
     agreement = analysis["score_agreement"]
     primary, scores = agreement["primary"], analysis["scores"]
-    rows = [[SCORE_LABELS[score] + (" (primary)" if score == primary else "")] + [format_number(agreement["spearman"][score][other]) for other in scores]
-            + [format_percent(agreement["shared_easy_quartile"][score]), format_percent(agreement["shared_hard_quartile"][score])] for score in scores]
-    headers = ["score"] + [f"ρ with {SCORE_LABELS[other]}" for other in scores] + [f"shares the easy quartile of {SCORE_LABELS[primary]}", "… its hard quartile"]
+    rows = [
+        [SCORE_LABELS[score] + (" (primary)" if score == primary else "")]
+        + [format_number(agreement["spearman"][score][other]) for other in scores]
+        + [
+            format_percent(agreement["shared_easy_quartile"][score]),
+            format_percent(agreement["shared_hard_quartile"][score]),
+        ]
+        for score in scores
+    ]
+    headers = (
+        ["score"]
+        + [f"ρ with {SCORE_LABELS[other]}" for other in scores]
+        + [f"shares the easy quartile of {SCORE_LABELS[primary]}", "… its hard quartile"]
+    )
     return markdown_table(headers, rows)
 
 
@@ -61,32 +105,79 @@ def partial_check_paragraph(analysis: dict[str, Any]) -> str:
     tau = analysis["settings"]["taus"][0]
     norm = analysis["spearman_with_norm"]
     head = f"**Partial check.** {analysis['settings']['partial_check']}. ρ(‖h(full)‖, K_τ^err) = {rho_cell(norm['k_err'])}."
-    rows = [[SCORE_LABELS[score], rho_cell(norm[score]), rho_cell(analysis["spearman"][score]["k_err"]),
-             rho_cell(analysis["spearman"][score]["k_err"], "partial_"), analysis["partial_check"][score]] for score in analysis["scores"]]
-    return head + "\n\n" + markdown_table(
-        ["score", "ρ(score, ‖h(full)‖)", f"ρ(score, K_τ^err), τ = {format_number(tau)}", "partial ρ given ‖h(full)‖", "decision (partial rule)"], rows)
+    rows = [
+        [
+            SCORE_LABELS[score],
+            rho_cell(norm[score]),
+            rho_cell(analysis["spearman"][score]["k_err"]),
+            rho_cell(analysis["spearman"][score]["k_err"], "partial_"),
+            analysis["partial_check"][score],
+        ]
+        for score in analysis["scores"]
+    ]
+    return (
+        head
+        + "\n\n"
+        + markdown_table(
+            [
+                "score",
+                "ρ(score, ‖h(full)‖)",
+                f"ρ(score, K_τ^err), τ = {format_number(tau)}",
+                "partial ρ given ‖h(full)‖",
+                "decision (partial rule)",
+            ],
+            rows,
+        )
+    )
 
 
 def saturation_sentence(analysis: dict[str, Any]) -> str:
     """Which measures are saturated or constant, and how often the K thresholds need every one of the 2^L subsets."""
     size = 2 ** analysis["config"]["num_blocks"]
-    stuck = [f"{measure_label(name)} ({entry['decision']}: {'within ' + format_number(entry['margin']) + ' of ' if entry['at'] == 'near_bound' else ''}"
-             f"{entry['value']:g} on {format_percent(entry['share'])})" for name, entry in analysis["saturation"].items() if entry is not None]
-    shares = "; ".join(f"{measure_label(name)}: {format_percent(share)}" for name, share in analysis["at_all_subsets"].items())
-    return ("Saturated or constant (at or within 5 % of the range from a bound, or at one value, on ≥ 90 % of images; not judged): " + (", ".join(stuck) or "none") + ". "
-            f"Share of images that need all 2^L = {size} subsets: {shares}.")
+    stuck = [
+        f"{measure_label(name)} ({entry['decision']}: {'within ' + format_number(entry['margin']) + ' of ' if entry['at'] == 'near_bound' else ''}"
+        f"{entry['value']:g} on {format_percent(entry['share'])})"
+        for name, entry in analysis["saturation"].items()
+        if entry is not None
+    ]
+    shares = "; ".join(
+        f"{measure_label(name)}: {format_percent(share)}" for name, share in analysis["at_all_subsets"].items()
+    )
+    return (
+        "Saturated or constant (at or within 5 % of the range from a bound, or at one value, on ≥ 90 % of images; not judged): "
+        + (", ".join(stuck) or "none")
+        + ". "
+        f"Share of images that need all 2^L = {size} subsets: {shares}."
+    )
 
 
 def correctness_block(analysis: dict[str, Any]) -> str:
     """Correct vs incorrect images: counts, accuracy and each headline measure's difference."""
     correctness = analysis["correctness"]
-    head = f"Correct: {correctness['num_correct']} images, incorrect: {correctness['num_incorrect']} (top-1 accuracy {format_stat(analysis['top1_accuracy'], percent=True)})."
+    head = (
+        f"Correct: {correctness['num_correct']} images, incorrect: {correctness['num_incorrect']} "
+        f"(top-1 accuracy {format_stat(analysis['top1_accuracy'], percent=True)})."
+    )
     if not correctness["measures"]:
         return head + " One group has fewer than two images, so the comparison is not made."
-    rows = [[measure_label(measure), stat_cell(entry["correct"], measure), stat_cell(entry["incorrect"], measure),
-             difference_cell(entry["incorrect_minus_correct"], measure), format_number(entry["mann_whitney_p"], 2)]
-            for measure, entry in correctness["measures"].items() if measure in analysis["headline_measures"]]
-    return head + "\n\n" + markdown_table(["measure", "correct", "incorrect", "incorrect − correct", "Mann–Whitney p (uncorrected)"], rows)
+    rows = [
+        [
+            measure_label(measure),
+            stat_cell(entry["correct"], measure),
+            stat_cell(entry["incorrect"], measure),
+            difference_cell(entry["incorrect_minus_correct"], measure),
+            format_number(entry["mann_whitney_p"], 2),
+        ]
+        for measure, entry in correctness["measures"].items()
+        if measure in analysis["headline_measures"]
+    ]
+    return (
+        head
+        + "\n\n"
+        + markdown_table(
+            ["measure", "correct", "incorrect", "incorrect − correct", "Mann–Whitney p (uncorrected)"], rows
+        )
+    )
 
 
 def seed_rows(analysis: dict[str, Any]) -> list[list[str]]:
@@ -96,11 +187,21 @@ def seed_rows(analysis: dict[str, Any]) -> list[list[str]]:
     quartiles = analysis["quartiles"][primary]["measures"]
     rows = []
     for measure, key in (("n_eff_vector", "n_eff_vector_hard_minus_easy"), ("k_err", "k_tau_err_hard_minus_easy")):
-        label = measure_label(measure) + (f" (τ = {format_number(analysis['settings']['taus'][0])})" if measure == "k_err" else "")
-        rows.append([f"{label}, hard − easy quartile", f"+{format_number(seed[key])}",
-                     f"{difference_cell(quartiles[measure]['hard_minus_easy'], measure)}: {measure_verdict(analysis, measure)['decision']}"])
+        label = measure_label(measure) + (
+            f" (τ = {format_number(analysis['settings']['taus'][0])})" if measure == "k_err" else ""
+        )
+        rows.append(
+            [
+                f"{label}, hard − easy quartile",
+                f"+{format_number(seed[key])}",
+                f"{difference_cell(quartiles[measure]['hard_minus_easy'], measure)}: {measure_verdict(analysis, measure)['decision']}",
+            ]
+        )
     for family in seed["invariant_measures"]:
-        ours = ", ".join(f"{measure_label(name)}: {measure_verdict(analysis, name)['decision']}" for name in (f"{family}_vector", f"{family}_scalar"))
+        ours = ", ".join(
+            f"{measure_label(name)}: {measure_verdict(analysis, name)['decision']}"
+            for name in (f"{family}_vector", f"{family}_scalar")
+        )
         rows.append([f"{MEASURE_LABELS[family + '_vector'].split(' ')[0]} vs difficulty", "invariant", ours])
     return rows
 
@@ -131,8 +232,10 @@ def build_report(analysis: dict[str, Any], timing: dict[str, Any] | None) -> str
     extra_measures = [name for name in analysis["measures"] if name not in analysis["headline_measures"]]
     data_extra = f"; {analysis['num_analysed']} analysed (every score and measure defined)"
     if pool["labelled_images_matching_pattern"] is not None:
-        data_extra += (f"; the sample list ({pool['mode']}, {pool['per_class']} per class, `{pool['pattern']}`) holds {pool['list_size']} "
-                       f"of the {pool['labelled_images_matching_pattern']} labelled images that pattern matches")
+        data_extra += (
+            f"; the sample list ({pool['mode']}, {pool['per_class']} per class, `{pool['pattern']}`) holds {pool['list_size']} "
+            f"of the {pool['labelled_images_matching_pattern']} labelled images that pattern matches"
+        )
     results = [
         headline_table(analysis, analysis["headline_measures"]),
         saturation_sentence(analysis),
@@ -156,9 +259,14 @@ def build_report(analysis: dict[str, Any], timing: dict[str, Any] | None) -> str
         method=method_text(analysis),
         results=results,
         seed_rows=seed_rows(analysis),
-        seed_source=f"{analysis['published']['source']}; the original study does not say which difficulty score defines its quartiles (ours: {SCORE_LABELS[analysis['settings']['primary_score']]})",
+        seed_source=f"{analysis['published']['source']}; the original study does not say which difficulty score defines "
+        f"its quartiles (ours: {SCORE_LABELS[analysis['settings']['primary_score']]})",
         verdict=[],
-        verdicts=[entry for entry in analysis["verdicts"] if entry["id"] in headline or not entry["id"].endswith(".hard_minus_easy")],
+        verdicts=[
+            entry
+            for entry in analysis["verdicts"]
+            if entry["id"] in headline or not entry["id"].endswith(".hard_minus_easy")
+        ],
         generator="experiment_5.step_3_plot",
         timing=timing,
         data_extra=data_extra,

@@ -18,6 +18,7 @@ Outputs: <output-dir>/per_image.pt (sample references, labels, scores, measures,
     python -m experiment_5.step_1_evaluate --sample-index experiment_1/sample_index_val.json \\
         --batch-size 8 --mask-chunk 256 --num-workers 8 --seed 0 --output-dir experiment_5/results
 """
+
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
@@ -26,7 +27,9 @@ from experiment_5.difficulty_pass import EXPERIMENT_5
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_step(EXPERIMENT_5, argv, __doc__, "experiment_5/results", default_sample_index="experiment_1/sample_index_val.json")
+    run_step(
+        EXPERIMENT_5, argv, __doc__, "experiment_5/results", default_sample_index="experiment_1/sample_index_val.json"
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ Outputs: rho_heatmap.png/.pdf (Spearman ρ of every difficulty score with every 
     python -m experiment_5.step_3_plot --analysis experiment_5/results/analysis.json \\
         --per-image experiment_5/results/per_image.pt
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,12 +24,11 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.report import load_checked_summary
 from experiment_1.files import atomic_write_text, read_timing
-from experiment_1.report import new_figure, new_figure_grid, save_figure
+from experiment_1.report import load_checked_summary, new_figure, new_figure_grid, save_figure
 from experiment_5.association import ci_excludes_zero
-from experiment_5.formatting import SCORE_LABELS, measure_label
 from experiment_5.formats import analysed_images, load_per_image
+from experiment_5.formatting import SCORE_LABELS, measure_label
 from experiment_5.report import build_report, measure_verdict
 
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]
@@ -44,12 +44,26 @@ def plot_rho_heatmap(analysis: dict[str, Any], output: Path) -> Path:
         for column, measure in enumerate(measures):
             entry = analysis["spearman"][score][measure]
             significant = ci_excludes_zero(entry)
-            text = f"{entry['rho']:.2f}\n[{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]" if np.isfinite(entry["rho"]) else "n/a\n(constant)"
-            axes.text(column, row, text, ha="center", va="center",
-                      fontsize=6.5, fontweight="bold" if significant else "normal", color="black")
+            text = (
+                f"{entry['rho']:.2f}\n[{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]"
+                if np.isfinite(entry["rho"])
+                else "n/a\n(constant)"
+            )
+            axes.text(
+                column,
+                row,
+                text,
+                ha="center",
+                va="center",
+                fontsize=6.5,
+                fontweight="bold" if significant else "normal",
+                color="black",
+            )
             if significant:
                 axes.add_patch(Rectangle((column - 0.48, row - 0.48), 0.96, 0.96, fill=False, lw=1.2, ec="black"))
-    axes.set_xticks(range(len(measures)), [measure_label(name) for name in measures], rotation=35, ha="right", fontsize=8)
+    axes.set_xticks(
+        range(len(measures)), [measure_label(name) for name in measures], rotation=35, ha="right", fontsize=8
+    )
     axes.set_yticks(range(len(scores)), [SCORE_LABELS[name] for name in scores], fontsize=8)
     figure_.colorbar(image, ax=axes, label="Spearman ρ")
     axes.set_title(f"Spearman ρ [95 % bootstrap CI], N = {analysis['num_analysed']}; boxed: CI excludes 0", fontsize=9)
@@ -74,16 +88,23 @@ def plot_quartile_bars(analysis: dict[str, Any], output: Path) -> Path:
         high = max(stat["ci_high"] for stat in stats)
         margin = 0.15 * (high - low) if high > low else 0.5
         axes.set_ylim(low - margin, high + margin)
-    for axes in axes_list[len(measures):]:
+    for axes in axes_list[len(measures) :]:
         axes.axis("off")
-    figure_.suptitle(f"Complexity by quartile of {SCORE_LABELS[primary]} (mean, 95 % CI; {analysis['quartiles'][primary]['sizes'][0]} images per quartile)", fontsize=10)
+    figure_.suptitle(
+        f"Complexity by quartile of {SCORE_LABELS[primary]} (mean, 95 % CI; {analysis['quartiles'][primary]['sizes'][0]} images per quartile)",
+        fontsize=10,
+    )
     return save_figure(figure_, output)
 
 
 def strongest_pairs(analysis: dict[str, Any], count: int = 2) -> list[tuple[str, str]]:
     """The ``count`` (score, headline measure) pairs with the largest |ρ| (ties by table order)."""
-    pairs = [(score, measure) for score in analysis["scores"] for measure in analysis["headline_measures"]
-             if np.isfinite(analysis["spearman"][score][measure]["rho"])]
+    pairs = [
+        (score, measure)
+        for score in analysis["scores"]
+        for measure in analysis["headline_measures"]
+        if np.isfinite(analysis["spearman"][score][measure]["rho"])
+    ]
     return sorted(pairs, key=lambda pair: -abs(analysis["spearman"][pair[0]][pair[1]]["rho"]))[:count]
 
 
@@ -99,7 +120,10 @@ def plot_strongest_pairs(analysis: dict[str, Any], record: dict[str, Any], outpu
         entry = analysis["spearman"][score][measure]
         axes.set_xlabel(SCORE_LABELS[score])
         axes.set_ylabel(measure_label(measure))
-        axes.set_title(f"ρ = {entry['rho']:.3f} [{entry['ci_low']:.3f}, {entry['ci_high']:.3f}], partial ρ | ‖h(full)‖ = {entry['partial_rho']:.3f}", fontsize=8)
+        axes.set_title(
+            f"ρ = {entry['rho']:.3f} [{entry['ci_low']:.3f}, {entry['ci_high']:.3f}], partial ρ | ‖h(full)‖ = {entry['partial_rho']:.3f}",
+            fontsize=8,
+        )
         axes.legend(fontsize=7)
     figure_.suptitle(f"The two strongest difficulty–complexity pairs, N = {images.count}", fontsize=10)
     return save_figure(figure_, output)
@@ -108,17 +132,25 @@ def plot_strongest_pairs(analysis: dict[str, Any], record: dict[str, Any], outpu
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--analysis", type=Path, required=True, help="analysis.json of experiment_5.step_2_analyze")
-    parser.add_argument("--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate (the same run)")
+    parser.add_argument(
+        "--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate (the same run)"
+    )
     args = parser.parse_args(argv)
-    analysis = load_checked_summary(args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False)  # NaN: ρ of a constant measure, shown as n/a
+    analysis = load_checked_summary(
+        args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False
+    )  # NaN: ρ of a constant measure, shown as n/a
     record = load_per_image(args.per_image)
     if record["config"] != analysis["config"]:
-        raise PipelineError(f"{args.per_image}: comes from another run than {args.analysis}; pass the per_image.pt that step 2 analysed")
+        raise PipelineError(
+            f"{args.per_image}: comes from another run than {args.analysis}; pass the per_image.pt that step 2 analysed"
+        )
     folder = args.analysis.parent
     plot_rho_heatmap(analysis, folder / "rho_heatmap")
     plot_quartile_bars(analysis, folder / "quartile_bars")
     plot_strongest_pairs(analysis, record, folder / "strongest_pairs")
-    atomic_write_text(folder / "REPORT.md", build_report(analysis, read_timing(folder / "timing.json", analysis.get("num_images"))))
+    atomic_write_text(
+        folder / "REPORT.md", build_report(analysis, read_timing(folder / "timing.json", analysis.get("num_images")))
+    )
     print(f"wrote {folder / 'REPORT.md'} and its figures")
 
 

@@ -14,6 +14,7 @@ Over the analysed images (:func:`experiment_5.formats.analysed_images`):
   value, on ≥ 90 % of images), and the share of images needing all 2^L subsets per K threshold;
 - the verdicts block (:func:`experiment_5.verdicts.verdicts`).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,9 +22,7 @@ from typing import Any
 import numpy as np
 from scipy import stats as scipy_stats
 
-from experiment_1.report import published_numbers
-from experiment_1.report import bootstrap_mean_ci, exact_proportion_ci
-from experiment_1.report import NEAR_BOUND_MARGIN, saturation
+from experiment_1.report import NEAR_BOUND_MARGIN, bootstrap_mean_ci, exact_proportion_ci, published_numbers, saturation
 from experiment_5.association import compare_groups, quartile_groups, spearman_table
 from experiment_5.complexity import COMPLEXITY_MEASURES
 from experiment_5.difficulty import DIFFICULTY_SCORES
@@ -33,7 +32,9 @@ from experiment_5.verdicts import RULES, partial_decision, verdicts
 PARTIAL_CHECK = "Spearman partial correlation controlling for ‖h(full)‖₂ (rank-based, every pair)"
 
 
-def quartile_analysis(score: np.ndarray, measures: dict[str, np.ndarray], seed: int, num_resamples: int) -> dict[str, Any]:
+def quartile_analysis(
+    score: np.ndarray, measures: dict[str, np.ndarray], seed: int, num_resamples: int
+) -> dict[str, Any]:
     """Per measure: mean in each quartile of ``score`` (CIs) and hard (Q4) − easy (Q1) comparison."""
     groups = quartile_groups(score)
     result: dict[str, Any] = {
@@ -44,7 +45,9 @@ def quartile_analysis(score: np.ndarray, measures: dict[str, np.ndarray], seed: 
     for name, values in measures.items():
         comparison = compare_groups(values[groups[0]], values[groups[3]], seed=seed, num_resamples=num_resamples)
         result["measures"][name] = {
-            "quartile_means": [bootstrap_mean_ci(values[group], seed=seed, num_resamples=num_resamples) for group in groups],
+            "quartile_means": [
+                bootstrap_mean_ci(values[group], seed=seed, num_resamples=num_resamples) for group in groups
+            ],
             "hard_minus_easy": comparison["difference"],
             "mann_whitney_p": comparison["mann_whitney_p"],
             "standardised_difference": comparison["standardised_difference"],
@@ -52,7 +55,9 @@ def quartile_analysis(score: np.ndarray, measures: dict[str, np.ndarray], seed: 
     return result
 
 
-def correctness_analysis(correct: np.ndarray, measures: dict[str, np.ndarray], seed: int, num_resamples: int) -> dict[str, Any]:
+def correctness_analysis(
+    correct: np.ndarray, measures: dict[str, np.ndarray], seed: int, num_resamples: int
+) -> dict[str, Any]:
     """Per measure: correct vs incorrect means and incorrect − correct (``None`` when a group has fewer than two images)."""
     counts = {"num_correct": int(correct.sum()), "num_incorrect": int((~correct).sum())}
     if min(counts.values()) < 2:
@@ -80,8 +85,12 @@ def score_agreement(scores: dict[str, np.ndarray], primary: str) -> dict[str, An
     return {
         "primary": primary,
         "spearman": {a: {b: float(rho[i, j]) for j, b in enumerate(names)} for i, a in enumerate(names)},
-        "shared_easy_quartile": {name: len(easy & set(groups[0].tolist())) / len(easy) for name, groups in quartiles.items()},
-        "shared_hard_quartile": {name: len(hard & set(groups[3].tolist())) / len(hard) for name, groups in quartiles.items()},
+        "shared_easy_quartile": {
+            name: len(easy & set(groups[0].tolist())) / len(easy) for name, groups in quartiles.items()
+        },
+        "shared_hard_quartile": {
+            name: len(hard & set(groups[3].tolist())) / len(hard) for name, groups in quartiles.items()
+        },
     }
 
 
@@ -102,7 +111,10 @@ def measure_saturation(measures: dict[str, np.ndarray], num_blocks: int) -> dict
     """Per measure: :func:`experiment_1.report.verdicts.saturation` against its bounds, a value within
     :data:`~experiment_1.report.verdicts.NEAR_BOUND_MARGIN` of the measure's range from a bound counting as at it
     (K_τ^err at 494–511 of 512 cannot move either); ``None`` where it moves."""
-    return {name: saturation(values, measure_bounds(name, num_blocks), margin=NEAR_BOUND_MARGIN) for name, values in measures.items()}
+    return {
+        name: saturation(values, measure_bounds(name, num_blocks), margin=NEAR_BOUND_MARGIN)
+        for name, values in measures.items()
+    }
 
 
 def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples: int) -> dict[str, Any]:
@@ -110,7 +122,9 @@ def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples
     config = record["config"]
     images = analysed_images(record)
     scores, measures, covariate, correct = images.scores, images.measures, images.covariate, images.correct
-    norm_table = spearman_table({COVARIATE: covariate}, {**scores, **measures}, covariate, seed=seed, num_resamples=num_resamples)[COVARIATE]
+    norm_table = spearman_table(
+        {COVARIATE: covariate}, {**scores, **measures}, covariate, seed=seed, num_resamples=num_resamples
+    )[COVARIATE]
     analysis = {
         "experiment": 5,
         "question": record["question"],
@@ -121,22 +135,42 @@ def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples
         "num_analysed": images.count,
         "num_undefined": images.num_valid - images.count,
         "sample_pool": record["sample_pool"],
-        "settings": {"primary_score": primary_score, "seed": seed, "num_resamples": num_resamples, "partial_check": PARTIAL_CHECK,
-                     "taus": config["taus"], "etas": config["etas"], "verdict_rules": RULES},
+        "settings": {
+            "primary_score": primary_score,
+            "seed": seed,
+            "num_resamples": num_resamples,
+            "partial_check": PARTIAL_CHECK,
+            "taus": config["taus"],
+            "etas": config["etas"],
+            "verdict_rules": RULES,
+        },
         "scores": list(DIFFICULTY_SCORES),
         "measures": list(measures),
         "headline_measures": list(COMPLEXITY_MEASURES),
         "top1_accuracy": exact_proportion_ci(correct.astype(np.float64)),
-        "measure_means": {name: bootstrap_mean_ci(value, seed=seed, num_resamples=num_resamples) for name, value in measures.items()},
+        "measure_means": {
+            name: bootstrap_mean_ci(value, seed=seed, num_resamples=num_resamples) for name, value in measures.items()
+        },
         "spearman": spearman_table(scores, measures, covariate, seed=seed, num_resamples=num_resamples),
-        "spearman_with_norm": {name: {key: entry[key] for key in ("rho", "ci_low", "ci_high", "p_value", "n")} for name, entry in norm_table.items()},
+        "spearman_with_norm": {
+            name: {key: entry[key] for key in ("rho", "ci_low", "ci_high", "p_value", "n")}
+            for name, entry in norm_table.items()
+        },
         "score_agreement": score_agreement(scores, primary_score),
-        "quartiles": {name: quartile_analysis(scores[name], measures, seed, num_resamples) for name in DIFFICULTY_SCORES},
+        "quartiles": {
+            name: quartile_analysis(scores[name], measures, seed, num_resamples) for name in DIFFICULTY_SCORES
+        },
         "correctness": correctness_analysis(correct, measures, seed, num_resamples),
         "saturation": measure_saturation(measures, int(config["num_blocks"])),
-        "at_all_subsets": {name: float(np.mean(values >= 2 ** config["num_blocks"])) for name, values in measures.items() if name.startswith(("k_err", "k_mass"))},
+        "at_all_subsets": {
+            name: float(np.mean(values >= 2 ** config["num_blocks"]))
+            for name, values in measures.items()
+            if name.startswith(("k_err", "k_mass"))
+        },
         "published": published_numbers("experiment_5"),
     }
-    analysis["partial_check"] = {score: partial_decision(analysis["spearman"][score]["k_err"]) for score in DIFFICULTY_SCORES}
+    analysis["partial_check"] = {
+        score: partial_decision(analysis["spearman"][score]["k_err"]) for score in DIFFICULTY_SCORES
+    }
     analysis["verdicts"] = verdicts(analysis)
     return analysis

@@ -10,14 +10,28 @@ within 5 % of its range from a bound on ≥ 90 % of images is saturated (near th
 Then the seed's claim as a whole, at the strength of its parts (:func:`seed_claim_decision`), and the partial
 check: does the primary score's association with K_τ^err survive controlling for ‖h(full)‖?
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from experiment_1.report import (ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, SATURATION_SHARE, by_id, conjunction, effect_from_stat, holm, hypothesis_test,
-                                   seed_comparison, verdict)
+from experiment_1.report import (
+    ALPHA,
+    CANNOT_TELL,
+    FAILS,
+    HOLDS,
+    NON_FINITE,
+    SATURATION_SHARE,
+    by_id,
+    conjunction,
+    effect_from_stat,
+    holm,
+    hypothesis_test,
+    seed_comparison,
+    verdict,
+)
 from experiment_5.formatting import SCORE_LABELS, measure_label
 
 BREADTH_PREFIXES = ("n_eff", "k_err", "k_mass")
@@ -25,16 +39,19 @@ SEED_DIFFERENCES = {"n_eff_vector": "n_eff_vector_hard_minus_easy", "k_err": "k_
 MORE_TAUS = (0.4, 0.5, 0.6, 0.7)
 RULES = {
     "measure": (
-        "a measure at its bound, within 5 % of its range from it, or at one value, on ≥ 90 % of the analysed images is saturated (constant: on all of them) and "
+        "a measure at its bound, within 5 % of its range from it, or at one value, on ≥ 90 % of the analysed images is "
+        "saturated (constant: on all of them) and "
         "is not judged. Otherwise, by the hard − easy quartile difference of the primary score: a breadth measure (N_eff^v, "
         "K_τ^err, K_η^mass) holds when the Holm-adjusted Mann–Whitney p ≤ 0.05 and the 95 % CI lies above 0, fails when it "
         "lies below 0 with p ≤ 0.05, else cannot tell; an order measure (k̄, κ, C≤3; the seed reports no change) fails when "
         "p ≤ 0.05 and the CI excludes 0, else cannot tell (without an equivalence margin a CI around 0 cannot confirm "
         "\"no change\"). Holm runs over every measure judged"
     ),
-    "seed_claim": ("at the strength of its parts: holds when every part holds; fails when a part fails in both halves (breadth: "
-                   "N_eff^v, K_τ^err; invariance: the order measures) or when every part is decided and one fails; a failing part "
-                   "beside undecided ones gives cannot tell (partly contradicted); else cannot tell (a saturated part says nothing)"),
+    "seed_claim": (
+        "at the strength of its parts: holds when every part holds; fails when a part fails in both halves (breadth: "
+        "N_eff^v, K_τ^err; invariance: the order measures) or when every part is decided and one fails; a failing part "
+        "beside undecided ones gives cannot tell (partly contradicted); else cannot tell (a saturated part says nothing)"
+    ),
     "partial": (
         "holds when ρ(primary score, K_τ^err) and its partial ρ given ‖h(full)‖ both have 95 % CIs excluding 0 with the same "
         "sign; fails when ρ's CI excludes 0 but the partial ρ's does not (the norm explains it); cannot tell when ρ's CI "
@@ -86,23 +103,37 @@ def _sensitivity(analysis: dict[str, Any], measure: str, decision: str, adjusted
     primary = analysis["settings"]["primary_score"]
     rho = analysis["score_agreement"]["spearman"][primary]
     others = [score for score in analysis["scores"] if score != primary]
-    decisions = {score: _decide(measure, analysis["quartiles"][score]["measures"][measure]["hard_minus_easy"], adjusted[score][measure]) for score in others}
+    decisions = {
+        score: _decide(
+            measure, analysis["quartiles"][score]["measures"][measure]["hard_minus_easy"], adjusted[score][measure]
+        )
+        for score in others
+    }
     differing = [f"{SCORE_LABELS[score]}: {other}" for score, other in decisions.items() if other != decision]
     span = f"ρ with {SCORE_LABELS[primary]} {min(rho[score] for score in others):.2f}–{max(rho[score] for score in others):.2f}"
-    return (f"sensitivity: the other {len(others)} difficulty scores ({span}) give the same decision"
-            + (f" except {'; '.join(differing)}" if differing else ""))
+    return f"sensitivity: the other {len(others)} difficulty scores ({span}) give the same decision" + (
+        f" except {'; '.join(differing)}" if differing else ""
+    )
 
 
 def _saturation_note(analysis: dict[str, Any], measure: str) -> str:
     """Where the measure is stuck; for the headline K_τ^err also the τ of this run where it moves, and how to add more."""
     entry = analysis["saturation"][measure]
-    where = {"bound": "its bound", "near_bound": f"within {entry.get('margin', 0):g} of its bound", "mode": "one value"}[entry["at"]]
+    where = {
+        "bound": "its bound",
+        "near_bound": f"within {entry.get('margin', 0):g} of its bound",
+        "mode": "one value",
+    }[entry["at"]]
     note = f"at {where} {entry['value']:g} on {100 * entry['share']:.1f} % of images"
     if measure == "k_err":
         taus = analysis["settings"]["taus"]
-        moving = [name for name in analysis["measures"] if name.startswith("k_err") and analysis["saturation"][name] is None]
-        note += (f"; it moves at {', '.join(measure_label(name) for name in moving) or 'no τ of this run'}; a step-1 run with "
-                 f"--extra-taus {' '.join(f'{tau:g}' for tau in sorted(set(taus[1:]) | set(MORE_TAUS)))} adds the grid where it moves")
+        moving = [
+            name for name in analysis["measures"] if name.startswith("k_err") and analysis["saturation"][name] is None
+        ]
+        note += (
+            f"; it moves at {', '.join(measure_label(name) for name in moving) or 'no τ of this run'}; a step-1 run with "
+            f"--extra-taus {' '.join(f'{tau:g}' for tau in sorted(set(taus[1:]) | set(MORE_TAUS)))} adds the grid where it moves"
+        )
     return note
 
 
@@ -112,34 +143,68 @@ def measure_verdict(analysis: dict[str, Any], measure: str, adjusted: dict[str, 
     quartile = analysis["quartiles"][primary]["measures"][measure]
     effect = effect_from_stat("hard − easy", quartile["hard_minus_easy"], percent=measure.startswith("c_le3"))
     seed_key = SEED_DIFFERENCES.get(measure)
-    seed_value = analysis["published"]["resnet18"][seed_key] if seed_key else (0.0 if _expected(measure) == "zero" else None)
+    seed_value = (
+        analysis["published"]["resnet18"][seed_key] if seed_key else (0.0 if _expected(measure) == "zero" else None)
+    )
     seed = seed_comparison(seed_value, effect) if seed_value is not None else None
-    common = {"parameters": {"alpha": ALPHA, "saturation_share": SATURATION_SHARE, "primary_score": primary}, "effect": effect}
+    common = {
+        "parameters": {"alpha": ALPHA, "saturation_share": SATURATION_SHARE, "primary_score": primary},
+        "effect": effect,
+    }
     saturated = analysis["saturation"][measure]
     if saturated is not None:  # it cannot move, so neither the test nor the seed's number is read
-        return verdict(f"{measure}.hard_minus_easy", _claim(measure, primary), saturated["decision"], RULES["measure"],
-                       notes=[_saturation_note(analysis, measure)], **common)
+        return verdict(
+            f"{measure}.hard_minus_easy",
+            _claim(measure, primary),
+            saturated["decision"],
+            RULES["measure"],
+            notes=[_saturation_note(analysis, measure)],
+            **common,
+        )
     p_adjusted = adjusted[primary][measure]
     decision = _decide(measure, quartile["hard_minus_easy"], p_adjusted)
-    test = hypothesis_test("Mann–Whitney U, hard vs easy quartile", quartile["mann_whitney_p"], p_adjusted=p_adjusted, correction="Holm",
-                           family_size=len(adjusted[primary]))
+    test = hypothesis_test(
+        "Mann–Whitney U, hard vs easy quartile",
+        quartile["mann_whitney_p"],
+        p_adjusted=p_adjusted,
+        correction="Holm",
+        family_size=len(adjusted[primary]),
+    )
     notes = [_direction(measure, quartile["hard_minus_easy"])] if decision in (HOLDS, FAILS) else []
-    return verdict(f"{measure}.hard_minus_easy", _claim(measure, primary), decision, RULES["measure"], test=test, seed=seed,
-                   notes=notes + [_sensitivity(analysis, measure, decision, adjusted)], **common)
+    return verdict(
+        f"{measure}.hard_minus_easy",
+        _claim(measure, primary),
+        decision,
+        RULES["measure"],
+        test=test,
+        seed=seed,
+        notes=notes + [_sensitivity(analysis, measure, decision, adjusted)],
+        **common,
+    )
 
 
 def seed_claim_verdict(analysis: dict[str, Any], measure_verdicts: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The seed's claim: difficulty broadens the support (N_eff^v, K_τ^err) without moving the orders (k̄, κ, C≤3)."""
     families = analysis["published"]["resnet18"]["invariant_measures"]
-    parts = ["n_eff_vector", "k_err"] + [f"{family}_{projection}" for family in families for projection in ("vector", "scalar")]
+    parts = ["n_eff_vector", "k_err"] + [
+        f"{family}_{projection}" for family in families for projection in ("vector", "scalar")
+    ]
     decisions = [measure_verdicts[f"{name}.hard_minus_easy"]["decision"] for name in parts]
     notes = ["; ".join(f"{measure_label(name)}: {decision}" for name, decision in zip(parts, decisions))]
     decision = seed_claim_decision(decisions[:2], decisions[2:])
     failing = [measure_label(name) for name, part in zip(parts, decisions) if part == FAILS]
     if failing and decision != FAILS:
-        notes.append(f"partly contradicted: {', '.join(failing)} fails while other parts are undecided, so the claim as a whole cannot be decided")
-    return verdict("seed_claim", "the seed's claim — difficulty broadens the support (N_eff^v, K_τ^err larger on hard images) without "
-                   "moving the orders (k̄, κ, C≤3)", decision, RULES["seed_claim"], notes=notes)
+        notes.append(
+            f"partly contradicted: {', '.join(failing)} fails while other parts are undecided, so the claim as a whole cannot be decided"
+        )
+    return verdict(
+        "seed_claim",
+        "the seed's claim — difficulty broadens the support (N_eff^v, K_τ^err larger on hard images) without "
+        "moving the orders (k̄, κ, C≤3)",
+        decision,
+        RULES["seed_claim"],
+        notes=notes,
+    )
 
 
 def seed_claim_decision(breadth: list[str], invariance: list[str]) -> str:
@@ -158,7 +223,9 @@ def partial_decision(entry: dict[str, Any]) -> str:
         return NON_FINITE
     if not (entry["ci_low"] > 0 or entry["ci_high"] < 0):
         return CANNOT_TELL
-    survives = (entry["partial_ci_low"] > 0 or entry["partial_ci_high"] < 0) and np.sign(entry["partial_rho"]) == np.sign(entry["rho"])
+    survives = (entry["partial_ci_low"] > 0 or entry["partial_ci_high"] < 0) and np.sign(
+        entry["partial_rho"]
+    ) == np.sign(entry["rho"])
     return HOLDS if survives else FAILS
 
 
@@ -168,21 +235,44 @@ def partial_verdict(analysis: dict[str, Any]) -> dict[str, Any]:
     entry = analysis["spearman"][primary]["k_err"]
     claim = f"the association of {SCORE_LABELS[primary]} with K_τ^err is not only the logit norm ‖h(full)‖"
     if analysis["saturation"]["k_err"] is not None:
-        return verdict("k_err.partial", claim, analysis["saturation"]["k_err"]["decision"], RULES["partial"],
-                       notes=["K_τ^err is saturated, so there is no association to explain"])
+        return verdict(
+            "k_err.partial",
+            claim,
+            analysis["saturation"]["k_err"]["decision"],
+            RULES["partial"],
+            notes=["K_τ^err is saturated, so there is no association to explain"],
+        )
     statistic = {"name": "Spearman ρ", "value": entry["rho"]}
-    effect = {"name": "partial ρ given ‖h(full)‖", "value": entry["partial_rho"], "ci_low": entry["partial_ci_low"],
-              "ci_high": entry["partial_ci_high"], "confidence": 1 - ALPHA}
-    others = [f"{SCORE_LABELS[score]}: {decision}" for score, decision in analysis["partial_check"].items() if score != primary]
-    return verdict("k_err.partial", claim, analysis["partial_check"][primary], RULES["partial"], statistic=statistic, effect=effect,
-                   test=hypothesis_test("partial ρ t-test", entry["partial_p_value"]),
-                   notes=[f"ρ 95 % CI [{entry['ci_low']:.3g}, {entry['ci_high']:.3g}]", "sensitivity: " + "; ".join(others)])
+    effect = {
+        "name": "partial ρ given ‖h(full)‖",
+        "value": entry["partial_rho"],
+        "ci_low": entry["partial_ci_low"],
+        "ci_high": entry["partial_ci_high"],
+        "confidence": 1 - ALPHA,
+    }
+    others = [
+        f"{SCORE_LABELS[score]}: {decision}"
+        for score, decision in analysis["partial_check"].items()
+        if score != primary
+    ]
+    return verdict(
+        "k_err.partial",
+        claim,
+        analysis["partial_check"][primary],
+        RULES["partial"],
+        statistic=statistic,
+        effect=effect,
+        test=hypothesis_test("partial ρ t-test", entry["partial_p_value"]),
+        notes=[f"ρ 95 % CI [{entry['ci_low']:.3g}, {entry['ci_high']:.3g}]", "sensitivity: " + "; ".join(others)],
+    )
 
 
 def verdicts(analysis: dict[str, Any]) -> list[dict[str, Any]]:
     """The verdicts block: every measure (headline ones first), the seed's claim, the partial check."""
     adjusted = {score: _adjusted(analysis, score) for score in analysis["scores"]}
-    ordered = analysis["headline_measures"] + [name for name in analysis["measures"] if name not in analysis["headline_measures"]]
+    ordered = analysis["headline_measures"] + [
+        name for name in analysis["measures"] if name not in analysis["headline_measures"]
+    ]
     block = [measure_verdict(analysis, measure, adjusted) for measure in ordered]
     measures = by_id(block)
     return block + [seed_claim_verdict(analysis, measures), partial_verdict(analysis)]

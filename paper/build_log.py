@@ -5,6 +5,7 @@
 Warnings counted: LaTeX's and its packages' ``Warning:`` lines (undefined references, floats too large …) and
 overfull or underfull boxes; the log itself (named in the line) has each one.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,12 +26,18 @@ def summary_line(log_path: Path) -> str:
     """``<pdf>: N pages; W warnings (see <log>)`` for the PDF beside ``log_path``."""
     pdf = log_path.with_suffix(".pdf")
     if not pdf.is_file() or not log_path.is_file():
-        raise PipelineError(f"{pdf}: not built; rerun `make paper` (latexmk's output is in {log_path.parent / 'latexmk.out'})")
+        raise PipelineError(
+            f"{pdf}: not built; rerun `make paper` (latexmk's output is in {log_path.parent / 'latexmk.out'})"
+        )
     log = log_path.read_text(encoding="latin-1")
     pages = re.search(r"Output written on .*? \((\d+) pages?", log.replace("\n", ""))
     count = count_warnings(log)
-    return (f"{pdf}" + (f": {pages.group(1)} pages" if pages else "") +
-            f"; {count} LaTeX warning{'s' if count != 1 else ''}" + (f" (see {log_path})" if count else ""))
+    return (
+        f"{pdf}"
+        + (f": {pages.group(1)} pages" if pages else "")
+        + f"; {count} LaTeX warning{'s' if count != 1 else ''}"
+        + (f" (see {log_path})" if count else "")
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -9,6 +9,7 @@
 - :func:`figure_has_its_run`: a figure is included only while its folder still holds the results
   file it was drawn from (a deleted run's old PDF is not shown as a result).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,7 +20,13 @@ from experiment_1.files import check_counts, check_identity, check_schema, read_
 from experiment_1.report import check_verdicts
 from paper.committed_runs import check_inside
 
-RESULT_FILES = ("summary*.json", "overlap.json", "analysis.json", "depth.json", "swap_cost.json")  # what a figure's folder holds when its run exists
+RESULT_FILES = (
+    "summary*.json",
+    "overlap.json",
+    "analysis.json",
+    "depth.json",
+    "swap_cost.json",
+)  # what a figure's folder holds when its run exists
 NETWORK_KEYS = ("arch", "weights", "network_sha256")
 
 
@@ -39,12 +46,17 @@ def check_one_network(root: Path, sources: list[str], whole_list: Sequence[str] 
         if len(set(map(str, values.values()))) > 1:
             first, *others = values.items()
             other = next(item for item in others if str(item[1]) != str(first[1]))
-            raise PipelineError(f"the paper's results are not of one network: {first[0]} has {key} {first[1]!r}, {other[0]} has {other[1]!r}; rerun the odd one with the paper's network")
+            raise PipelineError(
+                f"the paper's results are not of one network: {first[0]} has {key} {first[1]!r}, {other[0]} has "
+                f"{other[1]!r}; rerun the odd one with the paper's network"
+            )
     lists: dict[str, tuple[str, Any]] = {}
     for source, config in configs.items():
         index, content = config.get("sample_index"), config.get("sample_list_sha256")
         if index in lists and content is not None and lists[index][1] is not None and lists[index][1] != content:
-            raise PipelineError(f"{source} and {lists[index][0]} name the sample list {index} but were run on different contents of it; rerun one on the current list")
+            raise PipelineError(
+                f"{source} and {lists[index][0]} name the sample list {index} but were run on different contents of it; rerun one on the current list"
+            )
         lists.setdefault(index, (source, content))
     for source in whole_list:
         if source in configs:
@@ -61,8 +73,10 @@ def check_whole_list(root: Path, source: str, summary: dict[str, Any]) -> None:
     found = summary.get("num_images")
     if isinstance(expected, int) and found != expected:
         limit = f" (--limit {config['limit']})" if config.get("limit") is not None else ""
-        raise PipelineError(f"{source}: its run evaluated {found} images{limit}, but its sample list {index} holds {expected}, the count the paper states; "
-                            "rerun it on the whole list (without --limit)")
+        raise PipelineError(
+            f"{source}: its run evaluated {found} images{limit}, but its sample list {index} holds {expected}, the count the paper states; "
+            "rerun it on the whole list (without --limit)"
+        )
 
 
 def figure_has_its_run(figure: Path) -> bool:
@@ -71,9 +85,15 @@ def figure_has_its_run(figure: Path) -> bool:
 
 
 # the step that writes each experiment's results file (what a refused one is rebuilt with)
-PRODUCERS = {1: "experiment_1.step_3_evaluate", 2: "experiment_2.step_1_evaluate", "3A/3B": "experiment_2.step_3_lambda_sweep",
-             3: "experiment_3.step_1_evaluate", "3C": "experiment_2.step_5_limit_report", 4: "experiment_4.step_2_overlap",
-             5: "experiment_5.step_2_analyze"}
+PRODUCERS = {
+    1: "experiment_1.step_3_evaluate",
+    2: "experiment_2.step_1_evaluate",
+    "3A/3B": "experiment_2.step_3_lambda_sweep",
+    3: "experiment_3.step_1_evaluate",
+    "3C": "experiment_2.step_5_limit_report",
+    4: "experiment_4.step_2_overlap",
+    5: "experiment_5.step_2_analyze",
+}
 
 
 def checked_json(path: Path) -> Any:

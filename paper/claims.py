@@ -11,6 +11,7 @@ A claim whose summary carries no matching verdict yet is left out of both (never
 Inputs: each record's ``primary`` summary (paper/experiments.py). Outputs: ``\\ClaimsTable`` (a longtable)
 and ``\\ClaimsAbstract`` (one sentence per decided claim) in paper/generated/claims.tex.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from paper.checks import checked_json
 from experiment_1.report import format_number, format_percent
+from paper.checks import checked_json
 from paper.committed_runs import check_inside, committed_glob
 from paper.experiments import record_of
 from paper.macros import follow
@@ -54,41 +55,103 @@ class Claim:
 
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim("1", "The Möbius sum reconstructs the network exactly; the sum of all subnetworks' outputs does not", 1,
-          ("naive.misses", "mobius.exact"), "naive-sum rel. error ≈ {published/resnet18/naive_sum_rel_error} (ResNet-18)",
-          abstract="that summing subnetworks does not reconstruct the network"),
-    Claim("2", "Interaction mass peaks at a middle order rather than at low orders", 2, ("peak.vector", "peak.*", "shape.vector"),
-          "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)",
-          abstract="a peak of interaction mass at middle orders"),
-    Claim("3", "Shrinking the residual branches (λ < 1) shifts the spectrum to low orders", "3A/3B", ("migration.vector", "monotone.vector", "migration.*"),
-          "κ = {published/resnet18/kappa_at_lambda_1} at λ = 1, {published/resnet18/kappa_at_lambda_0.1} at λ = 0.1",
-          abstract="a shift to low orders under residual scaling"),
-    Claim("3′", "Each k-way interaction scales as λ^k as λ → 0 (a theorem for smooth residual stacks)", "3C",
-          ("exp3c.*.lambda_k", "*lambda_k*"), "slope k at order k (the theorem)", every_match=True, why=r"^(holds|fails|cannot tell) at k",
-          abstract="the λ^k law in the small-λ limit"),
-    Claim("4", "The coefficients are concentrated in magnitude but not hard sparse", 3, ("captured_energy.vector",),
-          "Γ_64 ≈ {published/resnet18/captured_energy_at_64|percent} of 256 subsets (ResNet-18)",
-          abstract="concentration of the coefficients as high as reported"),
-    Claim("5", "The dominant interactions vary across inputs and predicted classes around a shared global core", 4, ("seed_claim",),
-          "1-NN {published/resnet18/nn_accuracy_scalar_k32|percent}, {published/resnet18/nn_accuracy_over_chance}× chance (scalar)",
-          abstract="class-aligned expert sets in the predicted-class projection only"),
-    Claim("6", "Their overall complexity changes little with sample difficulty", 5, ("seed_claim",),
-          "N_eff^v hard − easy ≈ {published/resnet18/n_eff_vector_hard_minus_easy}",
-          abstract="difficulty broadening the support without moving the orders"),
-    Claim("D1", "The interaction peak moves to higher orders with depth", "depth", ("peak_order.depth.*",),
-          "peak {published/resnet18/peak_order} → {published/resnet34/peak_order} (ResNet-18 → 34)", reported_from=2,
-          abstract="a peak order growing with depth", why="binomial null"),
-    Claim("D1′", "On a common scale the peak moves beyond the binomial null's with depth (peak − L/2, κ^v / L)", "depth",
-          ("peak_minus_null.depth.*", "kappa_over_l.depth.*"), "not reported (the study compares raw peak orders)", reported_from=2,
-          abstract="a peak beyond the binomial null's growing with depth", every_match=True),
-    Claim("D2", "Prediction-preserving sparsity weakens with depth", "depth", ("preserving_fraction.depth.*",),
-          "reported, without a number in the abstract", reported_from=2, abstract="sparsity weakening with depth"),
+    Claim(
+        "1",
+        "The Möbius sum reconstructs the network exactly; the sum of all subnetworks' outputs does not",
+        1,
+        ("naive.misses", "mobius.exact"),
+        "naive-sum rel. error ≈ {published/resnet18/naive_sum_rel_error} (ResNet-18)",
+        abstract="that summing subnetworks does not reconstruct the network",
+    ),
+    Claim(
+        "2",
+        "Interaction mass peaks at a middle order rather than at low orders",
+        2,
+        ("peak.vector", "peak.*", "shape.vector"),
+        "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)",
+        abstract="a peak of interaction mass at middle orders",
+    ),
+    Claim(
+        "3",
+        "Shrinking the residual branches (λ < 1) shifts the spectrum to low orders",
+        "3A/3B",
+        ("migration.vector", "monotone.vector", "migration.*"),
+        "κ = {published/resnet18/kappa_at_lambda_1} at λ = 1, {published/resnet18/kappa_at_lambda_0.1} at λ = 0.1",
+        abstract="a shift to low orders under residual scaling",
+    ),
+    Claim(
+        "3′",
+        "Each k-way interaction scales as λ^k as λ → 0 (a theorem for smooth residual stacks)",
+        "3C",
+        ("exp3c.*.lambda_k", "*lambda_k*"),
+        "slope k at order k (the theorem)",
+        every_match=True,
+        why=r"^(holds|fails|cannot tell) at k",
+        abstract="the λ^k law in the small-λ limit",
+    ),
+    Claim(
+        "4",
+        "The coefficients are concentrated in magnitude but not hard sparse",
+        3,
+        ("captured_energy.vector",),
+        "Γ_64 ≈ {published/resnet18/captured_energy_at_64|percent} of 256 subsets (ResNet-18)",
+        abstract="concentration of the coefficients as high as reported",
+    ),
+    Claim(
+        "5",
+        "The dominant interactions vary across inputs and predicted classes around a shared global core",
+        4,
+        ("seed_claim",),
+        "1-NN {published/resnet18/nn_accuracy_scalar_k32|percent}, {published/resnet18/nn_accuracy_over_chance}× chance (scalar)",
+        abstract="class-aligned expert sets in the predicted-class projection only",
+    ),
+    Claim(
+        "6",
+        "Their overall complexity changes little with sample difficulty",
+        5,
+        ("seed_claim",),
+        "N_eff^v hard − easy ≈ {published/resnet18/n_eff_vector_hard_minus_easy}",
+        abstract="difficulty broadening the support without moving the orders",
+    ),
+    Claim(
+        "D1",
+        "The interaction peak moves to higher orders with depth",
+        "depth",
+        ("peak_order.depth.*",),
+        "peak {published/resnet18/peak_order} → {published/resnet34/peak_order} (ResNet-18 → 34)",
+        reported_from=2,
+        abstract="a peak order growing with depth",
+        why="binomial null",
+    ),
+    Claim(
+        "D1′",
+        "On a common scale the peak moves beyond the binomial null's with depth (peak − L/2, κ^v / L)",
+        "depth",
+        ("peak_minus_null.depth.*", "kappa_over_l.depth.*"),
+        "not reported (the study compares raw peak orders)",
+        reported_from=2,
+        abstract="a peak beyond the binomial null's growing with depth",
+        every_match=True,
+    ),
+    Claim(
+        "D2",
+        "Prediction-preserving sparsity weakens with depth",
+        "depth",
+        ("preserving_fraction.depth.*",),
+        "reported, without a number in the abstract",
+        reported_from=2,
+        abstract="sparsity weakening with depth",
+    ),
 )
 
 DECISION_PHRASES = {
-    "holds": "confirmed", "fails": "not confirmed", "cannot tell": "not decided by these data",
-    "saturated": "untestable here (the measure is saturated)", "constant": "untestable here (the measure is constant)",
-    "n/a — non-finite": "untestable here (a non-finite input)", "unresolved": "unresolved (at the round-off floor)",
+    "holds": "confirmed",
+    "fails": "not confirmed",
+    "cannot tell": "not decided by these data",
+    "saturated": "untestable here (the measure is saturated)",
+    "constant": "untestable here (the measure is constant)",
+    "n/a — non-finite": "untestable here (a non-finite input)",
+    "unresolved": "unresolved (at the round-off floor)",
     "consistent (post hoc)": "consistent, post hoc (a law fitted to the data that test it)",
 }
 WHY_CLAUSES = 2  # a note of many clauses is cut to its first two in the table's "why" cell
@@ -129,11 +192,13 @@ def network_name(arch: str, weights: str | None = None) -> str:
     (``package.module:function``) is named by its function, words apart (``resnet18_first_block_held`` → ResNet-18 first
     block held), not by its import path."""
     if ":" in arch:
-        return pretty_networks(arch.rpartition(":")[2].replace("_", " ")) + (" (random init)" if weights == "random" else "")
+        return pretty_networks(arch.rpartition(":")[2].replace("_", " ")) + (
+            " (random init)" if weights == "random" else ""
+        )
     name = arch
     for prefix, pretty in NETWORK_NAMES.items():
-        if arch.startswith(prefix) and arch[len(prefix):].isdigit():
-            name = pretty + arch[len(prefix):]
+        if arch.startswith(prefix) and arch[len(prefix) :].isdigit():
+            name = pretty + arch[len(prefix) :]
     return name + (" (random init)" if weights == "random" else "")
 
 
@@ -145,8 +210,10 @@ def number_text(verdict: dict[str, Any]) -> str:
     """The verdict's effect with its CI, else its statistic, in the inline language."""
     effect, statistic = verdict.get("effect"), verdict.get("statistic")
     if effect:
-        return (f"{effect['name']}: {value_text(effect, effect['value'])} "
-                f"[{value_text(effect, effect['ci_low'])}, {value_text(effect, effect['ci_high'])}]")
+        return (
+            f"{effect['name']}: {value_text(effect, effect['value'])} "
+            f"[{value_text(effect, effect['ci_low'])}, {value_text(effect, effect['ci_high'])}]"
+        )
     if statistic:
         return f"{statistic['name']}: {value_text(statistic, statistic['value'])}"
     return "—"
@@ -162,10 +229,14 @@ def why_text(claim: Claim, verdict: dict[str, Any]) -> str:
     seed, test = verdict.get("seed"), verdict.get("test")
     if seed:
         reported = value_text(verdict.get("effect") or {}, seed["reported"])
-        return {"inside": f"our CI contains the reported {reported}"}.get(seed["relation"], f"the reported {reported} lies {seed['relation']} our CI")
+        return {"inside": f"our CI contains the reported {reported}"}.get(
+            seed["relation"], f"the reported {reported} lies {seed['relation']} our CI"
+        )
     if test and test.get("p_value") is not None:
         adjusted = test.get("p_adjusted")
-        return f"{test['name']}, p = {format_number(test['p_value'])}" + ("" if adjusted is None else f" ({test.get('correction')}: {format_number(adjusted)})")
+        return f"{test['name']}, p = {format_number(test['p_value'])}" + (
+            "" if adjusted is None else f" ({test.get('correction')}: {format_number(adjusted)})"
+        )
     if notes:
         clauses = notes[0].split("; ")
         return "; ".join(clauses[:WHY_CLAUSES]) + ("; …" if len(clauses) > WHY_CLAUSES else "")
@@ -174,9 +245,11 @@ def why_text(claim: Claim, verdict: dict[str, Any]) -> str:
 
 def reported_text(claim: Claim, summary: dict[str, Any]) -> str:
     """The claim's ``reported`` with each ``{published…}`` path filled from ``summary``."""
+
     def fill(match: re.Match[str]) -> str:
         value = follow(summary, tuple(match.group(1).split("/")))
         return format_percent(value) if match.group(2) else format_number(value)
+
     return PUBLISHED.sub(fill, claim.reported)
 
 
@@ -223,9 +296,18 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
             matched = matching(verdicts, claim.verdict_ids, claim.every_match)
             for verdict, variant in zip(matched, variants([entry["id"] for entry in matched])):
                 network, images = _run_facts(summary, verdict)
-                rows.append(ClaimRow(claim, reported_text(claim, published),
-                                     network + (f", {variant}" if variant else ""), images, pretty_networks(number_text(verdict)), verdict["decision"],
-                                     verdict["claim"], pretty_networks(why_text(claim, verdict))))
+                rows.append(
+                    ClaimRow(
+                        claim,
+                        reported_text(claim, published),
+                        network + (f", {variant}" if variant else ""),
+                        images,
+                        pretty_networks(number_text(verdict)),
+                        verdict["decision"],
+                        verdict["claim"],
+                        pretty_networks(why_text(claim, verdict)),
+                    )
+                )
     return rows
 
 
@@ -237,21 +319,34 @@ def undecided(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[str]:
 
 def table_tex(rows: list[ClaimRow]) -> str:
     """The claims table as a longtable at footnote size (it may break across a page, never shrinks)."""
-    head = (r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}" "\n"
-            r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.03\linewidth}>{\raggedright\arraybackslash}p{0.19\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.18\linewidth}>{\raggedright\arraybackslash}p{0.08\linewidth}>{\raggedright\arraybackslash}p{0.16\linewidth}@{}}"
-            "\n" r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this project's verdicts. "
-            r"Generated from the verdict blocks of the committed summaries; the appendix lists every verdict with its rule.}\label{tab:claims}\\" "\n"
-            r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endfirsthead" "\n"
-            r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endhead" "\n"
-            r"\bottomrule\endlastfoot")
+    head = (
+        r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}"
+        "\n"
+        r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.03\linewidth}>{\raggedright\arraybackslash}p{0.19\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.18\linewidth}>{\raggedright\arraybackslash}p{0.08\linewidth}>{\raggedright\arraybackslash}p{0.16\linewidth}@{}}"
+        "\n"
+        r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this project's verdicts. "
+        r"Generated from the verdict blocks of the committed summaries; the appendix lists every verdict with its rule.}\label{tab:claims}\\"
+        "\n"
+        r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endfirsthead"
+        "\n"
+        r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endhead"
+        "\n"
+        r"\bottomrule\endlastfoot"
+    )
     lines = [head]
     previous = None
     for row in rows:
         first = row.claim.label != previous
         previous = row.claim.label
-        cells = [latex_text(row.claim.label) if first else "", latex_text(row.claim.statement) if first else "", latex_text(row.reported) if first else "",
-                 latex_text(f"{row.network}, N = {row.images}"), latex_text(row.number), r"\textbf{" + latex_text(row.decision) + "}",
-                 latex_text(row.why)]
+        cells = [
+            latex_text(row.claim.label) if first else "",
+            latex_text(row.claim.statement) if first else "",
+            latex_text(row.reported) if first else "",
+            latex_text(f"{row.network}, N = {row.images}"),
+            latex_text(row.number),
+            r"\textbf{" + latex_text(row.decision) + "}",
+            latex_text(row.why),
+        ]
         lines.append(" & ".join(cells) + r" \\")
     lines.append(r"\end{longtable}\end{footnotesize}")
     return "\n".join(lines)
@@ -265,9 +360,14 @@ def claim_sentences(rows: list[ClaimRow]) -> dict[str, str]:
         by_decision: dict[str, list[ClaimRow]] = {}
         for row in group:
             by_decision.setdefault(row.decision, []).append(row)
-        parts = "; ".join(f"{decision_phrase(decision)} on " + ", ".join(
-            row.network + ("" if row.number == "—" or row.claim.every_match else f" ({row.number})") for row in members)
-            for decision, members in by_decision.items())
+        parts = "; ".join(
+            f"{decision_phrase(decision)} on "
+            + ", ".join(
+                row.network + ("" if row.number == "—" or row.claim.every_match else f" ({row.number})")
+                for row in members
+            )
+            for decision, members in by_decision.items()
+        )
         sentences[label] = latex_text(f"Claim {label}, {group[0].claim.abstract}: {parts}.")
     return sentences
 
@@ -291,7 +391,11 @@ def findings_tex(rows: list[ClaimRow], claims: tuple[Claim, ...] = CLAIMS) -> st
     sentences = claim_sentences(rows)
     lines = []
     for claim in claims:
-        body = "" if claim.label not in sentences else (rf"\paragraph{{Against the original study (Table~\ref{{tab:claims}}).}} {sentences[claim.label]}")
+        body = (
+            ""
+            if claim.label not in sentences
+            else (rf"\paragraph{{Against the original study (Table~\ref{{tab:claims}}).}} {sentences[claim.label]}")
+        )
         lines.append(rf"\newcommand{{\{label_macro(claim.label)}}}{{{body}}}")
     return "\n".join(lines)
 
@@ -299,7 +403,9 @@ def findings_tex(rows: list[ClaimRow], claims: tuple[Claim, ...] = CLAIMS) -> st
 def claims_tex(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> str:
     """The whole of paper/generated/claims.tex."""
     rows = claim_rows(root, claims)
-    return ("% Generated by `python -m paper.make_tables` from the summaries' verdicts blocks (paper/claims.py); do not edit by hand.\n"
-            f"\\newcommand{{\\ClaimsTable}}{{{table_tex(rows)}}}\n"
-            f"\\newcommand{{\\ClaimsAbstract}}{{{abstract_tex(rows)}}}\n"
-            f"{findings_tex(rows)}\n")
+    return (
+        "% Generated by `python -m paper.make_tables` from the summaries' verdicts blocks (paper/claims.py); do not edit by hand.\n"
+        f"\\newcommand{{\\ClaimsTable}}{{{table_tex(rows)}}}\n"
+        f"\\newcommand{{\\ClaimsAbstract}}{{{abstract_tex(rows)}}}\n"
+        f"{findings_tex(rows)}\n"
+    )

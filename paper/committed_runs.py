@@ -11,6 +11,7 @@ A root without the list is refused (one line) unless the reader was told to read
 (``realpath``) and must lie inside the root; a results file or folder that is a symbolic link is refused — a link
 to outside the tree never enters the tables or the paper.
 """
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,10 @@ def committed_runs(root: Path) -> frozenset[str] | None:
     if not manifest.exists():
         if os.path.realpath(root) in _ALL_RUNS:
             return None
-        raise PipelineError(f"{manifest}: not found; the tables and the paper read only the committed runs it lists — restore it "
-                            "(git checkout paper/committed_runs.txt), or pass --all-runs to read every results folder, which the output then says")
+        raise PipelineError(
+            f"{manifest}: not found; the tables and the paper read only the committed runs it lists — restore it "
+            "(git checkout paper/committed_runs.txt), or pass --all-runs to read every results folder, which the output then says"
+        )
     lines = (line.split("#", 1)[0].strip() for line in manifest.read_text().splitlines())
     return frozenset(line.rstrip("/") for line in lines if line)
 
@@ -57,11 +60,15 @@ def check_inside(path: Path, root: Path) -> Path:
     for end in range(1, len(relative.parts) + 1):
         part = Path(root, *relative.parts[:end])
         if part.is_symlink():
-            raise PipelineError(f"{part}: a symbolic link (to {os.readlink(part)}) in the results; a committed run is a file or folder of this tree — "
-                                "replace the link by the run's files, or remove it")
+            raise PipelineError(
+                f"{part}: a symbolic link (to {os.readlink(part)}) in the results; a committed run is a file or folder of this tree — "
+                "replace the link by the run's files, or remove it"
+            )
     resolved = Path(os.path.realpath(path))
     if resolved != base and base not in resolved.parents:
-        raise PipelineError(f"{path}: resolves to {resolved}, outside {base}; a committed run lies inside the repository")
+        raise PipelineError(
+            f"{path}: resolves to {resolved}, outside {base}; a committed run lies inside the repository"
+        )
     return Path(path)
 
 

@@ -15,33 +15,57 @@ Outputs: --output (depth.json: the rows, the paired comparisons, the verdicts bl
     python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 \\
         --suffix _sample --output paper/results_depth_efficientnet_lite_sample/depth.json
 """
+
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from paper.depth_ladder import depth_analysis, load_rung
-from experiment_1.run import arg_types
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json
 from experiment_1.paths import REPO_ROOT
+from experiment_1.run import arg_types
+from paper.depth_ladder import depth_analysis, load_rung
 
 DEFAULT_LADDER = ["efficientnet_lite0", "efficientnet_lite1", "efficientnet_lite2"]
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ladder", nargs="+", default=DEFAULT_LADDER, help="architectures in ladder order: increasing L is a depth step, equal L a width control (default: %(default)s)")
-    parser.add_argument("--suffix", default="_sample", help="results folders are experiment_N/results_<arch><suffix> (default: %(default)s)")
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="the folder holding experiment_2 … experiment_4 (default: this checkout)")
-    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the bootstrap CIs (default: %(default)s)")
-    parser.add_argument("--output", type=Path, default=Path("paper/results_depth_efficientnet_lite_sample/depth.json"), help="depth.json to write (default: %(default)s)")
+    parser.add_argument(
+        "--ladder",
+        nargs="+",
+        default=DEFAULT_LADDER,
+        help="architectures in ladder order: increasing L is a depth step, equal L a width control (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--suffix",
+        default="_sample",
+        help="results folders are experiment_N/results_<arch><suffix> (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=REPO_ROOT,
+        help="the folder holding experiment_2 … experiment_4 (default: this checkout)",
+    )
+    parser.add_argument(
+        "--seed", type=arg_types.seed, default=0, help="seed of the bootstrap CIs (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path("paper/results_depth_efficientnet_lite_sample/depth.json"),
+        help="depth.json to write (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     rungs = [load_rung(args.root, arch, args.suffix) for arch in args.ladder]
     missing = [rung.arch for rung in rungs if rung.num_blocks is None]
     if len(rungs) - len(missing) < 2:
-        raise PipelineError(f"no Experiment 2, 3 or 4 results for {', '.join(missing)} under {args.root} (experiment_N/results_<arch>{args.suffix}); "
-                            "a ladder needs two networks with results: run their evaluation first (paper.single_pass)")
+        raise PipelineError(
+            f"no Experiment 2, 3 or 4 results for {', '.join(missing)} under {args.root} (experiment_N/results_<arch>{args.suffix}); "
+            "a ladder needs two networks with results: run their evaluation first (paper.single_pass)"
+        )
     if missing:
         print(f"not run yet (their rows stay empty): {', '.join(missing)}")
     analysis = depth_analysis(rungs, args.seed)

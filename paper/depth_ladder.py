@@ -35,6 +35,7 @@ verdict's notes say whether depth or width moved the statistic. Every depth and 
 input resolution of both networks (EfficientNet-Lite0/1/2 run at 224, 240 and 260 px), which changes
 with L here.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,8 +47,18 @@ from scipy.stats import binomtest
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import load_run_arrays, name_from_file, read_json
-from experiment_1.report import bootstrap_mean_ci
-from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, SATURATED, effect_from_stat, hypothesis_test, saturation, verdict
+from experiment_1.report import (
+    ALPHA,
+    CANNOT_TELL,
+    FAILS,
+    HOLDS,
+    SATURATED,
+    bootstrap_mean_ci,
+    effect_from_stat,
+    hypothesis_test,
+    saturation,
+    verdict,
+)
 
 QUESTION = "Do the interaction statistics move with depth (and not with width), as the paper claims?"
 GAMMA_FRACTIONS = (1 / 8, 1 / 4, 1 / 2)
@@ -115,13 +126,23 @@ def _arrays(folder: Path, summary: dict[str, Any] | None) -> dict[str, np.ndarra
 
 def load_rung(root: Path, arch: str, suffix: str) -> Rung:
     """The results folders of ``arch`` under ``root`` (``experiment_<N>/results_<arch><suffix>/``)."""
-    folder = {number: Path(root) / f"experiment_{number}" / f"results_{name_from_file(arch, 'a rung of the ladder', Path(root), flag='--ladder')}{suffix}" for number in (2, 3, 4)}
+    folder = {
+        number: Path(root)
+        / f"experiment_{number}"
+        / f"results_{name_from_file(arch, 'a rung of the ladder', Path(root), flag='--ladder')}{suffix}"
+        for number in (2, 3, 4)
+    }
     spectrum, topk = _json(folder[2] / "summary.json"), _json(folder[3] / "summary.json")
-    return Rung(arch, spectrum, _arrays(folder[2], spectrum), topk, _arrays(folder[3], topk), _json(folder[4] / "overlap.json"))
+    return Rung(
+        arch, spectrum, _arrays(folder[2], spectrum), topk, _arrays(folder[3], topk), _json(folder[4] / "overlap.json")
+    )
 
 
 def _scaled(stat: dict[str, Any], scale: float) -> dict[str, Any]:
-    return {name: (value / scale if name in ("mean", "ci_low", "ci_high", "median", "min", "max") else value) for name, value in stat.items()}
+    return {
+        name: (value / scale if name in ("mean", "ci_low", "ci_high", "median", "min", "max") else value)
+        for name, value in stat.items()
+    }
 
 
 def _curve_at(summary: dict[str, Any], metric: str, k: int) -> dict[str, float] | None:
@@ -137,8 +158,13 @@ def _nn_accuracy(overlap: dict[str, Any]) -> dict[str, Any] | None:
     """Experiment 4's 1-NN accuracy (scalar ranking, binary signature, true label) and its chance level."""
     try:
         nn = overlap["rankings"]["scalar"]["binary"]["true_label"]
-        return {"accuracy": nn["nn_accuracy_ci"], "chance": nn["chance"], "num_images": overlap["num_valid"],
-                "num_classes": overlap.get("num_classes"), "nn_k": overlap.get("settings", {}).get("nn_k")}
+        return {
+            "accuracy": nn["nn_accuracy_ci"],
+            "chance": nn["chance"],
+            "num_images": overlap["num_valid"],
+            "num_classes": overlap.get("num_classes"),
+            "nn_k": overlap.get("settings", {}).get("nn_k"),
+        }
     except (KeyError, TypeError):
         return None
 
@@ -146,7 +172,12 @@ def _nn_accuracy(overlap: dict[str, Any]) -> dict[str, Any] | None:
 def rung_row(rung: Rung) -> dict[str, Any]:
     """Every statistic of the depth table for one rung (``None`` where its experiment was not run)."""
     num_blocks = rung.num_blocks
-    row: dict[str, Any] = {"arch": rung.arch, "num_blocks": num_blocks, "num_masks": None if num_blocks is None else 2**num_blocks, "input_size": rung.input_size}
+    row: dict[str, Any] = {
+        "arch": rung.arch,
+        "num_blocks": num_blocks,
+        "num_masks": None if num_blocks is None else 2**num_blocks,
+        "input_size": rung.input_size,
+    }
     if rung.spectrum is not None:
         vector = rung.spectrum["projections"]["vector"]
         row["spectrum"] = {
@@ -163,11 +194,16 @@ def rung_row(rung: Rung) -> dict[str, Any]:
         }
     if rung.topk is not None:
         masks = rung.topk["num_masks"]
-        reaching = rung.topk["sources"]["magnitude_vector"]["grid_k_reaching"].get(f"top1_agreement_{AGREEMENT_TARGET:g}")
+        reaching = rung.topk["sources"]["magnitude_vector"]["grid_k_reaching"].get(
+            f"top1_agreement_{AGREEMENT_TARGET:g}"
+        )
         row["topk"] = {
             "num_images": rung.topk["num_valid"],
             "k_eff_fraction": _scaled(rung.topk["k_eff"]["vector"], masks),
-            "captured_energy": {f"{fraction:g}": _curve_at(rung.topk, "captured_energy", round(fraction * masks)) for fraction in GAMMA_FRACTIONS},
+            "captured_energy": {
+                f"{fraction:g}": _curve_at(rung.topk, "captured_energy", round(fraction * masks))
+                for fraction in GAMMA_FRACTIONS
+            },
             "agreement_k_fraction": None if reaching is None else reaching / masks,
         }
     if rung.overlap is not None:
@@ -180,7 +216,9 @@ def preserving_fraction(agreement: np.ndarray, ks: list[int], num_masks: int) ->
     (1.0 when only K = 2^L agrees; NaN when not even that does)."""
     agreement = np.asarray(agreement, dtype=bool)
     stable_from = np.full(len(agreement), np.nan)
-    suffix_all = np.flip(np.logical_and.accumulate(np.flip(agreement, axis=1), axis=1), axis=1)  # agreement at this K and every larger one
+    suffix_all = np.flip(
+        np.logical_and.accumulate(np.flip(agreement, axis=1), axis=1), axis=1
+    )  # agreement at this K and every larger one
     for image, row in enumerate(suffix_all):
         first = np.flatnonzero(row)
         if len(first):
@@ -197,12 +235,18 @@ def per_image_measures(rung: Rung) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         measures["peak_order"] = (arrays["index"][valid], arrays["peak_order_vector"][valid].astype(np.float64))
         measures["peak_minus_null"] = (arrays["index"][valid], measures["peak_order"][1] - rung.num_blocks / 2)
         if "kappa_vector" in arrays:
-            measures["kappa_over_l"] = (arrays["index"][valid], arrays["kappa_vector"][valid].astype(np.float64) / rung.num_blocks)
+            measures["kappa_over_l"] = (
+                arrays["index"][valid],
+                arrays["kappa_vector"][valid].astype(np.float64) / rung.num_blocks,
+            )
     if rung.topk_arrays is not None and rung.topk is not None:
         arrays = rung.topk_arrays
         valid = arrays["valid"].astype(bool)
         agreement = arrays["top1_agreement_magnitude_vector"][:, 0, :]
-        measures["preserving_fraction"] = (arrays["index"][valid], preserving_fraction(agreement, rung.topk["ks"], rung.topk["num_masks"])[valid])
+        measures["preserving_fraction"] = (
+            arrays["index"][valid],
+            preserving_fraction(agreement, rung.topk["ks"], rung.topk["num_masks"])[valid],
+        )
     return measures
 
 
@@ -215,15 +259,25 @@ def _sample_list(summary: dict[str, Any] | None) -> str | None:
     return config.get("sample_list_sha256") or config.get("sample_index")
 
 
-def paired_difference(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray], seed: int = 0) -> dict[str, Any]:
+def paired_difference(
+    first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray], seed: int = 0
+) -> dict[str, Any]:
     """``second − first`` over the images both hold (matched by position): mean with bootstrap CI, sign counts, sign test."""
     shared, first_at, second_at = np.intersect1d(first[0], second[0], return_indices=True)
     difference = second[1][second_at] - first[1][first_at]
     difference = difference[np.isfinite(difference)]
     positive, negative = int((difference > 0).sum()), int((difference < 0).sum())
     p_value = float(binomtest(positive, positive + negative).pvalue) if positive + negative else 1.0
-    return {"num_shared": int(len(shared)), "shared_positions": shared.tolist(), "num_finite": int(len(difference)), "difference": bootstrap_mean_ci(difference, seed=seed),
-            "positive": positive, "negative": negative, "ties": int(len(difference)) - positive - negative, "sign_test_p": p_value}
+    return {
+        "num_shared": int(len(shared)),
+        "shared_positions": shared.tolist(),
+        "num_finite": int(len(difference)),
+        "difference": bootstrap_mean_ci(difference, seed=seed),
+        "positive": positive,
+        "negative": negative,
+        "ties": int(len(difference)) - positive - negative,
+        "sign_test_p": p_value,
+    }
 
 
 def _saturated(values: np.ndarray, bound: float | None) -> dict[str, Any] | None:
@@ -231,8 +285,16 @@ def _saturated(values: np.ndarray, bound: float | None) -> dict[str, Any] | None
     return diagnosis if diagnosis is not None and diagnosis["at"] == "bound" else None
 
 
-def paired_verdict(verdict_id: str, claim: str, paired: dict[str, Any], expected: str, effect_name: str,
-                   saturated: list[str], margin: float | None = None, notes: list[str] | None = None) -> dict[str, Any]:
+def paired_verdict(
+    verdict_id: str,
+    claim: str,
+    paired: dict[str, Any],
+    expected: str,
+    effect_name: str,
+    saturated: list[str],
+    margin: float | None = None,
+    notes: list[str] | None = None,
+) -> dict[str, Any]:
     """One claim on a paired difference (see the module docstring for the rule); ``expected`` ∈ {"positive", "zero"};
     ``saturated``: why the measure cannot move in the claimed direction (empty when it can)."""
     effect = effect_from_stat(effect_name, paired["difference"])
@@ -244,9 +306,14 @@ def paired_verdict(verdict_id: str, claim: str, paired: dict[str, Any], expected
     elif count == 0:
         decision = CANNOT_TELL
     elif expected == "zero":
-        reach = 0.0 if margin is None else margin  # the claim is "by less than ±margin": only a CI beyond the margin contradicts it
-        decision = FAILS if enough and paired["sign_test_p"] < ALPHA and (low > reach or high < -reach) else (
-            HOLDS if enough and margin is not None and -margin < low and high < margin else CANNOT_TELL)
+        reach = (
+            0.0 if margin is None else margin
+        )  # the claim is "by less than ±margin": only a CI beyond the margin contradicts it
+        decision = (
+            FAILS
+            if enough and paired["sign_test_p"] < ALPHA and (low > reach or high < -reach)
+            else (HOLDS if enough and margin is not None and -margin < low and high < margin else CANNOT_TELL)
+        )
     elif enough and paired["sign_test_p"] < ALPHA and low > 0:
         decision = HOLDS
     elif enough and paired["sign_test_p"] < ALPHA and high < 0:
@@ -254,19 +321,36 @@ def paired_verdict(verdict_id: str, claim: str, paired: dict[str, Any], expected
     else:
         decision = CANNOT_TELL
     if expected == "zero":
-        rule = (f"holds when the 95 % CI of the paired difference lies inside ±{margin:g} with at least {MIN_PAIRED_IMAGES} shared images; "
-                f"fails when the CI lies wholly beyond ±{margin:g} and the sign test gives p < {ALPHA:g}; otherwise cannot tell")
+        rule = (
+            f"holds when the 95 % CI of the paired difference lies inside ±{margin:g} with at least {MIN_PAIRED_IMAGES} shared images; "
+            f"fails when the CI lies wholly beyond ±{margin:g} and the sign test gives p < {ALPHA:g}; otherwise cannot tell"
+        )
     else:
-        rule = (f"holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < {ALPHA:g} "
-                f"(at least {MIN_PAIRED_IMAGES} shared images); fails when the CI lies below 0 with p < {ALPHA:g}; otherwise cannot tell; "
-                "saturated when the shallower network's measure already sits at its bound on ≥ 90 % of images")
-    all_notes = [f"{count} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied"] + list(notes or [])
+        rule = (
+            f"holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < {ALPHA:g} "
+            f"(at least {MIN_PAIRED_IMAGES} shared images); fails when the CI lies below 0 with p < {ALPHA:g}; otherwise cannot tell; "
+            "saturated when the shallower network's measure already sits at its bound on ≥ 90 % of images"
+        )
+    all_notes = [
+        f"{count} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied"
+    ] + list(notes or [])
     if saturated:
         all_notes += saturated
     if 0 < count < MIN_PAIRED_IMAGES:
-        all_notes.append(f"fewer than {MIN_PAIRED_IMAGES} shared images: no sign test can reach p < {ALPHA:g}, so the data cannot decide")
-    return verdict(verdict_id, claim, decision, rule, parameters={"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES, "margin": margin},
-                   statistic={"name": "shared images", "value": count}, effect=effect, test=test, notes=all_notes)
+        all_notes.append(
+            f"fewer than {MIN_PAIRED_IMAGES} shared images: no sign test can reach p < {ALPHA:g}, so the data cannot decide"
+        )
+    return verdict(
+        verdict_id,
+        claim,
+        decision,
+        rule,
+        parameters={"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES, "margin": margin},
+        statistic={"name": "shared images", "value": count},
+        effect=effect,
+        test=test,
+        notes=all_notes,
+    )
 
 
 def _comparison(measure: str, shallow: Rung, deep: Rung, seed: int) -> dict[str, Any] | None:
@@ -283,18 +367,37 @@ def representativeness(rung: Rung, paired: dict[str, Any], bound: float) -> str:
     """How often ``rung`` sits at the preserving fraction's ``bound`` on all its images and on the images the comparison shares."""
     positions, values = per_image_measures(rung)["preserving_fraction"]
     shared = np.isin(positions, paired["shared_positions"])
-    return (f"{rung.arch} sits at the bound {bound:g} on {int((values == bound).sum())} of its {len(values)} images but on "
-            f"{int((values[shared] == bound).sum())} of the {int(shared.sum())} shared ones: the shared images need not represent its sample")
+    return (
+        f"{rung.arch} sits at the bound {bound:g} on {int((values == bound).sum())} of its {len(values)} images but on "
+        f"{int((values[shared] == bound).sum())} of the {int(shared.sum())} shared ones: the shared images need not represent its sample"
+    )
 
 
 CLAIMS = {
-    "peak_order": ("the peak order of the interaction spectrum grows with depth (expected of subset counting alone: the binomial null's peak, L/2, grows too)",
-                   "positive", "peak order (per image, vector)", None),
-    "peak_minus_null": ("the peak order outgrows the binomial null's with depth (peak order − L/2 grows)", "positive",
-                        "peak order − L/2 (per image, vector)", None),
-    "kappa_over_l": ("the spectrum shifts to higher relative orders with depth (κ^v / L grows)", "positive", "κ^v / L (per image)", None),
-    "preserving_fraction": ("prediction-preserving sparsity weakens with depth", "positive",
-                            "preserving fraction K/2^L (per image, vector ranking)", 1.0),
+    "peak_order": (
+        "the peak order of the interaction spectrum grows with depth (expected of subset counting alone: the binomial null's peak, L/2, grows too)",
+        "positive",
+        "peak order (per image, vector)",
+        None,
+    ),
+    "peak_minus_null": (
+        "the peak order outgrows the binomial null's with depth (peak order − L/2 grows)",
+        "positive",
+        "peak order − L/2 (per image, vector)",
+        None,
+    ),
+    "kappa_over_l": (
+        "the spectrum shifts to higher relative orders with depth (κ^v / L grows)",
+        "positive",
+        "κ^v / L (per image)",
+        None,
+    ),
+    "preserving_fraction": (
+        "prediction-preserving sparsity weakens with depth",
+        "positive",
+        "preserving fraction K/2^L (per image, vector ranking)",
+        1.0,
+    ),
 }
 
 
@@ -306,7 +409,9 @@ def check_ladder(rungs: list[Rung]) -> None:
         raise PipelineError(f"the depth ladder names {repeated[0]} twice; each rung must be another network")
     depths = [rung.num_blocks for rung in rungs if rung.num_blocks is not None]
     if depths != sorted(depths):
-        raise PipelineError(f"the depth ladder is not ordered shallow to deep (L = {' → '.join(map(str, depths))}); list the networks by increasing number of blocks")
+        raise PipelineError(
+            f"the depth ladder is not ordered shallow to deep (L = {' → '.join(map(str, depths))}); list the networks by increasing number of blocks"
+        )
 
 
 def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
@@ -329,13 +434,23 @@ def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
                     continue
                 comparisons.append({**paired, "kind": "width"})
                 width[first.num_blocks] = paired
-                width_verdicts.append(paired_verdict(
-                    f"{measure}.width.{first.arch}-{second.arch}",
-                    f"at equal depth (L = {first.num_blocks}), {second.arch} (wider; input {_resolution(first)} → {_resolution(second)}) moves {effect_name} "
-                    f"by less than ±{WIDTH_MARGINS[measure]:g}",
-                    paired, "zero", f"{second.arch} − {first.arch}", [], margin=WIDTH_MARGINS[measure],
-                    notes=[f"width step at L = {first.num_blocks} ({first.arch} → {second.arch}); the input resolution changes with it "
-                           f"({_resolution(first)} → {_resolution(second)}), so width and resolution are not separated"]))
+                width_verdicts.append(
+                    paired_verdict(
+                        f"{measure}.width.{first.arch}-{second.arch}",
+                        f"at equal depth (L = {first.num_blocks}), {second.arch} (wider; input {_resolution(first)} → "
+                        f"{_resolution(second)}) moves {effect_name} "
+                        f"by less than ±{WIDTH_MARGINS[measure]:g}",
+                        paired,
+                        "zero",
+                        f"{second.arch} − {first.arch}",
+                        [],
+                        margin=WIDTH_MARGINS[measure],
+                        notes=[
+                            f"width step at L = {first.num_blocks} ({first.arch} → {second.arch}); the input resolution changes with it "
+                            f"({_resolution(first)} → {_resolution(second)}), so width and resolution are not separated"
+                        ],
+                    )
+                )
         for first, second in steps:
             if first.num_blocks is None or second.num_blocks is None or second.num_blocks <= first.num_blocks:
                 continue
@@ -344,29 +459,64 @@ def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
                 continue
             comparisons.append({**paired, "kind": "depth"})
             at_bound = [_saturated(per_image_measures(rung)[measure][1], bound) for rung in (first, second)]
-            saturated = [] if at_bound[0] is None else [f"{first.arch} (the shallower network): {measure} already at its bound {at_bound[0]['value']:g} "
-                                                        f"on {at_bound[0]['share']:.0%} of images, so it cannot move in the claimed direction"]
-            notes = [f"depth step L = {first.num_blocks} → {second.num_blocks} ({first.arch} → {second.arch}); the input resolution changes with it "
-                     f"({_resolution(first)} → {_resolution(second)}), so depth and resolution are not separated"]
+            saturated = (
+                []
+                if at_bound[0] is None
+                else [
+                    f"{first.arch} (the shallower network): {measure} already at its bound {at_bound[0]['value']:g} "
+                    f"on {at_bound[0]['share']:.0%} of images, so it cannot move in the claimed direction"
+                ]
+            )
+            notes = [
+                f"depth step L = {first.num_blocks} → {second.num_blocks} ({first.arch} → {second.arch}); the input resolution changes with it "
+                f"({_resolution(first)} → {_resolution(second)}), so depth and resolution are not separated"
+            ]
             if measure == "peak_order":
-                notes.insert(0, f"trivial: the binomial null's peak moves too ({null_peak_text(first.num_blocks)} → {null_peak_text(second.num_blocks)}); "
-                                "growth with L alone is what equal energy per subset gives — the shape is judged by peak − L/2 and κ^v / L")
+                notes.insert(
+                    0,
+                    f"trivial: the binomial null's peak moves too ({null_peak_text(first.num_blocks)} → {null_peak_text(second.num_blocks)}); "
+                    "growth with L alone is what equal energy per subset gives — the shape is judged by peak − L/2 and κ^v / L",
+                )
             if at_bound[1] is not None:
-                notes.append(f"{second.arch} sits at the bound {at_bound[1]['value']:g} on {at_bound[1]['share']:.0%} of images: the effect is censored there (a lower bound on its size)")
+                notes.append(
+                    f"{second.arch} sits at the bound {at_bound[1]['value']:g} on {at_bound[1]['share']:.0%} of images: "
+                    f"the effect is censored there (a lower bound on its size)"
+                )
             control = width.get(second.num_blocks)
             if control is None:
                 notes.append(f"no width control at L = {second.num_blocks}: depth and width are not separated")
             else:
-                notes.append(f"width control at L = {second.num_blocks} ({control['from']} → {control['to']}): "
-                             f"mean difference {control['difference']['mean']:+.3g} [{control['difference']['ci_low']:.3g}, {control['difference']['ci_high']:.3g}] "
-                             f"on {control['num_finite']} image(s)")
+                notes.append(
+                    f"width control at L = {second.num_blocks} ({control['from']} → {control['to']}): "
+                    f"mean difference {control['difference']['mean']:+.3g} [{control['difference']['ci_low']:.3g}, {control['difference']['ci_high']:.3g}] "
+                    f"on {control['num_finite']} image(s)"
+                )
             if measure == "preserving_fraction" and bound is not None:
                 notes.append(representativeness(first, paired, bound))
-            verdicts.append(paired_verdict(f"{measure}.depth.{first.arch}-{second.arch}",
-                                           f"{claim} ({first.arch} → {second.arch}: L = {first.num_blocks} → {second.num_blocks}, input {_resolution(first)} → {_resolution(second)})",
-                                           paired, expected,
-                                           f"{second.arch} − {first.arch}", saturated, notes=notes))
+            verdicts.append(
+                paired_verdict(
+                    f"{measure}.depth.{first.arch}-{second.arch}",
+                    f"{claim} ({first.arch} → {second.arch}: L = {first.num_blocks} → {second.num_blocks}, input {_resolution(first)} → {_resolution(second)})",
+                    paired,
+                    expected,
+                    f"{second.arch} − {first.arch}",
+                    saturated,
+                    notes=notes,
+                )
+            )
         verdicts += width_verdicts  # each claim's depth verdicts, then its width controls
-    return {"experiment": "depth", "question": QUESTION, "rungs": rows, "comparisons": comparisons, "verdicts": verdicts,
-            "rule_parameters": {"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES, "width_margins": WIDTH_MARGINS,
-                                "gamma_fractions": list(GAMMA_FRACTIONS), "agreement_target": AGREEMENT_TARGET, "seed": seed}}
+    return {
+        "experiment": "depth",
+        "question": QUESTION,
+        "rungs": rows,
+        "comparisons": comparisons,
+        "verdicts": verdicts,
+        "rule_parameters": {
+            "alpha": ALPHA,
+            "min_paired_images": MIN_PAIRED_IMAGES,
+            "width_margins": WIDTH_MARGINS,
+            "gamma_fractions": list(GAMMA_FRACTIONS),
+            "agreement_target": AGREEMENT_TARGET,
+            "seed": seed,
+        },
+    }

@@ -1,21 +1,33 @@
 """Every experiment's record, in the paper's order: the one list paper/ iterates (single_pass, resummarize,
 make_tables, verdict_text, macros, figures, claims). Each record is declared in its experiment's ``record.py``."""
+
 from __future__ import annotations
 
-from experiment_1.report import ExperimentRecord
 from experiment_1.record import RECORDS as EXPERIMENT_1
+from experiment_1.report import ExperimentRecord
 from experiment_2.record import RECORDS as EXPERIMENT_2
 from experiment_3.record import RECORDS as EXPERIMENT_3
 from experiment_4.record import RECORDS as EXPERIMENT_4
 from experiment_5.record import RECORDS as EXPERIMENT_5
 
 DEPTH = ExperimentRecord(
-    experiment="depth", title="Depth ladder — the same statistics across depth and width (`python -m paper.depth_compare`)", macro="Depth",
-    summaries="paper/results_depth*/depth.json", primary="paper/results_depth_efficientnet_lite_sample/depth.json", tables=("depth",),
+    experiment="depth",
+    title="Depth ladder — the same statistics across depth and width (`python -m paper.depth_compare`)",
+    macro="Depth",
+    summaries="paper/results_depth*/depth.json",
+    primary="paper/results_depth_efficientnet_lite_sample/depth.json",
+    tables=("depth",),
     figures=(("FigDepthSpectra", "paper/generated/depth_spectra.pdf"),),  # rendered by paper.plots
 )
 
-RECORDS: tuple[ExperimentRecord, ...] = (*EXPERIMENT_1, *EXPERIMENT_2, *EXPERIMENT_3, *EXPERIMENT_4, *EXPERIMENT_5, DEPTH)
+RECORDS: tuple[ExperimentRecord, ...] = (
+    *EXPERIMENT_1,
+    *EXPERIMENT_2,
+    *EXPERIMENT_3,
+    *EXPERIMENT_4,
+    *EXPERIMENT_5,
+    DEPTH,
+)
 
 
 def record_of(experiment: int | str) -> ExperimentRecord:

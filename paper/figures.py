@@ -4,12 +4,13 @@
 (paths relative to paper/, where latexmk runs); a figure whose PDF is absent (its experiment not run
 here) expands to ``\\figurenotrun{<path>}`` instead, so the paper still builds and says what is missing.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from paper.experiments import RECORDS
 from paper.checks import figure_has_its_run
+from paper.experiments import RECORDS
 from paper.render_latex import latex_text
 
 GENERATED = Path("paper") / "generated"
@@ -20,7 +21,9 @@ FIGURES: dict[str, str] = {name: path for record in RECORDS for name, path in re
 def figure_line(name: str, path: str, root: Path) -> str:
     """``\\newcommand{\\name}[1][width=\\linewidth]{…}``: the figure with optional includegraphics options, or the not-run box."""
     rendered_here = Path(path).parent == GENERATED  # drawn by paper.make_tables itself from the committed summaries
-    if (root / path).exists() and (rendered_here or figure_has_its_run(root / path)):  # a deleted run's old PDF is not a result
+    if (root / path).exists() and (
+        rendered_here or figure_has_its_run(root / path)
+    ):  # a deleted run's old PDF is not a result
         body = rf"\includegraphics[#1]{{../{path}}}"
     else:
         body = rf"\figurenotrun{{{latex_text(f'`{path}`')}}}"

@@ -5,15 +5,16 @@ The original study's answers are its published ResNet-18 numbers, which every su
 EfficientNet-Lite0 runs on the embedded sample (:data:`HEADLINE_RUNS`). A run that is absent reads "not run".
 :func:`headline_table` is a README block of :mod:`paper.make_tables` (``<!-- generated:headline -->``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from experiment_1.report import format_number, format_percent, format_stat
 from paper.checks import checked_json
 from paper.committed_runs import check_inside
-from experiment_1.report import format_number, format_percent, format_stat
 from paper.table_model import Block, Table
 
 HEADLINE_RUNS = {
@@ -34,17 +35,21 @@ def _decision(summary: dict[str, Any], verdict_id: str) -> str:
 
 def experiment_1_answers(summary: dict[str, Any]) -> tuple[str, str]:
     seed, metrics = summary["published"]["resnet18"], summary["metrics"]
-    return (f"naive sum off by ~{format_number(seed['naive_sum_rel_error'])}×; Möbius exact to ~{format_number(seed['mobius_rel_error'])}",
-            f"naive sum off by {format_number(metrics['naive_sum_rel_error']['mean'])}× (relative error); "
-            f"Möbius exact to {format_number(metrics['mobius_rel_error_float32']['mean'])} in float32")
+    return (
+        f"naive sum off by ~{format_number(seed['naive_sum_rel_error'])}×; Möbius exact to ~{format_number(seed['mobius_rel_error'])}",
+        f"naive sum off by {format_number(metrics['naive_sum_rel_error']['mean'])}× (relative error); "
+        f"Möbius exact to {format_number(metrics['mobius_rel_error_float32']['mean'])} in float32",
+    )
 
 
 def experiment_2_answers(summary: dict[str, Any]) -> tuple[str, str]:
     seed, vector = summary["published"]["resnet18"], summary["projections"]["vector"]
     null = summary["binomial_null"]
-    return (f"peak at k = {seed['peak_order']}, κ ≈ {format_number(seed['kappa_vector'])}, C≤3 = {format_percent(seed['c_le3'], 0)}",
-            f"peak at k = {vector['mean_spectrum_peak_order']}, κ = {format_stat(vector['kappa'])}, C≤3 = {format_stat(vector['c_le3'], percent=True)} "
-            f"(binomial null: peak {null['peak_order']}, κ = {format_number(null['kappa'])})")
+    return (
+        f"peak at k = {seed['peak_order']}, κ ≈ {format_number(seed['kappa_vector'])}, C≤3 = {format_percent(seed['c_le3'], 0)}",
+        f"peak at k = {vector['mean_spectrum_peak_order']}, κ = {format_stat(vector['kappa'])}, C≤3 = {format_stat(vector['c_le3'], percent=True)} "
+        f"(binomial null: peak {null['peak_order']}, κ = {format_number(null['kappa'])})",
+    )
 
 
 def experiment_3ab_answers(summary: dict[str, Any]) -> tuple[str, str]:
@@ -53,36 +58,53 @@ def experiment_3ab_answers(summary: dict[str, Any]) -> tuple[str, str]:
     first, last = rows[0], rows[-1]
     low, high = seed["agreement_range_lambda_0.8_to_1"]
     near = [row["top1_agreement_with_lambda_1"]["mean"] for row in rows if row["lambda"] >= 0.8]
-    return (f"κ falls {format_number(seed['kappa_at_lambda_1'])} → {format_number(seed['kappa_at_lambda_0.1'])} as λ → 0.1; "
-            f"top-1 {format_percent(low, 0)}–{format_percent(high, 0)} for λ ∈ [0.8, 1]",
-            f"κ falls {format_number(first['projections']['vector']['kappa']['mean'])} → {format_number(last['projections']['vector']['kappa']['mean'])} "
-            f"as λ → {format_number(last['lambda'])} (monotonic: {'yes' if summary['kappa_monotonic'] else 'no'}); "
-            f"top-1 {format_percent(min(near), 0)}–{format_percent(max(near), 0)} for λ ∈ [0.8, 1]")
+    return (
+        f"κ falls {format_number(seed['kappa_at_lambda_1'])} → {format_number(seed['kappa_at_lambda_0.1'])} as λ → 0.1; "
+        f"top-1 {format_percent(low, 0)}–{format_percent(high, 0)} for λ ∈ [0.8, 1]",
+        f"κ falls {format_number(first['projections']['vector']['kappa']['mean'])} → {format_number(last['projections']['vector']['kappa']['mean'])} "
+        f"as λ → {format_number(last['lambda'])} (monotonic: {'yes' if summary['kappa_monotonic'] else 'no'}); "
+        f"top-1 {format_percent(min(near), 0)}–{format_percent(max(near), 0)} for λ ∈ [0.8, 1]",
+    )
 
 
 def experiment_3_answers(summary: dict[str, Any]) -> tuple[str, str]:
     seed = summary["published"]["resnet18"]
-    rows = {row["quantity"]: row["at_matching_fraction"] for row in summary["beside_seed"]["rows"] if row["ranking"] == "vector"}
-    energy, top1, control = rows["captured_energy"], rows["top1_agreement_magnitude"], rows["top1_agreement_controls_max"]
-    return (f"Γ_64 ≈ {format_percent(seed['captured_energy_at_64'], 0)}; top-128 gives {format_percent(seed['top1_agreement_magnitude_at_128'], 0)} top-1, "
-            f"every control < {format_percent(seed['top1_agreement_controls_below'], 0)}",
-            f"Γ at 1/4 of 2^L (K = {energy['k']}) = {format_percent(energy['value']['mean'])}; top-{top1['k']} gives {format_percent(top1['value']['mean'])} top-1, "
-            f"best control {format_percent(control['value']['mean'])}; sparse: {_decision(summary, 'captured_energy.vector')}")
+    rows = {
+        row["quantity"]: row["at_matching_fraction"]
+        for row in summary["beside_seed"]["rows"]
+        if row["ranking"] == "vector"
+    }
+    energy, top1, control = (
+        rows["captured_energy"],
+        rows["top1_agreement_magnitude"],
+        rows["top1_agreement_controls_max"],
+    )
+    return (
+        f"Γ_64 ≈ {format_percent(seed['captured_energy_at_64'], 0)}; top-128 gives {format_percent(seed['top1_agreement_magnitude_at_128'], 0)} top-1, "
+        f"every control < {format_percent(seed['top1_agreement_controls_below'], 0)}",
+        f"Γ at 1/4 of 2^L (K = {energy['k']}) = {format_percent(energy['value']['mean'])}; top-{top1['k']} gives "
+        f"{format_percent(top1['value']['mean'])} top-1, "
+        f"best control {format_percent(control['value']['mean'])}; sparse: {_decision(summary, 'captured_energy.vector')}",
+    )
 
 
 def experiment_4_answers(summary: dict[str, Any]) -> tuple[str, str]:
     seed = summary["published"]["resnet18"]
     scalar = summary["rankings"]["scalar"]["binary"]["true_label"]
-    return (f"scalar ranking only: 1-NN {format_percent(seed['nn_accuracy_scalar_k32'])} at K = 32, {format_number(seed['nn_accuracy_over_chance'])}× chance",
-            f"scalar 1-NN {format_percent(scalar['tests']['nn_accuracy']['observed'])} (chance {format_percent(scalar['chance'], 2)}, p = "
-            f"{format_number(scalar['tests']['nn_accuracy']['p_value'])}); class-aligned: vector {_decision(summary, 'class_alignment.vector')}, "
-            f"scalar {_decision(summary, 'class_alignment.scalar')}")
+    return (
+        f"scalar ranking only: 1-NN {format_percent(seed['nn_accuracy_scalar_k32'])} at K = 32, {format_number(seed['nn_accuracy_over_chance'])}× chance",
+        f"scalar 1-NN {format_percent(scalar['tests']['nn_accuracy']['observed'])} (chance {format_percent(scalar['chance'], 2)}, p = "
+        f"{format_number(scalar['tests']['nn_accuracy']['p_value'])}); class-aligned: vector {_decision(summary, 'class_alignment.vector')}, "
+        f"scalar {_decision(summary, 'class_alignment.scalar')}",
+    )
 
 
 def experiment_5_answers(summary: dict[str, Any]) -> tuple[str, str]:
     seed = summary["published"]["resnet18"]
-    return (f"mostly null; hard images need ~{format_number(seed['n_eff_vector_hard_minus_easy'])}–{format_number(seed['k_tau_err_hard_minus_easy'])} more experts",
-            f"the original study's claim (support broadens, orders unmoved): {_decision(summary, 'seed_claim')}")
+    return (
+        f"mostly null; hard images need ~{format_number(seed['n_eff_vector_hard_minus_easy'])}–{format_number(seed['k_tau_err_hard_minus_easy'])} more experts",
+        f"the original study's claim (support broadens, orders unmoved): {_decision(summary, 'seed_claim')}",
+    )
 
 
 QUESTIONS: list[tuple[str, str, Callable[[dict[str, Any]], tuple[str, str]]]] = [
@@ -100,6 +122,25 @@ def headline_table(root: Path) -> list[Block]:
     rows = []
     for experiment, question, answers in QUESTIONS:
         path = root / HEADLINE_RUNS[experiment]
-        original, ours = answers(checked_json(check_inside(path, root))) if path.exists() or path.is_symlink() else ("—", "not run")
-        rows.append([experiment, question, original, f"{ours} ([`{path.parent.relative_to(root).as_posix()}`]({path.parent.relative_to(root).as_posix()}/REPORT.md))"])
-    return [Table(["#", "question", "the original study (ResNet-18, N = 10 000)", "this project (EfficientNet-Lite0, embedded sample)"], rows)]
+        original, ours = (
+            answers(checked_json(check_inside(path, root))) if path.exists() or path.is_symlink() else ("—", "not run")
+        )
+        rows.append(
+            [
+                experiment,
+                question,
+                original,
+                f"{ours} ([`{path.parent.relative_to(root).as_posix()}`]({path.parent.relative_to(root).as_posix()}/REPORT.md))",
+            ]
+        )
+    return [
+        Table(
+            [
+                "#",
+                "question",
+                "the original study (ResNet-18, N = 10 000)",
+                "this project (EfficientNet-Lite0, embedded sample)",
+            ],
+            rows,
+        )
+    ]

@@ -21,6 +21,7 @@ Inputs:  the committed runs' summaries (paper/committed_runs.txt; a demo or scra
 
     python -m paper.make_tables
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,31 +33,44 @@ from typing import Any
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_text, missing_key, read_json, read_timing
 from experiment_1.paths import REPO_ROOT
-from experiment_1.report import format_number, format_percent, format_stat, verdict_sentence
-from experiment_1.report import by_id
+from experiment_1.report import by_id, format_number, format_percent, format_stat, verdict_sentence
 from experiment_1.run import unique_passes
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
-from paper.experiments import RECORDS, record_of
+from paper.checks import check_one_network, checked_json
 from paper.claims import claims_tex, network_name, pretty_networks
+from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob
+from paper.experiments import RECORDS, record_of
 from paper.figures import figures_tex
 from paper.headline import headline_table
 from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, macros_tex
 from paper.plots import render_paper_figures
-from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob
-from paper.checks import check_one_network, checked_json
 from paper.render_latex import render_latex
 from paper.render_markdown import render_markdown
 from paper.runs import runs_tex
 from paper.table_model import Block, Bullets, NotRun, Paragraph, Table
 from paper.verdict_text import verdicts_tex
 
-
 RUN_KEYS = ("config.arch", "config.weights", "num_valid")  # what _run_label reads
-PAPER_SOURCES = [EXP1, EXP2, EXP3AB, EXP3, EXP4, EXP5]  # the paper's network on its sample lists (the random-init null differs by design)
-WHOLE_LIST_SOURCES = [EXP1, EXP2, EXP3, EXP4, EXP5]  # runs on their whole sample list (3A/3B takes its first 40 images by design)
+PAPER_SOURCES = [
+    EXP1,
+    EXP2,
+    EXP3AB,
+    EXP3,
+    EXP4,
+    EXP5,
+]  # the paper's network on its sample lists (the random-init null differs by design)
+WHOLE_LIST_SOURCES = [
+    EXP1,
+    EXP2,
+    EXP3,
+    EXP4,
+    EXP5,
+]  # runs on their whole sample list (3A/3B takes its first 40 images by design)
 
 
-def _summaries(root: Path, pattern: str, experiment: int | str, keys: tuple[str, ...] = ()) -> list[tuple[Path, dict[str, Any]]]:
+def _summaries(
+    root: Path, pattern: str, experiment: int | str, keys: tuple[str, ...] = ()
+) -> list[tuple[Path, dict[str, Any]]]:
     """The summaries of ``experiment`` matching ``pattern``; one line naming the file and the first
     missing (nested) key if one lacks a key its table reads — checked for all before any table is written."""
     found = []
@@ -67,7 +81,10 @@ def _summaries(root: Path, pattern: str, experiment: int | str, keys: tuple[str,
         if isinstance(summary, dict) and summary.get("experiment") == experiment:
             missing = next(filter(None, (missing_key(summary, key) for key in (*RUN_KEYS, *keys))), None)
             if missing:
-                raise PipelineError(f"{path}: lacks {missing} (written by an older version?); rerun the step that wrote it, or paper.resummarize for Experiments 1, 2, 3 and 3A/3B")
+                raise PipelineError(
+                    f"{path}: lacks {missing} (written by an older version?); rerun the step that wrote it, or "
+                    f"paper.resummarize for Experiments 1, 2, 3 and 3A/3B"
+                )
             found.append((path, summary))
     return found
 
@@ -83,62 +100,131 @@ RUN_LABEL = re.compile(r"`[^`]+` — ([A-Za-z0-9_.:]+), `(pretrained|random)`, N
 def reader_labels(blocks: list[Block]) -> list[Block]:
     """The paper's form of :func:`_run_label`: the network as a reader names it (random init when untrained) and N,
     without the results folder (tables.md keeps the folder, to find the files)."""
+
     def relabel(text: str) -> str:
-        return pretty_networks(RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(2))}, N = ", text))
+        return pretty_networks(
+            RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(2))}, N = ", text)
+        )
+
     folder_only = [isinstance(block, Paragraph) and bool(re.fullmatch(r"`[^`]+`", block.text)) for block in blocks]
-    return [Table([relabel(cell) for cell in block.header], [[relabel(cell) for cell in row] for row in block.rows]) if isinstance(block, Table)
-            else Paragraph(relabel(block.text)) if isinstance(block, Paragraph) else block
-            for block, folder in zip(blocks, folder_only) if not folder]
+    return [
+        Table([relabel(cell) for cell in block.header], [[relabel(cell) for cell in row] for row in block.rows])
+        if isinstance(block, Table)
+        else Paragraph(relabel(block.text))
+        if isinstance(block, Paragraph)
+        else block
+        for block, folder in zip(blocks, folder_only)
+        if not folder
+    ]
 
 
 def experiment_1_table(root: Path) -> list[Block]:
     rows = []
-    for path, summary in _summaries(root, record_of(1).summaries, 1, tuple(f"metrics.{name}" for name in (
-            "mobius_rel_error_float32", "max_subset_rel_error_float32", "naive_sum_rel_error", "naive_sum_top1_agreement", "first_order_rel_error", "first_order_top1_agreement"))):
+    for path, summary in _summaries(
+        root,
+        record_of(1).summaries,
+        1,
+        tuple(
+            f"metrics.{name}"
+            for name in (
+                "mobius_rel_error_float32",
+                "max_subset_rel_error_float32",
+                "naive_sum_rel_error",
+                "naive_sum_top1_agreement",
+                "first_order_rel_error",
+                "first_order_top1_agreement",
+            )
+        ),
+    ):
         metrics = summary["metrics"]
         accuracy = metrics.get("full_mask_top1_accuracy")
-        rows.append([
-            _run_label(path, root, summary),
-            format_stat(metrics["mobius_rel_error_float32"]),
-            format_number(metrics["max_subset_rel_error_float32"]["max"]),
-            format_stat(metrics["naive_sum_rel_error"]),
-            format_stat(metrics["naive_sum_top1_agreement"], percent=True),
-            format_stat(metrics["first_order_rel_error"]),
-            format_stat(metrics["first_order_top1_agreement"], percent=True),
-            format_stat(accuracy, percent=True) if accuracy else "—",
-        ])
+        rows.append(
+            [
+                _run_label(path, root, summary),
+                format_stat(metrics["mobius_rel_error_float32"]),
+                format_number(metrics["max_subset_rel_error_float32"]["max"]),
+                format_stat(metrics["naive_sum_rel_error"]),
+                format_stat(metrics["naive_sum_top1_agreement"], percent=True),
+                format_stat(metrics["first_order_rel_error"]),
+                format_stat(metrics["first_order_top1_agreement"], percent=True),
+                format_stat(accuracy, percent=True) if accuracy else "—",
+            ]
+        )
     if not rows:
         return [NotRun("No Experiment 1 results yet.")]
-    return [Table(
-        ["run", "Möbius rel. error (float32)", "worst subset (float32)", "naive-sum rel. error", "naive-sum top-1", "first-order rel. error", "first-order top-1", "full-mask top-1 acc."],
-        rows,
-    )]
+    return [
+        Table(
+            [
+                "run",
+                "Möbius rel. error (float32)",
+                "worst subset (float32)",
+                "naive-sum rel. error",
+                "naive-sum top-1",
+                "first-order rel. error",
+                "first-order top-1",
+                "full-mask top-1 acc.",
+            ],
+            rows,
+        )
+    ]
 
 
 def experiment_2_table(root: Path) -> list[Block]:
     rows = []
-    for path, summary in _summaries(root, record_of(2).summaries, 2, (
-            "projections.vector.kappa", "projections.vector.c_le3", "projections.vector.trunk_share", "projections.vector.mean_spectrum_peak_order",
-            "projections.scalar.kappa", "binomial_null.peak_order", "binomial_null.kappa", "binomial_null.c_le3")):
+    for path, summary in _summaries(
+        root,
+        record_of(2).summaries,
+        2,
+        (
+            "projections.vector.kappa",
+            "projections.vector.c_le3",
+            "projections.vector.trunk_share",
+            "projections.vector.mean_spectrum_peak_order",
+            "projections.scalar.kappa",
+            "binomial_null.peak_order",
+            "binomial_null.kappa",
+            "binomial_null.c_le3",
+        ),
+    ):
         vector, scalar = summary["projections"]["vector"], summary["projections"]["scalar"]
         null = summary["binomial_null"]
-        rows.append([
-            _run_label(path, root, summary),
-            str(vector["mean_spectrum_peak_order"]),
-            format_stat(vector["kappa"]),
-            format_stat(scalar["kappa"]),
-            format_stat(vector["c_le3"], percent=True),
-            format_stat(vector["trunk_share"], percent=True),
-            f"{null['peak_order']}, κ = {format_number(null['kappa'])}, C≤3 = {format_percent(null['c_le3'])}",
-        ])
+        rows.append(
+            [
+                _run_label(path, root, summary),
+                str(vector["mean_spectrum_peak_order"]),
+                format_stat(vector["kappa"]),
+                format_stat(scalar["kappa"]),
+                format_stat(vector["c_le3"], percent=True),
+                format_stat(vector["trunk_share"], percent=True),
+                f"{null['peak_order']}, κ = {format_number(null['kappa'])}, C≤3 = {format_percent(null['c_le3'])}",
+            ]
+        )
     if not rows:
         return [NotRun("No Experiment 2 results yet.")]
-    return [Table(["run", "peak k (vector)", "κ^v", "κ^s", "C≤3 (vector)", "trunk share (vector)", "binomial null: peak, κ, C≤3"], rows)]
+    return [
+        Table(
+            [
+                "run",
+                "peak k (vector)",
+                "κ^v",
+                "κ^s",
+                "C≤3 (vector)",
+                "trunk share (vector)",
+                "binomial null: peak, κ, C≤3",
+            ],
+            rows,
+        )
+    ]
 
 
 def experiment_3ab_table(root: Path) -> list[Block]:
     blocks = []
-    for path, summary in _summaries(root, record_of("3A/3B").summaries, "3A/3B", ("per_lambda", "power_law.projections.vector", "power_law.fit_lambdas")):
+    for path, summary in _summaries(
+        root,
+        record_of("3A/3B").summaries,
+        "3A/3B",
+        ("per_lambda", "power_law.projections.vector", "power_law.fit_lambdas"),
+    ):
         rows = [
             [
                 format_number(entry["lambda"]),
@@ -149,7 +235,11 @@ def experiment_3ab_table(root: Path) -> list[Block]:
             ]
             for entry in summary["per_lambda"]
         ]
-        slopes = ", ".join(f"k={row['order']}: {format_number(row['slope'])}" for row in summary["power_law"]["projections"]["vector"] if row["order"] >= 1)
+        slopes = ", ".join(
+            f"k={row['order']}: {format_number(row['slope'])}"
+            for row in summary["power_law"]["projections"]["vector"]
+            if row["order"] >= 1
+        )
         fit = ", ".join(format_number(value) for value in summary["power_law"]["fit_lambdas"])
         blocks += [
             Paragraph(_run_label(path, root, summary)),
@@ -161,6 +251,7 @@ def experiment_3ab_table(root: Path) -> list[Block]:
 
 def experiment_3c_table(root: Path) -> list[Block]:
     """Per 3C network and variant: the limit slope per order (vector) and both laws' verdicts, with the λ they are visible from."""
+
     def law_cell(test: dict[str, Any]) -> str:
         visible = test["visible_from_lambda"]
         return test["verdict"] + ("" if visible is None else f" (from λ = {format_number(visible)})")
@@ -168,62 +259,118 @@ def experiment_3c_table(root: Path) -> list[Block]:
     rows = []
     for path, summary in _summaries(root, record_of("3C").summaries, "3C"):
         for variant, block in summary["variants"].items():
-            slopes = ", ".join(format_number(row["slope"]) if row["resolved"] else "·" for row in block["limit_slopes"] if row["order"] >= 1)
-            rows.append([
-                f"{_run_label(path, root, summary)}, {variant}",
-                f"`{summary['config']['dtype']}`, λ ≥ {format_number(min(summary['lambdas']))}",
-                slopes,
-                law_cell(block["laws"]["lambda_k"]),
-                f"{law_cell(block['laws']['kink'])}, s = {format_number(block['kink_exponent'])}",
-                f"{law_cell(block['laws']['kink_chain'])}, R = {block['exact_zero_chain']}" if "kink_chain" in block["laws"] else "—",
-            ])
+            slopes = ", ".join(
+                format_number(row["slope"]) if row["resolved"] else "·"
+                for row in block["limit_slopes"]
+                if row["order"] >= 1
+            )
+            rows.append(
+                [
+                    f"{_run_label(path, root, summary)}, {variant}",
+                    f"`{summary['config']['dtype']}`, λ ≥ {format_number(min(summary['lambdas']))}",
+                    slopes,
+                    law_cell(block["laws"]["lambda_k"]),
+                    f"{law_cell(block['laws']['kink'])}, s = {format_number(block['kink_exponent'])}",
+                    f"{law_cell(block['laws']['kink_chain'])}, R = {block['exact_zero_chain']}"
+                    if "kink_chain" in block["laws"]
+                    else "—",
+                ]
+            )
     if not rows:
         return [NotRun("No Experiment 3C results yet.")]
-    return [Table(["run, activations", "arithmetic, grid", "limit slope k = 1 … L (· unresolved)", "λ^k law", "kink law min(k, s) (stated before measuring)",
-                   "kink law with the exact-zero chain (after measuring)"], rows)]
+    return [
+        Table(
+            [
+                "run, activations",
+                "arithmetic, grid",
+                "limit slope k = 1 … L (· unresolved)",
+                "λ^k law",
+                "kink law min(k, s) (stated before measuring)",
+                "kink law with the exact-zero chain (after measuring)",
+            ],
+            rows,
+        )
+    ]
 
 
 def swap_cost_table(root: Path) -> list[Block]:
     """Per network: top-1 at λ = 1 (full mask) with its own activations and with the smooth swap, and the paired difference."""
     rows = []
-    for path, summary in _summaries(root, "experiment_2/results_3c_*/swap_cost.json", "3C", ("variants.smooth.smooth_activations", "top1_difference", "counts", "verdicts")):
+    for path, summary in _summaries(
+        root,
+        "experiment_2/results_3c_*/swap_cost.json",
+        "3C",
+        ("variants.smooth.smooth_activations", "top1_difference", "counts", "verdicts"),
+    ):
         native, smooth, counts = summary["variants"]["native"], summary["variants"]["smooth"], summary["counts"]
-        rows.append([
-            _run_label(path, root, summary),
-            format_number(smooth["smooth_activations"]["beta"]),
-            f"{format_stat(native['top1'], percent=True)} ({counts['correct_native']} / {counts['labelled']})",
-            f"{format_stat(smooth['top1'], percent=True)} ({counts['correct_smooth']} / {counts['labelled']})",
-            format_stat(summary["top1_difference"], percent=True),
-            summary["verdicts"][0]["decision"],
-        ])
+        rows.append(
+            [
+                _run_label(path, root, summary),
+                format_number(smooth["smooth_activations"]["beta"]),
+                f"{format_stat(native['top1'], percent=True)} ({counts['correct_native']} / {counts['labelled']})",
+                f"{format_stat(smooth['top1'], percent=True)} ({counts['correct_smooth']} / {counts['labelled']})",
+                format_stat(summary["top1_difference"], percent=True),
+                summary["verdicts"][0]["decision"],
+            ]
+        )
     if not rows:
         return [NotRun("No swap-cost results yet.")]
-    return [Table(["run (swap_cost.json)", "β", "top-1 native", "top-1 swapped", "swapped − native", "the swap lowers top-1"], rows)]
+    return [
+        Table(
+            ["run (swap_cost.json)", "β", "top-1 native", "top-1 swapped", "swapped − native", "the swap lowers top-1"],
+            rows,
+        )
+    ]
 
 
 def experiment_3_table(root: Path) -> list[Block]:
     """Top-K sparsity at the seed's fractions of 2^L (vector ranking; the REPORTs have the scalar one and every K), then each run's verdicts."""
+
     def at_k(entry: dict[str, Any]) -> str:
         return f"K = {entry['k']}: " + ("—" if entry["value"] is None else format_stat(entry["value"], percent=True))
 
     rows, decisions = [], []
-    for path, summary in _summaries(root, record_of(3).summaries, 3, ("beside_seed.rows", "sources.magnitude_vector.k_mass", "k_eff.vector", "num_masks", "verdicts")):
-        seed = {row["quantity"]: row["at_matching_fraction"] for row in summary["beside_seed"]["rows"] if row["ranking"] == "vector"}
+    for path, summary in _summaries(
+        root,
+        record_of(3).summaries,
+        3,
+        ("beside_seed.rows", "sources.magnitude_vector.k_mass", "k_eff.vector", "num_masks", "verdicts"),
+    ):
+        seed = {
+            row["quantity"]: row["at_matching_fraction"]
+            for row in summary["beside_seed"]["rows"]
+            if row["ranking"] == "vector"
+        }
         ratio = seed["improvement_over_random"]["value"]
-        rows.append([
-            _run_label(path, root, summary),
-            at_k(seed["captured_energy"]),
-            at_k(seed["top1_agreement_magnitude"]),
-            at_k(seed["top1_agreement_controls_max"]),
-            "—" if ratio is None else f"{format_number(ratio)}×",
-            format_stat(summary["sources"]["magnitude_vector"]["k_mass"]["0.9"]),
-            f"{format_stat(summary['k_eff']['vector'])} of {summary['num_masks']}",
-        ])
-        decisions += [Paragraph(f"{_run_label(path, root, summary)}:"), Bullets([f"{entry['claim']}: **{entry['decision']}**" for entry in summary["verdicts"]])]
+        rows.append(
+            [
+                _run_label(path, root, summary),
+                at_k(seed["captured_energy"]),
+                at_k(seed["top1_agreement_magnitude"]),
+                at_k(seed["top1_agreement_controls_max"]),
+                "—" if ratio is None else f"{format_number(ratio)}×",
+                format_stat(summary["sources"]["magnitude_vector"]["k_mass"]["0.9"]),
+                f"{format_stat(summary['k_eff']['vector'])} of {summary['num_masks']}",
+            ]
+        )
+        decisions += [
+            Paragraph(f"{_run_label(path, root, summary)}:"),
+            Bullets([f"{entry['claim']}: **{entry['decision']}**" for entry in summary["verdicts"]]),
+        ]
     if not rows:
         return [NotRun("No Experiment 3 results yet.")]
-    table = Table(["run", "Γ_K at 1/4 of 2^L", "top-1 agreement at 1/2 of 2^L", "best control there", "magnitude ÷ random there",
-                   "K for 90 % energy (per image)", "K_eff"], rows)
+    table = Table(
+        [
+            "run",
+            "Γ_K at 1/4 of 2^L",
+            "top-1 agreement at 1/2 of 2^L",
+            "best control there",
+            "magnitude ÷ random there",
+            "K for 90 % energy (per image)",
+            "K_eff",
+        ],
+        rows,
+    )
     return [table, Paragraph("Verdicts (evidence and rules in each REPORT):"), *decisions]
 
 
@@ -232,7 +379,9 @@ def experiment_4_table(root: Path) -> list[Block]:
     blocks = []
     for path, summary in _summaries(root, record_of(4).summaries, 4, ("verdicts", "settings.nn_k", "num_classes")):
         blocks += [
-            Paragraph(f"{_run_label(path, root, summary)}, {summary['num_classes']} classes, K = {summary['settings']['nn_k']}"),
+            Paragraph(
+                f"{_run_label(path, root, summary)}, {summary['num_classes']} classes, K = {summary['settings']['nn_k']}"
+            ),
             Bullets([verdict_sentence(entry) for entry in summary["verdicts"]]),
         ]
     return blocks or [NotRun("No Experiment 4 results yet.")]
@@ -241,8 +390,20 @@ def experiment_4_table(root: Path) -> list[Block]:
 def experiment_5_table(root: Path) -> list[Block]:
     """Per Experiment 5 run: each headline measure against the primary difficulty score (from analysis.json)."""
     blocks = []
-    for path, analysis in _summaries(root, record_of(5).summaries, 5, (
-            "settings.primary_score", "correctness.measures", "spearman", "quartiles", "verdicts", "headline_measures", "top1_accuracy")):
+    for path, analysis in _summaries(
+        root,
+        record_of(5).summaries,
+        5,
+        (
+            "settings.primary_score",
+            "correctness.measures",
+            "spearman",
+            "quartiles",
+            "verdicts",
+            "headline_measures",
+            "top1_accuracy",
+        ),
+    ):
         primary = analysis["settings"]["primary_score"]
         correctness = analysis["correctness"]["measures"]
         decisions = by_id(analysis["verdicts"])
@@ -258,8 +419,20 @@ def experiment_5_table(root: Path) -> list[Block]:
             for measure in analysis["headline_measures"]
         ]
         blocks += [
-            Paragraph(f"{_run_label(path, root, analysis)}, difficulty = {SCORE_LABELS[primary]}, top-1 {format_stat(analysis['top1_accuracy'], percent=True)}"),
-            Table(["measure", "Spearman ρ", "partial ρ given ‖h(full)‖", "hard − easy quartile", "incorrect − correct", "decision"], rows),
+            Paragraph(
+                f"{_run_label(path, root, analysis)}, difficulty = {SCORE_LABELS[primary]}, top-1 {format_stat(analysis['top1_accuracy'], percent=True)}"
+            ),
+            Table(
+                [
+                    "measure",
+                    "Spearman ρ",
+                    "partial ρ given ‖h(full)‖",
+                    "hard − easy quartile",
+                    "incorrect − correct",
+                    "decision",
+                ],
+                rows,
+            ),
             Paragraph(verdict_sentence(decisions["seed_claim"])),
         ]
     return blocks or [NotRun("No Experiment 5 results yet.")]
@@ -268,6 +441,7 @@ def experiment_5_table(root: Path) -> list[Block]:
 def depth_table(root: Path) -> list[Block]:
     """The depth ladder (``paper/results_depth*/depth.json``): the same statistics of every network side by side
     (vector projection and ranking), then the depth claims' verdicts."""
+
     def stat(block: dict[str, Any] | None, name: str, percent: bool = False) -> str:
         return "—" if not block or block.get(name) is None else format_stat(block[name], percent=percent)
 
@@ -277,21 +451,55 @@ def depth_table(root: Path) -> list[Block]:
         rows = []
         for row in analysis["rungs"]:
             spectrum, topk, nn = row.get("spectrum"), row.get("topk"), row.get("nearest_neighbour")
-            gammas = [stat(topk["captured_energy"], key, percent=True) if topk else "—" for key in ("0.125", "0.25", "0.5")]
-            rows.append([
-                row["arch"], "not run" if row["num_blocks"] is None else str(row["num_blocks"]),
-                f"{spectrum['num_images'] if spectrum else '—'} / {topk['num_images'] if topk else '—'}",
-                "—" if not spectrum else f"{spectrum['mean_spectrum_peak_order']} (null {spectrum['binomial_null_peak_order']}); {format_stat(spectrum['peak_order'])}",
-                stat(spectrum, "kappa"), stat(spectrum, "kappa_over_l"), stat(spectrum, "c_le3", percent=True), stat(spectrum, "trunk_share"),
-                stat(topk, "k_eff_fraction", percent=True), *gammas,
-                "—" if not topk or topk["agreement_k_fraction"] is None else format_number(topk["agreement_k_fraction"]),
-                "not run" if not nn else f"{format_stat(nn['accuracy'], percent=True)} (N = {nn['num_images']}, chance {format_percent(nn['chance'])})",
-            ])
+            gammas = [
+                stat(topk["captured_energy"], key, percent=True) if topk else "—" for key in ("0.125", "0.25", "0.5")
+            ]
+            rows.append(
+                [
+                    row["arch"],
+                    "not run" if row["num_blocks"] is None else str(row["num_blocks"]),
+                    f"{spectrum['num_images'] if spectrum else '—'} / {topk['num_images'] if topk else '—'}",
+                    "—"
+                    if not spectrum
+                    else f"{spectrum['mean_spectrum_peak_order']} (null {spectrum['binomial_null_peak_order']}); {format_stat(spectrum['peak_order'])}",
+                    stat(spectrum, "kappa"),
+                    stat(spectrum, "kappa_over_l"),
+                    stat(spectrum, "c_le3", percent=True),
+                    stat(spectrum, "trunk_share"),
+                    stat(topk, "k_eff_fraction", percent=True),
+                    *gammas,
+                    "—"
+                    if not topk or topk["agreement_k_fraction"] is None
+                    else format_number(topk["agreement_k_fraction"]),
+                    "not run"
+                    if not nn
+                    else f"{format_stat(nn['accuracy'], percent=True)} (N = {nn['num_images']}, chance {format_percent(nn['chance'])})",
+                ]
+            )
         blocks += [
             Paragraph(f"`{path.parent.relative_to(root).as_posix()}`"),
-            Table(["network", "L", "N (Exp 2 / 3)", "peak k: mean spectrum; per image", "κ^v", "κ^v / L", "C≤3", "trunk share",
-                   "K_eff / 2^L", "Γ_K at 1/8 of 2^L", "at 1/4", "at 1/2", "K / 2^L for 90 % top-1", "Exp 4 1-NN (scalar)"], rows),
-            Bullets([verdict_sentence(entry) for entry in analysis["verdicts"]]) if analysis["verdicts"] else NotRun("No shared images to compare."),
+            Table(
+                [
+                    "network",
+                    "L",
+                    "N (Exp 2 / 3)",
+                    "peak k: mean spectrum; per image",
+                    "κ^v",
+                    "κ^v / L",
+                    "C≤3",
+                    "trunk share",
+                    "K_eff / 2^L",
+                    "Γ_K at 1/8 of 2^L",
+                    "at 1/4",
+                    "at 1/2",
+                    "K / 2^L for 90 % top-1",
+                    "Exp 4 1-NN (scalar)",
+                ],
+                rows,
+            ),
+            Bullets([verdict_sentence(entry) for entry in analysis["verdicts"]])
+            if analysis["verdicts"]
+            else NotRun("No shared images to compare."),
         ]
     return blocks or [NotRun("No depth ladder yet (python -m paper.depth_compare).")]
 
@@ -321,35 +529,61 @@ def benchmark_table(root: Path) -> list[Block]:
     for path in (path for pattern in BENCHMARK_FILES for path in committed_glob(root, pattern)):
         bench = read_json(path)
         for row in bench["rows"]:
-            naive_from = "" if row["naive_masks_timed"] == 2 ** row["num_blocks"] else f" (from {row['naive_masks_timed']} masks)"
+            naive_from = (
+                ""
+                if row["naive_masks_timed"] == 2 ** row["num_blocks"]
+                else f" (from {row['naive_masks_timed']} masks)"
+            )
             mode = "compiled" if row.get("compiled") else "eager"
             versus = row.get("tree_speedup_vs_contiguous")
             share = row.get("tree_gmac_per_s_vs_resnet18")
-            rows.append([
-                f"`{path.name}`",
-                bench["device"] + allocator_note(bench),
-                row["arch"],
-                f"{row.get('dtype', 'float32')}, {mode}, {row.get('memory_format', '—')}" + (", BN folded" if row.get("batchnorm") == "folded" else "") + (f", weights {row['weights']}" if row.get("weights", "random") != "random" else ""),
-                f"{row['images']} × {row['resolution']} px",
-                format_number(row["tree_seconds"]),
-                format_number(row["naive_seconds"]) + naive_from,
-                _rate(row, "tree_images_per_s"),
-                _rate(row, "tree_gmac"),
-                _rate(row, "tree_gmac_per_s"),
-                "—" if share is None else format_percent(share),
-                _rate(row, "naive_gmac_per_s"),
-                f"{row['speedup']:.1f}×",
-                f"{row['work_ratio']:.1f}×",
-                "—" if versus is None else f"{versus:.2f}×",
-                format_number(row["max_abs_disagreement"]),
-            ])
+            rows.append(
+                [
+                    f"`{path.name}`",
+                    bench["device"] + allocator_note(bench),
+                    row["arch"],
+                    f"{row.get('dtype', 'float32')}, {mode}, {row.get('memory_format', '—')}"
+                    + (", BN folded" if row.get("batchnorm") == "folded" else "")
+                    + (f", weights {row['weights']}" if row.get("weights", "random") != "random" else ""),
+                    f"{row['images']} × {row['resolution']} px",
+                    format_number(row["tree_seconds"]),
+                    format_number(row["naive_seconds"]) + naive_from,
+                    _rate(row, "tree_images_per_s"),
+                    _rate(row, "tree_gmac"),
+                    _rate(row, "tree_gmac_per_s"),
+                    "—" if share is None else format_percent(share),
+                    _rate(row, "naive_gmac_per_s"),
+                    f"{row['speedup']:.1f}×",
+                    f"{row['work_ratio']:.1f}×",
+                    "—" if versus is None else f"{versus:.2f}×",
+                    format_number(row["max_abs_disagreement"]),
+                ]
+            )
     if not rows:
         return [NotRun("No benchmark results yet.")]
-    return [Table(
-        ["file", "device", "arch", "dtype, mode, layout", "images", "tree s", "naive s", "tree img/s", "tree GMAC/img", "tree GMAC/s",
-         "tree GMAC/s vs ResNet-18", "naive GMAC/s", "naive/tree time", "MAC ratio", "tree vs contiguous", "max abs(tree − naive)"],
-        rows,
-    )]
+    return [
+        Table(
+            [
+                "file",
+                "device",
+                "arch",
+                "dtype, mode, layout",
+                "images",
+                "tree s",
+                "naive s",
+                "tree img/s",
+                "tree GMAC/img",
+                "tree GMAC/s",
+                "tree GMAC/s vs ResNet-18",
+                "naive GMAC/s",
+                "naive/tree time",
+                "MAC ratio",
+                "tree vs contiguous",
+                "max abs(tree − naive)",
+            ],
+            rows,
+        )
+    ]
 
 
 def profile_table(root: Path) -> list[Block]:
@@ -359,18 +593,33 @@ def profile_table(root: Path) -> list[Block]:
         profile = read_json(path)
         parts = sorted(profile["parts"], key=lambda part: part["share"], reverse=True)[:3]
         groups = profile["operator_groups"]
-        rows.append([
-            f"`{path.name}`",
-            f"{profile['arch']}, {profile['images']} × {profile['resolution']} px, {profile['memory_format']}, chunk {profile['mask_chunk']}",
-            format_number(profile["wall_seconds"]),
-            "; ".join(f"{part['part']} {format_percent(part['share'])}" for part in parts),
-            format_percent(groups["convolution"]),
-            format_percent(groups["batch_norm"]),
-            format_percent(groups["linear"]),
-        ])
+        rows.append(
+            [
+                f"`{path.name}`",
+                f"{profile['arch']}, {profile['images']} × {profile['resolution']} px, {profile['memory_format']}, chunk {profile['mask_chunk']}",
+                format_number(profile["wall_seconds"]),
+                "; ".join(f"{part['part']} {format_percent(part['share'])}" for part in parts),
+                format_percent(groups["convolution"]),
+                format_percent(groups["batch_norm"]),
+                format_percent(groups["linear"]),
+            ]
+        )
     if not rows:
         return [NotRun("No profiles yet.")]
-    return [Table(["file", "pass", "profiled s", "largest parts (share of operator time)", "convolution", "batch-norm", "linear"], rows)]
+    return [
+        Table(
+            [
+                "file",
+                "pass",
+                "profiled s",
+                "largest parts (share of operator time)",
+                "convolution",
+                "batch-norm",
+                "linear",
+            ],
+            rows,
+        )
+    ]
 
 
 def pass_walls(timing: dict[str, Any]) -> dict[tuple, float]:
@@ -378,8 +627,14 @@ def pass_walls(timing: dict[str, Any]) -> dict[tuple, float]:
     slowest rank), or — for a timing.json written before the records — one pass named by the stages it
     fed and its wall time, so two folders of one shared pass still name the same pass."""
     if "processes" in timing:
-        return {("pass", pass_id): entry["wall_seconds"] for pass_id, entry in unique_passes(timing["processes"]).items()}
-    return {("shared", tuple(timing.get("shared_pass") or ()), timing["wall_seconds"], timing["images_evaluated"]): timing["wall_seconds"]}
+        return {
+            ("pass", pass_id): entry["wall_seconds"] for pass_id, entry in unique_passes(timing["processes"]).items()
+        }
+    return {
+        ("shared", tuple(timing.get("shared_pass") or ()), timing["wall_seconds"], timing["images_evaluated"]): timing[
+            "wall_seconds"
+        ]
+    }
 
 
 def wall_time_table(root: Path) -> list[Block]:
@@ -390,16 +645,31 @@ def wall_time_table(root: Path) -> list[Block]:
     passes: dict[tuple, float] = {}
     for path, timing in timings:
         per_image = timing["wall_seconds"] / timing["images_evaluated"]
-        processes = len({(record["pass"], record["rank"]) for record in timing["processes"]}) if "processes" in timing else 1
+        processes = (
+            len({(record["pass"], record["rank"]) for record in timing["processes"]}) if "processes" in timing else 1
+        )
         shared = f" (shared by {len(timing['shared_pass'])})" if timing.get("shared_pass") else ""
-        rows.append([f"`{path.parent.relative_to(root).as_posix()}`", timing["device_name"], timing["engine"], str(timing["images_evaluated"]),
-                     str(processes), format_number(timing["wall_seconds"]) + shared, format_number(per_image)])
+        rows.append(
+            [
+                f"`{path.parent.relative_to(root).as_posix()}`",
+                timing["device_name"],
+                timing["engine"],
+                str(timing["images_evaluated"]),
+                str(processes),
+                format_number(timing["wall_seconds"]) + shared,
+                format_number(per_image),
+            ]
+        )
         passes.update(pass_walls(timing))
     if not rows:
         return [NotRun("No timed runs yet.")]
     total = sum(passes.values())
-    rows.append(["all runs, each pass once", "", "", "", "", f"{format_number(total)} ({format_number(total / 3600)} h)", ""])
-    return [Table(["run", "device", "engine", "image evaluations", "processes", "wall s", "s per image evaluation"], rows)]
+    rows.append(
+        ["all runs, each pass once", "", "", "", "", f"{format_number(total)} ({format_number(total / 3600)} h)", ""]
+    )
+    return [
+        Table(["run", "device", "engine", "image evaluations", "processes", "wall s", "s per image evaluation"], rows)
+    ]
 
 
 TABLES: dict[str, tuple[str, Callable[[Path], list[Block]]]] = {
@@ -407,7 +677,10 @@ TABLES: dict[str, tuple[str, Callable[[Path], list[Block]]]] = {
     "experiment_2": (record_of(2).title, experiment_2_table),
     "experiment_3ab": (record_of("3A/3B").title, experiment_3ab_table),
     "experiment_3c": (record_of("3C").title, experiment_3c_table),
-    "experiment_3c_swap": ("Experiment 3C — the smooth swap's top-1 cost (full mask, λ = 1; `experiment_2.step_6_swap_cost`)", swap_cost_table),
+    "experiment_3c_swap": (
+        "Experiment 3C — the smooth swap's top-1 cost (full mask, λ = 1; `experiment_2.step_6_swap_cost`)",
+        swap_cost_table,
+    ),
     "experiment_3": (f"{record_of(3).title} (vector ranking)", experiment_3_table),
     "experiment_4": (f"{record_of(4).title} (binary signatures)", experiment_4_table),
     "experiment_5": (record_of(5).title, experiment_5_table),
@@ -419,7 +692,9 @@ TABLES: dict[str, tuple[str, Callable[[Path], list[Block]]]] = {
 """Table key → (title, section function); the key names the paper's generated table file (paper/generated/table_<key>.tex)."""
 ENGINE_TABLES = ("wall_time", "benchmark", "profile")  # not of one experiment: after the experiments'
 
-SECTIONS: list[tuple[str, str, Callable[[Path], list[Block]]]] = [(key, *TABLES[key]) for key in (*(key for record in RECORDS for key in record.tables), *ENGINE_TABLES)]
+SECTIONS: list[tuple[str, str, Callable[[Path], list[Block]]]] = [
+    (key, *TABLES[key]) for key in (*(key for record in RECORDS for key in record.tables), *ENGINE_TABLES)
+]
 """Every section of tables.md in order: each record's tables (paper/experiments.py), then the engine tables."""
 
 
@@ -444,7 +719,10 @@ def without_verdict_lists(blocks: list[Block]) -> list[Block]:
     kept: list[Block] = []
     for position, block in enumerate(blocks):
         following = blocks[position + 1] if position + 1 < len(blocks) else None
-        if isinstance(block, Bullets) or (isinstance(block, Paragraph) and (isinstance(following, Bullets) or ". Rule: " in block.text or block.text.startswith("Verdicts ("))):
+        if isinstance(block, Bullets) or (
+            isinstance(block, Paragraph)
+            and (isinstance(following, Bullets) or ". Rule: " in block.text or block.text.startswith("Verdicts ("))
+        ):
             continue
         kept.append(block)
     return kept
@@ -454,8 +732,14 @@ def paper_inputs(root: Path) -> dict[str, str]:
     """The generated files of the paper (paper/generated/): one table per section, the number macros,
     the verdict sentences and the figures, by file name."""
     header = "% Generated by `python -m paper.make_tables` from the summary JSON; do not edit by hand.\n"
-    files = {f"table_{key}.tex": header + render_latex(reader_labels(without_verdict_lists(section(root))) or [Paragraph("Its results are its verdicts, listed in the appendix.")])
-             for key, _, section in SECTIONS}
+    files = {
+        f"table_{key}.tex": header
+        + render_latex(
+            reader_labels(without_verdict_lists(section(root)))
+            or [Paragraph("Its results are its verdicts, listed in the appendix.")]
+        )
+        for key, _, section in SECTIONS
+    }
     files["macros.tex"] = macros_tex(root)
     files["verdicts.tex"] = verdicts_tex(root)
     files["claims.tex"] = claims_tex(root)
@@ -466,7 +750,11 @@ def paper_inputs(root: Path) -> dict[str, str]:
 
 README_BLOCKS: dict[str, dict[str, Callable[[Path], list[Block]]]] = {
     "README.md": {"headline": headline_table},
-    "experiment_1/PERFORMANCE.md": {"benchmark": benchmark_table, "wall-time": wall_time_table, "profile": profile_table},
+    "experiment_1/PERFORMANCE.md": {
+        "benchmark": benchmark_table,
+        "wall-time": wall_time_table,
+        "profile": profile_table,
+    },
 }
 """Markdown page (relative to the root) → its generated blocks."""
 
@@ -492,19 +780,33 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="repository root to scan (default: this checkout)")
     parser.add_argument("--output", type=Path, default=None, help="file to write (default: <root>/tables.md)")
-    parser.add_argument("--all-runs", action="store_true", help="a root without paper/committed_runs.txt: read every results folder (said in the output)")
+    parser.add_argument(
+        "--all-runs",
+        action="store_true",
+        help="a root without paper/committed_runs.txt: read every results folder (said in the output)",
+    )
     args = parser.parse_args(argv)
     output = args.output or args.root / "tables.md"
     if args.all_runs and not (args.root / MANIFEST).exists():
         allow_all_runs(args.root)
-        print(f"--all-runs: {args.root / MANIFEST} is absent, so every results folder under {args.root} counts as a committed run")
+        print(
+            f"--all-runs: {args.root / MANIFEST} is absent, so every results folder under {args.root} counts as a committed run"
+        )
     check_one_network(args.root, PAPER_SOURCES, WHOLE_LIST_SOURCES)
-    tables, paper = tables_markdown(args.root), paper_inputs(args.root)  # every summary is checked before any file is written
+    tables, paper = (
+        tables_markdown(args.root),
+        paper_inputs(args.root),
+    )  # every summary is checked before any file is written
     if render_paper_figures(args.root):
         paper["figures.tex"] = figures_tex(args.root)  # the rendered figures exist now
     atomic_write_text(output, tables)
-    refreshed = [f"{', '.join(names)} of {readme}" for readme, blocks in README_BLOCKS.items() if (args.root / readme).exists()
-                 for names in [refresh_readme_blocks(args.root / readme, args.root, blocks)] if names]
+    refreshed = [
+        f"{', '.join(names)} of {readme}"
+        for readme, blocks in README_BLOCKS.items()
+        if (args.root / readme).exists()
+        for names in [refresh_readme_blocks(args.root / readme, args.root, blocks)]
+        if names
+    ]
     generated = args.root / "paper" / "generated"
     for name, text in paper.items():
         atomic_write_text(generated / name, text)

@@ -9,6 +9,7 @@ binomial null of the same L (equal energy on every subset) dashed in the same co
 Inputs: the depth ladder and the Experiment 2 summaries. Outputs: paper/generated/depth_spectra.pdf (PDF
 metadata without dates, so a rerun on the same JSON rewrites the same figure).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from paper.checks import checked_json
 from experiment_1.report import new_figure, plt
-from paper.committed_runs import committed_glob
+from paper.checks import checked_json
 from paper.claims import network_name
+from paper.committed_runs import committed_glob
 from paper.experiments import record_of
 
 DEPTH_FIGURE = "paper/generated/depth_spectra.pdf"
@@ -62,7 +63,9 @@ def depth_spectra_figure(root: Path, output: Path) -> Path | None:
     figure.legend(loc="lower center", ncol=2, fontsize=7, frameon=False)  # below the axes, off the data
     figure.tight_layout(rect=(0, 0.16, 1, 1))
     output.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(output, metadata=PDF_METADATA)  # not plotting.save_figure: its tight_layout would lay the axes over the legend
+    figure.savefig(
+        output, metadata=PDF_METADATA
+    )  # not plotting.save_figure: its tight_layout would lay the axes over the legend
     plt.close(figure)
     return output
 

@@ -9,6 +9,7 @@ Tables are booktabs tabulars inside ``\\fitwidth{…}`` (defined in paper/main.t
 than the line, never smaller); a table of more than :data:`MAX_COLUMNS` columns is split into parts that
 repeat its label column; "not run" blocks become ``\\notrun{…}``.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,22 +19,85 @@ from experiment_1.report import original_study_wording
 from paper.table_model import Block, Bullets, NotRun, Paragraph, Table, named_original_study
 
 GREEK = {
-    **{letter: "\\" + name for letter, name in zip("αβγδεζηθικλμνξπρστυφχψω", (
-        "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi omega").split())},
-    **{letter: "\\" + name for letter, name in zip("ΓΔΘΛΞΠΣΦΨΩ", "Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega".split())},
+    **{
+        letter: "\\" + name
+        for letter, name in zip(
+            "αβγδεζηθικλμνξπρστυφχψω",
+            (
+                "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi omega"
+            ).split(),
+        )
+    },
+    **{
+        letter: "\\" + name
+        for letter, name in zip("ΓΔΘΛΞΠΣΦΨΩ", "Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega".split())
+    },
 }
 MACRON = "\u0304"
 TEXT_SYMBOLS = {
-    "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}", "<": r"$<$", ">": r"$>$",
-    "—": "---", "–": "--", "−": "$-$", "×": r"$\times$", "÷": r"$\div$", "≤": r"$\le$", "≥": r"$\ge$",
-    "≈": r"$\approx$", "±": r"$\pm$", "→": r"$\to$", "…": r"\ldots{}", "‖": r"$\|$", "∅": r"$\emptyset$",
-    "·": r"$\cdot$", "∈": r"$\in$", "∉": r"$\notin$", "⊆": r"$\subseteq$", "⊂": r"$\subset$", "∩": r"$\cap$", "∪": r"$\cup$",
-    "∞": r"$\infty$", "√": r"$\surd$", "∝": r"$\propto$", "≪": r"$\ll$", "≫": r"$\gg$", "≠": r"$\neq$", "≡": r"$\equiv$",
-    "∼": r"$\sim$", "∑": r"$\sum$", "⇒": r"$\Rightarrow$", "←": r"$\leftarrow$", "↔": r"$\leftrightarrow$", "°": r"$^\circ$",
-    "′": "$'$", "ᵀ": r"$^{\top}$", "½": r"$\frac{1}{2}$", "ĥ": r"$\hat{h}$", "Ē": r"$\bar{E}$",
-    "“": "``", "”": "''", "‘": "`", "’": "'", "ö": r"\"o", "ü": r"\"u", "ä": r"\"a", "é": r"\'e", "è": r"\`e", "ç": r"\c{c}",
-    "\u202f": r"\,", "\u2009": r"\,", "\u00a0": "~",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "<": r"$<$",
+    ">": r"$>$",
+    "—": "---",
+    "–": "--",
+    "−": "$-$",
+    "×": r"$\times$",
+    "÷": r"$\div$",
+    "≤": r"$\le$",
+    "≥": r"$\ge$",
+    "≈": r"$\approx$",
+    "±": r"$\pm$",
+    "→": r"$\to$",
+    "…": r"\ldots{}",
+    "‖": r"$\|$",
+    "∅": r"$\emptyset$",
+    "·": r"$\cdot$",
+    "∈": r"$\in$",
+    "∉": r"$\notin$",
+    "⊆": r"$\subseteq$",
+    "⊂": r"$\subset$",
+    "∩": r"$\cap$",
+    "∪": r"$\cup$",
+    "∞": r"$\infty$",
+    "√": r"$\surd$",
+    "∝": r"$\propto$",
+    "≪": r"$\ll$",
+    "≫": r"$\gg$",
+    "≠": r"$\neq$",
+    "≡": r"$\equiv$",
+    "∼": r"$\sim$",
+    "∑": r"$\sum$",
+    "⇒": r"$\Rightarrow$",
+    "←": r"$\leftarrow$",
+    "↔": r"$\leftrightarrow$",
+    "°": r"$^\circ$",
+    "′": "$'$",
+    "ᵀ": r"$^{\top}$",
+    "½": r"$\frac{1}{2}$",
+    "ĥ": r"$\hat{h}$",
+    "Ē": r"$\bar{E}$",
+    "“": "``",
+    "”": "''",
+    "‘": "`",
+    "’": "'",
+    "ö": r"\"o",
+    "ü": r"\"u",
+    "ä": r"\"a",
+    "é": r"\'e",
+    "è": r"\`e",
+    "ç": r"\c{c}",
+    "\u202f": r"\,",
+    "\u2009": r"\,",
+    "\u00a0": "~",
     **{digit: f"$^{{{plain}}}$" for digit, plain in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")},
     **{digit: f"$_{{{plain}}}$" for digit, plain in zip("₀₁₂₃₄₅₆₇₈₉₍₎", "0123456789()")},
     **{letter: f"${command}$" for letter, command in GREEK.items()},
@@ -80,16 +144,20 @@ def _escape(text: str, name: bool = False) -> str:
     """Plain text, character by character; a space before % becomes a thin space."""
     out = []
     for position, char in enumerate(text):
-        if char == " " and text[position + 1:position + 2] == "%":
+        if char == " " and text[position + 1 : position + 2] == "%":
             out.append(r"\,")
         elif char in TEXT_SYMBOLS:
             out.append(TEXT_SYMBOLS[char])
-        elif char.isascii() or (char.isalpha() and 0xC0 <= ord(char) <= 0x17F):  # Latin letters (ß, é …): utf8 inputenc with T1 fonts sets them
+        elif char.isascii() or (
+            char.isalpha() and 0xC0 <= ord(char) <= 0x17F
+        ):  # Latin letters (ß, é …): utf8 inputenc with T1 fonts sets them
             out.append(char)
         elif name or _is_name_text(text):  # a folder or file name (a user's): any character, written as its code point
             out.append(f"[U+{ord(char):04X}]")
         else:
-            raise ValueError(f"latex_text: no LaTeX form for {char!r} (U+{ord(char):04X}) in {text!r}; add it to paper.render_latex.TEXT_SYMBOLS")
+            raise ValueError(
+                f"latex_text: no LaTeX form for {char!r} (U+{ord(char):04X}) in {text!r}; add it to paper.render_latex.TEXT_SYMBOLS"
+            )
     return "".join(out)
 
 
@@ -112,7 +180,7 @@ def _plain(text: str) -> str:
             math = _math_symbols(groups["base"])
             math += f"_{{{_math_index(groups['sub'])}}}" if groups["sub"] is not None else ""
             math += f"^{{{_math_index(groups['sup'])}}}" if groups["sup"] is not None else ""
-        out.append(_escape(text[position:match.start()]))
+        out.append(_escape(text[position : match.start()]))
         out.append(f"${math}$")
         position = match.end()
     out.append(_escape(text[position:]))
@@ -123,7 +191,7 @@ def _without_code(text: str) -> str:
     """Text that may hold **bold** but no code spans."""
     out, position = [], 0
     for match in BOLD.finditer(text):
-        out.append(_plain(text[position:match.start()]))
+        out.append(_plain(text[position : match.start()]))
         out.append(rf"\textbf{{{_plain(match.group(1))}}}")
         position = match.end()
     out.append(_plain(text[position:]))
@@ -135,7 +203,7 @@ def latex_text(text: str) -> str:
     text = original_study_wording(text)
     out, position = [], 0
     for match in CODE.finditer(text):
-        out.append(_without_code(text[position:match.start()]))
+        out.append(_without_code(text[position : match.start()]))
         code = _escape(match.group(1), name=True).replace("/", r"/\allowbreak{}").replace(r"\_", r"\_\allowbreak{}")
         out.append(rf"\texttt{{{code}}}")
         position = match.end()
@@ -148,9 +216,14 @@ def column_parts(table: Table, limit: int = MAX_COLUMNS) -> list[Table]:
     if len(table.header) <= limit:
         return [table]
     rest = list(range(1, len(table.header)))
-    chunks = [rest[start:start + limit - 1] for start in range(0, len(rest), limit - 1)]
-    return [Table([table.header[0], *(table.header[index] for index in chunk)], [[row[0], *(row[index] for index in chunk)] for row in table.rows])
-            for chunk in chunks]
+    chunks = [rest[start : start + limit - 1] for start in range(0, len(rest), limit - 1)]
+    return [
+        Table(
+            [table.header[0], *(table.header[index] for index in chunk)],
+            [[row[0], *(row[index] for index in chunk)] for row in table.rows],
+        )
+        for chunk in chunks
+    ]
 
 
 def render_table(table: Table) -> str:
@@ -161,7 +234,9 @@ def render_table(table: Table) -> str:
 def render_tabular(table: Table) -> str:
     """A booktabs tabular, set at footnote size when wider than the line (``\\fitwidth``, never smaller); long columns wrap."""
     widths = [max(len(row[column]) for row in [table.header, *table.rows]) for column in range(len(table.header))]
-    columns = "".join(rf">{{\raggedright\arraybackslash}}p{{{WRAP_WIDTH}}}" if width > WRAP_AFTER else "l" for width in widths)
+    columns = "".join(
+        rf">{{\raggedright\arraybackslash}}p{{{WRAP_WIDTH}}}" if width > WRAP_AFTER else "l" for width in widths
+    )
     lines = [r"\fitwidth{%", rf"\begin{{tabular}}{{{columns}}}", r"\toprule"]
     lines.append(" & ".join(latex_text(cell) for cell in table.header) + r" \\")
     lines.append(r"\midrule")
@@ -178,7 +253,9 @@ def render_block(block: Block) -> str:
     if isinstance(block, Paragraph):
         return r"\tablerun{" + latex_text(block.text) + "}"
     if isinstance(block, Bullets):
-        return "\\begin{itemize}\n" + "\n".join(rf"\item {latex_text(item)}" for item in block.items) + "\n\\end{itemize}"
+        return (
+            "\\begin{itemize}\n" + "\n".join(rf"\item {latex_text(item)}" for item in block.items) + "\n\\end{itemize}"
+        )
     if isinstance(block, NotRun):
         return r"\notrun{" + latex_text(block.text) + "}"
     raise TypeError(f"not a table-model block: {block!r}")

@@ -1,4 +1,5 @@
 """The Markdown renderer of the table model (tables.md, the README's generated blocks)."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -22,6 +22,7 @@ Outputs: <results-root>/experiment_<N>/<results-name>/ for every chosen N: that 
         --limit 6 --batch-size 1 --mask-chunk 512 --num-workers 0 --seed 0 \\
         --results-name results_efficientnet_lite1_sample
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,18 +30,21 @@ from pathlib import Path
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.report import resolve
-from experiment_1.run import ExperimentPass, run_passes
-from experiment_1.run import add_evaluation_arguments
+from experiment_1.run import ExperimentPass, add_evaluation_arguments, run_passes
 from paper.experiments import RECORDS
 
-PASSES: dict[int, ExperimentPass] = {entry.experiment: entry for entry in (resolve(record.single_pass) for record in RECORDS if record.single_pass)}
+PASSES: dict[int, ExperimentPass] = {
+    entry.experiment: entry for entry in (resolve(record.single_pass) for record in RECORDS if record.single_pass)
+}
 """Experiment number → the pass its record names (paper/experiments.py)."""
 
 
 def results_name(text: str) -> str:
     """A results folder name: one plain name (no separator, not empty, ``.`` or ``..``), so it stays inside experiment_N/."""
     if not text.strip() or text in (".", "..") or "/" in text or "\\" in text or any(ord(char) < 32 for char in text):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a plain folder name (e.g. results_efficientnet_lite1_sample); no '/', '.', '..' or empty names")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a plain folder name (e.g. results_efficientnet_lite1_sample); no '/', '.', '..' or empty names"
+        )
     return text
 
 
@@ -56,23 +60,47 @@ def check_options_of_chosen(args: argparse.Namespace, parser: argparse.ArgumentP
     for number, entry in PASSES.items():
         if number in chosen:
             continue
-        given = [flag for dest, flag in experiment_options(entry).items() if getattr(args, dest) != parser.get_default(dest)]
+        given = [
+            flag for dest, flag in experiment_options(entry).items() if getattr(args, dest) != parser.get_default(dest)
+        ]
         if given:
-            raise PipelineError(f"{given[0]} is a flag of Experiment {number}, which is not among --experiments {' '.join(map(str, chosen))}; add {number} to --experiments or drop the flag")
+            raise PipelineError(
+                f"{given[0]} is a flag of Experiment {number}, which is not among --experiments "
+                f"{' '.join(map(str, chosen))}; add {number} to --experiments or drop the flag"
+            )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_evaluation_arguments(parser, None)
-    parser.add_argument("--experiments", type=int, nargs="+", choices=sorted(PASSES), required=True, help="the experiments fed by the pass, e.g. 1 2 3 (a test list) or 4 5 (a labelled list)")
-    parser.add_argument("--results-name", type=results_name, required=True, help="each experiment's results folder name, e.g. results_efficientnet_lite1_sample")
-    parser.add_argument("--results-root", type=Path, default=Path("."), help="the folder holding experiment_1 … experiment_5 (default: the current one)")
+    parser.add_argument(
+        "--experiments",
+        type=int,
+        nargs="+",
+        choices=sorted(PASSES),
+        required=True,
+        help="the experiments fed by the pass, e.g. 1 2 3 (a test list) or 4 5 (a labelled list)",
+    )
+    parser.add_argument(
+        "--results-name",
+        type=results_name,
+        required=True,
+        help="each experiment's results folder name, e.g. results_efficientnet_lite1_sample",
+    )
+    parser.add_argument(
+        "--results-root",
+        type=Path,
+        default=Path("."),
+        help="the folder holding experiment_1 … experiment_5 (default: the current one)",
+    )
     for entry in PASSES.values():
         entry.add_arguments(parser)
     args = parser.parse_args(argv)
     chosen = sorted(set(args.experiments))
     check_options_of_chosen(args, parser, chosen)
-    run_passes(args, [(PASSES[number], args.results_root / f"experiment_{number}" / args.results_name) for number in chosen])
+    run_passes(
+        args, [(PASSES[number], args.results_root / f"experiment_{number}" / args.results_name) for number in chosen]
+    )
 
 
 if __name__ == "__main__":

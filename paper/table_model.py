@@ -6,6 +6,7 @@ and paragraphs are written in the small inline language of the REPORTs: plain te
 **bold**, Unicode symbols (κ, λ, ≤, ×, −) and index notation such as κ^v, N_eff^v or Γ_K.
 :mod:`paper.render_markdown` and :mod:`paper.render_latex` turn the same blocks into Markdown and LaTeX.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,8 +56,10 @@ def named_original_study(block: Block) -> Block:
     """``block`` with "the seed" (as steps wrote it into the summaries' verdicts and sources) named the original study:
     both renderers call it, so tables.md, the README blocks and the paper use one name."""
     if isinstance(block, Table):
-        return Table([original_study_wording(cell) for cell in block.header],
-                     [[original_study_wording(cell) if isinstance(cell, str) else cell for cell in row] for row in block.rows])
+        return Table(
+            [original_study_wording(cell) for cell in block.header],
+            [[original_study_wording(cell) if isinstance(cell, str) else cell for cell in row] for row in block.rows],
+        )
     if isinstance(block, Bullets):
         return Bullets([original_study_wording(item) for item in block.items])
     if isinstance(block, (Paragraph, NotRun)):

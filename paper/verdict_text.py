@@ -7,20 +7,26 @@ effect or statistic with its CI, the test with its (corrected) p, the decision a
 each distinct rule is stated once, below the table. A run without a block is left out — the appendix never
 prints a placeholder — and :func:`runs_without_verdicts` names those runs.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from experiment_1.report import format_number
-from experiment_1.report import ExperimentRecord
-from paper.claims import network_name, number_text, pretty_networks
-from paper.experiments import RECORDS
-from paper.committed_runs import committed_glob
+from experiment_1.report import ExperimentRecord, format_number
 from paper.checks import checked_json
+from paper.claims import network_name, number_text, pretty_networks
+from paper.committed_runs import committed_glob
+from paper.experiments import RECORDS
 from paper.render_latex import latex_text
 
-COLUMNS = "@{}" + "".join(rf">{{\raggedright\arraybackslash}}p{{{width}\linewidth}}" for width in ("0.33", "0.3", "0.17", "0.11", "0.04")) + "@{}"
+COLUMNS = (
+    "@{}"
+    + "".join(
+        rf">{{\raggedright\arraybackslash}}p{{{width}\linewidth}}" for width in ("0.33", "0.3", "0.17", "0.11", "0.04")
+    )
+    + "@{}"
+)
 HEADER = r"claim & effect or statistic [95\,\% CI] & test & decision & rule \\"
 
 
@@ -31,7 +37,9 @@ def test_text(entry: dict[str, Any]) -> str:
         return "—"
     text = test["name"] + ("" if test.get("p_value") is None else f", p = {format_number(test['p_value'])}")
     if test.get("p_adjusted") is not None:
-        text += f"; {test.get('correction') or 'adjusted'} ({test.get('family_size')}): {format_number(test['p_adjusted'])}"
+        text += (
+            f"; {test.get('correction') or 'adjusted'} ({test.get('family_size')}): {format_number(test['p_adjusted'])}"
+        )
     return text
 
 
@@ -54,10 +62,29 @@ def verdicts_body(summary: dict[str, Any]) -> str:
         if entry["rule"] not in rules:
             rules.append(entry["rule"])
         cells = [pretty_networks(entry["claim"]), pretty_networks(number_text(entry)), test_text(entry)]
-        rows.append(" & ".join(latex_text(cell) for cell in cells) + rf" & \textbf{{{latex_text(entry['decision'])}}} & {rules.index(entry['rule']) + 1} \\")
-    table = "\n".join([rf"\begin{{longtable}}{{{COLUMNS}}}", rf"\toprule {HEADER} \midrule\endhead", r"\bottomrule\endlastfoot", *rows, r"\end{longtable}"])
+        rows.append(
+            " & ".join(latex_text(cell) for cell in cells)
+            + rf" & \textbf{{{latex_text(entry['decision'])}}} & {rules.index(entry['rule']) + 1} \\"
+        )
+    table = "\n".join(
+        [
+            rf"\begin{{longtable}}{{{COLUMNS}}}",
+            rf"\toprule {HEADER} \midrule\endhead",
+            r"\bottomrule\endlastfoot",
+            *rows,
+            r"\end{longtable}",
+        ]
+    )
     rule_list = "\n".join(rf"\item {latex_text(rule)}" for rule in rules)
-    return table + "\n" + r"\noindent Rules:\nopagebreak\begin{enumerate}\setlength{\itemsep}{0pt}" + "\n" + rule_list + "\n" + r"\end{enumerate}"
+    return (
+        table
+        + "\n"
+        + r"\noindent Rules:\nopagebreak\begin{enumerate}\setlength{\itemsep}{0pt}"
+        + "\n"
+        + rule_list
+        + "\n"
+        + r"\end{enumerate}"
+    )
 
 
 def record_runs(root: Path, record: ExperimentRecord) -> list[tuple[Path, dict[str, Any]]]:
@@ -66,7 +93,12 @@ def record_runs(root: Path, record: ExperimentRecord) -> list[tuple[Path, dict[s
 
 def runs_without_verdicts(root: Path, records: tuple[ExperimentRecord, ...] = RECORDS) -> list[str]:
     """The paper runs (relative paths) whose summary has no verdicts list yet."""
-    return [path.relative_to(root).as_posix() for record in records for path, summary in record_runs(root, record) if not verdicts_body(summary)]
+    return [
+        path.relative_to(root).as_posix()
+        for record in records
+        for path, summary in record_runs(root, record)
+        if not verdicts_body(summary)
+    ]
 
 
 def primary_body(root: Path, record: ExperimentRecord) -> str:
@@ -91,9 +123,21 @@ def verdicts_tex(root: Path, records: tuple[ExperimentRecord, ...] = RECORDS) ->
             continue
         parts.append(rf"\subsection{{{latex_text(record.title)}}}\label{{app:verdicts-{record.macro}}}")
         for summary, body in bodies:
-            parts += [rf"\paragraph{{{latex_text(run_label(summary))}.}}", r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}", body, r"\end{footnotesize}"]
-    pointers = [rf"\newcommand{{\VerdictPointer{record.macro}}}{{{pointer_sentence(root, record)}}}" for record in records]
+            parts += [
+                rf"\paragraph{{{latex_text(run_label(summary))}.}}",
+                r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}",
+                body,
+                r"\end{footnotesize}",
+            ]
+    pointers = [
+        rf"\newcommand{{\VerdictPointer{record.macro}}}{{{pointer_sentence(root, record)}}}" for record in records
+    ]
     pointers += [rf"\newcommand{{\VerdictBody{record.macro}}}{{{primary_body(root, record)}}}" for record in records]
-    lines = ["% Generated by `python -m paper.make_tables` from the summaries' verdicts blocks (paper/verdict_text.py); do not edit by hand.",
-             *pointers, r"\newcommand{\VerdictAppendix}{%", *parts, "}"]
+    lines = [
+        "% Generated by `python -m paper.make_tables` from the summaries' verdicts blocks (paper/verdict_text.py); do not edit by hand.",
+        *pointers,
+        r"\newcommand{\VerdictAppendix}{%",
+        *parts,
+        "}",
+    ]
     return "\n".join(lines) + "\n"

@@ -5,6 +5,7 @@ The finished run (random-init ResNet-18 at 64 px, rows 0–2 of a 5-row test sha
 batches; beside it a wrong-schema and a garbage shard) is made once per session; the ``run`` fixture hands each test
 a private copy, so a test may damage anything in it.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -36,21 +37,47 @@ def write_samples(path: Path, rows: list[int], source: str = SHARD) -> Path:
 
 def write_entries(path: Path, entries: list[tuple[str, int, int]]) -> Path:
     """A sample list of ``(source, row, label)`` entries."""
-    atomic_write_json(path, sample_list_json([SampleRef(*entry) for entry in entries], "test-*.parquet", "uniform", 0, None))
+    atomic_write_json(
+        path, sample_list_json([SampleRef(*entry) for entry in entries], "test-*.parquet", "uniform", 0, None)
+    )
     return path
 
 
 def flags(root: Path, *extra: str, output: Path | None = None, samples: Path | None = None) -> list[str]:
-    return ["--data-dir", str(root / "data"), "--sample-index", str(samples or root / "samples.json"), "--weights", "random", "--batch-size", "2",
-            "--num-workers", "0", "--device", "cpu", "--output-dir", str(output or root / "results"), *extra]
+    return [
+        "--data-dir",
+        str(root / "data"),
+        "--sample-index",
+        str(samples or root / "samples.json"),
+        "--weights",
+        "random",
+        "--batch-size",
+        "2",
+        "--num-workers",
+        "0",
+        "--device",
+        "cpu",
+        "--output-dir",
+        str(output or root / "results"),
+        *extra,
+    ]
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` (relative path → bytes) but the run lock, which names the last run that opened the folder."""
-    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file() and path.name != partial_store.LOCK_FILE}
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != partial_store.LOCK_FILE
+    }
 
 
-def expect_error(main: Callable[[list[str] | None], None], argv: list[str], capsys: pytest.CaptureFixture[str], argparse_line: bool = True) -> str:
+def expect_error(
+    main: Callable[[list[str] | None], None],
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    argparse_line: bool = True,
+) -> str:
     """Run a step as the command line would; return its single error line, checked to be one line without a
     traceback that starts ``error: `` (run_cli's) or, where ``argparse_line``, is argparse's ``…: error: argument …``."""
     capsys.readouterr()
@@ -65,13 +92,17 @@ def expect_error(main: Callable[[list[str] | None], None], argv: list[str], caps
     return lines[0]
 
 
-def expect_line(main: Callable[[list[str] | None], None], argv: list[str], capsys: pytest.CaptureFixture[str], code: int = 2) -> str:
+def expect_line(
+    main: Callable[[list[str] | None], None], argv: list[str], capsys: pytest.CaptureFixture[str], code: int = 2
+) -> str:
     """Run a step as the command line would; return its one stderr line (no traceback) and check the exit status."""
     capsys.readouterr()
     with pytest.raises(SystemExit) as exit_info:
         run_cli(main, argv)
     assert exit_info.value.code == code
-    lines = [line for line in capsys.readouterr().err.split("\n") if line.strip() and "%|" not in line]  # tqdm bars aside
+    lines = [
+        line for line in capsys.readouterr().err.split("\n") if line.strip() and "%|" not in line
+    ]  # tqdm bars aside
     assert len(lines) == 1 and "Traceback" not in lines[0], lines
     return lines[0]
 

@@ -7,6 +7,7 @@ The in-process tests get the same patch from the ``small_input`` fixture (confte
 ``MOE_TEST_DIE_AT=<rank>:<n>`` kills that rank (exit status 3, no clean-up) as it starts its n-th
 batch, to test what a crashed rank leaves behind.
 """
+
 from __future__ import annotations
 
 import os

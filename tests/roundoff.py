@@ -9,6 +9,7 @@ batch 2 vs 6, contiguous vs channels-last and float32 vs float64 differ by at mo
 one residual block off (the smallest real bug: a wrong mask bit) moves a row by at least 0.2.
 ``ROUNDOFF_RTOL`` sits ten times above the first and four orders of magnitude below the second.
 """
+
 from __future__ import annotations
 
 import torch

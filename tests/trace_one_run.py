@@ -4,6 +4,7 @@ a function ran (module bodies not counted; tests/ and the virtualenv left out).
 
     python tests/trace_one_run.py | python -c "import json, sys; files = json.load(sys.stdin); print(len(files))"
 """
+
 from __future__ import annotations
 
 import json
@@ -18,27 +19,56 @@ touched: set[str] = set()
 
 def profile(frame, event, arg):  # noqa: ANN001, ANN201 (the sys.setprofile signature)
     path = frame.f_code.co_filename
-    if event == "call" and frame.f_code.co_name != "<module>" and path.startswith(str(REPO)) and not any(part in path for part in ("/tests/", "/.venv/", "/site-packages/")):
+    if (
+        event == "call"
+        and frame.f_code.co_name != "<module>"
+        and path.startswith(str(REPO))
+        and not any(part in path for part in ("/tests/", "/.venv/", "/site-packages/"))
+    ):
         touched.add(os.path.relpath(path, REPO))
 
 
 def main(folder: Path) -> None:
     sys.setprofile(profile)
     from conftest import jpeg_bytes, write_shard  # the test helpers (not counted)
-
     from experiment_1.errors import run_cli
     from experiment_1.files import atomic_write_json
     from experiment_2 import step_1_evaluate, step_2_plot
 
     sys.setprofile(None)
-    write_shard(folder / "data" / "validation-00000-of-00001.parquet", [jpeg_bytes(index) for index in range(2)], [0, 1])
+    write_shard(
+        folder / "data" / "validation-00000-of-00001.parquet", [jpeg_bytes(index) for index in range(2)], [0, 1]
+    )
     entries = [{"source": "validation-00000-of-00001.parquet", "row": row, "label": row} for row in range(2)]
-    sample_list = {"pattern": "validation-*.parquet", "mode": "uniform", "seed": 0, "per_class": None, "num_images": 2, "samples": entries}
+    sample_list = {
+        "pattern": "validation-*.parquet",
+        "mode": "uniform",
+        "seed": 0,
+        "per_class": None,
+        "num_images": 2,
+        "samples": entries,
+    }
     atomic_write_json(folder / "samples.json", sample_list)
     sys.setprofile(profile)
-    run_cli(step_1_evaluate.main, ["--arch", "experiment_1.examples.cifar_resnet20:build_model", "--weights", "random",
-                                   "--sample-index", str(folder / "samples.json"), "--data-dir", str(folder / "data"),
-                                   "--output-dir", str(folder / "out"), "--device", "cpu", "--num-workers", "0"])
+    run_cli(
+        step_1_evaluate.main,
+        [
+            "--arch",
+            "experiment_1.examples.cifar_resnet20:build_model",
+            "--weights",
+            "random",
+            "--sample-index",
+            str(folder / "samples.json"),
+            "--data-dir",
+            str(folder / "data"),
+            "--output-dir",
+            str(folder / "out"),
+            "--device",
+            "cpu",
+            "--num-workers",
+            "0",
+        ],
+    )
     run_cli(step_2_plot.main, ["--summary", str(folder / "out" / "summary.json")])
     sys.setprofile(None)
     print(json.dumps(sorted(touched)))

@@ -12,6 +12,7 @@ Outputs: <data-dir>/validation-*.parquet (14 shards), <data-dir>/test-*.parquet 
     bash experiment_1/step_1.sh                    # = python -m experiment_1.data.download
     python -m experiment_1.data.download --verify-only  # just check what is there
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,15 +65,27 @@ def download(data_dir: Path, splits: list[str]) -> None:
             local = hf_hub_download(REPO_ID, entry.path, repo_type="dataset", local_dir=staging, token=token)
             os.replace(local, target)
     except GatedRepoError:
-        raise PipelineError(f"{REPO_ID} is gated: accept its terms on the Hub, then `hf auth login` or export HF_TOKEN=<read token>") from None
+        raise PipelineError(
+            f"{REPO_ID} is gated: accept its terms on the Hub, then `hf auth login` or export HF_TOKEN=<read token>"
+        ) from None
     except Exception as error:  # HTTP, connection and file errors arrive from several libraries
-        raise PipelineError(f"download from {REPO_ID} failed ({type(error).__name__}: {str(error).splitlines()[0]}); check the network and token, then rerun to resume") from None
+        raise PipelineError(
+            f"download from {REPO_ID} failed ({type(error).__name__}: {str(error).splitlines()[0]}); check the network and token, then rerun to resume"
+        ) from None
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data-dir", type=Path, default=None, help="where the shards go (default: $MOE_DATA or imagenet-1k/data)")
-    parser.add_argument("--splits", nargs="+", choices=sorted(EXPECTED_ROWS), default=sorted(EXPECTED_ROWS), help="splits to fetch (default: both)")
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="where the shards go (default: $MOE_DATA or imagenet-1k/data)"
+    )
+    parser.add_argument(
+        "--splits",
+        nargs="+",
+        choices=sorted(EXPECTED_ROWS),
+        default=sorted(EXPECTED_ROWS),
+        help="splits to fetch (default: both)",
+    )
     parser.add_argument("--verify-only", action="store_true", help="only check the row counts of what is there")
     args = parser.parse_args(argv)
     data_dir = args.data_dir or default_data_dir()

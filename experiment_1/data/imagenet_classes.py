@@ -6,6 +6,7 @@ numbers such folders by the model's class index, not by their position among the
 so four ImageNet classes keep their own labels. Folders that are not ImageNet classes need
 ``--folder-labels sorted`` (0 … K−1 in sorted order, for a model trained on those K classes).
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -20,7 +21,9 @@ FOLDER_LABELS = ("imagenet", "sorted")
 @lru_cache(maxsize=1)
 def imagenet_wnids() -> tuple[str, ...]:
     """The 1000 WordNet ids, position = torchvision class index."""
-    return tuple(line.strip() for line in WNID_FILE.read_text().splitlines() if line.strip() and not line.startswith("#"))
+    return tuple(
+        line.strip() for line in WNID_FILE.read_text().splitlines() if line.strip() and not line.startswith("#")
+    )
 
 
 @lru_cache(maxsize=1)
@@ -57,5 +60,7 @@ def folder_labels(root: Path, names: list[str], mode: str) -> dict[str, int]:
     repeated = sorted({label for label in labels.values() if list(labels.values()).count(label) > 1})
     if repeated:
         twins = sorted(name for name, label in labels.items() if label == repeated[0])
-        raise PipelineError(f"{root}: folders {', '.join(twins)} name the same ImageNet class {repeated[0]}; merge them")
+        raise PipelineError(
+            f"{root}: folders {', '.join(twins)} name the same ImageNet class {repeated[0]}; merge them"
+        )
     return labels

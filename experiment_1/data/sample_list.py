@@ -9,6 +9,7 @@ Samples are sorted by (source, row) so that reading them walks each shard once. 
 ``.parquet`` shard (``row`` ≥ 0) or an image file (``row`` = -1) relative to the data directory;
 ``label`` is a class index or -1 (unlabelled). Every field is checked when the list is read.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,15 @@ from experiment_1.paths import checkout_hint
 MODES = ("uniform", "per-class")
 
 
-def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: int, seed: int, min_per_class: int = 1, num_classes: int | None = None) -> list[SampleRef]:
+def draw_sample(
+    items: list[SampleRef],
+    mode: str,
+    num_images: int,
+    per_class: int,
+    seed: int,
+    min_per_class: int = 1,
+    num_classes: int | None = None,
+) -> list[SampleRef]:
     """Draw a sample without replacement: ``uniform`` (``num_images`` of all items) or
     ``per-class`` (``per_class`` of each label, all of a class if it has fewer; only labels with at
     least ``min_per_class`` images; of those, ``num_classes`` drawn at random when given — a small
@@ -37,7 +46,9 @@ def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: i
     elif mode == "per-class":
         labels = np.array([item.label for item in items])
         if (labels < 0).all():
-            raise PipelineError("--mode per-class needs labelled images, but every matched image has label -1; use the validation shards (--pattern 'validation-*.parquet')")
+            raise PipelineError(
+                "--mode per-class needs labelled images, but every matched image has label -1; use the validation shards (--pattern 'validation-*.parquet')"
+            )
         eligible = [label for label in np.unique(labels[labels >= 0]) if (labels == label).sum() >= min_per_class]
         if num_classes is not None and eligible:
             eligible = sorted(rng.choice(eligible, size=min(num_classes, len(eligible)), replace=False))
@@ -53,9 +64,21 @@ def draw_sample(items: list[SampleRef], mode: str, num_images: int, per_class: i
     return sorted((items[index] for index in chosen), key=lambda item: (item.source, item.row))
 
 
-def sample_list_json(samples: list[SampleRef], pattern: str, mode: str, seed: int, per_class: int | None, min_per_class: int | None = None, classes_drawn: int | None = None) -> dict[str, Any]:
+def sample_list_json(
+    samples: list[SampleRef],
+    pattern: str,
+    mode: str,
+    seed: int,
+    per_class: int | None,
+    min_per_class: int | None = None,
+    classes_drawn: int | None = None,
+) -> dict[str, Any]:
     """The JSON document of a sample list (``min_per_class``, ``classes_drawn`` and the number of classes kept only when given)."""
-    kept = {} if min_per_class is None and classes_drawn is None else {"min_per_class": min_per_class, "num_classes": len({s.label for s in samples if s.label >= 0})}
+    kept = (
+        {}
+        if min_per_class is None and classes_drawn is None
+        else {"min_per_class": min_per_class, "num_classes": len({s.label for s in samples if s.label >= 0})}
+    )
     if classes_drawn is not None:
         kept["classes_drawn"] = classes_drawn
     return {
@@ -82,7 +105,9 @@ def parse_entry(entry: Any) -> SampleRef:
     if not suffix or PurePosixPath(source).is_absolute() or ".." in PurePosixPath(source).parts:
         raise ValueError(f"source {json.dumps(source)} must be a relative path inside the data directory")
     if suffix != ".parquet" and suffix not in IMAGE_SUFFIXES:
-        raise ValueError(f"source {json.dumps(source)} is neither a .parquet shard nor an image ({', '.join(IMAGE_SUFFIXES)})")
+        raise ValueError(
+            f"source {json.dumps(source)} is neither a .parquet shard nor an image ({', '.join(IMAGE_SUFFIXES)})"
+        )
     if suffix == ".parquet" and not (_is_integer(row) and row >= 0):
         raise ValueError(f"row {json.dumps(row)} of shard {source} must be an integer ≥ 0")
     if suffix != ".parquet" and row != -1:
@@ -100,7 +125,9 @@ def load_sample_list(path: Path, limit: int | None = None) -> list[SampleRef]:
         hint = checkout_hint(path)
         if hint:
             raise PipelineError(f"{path}: sample list {hint}")
-        raise PipelineError(f"{path}: sample list not found; create it with `python -m experiment_1.step_2_sample --output {path}`")
+        raise PipelineError(
+            f"{path}: sample list not found; create it with `python -m experiment_1.step_2_sample --output {path}`"
+        )
     document = read_json(path, fix=fix)
     if not isinstance(document, dict) or not isinstance(document.get("samples"), list):
         raise PipelineError(f"{path}: not a sample list (no \"samples\" list); {fix}")

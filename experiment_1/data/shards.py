@@ -11,6 +11,7 @@ A *sample list* names images as ``(source, row, label)``: ``source`` is a shard 
 file) relative to the data directory, ``row`` its row in the shard (``-1`` for image files).
 :class:`SampleDataset` reads only the rows a sample list names, one parquet row group at a time.
 """
+
 from __future__ import annotations
 
 import io
@@ -28,15 +29,46 @@ from PIL import Image
 from torch.utils.data import Dataset
 from torchvision import transforms
 
-from experiment_1.errors import PipelineError
 from experiment_1.data.imagenet_classes import folder_labels
-from experiment_1.paths import REPO_ROOT, checkout_hint
+from experiment_1.errors import PipelineError
 from experiment_1.network.residual_stack import Preprocess
+from experiment_1.paths import REPO_ROOT, checkout_hint
 
-IMAGE_SUFFIXES = (".jpeg", ".jpg", ".png", ".bmp", ".webp", ".ppm", ".pgm", ".tif", ".tiff", ".gif")  # torchvision's ImageFolder's, and GIF
+IMAGE_SUFFIXES = (
+    ".jpeg",
+    ".jpg",
+    ".png",
+    ".bmp",
+    ".webp",
+    ".ppm",
+    ".pgm",
+    ".tif",
+    ".tiff",
+    ".gif",
+)  # torchvision's ImageFolder's, and GIF
 # PIL modes decode_image converts to 8-bit RGB; integer greyscale ("I;16…", "I") is rescaled from 16 bits first
-DECODABLE_MODES = ("1", "L", "LA", "La", "P", "PA", "RGB", "RGBA", "RGBa", "RGBX", "CMYK", "YCbCr", "I", "I;16", "I;16L", "I;16B", "I;16N")
-DOWNLOAD_HINT = "download the shards with `bash experiment_1/step_1.sh`, or point --data-dir / MOE_DATA at a folder of shards"
+DECODABLE_MODES = (
+    "1",
+    "L",
+    "LA",
+    "La",
+    "P",
+    "PA",
+    "RGB",
+    "RGBA",
+    "RGBa",
+    "RGBX",
+    "CMYK",
+    "YCbCr",
+    "I",
+    "I;16",
+    "I;16L",
+    "I;16B",
+    "I;16N",
+)
+DOWNLOAD_HINT = (
+    "download the shards with `bash experiment_1/step_1.sh`, or point --data-dir / MOE_DATA at a folder of shards"
+)
 
 
 def default_data_dir() -> Path:
@@ -140,10 +172,16 @@ def _list_folder(root: Path, data_dir: Path, labels: str) -> list[SampleRef]:
     else:
         items = [SampleRef(file.relative_to(data_dir).as_posix(), -1, -1) for file in entries if _is_image(file)]
     if not items:
-        raise PipelineError(f"{root}: no images ({', '.join(IMAGE_SUFFIXES)}) found in this folder or its class folders")
+        raise PipelineError(
+            f"{root}: no images ({', '.join(IMAGE_SUFFIXES)}) found in this folder or its class folders"
+        )
     if left_out:
-        print(f"note: {root}: left out {len(left_out)} file(s) that are not images or lie outside the class folders ({', '.join(path.name for path in left_out[:3])}"
-              f"{' …' if len(left_out) > 3 else ''}); readable: {', '.join(IMAGE_SUFFIXES)}", file=sys.stderr)
+        print(
+            f"note: {root}: left out {len(left_out)} file(s) that are not images or lie outside the class folders "
+            f"({', '.join(path.name for path in left_out[:3])}"
+            f"{' …' if len(left_out) > 3 else ''}); readable: {', '.join(IMAGE_SUFFIXES)}",
+            file=sys.stderr,
+        )
     return items
 
 
@@ -174,7 +212,9 @@ def decode_image(data: bytes) -> Image.Image:
     if image.mode.startswith("I"):  # 16-bit greyscale (PNG, TIFF): 0 … 65535 → 0 … 255
         values = np.asarray(image, dtype=np.float64)
         if values.min(initial=0) < 0 or values.max(initial=0) > 65535:
-            raise ValueError(f"image mode {image.mode} with values outside 0 … 65535 is not supported; convert the image to 8-bit RGB")
+            raise ValueError(
+                f"image mode {image.mode} with values outside 0 … 65535 is not supported; convert the image to 8-bit RGB"
+            )
         image = Image.fromarray(np.round(values * (255.0 / 65535.0)).astype(np.uint8))
     return image.convert("RGB")
 
@@ -194,7 +234,9 @@ class _RowGroupReader:
 
     def image_bytes(self, row: int) -> bytes:
         if not 0 <= row < self.starts[-1]:  # checked up front; the shard changed since
-            raise PipelineError(f"{self.path}: row {row} out of range (shard has {self.starts[-1]} rows); the shard changed during the run — rerun")
+            raise PipelineError(
+                f"{self.path}: row {row} out of range (shard has {self.starts[-1]} rows); the shard changed during the run — rerun"
+            )
         group = int(np.searchsorted(self.starts, row, side="right") - 1)
         if group != self.cached_group:
             self.cached_images = self.file.read_row_group(group, columns=["image"]).column("image").combine_chunks()
@@ -220,12 +262,17 @@ def check_sources(data_dir: Path, samples: list[SampleRef]) -> None:
         raise PipelineError(f"{data_dir}: data directory {checkout_hint(data_dir) or f'not found; {DOWNLOAD_HINT}'}")
     missing = sorted(source for source in rows_by_source if not (data_dir / source).exists())
     if missing:
-        raise PipelineError(f"{data_dir / missing[0]}: listed in the sample list but missing ({len(missing)} missing); {DOWNLOAD_HINT}")
+        raise PipelineError(
+            f"{data_dir / missing[0]}: listed in the sample list but missing ({len(missing)} missing); {DOWNLOAD_HINT}"
+        )
     first_seen: dict[tuple[Path, int], SampleRef] = {}
     for sample in samples:  # two spellings of one file (a/./b, a//b, a symlink) are one image
         previous = first_seen.setdefault(((data_dir / sample.source).resolve(), sample.row), sample)
         if previous is not sample:
-            raise PipelineError(f"{data_dir / sample.source}: {sample.describe()} is the same image as {previous.describe()} (one file, two spellings); list each image once — regenerate the list with experiment_1.step_2_sample")
+            raise PipelineError(
+                f"{data_dir / sample.source}: {sample.describe()} is the same image as {previous.describe()} (one file, "
+                f"two spellings); list each image once — regenerate the list with experiment_1.step_2_sample"
+            )
     for source, rows in rows_by_source.items():
         path = data_dir / source
         if path.suffix != ".parquet":
@@ -235,7 +282,10 @@ def check_sources(data_dir: Path, samples: list[SampleRef]) -> None:
         count = parquet.metadata.num_rows
         outside = [row for row in rows if not 0 <= row < count]
         if outside:
-            raise PipelineError(f"{path}: row {outside[0]} out of range (shard has {count} rows); the sample list does not match these shards — regenerate it with experiment_1.step_2_sample")
+            raise PipelineError(
+                f"{path}: row {outside[0]} out of range (shard has {count} rows); the sample list does not match these "
+                f"shards — regenerate it with experiment_1.step_2_sample"
+            )
 
 
 class SampleDataset(Dataset):
@@ -274,7 +324,10 @@ class SampleDataset(Dataset):
         except PipelineError as failure:
             fatal = str(failure)
         except Exception as failure:  # pyarrow and the file system raise many types for a damaged shard
-            fatal = f"{self.data_dir / sample.source}: cannot read {sample.describe()} ({type(failure).__name__}: {failure}); the file is damaged — delete it and download it again"
+            fatal = (
+                f"{self.data_dir / sample.source}: cannot read {sample.describe()} ({type(failure).__name__}: {failure}); "
+                "the file is damaged — delete it and download it again"
+            )
         else:
             try:
                 image = self.transform(decode_image(data))
@@ -290,6 +343,7 @@ def check_batch_errors(errors: list[str], skip_corrupt: bool, fatal: Sequence[st
             raise PipelineError(message)
     for error in errors:
         if error and not skip_corrupt:
-            raise PipelineError(f"{error}; fix or remove that row, or pass --skip-corrupt to skip and count such images")
+            raise PipelineError(
+                f"{error}; fix or remove that row, or pass --skip-corrupt to skip and count such images"
+            )
     return [not error for error in errors]
-

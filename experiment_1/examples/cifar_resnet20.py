@@ -20,15 +20,14 @@ the factory the pipeline calls with ``--arch experiment_1.examples.cifar_resnet2
 published pretrained weights to fetch). Images are resized and cropped to 32 px and normalised with
 the CIFAR-10 channel statistics.
 """
+
 from __future__ import annotations
 
 import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network import Residual, ResidualNetwork
-from experiment_1.network import Preprocess
-from experiment_1.network import Weights, load_weights_into
+from experiment_1.network import Preprocess, Residual, ResidualNetwork, Weights, load_weights_into
 
 CIFAR_PREPROCESS = Preprocess(resize=32, crop=32, mean=(0.4914, 0.4822, 0.4465), std=(0.2470, 0.2435, 0.2616))
 
@@ -47,7 +46,9 @@ class BasicBlock(nn.Module):
         )
         self.shortcut = nn.Identity()
         if stride != 1 or in_channels != out_channels:
-            self.shortcut = nn.Sequential(nn.Conv2d(in_channels, out_channels, 1, stride, bias=False), nn.BatchNorm2d(out_channels))
+            self.shortcut = nn.Sequential(
+                nn.Conv2d(in_channels, out_channels, 1, stride, bias=False), nn.BatchNorm2d(out_channels)
+            )
         self.relu = nn.ReLU()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -76,7 +77,9 @@ class CifarResNet20(nn.Module):
 def build_model(weights: Weights) -> ResidualNetwork:
     """The factory: build the network, load ``weights``, and say where its residual blocks are."""
     if weights.kind in ("pretrained", "named"):
-        raise PipelineError(f"--weights {weights}: ResNet-20 has no published weights here; pass --weights random or a state-dict path of CifarResNet20")
+        raise PipelineError(
+            f"--weights {weights}: ResNet-20 has no published weights here; pass --weights random or a state-dict path of CifarResNet20"
+        )
     network = CifarResNet20()
     load_weights_into(network, weights)
     return ResidualNetwork(

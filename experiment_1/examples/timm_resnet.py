@@ -17,6 +17,7 @@ initialisation **except** ``zero_init_last``: timm zeroes each block's last batc
 every random-init branch would output exactly zero and the set function would have no interaction at
 all (the gating check refuses such a network); here that batch-norm keeps its ordinary init (weight 1).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,9 +29,7 @@ from typing import Iterator
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network import Residual, ResidualNetwork
-from experiment_1.network import Preprocess
-from experiment_1.network import Weights, load_weights_into
+from experiment_1.network import Preprocess, Residual, ResidualNetwork, Weights, load_weights_into
 
 HUB_PROBE_TIMEOUT_S = 5.0
 MESSAGE_LIMIT = 160  # characters of the upstream message kept in the one-line error (cut at a word)
@@ -73,7 +72,20 @@ def first_sentence(text: str, limit: int = MESSAGE_LIMIT) -> str:
 
 
 BASIC_BRANCH = ("conv1", "bn1", "drop_block", "act1", "aa", "conv2", "bn2", "se", "drop_path")
-BOTTLENECK_BRANCH = ("conv1", "bn1", "act1", "conv2", "bn2", "drop_block", "act2", "aa", "conv3", "bn3", "se", "drop_path")
+BOTTLENECK_BRANCH = (
+    "conv1",
+    "bn1",
+    "act1",
+    "conv2",
+    "bn2",
+    "drop_block",
+    "act2",
+    "aa",
+    "conv3",
+    "bn3",
+    "se",
+    "drop_path",
+)
 
 
 def timm_resnet_cut(network: nn.Module) -> ResidualNetwork:
@@ -107,21 +119,29 @@ def timm_resnet(name: str, weights: Weights) -> ResidualNetwork:
     """timm's ``name`` (``resnet18``, ``resnet50`` …) with ``weights``: pretrained or a tag (timm's), random or a state-dict path."""
     import timm
 
-    tagged = f"{name}.{weights.text}" if weights.kind == "named" else name  # a named value is a timm pretrained tag, e.g. a1_in1k
+    tagged = (
+        f"{name}.{weights.text}" if weights.kind == "named" else name
+    )  # a named value is a timm pretrained tag, e.g. a1_in1k
     pretrained = weights.kind in ("pretrained", "named")
     offline = pretrained and not hub_reachable()  # then timm's cache only: no minute of hub retries
     try:
         with hub_offline() if offline else contextlib.nullcontext():
-            network = timm.create_model(tagged, pretrained=pretrained, zero_init_last=False)  # no identically-zero random branches
+            network = timm.create_model(
+                tagged, pretrained=pretrained, zero_init_last=False
+            )  # no identically-zero random branches
     except Exception as error:  # offline, hub errors and unknown tags come in many types; all mean "no weights here"
         if not pretrained:
             raise
         fix = "pass --weights <path to a state dict of the same timm model>, or --weights random"
         if offline:
-            raise PipelineError(f"timm could not load the pretrained weights of {tagged}: the Hugging Face hub is not reachable "
-                                f"and timm's cache does not hold them; {fix}") from None
+            raise PipelineError(
+                f"timm could not load the pretrained weights of {tagged}: the Hugging Face hub is not reachable "
+                f"and timm's cache does not hold them; {fix}"
+            ) from None
         cause = first_sentence(str(error)) or type(error).__name__
-        raise PipelineError(f"timm could not load the pretrained weights of {tagged} ({type(error).__name__}: {cause}); offline? {fix}") from None
+        raise PipelineError(
+            f"timm could not load the pretrained weights of {tagged} ({type(error).__name__}: {cause}); offline? {fix}"
+        ) from None
     if weights.kind == "path":
         load_weights_into(network, weights)
     return timm_resnet_cut(network.eval())

@@ -1,6 +1,7 @@
 """Mask families past the exhaustive pass: the low orders at either corner of the cube, and the Möbius transform on them.
 
-A mask family (:class:`experiment_1.network.mask_family.MaskFamily`, which the engine walks) is one of two sets of masks (bit convention of :mod:`experiment_1.mobius.transform`):
+A mask family (:class:`experiment_1.network.mask_family.MaskFamily`, which the engine walks) is one of two sets of
+masks (bit convention of :mod:`experiment_1.mobius.transform`):
 
 - base ``off`` (the all-off corner): the down-closed family ``{T : |T| ≤ k}``;
 - base ``on`` (the full network, the lesion view): its dual ``{T : |T| ≥ L − k}``, i.e. at most ``k`` gates off.
@@ -16,6 +17,7 @@ butterfly's own, in the same order, so the coefficients equal the dense transfor
 the coefficients about the full network, indexed by the set ``A`` of gates turned off,
 ``Δ^on_A = Σ_{B⊆A} (−1)^{|A−B|} h([L] ∖ B)``; ``Δ^on_∅ = h(full)``, ``Δ^on_{i} = h(full − i) − h(full)``.
 """
+
 from __future__ import annotations
 
 import torch
@@ -35,8 +37,14 @@ def subset_sizes(ids: torch.Tensor) -> torch.Tensor:
     return sizes
 
 
-def family_mobius(values: torch.Tensor, mask_ids: torch.Tensor, num_blocks: int, base: str = "off", dim: int = -2,
-                  dtype: torch.dtype | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def family_mobius(
+    values: torch.Tensor,
+    mask_ids: torch.Tensor,
+    num_blocks: int,
+    base: str = "off",
+    dim: int = -2,
+    dtype: torch.dtype | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Möbius coefficients of a set function known on a family: ``values`` holds ``h`` along ``dim`` in the order of
     ``mask_ids`` (ascending). Returns ``(set_ids, coefficients)``, ``set_ids`` ascending (base ``off``: the sets ``S``,
     the same ids; base ``on``: the sets ``A`` of gates off), ``coefficients`` along ``dim`` in that order, in ``dtype``
@@ -57,7 +65,9 @@ def family_mobius(values: torch.Tensor, mask_ids: torch.Tensor, num_blocks: int,
         below = sets[members] ^ (1 << bit)
         partners = torch.searchsorted(sets, below).clamp(max=len(sets) - 1)
         if not bool((sets[partners] == below).all()):
-            raise ValueError("the mask family is not closed under removing a gate from its corner; the Möbius transform on it would not be exact")
+            raise ValueError(
+                "the mask family is not closed under removing a gate from its corner; the Möbius transform on it would not be exact"
+            )
         out[members.to(out.device)] -= out[partners.to(out.device)]
     return sets, out.movedim(0, dim)
 

@@ -18,6 +18,7 @@ walks the subsets in chunks, so memory stays bounded for ``L = 16`` (``M = 65 53
 Experiment 3's controls (random, order-matched and low-order-first permutations) are fed to the same
 :func:`cumulative_reconstruction` (:mod:`experiment_3.topk`).
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -74,7 +75,9 @@ def row_cumsum(values: torch.Tensor) -> torch.Tensor:
     return values.cumsum(dim=1)
 
 
-def smallest_k_reaching_mass(energies: torch.Tensor, permutation: torch.Tensor, fractions: Sequence[float]) -> torch.Tensor:
+def smallest_k_reaching_mass(
+    energies: torch.Tensor, permutation: torch.Tensor, fractions: Sequence[float]
+) -> torch.Tensor:
     """The smallest ``K`` whose first ``K`` subsets hold at least a fraction ``η`` of the energy: ``(B, len(fractions))`` int64."""
     captured = captured_fraction(energies, permutation)
     thresholds = torch.as_tensor(list(fractions), dtype=captured.dtype, device=captured.device)
@@ -128,7 +131,9 @@ def cumulative_reconstruction(
     for start in range(0, size, chunk):
         stop = min(start + chunk, size)
         order = permutation[:, start:stop]
-        gathered = coefficients[rows, order]  # (B, stop − start, C); advanced indexing copies rows ~3× faster than gather on CPU
+        gathered = coefficients[
+            rows, order
+        ]  # (B, stop − start, C); advanced indexing copies rows ~3× faster than gather on CPU
         partial = gathered.cumsum(dim=1) + running[:, None, :]  # ĥ_K for K = start+1 … stop
         running = partial[:, -1]
         errors = (partial - full[:, None, :]).norm(dim=2) / full_norm  # (B, stop − start)
@@ -142,4 +147,9 @@ def cumulative_reconstruction(
             k_at_error = torch.minimum(k_at_error, first)
         del gathered, partial, errors
     captured = captured_fraction(energies.to(dtype), permutation)[:, k_index]
-    return {"captured_energy": captured, "relative_error": relative_error, "top1_agreement": agreement, "k_at_error": k_at_error}
+    return {
+        "captured_energy": captured,
+        "relative_error": relative_error,
+        "top1_agreement": agreement,
+        "k_at_error": k_at_error,
+    }

@@ -24,6 +24,7 @@ coefficients all carry the same energy: ``p_k = C(L, k) / (2^L − 1)``, ``κ = 
 
 Every function is exact (sums of squares and ratios, no sampling) and batched over images.
 """
+
 from __future__ import annotations
 
 from math import comb
@@ -73,7 +74,9 @@ def order_energies(coefficients: torch.Tensor) -> torch.Tensor:
     energy = coefficients.square()
     if energy.dim() == 3:
         energy = energy.sum(dim=2)
-    padded = torch.cat([energy, energy.new_zeros(energy.shape[0], 1)], dim=1)  # column 2^L: the zero the layout pads with
+    padded = torch.cat(
+        [energy, energy.new_zeros(energy.shape[0], 1)], dim=1
+    )  # column 2^L: the zero the layout pads with
     by_order = padded[:, order_layout(num_blocks, energy.device)]  # (B, L+1, C(L, ⌊L/2⌋))
     # the last of a scan along each row is its left-to-right sum: one fixed order on every device (CUDA's
     # row scan runs no atomics, unlike index_add_/scatter_add_), and bit for bit the sequential sum on CPU
@@ -85,7 +88,9 @@ def order_layout(num_blocks: int, device: torch.device | str | None = None) -> t
     order, then ``2^L`` (one past the last mask) as padding. Built on ``device``, with no host copy."""
     orders = subset_orders(num_blocks, device=device)
     by_order = torch.argsort(orders, stable=True)
-    layout = torch.full((num_blocks + 1, comb(num_blocks, num_blocks // 2)), 2**num_blocks, dtype=torch.long, device=device)
+    layout = torch.full(
+        (num_blocks + 1, comb(num_blocks, num_blocks // 2)), 2**num_blocks, dtype=torch.long, device=device
+    )
     start = 0
     for order in range(num_blocks + 1):
         count = comb(num_blocks, order)
@@ -109,7 +114,9 @@ def trunk_share(energies: torch.Tensor) -> torch.Tensor:
 def peak_order(spectrum: torch.Tensor) -> torch.Tensor:
     """``argmax_k p_k`` as an order in ``1 … L`` (lowest on ties; 0 for an undefined spectrum): ``(B, L)`` → ``(B,)`` int64."""
     defined = ~spectrum.isnan().any(dim=1)
-    return torch.where(defined, spectrum.nan_to_num(-1.0).argmax(dim=1) + 1, torch.zeros_like(defined, dtype=torch.long))
+    return torch.where(
+        defined, spectrum.nan_to_num(-1.0).argmax(dim=1) + 1, torch.zeros_like(defined, dtype=torch.long)
+    )
 
 
 def mean_order(spectrum: torch.Tensor) -> torch.Tensor:
@@ -172,7 +179,11 @@ def unit_in_last_place(magnitude: torch.Tensor) -> torch.Tensor:
     ``magnitude``. Returned in that float32/float64.
     """
     info = torch.finfo(magnitude.dtype)
-    wide, bits, exponent_bits = (torch.float64, torch.int64, 0x7FF0000000000000) if magnitude.dtype == torch.float64 else (torch.float32, torch.int32, 0x7F800000)
+    wide, bits, exponent_bits = (
+        (torch.float64, torch.int64, 0x7FF0000000000000)
+        if magnitude.dtype == torch.float64
+        else (torch.float32, torch.int32, 0x7F800000)
+    )
     values = magnitude.to(wide)
     binade = (values.view(bits) & exponent_bits).view(wide)  # 2^⌊log2 x⌋ for a normal x, 0 below
     return torch.where(values >= info.tiny, binade * info.eps, info.tiny * info.eps)

@@ -16,6 +16,7 @@ orthonormal under the uniform distribution on masks, so ``Σ_S ĥ(S)² = mean_T 
 ``Σ_{S ≠ ∅} ĥ(S)² = Var_T h(T)``. The same butterfly with the kernel ``(a, b) → ((a + b)/2, (a − b)/2)`` computes them
 (exact in binary floating point up to the additions: halving is exact).
 """
+
 from __future__ import annotations
 
 import torch
@@ -68,7 +69,9 @@ def singleton_mask_indices(num_blocks: int) -> list[int]:
     return [1 << block for block in range(num_blocks)]
 
 
-def _butterfly(values: torch.Tensor, dim: int, sign: int, dtype: torch.dtype | None, in_place: bool = False) -> torch.Tensor:
+def _butterfly(
+    values: torch.Tensor, dim: int, sign: int, dtype: torch.dtype | None, in_place: bool = False
+) -> torch.Tensor:
     dim = dim % values.dim()
     size = values.shape[dim]
     num_blocks = num_blocks_from_size(size)

@@ -23,6 +23,7 @@ function called inside the blocks or the head, with the module that called it; a
 The swap counts what it replaced by type (recorded in the summary as ``smooth_swap``); a network
 with nothing to replace is refused.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,15 +37,93 @@ from experiment_1.errors import PipelineError
 from experiment_1.network.residual_stack import ResidualStack
 
 DEFAULT_BETA = 10.0
-PIECEWISE_LINEAR = (nn.ReLU, nn.ReLU6, nn.Hardtanh, nn.LeakyReLU, nn.PReLU, nn.RReLU, nn.Hardswish, nn.Hardsigmoid, nn.Hardshrink, nn.Softshrink, nn.Threshold,
-                    nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d, nn.AdaptiveMaxPool1d, nn.AdaptiveMaxPool2d, nn.AdaptiveMaxPool3d)
+PIECEWISE_LINEAR = (
+    nn.ReLU,
+    nn.ReLU6,
+    nn.Hardtanh,
+    nn.LeakyReLU,
+    nn.PReLU,
+    nn.RReLU,
+    nn.Hardswish,
+    nn.Hardsigmoid,
+    nn.Hardshrink,
+    nn.Softshrink,
+    nn.Threshold,
+    nn.MaxPool1d,
+    nn.MaxPool2d,
+    nn.MaxPool3d,
+    nn.AdaptiveMaxPool1d,
+    nn.AdaptiveMaxPool2d,
+    nn.AdaptiveMaxPool3d,
+)
 PIECEWISE_LINEAR_FUNCTIONS = {  # the functions (and tensor methods) whose graph has kinks, by the name a refusal prints
-    **{function: f"F.{function.__name__.lstrip('_')}" for function in (F.relu, F.relu_, F.relu6, F.hardtanh, F.hardtanh_, F.leaky_relu, F.leaky_relu_, F.prelu, F.rrelu,
-                                                               F.threshold, F.hardswish, F.hardsigmoid, F.hardshrink, F.softshrink, F.max_pool1d, F.max_pool2d,
-                                                               F.max_pool3d, F.adaptive_max_pool1d, F.adaptive_max_pool2d, F.adaptive_max_pool3d)},
-    **{function: f"torch.{name}" for name in ("relu", "relu_", "clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_", "maximum", "minimum", "fmax", "fmin", "abs", "abs_")
-       for function in (getattr(torch, name, None),) if function is not None},
-    **{getattr(torch.Tensor, name): f"Tensor.{name}" for name in ("relu", "relu_", "clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_", "maximum", "minimum", "abs", "abs_")},
+    **{
+        function: f"F.{function.__name__.lstrip('_')}"
+        for function in (
+            F.relu,
+            F.relu_,
+            F.relu6,
+            F.hardtanh,
+            F.hardtanh_,
+            F.leaky_relu,
+            F.leaky_relu_,
+            F.prelu,
+            F.rrelu,
+            F.threshold,
+            F.hardswish,
+            F.hardsigmoid,
+            F.hardshrink,
+            F.softshrink,
+            F.max_pool1d,
+            F.max_pool2d,
+            F.max_pool3d,
+            F.adaptive_max_pool1d,
+            F.adaptive_max_pool2d,
+            F.adaptive_max_pool3d,
+        )
+    },
+    **{
+        function: f"torch.{name}"
+        for name in (
+            "relu",
+            "relu_",
+            "clamp",
+            "clamp_",
+            "clip",
+            "clip_",
+            "clamp_min",
+            "clamp_min_",
+            "clamp_max",
+            "clamp_max_",
+            "maximum",
+            "minimum",
+            "fmax",
+            "fmin",
+            "abs",
+            "abs_",
+        )
+        for function in (getattr(torch, name, None),)
+        if function is not None
+    },
+    **{
+        getattr(torch.Tensor, name): f"Tensor.{name}"
+        for name in (
+            "relu",
+            "relu_",
+            "clamp",
+            "clamp_",
+            "clip",
+            "clip_",
+            "clamp_min",
+            "clamp_min_",
+            "clamp_max",
+            "clamp_max_",
+            "maximum",
+            "minimum",
+            "abs",
+            "abs_",
+        )
+    },
 }
 
 
@@ -83,8 +162,10 @@ class SmoothReLU6(nn.Module):
 
 def describe_swap(beta: float) -> str:
     """The swap in words, as the summaries' ``gated_recursion`` and the REPORTs state it."""
-    return (f"every ReLU replaced by Softplus_β(x) = log(1 + e^(βx))/β and every ReLU6 by Softplus_β(x) − Softplus_β(x − 6), "
-            f"β = {beta:g} (at most log 2/β = {math.log(2) / beta:.3g} from the original; all weights kept)")
+    return (
+        f"every ReLU replaced by Softplus_β(x) = log(1 + e^(βx))/β and every ReLU6 by Softplus_β(x) − Softplus_β(x − 6), "
+        f"β = {beta:g} (at most log 2/β = {math.log(2) / beta:.3g} from the original; all weights kept)"
+    )
 
 
 def _smooth_counterpart(module: nn.Module, beta: float) -> nn.Module:
@@ -103,10 +184,14 @@ class _PiecewiseLinearCalls(TorchFunctionMode):
         super().__init__()
         self.running: list[str] = []
         self.found: dict[str, set[str]] = {}
-        self.hooks = [hook for module, name in names.items() for hook in (
-            module.register_forward_pre_hook(lambda module, args, name=name: self._enter(name)),
-            module.register_forward_hook(lambda module, args, output: self._leave()),
-        )]
+        self.hooks = [
+            hook
+            for module, name in names.items()
+            for hook in (
+                module.register_forward_pre_hook(lambda module, args, name=name: self._enter(name)),
+                module.register_forward_hook(lambda module, args, output: self._leave()),
+            )
+        ]
 
     def _enter(self, name: str) -> None:
         self.running.append(name)
@@ -129,13 +214,23 @@ def probe_input(model: ResidualStack, seed: int = 0) -> torch.Tensor:
     """One random input the stack takes: ``(1, C, crop, crop)`` for a convolutional stem, ``(1, features)`` for a linear one."""
     parameter = next(model.parameters())
     first = next((module for module in model.stem.modules() if isinstance(module, (nn.Conv2d, nn.Linear))), None)
-    shape = (1, first.in_features) if isinstance(first, nn.Linear) else (1, first.in_channels if first is not None else 3, model.preprocess.crop, model.preprocess.crop)
-    return torch.randn(shape, generator=torch.Generator().manual_seed(seed)).to(device=parameter.device, dtype=parameter.dtype)
+    shape = (
+        (1, first.in_features)
+        if isinstance(first, nn.Linear)
+        else (1, first.in_channels if first is not None else 3, model.preprocess.crop, model.preprocess.crop)
+    )
+    return torch.randn(shape, generator=torch.Generator().manual_seed(seed)).to(
+        device=parameter.device, dtype=parameter.dtype
+    )
 
 
 def piecewise_linear_calls(model: ResidualStack) -> dict[str, set[str]]:
     """The piecewise-linear functions the blocks and the head call in one forward (module path → function names)."""
-    names = {module: f"{part}.{name}".rstrip(".") for part in ("blocks", "head") for name, module in getattr(model, part).named_modules()}
+    names = {
+        module: f"{part}.{name}".rstrip(".")
+        for part in ("blocks", "head")
+        for name, module in getattr(model, part).named_modules()
+    }
     recorder = _PiecewiseLinearCalls(names)
     try:
         with torch.no_grad(), recorder:
@@ -158,23 +253,36 @@ def smooth_activations(model: ResidualStack, beta: float) -> dict[str, int]:
         raise PipelineError(f"--smooth-activations {beta:g}: β must be a positive finite number (e.g. 10)")
     replacements: dict[int, nn.Module] = {}
     for parent in model.modules():
-        for name, child in list(parent._modules.items()):  # not named_children(): it skips a module listed twice (MBConv uses one ReLU6 twice)
+        for name, child in list(
+            parent._modules.items()
+        ):  # not named_children(): it skips a module listed twice (MBConv uses one ReLU6 twice)
             if type(child) in (nn.ReLU, nn.ReLU6):
                 replacement = replacements.setdefault(id(child), _smooth_counterpart(child, beta))
                 setattr(parent, name, replacement)
     after_stem = [module for part in (model.blocks, model.head) for module in part.modules()]
     left = sorted({type(module).__name__ for module in after_stem if isinstance(module, PIECEWISE_LINEAR)})
     if left:
-        raise PipelineError(f"{model.arch}: --smooth-activations has no smooth counterpart for {', '.join(left)} after the stem; "
-                            "the stack would stay piecewise linear in the gates — run it without --smooth-activations")
-    counts = {kind: sum(1 for module in replacements.values() if type(module) is smooth) for kind, smooth in (("ReLU", Softplus), ("ReLU6", SmoothReLU6))}
+        raise PipelineError(
+            f"{model.arch}: --smooth-activations has no smooth counterpart for {', '.join(left)} after the stem; "
+            "the stack would stay piecewise linear in the gates — run it without --smooth-activations"
+        )
+    counts = {
+        kind: sum(1 for module in replacements.values() if type(module) is smooth)
+        for kind, smooth in (("ReLU", Softplus), ("ReLU6", SmoothReLU6))
+    }
     if not replacements:
-        raise PipelineError(f"{model.arch}: --smooth-activations found no nn.ReLU or nn.ReLU6 module to replace (nothing to swap); "
-                            "the network is smooth already or computes its kinks another way — run it without --smooth-activations")
+        raise PipelineError(
+            f"{model.arch}: --smooth-activations found no nn.ReLU or nn.ReLU6 module to replace (nothing to swap); "
+            "the network is smooth already or computes its kinks another way — run it without --smooth-activations"
+        )
     calls = piecewise_linear_calls(model)
     if calls:
-        where = "; ".join(f"{', '.join(sorted(functions))} in {name or 'the stack'}" for name, functions in sorted(calls.items()))
-        raise PipelineError(f"{model.arch}: --smooth-activations cannot replace piecewise-linear functions called inside the network ({where}); "
-                            "use nn.ReLU / nn.ReLU6 modules there, or run it without --smooth-activations")
+        where = "; ".join(
+            f"{', '.join(sorted(functions))} in {name or 'the stack'}" for name, functions in sorted(calls.items())
+        )
+        raise PipelineError(
+            f"{model.arch}: --smooth-activations cannot replace piecewise-linear functions called inside the network ({where}); "
+            "use nn.ReLU / nn.ReLU6 modules there, or run it without --smooth-activations"
+        )
     model.smooth_swap = counts
     return counts

@@ -12,6 +12,7 @@ is a function of its input again; the weights stay the seeded random ones.
 :func:`calibrate_batchnorm` changes only the running statistics (and the batch counter); every
 parameter is left as it was, and the model is returned in ``eval()`` mode.
 """
+
 from __future__ import annotations
 
 from typing import Iterable

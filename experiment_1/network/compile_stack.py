@@ -1,4 +1,5 @@
 """``torch.compile`` for a gated residual stack, with a one-line fall-back to eager where it does not work."""
+
 from __future__ import annotations
 
 import sys
@@ -7,8 +8,10 @@ import torch
 
 from experiment_1.network.residual_stack import ResidualStack
 
-
-RECOMPILE_LIMIT_NAMES = ("recompile_limit", "cache_size_limit")  # the newer name first; torch < 2.6 has only the older one
+RECOMPILE_LIMIT_NAMES = (
+    "recompile_limit",
+    "cache_size_limit",
+)  # the newer name first; torch < 2.6 has only the older one
 
 
 def raise_recompile_limit(minimum: int) -> None:
@@ -54,7 +57,10 @@ def compile_stack(model: ResidualStack, resolution: int | None = None) -> bool:
             block.__dict__.pop("forward", None)
             block.__dict__.pop("forward_both", None)
         first_line = (str(error).strip().splitlines() or [type(error).__name__])[0][:160]
-        print(f"--compile: torch.compile is unavailable here ({type(error).__name__}: {first_line}); running eager", file=sys.stderr)
+        print(
+            f"--compile: torch.compile is unavailable here ({type(error).__name__}: {first_line}); running eager",
+            file=sys.stderr,
+        )
         return False
     model.compiled = True
     return True

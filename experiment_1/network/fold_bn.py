@@ -7,6 +7,7 @@ PERFORMANCE.md's profile table). Pairs are found in every ``nn.Sequential`` (a `
 ``BatchNorm2d``) and in modules with EfficientNet's MBConv attribute pairs; each folded BN is
 replaced by ``nn.Identity`` wherever it is referenced (the gated stack shares the original modules).
 """
+
 from __future__ import annotations
 
 import torch
@@ -22,7 +23,11 @@ def _conv_bn_pairs(model: nn.Module) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
     for module in model.modules():
         if isinstance(module, nn.Sequential):
             children = list(module)
-            pairs += [(a, b) for a, b in zip(children, children[1:]) if isinstance(a, nn.Conv2d) and isinstance(b, nn.BatchNorm2d)]
+            pairs += [
+                (a, b)
+                for a, b in zip(children, children[1:])
+                if isinstance(a, nn.Conv2d) and isinstance(b, nn.BatchNorm2d)
+            ]
         for conv_name, bn_name in MBCONV_PAIRS:
             conv, bn = getattr(module, conv_name, None), getattr(module, bn_name, None)
             if isinstance(conv, nn.Conv2d) and isinstance(bn, nn.BatchNorm2d):

@@ -5,6 +5,7 @@ additions and pooling are not counted): the naive engine runs 2^L full forwards,
 the stem once, block l on 2^l states and the head 2^L times; the family walk as :func:`family_gmac` says. Used by the engine benchmark
 (``experiment_1.bench_engines``) and the cost estimate every run prints (``experiment_1.run.cost``).
 """
+
 from __future__ import annotations
 
 from math import comb
@@ -28,7 +29,9 @@ def count_macs(module: nn.Module, x: torch.Tensor) -> tuple[int, torch.Tensor]:
         elif isinstance(layer, nn.Linear):
             total += layer.in_features * layer.out_features
 
-    handles = [layer.register_forward_hook(hook) for layer in module.modules() if isinstance(layer, (nn.Conv2d, nn.Linear))]
+    handles = [
+        layer.register_forward_hook(hook) for layer in module.modules() if isinstance(layer, (nn.Conv2d, nn.Linear))
+    ]
     try:
         with torch.no_grad():
             output = module(x)
@@ -50,7 +53,12 @@ def work_ratio(model: ResidualStack, resolution: int, device: torch.device) -> d
     full, _ = count_macs(model, x)
     size = 2**model.num_blocks
     tree += head * size
-    return {"naive_gmac": full * size / 1e9, "tree_gmac": tree / 1e9, "work_ratio": full * size / tree, "head_share_of_tree_macs": head * size / tree}
+    return {
+        "naive_gmac": full * size / 1e9,
+        "tree_gmac": tree / 1e9,
+        "work_ratio": full * size / tree,
+        "head_share_of_tree_macs": head * size / tree,
+    }
 
 
 def _block_macs(block: nn.Module, state: torch.Tensor) -> tuple[int, torch.Tensor]:

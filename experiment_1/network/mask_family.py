@@ -3,6 +3,7 @@
 The engine walks a family with :func:`experiment_1.network.engines.evaluate_family_tree`; the Möbius transform on
 it is :func:`experiment_1.mobius.family.family_mobius`, which says what the coefficients mean at either base.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,7 +34,11 @@ class MaskFamily:
 
     def deviation_sets(self, num_blocks: int) -> torch.Tensor:
         """The ids of the sets of gates that differ from the base (``|A| ≤ k``), ascending, int64."""
-        ids = [sum(1 << bit for bit in chosen) for size in range(min(self.order, num_blocks) + 1) for chosen in combinations(range(num_blocks), size)]
+        ids = [
+            sum(1 << bit for bit in chosen)
+            for size in range(min(self.order, num_blocks) + 1)
+            for chosen in combinations(range(num_blocks), size)
+        ]
         return torch.tensor(sorted(ids), dtype=torch.long)
 
     def mask_ids(self, num_blocks: int) -> torch.Tensor:

@@ -17,6 +17,7 @@ engine (:func:`experiment_1.network.engines.evaluate_masks_tree`) holds for a ba
 :func:`peak_estimate` adds the per-batch reductions of a step (a multiple of the logits' bytes, measured
 the same way) for the out-of-memory message and experiment_1/PERFORMANCE.md's GPU table.
 """
+
 from __future__ import annotations
 
 import weakref
@@ -27,7 +28,6 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from experiment_1.network.residual_stack import ResidualStack
-
 
 # live bytes of a step's per-batch reductions besides the logits, in units of the float32 logits' bytes: the
 # largest of Experiment 1's (reconstruction_metrics), Experiment 2's (spectrum_metrics) and Experiment 3's
@@ -84,7 +84,8 @@ class LiveTensorBytes(TorchDispatchMode):
 
 @dataclass(frozen=True)
 class StackProfile:
-    """Per image: the input image's bytes (the engine's copy in the model's dtype and layout), the stem's output bytes, each block's output bytes and working set (peak live bytes of
+    """Per image: the input image's bytes (the engine's copy in the model's dtype and layout), the stem's output bytes,
+    each block's output bytes and working set (peak live bytes of
     ``forward_both`` on one state, both outputs included), the head's working set and the logits' size."""
 
     image: int
@@ -103,7 +104,9 @@ def stack_profile(model: ResidualStack, resolution: int | None = None, residual_
     parameter = next(model.parameters())
     size = resolution or model.preprocess.crop
     count = 2
-    image = torch.zeros(count, 3, size, size, device=parameter.device, dtype=parameter.dtype).contiguous(memory_format=model.memory_format)
+    image = torch.zeros(count, 3, size, size, device=parameter.device, dtype=parameter.dtype).contiguous(
+        memory_format=model.memory_format
+    )
     state = model.stem(image)
     stem_output = state.untyped_storage().nbytes() // count
     outputs, working_sets = [], []
@@ -117,14 +120,24 @@ def stack_profile(model: ResidualStack, resolution: int | None = None, residual_
     with LiveTensorBytes() as live:
         logits = model.head(state)
     logit_bytes = 8 if parameter.dtype == torch.float64 else 4
-    return StackProfile(image.untyped_storage().nbytes() // count, stem_output, outputs, working_sets, -(-live.peak // count), logits.shape[-1], logit_bytes)
+    return StackProfile(
+        image.untyped_storage().nbytes() // count,
+        stem_output,
+        outputs,
+        working_sets,
+        -(-live.peak // count),
+        logits.shape[-1],
+        logit_bytes,
+    )
 
 
 def tree_activation_bound(profile: StackProfile, batch: int, mask_chunk: int) -> int:
     """The most bytes :func:`~experiment_1.network.engines.evaluate_masks_tree` holds for ``batch`` images (module docstring)."""
     num_blocks = len(profile.block_outputs)
     inputs = [profile.stem_output, *profile.block_outputs]  # the input of block l, then of the head
-    prefix_ids = 8 * 3 * sum(min(2**level, mask_chunk) for level in range(num_blocks + 1))  # int64 ids: a group's, its children's, the waiting halves'
+    prefix_ids = (
+        8 * 3 * sum(min(2**level, mask_chunk) for level in range(num_blocks + 1))
+    )  # int64 ids: a group's, its children's, the waiting halves'
     waiting = profile.image + prefix_ids  # both alive throughout
     peak = 0
     for level in range(num_blocks):

@@ -11,6 +11,7 @@ Memory format: :func:`build_gated_stack` converts the model to channels-last by 
 for every registered architecture (experiment_1/PERFORMANCE.md, *Engines and performance*); the engines convert their
 input to ``model.memory_format``. ``memory_format="contiguous"`` keeps the layout of the unconverted network.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -40,11 +41,18 @@ def load_factory(spec: str) -> Factory:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if error.name and (module_name == error.name or module_name.startswith(error.name + ".")):
-            raise PipelineError(f"--arch {spec}: no module {error.name} on the import path (moved, renamed or misspelled?); name the module as it is now, "
-                                "as package.module from the folder above its top package (the repository root for experiment_N.…), or add that folder to PYTHONPATH") from None
-        raise PipelineError(f"--arch {spec}: importing {module_name} failed because it imports {error.name}, which is not installed or not on the path; fix that import or install it") from None
+            raise PipelineError(
+                f"--arch {spec}: no module {error.name} on the import path (moved, renamed or misspelled?); name the module as it is now, "
+                "as package.module from the folder above its top package (the repository root for experiment_N.…), or add that folder to PYTHONPATH"
+            ) from None
+        raise PipelineError(
+            f"--arch {spec}: importing {module_name} failed because it imports {error.name}, which is not installed or "
+            f"not on the path; fix that import or install it"
+        ) from None
     except Exception as error:  # any other failure inside the user's module
-        raise PipelineError(f"--arch {spec}: importing {module_name} raised {type(error).__name__}: {error}; fix that module") from None
+        raise PipelineError(
+            f"--arch {spec}: importing {module_name} raised {type(error).__name__}: {error}; fix that module"
+        ) from None
     factory = getattr(module, function_name, None)
     if not callable(factory):
         raise PipelineError(f"--arch {spec}: {module_name} has no function {function_name}")
@@ -76,7 +84,9 @@ class ArchitectureRegistry:
             return self.entries[name]
         if ":" in name:
             return Architecture(name, PRETRAINED)
-        raise PipelineError(f"unknown arch '{name}'; choose one of {', '.join(self.names())}, or a factory package.module:function")
+        raise PipelineError(
+            f"unknown arch '{name}'; choose one of {', '.join(self.names())}, or a factory package.module:function"
+        )
 
     def factory(self, name: str) -> Factory:
         factory = self._entry(name).factory
@@ -135,7 +145,11 @@ def build_gated_stack(
 def build_gated_resnet(*args: Any, **kwargs: Any) -> ResidualStack:
     """The old name of :func:`build_gated_stack` (it builds every registered architecture, not only ResNets): deprecated,
     removed in release 0.2.0."""
-    warnings.warn("build_gated_resnet is deprecated and removed in 0.2.0: use experiment_1.network.build_gated_stack", DeprecationWarning, stacklevel=2)
+    warnings.warn(
+        "build_gated_resnet is deprecated and removed in 0.2.0: use experiment_1.network.build_gated_stack",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     return build_gated_stack(*args, **kwargs)
 
 

@@ -18,6 +18,7 @@ network the stack was cut from bit for bit (same modules, same operations, same 
 memory format and batch. Stacks are built with :mod:`experiment_1.network.gating` (the public API) and
 looked up by name in :mod:`experiment_1.network.registry`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -83,7 +84,15 @@ class GateableBlock(nn.Module):
 class ResidualStack(nn.Module):
     """``stem → gateable blocks → head``; masks and λ are arguments of :meth:`forward`, never state."""
 
-    def __init__(self, stem: nn.Module, blocks: list[GateableBlock], head: nn.Module, preprocess: Preprocess, arch: str, weights: str) -> None:
+    def __init__(
+        self,
+        stem: nn.Module,
+        blocks: list[GateableBlock],
+        head: nn.Module,
+        preprocess: Preprocess,
+        arch: str,
+        weights: str,
+    ) -> None:
         super().__init__()
         self.stem = stem
         self.blocks = nn.ModuleList(blocks)
@@ -94,7 +103,9 @@ class ResidualStack(nn.Module):
         self.memory_format = torch.contiguous_format  # of the weights; architectures.build_gated_stack sets it
         self.compiled = False  # compile_stack sets it
         self.num_classes: int | None = None  # C, the logits' size; gating.gate sets it from the network's own forward
-        self.full_mask_reference: tuple[int, torch.Tensor] | None = None  # (size, float32 CPU logits of gating.parity_image(size)), set by gating.gate
+        self.full_mask_reference: tuple[int, torch.Tensor] | None = (
+            None  # (size, float32 CPU logits of gating.parity_image(size)), set by gating.gate
+        )
 
     @property
     def num_blocks(self) -> int:
@@ -112,13 +123,16 @@ class ResidualStack(nn.Module):
         (``ReLU(…)``, or nothing for an identity), the shortcut and the fixed ``pre`` path where
         they are not identities, the gate ``m_l`` and the residual scale ``λ``. REPORTs state this
         string, so no REPORT can name a formula its model does not compute."""
+
         def uniform_name(modules: list[nn.Module]) -> str | None:
             names = {type(module).__name__ for module in modules}
             return names.pop() if len(names) == 1 else None
 
         pre = uniform_name([block.pre for block in self.blocks]) != "Identity"
         state = "u_l" if pre else "x_l"
-        shortcut = state if uniform_name([block.shortcut for block in self.blocks]) == "Identity" else f"shortcut_l({state})"
+        shortcut = (
+            state if uniform_name([block.shortcut for block in self.blocks]) == "Identity" else f"shortcut_l({state})"
+        )
         total = f"{shortcut} + λ·m_l·F_l({state})"
         post = uniform_name([block.post for block in self.blocks])
         if post != "Identity":
@@ -128,11 +142,15 @@ class ResidualStack(nn.Module):
             recursion += ", u_l = pre_l(x_l) (the fixed, ungated layers before block l; identity where there are none)"
         return recursion
 
-    def forward(self, images: torch.Tensor, masks: torch.Tensor | None = None, residual_scale: float = 1.0) -> torch.Tensor:
+    def forward(
+        self, images: torch.Tensor, masks: torch.Tensor | None = None, residual_scale: float = 1.0
+    ) -> torch.Tensor:
         """Logits under per-sample ``masks`` — ``(B, L)`` bool or 0/1, ``None``: every gate on — and λ = ``residual_scale``."""
         if masks is not None:
             if masks.dim() != 2 or masks.shape != (images.shape[0], self.num_blocks):
-                raise ValueError(f"masks must have shape ({images.shape[0]}, {self.num_blocks}) for this batch; got {tuple(masks.shape)}")
+                raise ValueError(
+                    f"masks must have shape ({images.shape[0]}, {self.num_blocks}) for this batch; got {tuple(masks.shape)}"
+                )
             masks = masks.to(device=images.device)
         x = self.stem(images)
         for index, block in enumerate(self.blocks):

@@ -1,4 +1,5 @@
 """The torchvision ResNets (BasicBlock and Bottleneck) cut into residual blocks for :mod:`experiment_1.network.gating`."""
+
 from __future__ import annotations
 
 import torch
@@ -20,7 +21,9 @@ def resnet_cut(network: nn.Module) -> ResidualNetwork:
             if isinstance(block, BasicBlock):
                 branch = nn.Sequential(block.conv1, block.bn1, nn.ReLU(), block.conv2, block.bn2)
             elif isinstance(block, Bottleneck):
-                branch = nn.Sequential(block.conv1, block.bn1, nn.ReLU(), block.conv2, block.bn2, nn.ReLU(), block.conv3, block.bn3)
+                branch = nn.Sequential(
+                    block.conv1, block.bn1, nn.ReLU(), block.conv2, block.bn2, nn.ReLU(), block.conv3, block.bn3
+                )
             else:
                 raise PipelineError(f"{type(network).__name__}: unsupported block type {type(block).__name__}")
             residuals.append(Residual(branch, shortcut=block.downsample, post=nn.ReLU(), name=f"{stage}.{index}"))
@@ -44,7 +47,9 @@ def torchvision_resnet(arch: str, weights: Weights) -> ResidualNetwork:
             entry = weights_class[name] if name != "DEFAULT" else weights_class.DEFAULT
         except KeyError:
             names = ", ".join(entry.name for entry in weights_class)
-            raise PipelineError(f"unknown weights '{name}' for {arch}; use one of {names}, DEFAULT, 'random' or a state-dict path") from None
+            raise PipelineError(
+                f"unknown weights '{name}' for {arch}; use one of {names}, DEFAULT, 'random' or a state-dict path"
+            ) from None
         return load_torchvision_state_dict(entry)
 
     network = getattr(tvm, arch)(weights=None)

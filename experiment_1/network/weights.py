@@ -15,6 +15,7 @@ recorded in a run's configuration. torchvision weights are read from ``checkpoin
 or torch's own hub cache; downloads land in ``checkpoints/``; every file is checked against the hash prefix
 in its name.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -117,15 +118,23 @@ def load_state_dict_file(path: Path) -> dict[str, torch.Tensor]:
         hint = checkout_hint(path)
         if hint:
             raise PipelineError(f"{path}: weights file {hint}")
-        raise PipelineError(f"{path}: weights file not found; pass an existing state-dict path, a named weights entry (see --help) or 'random'")
+        raise PipelineError(
+            f"{path}: weights file not found; pass an existing state-dict path, a named weights entry (see --help) or 'random'"
+        )
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:
-        raise PipelineError(f"{path}: not a readable PyTorch state dict ({type(error).__name__}); re-download or re-save it with torch.save(model.state_dict(), path)") from None
+        raise PipelineError(
+            f"{path}: not a readable PyTorch state dict ({type(error).__name__}); re-download or re-save it with torch.save(model.state_dict(), path)"
+        ) from None
     if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
         state = state["state_dict"]
-    if not isinstance(state, dict) or not all(isinstance(name, str) and isinstance(value, torch.Tensor) for name, value in state.items()):
-        raise PipelineError(f"{path}: holds a {type(state).__name__}, not a state dict of tensors; save one with torch.save(model.state_dict(), path)")
+    if not isinstance(state, dict) or not all(
+        isinstance(name, str) and isinstance(value, torch.Tensor) for name, value in state.items()
+    ):
+        raise PipelineError(
+            f"{path}: holds a {type(state).__name__}, not a state dict of tensors; save one with torch.save(model.state_dict(), path)"
+        )
     return state
 
 
@@ -146,7 +155,10 @@ def state_dict_mismatch(model: nn.Module, state: dict[str, torch.Tensor]) -> str
     if unexpected:
         parts.append(f"{len(unexpected)} unexpected keys: {_listed(unexpected)}")
     if resized:
-        parts.append(f"{len(resized)} keys of another shape: " + _listed([f"{name} {tuple(state[name].shape)} vs {tuple(expected[name].shape)}" for name in resized]))
+        parts.append(
+            f"{len(resized)} keys of another shape: "
+            + _listed([f"{name} {tuple(state[name].shape)} vs {tuple(expected[name].shape)}" for name in resized])
+        )
     return "; ".join(parts)
 
 
@@ -154,11 +166,15 @@ def load_state_dict_into(model: nn.Module, state: dict[str, torch.Tensor], sourc
     """Load ``state`` into ``model`` strictly; a one-line error naming ``source`` when it does not fit."""
     mismatch = state_dict_mismatch(model, state)
     if mismatch:
-        raise PipelineError(f"{source}: state dict does not fit this architecture ({mismatch}); pass weights saved from the same --arch")
+        raise PipelineError(
+            f"{source}: state dict does not fit this architecture ({mismatch}); pass weights saved from the same --arch"
+        )
     model.load_state_dict(state)
 
 
-def load_weights_into(model: nn.Module, weights: Weights, named_state_dict: Callable[[str], dict[str, torch.Tensor]] | None = None) -> None:
+def load_weights_into(
+    model: nn.Module, weights: Weights, named_state_dict: Callable[[str], dict[str, torch.Tensor]] | None = None
+) -> None:
     """Load a ``path`` or ``named`` value into ``model`` strictly (``random``: nothing to load).
 
     ``named_state_dict`` maps an entry name (a ``named`` value, or ``pretrained``) to its state
@@ -169,7 +185,9 @@ def load_weights_into(model: nn.Module, weights: Weights, named_state_dict: Call
     if weights.kind == "path":
         state = load_state_dict_file(weights.path)
     elif named_state_dict is None:
-        raise PipelineError(f"--weights {weights}: this architecture has no named or pretrained weights; pass 'random' or a state-dict path")
+        raise PipelineError(
+            f"--weights {weights}: this architecture has no named or pretrained weights; pass 'random' or a state-dict path"
+        )
     else:
         state = named_state_dict(weights.text)
     load_state_dict_into(model, state, str(weights))

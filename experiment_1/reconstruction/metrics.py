@@ -10,6 +10,7 @@ each scored by relative L2 error ``‖ĥ − h(full)‖ / ‖h(full)‖`` and to
 ``argmax ĥ = argmax h(full)``. Also the worst subset: ``max_S ‖Σ_{T⊆S} Δ_T h − h(S)‖ / ‖h(S)‖``.
 The Möbius checks are computed in float32 (the seed's arithmetic) and float64.
 """
+
 from __future__ import annotations
 
 import torch
@@ -23,9 +24,10 @@ from experiment_1.mobius.transform import (
     singleton_mask_indices,
 )
 
-
 MASK_CHUNK = 4096  # masks per step of the per-subset error (chunk · C float64 temporaries per image)
-PEAK_LOGIT_MULTIPLE = 2.6  # live bytes of reconstruction_metrics besides its input, in units of the float32 logits' bytes (tests/experiment_1/network/test_gpu_readiness.py measures it)
+# live bytes of reconstruction_metrics besides its input, in units of the float32 logits' bytes
+# (tests/experiment_1/network/test_gpu_readiness.py measures it)
+PEAK_LOGIT_MULTIPLE = 2.6
 
 
 def relative_error(estimate: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -38,12 +40,15 @@ def top1_agreement(estimate: torch.Tensor, target: torch.Tensor) -> torch.Tensor
     return (estimate.argmax(dim=-1) == target.argmax(dim=-1)).to(torch.float64)
 
 
-def reconstruction_metrics(logits: torch.Tensor, labels: torch.Tensor, mask_chunk: int = MASK_CHUNK) -> dict[str, torch.Tensor]:
+def reconstruction_metrics(
+    logits: torch.Tensor, labels: torch.Tensor, mask_chunk: int = MASK_CHUNK
+) -> dict[str, torch.Tensor]:
     """All of Experiment 1's per-image numbers for a batch of all-mask logits ``(B, 2^L, C)``.
 
     Memory: besides ``logits`` (float32), at most one float64 copy of them (the float64 coefficients, then the
     subsets rebuilt from them in place) and two float64 temporaries of ``mask_chunk`` masks (at most 1/8 of
-    them) are alive — 2.5× the logits' bytes plus per-image vectors (:data:`PEAK_LOGIT_MULTIPLE`; 2.25× at L = 16). Every number is the one the whole-tensor expressions give,
+    them) are alive — 2.5× the logits' bytes plus per-image vectors (:data:`PEAK_LOGIT_MULTIPLE`; 2.25× at L = 16).
+    Every number is the one the whole-tensor expressions give,
     bit for bit (the per-subset norms do not depend on how many subsets are taken at once).
     """
     num_blocks = num_blocks_from_size(logits.shape[1])
@@ -69,7 +74,9 @@ def reconstruction_metrics(logits: torch.Tensor, labels: torch.Tensor, mask_chun
     metrics["empty_top1_agreement"] = top1_agreement(empty, full)
     predicted = full.argmax(dim=-1)
     metrics["full_prediction"] = predicted
-    metrics["full_correct"] = torch.where(labels >= 0, (predicted == labels).double(), torch.full_like(full[:, 0], float("nan")))
+    metrics["full_correct"] = torch.where(
+        labels >= 0, (predicted == labels).double(), torch.full_like(full[:, 0], float("nan"))
+    )
     return metrics
 
 

@@ -3,14 +3,15 @@
 experiment_1.step_3_evaluate writes it after evaluating; paper.resummarize rebuilds it from a
 committed per_image.npz without evaluating a mask.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from experiment_1.run.loop import image_counts, valid_images
+from experiment_1.reconstruction.verdicts import verdicts
 from experiment_1.report.published import published_numbers
 from experiment_1.report.stats import exact_proportion_ci, summarize_arrays
-from experiment_1.reconstruction.verdicts import verdicts
+from experiment_1.run.loop import image_counts, valid_images
 
 METRICS = [
     "mobius_rel_error_float32",
@@ -34,9 +35,17 @@ def summarize(arrays: dict[str, np.ndarray], config: dict, seed: int) -> dict:
     labelled = valid & (arrays["label"] >= 0)
     errors = [name for name in METRICS if not name.endswith("top1_agreement") and "top1_agreement_" not in name]
     metrics = summarize_arrays(arrays, errors, valid, seed)
-    metrics.update({name: exact_proportion_ci(np.asarray(arrays[name], dtype=np.float64)[valid]) for name in METRICS if name not in errors})
+    metrics.update(
+        {
+            name: exact_proportion_ci(np.asarray(arrays[name], dtype=np.float64)[valid])
+            for name in METRICS
+            if name not in errors
+        }
+    )
     if labelled.any():
-        metrics["full_mask_top1_accuracy"] = exact_proportion_ci(np.asarray(arrays["full_correct"], dtype=np.float64)[labelled])
+        metrics["full_mask_top1_accuracy"] = exact_proportion_ci(
+            np.asarray(arrays["full_correct"], dtype=np.float64)[labelled]
+        )
     summary = {
         "experiment": 1,
         "question": "Does adding up subnetwork outputs reconstruct the network, or do we need Möbius?",

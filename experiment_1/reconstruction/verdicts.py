@@ -11,6 +11,7 @@
 
 Top-1 agreements are shares of 0/1 outcomes and carry exact (Clopper–Pearson) intervals in the summary.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -21,9 +22,12 @@ EXACT_TOLERANCE = 1e-4  # worst relative error of any subset's reconstruction th
 MATERIAL_ERROR = 0.1  # a relative error of 10 % of ‖h(full)‖ is a material miss
 RULES = {
     "exact": f"holds when the worst relative error of any subset's Möbius reconstruction over every image is below {EXACT_TOLERANCE:g} (float32), else fails",
-    "naive": "holds when the 95 % CI of the naive sum's mean relative error lies at or above 1 (no closer than the zero vector), fails when it lies below 1, else cannot tell",
-    "first_order": (f"holds when the 95 % CI of the first-order reading's mean relative error lies above {MATERIAL_ERROR:g}, fails when it lies below "
-                    f"{MATERIAL_ERROR:g} (the additive reading is as good as exact), else cannot tell"),
+    "naive": "holds when the 95 % CI of the naive sum's mean relative error lies at or above 1 (no closer than the zero "
+    "vector), fails when it lies below 1, else cannot tell",
+    "first_order": (
+        f"holds when the 95 % CI of the first-order reading's mean relative error lies above {MATERIAL_ERROR:g}, fails when it lies below "
+        f"{MATERIAL_ERROR:g} (the additive reading is as good as exact), else cannot tell"
+    ),
 }
 
 
@@ -38,23 +42,46 @@ def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """The verdicts block (see the module docstring)."""
     metrics, blocks = summary["metrics"], int(summary["config"]["num_blocks"])
     worst = metrics["max_subset_rel_error_float32"]["max"]
-    exact = verdict("mobius.exact", "the Möbius reconstruction recovers h(S) for every subset S to round-off", HOLDS if worst < EXACT_TOLERANCE else FAILS,
-                    RULES["exact"], statistic={"name": "worst relative error over all subsets and images (float32)", "value": worst},
-                    parameters={"tolerance": EXACT_TOLERANCE},
-                    notes=["an inversion identity: it checks the transform and the gating code, not the network; any exact basis reconstructs as well"])
+    exact = verdict(
+        "mobius.exact",
+        "the Möbius reconstruction recovers h(S) for every subset S to round-off",
+        HOLDS if worst < EXACT_TOLERANCE else FAILS,
+        RULES["exact"],
+        statistic={"name": "worst relative error over all subsets and images (float32)", "value": worst},
+        parameters={"tolerance": EXACT_TOLERANCE},
+        notes=[
+            "an inversion identity: it checks the transform and the gating code, not the network; any exact basis reconstructs as well"
+        ],
+    )
     naive_effect = effect_from_stat("naive sum's relative error", metrics["naive_sum_rel_error"])
-    naive = verdict("naive.misses", "summing subnetwork outputs, Σ_S h(S), does not reconstruct h(full)", _by_threshold(naive_effect, 1.0, at_or_above=True),
-                    RULES["naive"], effect=naive_effect,
-                    notes=[f"Σ_S h(S) counts the trunk h(∅) 2^L = {2**blocks} times, so a network without any interaction fails the same way "
-                           "(the error grows with 2^L, so numbers at another L are not comparable): this says nothing "
-                           "about interactions (the first-order verdict does)"])
+    naive = verdict(
+        "naive.misses",
+        "summing subnetwork outputs, Σ_S h(S), does not reconstruct h(full)",
+        _by_threshold(naive_effect, 1.0, at_or_above=True),
+        RULES["naive"],
+        effect=naive_effect,
+        notes=[
+            f"Σ_S h(S) counts the trunk h(∅) 2^L = {2**blocks} times, so a network without any interaction fails the same way "
+            "(the error grows with 2^L, so numbers at another L are not comparable): this says nothing "
+            "about interactions (the first-order verdict does)"
+        ],
+    )
     first_effect = effect_from_stat("first-order reading's relative error", metrics["first_order_rel_error"])
     agreement = metrics["first_order_top1_agreement"]
-    notes = [f"top-1 agreement of the first-order reading with h(full): {100 * agreement['mean']:.1f} % "
-             f"[{100 * agreement['ci_low']:.1f}, {100 * agreement['ci_high']:.1f}] ({agreement.get('method', 'bootstrap')})"]
+    notes = [
+        f"top-1 agreement of the first-order reading with h(full): {100 * agreement['mean']:.1f} % "
+        f"[{100 * agreement['ci_low']:.1f}, {100 * agreement['ci_high']:.1f}] ({agreement.get('method', 'bootstrap')})"
+    ]
     if first_effect["ci_low"] >= 1:
         notes.append("the additive reading is further from h(full) than the zero vector")
-    first = verdict("first_order.interactions", "interactions between blocks carry part of the function: the additive (first-order) reading "
-                    "h(∅) + Σ_l [h({l}) − h(∅)] misses h(full)", _by_threshold(first_effect, MATERIAL_ERROR), RULES["first_order"],
-                    effect=first_effect, parameters={"material_error": MATERIAL_ERROR}, notes=notes)
+    first = verdict(
+        "first_order.interactions",
+        "interactions between blocks carry part of the function: the additive (first-order) reading "
+        "h(∅) + Σ_l [h({l}) − h(∅)] misses h(full)",
+        _by_threshold(first_effect, MATERIAL_ERROR),
+        RULES["first_order"],
+        effect=first_effect,
+        parameters={"material_error": MATERIAL_ERROR},
+        notes=notes,
+    )
     return [exact, naive, first]

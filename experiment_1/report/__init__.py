@@ -6,6 +6,7 @@ This face is the package's contract: experiments, paper/ and users' factories im
 importing one light name does not import the heavy modules beside it. The package's own modules import each other
 by module path, never through this face.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -1,4 +1,5 @@
 """Small helpers that turn summary JSON into Markdown for REPORT.md files and tables.md."""
+
 from __future__ import annotations
 
 import math
@@ -9,7 +10,9 @@ from typing import Any, Sequence
 
 from experiment_1.paths import REPO_ROOT
 
-NON_FINITE = "n/a — non-finite"  # how a NaN or ±inf is rendered, and the decision drawn from one: never a number to read
+NON_FINITE = (
+    "n/a — non-finite"  # how a NaN or ±inf is rendered, and the decision drawn from one: never a number to read
+)
 
 
 def format_number(value: float | int | None, digits: int = 3) -> str:
@@ -48,7 +51,21 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str
 
 def configuration_section(config: dict[str, Any]) -> str:
     """The provenance block of a REPORT: model, data, engine, versions, commit."""
-    keys = ["arch", "weights", "num_blocks", "sample_index", "num_images", "engine", "dtype", "mobius_dtype", "batch_size", "mask_chunk", "seed", "device_name", "git_commit"]
+    keys = [
+        "arch",
+        "weights",
+        "num_blocks",
+        "sample_index",
+        "num_images",
+        "engine",
+        "dtype",
+        "mobius_dtype",
+        "batch_size",
+        "mask_chunk",
+        "seed",
+        "device_name",
+        "git_commit",
+    ]
     rows = [(key, f"`{config[key]}`") for key in keys if key in config]
     versions = config.get("versions", {})
     if versions:
@@ -62,7 +79,11 @@ def report_footer(config: dict[str, Any], timing: dict[str, Any] | None, generat
     if timing:
         rate = timing["images_evaluated"] / timing["wall_seconds"] if timing["wall_seconds"] else float("nan")
         lines += [
-            ("Wall time of the last evaluation run: " if "processes" not in timing else f"Wall time of the evaluation ({timing['passes']} pass(es) over all its processes): ")
+            (
+                "Wall time of the last evaluation run: "
+                if "processes" not in timing
+                else f"Wall time of the evaluation ({timing['passes']} pass(es) over all its processes): "
+            )
             + f"{format_number(timing['wall_seconds'])} s for {timing['images_evaluated']} "
             f"image evaluations ({format_number(rate)} image evaluations per second) on {timing['device_name']}, engine `{timing['engine']}`, "
             f"batch size {timing['batch_size']}, mask chunk {timing['mask_chunk']}.",
@@ -96,20 +117,27 @@ def size_reason(config: dict[str, Any]) -> str:
     if limit is None:
         return ""
     families = config.get("low_orders")
-    masks = (f"the masks within {families['order_max']} gates of each corner it evaluates" if isinstance(families, dict) and "order_max" in families
-             else f"all 2^{config['num_blocks']} masks")
+    masks = (
+        f"the masks within {families['order_max']} gates of each corner it evaluates"
+        if isinstance(families, dict) and "order_max" in families
+        else f"all 2^{config['num_blocks']} masks"
+    )
     return f" — the first {limit} of the list (`--limit {limit}` was given; every image costs {masks})"
 
 
 def comparability_note(config: dict[str, Any]) -> str | None:
     """A warning when the run's model is not the original study's (ImageNet-trained ResNet-18), else ``None``."""
     if config["weights"] == "random":
-        return ("These are **random-init** weights; the original study's numbers refer to trained weights, so the comparisons "
-                "with the original study here are not like for like.")
+        return (
+            "These are **random-init** weights; the original study's numbers refer to trained weights, so the comparisons "
+            "with the original study here are not like for like."
+        )
     if config["arch"] != "resnet18":
-        return (f"These numbers come from `{config['arch']}` (L = {config['num_blocks']}, weights `{config['weights']}`), "
-                "not the original study's ImageNet-trained ResNet-18 (L = 8): the original study's figures are a reference for the pattern — "
-                "exactness, orders of magnitude, where the spectrum sits relative to L — not digits to match.")
+        return (
+            f"These numbers come from `{config['arch']}` (L = {config['num_blocks']}, weights `{config['weights']}`), "
+            "not the original study's ImageNet-trained ResNet-18 (L = 8): the original study's figures are a reference for the pattern — "
+            "exactness, orders of magnitude, where the spectrum sits relative to L — not digits to match."
+        )
     return None
 
 
@@ -123,7 +151,9 @@ def method_model_line(config: dict[str, Any], residual_scale: str | None = None)
     recursion = config.get("gated_recursion")
     if recursion is None:
         return ""
-    scale = residual_scale if residual_scale is not None else "λ = 1"  # a summary that records no λ is of an unscaled pass
+    scale = (
+        residual_scale if residual_scale is not None else "λ = 1"
+    )  # a summary that records no λ is of an unscaled pass
     return f"The model computes `{recursion}` for every gateable block l ({scale}). "
 
 
@@ -143,8 +173,10 @@ def _verdict_evidence(entry: dict[str, Any]) -> list[str]:
     if statistic:
         clauses.append(f"{statistic['name']} = {_value(statistic, statistic['value'])}")
     if effect:
-        clauses.append(f"{effect['name']} = {_value(effect, effect['value'])} [{_value(effect, effect['ci_low'])}, "
-                       f"{_value(effect, effect['ci_high'])}] ({format_percent(effect.get('confidence', 0.95), 0)} CI)")
+        clauses.append(
+            f"{effect['name']} = {_value(effect, effect['value'])} [{_value(effect, effect['ci_low'])}, "
+            f"{_value(effect, effect['ci_high'])}] ({format_percent(effect.get('confidence', 0.95), 0)} CI)"
+        )
     if test:
         text = f"{test['name']} p = {_p_value(test['p_value'], test.get('p_floor'))}"
         if test.get("p_adjusted") is not None:
@@ -161,8 +193,10 @@ def seed_clause(seed: dict[str, Any], effect: dict[str, Any]) -> str:
     if seed["relation"] == "inside":
         text += "; our CI contains it"
         if seed.get("minimal_detectable_effect") is not None:
-            text += (f" (the smallest effect these data detect at {format_percent(seed['power'], 0)} power: "
-                     f"{_value(effect, seed['minimal_detectable_effect'])})")
+            text += (
+                f" (the smallest effect these data detect at {format_percent(seed['power'], 0)} power: "
+                f"{_value(effect, seed['minimal_detectable_effect'])})"
+            )
     elif seed["relation"] in ("above", "below"):
         text += f", {seed['relation']} our CI"
     return text
@@ -171,7 +205,9 @@ def seed_clause(seed: dict[str, Any], effect: dict[str, Any]) -> str:
 def verdict_sentence(entry: dict[str, Any]) -> str:
     """One verdict as a plain sentence (paper/make_tables): claim, decision, evidence, rule."""
     evidence = "; ".join(_verdict_evidence(entry))
-    return f"{entry['claim']}: {entry['decision']}" + (f" ({evidence})" if evidence else "") + f". Rule: {entry['rule']}"
+    return (
+        f"{entry['claim']}: {entry['decision']}" + (f" ({evidence})" if evidence else "") + f". Rule: {entry['rule']}"
+    )
 
 
 def verdict_lines(verdicts: Sequence[dict[str, Any]]) -> list[str]:
@@ -182,8 +218,11 @@ def verdict_lines(verdicts: Sequence[dict[str, Any]]) -> list[str]:
         if entry["rule"] not in rules:
             rules.append(entry["rule"])
         evidence = "; ".join(_verdict_evidence(entry))
-        lines.append(f"- {entry['claim']}: **{entry['decision']}**" + (f" — {evidence}" if evidence else "")
-                     + f" (rule {rules.index(entry['rule']) + 1}).")
+        lines.append(
+            f"- {entry['claim']}: **{entry['decision']}**"
+            + (f" — {evidence}" if evidence else "")
+            + f" (rule {rules.index(entry['rule']) + 1})."
+        )
     if rules:
         lines += ["", "Decision rules:", ""] + [f"{number}. {rule}" for number, rule in enumerate(rules, 1)]
     return lines
@@ -211,7 +250,10 @@ def original_study_wording(text: str) -> str:
     return text
 
 
-ORIGINAL_STUDY_MISWORDING = re.compile(r"\b(?:than|as) the (?:original study|seed)'s\b|\bthe (?:original study|seed)'s (?:network|model|ResNet-18) (?:is|has)\b", re.IGNORECASE)
+ORIGINAL_STUDY_MISWORDING = re.compile(
+    r"\b(?:than|as) the (?:original study|seed)'s\b|\bthe (?:original study|seed)'s (?:network|model|ResNet-18) (?:is|has)\b",
+    re.IGNORECASE,
+)
 SEED_MISWORDING = ORIGINAL_STUDY_MISWORDING  # the rule's earlier name
 
 
@@ -221,8 +263,10 @@ def check_original_study_wording(text: str) -> None:
     (nor "the original study's network is …")."""
     match = ORIGINAL_STUDY_MISWORDING.search(text)
     if match:
-        context = text[max(0, match.start() - 60):match.end() + 60].replace("\n", " ")
-        raise ValueError(f"REPORT wording: {match.group(0)!r} in '…{context}…'; compare with what \"the original study reports\"")
+        context = text[max(0, match.start() - 60) : match.end() + 60].replace("\n", " ")
+        raise ValueError(
+            f"REPORT wording: {match.group(0)!r} in '…{context}…'; compare with what \"the original study reports\""
+        )
 
 
 check_seed_wording = check_original_study_wording  # the rule's earlier name
@@ -286,7 +330,15 @@ class ReportDocument:
         if self.seed_rows:
             lines += [markdown_table(self.seed_headers, self.seed_rows), ""]
         source = original_study_wording(self.seed_source)
-        lines += [(source[0].upper() + source[1:] if source.startswith(ORIGINAL_STUDY) and not source.startswith(f"{ORIGINAL_STUDY}'s") else f"Source: {source}") + ".", ""]
+        lines += [
+            (
+                source[0].upper() + source[1:]
+                if source.startswith(ORIGINAL_STUDY) and not source.startswith(f"{ORIGINAL_STUDY}'s")
+                else f"Source: {source}"
+            )
+            + ".",
+            "",
+        ]
         note = comparability_note(config)
         if note:
             lines += [note, ""]

@@ -2,6 +2,7 @@
 
 Figures are written atomically (a temporary file beside the target, then renamed), so a signal or a
 full disk during a plot never leaves a half-written PDF at its final path."""
+
 from __future__ import annotations
 
 import os
@@ -29,7 +30,11 @@ def save_figure(figure: plt.Figure, path_without_suffix: Path, pdf: bool = True)
     try:
         _atomic_savefig(figure, png, {"Software": None})
         if pdf:
-            _atomic_savefig(figure, path_without_suffix.with_suffix(".pdf"), {"Creator": None, "Producer": None, "CreationDate": None})
+            _atomic_savefig(
+                figure,
+                path_without_suffix.with_suffix(".pdf"),
+                {"Creator": None, "Producer": None, "CreationDate": None},
+            )
     finally:
         plt.close(figure)
     return png
@@ -50,7 +55,9 @@ def _atomic_savefig(figure: plt.Figure, path: Path, metadata: dict[str, Any]) ->
         raise
 
 
-def new_figure_grid(rows: int, columns: int, width: float = 6.0, height: float = 4.0, sharey: bool = False) -> tuple[plt.Figure, list[plt.Axes]]:
+def new_figure_grid(
+    rows: int, columns: int, width: float = 6.0, height: float = 4.0, sharey: bool = False
+) -> tuple[plt.Figure, list[plt.Axes]]:
     """A figure with a ``rows × columns`` grid of axes, returned as a flat list in row order."""
     figure, axes = plt.subplots(rows, columns, figsize=(width, height), dpi=120, squeeze=False, sharey=sharey)
     return figure, list(axes.ravel())

@@ -5,13 +5,16 @@ These are the only literal results in the code base, kept as data: ``PUBLISHED[e
 its experiment's block (:func:`published_numbers`), so a REPORT shows "seed" and "ours" side by side
 from JSON alone.
 """
+
 from __future__ import annotations
 
 import copy
 from typing import Any
 
 SEED_SOURCE = "seed README (lylybig/resnet-moe), ResNet-18 IMAGENET1K_V1, N = 10000 ImageNet test images"
-SEED_SOURCE_VAL = "seed README (lylybig/resnet-moe), ResNet-18 IMAGENET1K_V1, N = 10000 ImageNet validation images (10 per class)"
+SEED_SOURCE_VAL = (
+    "seed README (lylybig/resnet-moe), ResNet-18 IMAGENET1K_V1, N = 10000 ImageNet validation images (10 per class)"
+)
 
 PUBLISHED: dict[str, dict[str, Any]] = {
     "experiment_1": {

@@ -10,6 +10,7 @@ per-image arrays (``python -m paper.resummarize``). ``paper/experiments.py`` col
 Code is named as ``"module:attribute"`` and imported only when used (:func:`resolve`), so reading a record
 costs no torch import; the names are this repository's modules, never read from a results file.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -45,7 +46,9 @@ class ExperimentRecord:
 
     def __post_init__(self) -> None:
         if not self.macro.isalpha():
-            raise ValueError(f"experiment {self.experiment!r}: macro stem {self.macro!r} must be letters only (a LaTeX name)")
+            raise ValueError(
+                f"experiment {self.experiment!r}: macro stem {self.macro!r} must be letters only (a LaTeX name)"
+            )
 
     @property
     def primary_is_glob(self) -> bool:

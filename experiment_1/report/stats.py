@@ -1,6 +1,7 @@
 """Summary statistics: means with percentile-bootstrap 95 % confidence intervals, exact (Clopper–Pearson)
 intervals for proportions of 0/1 outcomes, which small samples need (a bootstrap of 0/6 gives [0, 0]), also per
 column, and the paired sign-flip permutation test per column."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -55,19 +56,41 @@ def exact_proportion_ci(outcomes: np.ndarray, confidence: float = 0.95) -> dict[
     count, successes = len(values), int(values.sum())
     if count == 0:
         nan = float("nan")
-        return {"mean": nan, "ci_low": nan, "ci_high": nan, "median": nan, "min": nan, "max": nan, "n": 0, "successes": 0,
-                "method": "Clopper-Pearson"}
+        return {
+            "mean": nan,
+            "ci_low": nan,
+            "ci_high": nan,
+            "median": nan,
+            "min": nan,
+            "max": nan,
+            "n": 0,
+            "successes": 0,
+            "method": "Clopper-Pearson",
+        }
     interval = binomtest(successes, count).proportion_ci(confidence_level=confidence, method="exact")
-    return {"mean": successes / count, "ci_low": float(interval.low), "ci_high": float(interval.high), "median": float(np.median(values)),
-            "min": float(values.min()), "max": float(values.max()), "n": count, "successes": successes, "method": "Clopper-Pearson"}
+    return {
+        "mean": successes / count,
+        "ci_low": float(interval.low),
+        "ci_high": float(interval.high),
+        "median": float(np.median(values)),
+        "min": float(values.min()),
+        "max": float(values.max()),
+        "n": count,
+        "successes": successes,
+        "method": "Clopper-Pearson",
+    }
 
 
 def exact_proportion_ci_rows(matrix: np.ndarray, confidence: float = 0.95) -> dict[str, list[float]]:
     """Column-wise :func:`exact_proportion_ci` of an ``(N, K)`` matrix of 0/1 outcomes, in the keys of
     :func:`bootstrap_mean_ci_rows` (numbers only, so readers treat both alike)."""
     columns = [exact_proportion_ci(column, confidence) for column in np.asarray(matrix, dtype=np.float64).T]
-    return {"mean": [column["mean"] for column in columns], "ci_low": [column["ci_low"] for column in columns],
-            "ci_high": [column["ci_high"] for column in columns], "n": int(np.asarray(matrix).shape[0])}
+    return {
+        "mean": [column["mean"] for column in columns],
+        "ci_low": [column["ci_low"] for column in columns],
+        "ci_high": [column["ci_high"] for column in columns],
+        "n": int(np.asarray(matrix).shape[0]),
+    }
 
 
 def sign_flip_p_rows(differences: np.ndarray, num_resamples: int = 9999, seed: int = 0) -> list[float]:
@@ -80,13 +103,22 @@ def sign_flip_p_rows(differences: np.ndarray, num_resamples: int = 9999, seed: i
         if len(column) < 2 or not column.any():  # one pair: its sign is all there is (p = 1)
             result.append(1.0)
             continue
-        test = permutation_test((column,), lambda sample, axis: np.mean(sample, axis=axis), permutation_type="samples", vectorized=True,
-                                n_resamples=num_resamples, alternative="two-sided", random_state=seed)
+        test = permutation_test(
+            (column,),
+            lambda sample, axis: np.mean(sample, axis=axis),
+            permutation_type="samples",
+            vectorized=True,
+            n_resamples=num_resamples,
+            alternative="two-sided",
+            random_state=seed,
+        )
         result.append(float(test.pvalue))
     return result
 
 
-def bootstrap_mean_ci_rows(matrix: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES) -> dict[str, list[float]]:
+def bootstrap_mean_ci_rows(
+    matrix: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES
+) -> dict[str, list[float]]:
     """Column-wise means of an ``(N, K)`` matrix with CIs from one shared set of row resamples."""
     matrix = np.asarray(matrix, dtype=np.float64)
     count = matrix.shape[0]
@@ -99,6 +131,8 @@ def bootstrap_mean_ci_rows(matrix: np.ndarray, seed: int = 0, num_resamples: int
     return {"mean": mean.tolist(), "ci_low": low.tolist(), "ci_high": high.tolist(), "n": count}
 
 
-def summarize_arrays(arrays: dict[str, np.ndarray], names: list[str], valid: np.ndarray, seed: int = 0) -> dict[str, dict[str, float]]:
+def summarize_arrays(
+    arrays: dict[str, np.ndarray], names: list[str], valid: np.ndarray, seed: int = 0
+) -> dict[str, dict[str, float]]:
     """:func:`bootstrap_mean_ci` of each named per-image array over the valid images."""
     return {name: bootstrap_mean_ci(np.asarray(arrays[name])[valid], seed=seed) for name in names}

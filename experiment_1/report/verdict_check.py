@@ -22,6 +22,7 @@ The shapes (re-derived from ``effect``, ``seed``, ``statistic`` and ``parameters
 - "holds when the 95 % CI … excludes 0, else cannot tell";
 - a statistic against a tolerance: "… is below <t> …, else fails" / "… exceeds <t>, else fails".
 """
+
 from __future__ import annotations
 
 import math
@@ -86,7 +87,12 @@ def _ci(entry: dict[str, Any]) -> tuple[float, float]:
     return _need(entry, "effect", "ci_low"), _need(entry, "effect", "ci_high")
 
 
-THRESHOLD_PARAMETERS = ("tolerance", "threshold", "share", "material_error")  # where a rule's stated threshold is also kept as a number
+THRESHOLD_PARAMETERS = (
+    "tolerance",
+    "threshold",
+    "share",
+    "material_error",
+)  # where a rule's stated threshold is also kept as a number
 
 
 def _threshold(text: tuple[str, str], entry: dict[str, Any]) -> float:
@@ -135,13 +141,24 @@ def _excludes_zero_rule(entry: dict[str, Any]) -> str:
     return HOLDS if low > 0 or high < 0 else CANNOT_TELL
 
 
-_SEED_ABOVE = re.compile(r"against the (?:seed|bound the seed|original)[^:]*: holds when (?:the CI|it) lies (?:at or )?above")
-_SEED_BELOW = re.compile(r"against the (?:seed|bound the seed|original)[^:]*: holds when (?:the CI|it) lies (?:at or )?below")
-_THRESHOLD = re.compile(r"^holds when the (?:95 % )?(?:bootstrap |exact )?CI of [^;,]*? lies (?P<at_or>at or )?(?P<side>above|below) " + _NUMBER.replace("(-?", "(?P<value>-?").replace("(%?)", "(?P<percent>%?)")
-                        + r"(?:\s*\([^)]*\))?, fails when (?:it lies )?(?:below|above)(?: " + r"-?\d+(?:\.\d+)?%?)?(?:\s*\([^)]*\))?(?:, (?:else|cannot tell)[^;]*)?(?:;|$)")
+_SEED_ABOVE = re.compile(
+    r"against the (?:seed|bound the seed|original)[^:]*: holds when (?:the CI|it) lies (?:at or )?above"
+)
+_SEED_BELOW = re.compile(
+    r"against the (?:seed|bound the seed|original)[^:]*: holds when (?:the CI|it) lies (?:at or )?below"
+)
+_THRESHOLD = re.compile(
+    r"^holds when the (?:95 % )?(?:bootstrap |exact )?CI of [^;,]*? lies (?P<at_or>at or )?(?P<side>above|below) "
+    + _NUMBER.replace("(-?", "(?P<value>-?").replace("(%?)", "(?P<percent>%?)")
+    + r"(?:\s*\([^)]*\))?, fails when (?:it lies )?(?:below|above)(?: "
+    + r"-?\d+(?:\.\d+)?%?)?(?:\s*\([^)]*\))?(?:, (?:else|cannot tell)[^;]*)?(?:;|$)"
+)
 _EXCLUDES_ZERO = re.compile(r"^holds when the 95 % CI of [^;,]* excludes 0, else cannot tell")
-_STATISTIC = re.compile(r"^holds when the [^;,]*? (?:is (?P<below>below)|(?P<exceeds>exceeds)) " + _NUMBER.replace("(-?", "(?P<value>-?").replace("(%?)", "(?P<percent>%?)")
-                        + r"(?:\s*\([^)]*\))?, else fails$")
+_STATISTIC = re.compile(
+    r"^holds when the [^;,]*? (?:is (?P<below>below)|(?P<exceeds>exceeds)) "
+    + _NUMBER.replace("(-?", "(?P<value>-?").replace("(%?)", "(?P<percent>%?)")
+    + r"(?:\s*\([^)]*\))?, else fails$"
+)
 
 
 def rule_decision(entry: dict[str, Any]) -> str | None:
@@ -170,7 +187,7 @@ def _clause(rule: str, decision: str) -> str:
     if start < 0:
         return ""
     ends = [position for position in (rule.find(";", start), rule.find(",", start)) if position >= 0]
-    return rule[start:min(ends)] if ends else rule[start:]
+    return rule[start : min(ends)] if ends else rule[start:]
 
 
 def _excludes_zero_clause(entry: dict[str, Any], decision: str) -> str | None:
@@ -178,7 +195,13 @@ def _excludes_zero_clause(entry: dict[str, Any], decision: str) -> str | None:
     block's CI covers 0 (the decision cannot be the rule's), else ``None`` (nothing to say)."""
     effect = entry.get("effect") or {}
     low, high = effect.get("ci_low"), effect.get("ci_high")
-    if decision in (HOLDS, FAILS) and "excludes 0" in _clause(str(entry.get("rule", "")), decision) and _real(low) and _real(high) and low <= 0 <= high:
+    if (
+        decision in (HOLDS, FAILS)
+        and "excludes 0" in _clause(str(entry.get("rule", "")), decision)
+        and _real(low)
+        and _real(high)
+        and low <= 0 <= high
+    ):
         return CANNOT_TELL
     return None
 
@@ -199,32 +222,48 @@ def check_verdicts(document: Any, path: Path | str, fix: str = "rerun the step t
     for entry in _verdicts(document):
         name, decision = entry.get("id", "?"), entry.get("decision")
         if decision not in DECISIONS:
-            raise PipelineError(f"{path}: verdict {name} has decision {decision!r}, not one of {', '.join(DECISIONS)}; {fix}")
+            raise PipelineError(
+                f"{path}: verdict {name} has decision {decision!r}, not one of {', '.join(DECISIONS)}; {fix}"
+            )
         if decision == NON_FINITE:
             continue
         numbers = [entry.get(part) for part in ("statistic", "effect", "test", "seed")]
         if _non_finite(numbers):
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} from a non-finite number (NaN or inf); no verdict is drawn from one — {fix}")
+            raise PipelineError(
+                f"{path}: verdict {name} says {decision!r} from a non-finite number (NaN or inf); no verdict is drawn from one — {fix}"
+            )
         source = _source_block(document, str(name)) if isinstance(name, str) else None
         if source is not None and source is not entry and _non_finite(source):
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} beside non-finite source numbers (the block {name}); no verdict is drawn from one — {fix}")
+            raise PipelineError(
+                f"{path}: verdict {name} says {decision!r} beside non-finite source numbers (the block {name}); no verdict is drawn from one — {fix}"
+            )
         if decision not in DECIDED_BY_RULE:
             continue
         try:
             expected = rule_decision(entry)
         except _Missing as missing:
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} but lacks {missing}, which its rule needs; a verdict without its numbers is not printed — {fix}") from None
+            raise PipelineError(
+                f"{path}: verdict {name} says {decision!r} but lacks {missing}, which its rule needs; a verdict without its numbers is not printed — {fix}"
+            ) from None
         except _Contradiction as contradiction:
             raise PipelineError(f"{path}: verdict {name}: {contradiction}; {fix}") from None
         if expected is None:
             expected = _excludes_zero_clause(entry, decision)
         if expected is not None and decision != expected:
             effect = entry.get("effect") or {}
-            numbers_text = f"its own CI [{effect.get('ci_low'):.3g}, {effect.get('ci_high'):.3g}]" if _real(effect.get("ci_low")) and _real(effect.get("ci_high")) else "its own numbers"
-            raise PipelineError(f"{path}: verdict {name} says {decision!r} but {numbers_text} under its rule gives {expected!r}; {fix}")
+            numbers_text = (
+                f"its own CI [{effect.get('ci_low'):.3g}, {effect.get('ci_high'):.3g}]"
+                if _real(effect.get("ci_low")) and _real(effect.get("ci_high"))
+                else "its own numbers"
+            )
+            raise PipelineError(
+                f"{path}: verdict {name} says {decision!r} but {numbers_text} under its rule gives {expected!r}; {fix}"
+            )
 
 
-def load_checked_summary(path: Path, experiment: int | str, producer_step: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+def load_checked_summary(
+    path: Path, experiment: int | str, producer_step: str, *args: Any, **kwargs: Any
+) -> dict[str, Any]:
     """:func:`experiment_1.files.load_summary` and then :func:`check_verdicts`: what every plot step reads its summary with,
     so that no REPORT or figure is drawn beside a verdict its own numbers contradict."""
     summary = load_summary(path, experiment, producer_step, *args, **kwargs)

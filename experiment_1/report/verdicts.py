@@ -38,6 +38,7 @@ Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multipl
 Rendering (Markdown bullets for REPORTs, one plain sentence per verdict for paper/make_tables) lives in
 :mod:`experiment_1.report`: :func:`~experiment_1.report.markdown.verdict_lines`, :func:`~experiment_1.report.markdown.verdict_sentence`.
 """
+
 from __future__ import annotations
 
 import math
@@ -55,14 +56,20 @@ CANNOT_TELL = "cannot tell"
 SATURATED = "saturated"
 CONSTANT = "constant"
 UNRESOLVED = "unresolved"
-NOT_CONVERGED = "cannot tell (not converged)"  # a limit whose successive slopes still move: a cannot tell with its cause
+NOT_CONVERGED = (
+    "cannot tell (not converged)"  # a limit whose successive slopes still move: a cannot tell with its cause
+)
 POST_HOC = "consistent (post hoc)"  # a law that holds on the data it was fitted to: not a test
 DECISIONS = (HOLDS, FAILS, CANNOT_TELL, NOT_CONVERGED, POST_HOC, SATURATED, CONSTANT, UNRESOLVED, NON_FINITE)
 
 ALPHA = 0.05
 SATURATION_SHARE = 0.9  # at a bound (or one value) on at least this share of images → saturated
-POWER = 0.8  # for the smallest detectable effect, and the least power a test needs before its silence is read (power_guard)
-NEAR_BOUND_MARGIN = 0.05  # within this share of a measure's range from a bound counts as at the bound (saturation with near_bound)
+POWER = (
+    0.8  # for the smallest detectable effect, and the least power a test needs before its silence is read (power_guard)
+)
+NEAR_BOUND_MARGIN = (
+    0.05  # within this share of a measure's range from a bound counts as at the bound (saturation with near_bound)
+)
 
 
 def _numbers(value: Any) -> Iterable[float]:
@@ -86,11 +93,19 @@ def all_finite(*values: Any) -> bool:
     return all(math.isfinite(number) for value in values for number in _numbers(value))
 
 
-def effect_from_stat(name: str, stat: dict[str, Any], confidence: float = 1 - ALPHA, percent: bool = False) -> dict[str, Any]:
+def effect_from_stat(
+    name: str, stat: dict[str, Any], confidence: float = 1 - ALPHA, percent: bool = False
+) -> dict[str, Any]:
     """An effect entry from a :func:`experiment_1.report.stats.bootstrap_mean_ci`-style dict (``mean``, ``ci_low``, ``ci_high``);
     ``percent``: a share, rendered as a percentage."""
-    return {"name": name, "value": stat["mean"], "ci_low": stat["ci_low"], "ci_high": stat["ci_high"], "confidence": confidence,
-            "percent": percent}
+    return {
+        "name": name,
+        "value": stat["mean"],
+        "ci_low": stat["ci_low"],
+        "ci_high": stat["ci_high"],
+        "confidence": confidence,
+        "percent": percent,
+    }
 
 
 def verdict(
@@ -120,15 +135,38 @@ def verdict(
         if decision != NON_FINITE:
             notes.append(f"non-finite input: the rule would have said {decision!r}; no verdict is drawn")
         decision = NON_FINITE
-    return {"id": verdict_id, "claim": claim, "decision": decision, "rule": rule, "parameters": dict(parameters or {}),
-            "statistic": statistic, "effect": effect, "test": test, "seed": seed, "notes": notes}
+    return {
+        "id": verdict_id,
+        "claim": claim,
+        "decision": decision,
+        "rule": rule,
+        "parameters": dict(parameters or {}),
+        "statistic": statistic,
+        "effect": effect,
+        "test": test,
+        "seed": seed,
+        "notes": notes,
+    }
 
 
-def hypothesis_test(name: str, p_value: float, *, p_adjusted: float | None = None, correction: str | None = None,
-                family_size: int | None = None, p_floor: float | None = None) -> dict[str, Any]:
+def hypothesis_test(
+    name: str,
+    p_value: float,
+    *,
+    p_adjusted: float | None = None,
+    correction: str | None = None,
+    family_size: int | None = None,
+    p_floor: float | None = None,
+) -> dict[str, Any]:
     """A test entry; ``p_floor`` is the smallest p the test can return (1/(n+1) for n permutations)."""
-    return {"name": name, "p_value": p_value, "p_adjusted": p_adjusted, "correction": correction,
-            "family_size": family_size, "p_floor": p_floor}
+    return {
+        "name": name,
+        "p_value": p_value,
+        "p_adjusted": p_adjusted,
+        "correction": correction,
+        "family_size": family_size,
+        "p_floor": p_floor,
+    }
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -149,8 +187,9 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted.tolist()
 
 
-def saturation(values: np.ndarray, bounds: Sequence[float] = (), share: float = SATURATION_SHARE,
-               margin: float = 0.0) -> dict[str, Any] | None:
+def saturation(
+    values: np.ndarray, bounds: Sequence[float] = (), share: float = SATURATION_SHARE, margin: float = 0.0
+) -> dict[str, Any] | None:
     """``constant`` / ``saturated`` diagnosis of a per-image measure, or ``None`` when it moves.
 
     ``constant``: one value on every (finite) image. ``saturated``: a value in ``bounds`` (the measure's
@@ -166,7 +205,12 @@ def saturation(values: np.ndarray, bounds: Sequence[float] = (), share: float = 
         return None
     levels, counts = np.unique(values, return_counts=True)
     if len(levels) == 1:
-        return {"decision": CONSTANT, "value": float(levels[0]), "share": 1.0, "at": "bound" if levels[0] in bounds else "mode"}
+        return {
+            "decision": CONSTANT,
+            "value": float(levels[0]),
+            "share": 1.0,
+            "at": "bound" if levels[0] in bounds else "mode",
+        }
     for bound in bounds:
         at_bound = float(np.mean(values == bound))
         if at_bound >= share:
@@ -176,10 +220,21 @@ def saturation(values: np.ndarray, bounds: Sequence[float] = (), share: float = 
         for bound in bounds:
             near = float(np.mean(np.abs(values - bound) <= width))
             if near >= share:
-                return {"decision": SATURATED, "value": float(bound), "share": near, "at": "near_bound", "margin": width}
+                return {
+                    "decision": SATURATED,
+                    "value": float(bound),
+                    "share": near,
+                    "at": "near_bound",
+                    "margin": width,
+                }
     modal_share = counts.max() / len(values)
     if modal_share >= share:
-        return {"decision": SATURATED, "value": float(levels[counts.argmax()]), "share": float(modal_share), "at": "mode"}
+        return {
+            "decision": SATURATED,
+            "value": float(levels[counts.argmax()]),
+            "share": float(modal_share),
+            "at": "mode",
+        }
     return None
 
 
@@ -224,7 +279,9 @@ def by_id(verdicts: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {entry["id"]: entry for entry in verdicts}
 
 
-def seed_comparison(reported: float, effect: dict[str, Any], alpha: float = ALPHA, power: float = POWER) -> dict[str, Any]:
+def seed_comparison(
+    reported: float, effect: dict[str, Any], alpha: float = ALPHA, power: float = POWER
+) -> dict[str, Any]:
     """Where the seed's reported value sits relative to our CI, with the smallest effect our data could detect.
 
     ``relation``: "inside" (our CI contains what the seed reports: cannot tell them apart), "above" or
@@ -257,7 +314,9 @@ def sign_test_power(n: int, share_positive: float, alpha: float = ALPHA) -> floa
     return binomial_power(n, 0.5, share_positive, alpha)
 
 
-def power_guard(decision: str, power: float, minimum: float = POWER, significant: bool = False) -> tuple[str, list[str]]:
+def power_guard(
+    decision: str, power: float, minimum: float = POWER, significant: bool = False
+) -> tuple[str, list[str]]:
     """The minimum-power rule: when the test was not ``significant`` and its ``power`` against the effect of interest is
     below ``minimum``, its silence is not read — a ``holds`` / ``fails`` becomes ``cannot tell`` (absence of significance
     is never "fails") and a note says why. A significant result is read whatever the power. Returns the decision and

@@ -16,6 +16,7 @@ from ``/proc/self/maps``: an ``LD_PRELOAD`` of a missing library loads nothing),
 and nothing off glibc (macOS, musl, Windows). What it did is returned for the run's provenance.
 No torch import: the setting must not depend on anything but the C library.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -71,19 +72,27 @@ def tune_allocator() -> dict[str, Any]:
     preloaded = loaded_allocators()
     tunables = [part for part in os.environ.get("GLIBC_TUNABLES", "").split(":") if part.startswith("glibc.malloc.")]
     if preloaded:
-        _applied = {"allocator": f"{preloaded[0]} (loaded: {MAPS})", "tuning": "none (the preloaded allocator is the user's choice)"}
+        _applied = {
+            "allocator": f"{preloaded[0]} (loaded: {MAPS})",
+            "tuning": "none (the preloaded allocator is the user's choice)",
+        }
     elif found is None:
         _applied = {"allocator": f"not glibc ({sys.platform})", "tuning": "none (mallopt is glibc's)"}
     elif os.environ.get(SWITCH, "").lower() in ("0", "off", "no", "false"):
         _applied = {"allocator": f"glibc {found[1]}", "tuning": f"none ({SWITCH}={os.environ[SWITCH]})"}
     elif tunables:
-        _applied = {"allocator": f"glibc {found[1]}", "tuning": f"none (the user's GLIBC_TUNABLES: {':'.join(tunables)})"}
+        _applied = {
+            "allocator": f"glibc {found[1]}",
+            "tuning": f"none (the user's GLIBC_TUNABLES: {':'.join(tunables)})",
+        }
     else:
         libc, _ = found
         accepted = [libc.mallopt(option, THRESHOLD_BYTES) == 1 for option in (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD)]
         _applied = {
             "allocator": f"glibc {found[1]}",
-            "tuning": "mallopt" if all(accepted) else f"mallopt refused (accepted: mmap {accepted[0]}, trim {accepted[1]})",
+            "tuning": "mallopt"
+            if all(accepted)
+            else f"mallopt refused (accepted: mmap {accepted[0]}, trim {accepted[1]})",
             "mmap_threshold": THRESHOLD_BYTES if accepted[0] else None,
             "trim_threshold": THRESHOLD_BYTES if accepted[1] else None,
         }

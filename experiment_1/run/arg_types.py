@@ -1,5 +1,6 @@
 """argparse ``type=`` validators (a bad numeric flag is refused while parsing, naming the allowed range) and
 defaults that depend on the machine."""
+
 from __future__ import annotations
 
 import argparse
@@ -63,5 +64,7 @@ def output_path(text: str) -> Path:
     """A path whose every file or folder name fits the file system (at most 255 bytes each)."""
     long = [part for part in Path(text).parts if len(part.encode()) > NAME_MAX]
     if long:
-        raise argparse.ArgumentTypeError(f"the name '{long[0][:40]}…' has {len(long[0].encode())} bytes; file systems allow at most {NAME_MAX} per name — choose a shorter one")
+        raise argparse.ArgumentTypeError(
+            f"the name '{long[0][:40]}…' has {len(long[0].encode())} bytes; file systems allow at most {NAME_MAX} per name — choose a shorter one"
+        )
     return Path(text)

@@ -14,6 +14,7 @@ activation of the part of the network where it is largest given how many states 
 pass over more than :data:`MAX_BLOCKS` gated blocks or estimated above :data:`MAX_HOURS` hours,
 unless the user passed ``--confirm-long-run``.
 """
+
 from __future__ import annotations
 
 import time
@@ -53,14 +54,24 @@ class CostEstimate:
         hours = self.seconds / 3600
         duration = f"{self.seconds:.0f} s" if self.seconds < 600 else f"{hours:.1f} h"
         ranks = f" over {self.world_size} processes" if self.world_size > 1 else ""
-        masks = f"2^{self.num_blocks} masks" if self.masks_per_image == 2**self.num_blocks else f"{self.masks_per_image} mask(s)"
-        return (f"cost estimate: {self.num_images} image(s) × {self.gmac_per_image:.4g} GMAC ({self.engine} engine, L = {self.num_blocks}, "
-                f"{masks}) at the measured {self.measured_gmac_per_s:.3g} GMAC/s{ranks}: about {duration} per pass, "
-                f"peak memory about {self.peak_bytes / 2**30:.2g} GiB beyond the process's own (rough; the time is usually an overestimate)")
+        masks = (
+            f"2^{self.num_blocks} masks"
+            if self.masks_per_image == 2**self.num_blocks
+            else f"{self.masks_per_image} mask(s)"
+        )
+        return (
+            f"cost estimate: {self.num_images} image(s) × {self.gmac_per_image:.4g} GMAC ({self.engine} engine, L = {self.num_blocks}, "
+            f"{masks}) at the measured {self.measured_gmac_per_s:.3g} GMAC/s{ranks}: about {duration} per pass, "
+            f"peak memory about {self.peak_bytes / 2**30:.2g} GiB beyond the process's own (rough; the time is usually an overestimate)"
+        )
 
     def record(self) -> dict[str, Any]:
-        return {"gmac_per_image": self.gmac_per_image, "measured_gmac_per_s": self.measured_gmac_per_s, "estimated_seconds": self.seconds,
-                "estimated_peak_bytes": self.peak_bytes}
+        return {
+            "gmac_per_image": self.gmac_per_image,
+            "measured_gmac_per_s": self.measured_gmac_per_s,
+            "estimated_seconds": self.seconds,
+            "estimated_peak_bytes": self.peak_bytes,
+        }
 
 
 def _synchronize(device: torch.device) -> None:
@@ -77,6 +88,7 @@ def activation_sizes(model: ResidualStack, image: torch.Tensor) -> tuple[list[in
     def enter(position: int) -> Callable[..., None]:
         def hook(*_: Any) -> None:
             part[0] = position
+
         return hook
 
     def record(layer: nn.Module, inputs: Any, output: Any) -> None:
@@ -110,7 +122,14 @@ def measured_rate(model: ResidualStack, resolution: int, full_gmac: float) -> fl
 
 
 def estimate(
-    model: ResidualStack, resolution: int, num_images: int, batch_size: int, mask_chunk: int, engine: str, world_size: int = 1, masks_per_image: int | None = None,
+    model: ResidualStack,
+    resolution: int,
+    num_images: int,
+    batch_size: int,
+    mask_chunk: int,
+    engine: str,
+    world_size: int = 1,
+    masks_per_image: int | None = None,
     family: MaskFamily | None = None,
 ) -> CostEstimate:
     """The expected time and peak memory of one pass of ``engine`` over ``num_images`` images: all 2^L
@@ -122,20 +141,48 @@ def estimate(
     full_gmac = work["naive_gmac"] / size
     if family is not None:
         masks_per_image = family.size(model.num_blocks)
-        gmac = family_gmac(model, resolution, parameter.device, family) if engine == "tree" else full_gmac * masks_per_image
+        gmac = (
+            family_gmac(model, resolution, parameter.device, family)
+            if engine == "tree"
+            else full_gmac * masks_per_image
+        )
     else:
-        gmac = full_gmac * masks_per_image if masks_per_image is not None else work["tree_gmac"] if engine == "tree" else work["naive_gmac"]
+        gmac = (
+            full_gmac * masks_per_image
+            if masks_per_image is not None
+            else work["tree_gmac"]
+            if engine == "tree"
+            else work["naive_gmac"]
+        )
     rate = measured_rate(model, resolution, full_gmac)
-    largest, classes = activation_sizes(model, torch.zeros(1, 3, resolution, resolution, device=parameter.device, dtype=parameter.dtype))
+    largest, classes = activation_sizes(
+        model, torch.zeros(1, 3, resolution, resolution, device=parameter.device, dtype=parameter.dtype)
+    )
     element = parameter.element_size()
     masks = size if masks_per_image is None else masks_per_image
     # states alive in each part: the tree runs the stem on 1 per image, block l on 2^l, the head on 2^L (at most mask_chunk); naive: mask_chunk everywhere
-    states = [1, *(2**level for level in range(model.num_blocks)), size] if engine == "tree" and masks_per_image is None else [masks] * len(largest)
+    states = (
+        [1, *(2**level for level in range(model.num_blocks)), size]
+        if engine == "tree" and masks_per_image is None
+        else [masks] * len(largest)
+    )
     activations = max(min(count, mask_chunk) * elements for count, elements in zip(states, largest))
-    peak = (sum(p.numel() for p in model.parameters()) * element
-            + batch_size * masks * classes * max(element, 4)
-            + ACTIVATION_COPIES * batch_size * activations * element)
-    return CostEstimate(gmac, rate, num_images, world_size, gmac * num_images / (rate * world_size), int(peak), model.num_blocks, engine, masks)
+    peak = (
+        sum(p.numel() for p in model.parameters()) * element
+        + batch_size * masks * classes * max(element, 4)
+        + ACTIVATION_COPIES * batch_size * activations * element
+    )
+    return CostEstimate(
+        gmac,
+        rate,
+        num_images,
+        world_size,
+        gmac * num_images / (rate * world_size),
+        int(peak),
+        model.num_blocks,
+        engine,
+        masks,
+    )
 
 
 def check(cost: CostEstimate, confirmed: bool) -> None:
@@ -149,12 +196,16 @@ def check_blocks(cost: CostEstimate, confirmed: bool) -> None:
     """Refuse an exhaustive pass over more than :data:`MAX_BLOCKS` gated blocks unless ``confirmed`` (a pass over
     fewer masks — a mask family, a list — is held to the time limit only)."""
     if not confirmed and cost.num_blocks > MAX_BLOCKS and cost.masks_per_image == 2**cost.num_blocks:
-        raise PipelineError(f"L = {cost.num_blocks} gated blocks means 2^{cost.num_blocks} masks per image, beyond the limit of L = {MAX_BLOCKS} "
-                            f"for an exhaustive run ({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway")
+        raise PipelineError(
+            f"L = {cost.num_blocks} gated blocks means 2^{cost.num_blocks} masks per image, beyond the limit of L = {MAX_BLOCKS} "
+            f"for an exhaustive run ({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway"
+        )
 
 
 def check_hours(cost: CostEstimate, confirmed: bool) -> None:
     """Refuse a pass estimated above :data:`MAX_HOURS` hours unless ``confirmed``."""
     if not confirmed and cost.seconds > MAX_HOURS * 3600:
-        raise PipelineError(f"this pass is estimated at {cost.seconds / 3600:.1f} h, beyond the limit of {MAX_HOURS:g} h "
-                            f"({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway, or use fewer images (--limit)")
+        raise PipelineError(
+            f"this pass is estimated at {cost.seconds / 3600:.1f} h, beyond the limit of {MAX_HOURS:g} h "
+            f"({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway, or use fewer images (--limit)"
+        )

@@ -16,6 +16,7 @@ is printed by that rank, and ``torchrun`` then stops the others.
 
 Without ``torchrun`` every function here is the single-process identity (rank 0 of 1).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -70,14 +71,18 @@ def rank_from_environment(environ: Mapping[str, str]) -> Rank:
         return Rank()
     if len(present) < len(ENVIRONMENT):
         missing = ", ".join(name for name in ENVIRONMENT if name not in environ)
-        raise PipelineError(f"the environment sets {', '.join(present)} but not {missing}; launch with torchrun, or unset them for a single process")
+        raise PipelineError(
+            f"the environment sets {', '.join(present)} but not {missing}; launch with torchrun, or unset them for a single process"
+        )
     try:
         rank, world_size, local_rank = (int(environ[name]) for name in ENVIRONMENT)
     except ValueError:
         values = " ".join(f"{name}={environ[name]}" for name in ENVIRONMENT)
         raise PipelineError(f"{values}: torchrun's rank variables must be integers") from None
     if not 0 <= rank < world_size or local_rank < 0:
-        raise PipelineError(f"RANK={rank} WORLD_SIZE={world_size} LOCAL_RANK={local_rank}: need 0 ≤ RANK < WORLD_SIZE and LOCAL_RANK ≥ 0")
+        raise PipelineError(
+            f"RANK={rank} WORLD_SIZE={world_size} LOCAL_RANK={local_rank}: need 0 ≤ RANK < WORLD_SIZE and LOCAL_RANK ≥ 0"
+        )
     return Rank(rank, world_size, local_rank, launched=True)
 
 
@@ -86,7 +91,9 @@ def rank_device(device: torch.device, rank: Rank, gpu_count: int) -> torch.devic
     if device.type != "cuda" or not rank.launched:
         return device
     if device.index is not None:
-        raise PipelineError(f"--device {device} under torchrun: every rank would share one GPU; use --device cuda or auto (rank k runs on cuda:LOCAL_RANK)")
+        raise PipelineError(
+            f"--device {device} under torchrun: every rank would share one GPU; use --device cuda or auto (rank k runs on cuda:LOCAL_RANK)"
+        )
     if rank.local_rank >= gpu_count:
         raise PipelineError(
             f"rank {rank.rank} (LOCAL_RANK {rank.local_rank}) asks for cuda:{rank.local_rank} but this node has {gpu_count} GPU(s); "
@@ -115,7 +122,9 @@ def start(device: torch.device) -> torch.device:
     if not dist.is_initialized():
         if device.type == "cuda":
             torch.cuda.set_device(device)
-            dist.init_process_group("nccl", timeout=BARRIER_TIMEOUT, **device_id_argument(dist.init_process_group, device))
+            dist.init_process_group(
+                "nccl", timeout=BARRIER_TIMEOUT, **device_id_argument(dist.init_process_group, device)
+            )
         else:
             dist.init_process_group("gloo", timeout=BARRIER_TIMEOUT)
         atexit.register(_shutdown)
@@ -198,12 +207,17 @@ def check_job(num_batches: int, settings: dict[str, Any]) -> None:
     if not _current.launched:
         return
     if _current.world_size > num_batches:
-        fail(f"{_current.world_size} ranks but the job has only {num_batches} batch(es) of --batch-size; launch at most {num_batches} ranks (--nproc-per-node × --nnodes) or lower --batch-size")
+        fail(
+            f"{_current.world_size} ranks but the job has only {num_batches} batch(es) of --batch-size; launch at most "
+            f"{num_batches} ranks (--nproc-per-node × --nnodes) or lower --batch-size"
+        )
     reference, *others = _all_gather(settings)
     for rank, other in enumerate(others, start=1):
         if other != reference:
             changed = sorted(name for name in set(reference) | set(other) if reference.get(name) != other.get(name))
-            fail(f"rank {rank} was launched with other settings than rank 0 ({', '.join(changed)}); give every rank the same flags")
+            fail(
+                f"rank {rank} was launched with other settings than rank 0 ({', '.join(changed)}); give every rank the same flags"
+            )
 
 
 def on_main(function: Callable[[], T]) -> T:
@@ -229,7 +243,14 @@ class JobProgress:
     def __init__(self, files: list[Path], sizes: list[int], pending: list[int], description: str) -> None:
         self.unfinished = {files[number]: sizes[number] for number in pending}
         total = sum(sizes)
-        self.bar = tqdm(total=total, initial=total - sum(self.unfinished.values()), unit="img", desc=description, dynamic_ncols=True, disable=not (pending and _current.is_main))
+        self.bar = tqdm(
+            total=total,
+            initial=total - sum(self.unfinished.values()),
+            unit="img",
+            desc=description,
+            dynamic_ncols=True,
+            disable=not (pending and _current.is_main),
+        )
 
     def finished(self, path: Path) -> None:
         """This rank wrote ``path``; on rank 0, also count what the other ranks finished meanwhile."""

@@ -8,6 +8,7 @@ keeps its own output folder, partial store and run key, and writes exactly what 
 so a step run alone on that folder afterwards resumes from the store and evaluates nothing.
 A step is :func:`run_step` with its one pass; ``python -m paper.single_pass`` runs several.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,13 +51,25 @@ def run_passes(args: argparse.Namespace, passes: list[tuple[ExperimentPass, Path
     """Run every ``(pass, output folder)`` from one all-mask evaluation per batch; each writes its results."""
     folders = [Path(folder).resolve() for _, folder in passes]
     if len(set(folders)) < len(folders):
-        raise PipelineError("every experiment of a single pass needs its own output folder; give each experiment its own results folder")
+        raise PipelineError(
+            "every experiment of a single pass needs its own output folder; give each experiment its own results folder"
+        )
     shared = build_setup(args)
     entries = [entry for entry, _ in passes]
     setups = [experiment_setup(shared, folder) for _, folder in passes]
-    setups = [replace(setup, config=setup.config.with_options(**(entry.prepare(setup) or {}))) for entry, setup in zip(entries, setups)]
-    stages = [Stage(setup, entry.stage, entry.batch_function(setup), entry.pass_indices) for entry, setup in zip(entries, setups)]
-    description = entries[0].description if len(entries) == 1 else "Exp " + "+".join(str(entry.experiment) for entry in entries) + " all masks"
+    setups = [
+        replace(setup, config=setup.config.with_options(**(entry.prepare(setup) or {})))
+        for entry, setup in zip(entries, setups)
+    ]
+    stages = [
+        Stage(setup, entry.stage, entry.batch_function(setup), entry.pass_indices)
+        for entry, setup in zip(entries, setups)
+    ]
+    description = (
+        entries[0].description
+        if len(entries) == 1
+        else "Exp " + "+".join(str(entry.experiment) for entry in entries) + " all masks"
+    )
     arrays, timing = run_stages(stages, description=description)
     if len(entries) > 1:
         timing = {**timing, "shared_pass": [stage.name for stage in stages]}  # the wall time is the whole pass's
@@ -64,7 +77,13 @@ def run_passes(args: argparse.Namespace, passes: list[tuple[ExperimentPass, Path
         entry.finish(setup, experiment_arrays, timing)
 
 
-def run_step(experiment_pass: ExperimentPass, argv: list[str] | None, doc: str | None, default_output_dir: str, default_sample_index: str = "experiment_1/sample_index.json") -> None:
+def run_step(
+    experiment_pass: ExperimentPass,
+    argv: list[str] | None,
+    doc: str | None,
+    default_output_dir: str,
+    default_sample_index: str = "experiment_1/sample_index.json",
+) -> None:
     """An experiment's evaluation step: the shared flags plus its own, then its pass alone."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_evaluation_arguments(parser, default_output_dir, default_sample_index)

@@ -10,6 +10,7 @@ produces exactly the arrays an uninterrupted run would. Under ``torchrun`` each 
 share of the unfinished batches into the same store and rank 0 alone writes the results
 (:mod:`experiment_1.run.distributed`).
 """
+
 from __future__ import annotations
 
 import signal
@@ -21,19 +22,22 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from experiment_1.run import distributed
-from experiment_1.run import timing_log
-from experiment_1.network.engines import evaluate_all_masks, evaluate_mask_family, evaluate_masks_naive, out_of_memory_line
-from experiment_1.network.mask_family import MaskFamily
-from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile
 from experiment_1.data.shards import check_batch_errors
 from experiment_1.errors import Interrupted, PipelineError
 from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, atomic_write_json, check_finite, read_json
-
-UNSCALED = 1.0  # the residual scale λ of a pass that evaluates the network as it is (every branch at full weight)
+from experiment_1.network.engines import (
+    evaluate_all_masks,
+    evaluate_mask_family,
+    evaluate_masks_naive,
+    out_of_memory_line,
+)
+from experiment_1.network.mask_family import MaskFamily
+from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile
+from experiment_1.run import distributed, timing_log
 from experiment_1.run.partial_store import PartialStore, run_key
 from experiment_1.run.setup import EvaluationSetup
 
+UNSCALED = 1.0  # the residual scale λ of a pass that evaluates the network as it is (every branch at full weight)
 
 BatchFunction = Callable[[torch.Tensor, torch.Tensor], dict[str, torch.Tensor]]
 
@@ -74,12 +78,18 @@ def run_per_image(
     ``(B, len(mask_indices), C)``) and the store's key records them; with ``mask_family`` the family's
     members (``(B, M, C)`` in ascending mask id) and the key records the family's descriptor.
     """
-    arrays, timing = run_stages([Stage(setup, stage, compute, pass_indices)], residual_scale, description or stage, mask_indices, mask_family)
+    arrays, timing = run_stages(
+        [Stage(setup, stage, compute, pass_indices)], residual_scale, description or stage, mask_indices, mask_family
+    )
     return arrays[0], timing
 
 
 def run_stages(
-    stages: list[Stage], residual_scale: float = UNSCALED, description: str = "", mask_indices: list[int] | None = None, mask_family: MaskFamily | None = None
+    stages: list[Stage],
+    residual_scale: float = UNSCALED,
+    description: str = "",
+    mask_indices: list[int] | None = None,
+    mask_family: MaskFamily | None = None,
 ) -> tuple[list[dict[str, np.ndarray]], dict[str, float]]:
     """:func:`run_per_image` for several stages fed by one all-mask pass over the same images.
 
@@ -115,7 +125,10 @@ def run_stages(
     def find_missing() -> dict[int, list[int]]:
         for store in stores:
             store.open()
-        missing = {number: [position for position, store in enumerate(stores) if not store.finished(number)] for number in range(len(batches))}
+        missing = {
+            number: [position for position, store in enumerate(stores) if not store.finished(number)]
+            for number in range(len(batches))
+        }
         return {number: positions for number, positions in missing.items() if positions}
 
     missing, pass_id = distributed.on_main(lambda: (find_missing(), timing_log.new_pass_id()))
@@ -123,9 +136,14 @@ def run_stages(
     pending = sorted(missing)
     mine = distributed.share(pending)
     # a batch counts as done once the last store that lacked it has it (the stores are written in order)
-    done_files = [stores[missing[number][-1]].path(number) if number in missing else stores[-1].path(number) for number in range(len(batches))]
+    done_files = [
+        stores[missing[number][-1]].path(number) if number in missing else stores[-1].path(number)
+        for number in range(len(batches))
+    ]
     started = time.perf_counter()
-    progress = distributed.JobProgress(done_files, [len(batch) for batch in batches], pending, description or stores[0].stage)
+    progress = distributed.JobProgress(
+        done_files, [len(batch) for batch in batches], pending, description or stores[0].stage
+    )
     done = count - sum(len(batches[number]) for number in pending)
     cause: str | None = None
     if mine:
@@ -134,34 +152,63 @@ def run_stages(
             for number, batch in zip(mine, loader):
                 valid = torch.tensor(check_batch_errors(list(batch["error"]), flags.skip_corrupt, batch["fatal"]))
                 if mask_family is not None:
-                    _, logits = evaluate_mask_family(setup.model, batch["image"], mask_family, engine=flags.engine, mask_chunk=flags.mask_chunk, residual_scale=residual_scale)
+                    _, logits = evaluate_mask_family(
+                        setup.model,
+                        batch["image"],
+                        mask_family,
+                        engine=flags.engine,
+                        mask_chunk=flags.mask_chunk,
+                        residual_scale=residual_scale,
+                    )
                 elif mask_indices is None:
-                    logits = evaluate_all_masks(setup.model, batch["image"], engine=flags.engine, mask_chunk=flags.mask_chunk, residual_scale=residual_scale)
+                    logits = evaluate_all_masks(
+                        setup.model,
+                        batch["image"],
+                        engine=flags.engine,
+                        mask_chunk=flags.mask_chunk,
+                        residual_scale=residual_scale,
+                    )
                 else:
-                    logits = evaluate_masks_naive(setup.model, batch["image"], mask_indices, flags.mask_chunk, residual_scale)
+                    logits = evaluate_masks_naive(
+                        setup.model, batch["image"], mask_indices, flags.mask_chunk, residual_scale
+                    )
                 check_finite_logits(logits, batch["index"].tolist(), setup, residual_scale)
                 labels = batch["label"].to(logits.device)
                 for position in missing[number]:
                     extra = (batch["index"],) if stages[position].pass_indices else ()
-                    arrays = {name: value.detach().cpu() for name, value in stages[position].compute(logits, labels, *extra).items()}
+                    arrays = {
+                        name: value.detach().cpu()
+                        for name, value in stages[position].compute(logits, labels, *extra).items()
+                    }
                     arrays.update(index=batch["index"], label=batch["label"], valid=valid)
                     stores[position].save(number, arrays)
                     del arrays
                 del logits
-                pass_log.finished_batch(len(batches[number]), [stores[position].directory for position in missing[number]])
+                pass_log.finished_batch(
+                    len(batches[number]), [stores[position].directory for position in missing[number]]
+                )
                 progress.finished(done_files[number])
                 done += len(batches[number])
-        except KeyboardInterrupt as stop:  # SIGINT, or SIGTERM as Interrupted; finished batches are kept: say how many, and how to resume
+        except (
+            KeyboardInterrupt
+        ) as stop:  # SIGINT, or SIGTERM as Interrupted; finished batches are kept: say how many, and how to resume
             signal_number = stop.signal_number if isinstance(stop, Interrupted) else signal.SIGINT
             raise Interrupted(signal_number, done, count) from None
-        except (PipelineError, RuntimeError, MemoryError) as error:  # out of memory anywhere in a batch's work: the engine or a stage's reductions
+        except (
+            PipelineError,
+            RuntimeError,
+            MemoryError,
+        ) as error:  # out of memory anywhere in a batch's work: the engine or a stage's reductions
             cause = out_of_memory_line(error)
             if cause is None:
                 raise
         if cause is not None:  # outside the except, with the batch's tensors dropped, so the estimate can run
             logits = arrays = None
             raise out_of_memory_error(setup, cause)
-    share_timing = {"wall_seconds": time.perf_counter() - started, "images_evaluated": sum(len(batches[number]) for number in mine)}
+    share_timing = {
+        "wall_seconds": time.perf_counter() - started,
+        "images_evaluated": sum(len(batches[number]) for number in mine),
+    }
     progress.close()
     timing = distributed.job_timing(share_timing, time.perf_counter() - started)
     merged = []
@@ -183,7 +230,14 @@ def out_of_memory_error(setup: EvaluationSetup, cause: str) -> PipelineError:
         estimate = f"; estimated peak {peak / 2**30:.1f} GiB for these flags"
         if setup.device.type == "cuda":
             total = torch.cuda.get_device_properties(setup.device).total_memory
-            fitting = max((size for size in range(1, flags.batch_size) if peak_estimate(profile, size, flags.mask_chunk, REDUCTION_LOGIT_MULTIPLE) <= 0.9 * total), default=None)
+            fitting = max(
+                (
+                    size
+                    for size in range(1, flags.batch_size)
+                    if peak_estimate(profile, size, flags.mask_chunk, REDUCTION_LOGIT_MULTIPLE) <= 0.9 * total
+                ),
+                default=None,
+            )
             estimate += f" on a {total / 2**30:.0f}-GiB device" + (f" (--batch-size {fitting} fits)" if fitting else "")
     except (RuntimeError, MemoryError):  # no memory left even for the two-image estimate
         pass
@@ -193,9 +247,13 @@ def out_of_memory_error(setup: EvaluationSetup, cause: str) -> PipelineError:
     )
 
 
-def check_finite_logits(logits: torch.Tensor, indices: list[int], setup: EvaluationSetup, residual_scale: float) -> None:
+def check_finite_logits(
+    logits: torch.Tensor, indices: list[int], setup: EvaluationSetup, residual_scale: float
+) -> None:
     """Stop with one line naming the image(s), λ and the weights if any logit of the batch is NaN or ±inf."""
-    finite = torch.isfinite(logits.flatten(1).sum(dim=1, dtype=torch.float64)).cpu()  # NaN and ±inf survive the sum; no (B, 2^L, C) mask is allocated
+    finite = torch.isfinite(
+        logits.flatten(1).sum(dim=1, dtype=torch.float64)
+    ).cpu()  # NaN and ±inf survive the sum; no (B, 2^L, C) mask is allocated
     if bool(finite.all()):
         return
     bad = [setup.samples[index].describe() for index, ok in zip(indices, finite.tolist()) if not ok]
@@ -246,9 +304,17 @@ def write_results(
     if not distributed.is_main():
         return output_dir / summary_name
     for path in sorted(output_dir.glob("summary*.json")):  # never overwrite another step's results
-        if not may_stay_beside(path, read_json(path, fix="delete it or use another --output-dir"), summary, summary_name):
-            raise PipelineError(f"{output_dir}: holds results of another experiment ({path.name}); use another --output-dir")
-    check_finite(summary, f"{output_dir / summary_name} (not written)", "a statistic of the per-image arrays is NaN or inf; check the inputs and weights")
+        if not may_stay_beside(
+            path, read_json(path, fix="delete it or use another --output-dir"), summary, summary_name
+        ):
+            raise PipelineError(
+                f"{output_dir}: holds results of another experiment ({path.name}); use another --output-dir"
+            )
+    check_finite(
+        summary,
+        f"{output_dir / summary_name} (not written)",
+        "a statistic of the per-image arrays is NaN or inf; check the inputs and weights",
+    )
     atomic_save_npz(output_dir / "per_image.npz", {**arrays, RUN_ID_ARRAY: np.array(summary["config"]["run_id"])})
     atomic_write_json(output_dir / summary_name, summary)
     write_timing(setup, timing, summary["config"]["device_name"])
@@ -263,7 +329,15 @@ def write_timing(setup: EvaluationSetup, timing: dict[str, Any], device_name: st
     total = timing_log.accumulated(Path(flags.output_dir))
     if distributed.is_main() and (total or timing["images_evaluated"]):
         last_call = {name: value for name, value in timing.items() if name != "shared_pass"}
-        atomic_write_json(Path(flags.output_dir) / "timing.json", {
-            **timing, **(total or {}), "last_call": last_call,
-            "device_name": device_name, "batch_size": flags.batch_size, "mask_chunk": flags.mask_chunk, "engine": flags.engine,
-        })
+        atomic_write_json(
+            Path(flags.output_dir) / "timing.json",
+            {
+                **timing,
+                **(total or {}),
+                "last_call": last_call,
+                "device_name": device_name,
+                "batch_size": flags.batch_size,
+                "mask_chunk": flags.mask_chunk,
+                "engine": flags.engine,
+            },
+        )

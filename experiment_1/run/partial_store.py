@@ -20,6 +20,7 @@ place, which fails if another run created it first) and compared on every open; 
 carries its store's id (the sha256 of the key) and a batch of another store is refused. Batches
 written before they carried the id are accepted where the store's key matches.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -81,7 +82,11 @@ def source_identity(path: Path) -> dict[str, Any]:
         footer_length = int.from_bytes(tail[:4], "little")
         stream.seek(max(size - PARQUET_TAIL - footer_length, 0))
         footer = stream.read(footer_length + PARQUET_TAIL)
-    return {"size": size, "rows": pq.ParquetFile(path).metadata.num_rows, "footer_sha256": hashlib.sha256(footer).hexdigest()}
+    return {
+        "size": size,
+        "rows": pq.ParquetFile(path).metadata.num_rows,
+        "footer_sha256": hashlib.sha256(footer).hexdigest(),
+    }
 
 
 def run_key(config: dict[str, Any], data_dir: Path, samples: list[SampleRef]) -> dict[str, Any]:
@@ -92,7 +97,9 @@ def run_key(config: dict[str, Any], data_dir: Path, samples: list[SampleRef]) ->
         key["weights"] = f"sha256:{file_sha256(weights)}"
     key["key_format"] = KEY_FORMAT
     key["samples_sha256"] = sample_list_sha256(samples)
-    key["sources"] = {source: source_identity(Path(data_dir) / source) for source in sorted({sample.source for sample in samples})}
+    key["sources"] = {
+        source: source_identity(Path(data_dir) / source) for source in sorted({sample.source for sample in samples})
+    }
     return key
 
 
@@ -132,7 +139,9 @@ def describe_changes(previous: dict[str, Any], current: dict[str, Any]) -> str:
         if source not in old_sources or source not in new_sources:
             changes.append(f"source {source} {'added' if source in new_sources else 'no longer read'}")
         elif old_sources[source] != new_sources[source]:
-            fields = sorted(field for field in new_sources[source] if old_sources[source].get(field) != new_sources[source][field])
+            fields = sorted(
+                field for field in new_sources[source] if old_sources[source].get(field) != new_sources[source][field]
+            )
             changes.append(f"source {source} ({', '.join(fields)})")
     return ", ".join(changes)
 
@@ -169,10 +178,14 @@ def lock_output_dir(output_dir: Path) -> None:
         stream.seek(0)
         holder = stream.read().strip() or "another process"
         stream.close()
-        raise PipelineError(f"{output_dir}: another run is writing into this folder ({holder}); wait for it to finish, or use another --output-dir") from None
+        raise PipelineError(
+            f"{output_dir}: another run is writing into this folder ({holder}); wait for it to finish, or use another --output-dir"
+        ) from None
     stream.seek(0)
     stream.truncate()
-    stream.write(f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}: {' '.join(sys.argv)[:300]}\n")
+    stream.write(
+        f"pid {os.getpid()} on {socket.gethostname()} since {time.strftime('%Y-%m-%d %H:%M:%S')}: {' '.join(sys.argv)[:300]}\n"
+    )
     stream.flush()
     _HELD_LOCKS[name] = stream
 
@@ -218,20 +231,36 @@ class PartialStore:
         if not create_json_once(path, self.key):
             previous = read_json(path, fix=fix)
             if not isinstance(previous, dict) or "key_format" not in previous:
-                raise PipelineError(f"{self.directory}: partial results written by an older version that did not record their inputs' content; use another --output-dir, or delete that folder to start over")
+                raise PipelineError(
+                    f"{self.directory}: partial results written by an older version that did not record their inputs' "
+                    f"content; use another --output-dir, or delete that folder to start over"
+                )
             if previous != self.key:
-                raise PipelineError(f"{self.directory}: holds partial results of a different run (changed: {describe_changes(previous, self.key)}); use another --output-dir, or delete that folder to start over")
+                raise PipelineError(
+                    f"{self.directory}: holds partial results of a different run (changed: "
+                    f"{describe_changes(previous, self.key)}); use another --output-dir, or delete that folder to start "
+                    f"over"
+                )
         remove_stale_temporaries(self.directory)
         remove_stale_temporaries(self.output_dir)
 
     def _refuse_other_steps(self) -> None:
         partial = self.output_dir / "partial"
-        others = sorted(path for path in partial.iterdir() if path.is_dir() and path.name != self.step) if partial.is_dir() else []
+        others = (
+            sorted(path for path in partial.iterdir() if path.is_dir() and path.name != self.step)
+            if partial.is_dir()
+            else []
+        )
         for other in others:
             if (other / KEY_FILE).exists():  # the layout before stages were named by step
-                raise PipelineError(f"{other}: partial results written by an older version that did not record their inputs' content; use another --output-dir, or delete that folder to start over")
+                raise PipelineError(
+                    f"{other}: partial results written by an older version that did not record their inputs' content; "
+                    f"use another --output-dir, or delete that folder to start over"
+                )
         if others:
-            raise PipelineError(f"{self.output_dir}: holds results of another step ({others[0].name}), not of {self.step}; use another --output-dir")
+            raise PipelineError(
+                f"{self.output_dir}: holds results of another step ({others[0].name}), not of {self.step}; use another --output-dir"
+            )
 
     def path(self, number: int) -> Path:
         return self.directory / f"batch_{number:06d}.pt"
@@ -247,14 +276,20 @@ class PartialStore:
         path = self.path(number)
         fix = "delete it to recompute that batch (rerun the same command)"
         try:
-            arrays = torch.load(path, weights_only=True, map_location="cpu")  # stored from .cpu() tensors; a guard all the same
+            arrays = torch.load(
+                path, weights_only=True, map_location="cpu"
+            )  # stored from .cpu() tensors; a guard all the same
         except Exception as error:  # truncated, empty or foreign files raise many types
             raise PipelineError(f"{path}: damaged partial batch file ({type(error).__name__}); {fix}") from None
         if not isinstance(arrays, dict) or "index" not in arrays or arrays["index"].tolist() != indices:
-            raise PipelineError(f"{path}: does not hold batch {number} of this run (images {indices[0]}–{indices[-1]}); {fix}")
+            raise PipelineError(
+                f"{path}: does not hold batch {number} of this run (images {indices[0]}–{indices[-1]}); {fix}"
+            )
         written_by = arrays.pop(STORE_ID, None)
         if written_by is None:  # a batch without its identity could be any run's: never trusted on its counts alone
             raise PipelineError(f"{path}: names no store id, so it cannot be shown to be this run's batch; {fix}")
         if written_by != self.id:
-            raise PipelineError(f"{path}: a batch file of another run (its store id {str(written_by)[:12]}…, this store's {self.id[:12]}…); {fix}")
+            raise PipelineError(
+                f"{path}: a batch file of another run (its store id {str(written_by)[:12]}…, this store's {self.id[:12]}…); {fix}"
+            )
         return arrays

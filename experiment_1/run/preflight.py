@@ -5,7 +5,8 @@ In order, cheap refusals first:
 1. the labels fit the model's classes (:func:`check_labels`);
 2. the cost estimate, printed (:func:`experiment_1.run.cost.estimate`), and its refusal of an
    exhaustive pass over more than :data:`experiment_1.run.cost.MAX_BLOCKS` gated blocks unless
-   ``confirm_long_run`` (a mask-family pass, ``config.mask_family``, is counted as the family and never refused for L) — before the memory check, so the run is first told that ``--confirm-long-run`` exists;
+   ``confirm_long_run`` (a mask-family pass, ``config.mask_family``, is counted as the family and never refused for L)
+   — before the memory check, so the run is first told that ``--confirm-long-run`` exists;
 3. one batch's all-mask logits fit the device's memory (:func:`experiment_1.run.run_checks.check_logits_fit`;
    no flag makes them fit);
 4. the estimated time within :data:`experiment_1.run.cost.MAX_HOURS` unless ``confirm_long_run``;
@@ -18,14 +19,13 @@ In order, cheap refusals first:
 The allocator setting (:mod:`experiment_1.run.allocator`) comes before all of this, ahead of the model's
 first tensor: :func:`experiment_1.run.setup.build_setup` applies it first.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import torch
 
-from experiment_1.run import cost as run_cost
-from experiment_1.run import distributed
 from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors
 from experiment_1.errors import PipelineError
 from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
@@ -33,10 +33,14 @@ from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.network.gating import check_evaluation_parity
 from experiment_1.network.residual_stack import ResidualStack
+from experiment_1.run import cost as run_cost
+from experiment_1.run import distributed
 from experiment_1.run.run_checks import check_logits_fit, check_set_function
 from experiment_1.run.run_config import RunConfig
 
-CALIBRATION_BATCH = 64  # images per calibration batch: one batch for the 50-image null, so its statistics are the sample's own
+CALIBRATION_BATCH = (
+    64  # images per calibration batch: one batch for the 50-image null, so its statistics are the sample's own
+)
 
 
 def preflight(model: ResidualStack, dataset: SampleDataset, config: RunConfig, device: torch.device) -> None:
@@ -44,13 +48,30 @@ def preflight(model: ResidualStack, dataset: SampleDataset, config: RunConfig, d
     (calibrated, folded, compiled as ``config`` asks) and check it. The module's docstring gives the order."""
     classes = num_classes(model)
     check_labels(dataset.samples, classes, config.sample_index)
-    cost = distributed.on_main(lambda: run_cost.estimate(model, model.preprocess.crop, len(dataset), config.batch_size, config.mask_chunk, config.engine,
-                                                         distributed.world_size(), config.masks_per_image,
-                                                         family=config.mask_family))
+    cost = distributed.on_main(
+        lambda: run_cost.estimate(
+            model,
+            model.preprocess.crop,
+            len(dataset),
+            config.batch_size,
+            config.mask_chunk,
+            config.engine,
+            distributed.world_size(),
+            config.masks_per_image,
+            family=config.mask_family,
+        )
+    )
     print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
     run_cost.check_blocks(cost, config.confirm_long_run)
     family_masks = config.mask_family.size(model.num_blocks) if config.mask_family is not None else None
-    check_logits_fit(config.batch_size, model.num_blocks, classes, torch.float64 if config.dtype == "float64" else torch.float32, device, masks=family_masks)
+    check_logits_fit(
+        config.batch_size,
+        model.num_blocks,
+        classes,
+        torch.float64 if config.dtype == "float64" else torch.float32,
+        device,
+        masks=family_masks,
+    )
     run_cost.check_hours(cost, config.confirm_long_run)
     if config.calibrate_batchnorm is not None:
         calibrate_on_samples(model, dataset, config.calibrate_batchnorm, config.skip_corrupt)
@@ -59,12 +80,15 @@ def preflight(model: ResidualStack, dataset: SampleDataset, config: RunConfig, d
     check_set_function(model)  # deterministic and batch-independent, as evaluated (before compiling)
     if config.compile:
         compile_stack(model)
-    if config.smooth_activations is None and config.calibrate_batchnorm is None:  # those change the network: no reference to hold it to
+    if (
+        config.smooth_activations is None and config.calibrate_batchnorm is None
+    ):  # those change the network: no reference to hold it to
         check_evaluation_parity(model, config.dtype)
 
 
 def num_classes(model: ResidualStack) -> int | None:
-    """``C``, the number of logits: as the network's own forward gave it when gated, else the output size of the head's last linear layer (``None`` without either)."""
+    """``C``, the number of logits: as the network's own forward gave it when gated, else the output size of the head's
+    last linear layer (``None`` without either)."""
     if getattr(model, "num_classes", None) is not None:
         return model.num_classes
     linears = [module for module in model.head.modules() if isinstance(module, torch.nn.Linear)]
@@ -90,8 +114,10 @@ def calibrate_on_samples(model: ResidualStack, dataset: SampleDataset, count: in
 
     def batches():
         for start in range(0, len(positions), CALIBRATION_BATCH):
-            items = [dataset[position] for position in positions[start:start + CALIBRATION_BATCH]]
-            valid = check_batch_errors([item["error"] for item in items], skip_corrupt, [item["fatal"] for item in items])
+            items = [dataset[position] for position in positions[start : start + CALIBRATION_BATCH]]
+            valid = check_batch_errors(
+                [item["error"] for item in items], skip_corrupt, [item["fatal"] for item in items]
+            )
             images = torch.stack([item["image"] for item, keep in zip(items, valid) if keep])
             if len(images):
                 yield images.to(device=parameter.device, dtype=parameter.dtype, memory_format=model.memory_format)

@@ -12,6 +12,7 @@
   memory; ``--mask-chunk`` bounds the network's activations, not this output, so it is not offered
   as the remedy (at L ≥ 25 with 1000 classes one image alone needs over 100 GiB).
 """
+
 from __future__ import annotations
 
 import math
@@ -39,30 +40,59 @@ def check_set_function(model: ResidualStack) -> None:
     model.eval()
     training = [name for name, module in model.named_modules() if module.training]
     if training:
-        raise PipelineError(f"{model.arch}: module {training[0] or 'the stack'} stays in training mode after eval(); a train() override must honour mode=False")
+        raise PipelineError(
+            f"{model.arch}: module {training[0] or 'the stack'} stays in training mode after eval(); a train() override must honour mode=False"
+        )
     images = torch.cat([probe_input(model, seed) for seed in (0, 1)])
     num_blocks = model.num_blocks
     generator = torch.Generator().manual_seed(0)
-    masks = torch.cat([torch.ones(1, num_blocks, dtype=torch.bool), torch.zeros(1, num_blocks, dtype=torch.bool),
-                       torch.rand(PROBE_MASKS - 2, num_blocks, generator=generator) < 0.5])
-    tf32 = images.is_cuda and images.dtype == torch.float32 and (torch.backends.cuda.matmul.allow_tf32 or torch.backends.cudnn.allow_tf32)
-    tolerance = math.sqrt(TF32_EPS if tf32 else torch.finfo(images.dtype).eps)  # batched kernels may sum in another order: round-off, not O(1)
-    alone = torch.cat([model(images[:1], masks[index:index + 1]) for index in range(PROBE_MASKS)])
-    again = torch.cat([model(images[:1], masks[index:index + 1]) for index in range(PROBE_MASKS)])
+    masks = torch.cat(
+        [
+            torch.ones(1, num_blocks, dtype=torch.bool),
+            torch.zeros(1, num_blocks, dtype=torch.bool),
+            torch.rand(PROBE_MASKS - 2, num_blocks, generator=generator) < 0.5,
+        ]
+    )
+    tf32 = (
+        images.is_cuda
+        and images.dtype == torch.float32
+        and (torch.backends.cuda.matmul.allow_tf32 or torch.backends.cudnn.allow_tf32)
+    )
+    tolerance = math.sqrt(
+        TF32_EPS if tf32 else torch.finfo(images.dtype).eps
+    )  # batched kernels may sum in another order: round-off, not O(1)
+    alone = torch.cat([model(images[:1], masks[index : index + 1]) for index in range(PROBE_MASKS)])
+    again = torch.cat([model(images[:1], masks[index : index + 1]) for index in range(PROBE_MASKS)])
     if not torch.isfinite(alone).all():  # NaN/inf weights: the batch loop names the images, λ and weights itself
         return
     chunk = model(images[:1].expand(PROBE_MASKS, *images.shape[1:]), masks)
     paired = model(images, masks[:1].expand(2, num_blocks))[:1]
     causes = (
-        (alone, again, "two evaluations of one image under one mask differ (a stochastic layer: dropout in training mode, added noise …)"),
-        (alone, chunk, "an image's logits change when other masks of it share the batch (batch statistics: a batch-norm in training mode or one that normalises over the batch)"),
-        (alone[:1], paired, "an image's logits change when another image shares its batch (batch statistics: a batch-norm in training mode or one that normalises over the batch)"),
+        (
+            alone,
+            again,
+            "two evaluations of one image under one mask differ (a stochastic layer: dropout in training mode, added noise …)",
+        ),
+        (
+            alone,
+            chunk,
+            "an image's logits change when other masks of it share the batch (batch statistics: a batch-norm in "
+            "training mode or one that normalises over the batch)",
+        ),
+        (
+            alone[:1],
+            paired,
+            "an image's logits change when another image shares its batch (batch statistics: a batch-norm in training "
+            "mode or one that normalises over the batch)",
+        ),
     )
     for first, second, cause in causes:
         difference = _relative_difference(first, second)
         if not difference <= tolerance:
-            raise PipelineError(f"{model.arch}: not a set function of the gates — {cause}; relative difference {difference:.2g} "
-                                f"(round-off allows {tolerance:.1g}); make the network's forward deterministic and per-image")
+            raise PipelineError(
+                f"{model.arch}: not a set function of the gates — {cause}; relative difference {difference:.2g} "
+                f"(round-off allows {tolerance:.1g}); make the network's forward deterministic and per-image"
+            )
 
 
 def check_lambdas(lambdas: list[float], num_blocks: int, mobius_dtype: torch.dtype) -> None:
@@ -71,8 +101,10 @@ def check_lambdas(lambdas: list[float], num_blocks: int, mobius_dtype: torch.dty
     smallest = tiny ** (1 / (2 * num_blocks))
     bad = [value for value in lambdas if value < smallest]
     if bad:
-        raise PipelineError(f"--lambdas {bad[0]:g}: the order-{num_blocks} energy λ^{2 * num_blocks} underflows {str(mobius_dtype).removeprefix('torch.')} "
-                            f"(smallest normal {tiny:.3g}); every λ must be at least {smallest:.3g} for L = {num_blocks}")
+        raise PipelineError(
+            f"--lambdas {bad[0]:g}: the order-{num_blocks} energy λ^{2 * num_blocks} underflows {str(mobius_dtype).removeprefix('torch.')} "
+            f"(smallest normal {tiny:.3g}); every λ must be at least {smallest:.3g} for L = {num_blocks}"
+        )
 
 
 ACTIVATION_SCALE = 1e3  # |pre-activation| a network may reach: β·x must stay finite up to it
@@ -84,8 +116,11 @@ def check_beta(beta: float, dtype: torch.dtype) -> None:
     if not (beta > 0 and math.isfinite(beta)):
         raise PipelineError(f"--smooth-activations {beta:g}: β must be a positive finite number (e.g. 10)")
     if beta * ACTIVATION_SCALE > info.max or math.log(2) / beta > info.max or beta < info.tiny:
-        raise PipelineError(f"--smooth-activations {beta:g}: Softplus_β overflows or underflows {str(dtype).removeprefix('torch.')} "
-                            f"(β·x must stay below {info.max:.3g} for |x| up to {ACTIVATION_SCALE:g}, and log 2/β finite); choose β between {max(info.tiny, math.log(2) / info.max):.3g} and {info.max / ACTIVATION_SCALE:.3g}")
+        raise PipelineError(
+            f"--smooth-activations {beta:g}: Softplus_β overflows or underflows {str(dtype).removeprefix('torch.')} "
+            f"(β·x must stay below {info.max:.3g} for |x| up to {ACTIVATION_SCALE:g}, and log 2/β finite); choose β "
+            f"between {max(info.tiny, math.log(2) / info.max):.3g} and {info.max / ACTIVATION_SCALE:.3g}"
+        )
 
 
 def device_memory(device: torch.device) -> int:
@@ -95,8 +130,15 @@ def device_memory(device: torch.device) -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def check_logits_fit(batch_size: int, num_blocks: int, classes: int | None, dtype: torch.dtype, device: torch.device, memory: int | None = None,
-                     masks: int | None = None) -> None:
+def check_logits_fit(
+    batch_size: int,
+    num_blocks: int,
+    classes: int | None,
+    dtype: torch.dtype,
+    device: torch.device,
+    memory: int | None = None,
+    masks: int | None = None,
+) -> None:
     """Refuse a run whose one batch of all-mask logits ``(B, 2^L, C)`` — ``(B, masks, C)`` for a pass over fewer masks
     (a mask family) — cannot fit in the device's memory."""
     if classes is None:
@@ -104,9 +146,13 @@ def check_logits_fit(batch_size: int, num_blocks: int, classes: int | None, dtyp
     memory = device_memory(device) if memory is None else memory
     per_image = (2**num_blocks if masks is None else masks) * classes * torch.finfo(dtype).bits // 8
     if per_image > memory:
-        raise PipelineError(f"L = {num_blocks} blocks: one image's all-mask logits (2^{num_blocks} × {classes} {str(dtype).removeprefix('torch.')}) take "
-                            f"{per_image / 2**30:.3g} GiB, more than this {device.type} device's {memory / 2**30:.3g} GiB; exhaustive evaluation cannot hold them "
-                            "(--mask-chunk bounds the network's activations, not this output) — gate fewer blocks")
+        raise PipelineError(
+            f"L = {num_blocks} blocks: one image's all-mask logits (2^{num_blocks} × {classes} {str(dtype).removeprefix('torch.')}) take "
+            f"{per_image / 2**30:.3g} GiB, more than this {device.type} device's {memory / 2**30:.3g} GiB; exhaustive evaluation cannot hold them "
+            "(--mask-chunk bounds the network's activations, not this output) — gate fewer blocks"
+        )
     if batch_size * per_image > memory:
-        raise PipelineError(f"--batch-size {batch_size}: one batch's all-mask logits take {batch_size * per_image / 2**30:.3g} GiB, more than this {device.type} device's "
-                            f"{memory / 2**30:.3g} GiB; use --batch-size {max(1, memory // per_image // 2)} or less")
+        raise PipelineError(
+            f"--batch-size {batch_size}: one batch's all-mask logits take {batch_size * per_image / 2**30:.3g} GiB, more than this {device.type} device's "
+            f"{memory / 2**30:.3g} GiB; use --batch-size {max(1, memory // per_image // 2)} or less"
+        )

@@ -1,7 +1,8 @@
 """The run configuration: built once from the flags and the built model, immutable afterwards.
 
 A :class:`RunConfig` holds the shared evaluation flags as typed attributes (``config.seed``,
-``config.batch_size`` …; the only channel through which they reach the set-up and the loop) and the run's *content* — what the numbers depend on — as a frozen JSON
+``config.batch_size`` …; the only channel through which they reach the set-up and the loop) and the run's *content* —
+what the numbers depend on — as a frozen JSON
 document: the partial store's resume key is made from it and every summary's ``config`` copies it.
 An experiment adds its own options (its K grid, thresholds …) with :meth:`RunConfig.with_options`,
 which returns a new configuration and never overwrites a name already there; nothing edits a
@@ -10,6 +11,7 @@ configuration in place, so two experiments of one pass cannot change each other'
 It reads like the dict it replaces (``config["weights"]``, ``dict(config)``, ``**config``); every
 value it hands out is a fresh copy of the stored JSON, so a caller that edits it edits only its copy.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,10 +47,16 @@ class RunConfig(Mapping):
     limit: int | None
     skip_corrupt: bool
     output_dir: Path | None = None  # a step without --output-dir (an analysis of several runs)
-    masks_per_image: int | None = None  # a pass of that many masks per image (e.g. the full mask alone), for the cost estimate; None: all 2^L
+    masks_per_image: int | None = (
+        None  # a pass of that many masks per image (e.g. the full mask alone), for the cost estimate; None: all 2^L
+    )
     confirm_long_run: bool = False  # --confirm-long-run: a pass beyond the cost limits runs anyway
-    mask_family: Any = None  # a pass over a mask family (experiment_1.network.mask_family.MaskFamily) instead of all 2^L masks, for the cost estimate and the memory check
-    resolution: int | None = None  # --resolution: evaluate at this crop (resize in proportion) instead of the architecture's own; part of the run's content
+    # a pass over a mask family (experiment_1.network.mask_family.MaskFamily) instead of all 2^L masks, for the cost
+    # estimate and the memory check
+    mask_family: Any = None
+    resolution: int | None = (
+        None  # --resolution: evaluate at this crop (resize in proportion) instead of the architecture's own; part of the run's content
+    )
     content_json: str = field(default="{}", repr=False)
 
     @classmethod
@@ -58,7 +66,13 @@ class RunConfig(Mapping):
         Only the fields declared here are read; a field whose flag the step's parser does not declare keeps its
         default (``output_dir``; ``masks_per_image``, which no flag sets: a step changes it with ``dataclasses.replace``)."""
         given = vars(args)
-        return cls(**{item.name: given[item.name] for item in fields(cls) if item.name != "content_json" and item.name in given})
+        return cls(
+            **{
+                item.name: given[item.name]
+                for item in fields(cls)
+                if item.name != "content_json" and item.name in given
+            }
+        )
 
     def with_content(self, content: Mapping[str, Any]) -> RunConfig:
         """This configuration with its content set (once: :func:`build_setup` does it after building the model)."""
@@ -71,7 +85,9 @@ class RunConfig(Mapping):
         content = self.content()
         clashes = sorted(name for name in options if name in content)
         if clashes:
-            raise PipelineError(f"an experiment option would overwrite the run configuration's {', '.join(clashes)}; give the option another name")
+            raise PipelineError(
+                f"an experiment option would overwrite the run configuration's {', '.join(clashes)}; give the option another name"
+            )
         return replace(self, content_json=_frozen_json({**content, **options}))
 
     def for_output(self, output_dir: Path) -> RunConfig:
@@ -97,4 +113,6 @@ def _frozen_json(content: Mapping[str, Any]) -> str:
     try:
         return json.dumps(dict(content), allow_nan=False)
     except (TypeError, ValueError) as error:
-        raise PipelineError(f"the run configuration holds a value JSON cannot record ({error}); a resume key must be plain numbers, strings and lists") from None
+        raise PipelineError(
+            f"the run configuration holds a value JSON cannot record ({error}); a resume key must be plain numbers, strings and lists"
+        ) from None

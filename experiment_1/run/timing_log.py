@@ -9,6 +9,7 @@ records into ``timing.json``: the wall time of a pass is its slowest rank's, and
 several experiments (``paper.single_pass``) carries the same ``pass`` id in each of their folders,
 so a table over folders counts it once (:func:`unique_passes`).
 """
+
 from __future__ import annotations
 
 import os
@@ -46,9 +47,13 @@ class PassLog:
 
     def finished_batch(self, images: int, directories: list[Path]) -> None:
         """Count ``images`` more and rewrite the record (atomically) in every directory."""
-        self.record.update(wall_seconds=time.perf_counter() - self.started, images_evaluated=self.record["images_evaluated"] + images)
+        self.record.update(
+            wall_seconds=time.perf_counter() - self.started, images_evaluated=self.record["images_evaluated"] + images
+        )
         for directory in directories:
-            atomic_write_json(Path(directory) / FOLDER / f"{self.record['pass']}-r{self.record['rank']}.json", self.record)
+            atomic_write_json(
+                Path(directory) / FOLDER / f"{self.record['pass']}-r{self.record['rank']}.json", self.record
+            )
 
 
 def records(output_dir: Path) -> list[dict[str, Any]]:
@@ -57,8 +62,13 @@ def records(output_dir: Path) -> list[dict[str, Any]]:
     for path in sorted(Path(output_dir).glob(f"partial/**/{FOLDER}/*.json")):
         record = read_json(path, fix="delete it (it only records timing)")
         check_timing_record(record, path)
-        if not all(isinstance(record.get(key), str) for key in ("pass", "host", "started_utc")) or type(record.get("rank")) is not int:
-            raise PipelineError(f"{path}: lacks its pass id, host, start time or rank; delete it (it only records timing)")
+        if (
+            not all(isinstance(record.get(key), str) for key in ("pass", "host", "started_utc"))
+            or type(record.get("rank")) is not int
+        ):
+            raise PipelineError(
+                f"{path}: lacks its pass id, host, start time or rank; delete it (it only records timing)"
+            )
         found.setdefault((record["pass"], record["rank"]), record)
     return sorted(found.values(), key=lambda record: (record["started_utc"], record["pass"], record["rank"]))
 

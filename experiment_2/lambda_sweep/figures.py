@@ -1,5 +1,6 @@
 """The 3A/3B figures, drawn from summary_all.json only: κ against λ, the spectra per λ, top-1 agreement against λ,
 and the λ^k law (sqrt(Ē_k) against λ, fitted slope against k)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 from experiment_1.mobius import PROJECTIONS
+from experiment_1.report import COLOURS, new_figure, new_figure_grid, plt, run_title, save_figure
 
 SEED_AGREEMENT_LAMBDAS = (0.8, 1.0)
 SEED_ARCH = "resnet18"  # the seed reports 3A/3B for ResNet-18 only
@@ -37,9 +38,26 @@ def plot_kappa(summary: dict[str, Any], output: Path) -> Path:
     figure, axes = new_figure(6.0, 3.8)
     for projection in PROJECTIONS:
         kappa = series(summary, projection, "kappa")
-        axes.errorbar(lambdas, kappa["mean"], yerr=error_bars(kappa), color=COLOURS[projection], marker="o", ms=4, capsize=2, label=f"κ^{projection[0]} (ours)")
+        axes.errorbar(
+            lambdas,
+            kappa["mean"],
+            yerr=error_bars(kappa),
+            color=COLOURS[projection],
+            marker="o",
+            ms=4,
+            capsize=2,
+            label=f"κ^{projection[0]} (ours)",
+        )
     axes.axhline(summary["binomial_null"]["kappa"], color=COLOURS["binomial"], ls="--", lw=1, label="binomial null κ")
-    axes.plot([1.0, 0.1], [seed["kappa_at_lambda_1"], seed["kappa_at_lambda_0.1"]], ls="none", marker="*", ms=10, color="#c22", label="seed κ^v (λ = 1, 0.1)")
+    axes.plot(
+        [1.0, 0.1],
+        [seed["kappa_at_lambda_1"], seed["kappa_at_lambda_0.1"]],
+        ls="none",
+        marker="*",
+        ms=10,
+        color="#c22",
+        label="seed κ^v (λ = 1, 0.1)",
+    )
     axes.set_xlabel("residual scale λ")
     axes.set_ylabel("κ = Σ_{k≥1} k·p_k  (mean, 95 % CI)")
     axes.set_title(run_title(summary), fontsize=9)
@@ -55,8 +73,23 @@ def plot_spectra(summary: dict[str, Any], output: Path) -> Path:
     colours = plt.cm.viridis(np.linspace(0.0, 0.9, len(summary["lambdas"])))
     for axes, projection in zip(axes_list, PROJECTIONS):
         for colour, entry in zip(colours, summary["per_lambda"]):
-            axes.plot(orders, entry["projections"][projection]["mean_spectrum"]["mean"], color=colour, marker="o", ms=3, lw=1.2, label=f"λ = {entry['lambda']:g}")
-        axes.plot(orders, summary["binomial_null"]["spectrum"], color=COLOURS["binomial"], ls="--", lw=1, label="binomial null")
+            axes.plot(
+                orders,
+                entry["projections"][projection]["mean_spectrum"]["mean"],
+                color=colour,
+                marker="o",
+                ms=3,
+                lw=1.2,
+                label=f"λ = {entry['lambda']:g}",
+            )
+        axes.plot(
+            orders,
+            summary["binomial_null"]["spectrum"],
+            color=COLOURS["binomial"],
+            ls="--",
+            lw=1,
+            label="binomial null",
+        )
         axes.set_xticks(orders)
         axes.set_xlabel("interaction order k")
         axes.set_title(f"{projection} projection", fontsize=9)
@@ -72,8 +105,24 @@ def plot_agreement(summary: dict[str, Any], output: Path) -> Path:
     agreement = {key: np.array([stat[key] for stat in stats]) for key in ("mean", "ci_low", "ci_high")}
     low, high = seed_numbers(summary)["agreement_range_lambda_0.8_to_1"]
     figure, axes = new_figure(6.0, 3.6)
-    axes.fill_between(list(SEED_AGREEMENT_LAMBDAS), [low, low], [high, high], color="#c22", alpha=0.15, label="seed range, λ ∈ [0.8, 1]")
-    axes.errorbar(lambdas, agreement["mean"], yerr=error_bars(agreement), color=COLOURS["vector"], marker="o", ms=4, capsize=2, label="ours")
+    axes.fill_between(
+        list(SEED_AGREEMENT_LAMBDAS),
+        [low, low],
+        [high, high],
+        color="#c22",
+        alpha=0.15,
+        label="seed range, λ ∈ [0.8, 1]",
+    )
+    axes.errorbar(
+        lambdas,
+        agreement["mean"],
+        yerr=error_bars(agreement),
+        color=COLOURS["vector"],
+        marker="o",
+        ms=4,
+        capsize=2,
+        label="ours",
+    )
     axes.set_xlabel("residual scale λ")
     axes.set_ylabel("top-1 agreement with λ = 1")
     axes.set_ylim(-0.02, 1.02)
@@ -90,7 +139,9 @@ def plot_lambda_law(summary: dict[str, Any], output: Path) -> Path:
     colours = plt.cm.plasma(np.linspace(0.0, 0.85, num_blocks + 1))
     energy = np.array([entry["projections"]["vector"]["mean_energy"]["mean"] for entry in summary["per_lambda"]])
     for order in range(num_blocks + 1):
-        energy_axes.plot(lambdas, np.sqrt(energy[:, order]), color=colours[order], marker="o", ms=3, lw=1, label=f"k = {order}")
+        energy_axes.plot(
+            lambdas, np.sqrt(energy[:, order]), color=colours[order], marker="o", ms=3, lw=1, label=f"k = {order}"
+        )
     energy_axes.axvspan(min(law["fit_lambdas"]), max(law["fit_lambdas"]), color="#999", alpha=0.15, label="fit range")
     energy_axes.set_xscale("log")
     energy_axes.set_yscale("log")
@@ -104,9 +155,27 @@ def plot_lambda_law(summary: dict[str, Any], output: Path) -> Path:
         slope = np.array([row["slope"] for row in rows])
         bars = [slope - np.array([row["ci_low"] for row in rows]), np.array([row["ci_high"] for row in rows]) - slope]
         resolved = np.array([row["resolved"] for row in rows])
-        slope_axes.errorbar(orders + offset, slope, yerr=bars, color=COLOURS[projection], ls="none", marker="o", ms=4, capsize=2, label=f"{projection} projection")
+        slope_axes.errorbar(
+            orders + offset,
+            slope,
+            yerr=bars,
+            color=COLOURS[projection],
+            ls="none",
+            marker="o",
+            ms=4,
+            capsize=2,
+            label=f"{projection} projection",
+        )
         if (~resolved).any():
-            slope_axes.plot(orders[~resolved] + offset, slope[~resolved], ls="none", marker="x", ms=8, color="k", label="at the round-off floor" if projection == "vector" else None)
+            slope_axes.plot(
+                orders[~resolved] + offset,
+                slope[~resolved],
+                ls="none",
+                marker="x",
+                ms=8,
+                color="k",
+                label="at the round-off floor" if projection == "vector" else None,
+            )
     slope_axes.set_xticks(orders)
     slope_axes.set_xlabel("interaction order k")
     slope_axes.set_ylabel("slope of log sqrt(Ē_k) vs log λ (95 % CI)")

@@ -28,6 +28,7 @@ from, :func:`is_post_hoc`) reads *consistent (post hoc)* where the rule would sa
 *visible from* the largest λ from which on every successive-λ slope of every resolved order (and, per order,
 of that order) is within ``± tolerance`` of the prediction.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,33 +37,51 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from torch import nn
 
 from experiment_1.network import ResidualStack
 from experiment_1.paths import REPO_ROOT
-from experiment_1.report import bootstrap_mean_ci_rows
-from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, NOT_CONVERGED, POST_HOC, UNRESOLVED, verdict
+from experiment_1.report import (
+    CANNOT_TELL,
+    FAILS,
+    HOLDS,
+    NOT_CONVERGED,
+    POST_HOC,
+    UNRESOLVED,
+    bootstrap_mean_ci_rows,
+    verdict,
+)
 from experiment_2.scaling import fit_power_law
 from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
 
 LIMIT_POINTS = 3
 NO_POST_ACTIVATION = "Identity"
 LAWS = ("lambda_k", "kink", "kink_chain")
-LAW_NAMES = {"lambda_k": "λ^k law (smooth stacks)", "kink": "kink law (piecewise-linear activations, stated before the 3C runs)",
-             "kink_chain": "kink law refined by the exact-zero chain (after measuring ResNet-18)"}
+LAW_NAMES = {
+    "lambda_k": "λ^k law (smooth stacks)",
+    "kink": "kink law (piecewise-linear activations, stated before the 3C runs)",
+    "kink_chain": "kink law refined by the exact-zero chain (after measuring ResNet-18)",
+}
 PIECEWISE_LINEAR_POST = (nn.ReLU, nn.ReLU6)
 FIRST_COUNTED_ORDER = 2  # slope 1 at k = 1 holds for any network: shown, not counted as agreement
 # The run the refined law was derived from (README, "After measuring"): the random-init torchvision ResNet-18,
 # seed 0, on the test sample list. Any run of that network, seed and list is the law's own data.
-REFINED_LAW_FITTED_TO = {"arch": "resnet18", "weights": "random", "seed": 0,
-                         "sample_list_sha256": "d0435bf1f04c0f81cf1bd1ca91d3c597fe7a8726a7bd4bcde8be1dbdf7eecf8a"}
+REFINED_LAW_FITTED_TO = {
+    "arch": "resnet18",
+    "weights": "random",
+    "seed": 0,
+    "sample_list_sha256": "d0435bf1f04c0f81cf1bd1ca91d3c597fe7a8726a7bd4bcde8be1dbdf7eecf8a",
+}
 
 
 # ... and the runs themselves, by identity (config.run_id): experiment_2/results_3c_resnet18_native and _smooth. An edited
 # description (config.seed, arch, …) does not turn them into other data.
-REFINED_LAW_FITTED_RUNS = frozenset({"e6ff9cab2daad729d9a16b6fc609d9b833881dac296923fd1940ea85ee840e9d",
-                                     "2122e651dfe27d16b4b73454e4f56eccc99f5fb8bd4e27c27a59c04500aaaf0e"})
+REFINED_LAW_FITTED_RUNS = frozenset(
+    {
+        "e6ff9cab2daad729d9a16b6fc609d9b833881dac296923fd1940ea85ee840e9d",
+        "2122e651dfe27d16b4b73454e4f56eccc99f5fb8bd4e27c27a59c04500aaaf0e",
+    }
+)
 # The commit that stated the refined law's a priori prediction (experiment_2/README.md, "A test of the refined law on
 # data it was not fitted to"): a run is a test of it only when its recorded commit descends from this one.
 PREDICTION_COMMIT = "82db6c3f3c0d153389535787c5c9cb98ade55bc4"
@@ -71,7 +90,9 @@ PREDICTION_COMMIT = "82db6c3f3c0d153389535787c5c9cb98ade55bc4"
 def is_post_hoc(config: dict[str, Any]) -> bool:
     """Whether a run is the refined law's own data: one of :data:`REFINED_LAW_FITTED_RUNS` by its ``run_id``, or a run
     whose configuration is :data:`REFINED_LAW_FITTED_TO` (either is enough: identity first, description too)."""
-    return config.get("run_id") in REFINED_LAW_FITTED_RUNS or all(config.get(key) == value for key, value in REFINED_LAW_FITTED_TO.items())
+    return config.get("run_id") in REFINED_LAW_FITTED_RUNS or all(
+        config.get(key) == value for key, value in REFINED_LAW_FITTED_TO.items()
+    )
 
 
 def after_prediction(config: dict[str, Any], root: Path = REPO_ROOT) -> str | None:
@@ -79,9 +100,17 @@ def after_prediction(config: dict[str, Any], root: Path = REPO_ROOT) -> str | No
     (``config.git_commit``) must be :data:`PREDICTION_COMMIT` or descend from it in ``root``'s history."""
     recorded = str(config.get("git_commit", "")).removesuffix("-dirty")
     if not re.fullmatch(r"[0-9a-f]{7,40}", recorded):
-        return f"it records no commit (config.git_commit {config.get('git_commit')!r}), so nothing shows it ran after the prediction was committed ({PREDICTION_COMMIT[:12]})"
+        return (
+            f"it records no commit (config.git_commit {config.get('git_commit')!r}), so nothing shows it ran after the "
+            f"prediction was committed ({PREDICTION_COMMIT[:12]})"
+        )
     try:
-        found = subprocess.run(["git", "merge-base", "--is-ancestor", PREDICTION_COMMIT, recorded], cwd=root, capture_output=True, text=True)
+        found = subprocess.run(
+            ["git", "merge-base", "--is-ancestor", PREDICTION_COMMIT, recorded],
+            cwd=root,
+            capture_output=True,
+            text=True,
+        )
     except OSError:
         return "git is not available to compare its commit with the prediction's"
     if found.returncode == 1:
@@ -96,7 +125,11 @@ def exact_zero_chain(model: ResidualStack) -> int:
     piecewise-linear post-sum activation — the blocks whose pushes meet at the same exactly-clipped trunk unit."""
     longest = run = 0
     for block in model.blocks:
-        chained = isinstance(block.shortcut, nn.Identity) and isinstance(block.pre, nn.Identity) and type(block.post) in PIECEWISE_LINEAR_POST
+        chained = (
+            isinstance(block.shortcut, nn.Identity)
+            and isinstance(block.pre, nn.Identity)
+            and type(block.post) in PIECEWISE_LINEAR_POST
+        )
         run = run + 1 if chained else 0
         longest = max(longest, run)
     return longest
@@ -136,7 +169,9 @@ def order_verdict(ci_low: float, ci_high: float, predicted: float, tolerance: fl
     return "cannot tell"
 
 
-def successive_slopes(lambdas: np.ndarray, energies: np.ndarray, resolved: np.ndarray, seed: int) -> list[dict[str, Any]]:
+def successive_slopes(
+    lambdas: np.ndarray, energies: np.ndarray, resolved: np.ndarray, seed: int
+) -> list[dict[str, Any]]:
     """Per pair of successive λs (largest first): the slope per order with CI and whether both λs resolve it."""
     pairs = []
     for column in range(len(lambdas) - 1):
@@ -159,7 +194,11 @@ def limit_slopes(lambdas: np.ndarray, energies: np.ndarray, resolved: np.ndarray
     fits: dict[tuple[int, ...], dict[str, list[float]]] = {}
     for order in range(energies.shape[2]):
         columns = tuple(sorted(np.flatnonzero(resolved[:, order]), key=lambda column: lambdas[column])[:LIMIT_POINTS])
-        row: dict[str, Any] = {"order": order, "fit_lambdas": sorted((float(lambdas[column]) for column in columns), reverse=True), "resolved": len(columns) >= 2}
+        row: dict[str, Any] = {
+            "order": order,
+            "fit_lambdas": sorted((float(lambdas[column]) for column in columns), reverse=True),
+            "resolved": len(columns) >= 2,
+        }
         if row["resolved"]:
             if columns not in fits:
                 fits[columns] = fit_power_law(lambdas[list(columns)], energies[:, list(columns)], seed=seed)
@@ -171,12 +210,16 @@ def limit_slopes(lambdas: np.ndarray, energies: np.ndarray, resolved: np.ndarray
     return rows
 
 
-def visible_from(pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: float, orders: list[int]) -> float | None:
+def visible_from(
+    pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: float, orders: list[int]
+) -> float | None:
     """The largest λ from which on every successive-λ slope of the given orders is within tolerance (steps where
     none of them is resolved are skipped); ``None`` when the smallest resolved step is already outside."""
     first = None
     for pair in reversed(pairs):
-        checked = [abs(pair["slope"][order] - predicted[order]) <= tolerance for order in orders if pair["resolved"][order]]
+        checked = [
+            abs(pair["slope"][order] - predicted[order]) <= tolerance for order in orders if pair["resolved"][order]
+        ]
         if not checked:
             continue
         if not all(checked):
@@ -195,7 +238,11 @@ def convergence(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], tolera
     rows = []
     for row in limit:
         window = set(row["fit_lambdas"])
-        slopes = [pair["slope"][row["order"]] for pair in pairs if set(pair["lambdas"]) <= window and pair["resolved"][row["order"]]]
+        slopes = [
+            pair["slope"][row["order"]]
+            for pair in pairs
+            if set(pair["lambdas"]) <= window and pair["resolved"][row["order"]]
+        ]
         spread = float(max(slopes) - min(slopes)) if slopes else None
         if not row["resolved"]:
             reason = UNRESOLVED
@@ -207,11 +254,25 @@ def convergence(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], tolera
             reason = f"successive slopes in the window still move by {spread:.2f} > {tolerance:g}"
         else:
             reason = None
-        rows.append({"order": row["order"], "converged": reason is None, "window_slopes": slopes, "spread": spread, "reason": reason})
+        rows.append(
+            {
+                "order": row["order"],
+                "converged": reason is None,
+                "window_slopes": slopes,
+                "spread": spread,
+                "reason": reason,
+            }
+        )
     return rows
 
 
-def law_test(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], predicted: np.ndarray, tolerance: float, post_hoc: bool = False) -> dict[str, Any]:
+def law_test(
+    limit: list[dict[str, Any]],
+    pairs: list[dict[str, Any]],
+    predicted: np.ndarray,
+    tolerance: float,
+    post_hoc: bool = False,
+) -> dict[str, Any]:
     """One law against the measured limit slopes: per-order verdicts, the overall one, and from which λ it is visible.
 
     Per order: ``unresolved``, ``cannot tell (not converged)`` (:func:`convergence`), else :func:`order_verdict`.
@@ -231,19 +292,34 @@ def law_test(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], predicted
         else:
             per_order[row["order"]] = order_verdict(row["ci_low"], row["ci_high"], predicted[row["order"]], tolerance)
     tested = [value for order, value in per_order.items() if order >= FIRST_COUNTED_ORDER and value != UNRESOLVED]
-    overall = (UNRESOLVED if not tested else FAILS if FAILS in tested else HOLDS if all(value == HOLDS for value in tested)
-               else NOT_CONVERGED if NOT_CONVERGED in tested and not [value for value in tested if value == CANNOT_TELL] else CANNOT_TELL)
+    overall = (
+        UNRESOLVED
+        if not tested
+        else FAILS
+        if FAILS in tested
+        else HOLDS
+        if all(value == HOLDS for value in tested)
+        else NOT_CONVERGED
+        if NOT_CONVERGED in tested and not [value for value in tested if value == CANNOT_TELL]
+        else CANNOT_TELL
+    )
     if post_hoc and overall == HOLDS:
         overall = POST_HOC
     return {
         "predicted": predicted.tolist(),
         "per_order": [per_order[order] for order in sorted(per_order)],
         "converged": [converged[order]["converged"] for order in sorted(per_order)],
-        "not_converged_reasons": {str(order): converged[order]["reason"] for order in sorted(per_order) if converged[order]["reason"] not in (None, UNRESOLVED)},
+        "not_converged_reasons": {
+            str(order): converged[order]["reason"]
+            for order in sorted(per_order)
+            if converged[order]["reason"] not in (None, UNRESOLVED)
+        },
         "post_hoc": post_hoc,
         "verdict": overall,
         "visible_from_lambda": visible_from(pairs, predicted, tolerance, list(range(1, len(predicted)))),
-        "visible_from_lambda_per_order": [visible_from(pairs, predicted, tolerance, [order]) for order in range(1, len(predicted))],
+        "visible_from_lambda_per_order": [
+            visible_from(pairs, predicted, tolerance, [order]) for order in range(1, len(predicted))
+        ],
     }
 
 
@@ -281,7 +357,6 @@ def limit_summary(
     ``chain``: :func:`exact_zero_chain` of the network (``None``: not recorded — the refined law is left out).
     """
     lambdas = np.asarray(lambdas, dtype=np.float64)
-    num_blocks = energies.shape[2] - 1
     resolved = resolved_per_lambda(energies, roundoff_variance)
     pairs = successive_slopes(lambdas, energies, resolved, seed)
     limit = limit_slopes(lambdas, energies, resolved, seed)
@@ -304,9 +379,21 @@ def law_tests(block: dict[str, Any], tolerance: float, post_hoc: bool) -> dict[s
     num_blocks = len(block["limit_slopes"]) - 1
     exponent, chain = block["kink_exponent"], block["exact_zero_chain"]
     predictions = {law: predicted_slopes(law, num_blocks, exponent, chain or 0) for law in LAWS}
-    laws = [law for law in LAWS if law != "kink_chain" or (chain is not None and not np.array_equal(predictions[law], predictions["kink"]))]
-    return {law: law_test(block["limit_slopes"], block["successive_slopes"], predictions[law], tolerance, post_hoc=post_hoc and law == "kink_chain")
-            for law in laws}
+    laws = [
+        law
+        for law in LAWS
+        if law != "kink_chain" or (chain is not None and not np.array_equal(predictions[law], predictions["kink"]))
+    ]
+    return {
+        law: law_test(
+            block["limit_slopes"],
+            block["successive_slopes"],
+            predictions[law],
+            tolerance,
+            post_hoc=post_hoc and law == "kink_chain",
+        )
+        for law in laws
+    }
 
 
 def scored(block: dict[str, Any], tolerance: float, post_hoc: bool) -> dict[str, Any]:
@@ -314,17 +401,25 @@ def scored(block: dict[str, Any], tolerance: float, post_hoc: bool) -> dict[str,
     measured parts, so a summary written by earlier code is scored by the current rule without re-evaluating.
     ``post_hoc``: the run is the refined law's own data (:func:`is_post_hoc`; at sweep time, ``True``: only
     the report steps, which see the whole configuration, call a run a test)."""
-    return {"convergence": convergence(block["limit_slopes"], block["successive_slopes"], tolerance),
-            "laws": law_tests(block, tolerance, post_hoc)}
+    return {
+        "convergence": convergence(block["limit_slopes"], block["successive_slopes"], tolerance),
+        "laws": law_tests(block, tolerance, post_hoc),
+    }
 
 
-LAW_RULE = ("per order k ≥ 1: an order whose window lacks one of its λs (the round-off floor) or whose successive slopes inside the window differ "
-            "by more than ± tolerance has not converged: cannot tell (not converged); at a converged order, holds when the 95 % bootstrap CI of the "
-            "limit slope lies within ± tolerance of the law's slope, fails when it lies wholly outside, else cannot tell (orders without two λs above "
-            "floor_margin × the round-off floor are unresolved, not judged); over k ≥ 2 (slope 1 at k = 1 holds in any network), the law fails when it "
-            "fails at any converged order, holds when it holds at every resolved order, else cannot tell; a law fitted to these very data reads "
-            "consistent (post hoc) where it would hold")
-LAW_CLAIMS = {"lambda_k": "slope k at every order", "kink": "slope min(k, s) at every order k ≥ 1", "kink_chain": "slope 1 up to order R, 3/2 above"}
+LAW_RULE = (
+    "per order k ≥ 1: an order whose window lacks one of its λs (the round-off floor) or whose successive slopes inside the window differ "
+    "by more than ± tolerance has not converged: cannot tell (not converged); at a converged order, holds when the 95 % bootstrap CI of the "
+    "limit slope lies within ± tolerance of the law's slope, fails when it lies wholly outside, else cannot tell (orders without two λs above "
+    "floor_margin × the round-off floor are unresolved, not judged); over k ≥ 2 (slope 1 at k = 1 holds in any network), the law fails when it "
+    "fails at any converged order, holds when it holds at every resolved order, else cannot tell; a law fitted to these very data reads "
+    "consistent (post hoc) where it would hold"
+)
+LAW_CLAIMS = {
+    "lambda_k": "slope k at every order",
+    "kink": "slope min(k, s) at every order k ≥ 1",
+    "kink_chain": "slope 1 up to order R, 3/2 above",
+}
 
 
 def _outcomes(per_order: list[str]) -> str:
@@ -337,7 +432,9 @@ def _outcomes(per_order: list[str]) -> str:
     return "; ".join(parts)
 
 
-def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, tolerance: float, floor_margin: float) -> dict[str, Any]:
+def law_verdict(
+    variant: str, law: str, block: dict[str, Any], expected: bool, tolerance: float, floor_margin: float
+) -> dict[str, Any]:
     """The verdict (:mod:`experiment_1.report.verdicts` schema) on one law for one variant, from its 3C limit block.
 
     Decision: the law test's overall verdict (:func:`law_test`). Effect: the converged order k ≥ 2 whose limit
@@ -345,21 +442,42 @@ def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, t
     """
     test = block["laws"][law]
     predicted = test["predicted"]
-    counted = [row for row in block["limit_slopes"] if row["order"] >= FIRST_COUNTED_ORDER and row["resolved"] and test["converged"][row["order"] - 1]]
+    counted = [
+        row
+        for row in block["limit_slopes"]
+        if row["order"] >= FIRST_COUNTED_ORDER and row["resolved"] and test["converged"][row["order"] - 1]
+    ]
     effect = None
     notes = ["the law derived for these activations" if expected else "the other law: expected not to hold"]
     if law == "kink_chain":
-        notes.append(f"refined after measuring ResNet-18 (R = {block['exact_zero_chain']}); " + (
-            "these are the data it was fitted to: post hoc, not a test of a prior prediction" if test["post_hoc"]
-            else "a network it was not fitted to, its prediction stated before running (experiment_2/README.md): a test"))
+        notes.append(
+            f"refined after measuring ResNet-18 (R = {block['exact_zero_chain']}); "
+            + (
+                "these are the data it was fitted to: post hoc, not a test of a prior prediction"
+                if test["post_hoc"]
+                else "a network it was not fitted to, its prediction stated before running (experiment_2/README.md): a test"
+            )
+        )
     if counted:
         worst = max(counted, key=lambda row: abs(row["slope"] - predicted[row["order"]]))
         target = predicted[worst["order"]]
-        effect = {"name": f"limit slope − law's slope at the farthest converged order (k = {worst['order']})", "value": worst["slope"] - target,
-                  "ci_low": worst["ci_low"] - target, "ci_high": worst["ci_high"] - target, "confidence": 0.95, "percent": False}
+        effect = {
+            "name": f"limit slope − law's slope at the farthest converged order (k = {worst['order']})",
+            "value": worst["slope"] - target,
+            "ci_low": worst["ci_low"] - target,
+            "ci_high": worst["ci_high"] - target,
+            "confidence": 0.95,
+            "percent": False,
+        }
     if any(row["resolved"] for row in block["limit_slopes"] if row["order"] >= 1):
-        notes.append("limit slopes k = 1 … L: " + ", ".join(f"{row['slope']:.3g} [{row['ci_low']:.3g}, {row['ci_high']:.3g}]" if row["resolved"] else "unresolved"
-                                                          for row in block["limit_slopes"] if row["order"] >= 1))
+        notes.append(
+            "limit slopes k = 1 … L: "
+            + ", ".join(
+                f"{row['slope']:.3g} [{row['ci_low']:.3g}, {row['ci_high']:.3g}]" if row["resolved"] else "unresolved"
+                for row in block["limit_slopes"]
+                if row["order"] >= 1
+            )
+        )
         notes.append(_outcomes(test["per_order"]))
         converged = [str(order) for order, value in enumerate(test["converged"], start=1) if value]
         notes.append(f"converged at k ∈ {{{', '.join(converged)}}}" if converged else "converged at no order")
@@ -367,8 +485,15 @@ def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, t
     else:
         notes.append("no order k ≥ 1 is resolved: nothing to judge")
     visible = test["visible_from_lambda"]
-    notes.append(f"visible at every resolved order from λ = {visible:g} down" if visible is not None else "not visible at every resolved order on any λ step of this grid")
-    notes.append("visible per order k = 1 … L from λ = " + ", ".join("—" if value is None else f"{value:g}" for value in test["visible_from_lambda_per_order"]))
+    notes.append(
+        f"visible at every resolved order from λ = {visible:g} down"
+        if visible is not None
+        else "not visible at every resolved order on any λ step of this grid"
+    )
+    notes.append(
+        "visible per order k = 1 … L from λ = "
+        + ", ".join("—" if value is None else f"{value:g}" for value in test["visible_from_lambda_per_order"])
+    )
     overall = test["verdict"]
     decision = overall if overall in (HOLDS, FAILS, NOT_CONVERGED, POST_HOC) else CANNOT_TELL
     return verdict(
@@ -376,8 +501,14 @@ def law_verdict(variant: str, law: str, block: dict[str, Any], expected: bool, t
         f"{variant} activations follow the {LAW_NAMES[law]} ({LAW_CLAIMS[law]})",
         decision,
         LAW_RULE,
-        parameters={"tolerance": tolerance, "convergence_tolerance": tolerance, "limit_points": LIMIT_POINTS, "floor_margin": floor_margin,
-                    "first_counted_order": FIRST_COUNTED_ORDER, "predicted": predicted},
+        parameters={
+            "tolerance": tolerance,
+            "convergence_tolerance": tolerance,
+            "limit_points": LIMIT_POINTS,
+            "floor_margin": floor_margin,
+            "first_counted_order": FIRST_COUNTED_ORDER,
+            "predicted": predicted,
+        },
         effect=effect,
         notes=notes,
     )

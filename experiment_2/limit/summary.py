@@ -1,5 +1,6 @@
 """What a 3C summary keeps of one λ sweep (a variant: the network's own activations or the smooth swap), shared by
 step 5 (both variants of one network) and step 7 (the a priori law test)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,7 +23,9 @@ def variant_block(summary: dict[str, Any], variant: str) -> dict[str, Any]:
         "expected_laws": list(EXPECTED_LAWS[variant]),
         "gated_recursion": config["gated_recursion"],
         "smooth_activations": config.get("smooth_activations"),
-        **({"smooth_swap": config["smooth_swap"]} if "smooth_swap" in config else {}),  # what the swap replaced, by type (runs since it was recorded)
+        **(
+            {"smooth_swap": config["smooth_swap"]} if "smooth_swap" in config else {}
+        ),  # what the swap replaced, by type (runs since it was recorded)
         "lambdas": summary["lambdas"],
         "num_valid": summary["num_valid"],
         **block,

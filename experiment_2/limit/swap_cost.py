@@ -6,6 +6,7 @@ CIs over images (:mod:`experiment_1.report.stats`; the difference is resampled i
 (a two-sided binomial test on the images only one variant gets right) and the verdict on "the swap lowers
 top-1" (:func:`experiment_1.report.verdicts.decide_by_ci`) come with them.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,15 +15,18 @@ import numpy as np
 from scipy.stats import binomtest
 
 from experiment_1.errors import PipelineError
+from experiment_1.report import bootstrap_mean_ci, decide_by_ci, effect_from_stat, hypothesis_test, verdict
 from experiment_1.run import UNSCALED, image_counts, valid_images
-from experiment_1.report import bootstrap_mean_ci
-from experiment_1.report import decide_by_ci, effect_from_stat, hypothesis_test, verdict
 
 VARIANTS = ("native", "smooth")
-QUESTION = ("What does the smooth activation swap of Experiment 3C cost in top-1 accuracy: the network's full-mask prediction at λ = 1 "
-            "with its own activations and with the swap, on the same labelled images?")
-RULE = ("holds when the 95 % bootstrap CI of the paired top-1 difference (swapped − native) lies below 0, fails when it lies above 0, "
-        "cannot tell when it contains 0")
+QUESTION = (
+    "What does the smooth activation swap of Experiment 3C cost in top-1 accuracy: the network's full-mask prediction at λ = 1 "
+    "with its own activations and with the swap, on the same labelled images?"
+)
+RULE = (
+    "holds when the 95 % bootstrap CI of the paired top-1 difference (swapped − native) lies below 0, fails when it lies above 0, "
+    "cannot tell when it contains 0"
+)
 
 
 def paired_counts(correct_native: np.ndarray, correct_smooth: np.ndarray) -> dict[str, int]:
@@ -44,7 +48,9 @@ def mcnemar_exact(only_native: int, only_smooth: int) -> float:
     return float(binomtest(only_smooth, discordant, 0.5).pvalue) if discordant else 1.0
 
 
-def swap_cost_summary(arrays: dict[str, np.ndarray], config: dict[str, Any], variants: dict[str, dict[str, Any]], seed: int) -> dict[str, Any]:
+def swap_cost_summary(
+    arrays: dict[str, np.ndarray], config: dict[str, Any], variants: dict[str, dict[str, Any]], seed: int
+) -> dict[str, Any]:
     """swap_cost.json from the per-image ``prediction_native``, ``prediction_smooth``, ``label`` and ``valid`` arrays.
 
     ``variants`` holds per variant what its configuration says about the activations (gated recursion, swap).
@@ -54,14 +60,21 @@ def swap_cost_summary(arrays: dict[str, np.ndarray], config: dict[str, Any], var
     labels = np.asarray(arrays["label"])
     labelled = valid & (labels >= 0)
     if not labelled.any():
-        raise PipelineError(f"{config['sample_index']}: no image of the sample list carries a label, so there is no top-1 to compare; "
-                            "draw the list from labelled (validation) shards (experiment_1.step_2_sample)")
+        raise PipelineError(
+            f"{config['sample_index']}: no image of the sample list carries a label, so there is no top-1 to compare; "
+            "draw the list from labelled (validation) shards (experiment_1.step_2_sample)"
+        )
     predictions = {variant: np.asarray(arrays[f"prediction_{variant}"]) for variant in VARIANTS}
     correct = {variant: predictions[variant][labelled] == labels[labelled] for variant in VARIANTS}
     counts = paired_counts(correct["native"], correct["smooth"])
-    difference = bootstrap_mean_ci(correct["smooth"].astype(np.float64) - correct["native"].astype(np.float64), seed=seed)
+    difference = bootstrap_mean_ci(
+        correct["smooth"].astype(np.float64) - correct["native"].astype(np.float64), seed=seed
+    )
     effect = effect_from_stat("top-1 swapped − native", difference, percent=True)
-    test = hypothesis_test("exact McNemar (two-sided binomial on the discordant images)", mcnemar_exact(counts["only_native_correct"], counts["only_smooth_correct"]))
+    test = hypothesis_test(
+        "exact McNemar (two-sided binomial on the discordant images)",
+        mcnemar_exact(counts["only_native_correct"], counts["only_smooth_correct"]),
+    )
     return {
         "experiment": "3C",
         "question": QUESTION,
@@ -70,10 +83,24 @@ def swap_cost_summary(arrays: dict[str, np.ndarray], config: dict[str, Any], var
         "num_labelled": counts["labelled"],
         "residual_scale": UNSCALED,
         "mask": "full (every gate on)",
-        "variants": {variant: {**variants[variant], "top1": bootstrap_mean_ci(correct[variant].astype(np.float64), seed=seed)} for variant in VARIANTS},
+        "variants": {
+            variant: {**variants[variant], "top1": bootstrap_mean_ci(correct[variant].astype(np.float64), seed=seed)}
+            for variant in VARIANTS
+        },
         "top1_difference": difference,
         "counts": counts,
-        "prediction_agreement": bootstrap_mean_ci((predictions["native"] == predictions["smooth"])[valid].astype(np.float64), seed=seed),
-        "verdicts": [verdict("swap_lowers_top1", "the smooth swap lowers the full-mask top-1 accuracy at λ = 1", decide_by_ci(effect, "negative"), RULE,
-                             parameters={"confidence": 0.95}, effect=effect, test=test)],
+        "prediction_agreement": bootstrap_mean_ci(
+            (predictions["native"] == predictions["smooth"])[valid].astype(np.float64), seed=seed
+        ),
+        "verdicts": [
+            verdict(
+                "swap_lowers_top1",
+                "the smooth swap lowers the full-mask top-1 accuracy at λ = 1",
+                decide_by_ci(effect, "negative"),
+                RULE,
+                parameters={"confidence": 0.95},
+                effect=effect,
+                test=test,
+            )
+        ],
     }

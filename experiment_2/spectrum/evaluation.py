@@ -5,6 +5,7 @@ The per-batch arrays are the order spectrum of both projections and the round-of
 itself (order energies, p_k, κ, C≤3, the binomial null) is set-function mathematics and lives in
 :mod:`experiment_1.mobius`; this module applies it to one batch of all-mask logits.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -12,9 +13,27 @@ from typing import Any
 import numpy as np
 import torch
 
-from experiment_1.mobius import full_mask_index, mobius_transform, num_blocks_from_size, walsh_transform
-from experiment_1.mobius import order_energies, scalar_projection, spectrum_statistics, unit_in_last_place
-from experiment_1.run import DTYPES, MOBIUS_DTYPES, UNSCALED, BatchFunction, EvaluationSetup, ExperimentPass, provenance, run_per_image, write_results
+from experiment_1.mobius import (
+    full_mask_index,
+    mobius_transform,
+    num_blocks_from_size,
+    order_energies,
+    scalar_projection,
+    spectrum_statistics,
+    unit_in_last_place,
+    walsh_transform,
+)
+from experiment_1.run import (
+    DTYPES,
+    MOBIUS_DTYPES,
+    UNSCALED,
+    BatchFunction,
+    EvaluationSetup,
+    ExperimentPass,
+    provenance,
+    run_per_image,
+    write_results,
+)
 from experiment_2.spectrum.summary import summarize
 
 SPECTRUM_STAGE = "experiment_2.step_1_evaluate/spectrum"
@@ -27,7 +46,9 @@ def _roundoff_variance(logits: torch.Tensor, network_dtype: torch.dtype, dtype: 
     return ulp.square_().mean(dim=1) / 12  # in place: one (B, 2^L, C) copy fewer
 
 
-def spectrum_metrics(logits: torch.Tensor, dtype: torch.dtype = torch.float64, network_dtype: torch.dtype = torch.float32) -> dict[str, torch.Tensor]:
+def spectrum_metrics(
+    logits: torch.Tensor, dtype: torch.dtype = torch.float64, network_dtype: torch.dtype = torch.float32
+) -> dict[str, torch.Tensor]:
     """Experiment 2's per-image arrays for a batch of all-mask logits ``(B, 2^L, C)``.
 
     The Möbius transform and every statistic run in ``dtype``; ``network_dtype`` is the arithmetic
@@ -58,8 +79,10 @@ def spectrum_metrics(logits: torch.Tensor, dtype: torch.dtype = torch.float64, n
     del coefficients  # the Walsh coefficients take its place: one (B, 2^L, C) copy at a time
     change = full.to(dtype) - logits[:, 0].to(dtype)
     walsh = walsh_transform(logits, dim=1, dtype=dtype)
-    for projection, values, moved in (("vector", walsh, change.square().sum(dim=1)),
-                                      ("scalar", scalar_projection(walsh, full), change.gather(1, predicted.view(-1, 1)).squeeze(1).square())):
+    for projection, values, moved in (
+        ("vector", walsh, change.square().sum(dim=1)),
+        ("scalar", scalar_projection(walsh, full), change.gather(1, predicted.view(-1, 1)).squeeze(1).square()),
+    ):
         for name, value in spectrum_statistics(order_energies(values)).items():
             metrics[f"walsh_{name}_{projection}"] = value
         metrics[f"cancellation_ratio_{projection}"] = metrics[f"energy_{projection}"][:, 1:].sum(dim=1) / moved
@@ -78,9 +101,16 @@ def spectrum_batch_function(setup: EvaluationSetup) -> BatchFunction:
     return compute
 
 
-def evaluate_spectrum(setup: EvaluationSetup, residual_scale: float = UNSCALED, stage: str = SPECTRUM_STAGE, description: str = "Exp 2 spectrum") -> tuple[dict[str, np.ndarray], dict[str, float]]:
+def evaluate_spectrum(
+    setup: EvaluationSetup,
+    residual_scale: float = UNSCALED,
+    stage: str = SPECTRUM_STAGE,
+    description: str = "Exp 2 spectrum",
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Per-image spectrum arrays (:func:`experiment_2.spectrum.evaluation.spectrum_metrics`) of every image at one λ, resumably."""
-    return run_per_image(setup, stage, spectrum_batch_function(setup), residual_scale=residual_scale, description=description)
+    return run_per_image(
+        setup, stage, spectrum_batch_function(setup), residual_scale=residual_scale, description=description
+    )
 
 
 def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[str, Any]) -> None:
@@ -88,7 +118,10 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
     summary = summarize(arrays, provenance(setup), setup.config.seed)
     path = write_results(setup, arrays, summary, timing)
     vector = summary["projections"]["vector"]
-    print(f"wrote {path}: κ^v {vector['kappa']['mean']:.3g}, peak order {vector['mean_spectrum_peak_order']} (binomial null κ {summary['binomial_null']['kappa']:.3g})")
+    print(
+        f"wrote {path}: κ^v {vector['kappa']['mean']:.3g}, peak order {vector['mean_spectrum_peak_order']} (binomial "
+        f"null κ {summary['binomial_null']['kappa']:.3g})"
+    )
 
 
 EXPERIMENT_2 = ExperimentPass(2, SPECTRUM_STAGE, "Exp 2 spectrum", spectrum_batch_function, finish)

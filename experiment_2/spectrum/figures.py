@@ -1,5 +1,6 @@
 """Experiment 2's figures, drawn from summary.json only: the mean spectrum per projection with the binomial and
 random-init nulls overlaid, and the per-image κ histograms."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report import COLOURS, new_figure, new_figure_grid, save_figure
 from experiment_1.mobius import PROJECTIONS
+from experiment_1.report import COLOURS, new_figure, new_figure_grid, save_figure
 
 
 def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:
@@ -35,8 +36,20 @@ def plot_spectrum(summary: dict[str, Any], compare: dict[str, Any] | None, outpu
             other = compare["projections"][projection]["mean_spectrum"]
             other_mean = np.asarray(other["mean"])
             other_error = [other_mean - np.asarray(other["ci_low"]), np.asarray(other["ci_high"]) - other_mean]
-            axes.errorbar(orders, other_mean, yerr=other_error, color=COLOURS["random"], marker="s", ms=4, lw=1, capsize=2, label=f"{weights_label(compare)}, random-init null")
-        axes.plot(orders, null["spectrum"], color=COLOURS["binomial"], marker="o", ms=3, lw=1, ls="--", label="binomial null")
+            axes.errorbar(
+                orders,
+                other_mean,
+                yerr=other_error,
+                color=COLOURS["random"],
+                marker="s",
+                ms=4,
+                lw=1,
+                capsize=2,
+                label=f"{weights_label(compare)}, random-init null",
+            )
+        axes.plot(
+            orders, null["spectrum"], color=COLOURS["binomial"], marker="o", ms=3, lw=1, ls="--", label="binomial null"
+        )
         axes.set_xticks(orders)
         axes.set_xlabel("interaction order k")
         axes.set_title(f"{projection} projection", fontsize=9)
@@ -49,9 +62,15 @@ def plot_spectrum(summary: dict[str, Any], compare: dict[str, Any] | None, outpu
 def plot_kappa_histogram(summary: dict[str, Any], compare: dict[str, Any] | None, output: Path) -> Path:
     """Per-image κ histograms (stored in the JSON) per projection, with the binomial null κ."""
     figure, axes = new_figure(7.0, 3.6)
-    sources = [(summary, projection, COLOURS[projection], f"{projection}, {weights_label(summary)}") for projection in PROJECTIONS]
+    sources = [
+        (summary, projection, COLOURS[projection], f"{projection}, {weights_label(summary)}")
+        for projection in PROJECTIONS
+    ]
     if compare is not None:
-        sources += [(compare, projection, COLOURS["random"], f"{projection}, {weights_label(compare)}, random-init null") for projection in PROJECTIONS]
+        sources += [
+            (compare, projection, COLOURS["random"], f"{projection}, {weights_label(compare)}, random-init null")
+            for projection in PROJECTIONS
+        ]
     for source, projection, colour, label in sources:
         histogram = source["projections"][projection]["kappa_distribution"]["histogram"]
         counts = np.asarray(histogram["counts"], dtype=float)

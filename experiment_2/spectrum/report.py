@@ -1,13 +1,13 @@
 """Experiment 2's REPORT blocks, from summary.json only: the headline and per-order tables, per-image κ quantiles,
 the round-off floor per order, the Walsh-basis control (when the run recorded it), the seed's numbers beside ours, and
 the method text."""
+
 from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report import figure, format_number, format_percent, format_stat, markdown_table
-from experiment_1.report import published_value
 from experiment_1.mobius import PROJECTIONS
+from experiment_1.report import figure, format_number, format_percent, format_stat, markdown_table, published_value
 from experiment_2.spectrum.figures import element_stat
 
 
@@ -21,26 +21,47 @@ def floor_rows(summary: dict[str, Any], compare: dict[str, Any] | None) -> tuple
     """Per order: mean E_k over its round-off floor, per projection and run (resolved: ≥ the floor margin)."""
     sources = [(summary, "ours")] + ([(compare, "random-init")] if compare is not None else [])
     headers = ["k"] + [f"Ē_k / floor, {name} {projection}" for _, name in sources for projection in PROJECTIONS]
-    rows = [[str(order)] + [format_number(source["roundoff"][projection]["floor_ratio"][order]) for source, _ in sources for projection in PROJECTIONS]
-            for order in range(1, summary["binomial_null"]["num_blocks"] + 1)]
+    rows = [
+        [str(order)]
+        + [
+            format_number(source["roundoff"][projection]["floor_ratio"][order])
+            for source, _ in sources
+            for projection in PROJECTIONS
+        ]
+        for order in range(1, summary["binomial_null"]["num_blocks"] + 1)
+    ]
     return headers, rows
 
 
 def headline_rows(summary: dict[str, Any], compare: dict[str, Any] | None) -> tuple[list[str], list[list[str]]]:
     """Table of the headline statistics: ours per projection, random-init per projection, binomial null."""
     sources = [(summary, "ours")] + ([(compare, "random-init")] if compare is not None else [])
-    headers = ["statistic"] + [f"{name} {projection}" for _, name in sources for projection in PROJECTIONS] + ["binomial null"]
+    headers = (
+        ["statistic"]
+        + [f"{name} {projection}" for _, name in sources for projection in PROJECTIONS]
+        + ["binomial null"]
+    )
     null = summary["binomial_null"]
 
     def cells(getter: Any) -> list[str]:
         return [getter(source["projections"][projection]) for source, _ in sources for projection in PROJECTIONS]
 
     rows = [
-        ["peak order of the mean spectrum"] + cells(lambda block: str(block["mean_spectrum_peak_order"])) + [null_peak_text(null)],
-        ["per-image peak order, mean [95 % CI]"] + cells(lambda block: format_stat(block["peak_order"])) + [null_peak_text(null)],
-        ["κ = Σ_{k≥1} k·p_k, mean [95 % CI]"] + cells(lambda block: format_stat(block["kappa"])) + [format_number(null["kappa"])],
-        ["C_{≤3} = Σ_{k≤3} p_k (k ≥ 1)"] + cells(lambda block: format_stat(block["c_le3"], percent=True)) + [format_percent(null["c_le3"])],
-        ["trunk share E_0 / Σ_{j≥0} E_j"] + cells(lambda block: format_stat(block["trunk_share"], percent=True)) + [format_percent(null["trunk_share"])],
+        ["peak order of the mean spectrum"]
+        + cells(lambda block: str(block["mean_spectrum_peak_order"]))
+        + [null_peak_text(null)],
+        ["per-image peak order, mean [95 % CI]"]
+        + cells(lambda block: format_stat(block["peak_order"]))
+        + [null_peak_text(null)],
+        ["κ = Σ_{k≥1} k·p_k, mean [95 % CI]"]
+        + cells(lambda block: format_stat(block["kappa"]))
+        + [format_number(null["kappa"])],
+        ["C_{≤3} = Σ_{k≤3} p_k (k ≥ 1)"]
+        + cells(lambda block: format_stat(block["c_le3"], percent=True))
+        + [format_percent(null["c_le3"])],
+        ["trunk share E_0 / Σ_{j≥0} E_j"]
+        + cells(lambda block: format_stat(block["trunk_share"], percent=True))
+        + [format_percent(null["trunk_share"])],
     ]
     return headers, rows
 
@@ -55,10 +76,19 @@ def spectrum_rows(summary: dict[str, Any], compare: dict[str, Any] | None) -> tu
     rows = []
     for index, order in enumerate(projections["vector"]["peak_order_distribution"]["orders"]):
         row = [str(order)]
-        row += [format_stat(element_stat(projections[projection]["mean_spectrum"], index), percent=True) for projection in PROJECTIONS]
-        row += [format_percent(projections[projection]["peak_order_distribution"]["fraction"][index]) for projection in PROJECTIONS]
+        row += [
+            format_stat(element_stat(projections[projection]["mean_spectrum"], index), percent=True)
+            for projection in PROJECTIONS
+        ]
+        row += [
+            format_percent(projections[projection]["peak_order_distribution"]["fraction"][index])
+            for projection in PROJECTIONS
+        ]
         if compare is not None:
-            row += [format_stat(element_stat(compare["projections"][projection]["mean_spectrum"], index), percent=True) for projection in PROJECTIONS]
+            row += [
+                format_stat(element_stat(compare["projections"][projection]["mean_spectrum"], index), percent=True)
+                for projection in PROJECTIONS
+            ]
         row.append(format_percent(summary["binomial_null"]["spectrum"][index]))
         rows.append(row)
     return headers, rows
@@ -74,9 +104,12 @@ def basis_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
     rows = [
         ["peak order of the mean spectrum"] + cells(lambda block: str(block["mean_spectrum_peak_order"])),
-        ["κ (Walsh: κ_W, total influence / variance), mean [95 % CI]"] + cells(lambda block: format_stat(block["kappa"])),
-        ["C_{≤3} (Walsh: low-degree share of the variance)"] + cells(lambda block: format_stat(block["c_le3"], percent=True)),
-        ["cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²"] + [cell for projection in PROJECTIONS for cell in (format_stat(walsh["cancellation_ratio"][projection]), "—")],
+        ["κ (Walsh: κ_W, total influence / variance), mean [95 % CI]"]
+        + cells(lambda block: format_stat(block["kappa"])),
+        ["C_{≤3} (Walsh: low-degree share of the variance)"]
+        + cells(lambda block: format_stat(block["c_le3"], percent=True)),
+        ["cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²"]
+        + [cell for projection in PROJECTIONS for cell in (format_stat(walsh["cancellation_ratio"][projection]), "—")],
     ]
     return headers, rows
 
@@ -84,9 +117,18 @@ def basis_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 def walsh_spectrum_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Per order: the mean Walsh spectrum W_k / Σ_{j≥1} W_j with CIs per projection, beside the Möbius p_k."""
     walsh, projections = summary["walsh"]["projections"], summary["projections"]
-    headers = ["k"] + [f"{name} {projection}" for projection in PROJECTIONS for name in ("p_k (Möbius)", "W_k share (Walsh)")]
-    rows = [[str(order)] + [format_stat(element_stat(source[projection]["mean_spectrum"], index), percent=True) for projection in PROJECTIONS for source in (projections, walsh)]
-            for index, order in enumerate(projections["vector"]["peak_order_distribution"]["orders"])]
+    headers = ["k"] + [
+        f"{name} {projection}" for projection in PROJECTIONS for name in ("p_k (Möbius)", "W_k share (Walsh)")
+    ]
+    rows = [
+        [str(order)]
+        + [
+            format_stat(element_stat(source[projection]["mean_spectrum"], index), percent=True)
+            for projection in PROJECTIONS
+            for source in (projections, walsh)
+        ]
+        for index, order in enumerate(projections["vector"]["peak_order_distribution"]["orders"])
+    ]
     return headers, rows
 
 
@@ -95,12 +137,29 @@ def seed_rows(summary: dict[str, Any]) -> list[list[str]]:
     published, arch = summary["published"], summary["config"]["arch"]
     vector = summary["projections"]["vector"]
     peak = str(vector["mean_spectrum_peak_order"])
-    seed_archs = [name for name in published if name != "source" and published_value(published, name, "peak_order") is not None]
-    rows = [[f"peak order, {name}", str(published_value(published, name, "peak_order")), peak if name == arch else "—"] for name in seed_archs]
+    seed_archs = [
+        name for name in published if name != "source" and published_value(published, name, "peak_order") is not None
+    ]
+    rows = [
+        [f"peak order, {name}", str(published_value(published, name, "peak_order")), peak if name == arch else "—"]
+        for name in seed_archs
+    ]
     if arch not in seed_archs:
         rows.append([f"peak order, {arch} (L = {summary['config']['num_blocks']})", "—", peak])
-    rows.append(["κ^v (seed: resnet18)", format_number(published_value(published, "resnet18", "kappa_vector")), format_stat(vector["kappa"])])
-    rows.append(["C_{≤3}, vector (seed: resnet18)", format_percent(published_value(published, "resnet18", "c_le3")), format_stat(vector["c_le3"], percent=True)])
+    rows.append(
+        [
+            "κ^v (seed: resnet18)",
+            format_number(published_value(published, "resnet18", "kappa_vector")),
+            format_stat(vector["kappa"]),
+        ]
+    )
+    rows.append(
+        [
+            "C_{≤3}, vector (seed: resnet18)",
+            format_percent(published_value(published, "resnet18", "c_le3")),
+            format_stat(vector["c_le3"], percent=True),
+        ]
+    )
     return rows
 
 
@@ -122,7 +181,9 @@ def results_blocks(summary: dict[str, Any], compare: dict[str, Any] | None, figu
         for projection in PROJECTIONS:
             quantiles = source["projections"][projection]["kappa_distribution"]["quantiles"]
             quantile_rows.append([f"{name} {projection}"] + [format_number(value) for value in quantiles.values()])
-    quantile_headers = ["per-image κ"] + [f"q{key}" for key in summary["projections"]["vector"]["kappa_distribution"]["quantiles"]]
+    quantile_headers = ["per-image κ"] + [
+        f"q{key}" for key in summary["projections"]["vector"]["kappa_distribution"]["quantiles"]
+    ]
     floor_headers, floor_table = floor_rows(summary, compare)
     blocks = [
         markdown_table(headers, rows),

@@ -13,16 +13,16 @@ per-image ``κ`` as quantiles plus a histogram (bins of width 1/4 order on ``[1,
 need only the JSON. Images without interaction energy have no spectrum; they are counted and left
 out of the spectrum statistics.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from experiment_1.run import UNSCALED, image_counts, valid_images
-from experiment_1.report import published_numbers
 from experiment_1.mobius import PROJECTIONS, binomial_null
-from experiment_1.report import bootstrap_mean_ci, bootstrap_mean_ci_rows
+from experiment_1.report import bootstrap_mean_ci, bootstrap_mean_ci_rows, published_numbers
+from experiment_1.run import UNSCALED, image_counts, valid_images
 from experiment_2.spectrum.verdicts import floor_check, input_dependence, paired_kappa_difference, verdicts
 
 QUESTION = "How is the Möbius energy of the logits distributed across interaction orders?"
@@ -58,12 +58,16 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
 def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, seed: int) -> dict[str, Any]:
     """The Walsh-basis control: :func:`spectrum_summary` of the Walsh statistics (W_k, their spectrum over k ≥ 1, κ_W, the
     low-degree share C≤3, the peak), their round-off floor, and the per-image cancellation ratio of the Möbius expansion."""
-    walsh = {name[len("walsh_"):]: value for name, value in arrays.items() if name.startswith("walsh_")}
+    walsh = {name[len("walsh_") :]: value for name, value in arrays.items() if name.startswith("walsh_")}
     return {
         "projections": spectrum_summary(walsh, valid, num_blocks, seed),
         "roundoff": floor_check(arrays, valid, num_blocks, basis="walsh"),
-        "cancellation_ratio": {projection: bootstrap_mean_ci(np.asarray(arrays[f"cancellation_ratio_{projection}"], dtype=np.float64)[valid], seed=seed)
-                               for projection in PROJECTIONS},
+        "cancellation_ratio": {
+            projection: bootstrap_mean_ci(
+                np.asarray(arrays[f"cancellation_ratio_{projection}"], dtype=np.float64)[valid], seed=seed
+            )
+            for projection in PROJECTIONS
+        },
     }
 
 
@@ -80,7 +84,9 @@ def kappa_distribution(kappa: np.ndarray, num_blocks: int) -> dict[str, Any]:
     }
 
 
-def projection_summary(arrays: dict[str, np.ndarray], projection: str, valid: np.ndarray, num_blocks: int, seed: int) -> dict[str, Any]:
+def projection_summary(
+    arrays: dict[str, np.ndarray], projection: str, valid: np.ndarray, num_blocks: int, seed: int
+) -> dict[str, Any]:
     """Every spectrum statistic of one projection (``vector`` or ``scalar``) over the valid images."""
     energy = np.asarray(arrays[f"energy_{projection}"], dtype=np.float64)[valid]
     spectrum = np.asarray(arrays[f"spectrum_{projection}"], dtype=np.float64)[valid]
@@ -92,7 +98,11 @@ def projection_summary(arrays: dict[str, np.ndarray], projection: str, valid: np
         "mean_energy": bootstrap_mean_ci_rows(energy, seed=seed),
         "mean_spectrum": mean_spectrum,
         "mean_spectrum_peak_order": int(np.argmax(mean_spectrum["mean"])) + 1,
-        "peak_order_distribution": {"orders": list(range(1, num_blocks + 1)), "counts": peak_counts.tolist(), "fraction": (peak_counts / max(len(peaks), 1)).tolist()},
+        "peak_order_distribution": {
+            "orders": list(range(1, num_blocks + 1)),
+            "counts": peak_counts.tolist(),
+            "fraction": (peak_counts / max(len(peaks), 1)).tolist(),
+        },
         "peak_order": bootstrap_mean_ci(peaks, seed=seed),
         "kappa": bootstrap_mean_ci(np.asarray(arrays[f"kappa_{projection}"])[valid], seed=seed),
         "kappa_distribution": kappa_distribution(np.asarray(arrays[f"kappa_{projection}"])[valid], num_blocks),
@@ -102,6 +112,8 @@ def projection_summary(arrays: dict[str, np.ndarray], projection: str, valid: np
     }
 
 
-def spectrum_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, seed: int) -> dict[str, dict[str, Any]]:
+def spectrum_summary(
+    arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, seed: int
+) -> dict[str, dict[str, Any]]:
     """:func:`projection_summary` of both projections, keyed by projection."""
     return {projection: projection_summary(arrays, projection, valid, num_blocks, seed) for projection in PROJECTIONS}

@@ -28,6 +28,7 @@ cannot tell). Beside it the cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h
 :func:`null_verdicts` compares a run with its random-init null: ``unresolved`` when the null (or the run)
 is, cannot tell when the null is a constant function, else holds when the two κ^v CIs are disjoint.
 """
+
 from __future__ import annotations
 
 from math import comb
@@ -37,27 +38,45 @@ from typing import Any
 import numpy as np
 
 from experiment_1.errors import PipelineError
-from experiment_1.report import bootstrap_mean_ci
-from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED, effect_from_stat, verdict
 from experiment_1.mobius import PROJECTIONS
+from experiment_1.report import (
+    ALPHA,
+    CANNOT_TELL,
+    FAILS,
+    HOLDS,
+    UNRESOLVED,
+    bootstrap_mean_ci,
+    effect_from_stat,
+    verdict,
+)
 
 FLOOR_MARGIN = 1000.0  # an order is resolved when its mean energy is at least this multiple of its round-off floor
 INPUT_SPREAD = 1e-4  # relative spread of the trunk energy over images below which h(full) does not depend on the image
 RULES = {
     "resolved": f"holds when every order k ≥ 1 has mean energy ≥ {FLOOR_MARGIN:g}× its round-off floor C(L,k)·2^k·(rounding variance); else unresolved",
-    "shape": ("holds (higher orders) when the 95 % CI of κ lies above the binomial null's κ and that of C≤3 below the null's C≤3; fails "
-              "(lower orders) when the reverse; else cannot tell (a CI covering the null's value, or both statistics on one side: "
-              "a spectrum wider or narrower than counting, not shifted)"),
-    "peak": ("holds when the 95 % CI of the per-image peak order lies outside the binomial null's peak orders (all tied ones), fails "
-             "when it lies inside their range, else cannot tell"),
+    "shape": (
+        "holds (higher orders) when the 95 % CI of κ lies above the binomial null's κ and that of C≤3 below the null's C≤3; fails "
+        "(lower orders) when the reverse; else cannot tell (a CI covering the null's value, or both statistics on one side: "
+        "a spectrum wider or narrower than counting, not shifted)"
+    ),
+    "peak": (
+        "holds when the 95 % CI of the per-image peak order lies outside the binomial null's peak orders (all tied ones), fails "
+        "when it lies inside their range, else cannot tell"
+    ),
     "differ": "holds when the 95 % CI of the paired per-image κ^s − κ^v excludes 0, else cannot tell (no equivalence margin)",
     "input": f"holds when the relative spread (std / mean) of the trunk energy over images exceeds {INPUT_SPREAD:g}, else fails",
-    "null": ("unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function "
-             "of its input; else holds when the 95 % CIs of κ^v are disjoint, cannot tell when they overlap"),
-    "walsh_resolved": (f"holds when every order k ≥ 1 has mean Walsh energy ≥ {FLOOR_MARGIN:g}× its round-off floor "
-                       "C(L,k)·(rounding variance)/2^L; else unresolved"),
-    "basis": ("holds when the Möbius and the Walsh shape verdicts are both decided (holds or fails) and agree, fails when both are "
-              "decided and disagree, else cannot tell; unresolved when either basis has an order within its round-off floor"),
+    "null": (
+        "unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function "
+        "of its input; else holds when the 95 % CIs of κ^v are disjoint, cannot tell when they overlap"
+    ),
+    "walsh_resolved": (
+        f"holds when every order k ≥ 1 has mean Walsh energy ≥ {FLOOR_MARGIN:g}× its round-off floor "
+        "C(L,k)·(rounding variance)/2^L; else unresolved"
+    ),
+    "basis": (
+        "holds when the Möbius and the Walsh shape verdicts are both decided (holds or fails) and agree, fails when both are "
+        "decided and disagree, else cannot tell; unresolved when either basis has an order within its round-off floor"
+    ),
 }
 UNRESOLVED_NOTE = "orders within the round-off floor are noise: no null and no finding is drawn from them"
 
@@ -75,7 +94,9 @@ def walsh_roundoff_floor(roundoff_variance: np.ndarray, num_blocks: int) -> np.n
     return float(np.mean(roundoff_variance)) * factors
 
 
-def floor_check(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, basis: str = "mobius") -> dict[str, Any]:
+def floor_check(
+    arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, basis: str = "mobius"
+) -> dict[str, Any]:
     """Per projection: mean E_k (or, with ``basis="walsh"``, W_k) over images, its round-off floor, their ratio and whether
     each order is resolved."""
     block: dict[str, Any] = {"floor_margin": FLOOR_MARGIN}
@@ -85,8 +106,11 @@ def floor_check(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: in
         floor = floor_of(np.asarray(arrays[f"roundoff_variance_{projection}"], dtype=np.float64)[valid], num_blocks)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(floor > 0, energy / floor, np.inf)
-        block[projection] = {"floor_ratio": ratio.tolist(), "resolved": [bool(value >= FLOOR_MARGIN) for value in ratio],
-                             "unresolved_orders": [order for order in range(1, num_blocks + 1) if not ratio[order] >= FLOOR_MARGIN]}
+        block[projection] = {
+            "floor_ratio": ratio.tolist(),
+            "resolved": [bool(value >= FLOOR_MARGIN) for value in ratio],
+            "unresolved_orders": [order for order in range(1, num_blocks + 1) if not ratio[order] >= FLOOR_MARGIN],
+        }
     return block
 
 
@@ -94,13 +118,19 @@ def input_dependence(arrays: dict[str, np.ndarray], valid: np.ndarray) -> dict[s
     """How much h(full) moves with the image: distinct predicted classes and the trunk energy's relative spread."""
     trunk = np.asarray(arrays["energy_vector"], dtype=np.float64)[valid][:, 0]
     spread = float(trunk.std() / trunk.mean()) if len(trunk) > 1 and trunk.mean() > 0 else 0.0
-    return {"distinct_predictions": int(len(np.unique(np.asarray(arrays["full_prediction"])[valid]))),
-            "trunk_energy_relative_spread": spread}
+    return {
+        "distinct_predictions": int(len(np.unique(np.asarray(arrays["full_prediction"])[valid]))),
+        "trunk_energy_relative_spread": spread,
+    }
 
 
 def paired_kappa_difference(arrays: dict[str, np.ndarray], valid: np.ndarray, seed: int) -> dict[str, float]:
     """Per-image κ^s − κ^v: mean with a bootstrap CI over images."""
-    return bootstrap_mean_ci(np.asarray(arrays["kappa_scalar"], dtype=np.float64)[valid] - np.asarray(arrays["kappa_vector"], dtype=np.float64)[valid], seed=seed)
+    return bootstrap_mean_ci(
+        np.asarray(arrays["kappa_scalar"], dtype=np.float64)[valid]
+        - np.asarray(arrays["kappa_vector"], dtype=np.float64)[valid],
+        seed=seed,
+    )
 
 
 def _outside(stat: dict[str, float], value: float) -> int:
@@ -115,8 +145,11 @@ def shape_decision(kappa_side: int, c_le3_side: int) -> tuple[str, list[str]]:
     if kappa_side < 0 and c_le3_side > 0:
         return FAILS, ["the energy sits at lower orders than subset counting predicts"]
     if kappa_side != 0 and kappa_side == c_le3_side:
-        return CANNOT_TELL, ["κ and C≤3 both lie on the same side of the null: the spectrum is " + ("wider" if kappa_side > 0 else "narrower")
-                             + " than subset counting (more weight at both ends), not shifted to higher or lower orders"]
+        return CANNOT_TELL, [
+            "κ and C≤3 both lie on the same side of the null: the spectrum is "
+            + ("wider" if kappa_side > 0 else "narrower")
+            + " than subset counting (more weight at both ends), not shifted to higher or lower orders"
+        ]
     return CANNOT_TELL, []
 
 
@@ -137,26 +170,50 @@ def projection_verdicts(summary: dict[str, Any], projection: str, basis: str = "
     walsh = basis == "walsh"
     source = summary["walsh"] if walsh else summary
     block, null, floor = source["projections"][projection], summary["binomial_null"], source["roundoff"][projection]
-    tag, named, energy = ("walsh.", f"{projection} projection, Walsh basis", "W_k") if walsh else ("", f"{projection} projection", "E_k")
+    tag, named, energy = (
+        ("walsh.", f"{projection} projection, Walsh basis", "W_k") if walsh else ("", f"{projection} projection", "E_k")
+    )
     num_blocks, tied = null["num_blocks"], _null_peaks(null)
     unresolved = floor["unresolved_orders"]
     ratios = floor["floor_ratio"][1:]
-    resolved = verdict(f"{tag}resolved.{projection}", f"{named}: every interaction order clears the round-off floor",
-                       UNRESOLVED if unresolved else HOLDS, RULES["walsh_resolved" if walsh else "resolved"], parameters={"floor_margin": FLOOR_MARGIN},
-                       statistic={"name": f"smallest mean {energy} / round-off floor over k ≥ 1", "value": float(min(ratios))},
-                       notes=[f"unresolved orders: {', '.join(map(str, unresolved))}; {UNRESOLVED_NOTE}"] if unresolved else [])
+    resolved = verdict(
+        f"{tag}resolved.{projection}",
+        f"{named}: every interaction order clears the round-off floor",
+        UNRESOLVED if unresolved else HOLDS,
+        RULES["walsh_resolved" if walsh else "resolved"],
+        parameters={"floor_margin": FLOOR_MARGIN},
+        statistic={"name": f"smallest mean {energy} / round-off floor over k ≥ 1", "value": float(min(ratios))},
+        notes=[f"unresolved orders: {', '.join(map(str, unresolved))}; {UNRESOLVED_NOTE}"] if unresolved else [],
+    )
     kappa_shift = {key: block["kappa"][key] - null["kappa"] for key in ("mean", "ci_low", "ci_high")}
     decision, notes = shape_decision(_outside(block["kappa"], null["kappa"]), _outside(block["c_le3"], null["c_le3"]))
-    notes = [f"κ/L = {block['kappa']['mean'] / num_blocks:.3f} (null {null['kappa'] / num_blocks:.3f}); C≤3 = {100 * block['c_le3']['mean']:.1f} % "
-             f"[{100 * block['c_le3']['ci_low']:.1f}, {100 * block['c_le3']['ci_high']:.1f}] (null {100 * null['c_le3']:.1f} %)"] + notes
-    shape = verdict(f"{tag}shape.{projection}", f"{named}: the energy sits at higher orders than subset counting (the binomial null) predicts",
-                    UNRESOLVED if unresolved else decision, RULES["shape"], effect=effect_from_stat("κ − null κ", kappa_shift),
-                    notes=[notes[0], UNRESOLVED_NOTE] if unresolved else notes)
-    tie = f"the null's peak is tied at k = {' and '.join(map(str, tied))}" if len(tied) > 1 else f"the null peaks at k = {tied[0]}"
-    peak = verdict(f"{tag}peak.{projection}", f"{named}: the spectrum peaks at another order than subset counting predicts",
-                   UNRESOLVED if unresolved else peak_decision(block["peak_order"], tied), RULES["peak"],
-                   effect=effect_from_stat("per-image peak order", block["peak_order"]), parameters={"null_peak_orders": tied},
-                   notes=[f"mean spectrum peaks at k = {block['mean_spectrum_peak_order']}; {tie}"] + ([UNRESOLVED_NOTE] if unresolved else []))
+    notes = [
+        f"κ/L = {block['kappa']['mean'] / num_blocks:.3f} (null {null['kappa'] / num_blocks:.3f}); C≤3 = {100 * block['c_le3']['mean']:.1f} % "
+        f"[{100 * block['c_le3']['ci_low']:.1f}, {100 * block['c_le3']['ci_high']:.1f}] (null {100 * null['c_le3']:.1f} %)"
+    ] + notes
+    shape = verdict(
+        f"{tag}shape.{projection}",
+        f"{named}: the energy sits at higher orders than subset counting (the binomial null) predicts",
+        UNRESOLVED if unresolved else decision,
+        RULES["shape"],
+        effect=effect_from_stat("κ − null κ", kappa_shift),
+        notes=[notes[0], UNRESOLVED_NOTE] if unresolved else notes,
+    )
+    tie = (
+        f"the null's peak is tied at k = {' and '.join(map(str, tied))}"
+        if len(tied) > 1
+        else f"the null peaks at k = {tied[0]}"
+    )
+    peak = verdict(
+        f"{tag}peak.{projection}",
+        f"{named}: the spectrum peaks at another order than subset counting predicts",
+        UNRESOLVED if unresolved else peak_decision(block["peak_order"], tied),
+        RULES["peak"],
+        effect=effect_from_stat("per-image peak order", block["peak_order"]),
+        parameters={"null_peak_orders": tied},
+        notes=[f"mean spectrum peaks at k = {block['mean_spectrum_peak_order']}; {tie}"]
+        + ([UNRESOLVED_NOTE] if unresolved else []),
+    )
     return [resolved, shape, peak]
 
 
@@ -174,9 +231,16 @@ def basis_verdicts(summary: dict[str, Any], decided: list[dict[str, Any]]) -> li
         else:
             decision = CANNOT_TELL
         ratio = summary["walsh"]["cancellation_ratio"][projection]
-        block.append(verdict(f"basis.{projection}", f"{projection} projection: the Möbius shape reading (where the energy sits against subset counting) holds in the Walsh basis too",
-                             decision, RULES["basis"], effect=effect_from_stat("cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²", ratio),
-                             notes=[f"Möbius shape: {mobius}; Walsh shape: {walsh}"]))
+        block.append(
+            verdict(
+                f"basis.{projection}",
+                f"{projection} projection: the Möbius shape reading (where the energy sits against subset counting) holds in the Walsh basis too",
+                decision,
+                RULES["basis"],
+                effect=effect_from_stat("cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²", ratio),
+                notes=[f"Möbius shape: {mobius}; Walsh shape: {walsh}"],
+            )
+        )
     return block
 
 
@@ -186,29 +250,59 @@ def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     unresolved = any(summary["roundoff"][projection]["unresolved_orders"] for projection in PROJECTIONS)
     difference = summary["kappa_scalar_minus_vector"]
     differ = HOLDS if _outside(difference, 0.0) else CANNOT_TELL
-    block.append(verdict("projections_differ", "the scalar (predicted-class) spectrum differs from the vector one (κ^s ≠ κ^v)",
-                         UNRESOLVED if unresolved else differ, RULES["differ"], effect=effect_from_stat("κ^s − κ^v, paired per image", difference),
-                         parameters={"alpha": ALPHA}, notes=[UNRESOLVED_NOTE] if unresolved else []))
+    block.append(
+        verdict(
+            "projections_differ",
+            "the scalar (predicted-class) spectrum differs from the vector one (κ^s ≠ κ^v)",
+            UNRESOLVED if unresolved else differ,
+            RULES["differ"],
+            effect=effect_from_stat("κ^s − κ^v, paired per image", difference),
+            parameters={"alpha": ALPHA},
+            notes=[UNRESOLVED_NOTE] if unresolved else [],
+        )
+    )
     spread = summary["input_dependence"]
-    block.append(verdict("input_dependent", "the network is a function of its input (h(full) moves with the image)",
-                         HOLDS if spread["trunk_energy_relative_spread"] > INPUT_SPREAD else FAILS, RULES["input"],
-                         statistic={"name": "relative spread of the trunk energy over images", "value": spread["trunk_energy_relative_spread"]},
-                         parameters={"threshold": INPUT_SPREAD}, notes=[f"{spread['distinct_predictions']} distinct predicted classes"]))
+    block.append(
+        verdict(
+            "input_dependent",
+            "the network is a function of its input (h(full) moves with the image)",
+            HOLDS if spread["trunk_energy_relative_spread"] > INPUT_SPREAD else FAILS,
+            RULES["input"],
+            statistic={
+                "name": "relative spread of the trunk energy over images",
+                "value": spread["trunk_energy_relative_spread"],
+            },
+            parameters={"threshold": INPUT_SPREAD},
+            notes=[f"{spread['distinct_predictions']} distinct predicted classes"],
+        )
+    )
     if "walsh" in summary:
         block += basis_verdicts(summary, block)
     return block
 
 
-def check_random_init_null(summary: dict[str, Any], summary_path: Path, null: dict[str, Any], null_path: Path, flag: str = "--compare-summary") -> None:
+def check_random_init_null(
+    summary: dict[str, Any], summary_path: Path, null: dict[str, Any], null_path: Path, flag: str = "--compare-summary"
+) -> None:
     """Refuse a null that is not a random-init run of the same architecture on (the first N images of) the same sample list."""
     config, null_config = summary["config"], null["config"]
     if Path(null_path).resolve() == Path(summary_path).resolve() or null_config.get("run_id") == config.get("run_id"):
-        raise PipelineError(f"{null_path}: is the same run as {summary_path}; pass to {flag} the summary of the same step run with --weights random")
+        raise PipelineError(
+            f"{null_path}: is the same run as {summary_path}; pass to {flag} the summary of the same step run with --weights random"
+        )
     if null_config.get("weights") != "random":
-        raise PipelineError(f"{null_path}: a run with weights {null_config.get('weights')}, not a random-init null; pass to {flag} the summary of the same step run with --weights random")
+        raise PipelineError(
+            f"{null_path}: a run with weights {null_config.get('weights')}, not a random-init null; pass to {flag} the "
+            f"summary of the same step run with --weights random"
+        )
     if null_config.get("arch") != config.get("arch"):
-        raise PipelineError(f"{null_path}: a {null_config.get('arch')} run but {summary_path} is {config.get('arch')}; run the null with --arch {config.get('arch')} --weights random")
-    if null_config.get("sample_list_sha256") != config.get("sample_list_sha256") or null_config.get("num_images", 0) > config.get("num_images", 0):
+        raise PipelineError(
+            f"{null_path}: a {null_config.get('arch')} run but {summary_path} is {config.get('arch')}; run the null "
+            f"with --arch {config.get('arch')} --weights random"
+        )
+    if null_config.get("sample_list_sha256") != config.get("sample_list_sha256") or null_config.get(
+        "num_images", 0
+    ) > config.get("num_images", 0):
         raise PipelineError(
             f"{null_path}: evaluated another sample list ({null_config.get('sample_index')}, {null_config.get('num_images')} images) than {summary_path} "
             f"({config.get('sample_index')}, {config.get('num_images')} images); run the null on the same list (--limit N for its first N images)"
@@ -219,20 +313,38 @@ def null_verdicts(summary: dict[str, Any], null: dict[str, Any]) -> list[dict[st
     """The run against its random-init null (:data:`RULES` ``null``), one verdict per projection."""
     constant = next(entry for entry in null["verdicts"] if entry["id"] == "input_dependent")["decision"] == FAILS
     calibration = null["config"].get("batchnorm_calibration")
-    label = "random init" + (f", batch-norm statistics re-estimated on {calibration['images']} sample images" if calibration else "")
+    label = "random init" + (
+        f", batch-norm statistics re-estimated on {calibration['images']} sample images" if calibration else ""
+    )
     block = []
     for projection in PROJECTIONS:
         ours, theirs = summary["projections"][projection]["kappa"], null["projections"][projection]["kappa"]
-        unresolved = [name for name, source in (("the null", null), ("this run", summary)) if source["roundoff"][projection]["unresolved_orders"]]
+        unresolved = [
+            name
+            for name, source in (("the null", null), ("this run", summary))
+            if source["roundoff"][projection]["unresolved_orders"]
+        ]
         disjoint = ours["ci_high"] < theirs["ci_low"] or theirs["ci_high"] < ours["ci_low"]
         decision = UNRESOLVED if unresolved else CANNOT_TELL if constant else HOLDS if disjoint else CANNOT_TELL
-        notes = [f"null ({label}): κ = {theirs['mean']:.3g} [{theirs['ci_low']:.3g}, {theirs['ci_high']:.3g}], N = {null['num_valid']}"]
+        notes = [
+            f"null ({label}): κ = {theirs['mean']:.3g} [{theirs['ci_low']:.3g}, {theirs['ci_high']:.3g}], N = {null['num_valid']}"
+        ]
         if unresolved:
             notes.append(f"{' and '.join(unresolved)} has orders within the round-off floor; {UNRESOLVED_NOTE}")
         elif constant:
             notes.append("the null is a constant function of its input: it is no null")
         elif disjoint:
-            notes.append(f"training moves κ {'up' if ours['mean'] > theirs['mean'] else 'down'} by {ours['mean'] - theirs['mean']:+.3g}")
-        block.append(verdict(f"null.{projection}", f"{projection} projection: training changes the spectrum (κ differs from the random-init null's)",
-                             decision, RULES["null"], effect=effect_from_stat("κ, this run", ours), notes=notes))
+            notes.append(
+                f"training moves κ {'up' if ours['mean'] > theirs['mean'] else 'down'} by {ours['mean'] - theirs['mean']:+.3g}"
+            )
+        block.append(
+            verdict(
+                f"null.{projection}",
+                f"{projection} projection: training changes the spectrum (κ differs from the random-init null's)",
+                decision,
+                RULES["null"],
+                effect=effect_from_stat("κ, this run", ours),
+                notes=notes,
+            )
+        )
     return block

@@ -1,4 +1,5 @@
 """The benchmark's MAC counts against the work the engines really do, and its tables."""
+
 from __future__ import annotations
 
 import json
@@ -7,11 +8,12 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from experiment_1.bench_engines import add_rate_versus_baseline, main as bench_main
-from experiment_1.network.macs import work_ratio
-from experiment_1.run.allocator import tune_allocator
+from experiment_1.bench_engines import add_rate_versus_baseline
+from experiment_1.bench_engines import main as bench_main
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
+from experiment_1.network.macs import work_ratio
 from experiment_1.network.registry import build_gated_stack
+from experiment_1.run.allocator import tune_allocator
 from paper.committed_runs import allow_all_runs
 from paper.make_tables import benchmark_table, profile_table
 from paper.render_markdown import render_markdown
@@ -28,7 +30,9 @@ def executed_macs(model: nn.Module, run) -> int:
         else:
             total += output.numel() * layer.in_features
 
-    handles = [layer.register_forward_hook(hook) for layer in model.modules() if isinstance(layer, (nn.Conv2d, nn.Linear))]
+    handles = [
+        layer.register_forward_hook(hook) for layer in model.modules() if isinstance(layer, (nn.Conv2d, nn.Linear))
+    ]
     try:
         run()
     finally:
@@ -42,46 +46,120 @@ def test_mac_counts_are_what_the_engines_execute() -> None:
     x = torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(0))
     work = work_ratio(model, 32, torch.device("cpu"))
     assert executed_macs(model, lambda: evaluate_masks_tree(model, x, mask_chunk=16)) == round(work["tree_gmac"] * 1e9)
-    assert executed_macs(model, lambda: evaluate_masks_naive(model, x, mask_chunk=64)) == round(work["naive_gmac"] * 1e9)
+    assert executed_macs(model, lambda: evaluate_masks_naive(model, x, mask_chunk=64)) == round(
+        work["naive_gmac"] * 1e9
+    )
     assert 0 < work["head_share_of_tree_macs"] < 1
 
 
 def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> None:
-    row = {"arch": "efficientnet_lite0", "num_blocks": 9, "dtype": "float32", "compiled": False, "memory_format": "channels_last", "images": 1,
-           "resolution": 224, "naive_masks_timed": 64, "tree_seconds": 2.0, "naive_seconds": 30.0, "speedup": 15.0, "work_ratio": 6.25,
-           "tree_gmac": 40.0, "tree_images_per_s": 0.5, "tree_gmac_per_s": 20.0, "naive_gmac_per_s": 8.5, "tree_speedup_vs_contiguous": 1.66,
-           "max_abs_disagreement": 1e-5}
+    row = {
+        "arch": "efficientnet_lite0",
+        "num_blocks": 9,
+        "dtype": "float32",
+        "compiled": False,
+        "memory_format": "channels_last",
+        "images": 1,
+        "resolution": 224,
+        "naive_masks_timed": 64,
+        "tree_seconds": 2.0,
+        "naive_seconds": 30.0,
+        "speedup": 15.0,
+        "work_ratio": 6.25,
+        "tree_gmac": 40.0,
+        "tree_images_per_s": 0.5,
+        "tree_gmac_per_s": 20.0,
+        "naive_gmac_per_s": 8.5,
+        "tree_speedup_vs_contiguous": 1.66,
+        "max_abs_disagreement": 1e-5,
+    }
     (tmp_path / "experiment_1" / "results_bench").mkdir(parents=True)
-    (tmp_path / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps({"device": "cpu (2 threads)", "rows": [row]}))
+    (tmp_path / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(
+        json.dumps({"device": "cpu (2 threads)", "rows": [row]})
+    )
     allow_all_runs(tmp_path)
     table = render_markdown(benchmark_table(tmp_path))
-    assert "| cpu (2 threads), allocator untuned (written before the benchmark tuned it) | efficientnet_lite0 | float32, eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | — | 8.5 | 15.0× | 6.2× | 1.66× |" in table
-    profile = {"arch": "resnet18", "images": 1, "resolution": 224, "memory_format": "channels_last", "mask_chunk": 256, "wall_seconds": 1.5,
-               "parts": [{"part": "stem", "calls": 1, "share": 0.01}, {"part": "head (×256)", "calls": 2, "share": 0.3},
-                         {"part": "layer4.1 branch (×128)", "calls": 2, "share": 0.4}, {"part": "layer1.0 branch (×1)", "calls": 1, "share": 0.02}],
-               "operator_groups": {"convolution": 0.8, "batch_norm": 0.1, "linear": 0.01}}
+    assert (
+        "| cpu (2 threads), allocator untuned (written before the benchmark tuned it) | efficientnet_lite0 | float32, "
+        "eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | — | 8.5 | 15.0× | 6.2× | 1.66× |"
+        in table
+    )
+    profile = {
+        "arch": "resnet18",
+        "images": 1,
+        "resolution": 224,
+        "memory_format": "channels_last",
+        "mask_chunk": 256,
+        "wall_seconds": 1.5,
+        "parts": [
+            {"part": "stem", "calls": 1, "share": 0.01},
+            {"part": "head (×256)", "calls": 2, "share": 0.3},
+            {"part": "layer4.1 branch (×128)", "calls": 2, "share": 0.4},
+            {"part": "layer1.0 branch (×1)", "calls": 1, "share": 0.02},
+        ],
+        "operator_groups": {"convolution": 0.8, "batch_norm": 0.1, "linear": 0.01},
+    }
     (tmp_path / "experiment_1" / "results_profile").mkdir(parents=True)
     (tmp_path / "experiment_1" / "results_profile" / "p.json").write_text(json.dumps(profile))
-    assert "| layer4.1 branch (×128) 40.0 %; head (×256) 30.0 %; layer1.0 branch (×1) 2.0 % | 80.0 % | 10.0 % | 1.0 % |" in render_markdown(profile_table(tmp_path))
+    assert (
+        "| layer4.1 branch (×128) 40.0 %; head (×256) 30.0 %; layer1.0 branch (×1) 2.0 % | 80.0 % | 10.0 % | 1.0 % |"
+        in render_markdown(profile_table(tmp_path))
+    )
 
 
 def test_the_benchmark_runs_end_to_end_and_records_its_weights(tmp_path: Path) -> None:
     output = tmp_path / "bench.json"
-    bench_main(["--archs", "resnet18", "--resolution", "32", "--naive-masks", "4", "--repeats", "1", "--memory-formats", "channels_last",
-                "--device", "cpu", "--json", str(output)])
+    bench_main(
+        [
+            "--archs",
+            "resnet18",
+            "--resolution",
+            "32",
+            "--naive-masks",
+            "4",
+            "--repeats",
+            "1",
+            "--memory-formats",
+            "channels_last",
+            "--device",
+            "cpu",
+            "--json",
+            str(output),
+        ]
+    )
     bench = json.loads(output.read_text())
     rows = bench["rows"]
-    assert [(row["arch"], row["weights"], row["memory_format"]) for row in rows] == [("resnet18", "random", "channels_last")]
+    assert [(row["arch"], row["weights"], row["memory_format"]) for row in rows] == [
+        ("resnet18", "random", "channels_last")
+    ]
     assert rows[0]["tree_gmac_per_s_vs_resnet18"] == 1.0
     assert bench["allocator"] == tune_allocator()  # tuned before timing, as the evaluation steps do, and recorded
 
 
 def test_each_rate_is_compared_with_resnet18_in_the_same_variant_only() -> None:
     def row(arch: str, rate: float, batchnorm: str = "kept", images: int = 1) -> dict:
-        return {"arch": arch, "dtype": "float32", "compile_requested": False, "memory_format": "channels_last", "batchnorm": batchnorm,
-                "images": images, "tree_gmac_per_s": rate}
+        return {
+            "arch": arch,
+            "dtype": "float32",
+            "compile_requested": False,
+            "memory_format": "channels_last",
+            "batchnorm": batchnorm,
+            "images": images,
+            "tree_gmac_per_s": rate,
+        }
 
-    rows = [row("resnet18", 80.0), row("resnet18", 100.0, "folded"), row("efficientnet_lite1", 40.0), row("efficientnet_lite1", 30.0, "folded"),
-            row("efficientnet_lite1", 20.0, images=4)]
+    rows = [
+        row("resnet18", 80.0),
+        row("resnet18", 100.0, "folded"),
+        row("efficientnet_lite1", 40.0),
+        row("efficientnet_lite1", 30.0, "folded"),
+        row("efficientnet_lite1", 20.0, images=4),
+    ]
     add_rate_versus_baseline(rows)
-    assert [r["tree_gmac_per_s_vs_resnet18"] for r in rows] == [1.0, 1.0, 0.5, 0.3, None]  # no ResNet-18 row at 4 images
+    assert [r["tree_gmac_per_s_vs_resnet18"] for r in rows] == [
+        1.0,
+        1.0,
+        0.5,
+        0.3,
+        None,
+    ]  # no ResNet-18 row at 4 images

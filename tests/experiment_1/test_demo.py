@@ -1,4 +1,5 @@
 """`make demo` (experiment_1.demo): which data and model it picks, and a run on the embedded sample."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,16 +16,23 @@ def test_data_choice_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.delenv("MOE_DATA", raising=False)
     monkeypatch.setattr(demo, "REPO_ROOT", tmp_path)  # a fresh clone: imagenet-1k/data has no shards
     fresh = demo.choose_data(None, None)
-    assert (fresh.data_dir, fresh.pattern) == (demo.EMBEDDED_SAMPLE, "validation-*.parquet") and "embedded sample" in fresh.reason
+    assert (fresh.data_dir, fresh.pattern) == (
+        demo.EMBEDDED_SAMPLE,
+        "validation-*.parquet",
+    ) and "embedded sample" in fresh.reason
     (tmp_path / "imagenet-1k" / "data").mkdir(parents=True)
     (tmp_path / "imagenet-1k" / "data" / "test-00000-of-00028.parquet").touch()
     assert demo.choose_data(None, None).data_dir == tmp_path / "imagenet-1k" / "data"
     monkeypatch.setenv("MOE_DATA", str(tmp_path / "elsewhere"))
     assert demo.choose_data(None, None).data_dir == tmp_path / "elsewhere"
-    assert demo.choose_data(tmp_path / "flag", "validation-*.parquet") == demo.DemoData(tmp_path / "flag", "validation-*.parquet", "--data-dir")
+    assert demo.choose_data(tmp_path / "flag", "validation-*.parquet") == demo.DemoData(
+        tmp_path / "flag", "validation-*.parquet", "--data-dir"
+    )
 
 
-def test_default_model_falls_back_offline_with_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_default_model_falls_back_offline_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def offline(weights: object) -> dict:
         raise PipelineError("could not download …")
 
@@ -38,7 +46,9 @@ def test_default_model_falls_back_offline_with_one_line(monkeypatch: pytest.Monk
     assert demo.choose_arch(None) == "resnet18"
 
 
-def test_an_unreachable_host_falls_back_without_a_download_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unreachable_host_falls_back_without_a_download_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Offline, nothing is downloaded or tried: no torch "Downloading: …" line before the fallback line."""
     assert not demo.weights_host_reachable("https://host.invalid/x.pth", timeout=1.0)  # a name that never resolves
     monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path / "checkpoints"))
@@ -61,10 +71,27 @@ def test_an_unreachable_host_falls_back_without_a_download_line(tmp_path: Path, 
 def test_demo_runs_on_the_embedded_sample(tmp_path: Path, small_input: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MOE_DATA", raising=False)
     output = tmp_path / "demo"
-    demo.main(["--arch", "resnet18", "--weights", "random", "--num-images", "2", "--device", "cpu", "--output-dir", str(output)])
+    demo.main(
+        [
+            "--arch",
+            "resnet18",
+            "--weights",
+            "random",
+            "--num-images",
+            "2",
+            "--device",
+            "cpu",
+            "--output-dir",
+            str(output),
+        ]
+    )
     summary = read_json(output / "summary.json")
     assert summary["config"]["data_dir"] == str(demo.EMBEDDED_SAMPLE) and summary["num_labelled"] == 2
     report = (output / "REPORT.md").read_text()
-    assert "for every subset S to round-off: **holds**" in report  # the Möbius identity verdict, rendered from the summary
-    assert "(shards in `imagenet-1k/sample`;" in report and str(REPO_ROOT) not in report  # no absolute path of this machine
+    assert (
+        "for every subset S to round-off: **holds**" in report
+    )  # the Möbius identity verdict, rendered from the summary
+    assert (
+        "(shards in `imagenet-1k/sample`;" in report and str(REPO_ROOT) not in report
+    )  # no absolute path of this machine
     assert "image evaluations per second" in report

@@ -1,4 +1,5 @@
 """Experiment 1 end to end on generated shards with random weights: evaluate, resume, plot, errors."""
+
 from __future__ import annotations
 
 import json
@@ -11,12 +12,12 @@ import pytest
 
 import experiment_1.reconstruction.single_pass as reconstruction_pass
 import experiment_1.step_3_evaluate as step_3
-from experiment_1.errors import PipelineError
 from conftest import evaluation_flags
+from experiment_1.errors import PipelineError
 from experiment_1.network.registry import ARCHITECTURES
-from paper.resummarize import main as resummarize_main
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_main
+from paper.resummarize import main as resummarize_main
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,20 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def sample_index(tiny_shards: Path, tmp_path: Path) -> Path:
     path = tmp_path / "sample_index.json"
-    sample_main(["--data-dir", str(tiny_shards), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", "5", "--output", str(path)])
+    sample_main(
+        [
+            "--data-dir",
+            str(tiny_shards),
+            "--pattern",
+            "validation-*.parquet",
+            "--mode",
+            "uniform",
+            "--num-images",
+            "5",
+            "--output",
+            str(path),
+        ]
+    )
     return path
 
 
@@ -54,7 +68,9 @@ def test_evaluate_then_plot(tiny_shards: Path, sample_index: Path, tmp_path: Pat
     assert metrics["full_mask_top1_accuracy"]["method"] == "Clopper-Pearson"  # 5 labelled images: an exact interval
 
 
-def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_interrupted_run_resumes_to_identical_json(
+    tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     uninterrupted = tmp_path / "once"
     step_3.main(evaluation_flags(tiny_shards, sample_index, uninterrupted))
 
@@ -71,29 +87,41 @@ def test_interrupted_run_resumes_to_identical_json(tiny_shards: Path, sample_ind
     monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", interrupt_after_first_batch)
     with pytest.raises(KeyboardInterrupt):
         step_3.main(evaluation_flags(tiny_shards, sample_index, resumed))
-    assert sorted(p.name for p in (resumed / "partial" / "experiment_1.step_3_evaluate" / "all_masks").glob("batch_*.pt")) == ["batch_000000.pt"]
+    assert sorted(
+        p.name for p in (resumed / "partial" / "experiment_1.step_3_evaluate" / "all_masks").glob("batch_*.pt")
+    ) == ["batch_000000.pt"]
     assert not (resumed / "summary.json").exists()
 
     monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", original)
     evaluated = []
-    monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", lambda logits, labels: evaluated.append(len(labels)) or original(logits, labels))
+    monkeypatch.setattr(
+        reconstruction_pass,
+        "reconstruction_metrics",
+        lambda logits, labels: evaluated.append(len(labels)) or original(logits, labels),
+    )
     step_3.main(evaluation_flags(tiny_shards, sample_index, resumed))
     assert evaluated == [2, 1]  # only the two unfinished batches ran
     assert (resumed / "summary.json").read_bytes() == (uninterrupted / "summary.json").read_bytes()
     timing = json.loads((resumed / "timing.json").read_text())  # both processes, each with its own record
-    assert timing["last_call"]["images_evaluated"] == 3 and timing["images_evaluated"] == 5  # the interrupted process's first batch counts
+    assert (
+        timing["last_call"]["images_evaluated"] == 3 and timing["images_evaluated"] == 5
+    )  # the interrupted process's first batch counts
     assert [record["images_evaluated"] for record in timing["processes"]] == [2, 3] and timing["passes"] == 2
     assert timing["wall_seconds"] == pytest.approx(sum(record["wall_seconds"] for record in timing["processes"]))
 
 
-def test_resume_refuses_partial_results_of_other_settings(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
+def test_resume_refuses_partial_results_of_other_settings(
+    tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int
+) -> None:
     output = tmp_path / "results"
     step_3.main(evaluation_flags(tiny_shards, sample_index, output, "--limit", "2"))
     with pytest.raises(PipelineError, match="different run.*limit"):
         step_3.main(evaluation_flags(tiny_shards, sample_index, output))
 
 
-def test_fold_batchnorm_is_recorded_stays_within_round_off_and_never_mixes(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
+def test_fold_batchnorm_is_recorded_stays_within_round_off_and_never_mixes(
+    tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int
+) -> None:
     plain, folded = tmp_path / "plain", tmp_path / "folded"
     step_3.main(evaluation_flags(tiny_shards, sample_index, plain, "--limit", "2"))
     step_3.main(evaluation_flags(tiny_shards, sample_index, folded, "--limit", "2", "--fold-batchnorm"))
@@ -126,10 +154,20 @@ def run_step(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_cli_errors_are_one_line(tiny_shards: Path, sample_index: Path, tmp_path: Path) -> None:
-    result = run_step("experiment_1.step_3_evaluate", "--arch", "resnet19", "--sample-index", str(sample_index), "--data-dir", str(tiny_shards))
+    result = run_step(
+        "experiment_1.step_3_evaluate",
+        "--arch",
+        "resnet19",
+        "--sample-index",
+        str(sample_index),
+        "--data-dir",
+        str(tiny_shards),
+    )
     assert result.returncode == 2
     registered = ", ".join(ARCHITECTURES.names())  # every registered architecture, however many there are
-    assert result.stderr.strip().splitlines() == [f"error: unknown arch 'resnet19'; choose one of {registered}, or a factory package.module:function"]
+    assert result.stderr.strip().splitlines() == [
+        f"error: unknown arch 'resnet19'; choose one of {registered}, or a factory package.module:function"
+    ]
     result = run_step("experiment_1.step_2_sample", "--data-dir", str(tmp_path / "nowhere"))
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "data directory not found" in result.stderr and "step_1.sh" in result.stderr
@@ -148,7 +186,9 @@ def test_a_sample_list_of_only_corrupt_images_is_a_clear_error(tmp_path: Path, s
         step_3.main(evaluation_flags(data_dir, index, tmp_path / "results", "--skip-corrupt"))
 
 
-def test_resummarize_rebuilds_the_same_numbers_from_per_image(tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int) -> None:
+def test_resummarize_rebuilds_the_same_numbers_from_per_image(
+    tiny_shards: Path, sample_index: Path, tmp_path: Path, small_input: int
+) -> None:
     output = tmp_path / "results"
     step_3.main(evaluation_flags(tiny_shards, sample_index, output))
     before = json.loads((output / "summary.json").read_text())

@@ -1,5 +1,6 @@
 """experiment_1.gpu_check: without CUDA one line and exit 2; the named checks run in order, each outcome
 written to the JSON, a failing or raising check recorded without stopping the others (exit 1)."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,16 +15,22 @@ from experiment_1.errors import run_cli
 from experiment_1.run.allocator import tune_allocator
 
 
-def test_without_cuda_it_says_so_in_one_line_and_exits_non_zero(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_without_cuda_it_says_so_in_one_line_and_exits_non_zero(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(SystemExit) as exit_info:
         run_cli(gpu_check.main, ["--json", str(tmp_path / "gpu.json")])
     assert exit_info.value.code == 2
     lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: no CUDA device here") and not (tmp_path / "gpu.json").exists()
+    assert (
+        len(lines) == 1 and lines[0].startswith("error: no CUDA device here") and not (tmp_path / "gpu.json").exists()
+    )
 
 
-def test_checks_run_in_order_and_a_failure_is_recorded_without_stopping_the_rest(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_checks_run_in_order_and_a_failure_is_recorded_without_stopping_the_rest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     ran = []
 
     def passing(args, device):
@@ -46,7 +53,10 @@ def test_checks_run_in_order_and_a_failure_is_recorded_without_stopping_the_rest
         gpu_check.main(["--json", str(output)])
     assert exit_info.value.code == 1 and ran == ["raising", "passing"]
     document = json.loads(output.read_text())
-    assert document["checks"]["raising"]["status"] == "failed" and document["checks"]["raising"]["error"] == "RuntimeError: CUDA error: an illegal memory access"
+    assert (
+        document["checks"]["raising"]["status"] == "failed"
+        and document["checks"]["raising"]["error"] == "RuntimeError: CUDA error: an illegal memory access"
+    )
     assert document["checks"]["passing"]["status"] == "passed" and document["checks"]["passing"]["value"] == 1
     assert document["rows"] == [{"arch": "x"}] and "rows" not in document["checks"]["passing"]
     gpu_check.main(["--json", str(output), "--checks", "passing"])  # all chosen checks pass: exit 0
@@ -54,7 +64,9 @@ def test_checks_run_in_order_and_a_failure_is_recorded_without_stopping_the_rest
     assert json.loads(output.read_text())["allocator"] == tune_allocator()  # recorded, as the CPU benchmark records it
 
 
-def test_the_throughput_rows_carry_their_rate_against_resnet18(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_throughput_rows_carry_their_rate_against_resnet18(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The throughput check's rows are the benchmark's, rate column included (run here on CPU, 2 naive masks)."""
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device: "fake GPU")
     args = argparse.Namespace(seed=0, naive_masks=2, mask_chunk=256, throughput_archs=["resnet18"], tolerance=1e-4)

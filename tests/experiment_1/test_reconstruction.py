@@ -2,6 +2,7 @@
 functions: an additive one (the first-order reading is exact), a pairwise one (known first-order error), a 2-block
 "network" written out in full, a tiny linear network run through the tree engine, and labels compared with the
 full-mask prediction."""
+
 from __future__ import annotations
 
 import math
@@ -17,13 +18,18 @@ from experiment_1.reconstruction.metrics import reconstruction_metrics
 NUM_BLOCKS, CLASSES = 4, 3
 
 
-def planted_logits(base: torch.Tensor, singles: torch.Tensor, pairs: dict[tuple[int, int], torch.Tensor]) -> torch.Tensor:
+def planted_logits(
+    base: torch.Tensor, singles: torch.Tensor, pairs: dict[tuple[int, int], torch.Tensor]
+) -> torch.Tensor:
     """h(S) = base + Σ_{l∈S} singles[l] + Σ_{{i,j}⊆S} pairs[i,j], as (1, 2^L, C) logits."""
     rows = []
     for mask in all_masks(NUM_BLOCKS).tolist():
         members = [block for block, on in enumerate(mask) if on]
         value = base + sum((singles[block] for block in members), torch.zeros(CLASSES, dtype=torch.float64))
-        value = value + sum((term for (i, j), term in pairs.items() if i in members and j in members), torch.zeros(CLASSES, dtype=torch.float64))
+        value = value + sum(
+            (term for (i, j), term in pairs.items() if i in members and j in members),
+            torch.zeros(CLASSES, dtype=torch.float64),
+        )
         rows.append(value)
     return torch.stack(rows)[None]
 
@@ -41,7 +47,9 @@ def test_an_additive_set_function_is_rebuilt_exactly_by_the_first_order_reading(
     assert metrics["first_order_top1_agreement"].item() == 1.0
     # naive subset sum: Σ_S h(S) = 2^L·base + 2^(L−1)·Σ singles
     naive = 16 * BASE + 8 * SINGLES.sum(dim=0)
-    assert metrics["naive_sum_rel_error"].item() == pytest.approx(((naive - full).norm() / full.norm()).item(), rel=1e-12)
+    assert metrics["naive_sum_rel_error"].item() == pytest.approx(
+        ((naive - full).norm() / full.norm()).item(), rel=1e-12
+    )
     assert metrics["mobius_rel_error_float64"].item() == pytest.approx(0.0, abs=1e-15)
 
 
@@ -49,14 +57,16 @@ def test_a_pairwise_term_gives_the_first_order_error_worked_out_by_hand() -> Non
     pair = torch.tensor([0.0, 0.0, 3.0], dtype=torch.float64)
     logits = planted_logits(BASE, SINGLES, {(1, 3): pair})
     metrics = reconstruction_metrics(logits, torch.tensor([-1]))
-    full = BASE + SINGLES.sum(dim=0) + pair            # [1.75, 1.75, 4.75]
-    first_order = BASE + SINGLES.sum(dim=0)            # the pair is invisible to singletons: [1.75, 1.75, 1.75]
-    assert full.tolist() == [1.75, 1.75, 4.75]
+    full = BASE + SINGLES.sum(dim=0) + pair  # [1.75, 1.75, 4.75]
+    first_order = BASE + SINGLES.sum(dim=0)  # the pair is invisible to singletons: [1.75, 1.75, 1.75]
+    assert full.tolist() == [1.75, 1.75, 4.75] and first_order.tolist() == [1.75, 1.75, 1.75]
     assert metrics["first_order_rel_error"].item() == pytest.approx(3.0 / math.sqrt(1.75**2 * 2 + 4.75**2), rel=1e-12)
-    assert metrics["first_order_top1_agreement"].item() == 0.0  # the first-order argmax is class 0 (a tie), the full one class 2
-    assert torch.isnan(metrics["full_correct"]).all()            # unlabelled
+    assert (
+        metrics["first_order_top1_agreement"].item() == 0.0
+    )  # the first-order argmax is class 0 (a tie), the full one class 2
+    assert torch.isnan(metrics["full_correct"]).all()  # unlabelled
     assert metrics["full_prediction"].tolist() == [2]
-    assert metrics["empty_top1_agreement"].item() == 0.0         # h(∅) = base: argmax 0
+    assert metrics["empty_top1_agreement"].item() == 0.0  # h(∅) = base: argmax 0
     assert metrics["mobius_top1_agreement_float64"].item() == 1.0
 
 
@@ -71,7 +81,9 @@ def test_a_two_block_network_written_out_by_hand() -> None:
     assert metrics["naive_sum_top1_agreement"].item() == 1.0 and metrics["empty_top1_agreement"].item() == 0.0
     assert metrics["full_correct"].tolist() == [1.0] and metrics["full_prediction"].tolist() == [1]
     for name in ("float32", "float64"):
-        assert metrics[f"mobius_rel_error_{name}"].item() == 0.0 and metrics[f"max_subset_rel_error_{name}"].item() == 0.0
+        assert (
+            metrics[f"mobius_rel_error_{name}"].item() == 0.0 and metrics[f"max_subset_rel_error_{name}"].item() == 0.0
+        )
 
 
 def test_labels_are_compared_with_the_full_mask_prediction_image_by_image() -> None:
@@ -124,7 +136,12 @@ def test_a_tiny_linear_network_through_the_engine_gives_the_metrics_worked_out_b
     metrics = reconstruction_metrics(logits, labels)
     full = (1 + a) * (1 + b)
     assert metrics["first_order_rel_error"].tolist() == pytest.approx([abs(a * b) / abs(full)] * 2, rel=1e-12)
-    assert metrics["naive_sum_rel_error"].tolist() == pytest.approx([abs(4 + 2 * a + 2 * b + a * b - full) / abs(full)] * 2, rel=1e-12)
+    assert metrics["naive_sum_rel_error"].tolist() == pytest.approx(
+        [abs(4 + 2 * a + 2 * b + a * b - full) / abs(full)] * 2, rel=1e-12
+    )
     assert metrics["mobius_rel_error_float64"].max().item() < 1e-15
-    assert metrics["full_correct"].tolist() == [1.0, 0.0]  # every h(S) is a positive multiple of Wx: argmax Wx throughout
+    assert metrics["full_correct"].tolist() == [
+        1.0,
+        0.0,
+    ]  # every h(S) is a positive multiple of Wx: argmax Wx throughout
     assert metrics["empty_top1_agreement"].tolist() == metrics["first_order_top1_agreement"].tolist() == [1.0, 1.0]

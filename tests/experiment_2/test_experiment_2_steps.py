@@ -1,4 +1,5 @@
 """Experiment 2 and 3A/3B steps end to end on a random-init ResNet-18 at 64 px, including resume."""
+
 from __future__ import annotations
 
 import json
@@ -11,16 +12,15 @@ import torch
 import experiment_1.run.setup as run_setup
 import experiment_2.spectrum.evaluation as evaluation
 import experiment_2.step_1_evaluate as step_1_evaluate
-from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
 from experiment_1.data.shards import SampleDataset, list_items
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
-from experiment_1.mobius.transform import mobius_transform
-from experiment_1.report.markdown import format_stat
-from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
-from experiment_2 import step_2_plot, step_3_lambda_sweep, step_4_lambda_plot
 from experiment_1.mobius.spectrum import order_energies
-
+from experiment_1.mobius.transform import mobius_transform
+from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.report.markdown import format_stat
+from experiment_2 import step_2_plot, step_3_lambda_sweep, step_4_lambda_plot
 
 
 def write_sample_list(data_dir: Path, path: Path, count: int = 3) -> Path:
@@ -31,8 +31,26 @@ def write_sample_list(data_dir: Path, path: Path, count: int = 3) -> Path:
 
 
 def common_flags(data_dir: Path, sample_index: Path, output_dir: Path, limit: int = 3, seed: int = 0) -> list[str]:
-    return ["--sample-index", str(sample_index), "--data-dir", str(data_dir), "--weights", "random", "--batch-size", "2",
-            "--num-workers", "0", "--limit", str(limit), "--device", "cpu", "--seed", str(seed), "--output-dir", str(output_dir)]
+    return [
+        "--sample-index",
+        str(sample_index),
+        "--data-dir",
+        str(data_dir),
+        "--weights",
+        "random",
+        "--batch-size",
+        "2",
+        "--num-workers",
+        "0",
+        "--limit",
+        str(limit),
+        "--device",
+        "cpu",
+        "--seed",
+        str(seed),
+        "--output-dir",
+        str(output_dir),
+    ]
 
 
 def test_spectrum_step_and_report(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
@@ -57,7 +75,9 @@ def test_spectrum_step_and_report(tiny_shards: Path, small_input: int, tmp_path:
     logits = evaluate_all_masks(model, images, engine="naive")
     coefficients = mobius_transform(logits, dim=1, dtype=torch.float64)
     expected_vector = order_energies(coefficients).numpy()
-    np.testing.assert_allclose(arrays["energy_vector"], expected_vector, rtol=0, atol=1e-6 * expected_vector.sum(1).min())
+    np.testing.assert_allclose(
+        arrays["energy_vector"], expected_vector, rtol=0, atol=1e-6 * expected_vector.sum(1).min()
+    )
     top2 = logits[:, -1].topk(2, dim=-1).values
     assert ((top2[:, 0] - top2[:, 1]) > 1e-4 * top2[:, 0].abs()).all()  # no near-tie: argmax is round-off proof
     predicted = logits[:, -1].argmax(-1)
@@ -66,7 +86,9 @@ def test_spectrum_step_and_report(tiny_shards: Path, small_input: int, tmp_path:
     # One class's logit holds a thousandth of the vector's energy, so the same float32 round-off of the logits is
     # ~10× larger relative to it (seen: 1.7e-6 with one OpenMP thread): 1e-5 of the image's total; a wrong mask or
     # projection moves whole orders, far above that.
-    np.testing.assert_allclose(arrays["energy_scalar"], expected_scalar, rtol=0, atol=1e-5 * expected_scalar.sum(1).min())
+    np.testing.assert_allclose(
+        arrays["energy_scalar"], expected_scalar, rtol=0, atol=1e-5 * expected_scalar.sum(1).min()
+    )
 
     vector = summary["projections"]["vector"]
     orders = np.arange(1, 9)
@@ -75,11 +97,15 @@ def test_spectrum_step_and_report(tiny_shards: Path, small_input: int, tmp_path:
     assert vector["kappa"]["mean"] == pytest.approx(float(np.dot(vector["mean_spectrum"]["mean"], orders)))
     assert vector["mean_spectrum_peak_order"] == int(np.argmax(arrays["spectrum_vector"].mean(0))) + 1
     assert sum(vector["peak_order_distribution"]["counts"]) == 3
-    assert vector["trunk_share"]["mean"] == pytest.approx(float(np.mean(arrays["energy_vector"][:, 0] / arrays["energy_vector"].sum(1))))
+    assert vector["trunk_share"]["mean"] == pytest.approx(
+        float(np.mean(arrays["energy_vector"][:, 0] / arrays["energy_vector"].sum(1)))
+    )
     assert summary["binomial_null"]["kappa"] == pytest.approx(4 * 256 / 255)
     assert summary["published"]["resnet18"]["peak_order"] == 5
 
-    step_2_plot.main(["--summary", str(trained_dir / "summary.json"), "--compare-summary", str(random_dir / "summary.json")])
+    step_2_plot.main(
+        ["--summary", str(trained_dir / "summary.json"), "--compare-summary", str(random_dir / "summary.json")]
+    )
     report = (trained_dir / "REPORT.md").read_text()
     for name in ("spectrum.png", "kappa_histogram.png", "spectrum.pdf"):
         assert (trained_dir / name).stat().st_size > 0
@@ -87,10 +113,19 @@ def test_spectrum_step_and_report(tiny_shards: Path, small_input: int, tmp_path:
     assert format_stat(read_json(random_dir / "summary.json")["projections"]["vector"]["kappa"]) in report
     assert "random-init vector" in report and "## Verdict" in report
     assert summary["binomial_null"]["peak_orders"] == [4]  # L = 8: one peak
-    assert {entry["id"] for entry in summary["verdicts"]} >= {"resolved.vector", "shape.vector", "peak.vector", "projections_differ", "input_dependent"}
+    assert {entry["id"] for entry in summary["verdicts"]} >= {
+        "resolved.vector",
+        "shape.vector",
+        "peak.vector",
+        "projections_differ",
+        "input_dependent",
+    }
     assert all(f"**{entry['decision']}**" in report for entry in summary["verdicts"])
     comparison = read_json(trained_dir / "null_comparison.json")["verdicts"]
-    assert [entry["id"] for entry in comparison] == ["null.vector", "null.scalar"] and f"**{comparison[0]['decision']}**" in report
+    assert [entry["id"] for entry in comparison] == [
+        "null.vector",
+        "null.scalar",
+    ] and f"**{comparison[0]['decision']}**" in report
 
     with pytest.raises(PipelineError):
         step_2_plot.main(["--summary", str(tmp_path / "missing.json")])
@@ -111,7 +146,9 @@ class CountingMetrics:
         return self.original(logits, dtype, network_dtype)
 
 
-def test_lambda_sweep_end_to_end_resume_and_report(tiny_shards: Path, small_input: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lambda_sweep_end_to_end_resume_and_report(
+    tiny_shards: Path, small_input: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
     sweep_flags = ["--lambdas", "0.5", "0.25"]
     full_dir, resumed_dir = tmp_path / "full", tmp_path / "resumed"
@@ -144,8 +181,12 @@ def test_lambda_sweep_end_to_end_resume_and_report(tiny_shards: Path, small_inpu
     monkeypatch.setattr(evaluation, "spectrum_metrics", failing)
     with pytest.raises(RuntimeError, match="simulated interruption"):
         step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, resumed_dir) + sweep_flags)
-    assert len(list((resumed_dir / "partial" / "experiment_2.step_3_lambda_sweep" / "lambda_1.0").glob("batch_*.pt"))) == 2
-    assert len(list((resumed_dir / "partial" / "experiment_2.step_3_lambda_sweep" / "lambda_0.5").glob("batch_*.pt"))) == 1
+    assert (
+        len(list((resumed_dir / "partial" / "experiment_2.step_3_lambda_sweep" / "lambda_1.0").glob("batch_*.pt"))) == 2
+    )
+    assert (
+        len(list((resumed_dir / "partial" / "experiment_2.step_3_lambda_sweep" / "lambda_0.5").glob("batch_*.pt"))) == 1
+    )
     counting = CountingMetrics(failing.original)
     monkeypatch.setattr(evaluation, "spectrum_metrics", counting)
     step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, resumed_dir) + sweep_flags)
@@ -154,8 +195,13 @@ def test_lambda_sweep_end_to_end_resume_and_report(tiny_shards: Path, small_inpu
     resumed_arrays = np.load(resumed_dir / "per_image.npz")
     for name, value in arrays.items():
         np.testing.assert_array_equal(resumed_arrays[name], value, err_msg=name)
-    timing = read_json(resumed_dir / "timing.json")  # every pass of every process: the interrupted one's finished batches count
-    assert timing["last_call"]["images_evaluated"] == 4 and timing["images_evaluated"] == read_json(full_dir / "timing.json")["images_evaluated"]
+    timing = read_json(
+        resumed_dir / "timing.json"
+    )  # every pass of every process: the interrupted one's finished batches count
+    assert (
+        timing["last_call"]["images_evaluated"] == 4
+        and timing["images_evaluated"] == read_json(full_dir / "timing.json")["images_evaluated"]
+    )
 
     step_4_lambda_plot.main(["--summary", str(full_dir / "summary_all.json")])
     report = (full_dir / "REPORT.md").read_text()
@@ -166,7 +212,12 @@ def test_lambda_sweep_end_to_end_resume_and_report(tiny_shards: Path, small_inpu
     assert "power 0.00 < 0.80" in report  # 2 images: the sign test cannot speak, so no verdict reads its silence
     assert "— (λ not evaluated)" in report  # the seed's λ = 0.1 point is not in this sweep
     assert summary["config"]["post_activation"] == ["ReLU"] and "a ReLU follows every sum" in report
-    assert f"The model computes `{summary['config']['gated_recursion']}` for every gateable block l (λ ∈ {{1, 0.5, 0.25}})" in report
+    assert (
+        f"The model computes `{summary['config']['gated_recursion']}` for every gateable block l (λ ∈ {{1, 0.5, 0.25}})"
+        in report
+    )
 
     with pytest.raises(PipelineError):
-        step_3_lambda_sweep.main(common_flags(tiny_shards, sample_index, tmp_path / "bad") + ["--lambdas", "0.5", "--fit-lambdas", "0.3"])
+        step_3_lambda_sweep.main(
+            common_flags(tiny_shards, sample_index, tmp_path / "bad") + ["--lambdas", "0.5", "--fit-lambdas", "0.3"]
+        )

@@ -1,5 +1,6 @@
 """Experiment 3C on tiny residual MLPs: the λ^k law with analytic activations, the kink law with ReLU,
 the smooth swap, and the round-off floor in float64 on planted round-off."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,14 +10,14 @@ import pytest
 import torch
 from torch import nn
 
-from experiment_1.network.activations import SmoothReLU6, Softplus, smooth_activations, softplus
-from experiment_1.network.registry import build_gated_stack
-from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_1.data.shards import list_items
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
+from experiment_1.network.activations import SmoothReLU6, Softplus, smooth_activations, softplus
+from experiment_1.network.engines import evaluate_all_masks
+from experiment_1.network.registry import build_gated_stack
 from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
-from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_2 import step_3_lambda_sweep, step_5_limit_report
 from experiment_2.limit.laws import exact_zero_chain, kink_exponent, limit_summary, order_verdict, resolved_per_lambda
 from experiment_2.spectrum.evaluation import spectrum_metrics
@@ -34,7 +35,11 @@ def residual_mlp(post_activation: bool, seed: int = 0) -> ResidualStack:
     torch.manual_seed(seed)
     stem = nn.Sequential(nn.Linear(8, WIDTH), nn.ReLU())
     blocks = [
-        GateableBlock(nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU(), nn.Linear(WIDTH, WIDTH)), post=nn.ReLU() if post_activation else None, name=f"block{index}")
+        GateableBlock(
+            nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU(), nn.Linear(WIDTH, WIDTH)),
+            post=nn.ReLU() if post_activation else None,
+            name=f"block{index}",
+        )
         for index in range(NUM_BLOCKS)
     ]
     head = nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU(), nn.Linear(WIDTH, 5))
@@ -51,7 +56,15 @@ def limit_of(model: ResidualStack, network_dtype: torch.dtype = torch.float64) -
         energies.append(metrics["energy_vector"].numpy())
         roundoff.append(metrics["roundoff_variance_vector"].numpy())
     post = sorted({type(block.post).__name__ for block in model.blocks})
-    return limit_summary(np.array(LAMBDAS), np.stack(energies, axis=1), np.stack(roundoff, axis=1), post, exact_zero_chain(model), seed=0, tolerance=0.25)
+    return limit_summary(
+        np.array(LAMBDAS),
+        np.stack(energies, axis=1),
+        np.stack(roundoff, axis=1),
+        post,
+        exact_zero_chain(model),
+        seed=0,
+        tolerance=0.25,
+    )
 
 
 def limit_slopes(summary: dict) -> np.ndarray:
@@ -71,13 +84,20 @@ def test_analytic_activations_follow_the_lambda_k_law() -> None:
 def test_relu_networks_follow_the_kink_law(post_activation: bool, exponent: float) -> None:
     # with a post-sum ReLU every block chains on the stem ReLU's exact zeros (R = 4 = L): slope 1 at every order
     summary = limit_of(residual_mlp(post_activation))
-    assert summary["kink_exponent"] == exponent and summary["exact_zero_chain"] == (NUM_BLOCKS if post_activation else 0)
+    assert summary["kink_exponent"] == exponent and summary["exact_zero_chain"] == (
+        NUM_BLOCKS if post_activation else 0
+    )
     slopes = limit_slopes(summary)
     assert abs(slopes[1] - 1.0) <= 0.1
     np.testing.assert_allclose(slopes[2:], exponent, atol=0.25)
     assert summary["laws"]["kink"]["per_order"][1:] != ["fails"] * (NUM_BLOCKS - 1)
-    assert summary["laws"]["kink"]["verdict"] in ("holds", "cannot tell", "cannot tell (not converged)") and summary["laws"]["lambda_k"]["verdict"] == "fails"
-    assert "kink_chain" not in summary["laws"]  # R = L or no post-sum ReLU: the refined law is the first one, not tested twice
+    assert (
+        summary["laws"]["kink"]["verdict"] in ("holds", "cannot tell", "cannot tell (not converged)")
+        and summary["laws"]["lambda_k"]["verdict"] == "fails"
+    )
+    assert (
+        "kink_chain" not in summary["laws"]
+    )  # R = L or no post-sum ReLU: the refined law is the first one, not tested twice
 
 
 def test_exact_zero_chain_of_resnet18() -> None:
@@ -94,7 +114,10 @@ def test_swap_keeps_weights_and_off_leaves_the_network_unchanged(small_input: in
     before = evaluate_all_masks(swapped, images, engine="naive", mask_chunk=256)
     # off (never called): the λ = 1 full-mask logits are the original network's, bit for bit
     assert torch.equal(before, evaluate_all_masks(original, images, engine="naive", mask_chunk=256))
-    assert set(smooth_activations(swapped, beta=10.0)) == {"ReLU", "ReLU6"} and swapped.smooth_swap["ReLU"] > 0 == swapped.smooth_swap["ReLU6"]
+    assert (
+        set(smooth_activations(swapped, beta=10.0)) == {"ReLU", "ReLU6"}
+        and swapped.smooth_swap["ReLU"] > 0 == swapped.smooth_swap["ReLU6"]
+    )
     reference, state = original.state_dict(), swapped.state_dict()
     assert reference.keys() == state.keys() and all(torch.equal(reference[name], state[name]) for name in reference)
     assert not any(isinstance(module, (nn.ReLU, nn.ReLU6)) for module in swapped.modules())
@@ -105,7 +128,9 @@ def test_swap_keeps_weights_and_off_leaves_the_network_unchanged(small_input: in
 def test_smooth_functions_match_their_definitions_and_bounds() -> None:
     x = torch.linspace(-50, 50, 20001, dtype=torch.float64)
     beta = 3.0
-    np.testing.assert_allclose(softplus(x, beta), torch.log1p(torch.exp(beta * x.clamp(max=100))) / beta, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(
+        softplus(x, beta), torch.log1p(torch.exp(beta * x.clamp(max=100))) / beta, rtol=1e-12, atol=1e-300
+    )
     assert (softplus(x, beta) - torch.relu(x)).max().item() == pytest.approx(np.log(2) / beta)
     smooth6 = SmoothReLU6(beta)(x)
     assert (smooth6 - nn.ReLU6()(x)).abs().max().item() <= np.log(2) / beta + 1e-12
@@ -123,7 +148,9 @@ def test_swap_refuses_other_piecewise_linear_modules_after_the_stem() -> None:
         smooth_activations(residual_mlp(post_activation=False), beta=0.0)
 
 
-def planted_logits(lambdas: list[float], dtype: torch.dtype, num_blocks: int = 8, count: int = 20, classes: int = 5) -> torch.Tensor:
+def planted_logits(
+    lambdas: list[float], dtype: torch.dtype, num_blocks: int = 8, count: int = 20, classes: int = 5
+) -> torch.Tensor:
     """Logits ``(count, n_λ, 2^L, classes)`` of an exact λ^k law — ``h_λ(T) = 1.5 + Σ_{S⊆T, S≠∅} c_S·λ^{|S|}``,
     ``c_S ~ N(0, 0.1²)`` — rounded to ``dtype`` after planted forward-pass round-off (3 ulps of ``dtype``, Gaussian)."""
     generator = torch.Generator().manual_seed(0)
@@ -136,7 +163,9 @@ def planted_logits(lambdas: list[float], dtype: torch.dtype, num_blocks: int = 8
     logits = []
     for value in lambdas:
         exact = torch.einsum("ts,nsc->ntc", subset.double(), coefficients * value ** sizes[None, :, None])
-        logits.append((exact + 3 * ulp * torch.randn(exact.shape, generator=generator, dtype=torch.float64)).to(dtype).double())
+        logits.append(
+            (exact + 3 * ulp * torch.randn(exact.shape, generator=generator, dtype=torch.float64)).to(dtype).double()
+        )
     return torch.stack(logits, dim=1)
 
 
@@ -162,7 +191,9 @@ def test_float64_floor_marks_planted_roundoff_unresolved() -> None:
         resolved_cells[dtype] = resolved
     # float64 resolves (order, λ) cells that float32 cannot — yet not order 8 at λ = 0.001 (λ^16 = 1e-48) —
     # and every order with two resolved λs; float32 leaves orders 3 … 8 without a limit slope
-    assert (resolved_cells[torch.float32] <= resolved_cells[torch.float64]).all() and not resolved_cells[torch.float64][-1, 8]
+    assert (resolved_cells[torch.float32] <= resolved_cells[torch.float64]).all() and not resolved_cells[torch.float64][
+        -1, 8
+    ]
     assert unresolved_orders[torch.float64] == [] and unresolved_orders[torch.float32] == [3, 4, 5, 6, 7, 8]
     assert kink_exponent(["ReLU"]) == 1.0 and kink_exponent(["Identity"]) == 1.5
 
@@ -174,8 +205,29 @@ def test_order_verdict_rule() -> None:
 
 
 def sweep_flags(data_dir: Path, sample_index: Path, output_dir: Path) -> list[str]:
-    return ["--sample-index", str(sample_index), "--data-dir", str(data_dir), "--weights", "random", "--batch-size", "2", "--num-workers", "0",
-            "--limit", "2", "--device", "cpu", "--dtype", "float64", "--lambdas", "0.1", "0.01", "--output-dir", str(output_dir)]
+    return [
+        "--sample-index",
+        str(sample_index),
+        "--data-dir",
+        str(data_dir),
+        "--weights",
+        "random",
+        "--batch-size",
+        "2",
+        "--num-workers",
+        "0",
+        "--limit",
+        "2",
+        "--device",
+        "cpu",
+        "--dtype",
+        "float64",
+        "--lambdas",
+        "0.1",
+        "0.01",
+        "--output-dir",
+        str(output_dir),
+    ]
 
 
 def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
@@ -187,10 +239,18 @@ def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input
     step_3_lambda_sweep.main(sweep_flags(tiny_shards, sample_index, native_dir))
     step_3_lambda_sweep.main(sweep_flags(tiny_shards, sample_index, smooth_dir) + ["--smooth-activations"])
     native, smooth = read_json(native_dir / "summary_all.json"), read_json(smooth_dir / "summary_all.json")
-    assert "smooth_activations" not in native["config"] and "Softplus" not in native["config"]["gated_recursion"]  # off: the resume key is unchanged
+    assert (
+        "smooth_activations" not in native["config"] and "Softplus" not in native["config"]["gated_recursion"]
+    )  # off: the resume key is unchanged
     assert smooth["config"]["smooth_activations"] == {"activation": "softplus", "beta": 10.0}
-    assert smooth["config"]["smooth_swap"] == {"replaced": {"ReLU": 17, "ReLU6": 0}} and "smooth_swap" not in native["config"]  # the stem's and two per BasicBlock
-    assert smooth["config"]["gated_recursion"].startswith("x_{l+1} = Softplus(") and "β = 10" in smooth["config"]["gated_recursion"]
+    assert (
+        smooth["config"]["smooth_swap"] == {"replaced": {"ReLU": 17, "ReLU6": 0}}
+        and "smooth_swap" not in native["config"]
+    )  # the stem's and two per BasicBlock
+    assert (
+        smooth["config"]["gated_recursion"].startswith("x_{l+1} = Softplus(")
+        and "β = 10" in smooth["config"]["gated_recursion"]
+    )
     with pytest.raises(PipelineError, match="different run.*smooth_activations"):  # the two never share a partial store
         step_3_lambda_sweep.main(sweep_flags(tiny_shards, sample_index, native_dir) + ["--smooth-activations"])
     limit = native["limit"]["projections"]["vector"]
@@ -198,12 +258,29 @@ def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input
     assert limit["kink_exponent"] == 1.0 and len(limit["renormalised_spectrum"]) == 3
 
     report_dir = results / "results_3c_resnet18"
-    step_5_limit_report.main(["--native", str(native_dir / "summary_all.json"), "--smooth", str(smooth_dir / "summary_all.json"), "--output-dir", str(report_dir)])
+    step_5_limit_report.main(
+        [
+            "--native",
+            str(native_dir / "summary_all.json"),
+            "--smooth",
+            str(smooth_dir / "summary_all.json"),
+            "--output-dir",
+            str(report_dir),
+        ]
+    )
     summary = read_json(report_dir / "summary_3c.json")
-    assert [entry["id"] for entry in summary["verdicts"]] == [f"exp3c.{variant}.{law}" for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")]
+    assert [entry["id"] for entry in summary["verdicts"]] == [
+        f"exp3c.{variant}.{law}" for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")
+    ]
     assert native["config"]["exact_zero_chain"] == 2
-    for entry, (variant, law) in zip(summary["verdicts"], [(variant, law) for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")]):
-        assert entry["decision"] == summary["variants"][variant]["laws"][law]["verdict"] and entry["parameters"]["predicted"] == summary["variants"][variant]["laws"][law]["predicted"]
+    for entry, (variant, law) in zip(
+        summary["verdicts"],
+        [(variant, law) for variant in ("native", "smooth") for law in ("lambda_k", "kink", "kink_chain")],
+    ):
+        assert (
+            entry["decision"] == summary["variants"][variant]["laws"][law]["verdict"]
+            and entry["parameters"]["predicted"] == summary["variants"][variant]["laws"][law]["predicted"]
+        )
     assert summary["variants"]["smooth"]["limit_slopes"] == smooth["limit"]["projections"]["vector"]["limit_slopes"]
     report = (report_dir / "REPORT.md").read_text()
     for name in ("slope_vs_k", "spectrum_above_order_1"):
@@ -213,4 +290,6 @@ def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input
     table = render_markdown(make_tables.experiment_3c_table(tmp_path))
     assert table.count("results_3c_resnet18`") == 2 and ", native |" in table and ", smooth |" in table
     with pytest.raises(PipelineError, match="--native .*ran with --smooth-activations"):
-        step_5_limit_report.main(["--native", str(smooth_dir / "summary_all.json"), "--smooth", str(smooth_dir / "summary_all.json")])
+        step_5_limit_report.main(
+            ["--native", str(smooth_dir / "summary_all.json"), "--smooth", str(smooth_dir / "summary_all.json")]
+        )

@@ -1,5 +1,6 @@
 """Experiment 2's Walsh control: the per-image Walsh arrays against a brute-force ±1 transform of the same logits, the
 cancellation ratio by hand, and the basis verdict at each of its outcomes (planted summaries)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +18,9 @@ NUM_BLOCKS = 4
 def brute_force_energies(values: torch.Tensor) -> torch.Tensor:
     """W_k by the definition: ĥ(S) = 2^{−L} Σ_T (−1)^{|S∩T|} h(T), summed over |S| = k (and over classes)."""
     size = values.shape[1]
-    signs = torch.tensor([[(-1.0) ** bin(s & t).count("1") for t in range(size)] for s in range(size)], dtype=torch.float64)
+    signs = torch.tensor(
+        [[(-1.0) ** bin(s & t).count("1") for t in range(size)] for s in range(size)], dtype=torch.float64
+    )
     coefficients = torch.einsum("st,bt...->bs...", signs, values.double()) / size
     energy = coefficients.square().reshape(values.shape[0], size, -1).sum(-1)
     orders = torch.tensor([bin(s).count("1") for s in range(size)])
@@ -34,9 +37,13 @@ def test_walsh_arrays_and_the_cancellation_ratio_by_hand() -> None:
     variance = logits.double().var(1, unbiased=False).sum(-1)  # Parseval: Σ_{k≥1} W_k = Var h over masks
     torch.testing.assert_close(metrics["walsh_energy_vector"][:, 1:].sum(1), variance, rtol=1e-12, atol=0)
     moved = (logits[:, -1].double() - logits[:, 0].double()).square().sum(-1)
-    torch.testing.assert_close(metrics["cancellation_ratio_vector"], metrics["energy_vector"][:, 1:].sum(1) / moved, rtol=1e-12, atol=0)
+    torch.testing.assert_close(
+        metrics["cancellation_ratio_vector"], metrics["energy_vector"][:, 1:].sum(1) / moved, rtol=1e-12, atol=0
+    )
     walsh_spectrum = metrics["walsh_energy_vector"][:, 1:] / metrics["walsh_energy_vector"][:, 1:].sum(1, keepdim=True)
-    torch.testing.assert_close(metrics["walsh_kappa_vector"], (walsh_spectrum * torch.arange(1, NUM_BLOCKS + 1)).sum(1), rtol=1e-12, atol=0)
+    torch.testing.assert_close(
+        metrics["walsh_kappa_vector"], (walsh_spectrum * torch.arange(1, NUM_BLOCKS + 1)).sum(1), rtol=1e-12, atol=0
+    )
 
 
 def test_the_walsh_floor_is_the_rounding_variance_of_a_mean_of_2_to_the_l_values() -> None:
@@ -48,13 +55,25 @@ def stat(low: float, high: float) -> dict[str, float]:
     return {"mean": (low + high) / 2, "ci_low": low, "ci_high": high}
 
 
-def planted(walsh_kappa: tuple[float, float], walsh_c_le3: tuple[float, float], unresolved: list[int] | None = None) -> dict:
+def planted(
+    walsh_kappa: tuple[float, float], walsh_c_le3: tuple[float, float], unresolved: list[int] | None = None
+) -> dict:
     null = binomial_null(NUM_BLOCKS)
-    block = {"kappa": stat(*walsh_kappa), "c_le3": stat(*walsh_c_le3), "peak_order": stat(1.0, 1.2), "mean_spectrum_peak_order": 1}
+    block = {
+        "kappa": stat(*walsh_kappa),
+        "c_le3": stat(*walsh_c_le3),
+        "peak_order": stat(1.0, 1.2),
+        "mean_spectrum_peak_order": 1,
+    }
     floor = {"unresolved_orders": unresolved or [], "floor_ratio": [1e9] * (NUM_BLOCKS + 1)}
-    return {"binomial_null": null,
-            "walsh": {"projections": {"vector": block, "scalar": block}, "roundoff": {"vector": floor, "scalar": floor},
-                      "cancellation_ratio": {"vector": stat(900.0, 1100.0), "scalar": stat(900.0, 1100.0)}}}
+    return {
+        "binomial_null": null,
+        "walsh": {
+            "projections": {"vector": block, "scalar": block},
+            "roundoff": {"vector": floor, "scalar": floor},
+            "cancellation_ratio": {"vector": stat(900.0, 1100.0), "scalar": stat(900.0, 1100.0)},
+        },
+    }
 
 
 HIGHER = ((3.0, 3.5), (0.1, 0.2))  # κ above the null's (L/2 · 16/15 ≈ 2.13), C≤3 below its 14/15: higher orders, holds
@@ -62,12 +81,22 @@ LOWER = ((1.1, 1.3), (0.98, 0.99))  # the reverse: fails
 UNDECIDED = ((1.9, 2.5), (0.9, 0.95))  # κ's CI covers the null's: cannot tell
 
 
-@pytest.mark.parametrize(("mobius", "walsh", "unresolved", "expected"), [
-    (HOLDS, HIGHER, None, HOLDS), (FAILS, LOWER, None, HOLDS), (HOLDS, LOWER, None, FAILS), (FAILS, HIGHER, None, FAILS),
-    (CANNOT_TELL, HIGHER, None, CANNOT_TELL), (HOLDS, UNDECIDED, None, CANNOT_TELL),
-    (UNRESOLVED, HIGHER, None, UNRESOLVED), (HOLDS, HIGHER, [4], UNRESOLVED),
-])
-def test_the_basis_verdict_at_each_outcome(mobius: str, walsh: tuple, unresolved: list[int] | None, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("mobius", "walsh", "unresolved", "expected"),
+    [
+        (HOLDS, HIGHER, None, HOLDS),
+        (FAILS, LOWER, None, HOLDS),
+        (HOLDS, LOWER, None, FAILS),
+        (FAILS, HIGHER, None, FAILS),
+        (CANNOT_TELL, HIGHER, None, CANNOT_TELL),
+        (HOLDS, UNDECIDED, None, CANNOT_TELL),
+        (UNRESOLVED, HIGHER, None, UNRESOLVED),
+        (HOLDS, HIGHER, [4], UNRESOLVED),
+    ],
+)
+def test_the_basis_verdict_at_each_outcome(
+    mobius: str, walsh: tuple, unresolved: list[int] | None, expected: str
+) -> None:
     decided = [{"id": f"shape.{projection}", "decision": mobius} for projection in ("vector", "scalar")]
     block = {entry["id"]: entry for entry in basis_verdicts(planted(*walsh, unresolved), decided)}
     assert block["basis.vector"]["decision"] == expected

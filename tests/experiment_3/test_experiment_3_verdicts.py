@@ -1,4 +1,5 @@
 """Experiment 3's verdict rules on planted per-image arrays (L = 4, 16 subsets): effect present, absent, at the seed's value, controls identical at small K."""
+
 from __future__ import annotations
 
 import copy
@@ -21,8 +22,12 @@ def planted_arrays(empty_top1_share: float = 0.95, gamma_at_4: float = 0.5) -> d
     ≥ 1.2 below K = 2^L, their Γ_4 is ``gamma_at_4``; order-matched equals the vector ranking at K = 1 on every image and draw;
     the top-1 subset is ∅ on ``empty_top1_share`` of images."""
     rng = np.random.default_rng(0)
-    arrays: dict[str, np.ndarray] = {"valid": np.ones(COUNT, bool), "index": np.arange(COUNT), "label": np.zeros(COUNT, np.int64),
-                                     "full_prediction": np.zeros(COUNT, np.int64)}
+    arrays: dict[str, np.ndarray] = {
+        "valid": np.ones(COUNT, bool),
+        "index": np.arange(COUNT),
+        "label": np.zeros(COUNT, np.int64),
+        "full_prediction": np.zeros(COUNT, np.int64),
+    }
     for source in SOURCES:
         draws = 1 if source.startswith("magnitude") else DRAWS
         ranked = source.startswith("magnitude")
@@ -39,7 +44,10 @@ def planted_arrays(empty_top1_share: float = 0.95, gamma_at_4: float = 0.5) -> d
         arrays[f"top1_agreement_{source}"] = agreement.astype(np.float32)
         arrays[f"k_mass_{source}"] = rng.integers(1, 2**L, size=(COUNT, draws, 2))
         arrays[f"k_error_{source}"] = np.full((COUNT, draws, 1), 2**L)
-    for metric in ("captured_energy", "relative_error"):  # order-matched picks the vector ranking's own top-1 everywhere
+    for metric in (
+        "captured_energy",
+        "relative_error",
+    ):  # order-matched picks the vector ranking's own top-1 everywhere
         arrays[f"{metric}_order_matched_vector"][:, :, 0] = arrays[f"{metric}_magnitude_vector"][:, :, 0]
     for ranking in ("vector", "scalar"):
         histogram = np.zeros((COUNT, len(KS), L + 1), np.int64)
@@ -52,7 +60,14 @@ def planted_arrays(empty_top1_share: float = 0.95, gamma_at_4: float = 0.5) -> d
 
 
 def summary_of(arrays: dict[str, np.ndarray]) -> dict:
-    config = {"ks": KS, "num_blocks": L, "num_random_seeds": DRAWS, "mass_fractions": [0.9, 0.99], "error_thresholds": [0.1], "seed": 0}
+    config = {
+        "ks": KS,
+        "num_blocks": L,
+        "num_random_seeds": DRAWS,
+        "mass_fractions": [0.9, 0.99],
+        "error_thresholds": [0.1],
+        "seed": 0,
+    }
     return json.loads(json.dumps(summarize(arrays, config, seed=0)))  # as read back from summary.json
 
 
@@ -69,11 +84,18 @@ def test_planted_effects_give_the_planted_decisions(planted_summary: dict) -> No
     gamma = block["captured_energy.vector"]
     assert gamma["decision"] == FAILS and gamma["parameters"]["k"] == 4 and gamma["seed"]["relation"] == "above"
     assert block["captured_scalar_energy.scalar"]["effect"]["name"].startswith("Γ_K (scalar energy)")
-    assert block["controls.vector"]["decision"] == HOLDS and block["controls_bound.vector"]["decision"] == FAILS  # controls agree 20 % ≫ 1 %
+    assert (
+        block["controls.vector"]["decision"] == HOLDS and block["controls_bound.vector"]["decision"] == FAILS
+    )  # controls agree 20 % ≫ 1 %
     assert block["relative_error.vector"]["decision"] == HOLDS and block["empty_top1.vector"]["decision"] == HOLDS
-    assert block["orders.vector"]["decision"] == HOLDS and block["orders.vector"]["notes"] == ["the top-4 sits below L/2"]  # order 1 < L/2 = 2
+    assert block["orders.vector"]["decision"] == HOLDS and block["orders.vector"]["notes"] == [
+        "the top-4 sits below L/2"
+    ]  # order 1 < L/2 = 2
     # The control that picks the ranking's own subsets at K = 1 is named, with how often.
-    assert any(note.startswith("order-matched random picks the ranking's own subsets (K = 1: 100.0 %") for note in block["controls.vector"]["notes"])
+    assert any(
+        note.startswith("order-matched random picks the ranking's own subsets (K = 1: 100.0 %")
+        for note in block["controls.vector"]["notes"]
+    )
     assert summary["small_k"]["vector"]["control_is_the_ranking"]["order_matched"][0] == 1.0
     assert summary["small_k"]["vector"]["relative_error_at_least_1"][:4] == [1.0] * 4
 
@@ -84,7 +106,10 @@ def test_absent_or_ambiguous_effects_do_not_give_a_confident_decision() -> None:
     assert block["empty_top1.vector"]["decision"] == CANNOT_TELL  # 90 % planted: the CI straddles the 90 % line
     gamma = summary["beside_seed"]["rows"][0]["at_matching_fraction"]["value"]
     assert gamma["ci_low"] <= 0.94 <= gamma["ci_high"]
-    assert block["captured_energy.vector"]["decision"] == CANNOT_TELL and block["captured_energy.vector"]["seed"]["relation"] == "inside"
+    assert (
+        block["captured_energy.vector"]["decision"] == CANNOT_TELL
+        and block["captured_energy.vector"]["seed"]["relation"] == "inside"
+    )
     # A relative error below 1 at one K makes the "≥ 1 at every K" claim fail.
     curve = summary["sources"]["magnitude_vector"]["curves"]["relative_error"]
     curve["mean"][1], curve["ci_low"][1], curve["ci_high"][1] = 0.5, 0.4, 0.6

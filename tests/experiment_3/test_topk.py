@@ -1,13 +1,28 @@
 """Experiment 3's top-K functions against brute force: explicit loops over subsets and sorted lists."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
 
+from experiment_1.mobius.sparsity import (
+    RANKINGS,
+    cumulative_reconstruction,
+    participation_ratio,
+    power_of_two_ks,
+    rank_subsets,
+    subset_magnitudes,
+)
 from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform, subset_orders
-from experiment_1.mobius.sparsity import cumulative_reconstruction, participation_ratio, power_of_two_ks, rank_subsets, RANKINGS, subset_magnitudes
-from experiment_3.topk import control_permutations, CONTROLS, CURVE_METRICS, SOURCES, top_k_order_histograms, topk_metrics
+from experiment_3.topk import (
+    CONTROLS,
+    CURVE_METRICS,
+    SOURCES,
+    control_permutations,
+    top_k_order_histograms,
+    topk_metrics,
+)
 
 L = 5
 M = 2**L
@@ -17,7 +32,9 @@ def random_coefficients(batch: int, classes: int = 7, seed: int = 0) -> torch.Te
     return torch.randn(batch, M, classes, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
 
 
-def brute_force_curves(coefficients: torch.Tensor, permutation: torch.Tensor, full: torch.Tensor, ks: list[int]) -> dict[str, np.ndarray]:
+def brute_force_curves(
+    coefficients: torch.Tensor, permutation: torch.Tensor, full: torch.Tensor, ks: list[int]
+) -> dict[str, np.ndarray]:
     """Γ_K, relative error and top-1 agreement of every image and K by summing the first K subsets in a Python loop."""
     coefficients, permutation, full = coefficients.numpy(), permutation.numpy(), full.numpy()
     batch = coefficients.shape[0]
@@ -28,7 +45,9 @@ def brute_force_curves(coefficients: torch.Tensor, permutation: torch.Tensor, fu
             chosen = permutation[image, :k]
             reconstruction = sum(coefficients[image, mask] for mask in chosen)
             out["captured_energy"][image, column] = sum(energies[mask] for mask in chosen) / sum(energies)
-            out["relative_error"][image, column] = np.linalg.norm(reconstruction - full[image]) / np.linalg.norm(full[image])
+            out["relative_error"][image, column] = np.linalg.norm(reconstruction - full[image]) / np.linalg.norm(
+                full[image]
+            )
             out["top1_agreement"][image, column] = float(np.argmax(reconstruction) == np.argmax(full[image]))
     return out
 
@@ -82,7 +101,9 @@ def test_controls_are_permutations_with_their_defining_order_structure() -> None
     assert (orders[low_order_first].diff(dim=1) >= 0).all()  # every subset of order < k before any of order k
     assert not torch.equal(low_order_first[0], low_order_first[1])  # random within an order
     matched = control_permutations("order_matched", L, 0, 0, [0, 1, 2], ranking)
-    np.testing.assert_array_equal(top_k_order_histograms(matched, every_k).numpy(), top_k_order_histograms(ranking, every_k).numpy())
+    np.testing.assert_array_equal(
+        top_k_order_histograms(matched, every_k).numpy(), top_k_order_histograms(ranking, every_k).numpy()
+    )
     assert not torch.equal(matched, ranking)
 
 
@@ -93,9 +114,11 @@ def test_controls_are_reproducible_by_seed_draw_and_sample_index() -> None:
         assert torch.equal(first, control_permutations(control, L, 7, 2, [10, 11, 12, 13], ranking))
         # One image alone, with the same sample index, gets the same permutation as inside the batch.
         assert torch.equal(first[2:3], control_permutations(control, L, 7, 2, [12], ranking[2:3]))
-        for changed in (control_permutations(control, L, 8, 2, [10, 11, 12, 13], ranking),
-                        control_permutations(control, L, 7, 3, [10, 11, 12, 13], ranking),
-                        control_permutations(control, L, 7, 2, [20, 21, 22, 23], ranking)):
+        for changed in (
+            control_permutations(control, L, 8, 2, [10, 11, 12, 13], ranking),
+            control_permutations(control, L, 7, 3, [10, 11, 12, 13], ranking),
+            control_permutations(control, L, 7, 2, [20, 21, 22, 23], ranking),
+        ):
             assert not torch.equal(first, changed)
 
 
@@ -103,7 +126,9 @@ def test_topk_metrics_full_k_is_exact_and_curves_match_brute_force() -> None:
     generator = torch.Generator().manual_seed(5)
     logits = torch.randn(3, M, 11, generator=generator)
     ks = power_of_two_ks(L)
-    metrics = topk_metrics(logits, [4, 5, 6], ks, num_random_seeds=2, seed=1, mass_fractions=[0.9], error_thresholds=[0.1])
+    metrics = topk_metrics(
+        logits, [4, 5, 6], ks, num_random_seeds=2, seed=1, mass_fractions=[0.9], error_thresholds=[0.1]
+    )
     for source in SOURCES:
         draws = 1 if source.startswith("magnitude") else 2
         for metric in CURVE_METRICS:
@@ -121,7 +146,9 @@ def test_topk_metrics_full_k_is_exact_and_curves_match_brute_force() -> None:
         np.testing.assert_allclose(metrics[f"{name}_random"][:, 1].numpy(), value, rtol=1e-10, atol=1e-12, err_msg=name)
     vector = rank_subsets(subset_magnitudes(coefficients, full, "vector"))
     np.testing.assert_array_equal(metrics["order_histogram_vector"].numpy(), top_k_order_histograms(vector, ks).numpy())
-    np.testing.assert_allclose(metrics["k_eff_vector"].numpy(), participation_ratio(coefficients.square().sum(2)).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        metrics["k_eff_vector"].numpy(), participation_ratio(coefficients.square().sum(2)).numpy(), rtol=1e-12
+    )
     # Batching does not change a control: image 5 alone gets the same curves (same permutation; round-off tolerance
     # because the reductions run on a different batch shape).
     alone = topk_metrics(logits[1:2], [5], ks, num_random_seeds=2, seed=1, mass_fractions=[0.9], error_thresholds=[0.1])

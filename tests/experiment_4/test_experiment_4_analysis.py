@@ -1,4 +1,5 @@
 """Experiment 4's analysis and verdicts on planted signatures: alignment detected, absence not, a leaking projection not."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -52,9 +53,16 @@ def planted_document(aligned: bool, seed: int = 0, vector_aligned: bool | None =
         rows["scalar"].append(ranking(rng, start, 3))
         rows["scalar_true"].append(per_class[position])  # the projection on the image's own label
     document = {
-        "format": FORMAT, "question": "planted", "config": {"num_blocks": 6, "schema_version": SCHEMA_VERSION}, "num_subsets": NUM_SUBSETS, "store_k": NUM_SUBSETS,
-        "class_store_k": 16, "class_coordinates": [int(c) * 10 for c in range(CLASSES)],
-        "label": torch.tensor(labels), "predicted": torch.tensor(labels), "valid": torch.ones(len(labels), dtype=torch.bool),
+        "format": FORMAT,
+        "question": "planted",
+        "config": {"num_blocks": 6, "schema_version": SCHEMA_VERSION},
+        "num_subsets": NUM_SUBSETS,
+        "store_k": NUM_SUBSETS,
+        "class_store_k": 16,
+        "class_coordinates": [int(c) * 10 for c in range(CLASSES)],
+        "label": torch.tensor(labels),
+        "predicted": torch.tensor(labels),
+        "valid": torch.ones(len(labels), dtype=torch.bool),
         "ranked_class": torch.tensor(ranked_class, dtype=torch.int16)[:, :, :16],
     }
     for name, ranked in rows.items():
@@ -65,7 +73,19 @@ def planted_document(aligned: bool, seed: int = 0, vector_aligned: bool | None =
 
 def run_step_2(document: dict, tmp_path: Path) -> dict:
     torch.save(document, tmp_path / "signatures.pt")
-    step_2_overlap.main(["--signatures", str(tmp_path / "signatures.pt"), "--nn-K", str(K), "--sweep-K", "4", "8", "--num-permutations", "299"])
+    step_2_overlap.main(
+        [
+            "--signatures",
+            str(tmp_path / "signatures.pt"),
+            "--nn-K",
+            str(K),
+            "--sweep-K",
+            "4",
+            "8",
+            "--num-permutations",
+            "299",
+        ]
+    )
     return read_json(tmp_path / "overlap.json")
 
 
@@ -76,13 +96,21 @@ def decisions(summary: dict) -> dict[str, str]:
 def test_planted_class_alignment_is_detected_in_every_ranking_and_the_control(tmp_path: Path) -> None:
     summary = run_step_2(planted_document(aligned=True), tmp_path)
     found = decisions(summary)
-    assert found["class_alignment.vector"] == found["class_alignment.scalar"] == found["class_alignment.class_control"] == "holds"
+    assert (
+        found["class_alignment.vector"]
+        == found["class_alignment.scalar"]
+        == found["class_alignment.class_control"]
+        == "holds"
+    )
     assert found["scalar_minus_vector"] == "cannot tell"  # both at 100 %: no difference to detect
     assert summary["scalar_minus_vector"]["tests"]["nn_accuracy"]["observed"] == 0.0
     assert found["seed_claim"] == "fails"  # the vector ranking is aligned too, and the scalar no more so
     control = summary["rankings"]["class_control"]["binary"]["true_label"]
     assert control["tests"]["nn_accuracy"]["observed"] == 1.0 and control["tests"]["nn_accuracy"]["p_value"] == 1 / 300
-    assert summary["rankings"]["class_control"]["nn_sweep"]["ks"] == [4, 8]  # 16 (class_store_k) bounds the control's sweep
+    assert summary["rankings"]["class_control"]["nn_sweep"]["ks"] == [
+        4,
+        8,
+    ]  # 16 (class_store_k) bounds the control's sweep
 
 
 def test_a_leaking_projection_shows_alignment_only_without_the_control(tmp_path: Path) -> None:
@@ -92,7 +120,12 @@ def test_a_leaking_projection_shows_alignment_only_without_the_control(tmp_path:
     leaky = summary["rankings"]["scalar_true"]["binary"]["true_label"]["tests"]
     assert leaky["nn_accuracy"]["observed"] > 0.9 and all(test["p_value"] == 1 / 300 for test in leaky.values())
     # … the leak-free control does not, and neither do the label-free rankings: nothing detected reads cannot tell, never fails.
-    assert found["class_alignment.class_control"] == found["class_alignment.vector"] == found["class_alignment.scalar"] == "cannot tell"
+    assert (
+        found["class_alignment.class_control"]
+        == found["class_alignment.vector"]
+        == found["class_alignment.scalar"]
+        == "cannot tell"
+    )
     assert found["seed_claim"] == found["scalar_minus_vector"] == "cannot tell"
     control = summary["rankings"]["class_control"]["binary"]["true_label"]
     assert control["tests"]["nn_accuracy"]["p_value"] > 0.05 and "class_alignment.scalar_true" not in found
@@ -117,7 +150,9 @@ def test_step_2_refuses_signatures_it_cannot_test(tmp_path: Path) -> None:
     older = {name: value for name, value in document.items() if name != "ranked_class"}
     with pytest.raises(PipelineError, match="no class-coordinate rankings .* rerun experiment_4.step_1_signatures"):
         run_step_2(older, tmp_path)
-    with pytest.raises(PipelineError, match="--nn-K 32: must lie in 1 … 16, .* per image and class coordinate .* --class-store-K"):
+    with pytest.raises(
+        PipelineError, match="--nn-K 32: must lie in 1 … 16, .* per image and class coordinate .* --class-store-K"
+    ):
         torch.save(document, tmp_path / "signatures.pt")
         step_2_overlap.main(["--signatures", str(tmp_path / "signatures.pt"), "--nn-K", "32"])
     two_classes = {**document, "label": torch.tensor([0] * 12 + [10] * 12)}

@@ -1,4 +1,5 @@
 """Experiment 4's label-permutation tests against brute force, and on planted data."""
+
 from __future__ import annotations
 
 import itertools
@@ -34,7 +35,11 @@ def brute_force_statistics(similarity: np.ndarray, labels: np.ndarray, excluded:
             if j != i and similarity[i, j] > best:
                 best, neighbour = similarity[i, j], j
         hits += labels[neighbour] == labels[i]
-    return {"difference": np.mean(same) - np.mean(different), "auc": u / (len(same) * len(different)), "nn_accuracy": hits / len(members)}
+    return {
+        "difference": np.mean(same) - np.mean(different),
+        "auc": u / (len(same) * len(different)),
+        "nn_accuracy": hits / len(members),
+    }
 
 
 def random_similarity(count: int, seed: int, levels: int = 4) -> np.ndarray:
@@ -82,7 +87,10 @@ def test_pooled_views_and_observed_hit_rates(monkeypatch: pytest.MonkeyPatch) ->
         expected = sum(view_accumulators(view, label_layout(labels), labels[permutation][None, :])[0] for view in views)
         np.testing.assert_allclose(accumulators[row], expected)
     pooled = statistics_of(accumulators[0])["nn_accuracy"]
-    per_view = [brute_force_statistics(similarity, labels, excluded)["nn_accuracy"] for similarity, excluded in zip(similarities, [0, 1, 2])]
+    per_view = [
+        brute_force_statistics(similarity, labels, excluded)["nn_accuracy"]
+        for similarity, excluded in zip(similarities, [0, 1, 2])
+    ]
     weights = [np.sum(labels != excluded) for excluded in (0, 1, 2)]
     assert pooled == pytest.approx(np.average(per_view, weights=weights))
     assert np.isnan(hit_rates).sum() == 0 and len(hit_rates) == 7
@@ -94,10 +102,15 @@ def test_pooled_views_and_observed_hit_rates(monkeypatch: pytest.MonkeyPatch) ->
 def test_exact_nn_chance_is_the_permutation_mean(excluded_classes: list[int | None]) -> None:
     """The stated chance is the expectation under permutation (checked by simulation)."""
     labels = np.array([0, 0, 0, 2, 2, 5, 5, 5, 5, 7, 7])
-    views = [prepare_view(random_similarity(len(labels), seed), excluded, 4, pairs=False) for seed, excluded in enumerate(excluded_classes)]
+    views = [
+        prepare_view(random_similarity(len(labels), seed), excluded, 4, pairs=False)
+        for seed, excluded in enumerate(excluded_classes)
+    ]
     accumulators, _ = permutation_accumulators(iter(views), labels, label_permutations(len(labels), 4000, seed=2))
     null = statistics_of(accumulators[1:])["nn_accuracy"]
-    assert null.mean() == pytest.approx(exact_nn_chance(labels, excluded_classes), abs=4 * null.std() / np.sqrt(len(null)))
+    assert null.mean() == pytest.approx(
+        exact_nn_chance(labels, excluded_classes), abs=4 * null.std() / np.sqrt(len(null))
+    )
 
 
 def planted_signatures(labels: np.ndarray, aligned: bool, seed: int) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Experiment 4 on sampled pairs (step 2's --max-pairs): the sample, the statistics over exactly the sampled pairs against
 brute force, the permutation null's level and power, and the exact path recovered when the sample holds every pair."""
+
 from __future__ import annotations
 
 import math
@@ -7,13 +8,20 @@ import math
 import numpy as np
 import pytest
 import torch
+from test_experiment_4_analysis import CLASSES, PER_CLASS, K, planted_document
 
-from experiment_4.summary import overlap_summary
-from experiment_4.report import pair_sentence
 from experiment_4.inference import permutation_tests, statistics_of
-from experiment_4.sampled_inference import sample_pairs, sample_queries, sampled_permutation_accumulators, sampled_view, top_candidates, view_rng
+from experiment_4.report import pair_sentence
+from experiment_4.sampled_inference import (
+    sample_pairs,
+    sample_queries,
+    sampled_permutation_accumulators,
+    sampled_view,
+    top_candidates,
+    view_rng,
+)
 from experiment_4.signatures import top_k_signatures
-from test_experiment_4_analysis import CLASSES, K, PER_CLASS, planted_document
+from experiment_4.summary import overlap_summary
 
 NUM_SUBSETS = 32
 
@@ -21,10 +29,17 @@ NUM_SUBSETS = 32
 def test_pair_sample_is_seeded_distinct_and_all_pairs_when_it_covers_them() -> None:
     first, again, other = (sample_pairs(50, 300, view_rng(seed, 4001, 0)) for seed in (3, 3, 4))
     assert np.array_equal(first, again) and not np.array_equal(first, other)
-    assert len({tuple(pair) for pair in first.tolist()}) == 300 and bool((first[:, 0] < first[:, 1]).all()) and first.max() < 50
+    assert (
+        len({tuple(pair) for pair in first.tolist()}) == 300
+        and bool((first[:, 0] < first[:, 1]).all())
+        and first.max() < 50
+    )
     everything = sample_pairs(7, 10**6, view_rng(0, 4001, 0))
     assert np.array_equal(everything, np.stack(np.triu_indices(7, 1), axis=1))
-    assert np.array_equal(sample_queries(9, 9, view_rng(0, 4002, 1)), np.arange(9)) and len(set(sample_queries(9, 4, view_rng(0, 4002, 1)))) == 4
+    assert (
+        np.array_equal(sample_queries(9, 9, view_rng(0, 4002, 1)), np.arange(9))
+        and len(set(sample_queries(9, 4, view_rng(0, 4002, 1)))) == 4
+    )
 
 
 @pytest.mark.parametrize("depth", [1, 2, 5])
@@ -38,8 +53,11 @@ def random_sets(rng: np.random.Generator, count: int, k: int) -> list[list[int]]
     return [list(map(int, rng.choice(NUM_SUBSETS, k, replace=False))) for _ in range(count)]
 
 
-def brute_force(sets: list[list[int]], labels: np.ndarray, pairs: np.ndarray, queries: np.ndarray, excluded: int | None) -> dict[str, float]:
+def brute_force(
+    sets: list[list[int]], labels: np.ndarray, pairs: np.ndarray, queries: np.ndarray, excluded: int | None
+) -> dict[str, float]:
     """The three statistics of one view under one labelling, by counting over exactly the given pairs and queries."""
+
     def jaccard(a: int, b: int) -> float:
         return len(set(sets[a]) & set(sets[b])) / len(set(sets[a]) | set(sets[b]))
 
@@ -54,7 +72,11 @@ def brute_force(sets: list[list[int]], labels: np.ndarray, pairs: np.ndarray, qu
         others = [j for j in range(len(labels)) if j != query and not out[j]]
         neighbour = max(others, key=lambda j: (jaccard(query, j), -j))  # the most similar, ties to the lowest index
         hits, taking_part = hits + (labels[neighbour] == labels[query]), taking_part + 1
-    return {"difference": np.mean(same) - np.mean(different), "auc": u / (len(same) * len(different)), "nn_accuracy": hits / taking_part}
+    return {
+        "difference": np.mean(same) - np.mean(different),
+        "auc": u / (len(same) * len(different)),
+        "nn_accuracy": hits / taking_part,
+    }
 
 
 @pytest.mark.parametrize("excluded", [None, 2])
@@ -82,7 +104,7 @@ def planted_sets(rng: np.random.Generator, labels: np.ndarray, k: int) -> list[l
     rows = []
     for label in labels:
         rest = [int(s) for s in rng.permutation(NUM_SUBSETS) if s not in prototypes[label]]
-        rows.append(prototypes[label] + rest[:k - 3])
+        rows.append(prototypes[label] + rest[: k - 3])
     return rows
 
 
@@ -93,7 +115,9 @@ def test_permutation_null_on_fixed_sampled_pairs_detects_planted_classes_and_not
     labels = np.repeat(np.arange(6), 8)
     sets = planted_sets(rng, labels, k) if planted else random_sets(rng, count, k)
     indices, weights = top_k_signatures(torch.tensor(sets), torch.ones(count, k), k, False)
-    view = sampled_view(indices, weights, NUM_SUBSETS, np.arange(count), sample_pairs(count, 300, view_rng(0, 4001, 0)), None, 0)
+    view = sampled_view(
+        indices, weights, NUM_SUBSETS, np.arange(count), sample_pairs(count, 300, view_rng(0, 4001, 0)), None, 0
+    )
     permutations = np.stack([np.arange(count)] + [rng.permutation(count) for _ in range(199)])
     tests = permutation_tests(sampled_permutation_accumulators([view], labels, permutations)[0], pairs=True)
     p_values = [tests[name]["p_value"] for name in ("difference", "auc", "nn_accuracy")]
@@ -103,44 +127,91 @@ def test_permutation_null_on_fixed_sampled_pairs_detects_planted_classes_and_not
 def numbers(summary: dict, path: str = "") -> dict[str, float]:
     """Every number of a summary, flattened (settings left out)."""
     if isinstance(summary, dict):
-        return {key: value for name, item in summary.items() if name != "settings" for key, value in numbers(item, f"{path}/{name}").items()}
+        return {
+            key: value
+            for name, item in summary.items()
+            if name != "settings"
+            for key, value in numbers(item, f"{path}/{name}").items()
+        }
     if isinstance(summary, list):
-        return {key: value for index, item in enumerate(summary) for key, value in numbers(item, f"{path}[{index}]").items()}
+        return {
+            key: value for index, item in enumerate(summary) for key, value in numbers(item, f"{path}[{index}]").items()
+        }
     return {path: summary}
 
 
 def test_a_sample_of_every_pair_reproduces_the_exact_path_and_a_small_one_is_seeded() -> None:
     document = planted_document(True)
     count = CLASSES * PER_CLASS
-    settings = {"signatures": "planted", "nn_k": K, "sweep_ks": [4, K], "num_permutations": 49, "p_value_floor": 1 / 50, "seed": 0,
-                "store_k": 64, "class_store_k": 16, "git_commit": "test"}
+    settings = {
+        "signatures": "planted",
+        "nn_k": K,
+        "sweep_ks": [4, K],
+        "num_permutations": 49,
+        "p_value_floor": 1 / 50,
+        "seed": 0,
+        "store_k": 64,
+        "class_store_k": 16,
+        "git_commit": "test",
+    }
     exact = numbers(overlap_summary(document, settings))
     every_pair = overlap_summary(document, {**settings, "max_pairs": CLASSES * count * (count - 1) // 2})
     assert every_pair["settings"]["pair_sampling"]["class_control_pairs_per_coordinate"] == count * (count - 1) // 2
     sampled = numbers(every_pair)
-    assert all(str(sampled[key]).startswith("sampled (--max-pairs") for key in sampled.keys() - exact.keys())  # the verdicts' sampling notes
+    assert all(
+        str(sampled[key]).startswith("sampled (--max-pairs") for key in sampled.keys() - exact.keys()
+    )  # the verdicts' sampling notes
     for key, value in exact.items():
-        assert sampled[key] == pytest.approx(value, rel=1e-9, abs=1e-12, nan_ok=True) if isinstance(value, float) else sampled[key] == value, key
+        assert (
+            sampled[key] == pytest.approx(value, rel=1e-9, abs=1e-12, nan_ok=True)
+            if isinstance(value, float)
+            else sampled[key] == value
+        ), key
     small = [overlap_summary(document, {**settings, "max_pairs": 60, "seed": seed}) for seed in (0, 0, 1)]
     assert numbers(small[0]) == numbers(small[1]) and numbers(small[0]) != numbers(small[2])
     record = small[0]["settings"]["pair_sampling"]
-    assert (record["per_image_ranking_pairs"], record["class_control_pairs_per_coordinate"], record["class_control_queries_per_coordinate"]) == (60, math.ceil(60 / CLASSES), 10)
-    assert small[0]["rankings"]["vector"]["binary"]["true_label"]["pair_counts"]["same_class"] + small[0]["rankings"]["vector"]["binary"]["true_label"]["pair_counts"]["different_class"] == 60
-    assert all("sampled (--max-pairs 60)" in " ".join(entry["notes"]) for entry in small[0]["verdicts"][:3]) and "**sampled**" in pair_sentence(small[0])
+    assert (
+        record["per_image_ranking_pairs"],
+        record["class_control_pairs_per_coordinate"],
+        record["class_control_queries_per_coordinate"],
+    ) == (60, math.ceil(60 / CLASSES), 10)
+    assert (
+        small[0]["rankings"]["vector"]["binary"]["true_label"]["pair_counts"]["same_class"]
+        + small[0]["rankings"]["vector"]["binary"]["true_label"]["pair_counts"]["different_class"]
+        == 60
+    )
+    assert all(
+        "sampled (--max-pairs 60)" in " ".join(entry["notes"]) for entry in small[0]["verdicts"][:3]
+    ) and "**sampled**" in pair_sentence(small[0])
     assert "sampled" not in pair_sentence(every_pair | {"settings": settings})
 
 
 def test_a_max_pairs_too_small_for_a_same_class_pair_is_refused_with_the_minimum() -> None:
     from experiment_1.errors import PipelineError
-    from experiment_4.summary import minimum_max_pairs
     from experiment_4.sampled_inference import SamplingPlan
+    from experiment_4.summary import minimum_max_pairs
 
     document = planted_document(True)
     count = CLASSES * PER_CLASS
-    settings = {"signatures": "planted", "nn_k": K, "sweep_ks": [4, K], "num_permutations": 49, "p_value_floor": 1 / 50, "seed": 0,
-                "store_k": 64, "class_store_k": 16, "git_commit": "test", "max_pairs": 1}
-    needed = minimum_max_pairs(SamplingPlan(1, 0, count, len(document["class_coordinates"])), np.full(CLASSES, PER_CLASS))
-    with pytest.raises(PipelineError, match=f"--max-pairs 1: too few pairs for a same-class pair in every view .*; use --max-pairs {needed} or more"):
+    settings = {
+        "signatures": "planted",
+        "nn_k": K,
+        "sweep_ks": [4, K],
+        "num_permutations": 49,
+        "p_value_floor": 1 / 50,
+        "seed": 0,
+        "store_k": 64,
+        "class_store_k": 16,
+        "git_commit": "test",
+        "max_pairs": 1,
+    }
+    needed = minimum_max_pairs(
+        SamplingPlan(1, 0, count, len(document["class_coordinates"])), np.full(CLASSES, PER_CLASS)
+    )
+    with pytest.raises(
+        PipelineError,
+        match=f"--max-pairs 1: too few pairs for a same-class pair in every view .*; use --max-pairs {needed} or more",
+    ):
         overlap_summary(document, settings)
     assert 1 < needed <= 60
 
@@ -149,9 +220,13 @@ def test_overlap_json_is_never_written_with_a_non_finite_number(tmp_path, monkey
     from experiment_1.errors import run_cli
     from experiment_4 import step_2_overlap
 
-    monkeypatch.setattr(step_2_overlap, "load_signatures", lambda path: {"store_k": 64, "num_subsets": 256, "class_store_k": 16})
+    monkeypatch.setattr(
+        step_2_overlap, "load_signatures", lambda path: {"store_k": 64, "num_subsets": 256, "class_store_k": 16}
+    )
     monkeypatch.setattr(step_2_overlap, "check_settings", lambda *args: None)
-    monkeypatch.setattr(step_2_overlap, "overlap_summary", lambda document, settings: {"rankings": {"vector": {"auc": float("nan")}}})
+    monkeypatch.setattr(
+        step_2_overlap, "overlap_summary", lambda document, settings: {"rankings": {"vector": {"auc": float("nan")}}}
+    )
     with pytest.raises(SystemExit):
         run_cli(step_2_overlap.main, ["--signatures", str(tmp_path / "signatures.pt"), "--max-pairs", "5"])
     assert "rankings.vector.auc is nan" in capsys.readouterr().err and not (tmp_path / "overlap.json").exists()

@@ -1,4 +1,5 @@
 """Rankings, signatures, Jaccard overlaps and the global core against brute force."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,11 +27,16 @@ def random_rankings(count: int, num_subsets: int, seed: int) -> tuple[torch.Tens
     """Random full rankings with decreasing positive magnitudes."""
     generator = torch.Generator().manual_seed(seed)
     ranked = torch.stack([torch.randperm(num_subsets, generator=generator) for _ in range(count)])
-    magnitudes = torch.rand(count, num_subsets, generator=generator, dtype=torch.float64).sort(dim=1, descending=True).values + 0.01
+    magnitudes = (
+        torch.rand(count, num_subsets, generator=generator, dtype=torch.float64).sort(dim=1, descending=True).values
+        + 0.01
+    )
     return ranked, magnitudes
 
 
-def brute_force_jaccard(indices_a: list[int], weights_a: list[float], indices_b: list[int], weights_b: list[float]) -> float:
+def brute_force_jaccard(
+    indices_a: list[int], weights_a: list[float], indices_b: list[int], weights_b: list[float]
+) -> float:
     """Σ_S min / Σ_S max over the union of the two index lists, by explicit loop."""
     a, b = dict(zip(indices_a, weights_a)), dict(zip(indices_b, weights_b))
     union = set(a) | set(b)
@@ -53,12 +59,17 @@ def test_ranked_subsets_match_sorting_by_hand() -> None:
     for image in range(3):
         magnitudes = {
             "vector": [float(np.sqrt(sum(value**2 for value in coefficients[image, s].tolist()))) for s in range(16)],
-            **{ranking: [abs(coefficients[image, s, classes[ranking][image]].item()) for s in range(16)] for ranking in classes},
+            **{
+                ranking: [abs(coefficients[image, s, classes[ranking][image]].item()) for s in range(16)]
+                for ranking in classes
+            },
         }
         for ranking, values in magnitudes.items():
             order = sorted(range(16), key=lambda s: (-values[s], s))[:6]
             assert arrays[f"ranked_{ranking}"][image].tolist() == order, (image, ranking)
-            np.testing.assert_allclose(arrays[f"magnitude_{ranking}"][image].numpy(), [values[s] for s in order], rtol=1e-6)
+            np.testing.assert_allclose(
+                arrays[f"magnitude_{ranking}"][image].numpy(), [values[s] for s in order], rtol=1e-6
+            )
     assert all(arrays[f"ranked_{ranking}"][0, :2].tolist() == [3, 7] for ranking in ("vector", "scalar", "scalar_true"))
 
 
@@ -73,7 +84,10 @@ def test_class_ranked_subsets_match_sorting_by_hand_in_every_coordinate() -> Non
         for image in range(3):
             for position, label in enumerate(classes.tolist()):
                 values = [abs(coefficients[image, s, label].item()) for s in range(16)]
-                assert ranked[image, position].tolist() == sorted(range(16), key=lambda s: (-values[s], s))[:5], (image, label)
+                assert ranked[image, position].tolist() == sorted(range(16), key=lambda s: (-values[s], s))[:5], (
+                    image,
+                    label,
+                )
     assert ranked[1, 2, :2].tolist() == [2, 9]
 
 
@@ -84,12 +98,20 @@ def test_signature_batch_is_the_rankings_of_the_butterfly_coefficients() -> None
     classes = torch.tensor([1, 3, 4])
     arrays = signature_batch(logits, labels, torch.float64, 4, classes, 3)
     # Brute-force Möbius coefficients: Δ_S h = Σ_{T ⊆ S} (−1)^{|S∖T|} h(T).
-    coefficients = torch.stack([sum((-1) ** bin(s ^ t).count("1") * logits[:, t].double() for t in range(8) if t & s == t) for s in range(8)], dim=1)
+    coefficients = torch.stack(
+        [sum((-1) ** bin(s ^ t).count("1") * logits[:, t].double() for t in range(8) if t & s == t) for s in range(8)],
+        dim=1,
+    )
     expected = ranked_subsets(coefficients, logits[:, 7], labels, 4)
     for name, value in expected.items():
-        assert torch.equal(arrays[name], value) if name.startswith("ranked") else torch.allclose(arrays[name], value), name
+        assert torch.equal(arrays[name], value) if name.startswith("ranked") else torch.allclose(arrays[name], value), (
+            name
+        )
     assert torch.equal(arrays["ranked_class"], class_ranked_subsets(coefficients, classes, 3))
-    assert torch.equal(arrays["full_logits"], logits[:, 7]) and arrays["predicted"].tolist() == logits[:, 7].argmax(1).tolist()
+    assert (
+        torch.equal(arrays["full_logits"], logits[:, 7])
+        and arrays["predicted"].tolist() == logits[:, 7].argmax(1).tolist()
+    )
 
 
 def test_top_k_signatures_binary_and_weighted() -> None:
@@ -125,11 +147,25 @@ def test_jaccard_identical_disjoint_and_binary_reduction() -> None:
 def test_chunked_similarity_equals_double_loop(weighted: bool) -> None:
     ranked, magnitudes = random_rankings(23, 64, seed=2)
     indices, weights = top_k_signatures(ranked, magnitudes, 10, weighted)
-    expected = np.array([[brute_force_jaccard(indices[i].tolist(), weights[i].tolist(), indices[j].tolist(), weights[j].tolist()) for j in range(23)] for i in range(23)])
+    expected = np.array(
+        [
+            [
+                brute_force_jaccard(indices[i].tolist(), weights[i].tolist(), indices[j].tolist(), weights[j].tolist())
+                for j in range(23)
+            ]
+            for i in range(23)
+        ]
+    )
     # Chunks of one row, of a few rows, and one chunk for all: the same sums of the same float64 terms (the order of
     # the K terms differs from the loop's union order, so round-off tolerance, far below any real error).
-    for budget in (1, 23 * 10 * 4, 1 << 20):  # gather route in chunks of 1 and 4 rows; dense product for binary at 1 << 20
-        np.testing.assert_allclose(pairwise_similarity(indices, weights, 64, budget=budget).numpy(), expected, rtol=1e-12, atol=1e-15)
+    for budget in (
+        1,
+        23 * 10 * 4,
+        1 << 20,
+    ):  # gather route in chunks of 1 and 4 rows; dense product for binary at 1 << 20
+        np.testing.assert_allclose(
+            pairwise_similarity(indices, weights, 64, budget=budget).numpy(), expected, rtol=1e-12, atol=1e-15
+        )
 
 
 def test_global_core_share_and_coverage() -> None:

@@ -1,4 +1,5 @@
 """Experiment 5's Spearman and quartile statistics on planted monotone and independent data, and against explicit loops."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -58,9 +59,17 @@ def test_partial_rho_removes_a_shared_covariate_and_keeps_a_direct_link() -> Non
     ys = {"only_via_z": Z + 0.3 * noise[1], "direct": noise[0] + 0.3 * noise[2]}
     table = spearman_table(through_z, ys, Z, seed=0, num_resamples=400)["x"]
     via = table["only_via_z"]
-    assert via["rho"] > 0.7 and not ci_excludes_zero(via, "partial_ci_low", "partial_ci_high") and via["partial_p_value"] > 0.05
+    assert (
+        via["rho"] > 0.7
+        and not ci_excludes_zero(via, "partial_ci_low", "partial_ci_high")
+        and via["partial_p_value"] > 0.05
+    )
     direct = table["direct"]
-    assert direct["partial_rho"] > 0.5 and ci_excludes_zero(direct, "partial_ci_low", "partial_ci_high") and direct["partial_p_value"] < 1e-6
+    assert (
+        direct["partial_rho"] > 0.5
+        and ci_excludes_zero(direct, "partial_ci_low", "partial_ci_high")
+        and direct["partial_p_value"] < 1e-6
+    )
     for name, value in ys.items():
         assert table[name]["partial_rho"] == pytest.approx(residual_correlation(through_z["x"], value, Z), abs=1e-10)
 
@@ -82,7 +91,11 @@ def test_quartiles_split_by_score_and_the_planted_effect_shows() -> None:
     effect = compare_groups(planted[groups[0]], planted[groups[3]], seed=0, num_resamples=500)
     assert effect["difference"]["mean"] == pytest.approx(planted[groups[3]].mean() - planted[groups[0]].mean())
     assert effect["first"]["mean"] == pytest.approx(planted[groups[0]].mean())
-    assert ci_excludes_zero(effect["difference"]) and effect["difference"]["ci_low"] > 0 and effect["mann_whitney_p"] < 1e-10
+    assert (
+        ci_excludes_zero(effect["difference"])
+        and effect["difference"]["ci_low"] > 0
+        and effect["mann_whitney_p"] < 1e-10
+    )
     pooled = np.sqrt((planted[groups[0]].var(ddof=1) + planted[groups[3]].var(ddof=1)) / 2)  # equal group sizes
     assert effect["standardised_difference"] == pytest.approx(effect["difference"]["mean"] / pooled)
 

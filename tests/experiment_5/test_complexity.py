@@ -1,4 +1,5 @@
 """Experiment 5's complexity measures on synthetic set functions with known answers, and against explicit loops."""
+
 from __future__ import annotations
 
 from math import ceil
@@ -7,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform
 from experiment_1.mobius.spectrum import binomial_null
+from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform
 from experiment_5.complexity import COMPLEXITY_MEASURES, complexity_measures
 
 TAUS, ETAS = (0.01, 0.1, 0.5), (0.5, 0.9)
@@ -34,7 +35,9 @@ def test_a_one_subset_function_needs_one_subset() -> None:
         np.testing.assert_allclose(measures[f"kbar_{projection}"].numpy(), 3.0, rtol=1e-12)
         np.testing.assert_allclose(measures[f"kappa_{projection}"].numpy(), 3.0, rtol=1e-12)
         np.testing.assert_allclose(measures[f"c_le3_{projection}"].numpy(), 1.0, rtol=1e-12)
-    np.testing.assert_allclose(measures["full_logit_norm"].numpy(), coefficients[:, mask].norm(dim=1).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        measures["full_logit_norm"].numpy(), coefficients[:, mask].norm(dim=1).numpy(), rtol=1e-12
+    )
 
 
 def test_equal_energies_spread_over_every_subset() -> None:
@@ -57,14 +60,30 @@ def brute_force(coefficients: torch.Tensor, taus, etas) -> dict[str, np.ndarray]
     """Every measure by explicit loops over masks, for one image at a time."""
     count, size = coefficients.shape[:2]
     data = coefficients.numpy()
-    out = {name: np.zeros(count) for name in ("kbar_vector", "kbar_scalar", "kappa_vector", "kappa_scalar", "c_le3_vector", "c_le3_scalar", "n_eff_vector")}
+    out = {
+        name: np.zeros(count)
+        for name in (
+            "kbar_vector",
+            "kbar_scalar",
+            "kappa_vector",
+            "kappa_scalar",
+            "c_le3_vector",
+            "c_le3_scalar",
+            "n_eff_vector",
+        )
+    }
     out["k_err"], out["k_mass"] = np.zeros((count, len(taus)), dtype=int), np.zeros((count, len(etas)), dtype=int)
     for image in range(count):
         full = sum(data[image, mask] for mask in range(size))  # h(full) = Σ_S Δ_S h
         predicted = int(np.argmax(full))
         orders = [bin(mask).count("1") for mask in range(size)]
         for projection in ("vector", "scalar"):
-            energy = [float(np.sum(data[image, mask] ** 2)) if projection == "vector" else float(data[image, mask, predicted] ** 2) for mask in range(size)]
+            energy = [
+                float(np.sum(data[image, mask] ** 2))
+                if projection == "vector"
+                else float(data[image, mask, predicted] ** 2)
+                for mask in range(size)
+            ]
             interaction = sum(energy[1:])
             out[f"kbar_{projection}"][image] = sum(o * e for o, e in zip(orders, energy)) / sum(energy)
             out[f"kappa_{projection}"][image] = sum(o * e for o, e in zip(orders, energy)) / interaction
@@ -97,8 +116,12 @@ def test_measures_match_explicit_loops_on_decaying_coefficients() -> None:
             # The pipeline goes through h(S) and back (two butterflies), the loop does not: float64 round-off only.
             np.testing.assert_allclose(measures[name].numpy(), value, rtol=1e-9, err_msg=name)
     # K_τ^err never decreases as τ tightens, K_η^mass never as η grows.
-    assert (np.diff(measures["k_err"].numpy(), axis=1) <= 0).all() and (np.diff(measures["k_mass"].numpy(), axis=1) >= 0).all()
-    assert len({tuple(row) for row in measures["k_err"].tolist()}) > 1  # the images differ: the test can tell them apart
+    assert (np.diff(measures["k_err"].numpy(), axis=1) <= 0).all() and (
+        np.diff(measures["k_mass"].numpy(), axis=1) >= 0
+    ).all()
+    assert (
+        len({tuple(row) for row in measures["k_err"].tolist()}) > 1
+    )  # the images differ: the test can tell them apart
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

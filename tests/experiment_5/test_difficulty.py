@@ -1,4 +1,5 @@
 """Experiment 5's difficulty scores against values worked out by hand."""
+
 from __future__ import annotations
 
 import math
@@ -51,9 +52,16 @@ def test_every_score_orders_the_images_as_defined() -> None:
     # Label-free scores cannot tell right from wrong: equal for the two confident images, largest for the uniform one.
     for name in ("one_minus_max_softmax", "entropy", "negative_margin"):
         values = scores[name]
-        assert values[confident_right] == pytest.approx(values[confident_wrong], abs=1e-15) and values[confident_right] < values[uniform], name
+        assert (
+            values[confident_right] == pytest.approx(values[confident_wrong], abs=1e-15)
+            and values[confident_right] < values[uniform]
+        ), name
     assert min(scores["negative_margin"]) < 0 and max(scores["negative_margin"]) == 0.0
-    assert all(value >= 0 for name in ("cross_entropy", "one_minus_p_true", "one_minus_max_softmax", "entropy") for value in scores[name])
+    assert all(
+        value >= 0
+        for name in ("cross_entropy", "one_minus_p_true", "one_minus_max_softmax", "entropy")
+        for value in scores[name]
+    )
 
 
 def test_margin_uses_the_top_two_logits_whatever_their_position() -> None:

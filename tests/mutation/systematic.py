@@ -16,6 +16,7 @@ numbering). A survivor with no such line is listed as "survived" until a test ki
 
 The hand-made list (tests/mutation/run.py) stays the fast check of the bugs we have met; this is the wide one.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,19 +42,37 @@ R = "tests/experiment_1/report/"
 MODULES: dict[str, tuple[str, ...]] = {
     "experiment_1/report/verdicts.py": (R + "test_verdict_rules.py", R + "test_verdicts.py", R + "test_boundaries.py"),
     "experiment_1/report/stats.py": (R + "test_stats.py", R + "test_verdicts.py", R + "test_stats_properties.py"),
-    "experiment_2/spectrum/verdicts.py": ("tests/whole/test_planted_verdicts.py", "tests/experiment_1/mobius/test_spectrum.py"),
+    "experiment_2/spectrum/verdicts.py": (
+        "tests/whole/test_planted_verdicts.py",
+        "tests/experiment_1/mobius/test_spectrum.py",
+    ),
     "experiment_2/lambda_sweep/verdicts.py": ("tests/whole/test_planted_verdicts.py",),
     "experiment_2/limit/laws.py": ("tests/experiment_2/test_limit_rules.py", "tests/experiment_2/test_limit.py"),
-    "experiment_3/verdicts.py": ("tests/experiment_3/test_experiment_3_verdicts.py", "tests/experiment_3/test_experiment_3_boundaries.py"),
-    "experiment_4/verdicts.py": ("tests/experiment_4/test_experiment_4_analysis.py", "tests/whole/test_planted_verdicts.py"),
-    "experiment_5/verdicts.py": ("tests/whole/test_planted_verdicts.py", "tests/experiment_5/test_experiment_5_steps.py"),
+    "experiment_3/verdicts.py": (
+        "tests/experiment_3/test_experiment_3_verdicts.py",
+        "tests/experiment_3/test_experiment_3_boundaries.py",
+    ),
+    "experiment_4/verdicts.py": (
+        "tests/experiment_4/test_experiment_4_analysis.py",
+        "tests/whole/test_planted_verdicts.py",
+    ),
+    "experiment_5/verdicts.py": (
+        "tests/whole/test_planted_verdicts.py",
+        "tests/experiment_5/test_experiment_5_steps.py",
+    ),
     "experiment_1/reconstruction/verdicts.py": ("tests/whole/test_planted_verdicts.py",),
-    "experiment_4/inference.py": ("tests/experiment_4/test_inference.py", "tests/experiment_4/test_sampled_inference.py"),
+    "experiment_4/inference.py": (
+        "tests/experiment_4/test_inference.py",
+        "tests/experiment_4/test_sampled_inference.py",
+    ),
     "experiment_4/sampled_inference.py": ("tests/experiment_4/test_sampled_inference.py",),
     "experiment_5/association.py": ("tests/experiment_5/test_association.py",),
     "paper/depth_ladder.py": ("tests/paper/test_depth_ladder.py",),
     "experiment_1/mobius/transform.py": ("tests/experiment_1/mobius/test_mobius.py",),
-    "experiment_1/run/partial_store.py": ("tests/experiment_1/run/test_run_identity.py", "tests/experiment_1/run/test_resume_key.py"),
+    "experiment_1/run/partial_store.py": (
+        "tests/experiment_1/run/test_run_identity.py",
+        "tests/experiment_1/run/test_resume_key.py",
+    ),
 }
 # mutmut's exit-code classes, as `mutmut results --all true` names them
 KILLED = {"killed", "caught by type check"}
@@ -61,8 +80,13 @@ NOT_RUN = {"not checked", "skipped"}
 
 
 def copy_tree(target: Path) -> None:
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, check=True,
-                            capture_output=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, check=True, capture_output=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         if name.startswith(("imagenet-1k/data/", "tests/mutation/results/")) or not (REPO / name).is_file():
             continue
@@ -71,11 +95,23 @@ def copy_tree(target: Path) -> None:
 
 
 def setup_cfg(module: str, tests: tuple[str, ...]) -> str:
-    lines = ["[mutmut]", "source_paths =", *(f"    {p}" for p in PACKAGES), f"only_mutate = {module}",
-             "pytest_add_cli_args_test_selection =", *(f"    {t}" for t in tests),
-             "pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -q",
-             "also_copy =", "    pytest.ini",
-             "process_isolation = forkserver", "use_git_change_detection = false", ""]
+    lines = [
+        "[mutmut]",
+        "source_paths =",
+        *(f"    {p}" for p in PACKAGES),
+        f"only_mutate = {module}",
+        "pytest_add_cli_args_test_selection =",
+        *(f"    {t}" for t in tests),
+        "pytest_add_cli_args =",
+        "    -p",
+        "    no:cacheprovider",
+        "    -q",
+        "also_copy =",
+        "    pytest.ini",
+        "process_isolation = forkserver",
+        "use_git_change_detection = false",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -88,8 +124,8 @@ def mutant_function(name: str) -> str:
 
 
 def changed_lines(diff: str) -> tuple[str, str]:
-    minus = [l[1:].strip() for l in diff.splitlines() if l.startswith("-") and not l.startswith("---")]
-    plus = [l[1:].strip() for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++")]
+    minus = [line[1:].strip() for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    plus = [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
     return " / ".join(minus), " / ".join(plus)
 
 
@@ -108,11 +144,13 @@ def run_module(module: str, max_children: int) -> dict:
         env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
         env.pop("CI", None)
         print(f"mutmut on {module} ({len(tests)} test files) in {work}", flush=True)
-        run = subprocess.run([str(mutmut), "run", "--max-children", str(max_children)], cwd=work, env=env,
-                             capture_output=True, text=True)
+        run = subprocess.run(
+            [str(mutmut), "run", "--max-children", str(max_children)], cwd=work, env=env, capture_output=True, text=True
+        )
         log = (run.stdout + run.stderr)[-4000:]
-        listed = subprocess.run([str(mutmut), "results", "--all", "true"], cwd=work, env=env, capture_output=True,
-                                text=True)
+        listed = subprocess.run(
+            [str(mutmut), "results", "--all", "true"], cwd=work, env=env, capture_output=True, text=True
+        )
         mutants = {}
         for line in listed.stdout.splitlines():
             name, sep, status = line.strip().rpartition(": ")
@@ -121,24 +159,35 @@ def run_module(module: str, max_children: int) -> dict:
         if not mutants:
             raise SystemExit(f"error: mutmut produced no mutants for {module}:\n{log}")
         records = []
-        for name, status in sorted(mutants.items(), key=lambda kv: (kv[0].rsplit("_", 1)[0], int(kv[0].rsplit("_", 1)[1]))):
+        for name, status in sorted(
+            mutants.items(), key=lambda kv: (kv[0].rsplit("_", 1)[0], int(kv[0].rsplit("_", 1)[1]))
+        ):
             record = {"name": name, "function": mutant_function(name), "status": status}
             if status not in KILLED:
                 shown = subprocess.run([str(mutmut), "show", name], cwd=work, env=env, capture_output=True, text=True)
-                diff = "\n".join(l for l in shown.stdout.splitlines() if not l.startswith("# "))
+                diff = "\n".join(line for line in shown.stdout.splitlines() if not line.startswith("# "))
                 record["removed"], record["added"] = changed_lines(diff)
                 record["diff"] = diff.strip()
             records.append(record)
-    result = {"module": module, "tests": list(tests), "missing_tests": missing, "mutmut": mutmut_version(),
-              "seconds": round(time.monotonic() - start), "mutants": records}
+    result = {
+        "module": module,
+        "tests": list(tests),
+        "missing_tests": missing,
+        "mutmut": mutmut_version(),
+        "seconds": round(time.monotonic() - start),
+        "mutants": records,
+    }
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / (module.replace("/", ".")[:-3] + ".json")).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    (RESULTS / (module.replace("/", ".")[:-3] + ".json")).write_text(
+        json.dumps(result, indent=1, ensure_ascii=False) + "\n"
+    )
     return result
 
 
 def mutmut_version() -> str:
     try:
         from importlib.metadata import version
+
         return version("mutmut")
     except Exception:  # noqa: BLE001 - the version is a label only
         return "?"
@@ -164,11 +213,16 @@ def write_report() -> None:
     equivalents = json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
     results = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
     used: set[str] = set()
-    out = ["# Systematic mutation testing of the decision code", "",
-           "Written by `python tests/mutation/systematic.py --report` from `tests/mutation/results/*.json`",
-           "(what `make mutation MODULES=…` recorded with mutmut) and `tests/mutation/EQUIVALENT.json` (one line",
-           "of argument per equivalent mutant). Do not edit by hand.", "",
-           "| module | mutants | killed | survived | equivalent | other | tests | seconds |", "|---|---:|---:|---:|---:|---:|---|---:|"]
+    out = [
+        "# Systematic mutation testing of the decision code",
+        "",
+        "Written by `python tests/mutation/systematic.py --report` from `tests/mutation/results/*.json`",
+        "(what `make mutation MODULES=…` recorded with mutmut) and `tests/mutation/EQUIVALENT.json` (one line",
+        "of argument per equivalent mutant). Do not edit by hand.",
+        "",
+        "| module | mutants | killed | survived | equivalent | other | tests | seconds |",
+        "|---|---:|---:|---:|---:|---:|---|---:|",
+    ]
     details = []
     for result in results:
         module = result["module"]
@@ -182,8 +236,10 @@ def write_report() -> None:
             if kind not in ("killed",):
                 rows.append((kind, record, why))
         tests = ", ".join(f"`{Path(t).name}`" for t in result["tests"])
-        out.append(f"| `{module}` | {len(result['mutants'])} | {counts['killed']} | {counts['survived']} | "
-                   f"{counts['equivalent']} | {counts['other']} | {tests} | {result['seconds']} |")
+        out.append(
+            f"| `{module}` | {len(result['mutants'])} | {counts['killed']} | {counts['survived']} | "
+            f"{counts['equivalent']} | {counts['other']} | {tests} | {result['seconds']} |"
+        )
         if rows:
             details += ["", f"## `{module}`", ""]
             for kind, record, why in rows:
@@ -203,9 +259,25 @@ def coverage(modules: list[str]) -> int:
     tests = sorted({t for module in modules for t in MODULES[module] if (REPO / t.split("::")[0]).exists()})
     env = dict(os.environ, OMP_NUM_THREADS="1")
     data = Path(tempfile.mkdtemp(prefix="coverage-")) / ".coverage"
-    ran = subprocess.run([sys.executable, "-m", "coverage", "run", "--branch", f"--data-file={data}",
-                          f"--include={','.join(modules)}", "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
-                         cwd=REPO, env=env)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "coverage",
+            "run",
+            "--branch",
+            f"--data-file={data}",
+            f"--include={','.join(modules)}",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *tests,
+        ],
+        cwd=REPO,
+        env=env,
+    )
     subprocess.run([sys.executable, "-m", "coverage", "report", f"--data-file={data}", "--show-missing"], cwd=REPO)
     shutil.rmtree(data.parent, ignore_errors=True)
     return ran.returncode
@@ -217,7 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true")
     parser.add_argument("--report", action="store_true", help="only rewrite REPORT.md from the recorded results")
     parser.add_argument("--list", action="store_true")
-    parser.add_argument("--coverage", action="store_true", help="branch coverage of MODULES (or the named ones) by their tests")
+    parser.add_argument(
+        "--coverage", action="store_true", help="branch coverage of MODULES (or the named ones) by their tests"
+    )
     parser.add_argument("--max-children", type=int, default=2)
     args = parser.parse_args(argv)
     if args.list:
@@ -230,11 +304,19 @@ def main(argv: list[str] | None = None) -> int:
     for module in [] if args.report else modules:
         result = run_module(module, args.max_children)
         statuses = [r["status"] for r in result["mutants"]]
-        print(f"{module}: {len(statuses)} mutants, " + ", ".join(f"{s} {statuses.count(s)}" for s in sorted(set(statuses))))
+        print(
+            f"{module}: {len(statuses)} mutants, "
+            + ", ".join(f"{s} {statuses.count(s)}" for s in sorted(set(statuses)))
+        )
     write_report()
     equivalents = json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
-    survivors = [r for p in RESULTS.glob("*.json") for res in [json.loads(p.read_text())] for r in res["mutants"]
-                 if classify(res["module"], r, equivalents)[0] == "survived" and res["module"] in modules]
+    survivors = [
+        r
+        for p in RESULTS.glob("*.json")
+        for res in [json.loads(p.read_text())]
+        for r in res["mutants"]
+        if classify(res["module"], r, equivalents)[0] == "survived" and res["module"] in modules
+    ]
     return 1 if survivors else 0
 
 

@@ -1,5 +1,6 @@
 """The claims table and the abstract's findings follow the stored verdicts: a changed verdict changes them, a missing
 block leaves its claim out (never a placeholder)."""
+
 from __future__ import annotations
 
 import json
@@ -16,19 +17,42 @@ def write_summary(root: Path, experiment: int | str, summary: dict) -> None:
 
 
 def topk_summary(decision: str) -> dict:
-    verdict = {"id": "captured_energy.vector", "claim": "Γ_K is as high as reported", "decision": decision, "rule": "CI against the seed",
-               "parameters": {}, "statistic": None, "test": None, "notes": [],
-               "effect": {"name": "Γ_K", "value": 0.43, "ci_low": 0.42, "ci_high": 0.44, "confidence": 0.95, "percent": True},
-               "seed": {"reported": 0.94, "relation": "above", "minimal_detectable_effect": None, "power": 0.8}}
-    return {"experiment": 3, "config": {"arch": "efficientnet_lite0", "weights": "pretrained"}, "num_valid": 250,
-            "published": {"resnet18": {"captured_energy_at_64": 0.94}}, "verdicts": [verdict]}
+    verdict = {
+        "id": "captured_energy.vector",
+        "claim": "Γ_K is as high as reported",
+        "decision": decision,
+        "rule": "CI against the seed",
+        "parameters": {},
+        "statistic": None,
+        "test": None,
+        "notes": [],
+        "effect": {"name": "Γ_K", "value": 0.43, "ci_low": 0.42, "ci_high": 0.44, "confidence": 0.95, "percent": True},
+        "seed": {"reported": 0.94, "relation": "above", "minimal_detectable_effect": None, "power": 0.8},
+    }
+    return {
+        "experiment": 3,
+        "config": {"arch": "efficientnet_lite0", "weights": "pretrained"},
+        "num_valid": 250,
+        "published": {"resnet18": {"captured_energy_at_64": 0.94}},
+        "verdicts": [verdict],
+    }
 
 
 def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
     write_summary(tmp_path, 3, topk_summary("fails"))
-    write_summary(tmp_path, 2, {"experiment": 2, "config": {"arch": "efficientnet_lite0", "weights": "pretrained"}, "num_valid": 250})  # no block yet
+    write_summary(
+        tmp_path,
+        2,
+        {"experiment": 2, "config": {"arch": "efficientnet_lite0", "weights": "pretrained"}, "num_valid": 250},
+    )  # no block yet
     (row,) = claim_rows(tmp_path)
-    assert (row.claim.label, row.reported, row.network, row.images, row.decision) == ("4", "Γ_64 ≈ 94.0 % of 256 subsets (ResNet-18)", "EfficientNet-Lite0", "250", "fails")
+    assert (row.claim.label, row.reported, row.network, row.images, row.decision) == (
+        "4",
+        "Γ_64 ≈ 94.0 % of 256 subsets (ResNet-18)",
+        "EfficientNet-Lite0",
+        "250",
+        "fails",
+    )
     assert row.number == "Γ_K: 43.0 % [42.0 %, 44.0 %]" and row.why == "the reported 94.0 % lies above our CI"
     assert "Claim 4" in abstract_tex([row]) and "not confirmed on EfficientNet-Lite0" in abstract_tex([row])
     assert "2" in undecided(tmp_path) and "4" not in undecided(tmp_path)

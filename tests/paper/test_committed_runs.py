@@ -1,4 +1,5 @@
 """Demo and scratch runs never enter the committed tables or the paper: paper/committed_runs.txt decides."""
+
 from __future__ import annotations
 
 import json
@@ -18,16 +19,18 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _timing(folder: Path, seconds: float) -> None:
     folder.mkdir(parents=True)
-    (folder / "timing.json").write_text(json.dumps({"wall_seconds": seconds, "images_evaluated": 2, "device_name": "cpu", "engine": "tree"}))
+    (folder / "timing.json").write_text(
+        json.dumps({"wall_seconds": seconds, "images_evaluated": 2, "device_name": "cpu", "engine": "tree"})
+    )
 
 
 def test_only_listed_runs_reach_the_tables(tmp_path: Path) -> None:
     _timing(tmp_path / "experiment_1" / "results_efficientnet_lite0_sample", 10.0)
     _timing(tmp_path / "experiment_1" / "results_demo_efficientnet_lite0", 7.0)  # make demo
-    _timing(tmp_path / "experiment_2" / "results_mine", 5.0)                      # a scratch --output-dir
+    _timing(tmp_path / "experiment_2" / "results_mine", 5.0)  # a scratch --output-dir
     with pytest.raises(PipelineError, match="committed_runs.txt: not found; .* or pass --all-runs"):
-        wall_time_table(tmp_path)                                                 # no manifest: refused
-    allow_all_runs(tmp_path)                                                      # --all-runs: a generated tree
+        wall_time_table(tmp_path)  # no manifest: refused
+    allow_all_runs(tmp_path)  # --all-runs: a generated tree
     unfiltered = render_markdown(wall_time_table(tmp_path))
     assert "results_demo" in unfiltered and "results_mine" in unfiltered
     (tmp_path / MANIFEST).parent.mkdir()
@@ -35,7 +38,7 @@ def test_only_listed_runs_reach_the_tables(tmp_path: Path) -> None:
     text = render_markdown(wall_time_table(tmp_path))
     assert "results_efficientnet_lite0_sample" in text
     assert "results_demo" not in text and "results_mine" not in text
-    assert "| all runs, each pass once |  |  |  |  | 10 (" in text               # the total counts the listed run only
+    assert "| all runs, each pass once |  |  |  |  | 10 (" in text  # the total counts the listed run only
 
 
 def test_a_listed_file_admits_that_file_only(tmp_path: Path) -> None:
@@ -45,14 +48,18 @@ def test_a_listed_file_admits_that_file_only(tmp_path: Path) -> None:
         (bench / name).write_text("{}")
     (tmp_path / MANIFEST).parent.mkdir()
     (tmp_path / MANIFEST).write_text("experiment_1/results_bench/bench_cpu_224px.json\n")
-    assert [path.name for path in committed_glob(tmp_path, "experiment_1/results_bench/*.json")] == ["bench_cpu_224px.json"]
+    assert [path.name for path in committed_glob(tmp_path, "experiment_1/results_bench/*.json")] == [
+        "bench_cpu_224px.json"
+    ]
 
 
 def test_the_manifest_lists_exactly_the_committed_results() -> None:
     """Every tracked results folder (bench and profile: file) is listed, and every listed path is tracked."""
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("not a git checkout")
-    tracked = subprocess.run(["git", "ls-files", "--", "*results*"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files", "--", "*results*"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
     runs = committed_runs(REPO)
     assert runs is not None
     unlisted = sorted({path for path in tracked if not any(path == run or path.startswith(run + "/") for run in runs)})

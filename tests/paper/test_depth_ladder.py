@@ -3,6 +3,7 @@
 Three planted networks: "shallow" (L = 3), "deep" and "wide" (both L = 5, the width control). Only
 the fields the ladder reads are planted; the per-image arrays decide the verdicts.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paper.depth_ladder import binomial_null_peaks, depth_analysis, load_rung, preserving_fraction
-from paper.depth_compare import main as compare_main
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_save_npz, atomic_write_json, read_json
 from experiment_1.report.verdicts import by_id
+from paper.depth_compare import main as compare_main
+from paper.depth_ladder import binomial_null_peaks, depth_analysis, load_rung, preserving_fraction
 from paper.make_tables import tables_markdown
 
 SAMPLE_LIST = "experiment_1/sample_index_sample_test.json"
@@ -24,27 +25,94 @@ def stat(mean: float) -> dict[str, float]:
     return {"mean": mean, "ci_low": mean - 0.1, "ci_high": mean + 0.1, "median": mean, "min": mean, "max": mean, "n": 8}
 
 
-def plant(root: Path, arch: str, num_blocks: int, peak_orders: list[float], agreement: np.ndarray, sample_list: str = SAMPLE_LIST,
-          nn_accuracy: float | None = None, kappas: list[float] | None = None, input_size: int | None = None) -> None:
+def plant(
+    root: Path,
+    arch: str,
+    num_blocks: int,
+    peak_orders: list[float],
+    agreement: np.ndarray,
+    sample_list: str = SAMPLE_LIST,
+    nn_accuracy: float | None = None,
+    kappas: list[float] | None = None,
+    input_size: int | None = None,
+) -> None:
     """Experiment 2, 3 (and 4) results folders of one network with the given per-image peak orders (and κ^v) and top-1 agreement rows."""
     count, ks = len(peak_orders), [2**power for power in range(num_blocks + 1)]
-    config = {"num_blocks": num_blocks, "sample_index": sample_list, **({"input_size": input_size} if input_size else {})}
+    config = {
+        "num_blocks": num_blocks,
+        "sample_index": sample_list,
+        **({"input_size": input_size} if input_size else {}),
+    }
     index, valid = np.arange(count), np.ones(count, dtype=bool)
     spectrum = root / "experiment_2" / f"results_{arch}_sample"
-    atomic_write_json(spectrum / "summary.json", {"experiment": 2, "config": config, "num_valid": count, "binomial_null": {"peak_order": (num_blocks + 1) // 2},
-                                                  "projections": {"vector": {"mean_spectrum_peak_order": int(np.median(peak_orders)), "peak_order": stat(float(np.mean(peak_orders))),
-                                                                             "kappa": stat(num_blocks / 2), "c_le3": stat(0.3), "trunk_share": stat(0.05)}}})
-    atomic_save_npz(spectrum / "per_image.npz", {"index": index, "valid": valid, "peak_order_vector": np.asarray(peak_orders, dtype=np.int64),
-                                                 **({"kappa_vector": np.asarray(kappas, dtype=np.float64)} if kappas is not None else {})})
+    atomic_write_json(
+        spectrum / "summary.json",
+        {
+            "experiment": 2,
+            "config": config,
+            "num_valid": count,
+            "binomial_null": {"peak_order": (num_blocks + 1) // 2},
+            "projections": {
+                "vector": {
+                    "mean_spectrum_peak_order": int(np.median(peak_orders)),
+                    "peak_order": stat(float(np.mean(peak_orders))),
+                    "kappa": stat(num_blocks / 2),
+                    "c_le3": stat(0.3),
+                    "trunk_share": stat(0.05),
+                }
+            },
+        },
+    )
+    atomic_save_npz(
+        spectrum / "per_image.npz",
+        {
+            "index": index,
+            "valid": valid,
+            "peak_order_vector": np.asarray(peak_orders, dtype=np.int64),
+            **({"kappa_vector": np.asarray(kappas, dtype=np.float64)} if kappas is not None else {}),
+        },
+    )
     topk = root / "experiment_3" / f"results_{arch}_sample"
-    curve = {"mean": np.linspace(0.1, 1.0, len(ks)).tolist(), "ci_low": np.linspace(0.05, 1.0, len(ks)).tolist(), "ci_high": np.linspace(0.15, 1.0, len(ks)).tolist()}
-    atomic_write_json(topk / "summary.json", {"experiment": 3, "config": config, "num_valid": count, "num_masks": 2**num_blocks, "ks": ks, "k_eff": {"vector": stat(2.0)},
-                                              "sources": {"magnitude_vector": {"grid_k_reaching": {"top1_agreement_0.9": 2**num_blocks}, "curves": {"captured_energy": curve}}}})
-    atomic_save_npz(topk / "per_image.npz", {"index": index, "valid": valid, "top1_agreement_magnitude_vector": agreement[:, None, :].astype(np.float32)})
+    curve = {
+        "mean": np.linspace(0.1, 1.0, len(ks)).tolist(),
+        "ci_low": np.linspace(0.05, 1.0, len(ks)).tolist(),
+        "ci_high": np.linspace(0.15, 1.0, len(ks)).tolist(),
+    }
+    atomic_write_json(
+        topk / "summary.json",
+        {
+            "experiment": 3,
+            "config": config,
+            "num_valid": count,
+            "num_masks": 2**num_blocks,
+            "ks": ks,
+            "k_eff": {"vector": stat(2.0)},
+            "sources": {
+                "magnitude_vector": {
+                    "grid_k_reaching": {"top1_agreement_0.9": 2**num_blocks},
+                    "curves": {"captured_energy": curve},
+                }
+            },
+        },
+    )
+    atomic_save_npz(
+        topk / "per_image.npz",
+        {"index": index, "valid": valid, "top1_agreement_magnitude_vector": agreement[:, None, :].astype(np.float32)},
+    )
     if nn_accuracy is not None:
-        atomic_write_json(root / "experiment_4" / f"results_{arch}_sample" / "overlap.json",
-                          {"config": config, "num_valid": count, "num_classes": 4, "chance": 0.25, "settings": {"nn_k": 32},
-                           "rankings": {"scalar": {"binary": {"true_label": {"nn_accuracy_ci": stat(nn_accuracy), "chance": 0.25}}}}})
+        atomic_write_json(
+            root / "experiment_4" / f"results_{arch}_sample" / "overlap.json",
+            {
+                "config": config,
+                "num_valid": count,
+                "num_classes": 4,
+                "chance": 0.25,
+                "settings": {"nn_k": 32},
+                "rankings": {
+                    "scalar": {"binary": {"true_label": {"nn_accuracy_ci": stat(nn_accuracy), "chance": 0.25}}}
+                },
+            },
+        )
 
 
 def agreeing_from(first: list[int], num_blocks: int) -> np.ndarray:
@@ -61,21 +129,34 @@ def test_preserving_fraction_is_the_smallest_grid_k_from_which_agreement_always_
 
 def test_a_planted_depth_effect_holds_and_the_width_control_shows_none(tmp_path: Path) -> None:
     plant(tmp_path, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3), nn_accuracy=0.5)
-    plant(tmp_path, "deep", 5, [4] * 8, agreeing_from([3, 3, 3, 3, 4, 4, 4, 4], 5))  # fractions 8/32 and 16/32 vs 2/8 = 0.25
+    plant(
+        tmp_path, "deep", 5, [4] * 8, agreeing_from([3, 3, 3, 3, 4, 4, 4, 4], 5)
+    )  # fractions 8/32 and 16/32 vs 2/8 = 0.25
     plant(tmp_path, "wide", 5, [4] * 8, agreeing_from([3, 3, 3, 3, 4, 4, 4, 4], 5))
     analysis = depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep", "wide")])
     verdicts = by_id(analysis["verdicts"])
     peak = verdicts["peak_order.depth.shallow-deep"]
-    assert peak["decision"] == "holds" and peak["effect"]["value"] == 2 and peak["test"]["p_value"] == pytest.approx(2 / 2**8)
+    assert (
+        peak["decision"] == "holds"
+        and peak["effect"]["value"] == 2
+        and peak["test"]["p_value"] == pytest.approx(2 / 2**8)
+    )
     assert "width control at L = 5 (deep → wide): mean difference +0" in " ".join(peak["notes"])
     assert verdicts["peak_order.width.deep-wide"]["decision"] == "holds"  # no width change, inside ±1, on 8 images
     fraction = verdicts["preserving_fraction.depth.shallow-deep"]
-    assert fraction["decision"] == "cannot tell"  # 4 up (0.5 vs 0.25), 4 tied (0.25): the sign test cannot reach p < 0.05
+    assert (
+        fraction["decision"] == "cannot tell"
+    )  # 4 up (0.5 vs 0.25), 4 tied (0.25): the sign test cannot reach p < 0.05
     assert fraction["effect"]["value"] == pytest.approx(0.125)
     rows = {row["arch"]: row for row in analysis["rungs"]}
-    assert rows["deep"]["spectrum"]["kappa_over_l"]["mean"] == pytest.approx(0.5) and rows["deep"]["topk"]["k_eff_fraction"]["mean"] == pytest.approx(2 / 32)
+    assert rows["deep"]["spectrum"]["kappa_over_l"]["mean"] == pytest.approx(0.5) and rows["deep"]["topk"][
+        "k_eff_fraction"
+    ]["mean"] == pytest.approx(2 / 32)
     assert rows["shallow"]["nearest_neighbour"]["accuracy"]["mean"] == 0.5 and "nearest_neighbour" not in rows["deep"]
-    assert set(rows["deep"]["topk"]["captured_energy"]) == {"0.125", "0.25", "0.5"} and rows["deep"]["topk"]["agreement_k_fraction"] == 1.0
+    assert (
+        set(rows["deep"]["topk"]["captured_energy"]) == {"0.125", "0.25", "0.5"}
+        and rows["deep"]["topk"]["agreement_k_fraction"] == 1.0
+    )
 
 
 def test_an_opposite_effect_fails_few_images_cannot_tell_and_a_bound_is_saturated(tmp_path: Path) -> None:
@@ -84,20 +165,32 @@ def test_an_opposite_effect_fails_few_images_cannot_tell_and_a_bound_is_saturate
     verdicts = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep")])["verdicts"])
     assert verdicts["peak_order.depth.shallow-deep"]["decision"] == "fails"
     saturated = verdicts["preserving_fraction.depth.shallow-deep"]
-    assert saturated["decision"] == "saturated" and any("already at its bound 1 on 100%" in note for note in saturated["notes"])
+    assert saturated["decision"] == "saturated" and any(
+        "already at its bound 1 on 100%" in note for note in saturated["notes"]
+    )
 
-    censored = tmp_path / "censored"  # the deeper network at the bound, the shallower below it: the test decides, censoring noted
+    censored = (
+        tmp_path / "censored"
+    )  # the deeper network at the bound, the shallower below it: the test decides, censoring noted
     plant(censored, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3))
     plant(censored, "deep", 5, [4] * 8, agreeing_from([5] * 8, 5))
-    weakens = by_id(depth_analysis([load_rung(censored, arch, "_sample") for arch in ("shallow", "deep")])["verdicts"])["preserving_fraction.depth.shallow-deep"]
+    weakens = by_id(depth_analysis([load_rung(censored, arch, "_sample") for arch in ("shallow", "deep")])["verdicts"])[
+        "preserving_fraction.depth.shallow-deep"
+    ]
     assert weakens["decision"] == "holds" and weakens["effect"]["value"] == pytest.approx(0.75)
-    assert any("deep sits at the bound 1 on 100% of images: the effect is censored" in note for note in weakens["notes"])
+    assert any(
+        "deep sits at the bound 1 on 100% of images: the effect is censored" in note for note in weakens["notes"]
+    )
 
     few = tmp_path / "few"
     plant(few, "shallow", 3, [2] * 4, agreeing_from([1] * 4, 3))
     plant(few, "deep", 5, [4] * 4, agreeing_from([1] * 4, 5))
-    peak = by_id(depth_analysis([load_rung(few, arch, "_sample") for arch in ("shallow", "deep")])["verdicts"])["peak_order.depth.shallow-deep"]
-    assert peak["decision"] == "cannot tell" and peak["effect"]["ci_low"] == peak["effect"]["ci_high"] == 2  # a collapsed CI decides nothing
+    peak = by_id(depth_analysis([load_rung(few, arch, "_sample") for arch in ("shallow", "deep")])["verdicts"])[
+        "peak_order.depth.shallow-deep"
+    ]
+    assert (
+        peak["decision"] == "cannot tell" and peak["effect"]["ci_low"] == peak["effect"]["ci_high"] == 2
+    )  # a collapsed CI decides nothing
     assert any("fewer than 6 shared images" in note for note in peak["notes"])
 
 
@@ -114,15 +207,24 @@ def test_the_step_writes_depth_json_that_tables_render(tmp_path: Path) -> None:
     output = tmp_path / "paper" / "results_depth_tiny" / "depth.json"
     compare_main(["--root", str(tmp_path), "--ladder", "shallow", "deep", "--output", str(output)])
     analysis = read_json(output)
-    assert [entry["id"] for entry in analysis["verdicts"]] == ["peak_order.depth.shallow-deep", "peak_minus_null.depth.shallow-deep", "preserving_fraction.depth.shallow-deep"]
+    assert [entry["id"] for entry in analysis["verdicts"]] == [
+        "peak_order.depth.shallow-deep",
+        "peak_minus_null.depth.shallow-deep",
+        "preserving_fraction.depth.shallow-deep",
+    ]
     repo = tmp_path / "repo"  # tables.md of a checkout that holds only the depth ladder's JSON
     (repo / "paper" / "results_depth_tiny").mkdir(parents=True)
     (repo / "paper" / "results_depth_tiny" / "depth.json").write_bytes(output.read_bytes())
     tables = tables_markdown(repo)
     assert "## Depth ladder" in tables and "`paper/results_depth_tiny`" in tables
-    assert "| deep | 5 | 8 / 8 | 4 (null 2.5); 4 [3.9, 4.1] |" in tables and "50.0 % [40.0 %, 60.0 %] (N = 8, chance 25.0 %)" in tables
+    assert (
+        "| deep | 5 | 8 / 8 | 4 (null 2.5); 4 [3.9, 4.1] |" in tables
+        and "50.0 % [40.0 %, 60.0 %] (N = 8, chance 25.0 %)" in tables
+    )
     assert "the peak order of the interaction spectrum grows with depth (expected of subset counting alone" in tables
-    compare_main(["--root", str(tmp_path), "--ladder", "shallow", "missing", "deep", "--output", str(output)])  # a network not run yet: an empty row
+    compare_main(
+        ["--root", str(tmp_path), "--ladder", "shallow", "missing", "deep", "--output", str(output)]
+    )  # a network not run yet: an empty row
     assert [row["num_blocks"] for row in read_json(output)["rungs"]] == [3, None, 5]
     with pytest.raises(PipelineError, match="no Experiment 2, 3 or 4 results for missing"):
         compare_main(["--root", str(tmp_path), "--ladder", "shallow", "missing", "--output", str(output)])
@@ -139,24 +241,39 @@ def test_a_peak_that_only_follows_the_null_is_trivial_and_the_shape_cannot_tell(
     analysis = depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep")])
     verdicts = by_id(analysis["verdicts"])
     peak = verdicts["peak_order.depth.shallow-deep"]
-    assert peak["decision"] == "holds" and peak["notes"][1].startswith("trivial: the binomial null's peak moves too (2 → 4)")
-    assert verdicts["peak_minus_null.depth.shallow-deep"]["decision"] == verdicts["kappa_over_l.depth.shallow-deep"]["decision"] == "cannot tell"
+    assert peak["decision"] == "holds" and peak["notes"][1].startswith(
+        "trivial: the binomial null's peak moves too (2 → 4)"
+    )
+    assert (
+        verdicts["peak_minus_null.depth.shallow-deep"]["decision"]
+        == verdicts["kappa_over_l.depth.shallow-deep"]["decision"]
+        == "cannot tell"
+    )
     assert all("input 224 px → 240 px" in entry["claim"] for entry in analysis["verdicts"])
     odd = tmp_path / "odd"  # L = 9: the null is tied at 4 and 5, never printed as 4
     plant(odd, "shallow", 9, [5] * 8, agreeing_from([1] * 8, 9))
     plant(odd, "deep", 14, [8] * 8, agreeing_from([1] * 8, 14))
     analysis = depth_analysis([load_rung(odd, arch, "_sample") for arch in ("shallow", "deep")])
-    assert analysis["rungs"][0]["spectrum"]["binomial_null_peak_orders"] == [4, 5] and analysis["rungs"][0]["spectrum"]["binomial_null_peak_order"] == 4.5
+    assert (
+        analysis["rungs"][0]["spectrum"]["binomial_null_peak_orders"] == [4, 5]
+        and analysis["rungs"][0]["spectrum"]["binomial_null_peak_order"] == 4.5
+    )
     assert "(4 and 5 (tied) → 7)" in by_id(analysis["verdicts"])["peak_order.depth.shallow-deep"]["notes"][1]
-    assert by_id(analysis["verdicts"])["peak_minus_null.depth.shallow-deep"]["effect"]["value"] == pytest.approx(0.5)  # (8 − 7) − (5 − 4.5)
+    assert by_id(analysis["verdicts"])["peak_minus_null.depth.shallow-deep"]["effect"]["value"] == pytest.approx(
+        0.5
+    )  # (8 − 7) − (5 − 4.5)
 
 
 def test_a_small_consistent_width_shift_inside_the_margin_holds(tmp_path: Path) -> None:
     # κ^v / L drops by 0.01 on every image: significant, but inside ±0.05, so "moves by less than ±0.05" holds
     plant(tmp_path, "deep", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[3.0] * 8)
     plant(tmp_path, "wide", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[2.95] * 8)
-    width = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("deep", "wide")])["verdicts"])["kappa_over_l.width.deep-wide"]
+    width = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("deep", "wide")])["verdicts"])[
+        "kappa_over_l.width.deep-wide"
+    ]
     assert width["decision"] == "holds" and width["test"]["p_value"] < 0.05
     plant(tmp_path, "wide", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[2.5] * 8)  # −0.1: wholly beyond the margin
-    width = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("deep", "wide")])["verdicts"])["kappa_over_l.width.deep-wide"]
+    width = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("deep", "wide")])["verdicts"])[
+        "kappa_over_l.width.deep-wide"
+    ]
     assert width["decision"] == "fails"

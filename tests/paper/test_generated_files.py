@@ -5,6 +5,7 @@ writes must be byte-identical to the committed one (and it writes no file that i
 Written against the entry point only (``main(["--root", copy])``), not against a list of outputs, so it keeps
 working as the generator gains files; the copy holds every tracked file (files above 1 MB — the sample shards — as
 hard links, which the generator never writes)."""
+
 from __future__ import annotations
 
 import os
@@ -20,7 +21,9 @@ LINK_ABOVE_BYTES = 1 << 20
 
 def copy_tracked(destination: Path) -> dict[str, tuple[int, int]]:
     """Every tracked file under ``destination``; returns each one's (inode, mtime_ns) as copied."""
-    names = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, check=True, capture_output=True).stdout.decode().split("\0")
+    names = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=REPO, check=True, capture_output=True).stdout.decode().split("\0")
+    )
     stamps = {}
     for name in filter(None, names):
         source, target = REPO / name, destination / name
@@ -39,11 +42,19 @@ def test_tables_readme_blocks_and_paper_inputs_regenerate_byte_for_byte(tmp_path
     root = tmp_path / "repo"
     stamps = copy_tracked(root)
     make_tables(["--root", str(root)])
-    written = {path.relative_to(root).as_posix() for path in root.rglob("*") if path.is_file()
-               and (path.relative_to(root).as_posix() not in stamps
-                    or (path.stat().st_ino, path.stat().st_mtime_ns) != stamps[path.relative_to(root).as_posix()])}
+    written = {
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*")
+        if path.is_file()
+        and (
+            path.relative_to(root).as_posix() not in stamps
+            or (path.stat().st_ino, path.stat().st_mtime_ns) != stamps[path.relative_to(root).as_posix()]
+        )
+    }
     assert "tables.md" in written and any(name.startswith("paper/generated/") for name in written)
     new = sorted(name for name in written if name not in stamps)
     assert not new, f"paper.make_tables writes files that are not committed: {new}; commit them"
     stale = sorted(name for name in written if (root / name).read_bytes() != (REPO / name).read_bytes())
-    assert not stale, f"committed generated files differ from what the committed summaries give: {stale}; run `python -m paper.make_tables` and commit"
+    assert not stale, (
+        f"committed generated files differ from what the committed summaries give: {stale}; run `python -m paper.make_tables` and commit"
+    )

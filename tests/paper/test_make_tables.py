@@ -1,14 +1,15 @@
 """tables.md is regenerated from the summaries alone."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 import experiment_1.step_3_evaluate as step_3
-from paper.committed_runs import allow_all_runs
-from paper.make_tables import main as tables_main
 from experiment_1.report.markdown import format_number
 from experiment_1.step_2_sample import main as sample_main
+from paper.committed_runs import allow_all_runs
+from paper.make_tables import main as tables_main
 
 
 def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, small_input: int) -> None:
@@ -16,21 +17,61 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     index = tmp_path / "index.json"
     sample_main(["--data-dir", str(tiny_shards), "--num-images", "3", "--output", str(index)])
     results = root / "experiment_1" / "results_tiny"
-    step_3.main(["--data-dir", str(tiny_shards), "--sample-index", str(index), "--weights", "random", "--batch-size", "3",
-                 "--num-workers", "0", "--device", "cpu", "--output-dir", str(results)])
-    bench = {"device": "cpu (2 threads)", "versions": {}, "rows": [{"arch": "resnet18", "num_blocks": 8, "images": 2, "resolution": 224, "naive_masks_timed": 32,
-             "tree_seconds": 2.5, "naive_seconds": 27.7, "speedup": 11.08, "work_ratio": 8.55, "max_abs_disagreement": 0.0}]}
+    step_3.main(
+        [
+            "--data-dir",
+            str(tiny_shards),
+            "--sample-index",
+            str(index),
+            "--weights",
+            "random",
+            "--batch-size",
+            "3",
+            "--num-workers",
+            "0",
+            "--device",
+            "cpu",
+            "--output-dir",
+            str(results),
+        ]
+    )
+    bench = {
+        "device": "cpu (2 threads)",
+        "versions": {},
+        "rows": [
+            {
+                "arch": "resnet18",
+                "num_blocks": 8,
+                "images": 2,
+                "resolution": 224,
+                "naive_masks_timed": 32,
+                "tree_seconds": 2.5,
+                "naive_seconds": 27.7,
+                "speedup": 11.08,
+                "work_ratio": 8.55,
+                "max_abs_disagreement": 0.0,
+            }
+        ],
+    }
     (root / "experiment_1" / "results_bench").mkdir(parents=True)
     (root / "experiment_1" / "results_bench" / "bench_cpu.json").write_text(json.dumps(bench))
 
-    (root / "experiment_1" / "PERFORMANCE.md").write_text("intro\n<!-- generated:benchmark (regenerated) -->\nstale row\n<!-- /generated:benchmark -->\nafter\n"
-                                                     "<!-- generated:wall-time -->\n<!-- /generated:wall-time -->\n")
+    (root / "experiment_1" / "PERFORMANCE.md").write_text(
+        "intro\n<!-- generated:benchmark (regenerated) -->\nstale row\n<!-- /generated:benchmark -->\nafter\n"
+        "<!-- generated:wall-time -->\n<!-- /generated:wall-time -->\n"
+    )
     (root / "README.md").write_text("<!-- generated:headline -->\nstale\n<!-- /generated:headline -->\n")
     tables_main(["--root", str(root), "--all-runs"])
     readme = (root / "experiment_1" / "PERFORMANCE.md").read_text()
-    assert "stale row" not in readme and "| 11.1× | 8.6× |" in readme and "<!-- /generated:benchmark -->\nafter\n" in readme
+    assert (
+        "stale row" not in readme
+        and "| 11.1× | 8.6× |" in readme
+        and "<!-- /generated:benchmark -->\nafter\n" in readme
+    )
     assert "| `experiment_1/results_tiny` | cpu | tree | 3 |" in readme
-    headline = (root / "README.md").read_text()  # the committed Lite0 runs are absent from this root: "not run", never a stale number
+    headline = (
+        root / "README.md"
+    ).read_text()  # the committed Lite0 runs are absent from this root: "not run", never a stale number
     assert "stale" not in headline and headline.count("| not run (") == 6
     text = (root / "tables.md").read_text()
     summary = json.loads((results / "summary.json").read_text())
@@ -41,10 +82,14 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     timing = json.loads((results / "timing.json").read_text())
     assert f"| `experiment_1/results_tiny` | cpu | tree | 3 | 1 | {format_number(timing['wall_seconds'])} |" in text
     generated = root / "paper" / "generated"
-    assert "ResNet-18 (random init), N = 3 & " in (generated / "table_experiment_1.tex").read_text()  # the paper names the network, not the folder
+    assert (
+        "ResNet-18 (random init), N = 3 & " in (generated / "table_experiment_1.tex").read_text()
+    )  # the paper names the network, not the folder
     assert "\\notrun{No Experiment 2 results yet.}" in (generated / "table_experiment_2.tex").read_text()
     assert "\\newcommand{\\ExpOneNaiveErr}{\\resultnotrun}%" in (generated / "macros.tex").read_text()
-    assert "\\newcommand{\\VerdictPointerExpOne}{}" in (generated / "verdicts.tex").read_text()  # no block, no placeholder
+    assert (
+        "\\newcommand{\\VerdictPointerExpOne}{}" in (generated / "verdicts.tex").read_text()
+    )  # no block, no placeholder
 
 
 def test_the_readme_headline_is_the_committed_runs_table() -> None:
@@ -56,34 +101,55 @@ def test_the_readme_headline_is_the_committed_runs_table() -> None:
     table = render_markdown(headline_table(REPO_ROOT))
     assert table in (REPO_ROOT / "README.md").read_text()
     summary = json.loads((REPO_ROOT / HEADLINE_RUNS["2"]).read_text())
-    assert f"κ ≈ {format_number(summary['published']['resnet18']['kappa_vector'])}" in table               # the original study's, from its published block
-    assert f"κ = {format_number(summary['projections']['vector']['kappa']['mean'])} [" in table            # this project's
+    assert (
+        f"κ ≈ {format_number(summary['published']['resnet18']['kappa_vector'])}" in table
+    )  # the original study's, from its published block
+    assert f"κ = {format_number(summary['projections']['vector']['kappa']['mean'])} [" in table  # this project's
 
 
 def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resumed_run(tmp_path: Path) -> None:
     from paper.make_tables import wall_time_table
 
     def record(pass_id: str, rank: int, wall: float, images: int) -> dict:
-        return {"pass": pass_id, "rank": rank, "host": "h", "started_utc": f"2026-01-01T00:00:0{len(pass_id)}", "wall_seconds": wall, "images_evaluated": images}
+        return {
+            "pass": pass_id,
+            "rank": rank,
+            "host": "h",
+            "started_utc": f"2026-01-01T00:00:0{len(pass_id)}",
+            "wall_seconds": wall,
+            "images_evaluated": images,
+        }
 
     def timing(folder: str, records: list[dict], **extra: object) -> None:
         walls = {}
         for entry in records:
             walls[entry["pass"]] = max(walls.get(entry["pass"], 0.0), entry["wall_seconds"])
-        body = {"wall_seconds": sum(walls.values()), "images_evaluated": sum(entry["images_evaluated"] for entry in records), "processes": records,
-                "device_name": "cpu", "engine": "tree", **extra}
+        body = {
+            "wall_seconds": sum(walls.values()),
+            "images_evaluated": sum(entry["images_evaluated"] for entry in records),
+            "processes": records,
+            "device_name": "cpu",
+            "engine": "tree",
+            **extra,
+        }
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "timing.json").write_text(json.dumps(body))
 
     shared = [record("p", 0, 100.0, 4)]
     timing("experiment_1/results_a", shared, shared_pass=["one", "two"])
     timing("experiment_2/results_a", shared, shared_pass=["one", "two"])
-    timing("experiment_3/results_b", [record("pq", 0, 30.0, 2), record("pqr", 0, 20.0, 2), record("pqr", 1, 25.0, 2)])  # resumed under torchrun
+    timing(
+        "experiment_3/results_b", [record("pq", 0, 30.0, 2), record("pqr", 0, 20.0, 2), record("pqr", 1, 25.0, 2)]
+    )  # resumed under torchrun
     (tmp_path / "experiment_4" / "results_old").mkdir(parents=True)  # written before the process records
-    (tmp_path / "experiment_4" / "results_old" / "timing.json").write_text(json.dumps({"wall_seconds": 7.0, "images_evaluated": 1, "device_name": "cpu", "engine": "tree"}))
+    (tmp_path / "experiment_4" / "results_old" / "timing.json").write_text(
+        json.dumps({"wall_seconds": 7.0, "images_evaluated": 1, "device_name": "cpu", "engine": "tree"})
+    )
     allow_all_runs(tmp_path)
     table = wall_time_table(tmp_path)[0]
     rows = {row[0]: row for row in table.rows}
-    assert rows["`experiment_3/results_b`"][3:5] == ["6", "3"] and rows["`experiment_3/results_b`"][5] == format_number(55.0)
+    assert rows["`experiment_3/results_b`"][3:5] == ["6", "3"] and rows["`experiment_3/results_b`"][5] == format_number(
+        55.0
+    )
     assert rows["`experiment_1/results_a`"][5] == format_number(100.0) + " (shared by 2)"
     assert rows["all runs, each pass once"][5].startswith(format_number(100.0 + 30.0 + 25.0 + 7.0) + " (")

@@ -1,4 +1,5 @@
 """The paper's generated inputs: every macro it uses exists, every printed number is its JSON value, renderers exact."""
+
 from __future__ import annotations
 
 import json
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from experiment_1.errors import PipelineError
+from experiment_1.report.record import ExperimentRecord
 from paper.figures import figures_tex
 from paper.macros import MACROS, Macro, follow, macros_tex, once_per_pass
 from paper.make_tables import SECTIONS
@@ -15,7 +17,6 @@ from paper.render_latex import latex_text, render_latex
 from paper.render_markdown import render_markdown
 from paper.table_model import Bullets, NotRun, Paragraph, Table
 from paper.verdict_text import verdicts_body, verdicts_tex
-from experiment_1.report.record import ExperimentRecord
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "paper"
@@ -49,7 +50,7 @@ def printed_numbers(body: str) -> list[tuple[float, float, bool]]:
         mantissa, exponent, percent = match.groups()
         decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
         scale = 10.0 ** int(exponent) if exponent else 1.0
-        numbers.append((float(mantissa) * scale, 0.5 * 10.0 ** -decimals * scale, percent is not None))
+        numbers.append((float(mantissa) * scale, 0.5 * 10.0**-decimals * scale, percent is not None))
     return numbers
 
 
@@ -67,10 +68,16 @@ def test_each_generated_number_equals_its_json_value() -> None:
     for macro in MACROS:
         body, comment = definitions[macro.name]
         provenance = json.loads(comment)
-        assert provenance == {"source": macro.source, "path": json.loads(json.dumps(list(macro.path))), "kind": macro.kind}
+        assert provenance == {
+            "source": macro.source,
+            "path": json.loads(json.dumps(list(macro.path))),
+            "kind": macro.kind,
+        }
         files = sorted(REPO.glob(macro.source))
         if body == r"\resultnotrun":
-            assert not files, f"\\{macro.name} says not run, but {macro.source} exists: rerun python -m paper.make_tables"
+            assert not files, (
+                f"\\{macro.name} says not run, but {macro.source} exists: rerun python -m paper.make_tables"
+            )
             continue
         documents = [json.loads(path.read_text()) for path in files]
         values = [follow(document, macro.path) for document in documents]
@@ -89,18 +96,29 @@ def test_each_generated_number_equals_its_json_value() -> None:
         for (value, half_unit, percent), truth in zip(printed, expected):
             assert percent == (macro.kind in ("percent", "stat_percent")), f"\\{macro.name} = {body!r}"
             truth = 100 * truth if percent else truth
-            assert abs(value - truth) <= half_unit * (1 + 1e-9), f"\\{macro.name} = {body!r} but {macro.source} holds {truth!r}: rerun python -m paper.make_tables"
+            assert abs(value - truth) <= half_unit * (1 + 1e-9), (
+                f"\\{macro.name} = {body!r} but {macro.source} holds {truth!r}: rerun python -m paper.make_tables"
+            )
 
 
 def test_macro_generation_marks_absent_results_and_rejects_a_wrong_path(tmp_path: Path) -> None:
     summary = tmp_path / "experiment_9" / "results" / "summary.json"
     summary.parent.mkdir(parents=True)
-    summary.write_text(json.dumps({"metrics": {"error": {"mean": 3.1e-7, "ci_low": 2.95e-7, "ci_high": 3.25e-7}}, "share": 0.868,
-                                   "per_lambda": [{"lambda": 1.0, "n": 4}, {"lambda": 0.1, "n": 9}]}))
+    summary.write_text(
+        json.dumps(
+            {
+                "metrics": {"error": {"mean": 3.1e-7, "ci_low": 2.95e-7, "ci_high": 3.25e-7}},
+                "share": 0.868,
+                "per_lambda": [{"lambda": 1.0, "n": 4}, {"lambda": 0.1, "n": 9}],
+            }
+        )
+    )
     (tmp_path / "experiment_9" / "results" / "timing.json").write_text(json.dumps({"wall_seconds": 5400}))
     for shared in ("results_a", "results_b"):  # one shared pass that fed two folders: counted once
         (tmp_path / "experiment_9" / shared).mkdir()
-        (tmp_path / "experiment_9" / shared / "timing.json").write_text(json.dumps({"wall_seconds": 1800, "shared_pass": ["a/x", "b/y"]}))
+        (tmp_path / "experiment_9" / shared / "timing.json").write_text(
+            json.dumps({"wall_seconds": 1800, "shared_pass": ["a/x", "b/y"]})
+        )
     macros = [
         Macro("ExpNineError", "experiment_9/results/summary.json", ("metrics", "error"), "stat"),
         Macro("ExpNineShare", "experiment_9/results/summary.json", ("share",), "percent"),
@@ -116,29 +134,44 @@ def test_macro_generation_marks_absent_results_and_rejects_a_wrong_path(tmp_path
         r"\newcommand{\ExpNineHours}{2}",
         r"\newcommand{\ExpTenAbsent}{\resultnotrun}",
     ]
-    with pytest.raises(PipelineError, match=r"ExpNineWrong: experiment_9/results/summary.json has no 'kappa'.*paper/macros.py"):
+    with pytest.raises(
+        PipelineError, match=r"ExpNineWrong: experiment_9/results/summary.json has no 'kappa'.*paper/macros.py"
+    ):
         macros_tex(tmp_path, [Macro("ExpNineWrong", "experiment_9/results/summary.json", ("metrics", "kappa"), "stat")])
 
 
 def test_latex_text_renders_the_reports_inline_notation() -> None:
     assert latex_text("κ^v") == r"$\kappa^{v}$"
-    assert latex_text("N_eff^v and K_τ^err, Γ_K at 1/4 of 2^L") == r"$N_{\mathrm{eff}}^{v}$ and $K_{\tau}^{\mathrm{err}}$, $\Gamma_{K}$ at 1/4 of $2^{L}$"
+    assert (
+        latex_text("N_eff^v and K_τ^err, Γ_K at 1/4 of 2^L")
+        == r"$N_{\mathrm{eff}}^{v}$ and $K_{\tau}^{\mathrm{err}}$, $\Gamma_{K}$ at 1/4 of $2^{L}$"
+    )
     assert latex_text("C≤3 (vector)") == r"$C_{\le 3}$ (vector)"
     assert latex_text("k̄ (scalar)") == r"$\bar{k}$ (scalar)"
     assert latex_text("3.10e-07 [2.39e+03, -0.5]") == r"$3.10\times 10^{-7}$ [$2.39\times 10^{3}$, $-0.5$]"
     assert latex_text("86.8 % — **invariant**, 5/5") == r"86.8\,\% --- \textbf{invariant}, 5/5"
     assert latex_text("`experiment_1/results_x` — efficientnet_lite0, N = 3") == (
-        r"\texttt{experiment\_\allowbreak{}1/\allowbreak{}results\_\allowbreak{}x} --- efficientnet\_lite0, N = 3")
-    assert latex_text("log sqrt(Ē_k) vs log λ, λ ∈ {0.1}") == r"log sqrt($\bar{E}_{k}$) vs log $\lambda$, $\lambda$ $\in$ \{0.1\}"
+        r"\texttt{experiment\_\allowbreak{}1/\allowbreak{}results\_\allowbreak{}x} --- efficientnet\_lite0, N = 3"
+    )
+    assert (
+        latex_text("log sqrt(Ē_k) vs log λ, λ ∈ {0.1}")
+        == r"log sqrt($\bar{E}_{k}$) vs log $\lambda$, $\lambda$ $\in$ \{0.1\}"
+    )
     with pytest.raises(ValueError, match="no LaTeX form for '☃'"):
         latex_text("a ☃")
 
 
 def test_both_renderers_render_the_same_blocks() -> None:
-    blocks = [Paragraph("`run` — N = 3"), Table(["λ", "κ^v"], [["0.1", "3.19 [3.07, 3.32]"]]), Bullets(["Γ_K: **holds**", "∅ on top: **fails**"]),
-              NotRun("No Experiment 2 results yet.")]
-    assert render_markdown(blocks) == ("`run` — N = 3\n\n| λ | κ^v |\n|---|---|\n| 0.1 | 3.19 [3.07, 3.32] |\n\n"
-                                       "- Γ_K: **holds**\n- ∅ on top: **fails**\n\n_No Experiment 2 results yet._")
+    blocks = [
+        Paragraph("`run` — N = 3"),
+        Table(["λ", "κ^v"], [["0.1", "3.19 [3.07, 3.32]"]]),
+        Bullets(["Γ_K: **holds**", "∅ on top: **fails**"]),
+        NotRun("No Experiment 2 results yet."),
+    ]
+    assert render_markdown(blocks) == (
+        "`run` — N = 3\n\n| λ | κ^v |\n|---|---|\n| 0.1 | 3.19 [3.07, 3.32] |\n\n"
+        "- Γ_K: **holds**\n- ∅ on top: **fails**\n\n_No Experiment 2 results yet._"
+    )
     assert render_latex(blocks) == (
         "\\tablerun{\\texttt{run} --- N = 3}\n\n"
         "\\fitwidth{%\n\\begin{tabular}{ll}\n\\toprule\n$\\lambda$ & $\\kappa^{v}$ \\\\\n\\midrule\n0.1 & 3.19 [3.07, 3.32] \\\\\n"
@@ -153,24 +186,60 @@ def test_both_renderers_render_the_same_blocks() -> None:
 def test_figures_and_verdicts_say_what_is_missing(tmp_path: Path) -> None:
     (tmp_path / "experiment_9").mkdir()
     (tmp_path / "experiment_9" / "present.pdf").write_bytes(b"%PDF")
-    (tmp_path / "experiment_9" / "summary.json").write_text("{}\n")  # its run's results file (without it the figure is a deleted run's)
-    text = figures_tex(tmp_path, {"FigNinePresent": "experiment_9/present.pdf", "FigNineAbsent": "experiment_9/absent.pdf"})
-    assert r"\newcommand{\FigNinePresent}[1][width=\linewidth]{\includegraphics[#1]{../experiment_9/present.pdf}}" in text
-    assert r"\newcommand{\FigNineAbsent}[1][width=\linewidth]{\figurenotrun{\texttt{experiment\_\allowbreak{}9/\allowbreak{}absent.pdf}}}" in text
+    (tmp_path / "experiment_9" / "summary.json").write_text(
+        "{}\n"
+    )  # its run's results file (without it the figure is a deleted run's)
+    text = figures_tex(
+        tmp_path, {"FigNinePresent": "experiment_9/present.pdf", "FigNineAbsent": "experiment_9/absent.pdf"}
+    )
+    assert (
+        r"\newcommand{\FigNinePresent}[1][width=\linewidth]{\includegraphics[#1]{../experiment_9/present.pdf}}" in text
+    )
+    assert (
+        r"\newcommand{\FigNineAbsent}[1][width=\linewidth]{\figurenotrun{\texttt{experiment\_\allowbreak{}9/\allowbreak{}absent.pdf}}}"
+        in text
+    )
     assert verdicts_body({}) == ""  # no placeholder: a run without a block is left out of the appendix
     assert verdicts_body({"verdicts": {"kappa": "old per-measure layout"}}) == ""
 
 
 def test_verdicts_render_every_run_a_glob_matches_and_state_each_rule_once(tmp_path: Path) -> None:
-    entry = {"id": "law", "claim": "E_k scales like λ^k", "decision": "fails", "rule": "|slope − k| ≤ 0.25", "parameters": {},
-             "statistic": None, "effect": None, "test": None, "seed": None, "notes": []}
+    entry = {
+        "id": "law",
+        "claim": "E_k scales like λ^k",
+        "decision": "fails",
+        "rule": "|slope − k| ≤ 0.25",
+        "parameters": {},
+        "statistic": None,
+        "effect": None,
+        "test": None,
+        "seed": None,
+        "notes": [],
+    }
     for run, arch in (("results_3c_a", "resnet18"), ("results_3c_b", "efficientnet_lite0")):
         (tmp_path / "experiment_2" / run).mkdir(parents=True)
-        summary = {"config": {"arch": arch, "weights": "random"}, "num_valid": 6, "verdicts": [entry, {**entry, "id": "law2"}]}
+        summary = {
+            "config": {"arch": arch, "weights": "random"},
+            "num_valid": 6,
+            "verdicts": [entry, {**entry, "id": "law2"}],
+        }
         (tmp_path / "experiment_2" / run / "summary_3c.json").write_text(json.dumps(summary))
-    records = (ExperimentRecord(experiment="9", title="Experiment 9", macro="ExpNine", summaries="experiment_2/results_3c_*/summary_3c.json",
-                                primary="experiment_2/results_3c_*/summary_3c.json"),
-               ExperimentRecord(experiment="10", title="Experiment 10", macro="ExpTen", summaries="experiment_10/*.json", primary="experiment_10/summary.json"))
+    records = (
+        ExperimentRecord(
+            experiment="9",
+            title="Experiment 9",
+            macro="ExpNine",
+            summaries="experiment_2/results_3c_*/summary_3c.json",
+            primary="experiment_2/results_3c_*/summary_3c.json",
+        ),
+        ExperimentRecord(
+            experiment="10",
+            title="Experiment 10",
+            macro="ExpTen",
+            summaries="experiment_10/*.json",
+            primary="experiment_10/summary.json",
+        ),
+    )
     text = verdicts_tex(tmp_path, records).split(r"\newcommand{\VerdictAppendix}")[1]
     row = r"$E_{k}$ scales like $\lambda^{k}$ & --- & --- & \textbf{fails} & 1 \\"
     assert text.count(row) == 4

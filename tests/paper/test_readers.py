@@ -2,6 +2,7 @@
 the depth ladder and the 3C report refuse (one line) what does not belong together — an edited
 verdict, a verdict beside a NaN, another network's run in the paper, per-image arrays of another
 run, one network twice or out of order — and leave a deleted run's figure out."""
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,11 @@ EXP3 = "experiment_3/results_efficientnet_lite0_sample"
 
 
 def committed_verdicts() -> list[Path]:
-    return [path for path in sorted(REPO.glob("experiment_*/results*/*.json")) + sorted(REPO.glob("paper/results*/*.json")) if '"decision"' in path.read_text()]
+    return [
+        path
+        for path in sorted(REPO.glob("experiment_*/results*/*.json")) + sorted(REPO.glob("paper/results*/*.json"))
+        if '"decision"' in path.read_text()
+    ]
 
 
 def test_every_committed_verdict_passes_the_checks() -> None:
@@ -33,24 +38,53 @@ def test_every_committed_verdict_passes_the_checks() -> None:
 
 
 def a_verdict(**changes: object) -> dict:
-    entry = {"id": "x.claim", "claim": "c", "decision": "holds", "rule": "holds when the 95 % CI of the difference excludes 0, else cannot tell",
-             "parameters": {}, "statistic": None, "effect": {"name": "d", "value": 1.0, "ci_low": 0.5, "ci_high": 1.5, "confidence": 0.95},
-             "test": None, "seed": None, "notes": []}
+    entry = {
+        "id": "x.claim",
+        "claim": "c",
+        "decision": "holds",
+        "rule": "holds when the 95 % CI of the difference excludes 0, else cannot tell",
+        "parameters": {},
+        "statistic": None,
+        "effect": {"name": "d", "value": 1.0, "ci_low": 0.5, "ci_high": 1.5, "confidence": 0.95},
+        "test": None,
+        "seed": None,
+        "notes": [],
+    }
     return {**entry, **changes}
 
 
-@pytest.mark.parametrize("entry, expected", [
-    (a_verdict(decision="proven"), "verdict x.claim has decision 'proven', not one of holds, fails"),
-    (a_verdict(effect={"name": "d", "value": 0.1, "ci_low": -0.2, "ci_high": 0.4}), "says 'holds' but its own CI [-0.2, 0.4] under its rule gives 'cannot tell'"),
-    (a_verdict(statistic={"name": "ρ", "value": float("nan")}), "says 'holds' from a non-finite number"),
-    (a_verdict(rule="holds when the 95 % CI of the share lies at or above 90%, fails when below, else cannot tell", parameters={"share": 0.9},
-               effect={"name": "share", "value": 0.92, "ci_low": 0.888, "ci_high": 0.952}), "CI [0.888, 0.952] under its rule gives 'cannot tell'"),
-])
+@pytest.mark.parametrize(
+    "entry, expected",
+    [
+        (a_verdict(decision="proven"), "verdict x.claim has decision 'proven', not one of holds, fails"),
+        (
+            a_verdict(effect={"name": "d", "value": 0.1, "ci_low": -0.2, "ci_high": 0.4}),
+            "says 'holds' but its own CI [-0.2, 0.4] under its rule gives 'cannot tell'",
+        ),
+        (a_verdict(statistic={"name": "ρ", "value": float("nan")}), "says 'holds' from a non-finite number"),
+        (
+            a_verdict(
+                rule="holds when the 95 % CI of the share lies at or above 90%, fails when below, else cannot tell",
+                parameters={"share": 0.9},
+                effect={"name": "share", "value": 0.92, "ci_low": 0.888, "ci_high": 0.952},
+            ),
+            "CI [0.888, 0.952] under its rule gives 'cannot tell'",
+        ),
+    ],
+)
 def test_an_edited_or_unfounded_verdict_is_refused(entry: dict, expected: str) -> None:
     with pytest.raises(PipelineError, match="summary.json: ") as refused:
         check_verdicts({"verdicts": [entry]}, Path("summary.json"))
     assert expected in str(refused.value)
-    check_verdicts({"verdicts": [a_verdict(), a_verdict(decision="n/a — non-finite", statistic={"name": "ρ", "value": float("nan")})]}, Path("ok.json"))
+    check_verdicts(
+        {
+            "verdicts": [
+                a_verdict(),
+                a_verdict(decision="n/a — non-finite", statistic={"name": "ρ", "value": float("nan")}),
+            ]
+        },
+        Path("ok.json"),
+    )
 
 
 def copy_results(root: Path, *folders: str) -> None:
@@ -75,7 +109,9 @@ def test_the_paper_refuses_results_of_another_network(tmp_path: Path) -> None:
     summary = read_json(tmp_path / EXP2)
     summary["config"]["arch"] = "resnet18"
     (tmp_path / EXP2).write_text(json.dumps(summary))
-    with pytest.raises(PipelineError, match=f"not of one network: {EXP1} has arch 'efficientnet_lite0', {EXP2} has 'resnet18'"):
+    with pytest.raises(
+        PipelineError, match=f"not of one network: {EXP1} has arch 'efficientnet_lite0', {EXP2} has 'resnet18'"
+    ):
         check_one_network(tmp_path, [EXP1, EXP2])
     summary["config"].update(arch="efficientnet_lite0", sample_list_sha256="0" * 64)
     (tmp_path / EXP2).write_text(json.dumps(summary))
@@ -104,7 +140,14 @@ def test_per_image_arrays_of_another_run_are_refused(tmp_path: Path) -> None:
 
 
 def rung(arch: str, num_blocks: int, sample_list_sha256: str = "a" * 64) -> depth_ladder.Rung:
-    summary = {"config": {"num_blocks": num_blocks, "sample_index": "list.json", "sample_list_sha256": sample_list_sha256, "num_images": 6}}
+    summary = {
+        "config": {
+            "num_blocks": num_blocks,
+            "sample_index": "list.json",
+            "sample_list_sha256": sample_list_sha256,
+            "num_images": 6,
+        }
+    }
     return depth_ladder.Rung(arch, summary, None, summary, None, None)
 
 
@@ -113,10 +156,14 @@ def test_the_depth_ladder_refuses_one_network_twice_or_out_of_order() -> None:
         depth_ladder.check_ladder([rung("efficientnet_lite0", 9), rung("efficientnet_lite0", 9)])
     with pytest.raises(PipelineError, match="not ordered shallow to deep \\(L = 16 → 9\\)"):
         depth_ladder.check_ladder([rung("efficientnet_lite2", 16), rung("efficientnet_lite0", 9)])
-    depth_ladder.check_ladder([rung("efficientnet_lite0", 9), rung("efficientnet_lite1", 9), rung("efficientnet_lite2", 16)])
+    depth_ladder.check_ladder(
+        [rung("efficientnet_lite0", 9), rung("efficientnet_lite1", 9), rung("efficientnet_lite2", 16)]
+    )
 
 
 def test_the_depth_ladder_pairs_images_by_the_sample_lists_content_not_its_path() -> None:
     same_path_other_content = (rung("a", 9), rung("b", 16, sample_list_sha256="b" * 64))
-    assert depth_ladder._sample_list(same_path_other_content[0].spectrum) != depth_ladder._sample_list(same_path_other_content[1].spectrum)
+    assert depth_ladder._sample_list(same_path_other_content[0].spectrum) != depth_ladder._sample_list(
+        same_path_other_content[1].spectrum
+    )
     assert depth_ladder._sample_list(rung("a", 9).spectrum) == depth_ladder._sample_list(rung("b", 16).spectrum)

@@ -1,4 +1,5 @@
 """One record per experiment (experiment_N/record.py): every reference resolves, and paper/ reads the list from them."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,7 +22,9 @@ def test_each_record_names_what_exists() -> None:
     assert len({record.experiment for record in RECORDS}) == len(RECORDS)
     assert len({record.macro for record in RECORDS}) == len(RECORDS)
     for record in RECORDS:
-        assert sorted(REPO.glob(record.primary)), f"{record.experiment}: its paper run {record.primary} is not committed"
+        assert sorted(REPO.glob(record.primary)), (
+            f"{record.experiment}: its paper run {record.primary} is not committed"
+        )
         assert set(REPO.glob(record.primary)) <= set(REPO.glob(record.summaries)), record.experiment
         assert set(record.tables) <= set(TABLES), record.experiment
         for _, path in record.figures:
@@ -40,10 +43,16 @@ def test_references_resolve_to_their_experiment() -> None:
 def test_paper_tools_iterate_the_records() -> None:
     assert sorted(PASSES) == sorted(record.experiment for record in RECORDS if record.single_pass)
     assert set(REBUILDABLE) == {record.experiment for record in RECORDS if record.rebuild}
-    pointers = [line.split("}")[0] for line in verdicts_tex(REPO).splitlines() if line.startswith(r"\newcommand{\VerdictPointer")]
+    pointers = [
+        line.split("}")[0]
+        for line in verdicts_tex(REPO).splitlines()
+        if line.startswith(r"\newcommand{\VerdictPointer")
+    ]
     assert pointers == [rf"\newcommand{{\VerdictPointer{record.macro}" for record in RECORDS]
     assert list(FIGURES) == [name for record in RECORDS for name, _ in record.figures]
-    assert [key for key, _, _ in SECTIONS][:sum(len(record.tables) for record in RECORDS)] == [key for record in RECORDS for key in record.tables]
+    assert [key for key, _, _ in SECTIONS][: sum(len(record.tables) for record in RECORDS)] == [
+        key for record in RECORDS for key in record.tables
+    ]
     assert record_of(2).title in [title for _, title, _ in SECTIONS]
 
 

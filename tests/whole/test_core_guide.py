@@ -8,6 +8,7 @@
   ``_EXPORTS``). Computed with ``ast`` over the sources: nothing is imported. The table is read from the guide,
   so renaming a file is one row there.
 """
+
 from __future__ import annotations
 
 import ast
@@ -35,7 +36,13 @@ def face_exports(package: str) -> dict[str, str]:
     if path is None or path.name != "__init__.py":
         return {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        target = node.targets[0] if isinstance(node, ast.Assign) else node.target if isinstance(node, ast.AnnAssign) else None
+        target = (
+            node.targets[0]
+            if isinstance(node, ast.Assign)
+            else node.target
+            if isinstance(node, ast.AnnAssign)
+            else None
+        )
         if isinstance(target, ast.Name) and target.id == "_EXPORTS":
             return ast.literal_eval(node.value)
     return {}
@@ -82,13 +89,25 @@ def anchor(heading: str) -> str:
 
 def test_the_guide_stays_a_guide() -> None:
     size = len(GUIDE.read_bytes())
-    assert size <= 15_000, f"experiment_1/README.md is {size} bytes; move reference detail to experiment_1/PERFORMANCE.md"
+    assert size <= 15_000, (
+        f"experiment_1/README.md is {size} bytes; move reference detail to experiment_1/PERFORMANCE.md"
+    )
 
 
 def test_every_link_to_the_reference_names_one_of_its_headings() -> None:
-    anchors = {anchor(line.lstrip("#")) for line in REFERENCE.read_text(encoding="utf-8").splitlines() if line.startswith("#")}
-    pages = [path for path in REPO.glob("**/*.md") if ".venv" not in path.parts and not any(part.startswith("results") for part in path.parts)]
-    links = [(path, name) for path in pages for name in re.findall(r"PERFORMANCE\.md#([\w-]+)", path.read_text(encoding="utf-8"))]
+    anchors = {
+        anchor(line.lstrip("#")) for line in REFERENCE.read_text(encoding="utf-8").splitlines() if line.startswith("#")
+    }
+    pages = [
+        path
+        for path in REPO.glob("**/*.md")
+        if ".venv" not in path.parts and not any(part.startswith("results") for part in path.parts)
+    ]
+    links = [
+        (path, name)
+        for path in pages
+        for name in re.findall(r"PERFORMANCE\.md#([\w-]+)", path.read_text(encoding="utf-8"))
+    ]
     assert links
     broken = [f"{path.relative_to(REPO)}: #{name}" for path, name in links if name not in anchors]
     assert not broken, broken
@@ -111,5 +130,9 @@ def test_the_import_walk_follows_the_faces() -> None:
     """The walk itself: a face's name leads to its module, and the steps reach the core through the faces only."""
     assert face_exports("experiment_1.run")["run_step"] == "experiment_pass"
     assert "experiment_1.run.experiment_pass" in imported_modules("experiment_2.step_1_evaluate")
-    assert {"experiment_1/run/experiment_pass.py", "experiment_1/network/engines.py", "experiment_1/report/markdown.py"} <= reached(STEPS)
+    assert {
+        "experiment_1/run/experiment_pass.py",
+        "experiment_1/network/engines.py",
+        "experiment_1/report/markdown.py",
+    } <= reached(STEPS)
     assert "experiment_1/mobius/sparsity.py" not in reached(STEPS)  # Experiment 3's, not on this run's path

@@ -1,5 +1,6 @@
 """The five core faces as a contract: every exported name resolves to the module the face names, every one is used
 outside its package (the face stays narrow), and importing a face or an experiment's record is light."""
+
 from __future__ import annotations
 
 import ast
@@ -22,12 +23,21 @@ def face(name: str):
 def imported_names(package: str) -> set[str]:
     """Names imported from ``experiment_1.<package>`` by modules outside that package, the READMEs' code, and the calls
     the READMEs document as ``experiment_1.<package>.<name>(…)``."""
-    sources = [path.read_text(encoding="utf-8") for path in REPO.glob("experiment_*/**/*.py")
-               if not path.is_relative_to(REPO / "experiment_1" / package)]
+    sources = [
+        path.read_text(encoding="utf-8")
+        for path in REPO.glob("experiment_*/**/*.py")
+        if not path.is_relative_to(REPO / "experiment_1" / package)
+    ]
     sources += [path.read_text(encoding="utf-8") for path in REPO.glob("paper/*.py")]
-    sources += [block for path in REPO.glob("**/README.md") if ".venv" not in path.parts
-                for block in re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)]
-    documented = "".join(path.read_text(encoding="utf-8") for path in REPO.glob("**/README.md") if ".venv" not in path.parts)
+    sources += [
+        block
+        for path in REPO.glob("**/README.md")
+        if ".venv" not in path.parts
+        for block in re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+    ]
+    documented = "".join(
+        path.read_text(encoding="utf-8") for path in REPO.glob("**/README.md") if ".venv" not in path.parts
+    )
     names = set(re.findall(rf"`experiment_1\.{package}\.(\w+)\(", documented))
     for source in sources:
         for node in ast.walk(ast.parse(source)):
@@ -57,7 +67,9 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         face("report").nonexistent  # noqa: B018
 
 
-@pytest.mark.parametrize("module", ["experiment_3.record", "paper.experiments", "experiment_1.report", "experiment_1.network"])
+@pytest.mark.parametrize(
+    "module", ["experiment_3.record", "paper.experiments", "experiment_1.report", "experiment_1.network"]
+)
 def test_a_record_or_face_imports_neither_torch_nor_matplotlib(module: str) -> None:
     code = f"import sys, {module}; print(sorted(m for m in ('torch', 'matplotlib') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout

@@ -1,5 +1,6 @@
 """The fourth fault round (identity, not descriptions): each root cause planted in a copy of a committed results
 file, and the one-line refusal (or the right result) shown."""
+
 from __future__ import annotations
 
 import copy
@@ -30,6 +31,7 @@ def planted(relative: str, verdict_id: str, **changes: object) -> dict:
 
 # --- 2: one verdict checker, every rule shape re-derived from the numbers of its own block ---------------------
 
+
 def test_every_committed_results_file_passes_the_one_checker() -> None:
     for path in sorted(REPO.glob("experiment_*/results*/*.json")) + sorted(REPO.glob("paper/results*/*.json")):
         check_verdicts(read_json(path), path)
@@ -39,19 +41,28 @@ def flipped(decision: str) -> str:
     return "fails" if decision == "holds" else "holds"
 
 
-@pytest.mark.parametrize("relative, verdict_id, why", [
-    (f"{EXP3}/summary.json", "captured_energy.vector", "CI above / below the original study's number"),
-    (f"{EXP3}/summary.json", "controls_bound.vector", "CI below the bound the seed reports"),
-    (f"{EXP3}/summary.json", "empty_top1.vector", "CI of a share against its threshold"),
-    (f"{EXP1}/summary.json", "naive.misses", "CI at or above a threshold"),
-    (f"{EXP1}/summary.json", "first_order.interactions", "CI above a threshold"),
-    (f"{EXP1}/summary.json", "mobius.exact", "a worst-case error against its tolerance"),
-    ("experiment_2/results_3c_efficientnet_lite0_native/summary_all.json", "seed_endpoint", "CI at or below the seed's number"),
-])
+@pytest.mark.parametrize(
+    "relative, verdict_id, why",
+    [
+        (f"{EXP3}/summary.json", "captured_energy.vector", "CI above / below the original study's number"),
+        (f"{EXP3}/summary.json", "controls_bound.vector", "CI below the bound the seed reports"),
+        (f"{EXP3}/summary.json", "empty_top1.vector", "CI of a share against its threshold"),
+        (f"{EXP1}/summary.json", "naive.misses", "CI at or above a threshold"),
+        (f"{EXP1}/summary.json", "first_order.interactions", "CI above a threshold"),
+        (f"{EXP1}/summary.json", "mobius.exact", "a worst-case error against its tolerance"),
+        (
+            "experiment_2/results_3c_efficientnet_lite0_native/summary_all.json",
+            "seed_endpoint",
+            "CI at or below the seed's number",
+        ),
+    ],
+)
 def test_a_flipped_decision_contradicts_its_own_numbers(relative: str, verdict_id: str, why: str) -> None:
     document = read_json(REPO / relative)
     decision = entry_of(document, verdict_id)["decision"]
-    with pytest.raises(PipelineError, match=f"verdict {verdict_id} says '{flipped(decision)}' but .* under its rule gives '{decision}'"):
+    with pytest.raises(
+        PipelineError, match=f"verdict {verdict_id} says '{flipped(decision)}' but .* under its rule gives '{decision}'"
+    ):
         check_verdicts(planted(relative, verdict_id, decision=flipped(decision)), Path(relative))
 
 
@@ -65,22 +76,47 @@ def test_a_cannot_tell_that_should_be_holds_is_refused() -> None:
 def test_a_flipped_threshold_on_a_worst_case_error_is_refused() -> None:
     relative = f"{EXP1}/summary.json"
     entry = entry_of(read_json(REPO / relative), "mobius.exact")
-    with pytest.raises(PipelineError, match="mobius.exact: its rule states the threshold 0.0001 but parameters.tolerance is 1e-12"):
-        check_verdicts(planted(relative, "mobius.exact", parameters={**entry["parameters"], "tolerance": 1e-12}), Path(relative))
-    with pytest.raises(PipelineError, match="mobius.exact says 'holds' but its own numbers under its rule gives 'fails'"):
-        check_verdicts(planted(relative, "mobius.exact", statistic={**entry["statistic"], "value": 0.5}), Path(relative))
+    with pytest.raises(
+        PipelineError, match="mobius.exact: its rule states the threshold 0.0001 but parameters.tolerance is 1e-12"
+    ):
+        check_verdicts(
+            planted(relative, "mobius.exact", parameters={**entry["parameters"], "tolerance": 1e-12}), Path(relative)
+        )
+    with pytest.raises(
+        PipelineError, match="mobius.exact says 'holds' but its own numbers under its rule gives 'fails'"
+    ):
+        check_verdicts(
+            planted(relative, "mobius.exact", statistic={**entry["statistic"], "value": 0.5}), Path(relative)
+        )
 
 
 def test_a_verdict_whose_effect_block_was_removed_is_refused_not_skipped() -> None:
     relative = f"{EXP3}/summary.json"
-    with pytest.raises(PipelineError, match="verdict captured_energy.vector says .* but lacks effect.ci_low, which its rule needs"):
+    with pytest.raises(
+        PipelineError, match="verdict captured_energy.vector says .* but lacks effect.ci_low, which its rule needs"
+    ):
         check_verdicts(planted(relative, "captured_energy.vector", effect=None), Path(relative))
 
 
 def test_a_verdict_beside_non_finite_source_numbers_is_refused() -> None:
-    document = {"experiment": 3, "share": {"vector": {"mean": float("nan")}},
-                "verdicts": [{"id": "share.vector", "claim": "c", "decision": "holds", "rule": "a rule of its own", "parameters": {},
-                              "statistic": None, "effect": None, "test": None, "seed": None, "notes": []}]}
+    document = {
+        "experiment": 3,
+        "share": {"vector": {"mean": float("nan")}},
+        "verdicts": [
+            {
+                "id": "share.vector",
+                "claim": "c",
+                "decision": "holds",
+                "rule": "a rule of its own",
+                "parameters": {},
+                "statistic": None,
+                "effect": None,
+                "test": None,
+                "seed": None,
+                "notes": [],
+            }
+        ],
+    }
     with pytest.raises(PipelineError, match="verdict share.vector says 'holds' beside non-finite source numbers"):
         check_verdicts(document, Path("summary.json"))
 
@@ -102,6 +138,7 @@ def test_a_plot_step_refuses_a_contradicted_verdict_before_it_writes(tmp_path: P
 
 # --- 1 and 3: no identity, no trust; counts and schema from the run --------------------------------------------
 
+
 def copy_results(root: Path, *folders: str) -> None:
     for folder in folders:
         shutil.copytree(REPO / folder, root / folder)
@@ -113,14 +150,20 @@ def rewrite(path: Path, change) -> None:
     path.write_text(json.dumps(document))
 
 
-def test_a_summary_without_its_run_id_is_refused_by_a_plot_step_naming_the_rebuild(tmp_path: Path, expect_one_line) -> None:
+def test_a_summary_without_its_run_id_is_refused_by_a_plot_step_naming_the_rebuild(
+    tmp_path: Path, expect_one_line
+) -> None:
     from experiment_1 import step_4_plot
 
     copy_results(tmp_path, EXP1)
     path = tmp_path / EXP1 / "summary.json"
     rewrite(path, lambda document: document["config"].pop("run_id"))
     line = expect_one_line(step_4_plot.main, ["--summary", str(path)])
-    assert f"{path}: lacks config.run_id" in line and "python -m experiment_1.step_3_evaluate" in line and f"paper.resummarize --summary {path}" in line
+    assert (
+        f"{path}: lacks config.run_id" in line
+        and "python -m experiment_1.step_3_evaluate" in line
+        and f"paper.resummarize --summary {path}" in line
+    )
 
 
 def test_per_image_arrays_are_never_paired_with_a_summary_without_its_run_id(tmp_path: Path) -> None:
@@ -152,10 +195,17 @@ def test_a_limit_run_of_the_same_network_is_refused_by_the_paper(tmp_path: Path)
 
     source = f"{EXP1}/summary.json"
     copy_results(tmp_path, EXP1, "experiment_2/results_efficientnet_lite0_sample")
-    shutil.copy(REPO / "experiment_1/sample_index_sample_test.json", tmp_path / "experiment_1/sample_index_sample_test.json")
+    shutil.copy(
+        REPO / "experiment_1/sample_index_sample_test.json", tmp_path / "experiment_1/sample_index_sample_test.json"
+    )
     check_one_network(tmp_path, PAPER_SOURCES, WHOLE_LIST_SOURCES)
-    rewrite(tmp_path / source, lambda document: (document.update(num_images=4, num_valid=4), document["config"].update(limit=4)))
-    with pytest.raises(PipelineError, match=f"{source}: its run evaluated 4 images \\(--limit 4\\), but its sample list .* holds 250"):
+    rewrite(
+        tmp_path / source,
+        lambda document: (document.update(num_images=4, num_valid=4), document["config"].update(limit=4)),
+    )
+    with pytest.raises(
+        PipelineError, match=f"{source}: its run evaluated 4 images \\(--limit 4\\), but its sample list .* holds 250"
+    ):
         check_one_network(tmp_path, PAPER_SOURCES, WHOLE_LIST_SOURCES)
 
 
@@ -165,7 +215,7 @@ def test_an_impossible_image_count_is_one_line_not_an_overflow(tmp_path: Path, e
 
     copy_results(tmp_path, EXP1)
     path = tmp_path / EXP1 / "summary.json"
-    rewrite(path, lambda document: document.update(num_valid=10 ** 400))
+    rewrite(path, lambda document: document.update(num_valid=10**400))
     line = expect_one_line(step_4_plot.main, ["--summary", str(path)])
     assert f"{path}: num_valid is a 401-digit number, not a count of images" in line
     with pytest.raises(PipelineError, match="num_valid is a 401-digit number"):
@@ -174,12 +224,15 @@ def test_an_impossible_image_count_is_one_line_not_an_overflow(tmp_path: Path, e
 
 # --- the misleading hints -------------------------------------------------------------------------------------
 
+
 def test_a_moved_module_is_named_as_missing_not_told_to_run_elsewhere() -> None:
     from experiment_1.network.registry import load_factory
 
     with pytest.raises(PipelineError) as refused:
         load_factory("experiment_2.no_such_module:build")
-    assert "no module experiment_2.no_such_module on the import path (moved, renamed or misspelled?)" in str(refused.value)
+    assert "no module experiment_2.no_such_module on the import path (moved, renamed or misspelled?)" in str(
+        refused.value
+    )
     assert "folder that holds it" not in str(refused.value)
 
 
@@ -192,6 +245,7 @@ def test_a_command_line_name_is_not_told_a_results_file_supplied_it(tmp_path: Pa
 
 
 # --- 4: a manifest that is a manifest ---------------------------------------------------------------------------
+
 
 def test_make_tables_without_its_manifest_refuses_or_says_all_runs(tmp_path: Path, expect_one_line, capsys) -> None:
     from paper import make_tables
@@ -242,7 +296,10 @@ def test_an_edited_seed_does_not_turn_the_laws_own_data_into_a_test(tmp_path: Pa
 
     shutil.copytree(REPO / Path(FITTED).parent, tmp_path / "fitted")
     rewrite(tmp_path / "fitted" / "summary_all.json", lambda document: document["config"].update(seed=1))
-    line = expect_one_line(step_7_law_test.main, ["--sweep", str(tmp_path / "fitted" / "summary_all.json"), "--output-dir", str(tmp_path / "out")])
+    line = expect_one_line(
+        step_7_law_test.main,
+        ["--sweep", str(tmp_path / "fitted" / "summary_all.json"), "--output-dir", str(tmp_path / "out")],
+    )
     assert "the refined law's own data" in line and not (tmp_path / "out").exists()
 
 
@@ -251,10 +308,20 @@ def test_a_sweep_run_before_the_prediction_was_committed_is_not_a_priori(tmp_pat
     from experiment_2.limit.laws import PREDICTION_COMMIT
 
     shutil.copytree(REPO / HELD, tmp_path / "held")
-    parent = __import__("subprocess").run(["git", "rev-parse", f"{PREDICTION_COMMIT}^"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    parent = (
+        __import__("subprocess")
+        .run(["git", "rev-parse", f"{PREDICTION_COMMIT}^"], cwd=REPO, capture_output=True, text=True)
+        .stdout.strip()
+    )
     rewrite(tmp_path / "held" / "summary_all.json", lambda document: document["config"].update(git_commit=parent))
-    line = expect_one_line(step_7_law_test.main, ["--sweep", str(tmp_path / "held" / "summary_all.json"), "--output-dir", str(tmp_path / "out")])
-    assert f"not an a priori test of the refined law: it ran at commit {parent[:12]}, before the prediction was committed" in line
+    line = expect_one_line(
+        step_7_law_test.main,
+        ["--sweep", str(tmp_path / "held" / "summary_all.json"), "--output-dir", str(tmp_path / "out")],
+    )
+    assert (
+        f"not an a priori test of the refined law: it ran at commit {parent[:12]}, before the prediction was committed"
+        in line
+    )
 
 
 def test_a_sweep_without_limit_method_is_one_line(tmp_path: Path, expect_one_line) -> None:
@@ -262,5 +329,8 @@ def test_a_sweep_without_limit_method_is_one_line(tmp_path: Path, expect_one_lin
 
     shutil.copytree(REPO / HELD, tmp_path / "held")
     rewrite(tmp_path / "held" / "summary_all.json", lambda document: document["limit"].pop("method"))
-    line = expect_one_line(step_7_law_test.main, ["--sweep", str(tmp_path / "held" / "summary_all.json"), "--output-dir", str(tmp_path / "out")])
+    line = expect_one_line(
+        step_7_law_test.main,
+        ["--sweep", str(tmp_path / "held" / "summary_all.json"), "--output-dir", str(tmp_path / "out")],
+    )
     assert "summary_all.json: lacks limit.method" in line

@@ -5,6 +5,7 @@ Layers, bottom to top: ``experiment_1.errors`` / ``paths`` / ``files`` (the grou
 ``experiment_1``'s root; Experiments 2–5 side by side (each imports ``experiment_1`` and itself, never another
 experiment); ``paper/`` on top. ``tests/`` may import anything. See ``experiment_1/README.md`` for the drawing.
 """
+
 from __future__ import annotations
 
 import ast
@@ -25,7 +26,8 @@ ALLOWED: dict[str, set[str]] = {
     "experiment_1.report": GROUND,
     "experiment_1.network": GROUND,
     "experiment_1.data": GROUND | {"experiment_1.network"},
-    "experiment_1.run": GROUND | {"experiment_1.mobius", "experiment_1.report", "experiment_1.network", "experiment_1.data"},
+    "experiment_1.run": GROUND
+    | {"experiment_1.mobius", "experiment_1.report", "experiment_1.network", "experiment_1.data"},
     "experiment_1": {"experiment_1"},
     **{f"experiment_{n}": {"experiment_1", f"experiment_{n}"} for n in range(2, 6)},
     "paper": set(PACKAGES),
@@ -114,14 +116,34 @@ def plant(root: Path, module: str, source: str) -> None:
 @pytest.mark.parametrize(
     ("module", "source", "expected"),
     [
-        ("experiment_4.signatures", "from experiment_3.topk import RANKINGS\n", "experiment_4.signatures (experiment_4) imports experiment_3.topk"),
-        ("experiment_1.network.gating", "from experiment_1.run.setup import build_setup\n", "(experiment_1.network) imports experiment_1.run.setup"),
-        ("experiment_1.mobius.transform", "from experiment_1.errors import PipelineError\n", "(experiment_1.mobius) imports experiment_1.errors"),
+        (
+            "experiment_4.signatures",
+            "from experiment_3.topk import RANKINGS\n",
+            "experiment_4.signatures (experiment_4) imports experiment_3.topk",
+        ),
+        (
+            "experiment_1.network.gating",
+            "from experiment_1.run.setup import build_setup\n",
+            "(experiment_1.network) imports experiment_1.run.setup",
+        ),
+        (
+            "experiment_1.mobius.transform",
+            "from experiment_1.errors import PipelineError\n",
+            "(experiment_1.mobius) imports experiment_1.errors",
+        ),
         ("experiment_1.report.stats", "import torch\n", "experiment_1.report must not import torch"),
         ("experiment_1.run.setup", "from paper import make_tables\n", "(experiment_1.run) imports paper"),
         ("experiment_2.spectrum.summary", "from experiment_5 import summary\n", "imports experiment_5.summary"),
-        ("experiment_3.topk", "from experiment_1.mobius.sparsity import rank_subsets\n", "imports experiment_1.mobius.sparsity past its face"),
-        ("paper.make_tables", "from experiment_1.report.markdown import format_stat\n", "past its face (import it from experiment_1.report)"),
+        (
+            "experiment_3.topk",
+            "from experiment_1.mobius.sparsity import rank_subsets\n",
+            "imports experiment_1.mobius.sparsity past its face",
+        ),
+        (
+            "paper.make_tables",
+            "from experiment_1.report.markdown import format_stat\n",
+            "past its face (import it from experiment_1.report)",
+        ),
         ("experiment_1.examples.mine", "from experiment_1.network.gating import Residual\n", "past its face"),
     ],
 )
@@ -132,7 +154,13 @@ def test_a_planted_import_against_the_plan_is_caught(tmp_path: Path, module: str
 
 
 def test_allowed_imports_pass(tmp_path: Path) -> None:
-    plant(tmp_path, "experiment_3.topk", "from experiment_1.mobius import RANKINGS\nfrom experiment_3 import evaluation\n")
-    plant(tmp_path, "experiment_1.run.setup", "from experiment_1.network.engines import ENGINES\nfrom experiment_1.files import read_json\n")
+    plant(
+        tmp_path, "experiment_3.topk", "from experiment_1.mobius import RANKINGS\nfrom experiment_3 import evaluation\n"
+    )
+    plant(
+        tmp_path,
+        "experiment_1.run.setup",
+        "from experiment_1.network.engines import ENGINES\nfrom experiment_1.files import read_json\n",
+    )
     plant(tmp_path, "paper.make_tables", "from experiment_4.formats import x\n")
     assert violations(tmp_path) == []

@@ -1,5 +1,6 @@
 """A licence file and a citation block: LICENSE (MIT), CITATION.cff whose version and licence agree with pyproject.toml
 and which cites the original study; the README points at both."""
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """The Makefile's test targets: `make test-quick` exists and runs a listed subset whose every file (and test) exists;
 `make test` passes TEST_THREADS on as OMP_NUM_THREADS; `make install TORCH_INDEX=…` installs torch from that index
 first, and without it from the ordinary index alone; the READMEs state the suite's measured time and the subset."""
+
 from __future__ import annotations
 
 import re
@@ -18,7 +19,13 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 def dry_run(*arguments: str) -> list[str]:
     """The recipe lines `make -n` prints, with the install step taken as done (``-o``: the venv is not rebuilt)."""
     venv = "/nonexistent-venv"
-    result = subprocess.run(["make", "-n", "-o", f"{venv}/bin/.installed", f"VENV={venv}", *arguments], cwd=REPO, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        ["make", "-n", "-o", f"{venv}/bin/.installed", f"VENV={venv}", *arguments],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return result.stdout.splitlines()
 
 
@@ -42,10 +49,17 @@ def test_test_threads_sets_omp_num_threads() -> None:
 
 
 def test_install_uses_the_ordinary_index_unless_told() -> None:
-    plain = subprocess.run(["make", "-n", "VENV=/nonexistent-venv", "install"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    plain = subprocess.run(
+        ["make", "-n", "VENV=/nonexistent-venv", "install"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
     assert "--index-url" not in plain and "pip install -e ." in plain
-    cpu = subprocess.run(["make", "-n", "VENV=/nonexistent-venv", "install", "TORCH_INDEX=https://download.pytorch.org/whl/cpu"],
-                         cwd=REPO, capture_output=True, text=True, check=True).stdout.splitlines()
+    cpu = subprocess.run(
+        ["make", "-n", "VENV=/nonexistent-venv", "install", "TORCH_INDEX=https://download.pytorch.org/whl/cpu"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
     index = [n for n, line in enumerate(cpu) if "--index-url https://download.pytorch.org/whl/cpu" in line]
     editable = [n for n, line in enumerate(cpu) if "pip install -e ." in line]
     assert index and editable and index[0] < editable[0] and "torch torchvision" in cpu[index[0]]

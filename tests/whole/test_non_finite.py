@@ -1,6 +1,7 @@
 """Finite or nothing: a non-finite logit stops the run naming the image, λ and the weights; a non-finite statistic
 is never written, read or concluded from, and renderers show "n/a — non-finite". Cases work on a copy of one
 finished run (tests/fault_harness.py)."""
+
 from __future__ import annotations
 
 import math
@@ -13,22 +14,29 @@ import torchvision
 
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.files import atomic_save_npz, atomic_write_json, read_json
-from experiment_1.report.markdown import NON_FINITE, format_number, format_percent, format_stat
 from experiment_1.reconstruction.verdicts import verdicts as reconstruction_verdicts
+from experiment_1.report.markdown import NON_FINITE, format_number, format_percent, format_stat
 from experiment_1.step_4_plot import main as plot_1
 from experiment_2 import step_3_lambda_sweep
+from fault_harness import SHARD, expect_line, flags, snapshot
 from paper.resummarize import main as resummarize
-from fault_harness import SHARD, flags, snapshot, expect_line, finished, run
 
 
-def test_a_nan_parameter_stops_the_run_naming_image_lambda_and_weights(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_nan_parameter_stops_the_run_naming_image_lambda_and_weights(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     state = torchvision.models.resnet18().state_dict()
     state["layer4.1.conv2.weight"][0, 0, 0, 0] = float("nan")
     weights = run / "nan.pth"
     torch.save(state, weights)
     argv = [*flags(run, output=run / "nan"), "--weights", str(weights)]
     line = expect_line(step_3.main, argv, capsys)
-    assert line.startswith("error: non-finite logits") and f"{SHARD} row 0" in line and "λ = 1" in line and str(weights) in line
+    assert (
+        line.startswith("error: non-finite logits")
+        and f"{SHARD} row 0" in line
+        and "λ = 1" in line
+        and str(weights) in line
+    )
     assert not (run / "nan" / "summary.json").exists() and not list((run / "nan").rglob("batch_*.pt"))
 
 
@@ -40,7 +48,9 @@ def test_a_huge_lambda_stops_the_sweep_naming_it(run: Path, capsys: pytest.Captu
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the bootstrap of an inf column
-def test_non_finite_statistics_are_never_written_read_or_concluded(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_non_finite_statistics_are_never_written_read_or_concluded(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     summary_path = run / "results" / "summary.json"
     summary = read_json(summary_path)
     summary["metrics"]["naive_sum_rel_error"]["mean"] = float("nan")

@@ -2,6 +2,7 @@
 folder, an output path under a file, an empty summary read from the command line (a real subprocess, for the exit
 status and stderr), a multi-line cause, an interrupt (what is kept, how to resume), each torchrun rank's error;
 and outputs keep normal permissions. Cases work on a copy of one finished run (tests/fault_harness.py)."""
+
 from __future__ import annotations
 
 import errno
@@ -16,19 +17,30 @@ import torch
 
 import experiment_1.files as io_utils
 import experiment_1.step_3_evaluate as step_3
-from experiment_1.reconstruction import single_pass as reconstruction_pass
 from experiment_1.errors import PipelineError, run_cli
-from fault_harness import REPO, STAGE, flags, snapshot, expect_error, expect_line, finished, run
+from experiment_1.reconstruction import single_pass as reconstruction_pass
+from fault_harness import REPO, STAGE, expect_error, expect_line, flags, snapshot
 
 
 @pytest.mark.parametrize(
     ("target", "error", "expected"),
     [
         ("fsync", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)), "the disk is full"),
-        ("mkstemp", PermissionError(errno.EACCES, os.strerror(errno.EACCES)), "no permission to write there"),  # a read-only folder (even for root)
+        (
+            "mkstemp",
+            PermissionError(errno.EACCES, os.strerror(errno.EACCES)),
+            "no permission to write there",
+        ),  # a read-only folder (even for root)
     ],
 )
-def test_write_failures_name_the_path_and_keep_what_was_written(run: Path, monkeypatch: pytest.MonkeyPatch, target: str, error: OSError, expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_write_failures_name_the_path_and_keep_what_was_written(
+    run: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+    error: OSError,
+    expected: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     before = snapshot(run / "results")
 
     def fail(*args, **kwargs):
@@ -52,9 +64,18 @@ def test_an_output_dir_that_is_a_file_or_under_a_file(run: Path, capsys: pytest.
 def test_an_empty_summary_is_one_line_from_the_command_line(run: Path) -> None:
     summary = run / "results" / "summary.json"
     summary.write_text("")
-    result = subprocess.run([sys.executable, "-m", "experiment_1.step_4_plot", "--summary", str(summary)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "experiment_1.step_4_plot", "--summary", str(summary)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [f"error: {summary}: damaged or not JSON (JSONDecodeError: Expecting value: line 1 column 1 (char 0)); rerun `python -m experiment_1.step_3_evaluate` to rewrite it"]
+    assert result.stderr.strip().splitlines() == [
+        f"error: {summary}: damaged or not JSON (JSONDecodeError: Expecting value: line 1 column 1 (char 0)); rerun "
+        f"`python -m experiment_1.step_3_evaluate` to rewrite it"
+    ]
 
 
 def test_a_multi_line_cause_is_printed_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,7 +87,9 @@ def test_a_multi_line_cause_is_printed_on_one_line(capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
-def test_an_interrupt_says_what_is_kept_and_how_to_resume(run: Path, signal_number: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupt_says_what_is_kept_and_how_to_resume(
+    run: Path, signal_number: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = []
 
     def interrupted_on_second_batch(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -84,7 +107,9 @@ def test_an_interrupt_says_what_is_kept_and_how_to_resume(run: Path, signal_numb
     assert signal.getsignal(signal.SIGTERM) is not None and len(list((run / "stopped").rglob("batch_*.pt"))) == 1
 
 
-def test_under_torchrun_each_ranks_error_is_a_line_of_its_own(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_under_torchrun_each_ranks_error_is_a_line_of_its_own(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("RANK", "1")
     monkeypatch.setenv("WORLD_SIZE", "2")
 
@@ -100,5 +125,10 @@ def test_under_torchrun_each_ranks_error_is_a_line_of_its_own(capsys: pytest.Cap
 def test_outputs_have_normal_permissions(finished: Path) -> None:
     umask = os.umask(0)
     os.umask(umask)
-    for name in ("results/summary.json", "results/per_image.npz", f"results/{STAGE.as_posix()}/batch_000000.pt", f"results/{STAGE.as_posix()}/run_config.json"):
+    for name in (
+        "results/summary.json",
+        "results/per_image.npz",
+        f"results/{STAGE.as_posix()}/batch_000000.pt",
+        f"results/{STAGE.as_posix()}/run_config.json",
+    ):
         assert (finished / name).stat().st_mode & 0o777 == 0o666 & ~umask, name

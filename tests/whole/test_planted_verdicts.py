@@ -4,8 +4,10 @@ One right word per case: an Experiment 2 spectrum at the round-off floor is "unr
 tied; κ and C≤3 on the same side of the null are "cannot tell", not two contradictory findings; the naive sum fails for an
 additive network too, and only the first-order error speaks about interactions; 0/1 shares at small N get exact intervals;
 two images cannot say "no" (3A); K_τ^err near its bound is saturated; a seed claim with one failing part beside undecided
-ones is "cannot tell"; a few images cannot make an Experiment 3 control win; the batch-norm calibration of the null computes the exact statistics and learns nothing.
+ones is "cannot tell"; a few images cannot make an Experiment 3 control win; the batch-norm calibration of the null
+computes the exact statistics and learns nothing.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -21,10 +23,20 @@ from experiment_1.mobius.spectrum import binomial_null
 from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
 from experiment_1.reconstruction.verdicts import verdicts as reconstruction_verdicts
 from experiment_1.report.stats import bootstrap_mean_ci, exact_proportion_ci, exact_proportion_ci_rows, sign_flip_p_rows
-from experiment_1.report.verdicts import (CANNOT_TELL, FAILS, HOLDS, NEAR_BOUND_MARGIN, SATURATED, UNRESOLVED, by_id, power_guard,
-                                          saturation, sign_test_power)
-from experiment_2.spectrum import summary as spectrum_summary
+from experiment_1.report.verdicts import (
+    CANNOT_TELL,
+    FAILS,
+    HOLDS,
+    NEAR_BOUND_MARGIN,
+    SATURATED,
+    UNRESOLVED,
+    by_id,
+    power_guard,
+    saturation,
+    sign_test_power,
+)
 from experiment_2.lambda_sweep.verdicts import kappa_changes, migration_verdict, monotone_verdict
+from experiment_2.spectrum import summary as spectrum_summary
 from experiment_2.spectrum.verdicts import null_verdicts, peak_decision, shape_decision
 from experiment_5.verdicts import seed_claim_decision
 
@@ -36,11 +48,24 @@ def spectrum_arrays(energy: np.ndarray, roundoff: float, predictions: np.ndarray
     count = energy.shape[0]
     orders = np.arange(1, BLOCKS + 1)
     spectrum = energy[:, 1:] / energy[:, 1:].sum(1, keepdims=True)
-    arrays = {"full_prediction": predictions, "index": np.arange(count), "label": np.full(count, -1), "valid": np.ones(count, dtype=bool)}
+    arrays = {
+        "full_prediction": predictions,
+        "index": np.arange(count),
+        "label": np.full(count, -1),
+        "valid": np.ones(count, dtype=bool),
+    }
     for projection in ("vector", "scalar"):
-        arrays.update({f"energy_{projection}": energy, f"spectrum_{projection}": spectrum, f"kappa_{projection}": spectrum @ orders,
-                       f"peak_order_{projection}": spectrum.argmax(1) + 1, f"c_le3_{projection}": spectrum[:, :3].sum(1),
-                       f"trunk_share_{projection}": energy[:, 0] / energy.sum(1), f"roundoff_variance_{projection}": np.full(count, roundoff)})
+        arrays.update(
+            {
+                f"energy_{projection}": energy,
+                f"spectrum_{projection}": spectrum,
+                f"kappa_{projection}": spectrum @ orders,
+                f"peak_order_{projection}": spectrum.argmax(1) + 1,
+                f"c_le3_{projection}": spectrum[:, :3].sum(1),
+                f"trunk_share_{projection}": energy[:, 0] / energy.sum(1),
+                f"roundoff_variance_{projection}": np.full(count, roundoff),
+            }
+        )
     return arrays
 
 
@@ -56,12 +81,16 @@ def floor(roundoff: float) -> np.ndarray:
 def test_a_spectrum_at_the_roundoff_floor_is_unresolved_and_its_null_comparison_too() -> None:
     rng = np.random.default_rng(0)
     roundoff = 1e-14
-    noise = floor(roundoff) * rng.uniform(0.5, 1.7, size=(8, BLOCKS + 1))  # every order 0.5–1.7× its floor, like the committed null
+    noise = floor(roundoff) * rng.uniform(
+        0.5, 1.7, size=(8, BLOCKS + 1)
+    )  # every order 0.5–1.7× its floor, like the committed null
     noise[:, 0] = 0.25
     null = summarize(spectrum_arrays(noise, roundoff, np.full(8, 162)), weights="random", run="null")
     assert by_id(null["verdicts"])["resolved.vector"]["decision"] == UNRESOLVED
     assert by_id(null["verdicts"])["shape.vector"]["decision"] == UNRESOLVED  # never a null, never a finding
-    assert by_id(null["verdicts"])["input_dependent"]["decision"] == FAILS  # one trunk energy for every image: a constant function
+    assert (
+        by_id(null["verdicts"])["input_dependent"]["decision"] == FAILS
+    )  # one trunk energy for every image: a constant function
     signal = floor(roundoff) * 1e6 * rng.uniform(1, 2, size=(8, BLOCKS + 1))
     signal[:, 0] = rng.uniform(1, 2, size=8)
     trained = summarize(spectrum_arrays(signal, roundoff, np.arange(8)))
@@ -91,14 +120,20 @@ def test_the_naive_sum_fails_for_an_additive_network_and_the_first_order_error_t
         naive, first = [], []
         for _ in range(6):
             trunk, effects, pair = rng.normal(size=10), rng.normal(size=(BLOCKS, 10)), rng.normal(size=10)
-            value = {mask: trunk + np.asarray(mask) @ effects + interaction * mask[0] * mask[1] * pair for mask in masks}
+            value = {
+                mask: trunk + np.asarray(mask) @ effects + interaction * mask[0] * mask[1] * pair for mask in masks
+            }
             full = value[(1,) * BLOCKS]
             empty = value[(0,) * BLOCKS]
-            singles = [value[tuple(int(j == l) for j in range(BLOCKS))] - empty for l in range(BLOCKS)]
+            singles = [value[tuple(int(j == block) for j in range(BLOCKS))] - empty for block in range(BLOCKS)]
             naive.append(np.linalg.norm(sum(value.values()) - full) / np.linalg.norm(full))
             first.append(np.linalg.norm(empty + sum(singles) - full) / np.linalg.norm(full))
-        metrics = {"naive_sum_rel_error": bootstrap_mean_ci(np.array(naive)), "first_order_rel_error": bootstrap_mean_ci(np.array(first)),
-                   "max_subset_rel_error_float32": {"max": 1e-7}, "first_order_top1_agreement": exact_proportion_ci(np.ones(6))}
+        metrics = {
+            "naive_sum_rel_error": bootstrap_mean_ci(np.array(naive)),
+            "first_order_rel_error": bootstrap_mean_ci(np.array(first)),
+            "max_subset_rel_error_float32": {"max": 1e-7},
+            "first_order_top1_agreement": exact_proportion_ci(np.ones(6)),
+        }
         rows[name] = by_id(reconstruction_verdicts({"metrics": metrics, "config": {"num_blocks": BLOCKS}}))
     assert rows["additive"]["naive.misses"]["decision"] == HOLDS  # the naive sum misses without any interaction
     assert rows["additive"]["first_order.interactions"]["decision"] == FAILS
@@ -107,7 +142,9 @@ def test_the_naive_sum_fails_for_an_additive_network_and_the_first_order_error_t
 
 def test_shares_at_small_n_have_exact_intervals_and_power() -> None:
     none_of_six = exact_proportion_ci(np.zeros(6))
-    assert none_of_six["ci_low"] == 0 and none_of_six["ci_high"] == pytest.approx(1 - 0.025 ** (1 / 6))  # 0–46 %, not [0, 0]
+    assert none_of_six["ci_low"] == 0 and none_of_six["ci_high"] == pytest.approx(
+        1 - 0.025 ** (1 / 6)
+    )  # 0–46 %, not [0, 0]
     assert none_of_six["ci_high"] == pytest.approx(beta.ppf(0.975, 1, 6))
     for n in (2, 5, 6, 10):
         brute = sum(binom.pmf(count, n, 0.9) for count in range(n + 1) if binomtest(count, n, 0.5).pvalue <= 0.05)
@@ -118,15 +155,26 @@ def test_shares_at_small_n_have_exact_intervals_and_power() -> None:
 @pytest.mark.parametrize("direction", [+1.0, -1.0])
 def test_two_images_cannot_say_yes_or_no_to_migration(direction: float) -> None:
     lambdas = [1.0, 0.5, 0.2]
-    kappa = np.array([[8.0, 8.0 + direction * 0.5, 8.0 + direction * 1.0], [8.2, 8.2 + direction * 0.4, 8.2 + direction * 0.9]])
+    kappa = np.array(
+        [[8.0, 8.0 + direction * 0.5, 8.0 + direction * 1.0], [8.2, 8.2 + direction * 0.4, 8.2 + direction * 0.9]]
+    )
     arrays = {"kappa_vector": kappa, "kappa_scalar": kappa}
     summary = {"kappa_changes": kappa_changes(arrays, np.ones(2, dtype=bool), lambdas, seed=0)}
     migration = migration_verdict(summary, "vector")
     assert migration["decision"] == CANNOT_TELL and any("power 0.00" in note for note in migration["notes"])
-    assert power_guard(FAILS, 0.0)[0] == CANNOT_TELL and power_guard(FAILS, 0.0, significant=True)[0] == FAILS  # silence never fails
+    assert (
+        power_guard(FAILS, 0.0)[0] == CANNOT_TELL and power_guard(FAILS, 0.0, significant=True)[0] == FAILS
+    )  # silence never fails
     assert monotone_verdict(summary, "vector")["decision"] == CANNOT_TELL
     many = np.repeat(kappa, 10, axis=0) + np.random.default_rng(2).normal(scale=0.01, size=(20, 3))
-    decided = migration_verdict({"kappa_changes": kappa_changes({"kappa_vector": many, "kappa_scalar": many}, np.ones(20, dtype=bool), lambdas, 0)}, "vector")
+    decided = migration_verdict(
+        {
+            "kappa_changes": kappa_changes(
+                {"kappa_vector": many, "kappa_scalar": many}, np.ones(20, dtype=bool), lambdas, 0
+            )
+        },
+        "vector",
+    )
     assert decided["decision"] == (HOLDS if direction < 0 else FAILS)
 
 
@@ -145,7 +193,9 @@ def test_the_seed_claim_is_decided_at_the_strength_of_its_parts() -> None:
 
 def test_batchnorm_calibration_sets_the_exact_statistics_and_learns_nothing() -> None:
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Conv2d(4, 2, 1), nn.BatchNorm2d(2)).eval()
+    model = nn.Sequential(
+        nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Conv2d(4, 2, 1), nn.BatchNorm2d(2)
+    ).eval()
     weights = {name: value.clone() for name, value in model.named_parameters()}
     images = torch.randn(6, 3, 8, 8) * 3 + 1
     assert calibrate_batchnorm(model, [images[:3], images[3:]]) == 6
@@ -173,4 +223,6 @@ def test_a_few_images_cannot_make_a_control_win() -> None:
     brute = min(1.0, 2 * min(np.mean(means >= observed - 1e-12), np.mean(means <= observed + 1e-12)))
     assert p_value == pytest.approx(brute) and p_value > 0.05
     rows = exact_proportion_ci_rows(np.array([[0, 1], [0, 1], [0, 0], [0, 1], [0, 1], [0, 1]]))
-    assert rows["ci_high"][0] == pytest.approx(exact_proportion_ci(np.zeros(6))["ci_high"]) and rows["mean"][1] == pytest.approx(5 / 6)
+    assert rows["ci_high"][0] == pytest.approx(exact_proportion_ci(np.zeros(6))["ci_high"]) and rows["mean"][
+        1
+    ] == pytest.approx(5 / 6)

@@ -9,6 +9,7 @@
 - The top README's own-network walkthrough runs for real (2 images, into a temporary folder), and its
   library snippet runs as printed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,9 +28,34 @@ from experiment_1.files import read_json
 from experiment_1.network.registry import load_factory
 
 REPO = Path(__file__).resolve().parents[2]
-READMES = ["README.md", *(f"experiment_{n}/README.md" for n in range(1, 6)), "experiment_1/PERFORMANCE.md", "imagenet-1k/README.md", "paper/README.md"]
-INPUT_FLAGS = ("--sample-index", "--data-dir", "--summary", "--compare-summary", "--signatures", "--per-image", "--analysis", "--native", "--smooth")
-SET_UP = ("source", "pip", "sudo", "git", "cd", "export", "conda", "time")  # commands of the set-up, not of this project
+READMES = [
+    "README.md",
+    *(f"experiment_{n}/README.md" for n in range(1, 6)),
+    "experiment_1/PERFORMANCE.md",
+    "imagenet-1k/README.md",
+    "paper/README.md",
+]
+INPUT_FLAGS = (
+    "--sample-index",
+    "--data-dir",
+    "--summary",
+    "--compare-summary",
+    "--signatures",
+    "--per-image",
+    "--analysis",
+    "--native",
+    "--smooth",
+)
+SET_UP = (
+    "source",
+    "pip",
+    "sudo",
+    "git",
+    "cd",
+    "export",
+    "conda",
+    "time",
+)  # commands of the set-up, not of this project
 
 
 @dataclass
@@ -107,7 +133,12 @@ def block_commands(readme: str, lines: list[str]) -> list[Command]:
 
 
 def all_commands() -> list[Command]:
-    return [command for readme in READMES for block in command_blocks((REPO / readme).read_text()) for command in block_commands(readme, block)]
+    return [
+        command
+        for readme in READMES
+        for block in command_blocks((REPO / readme).read_text())
+        for command in block_commands(readme, block)
+    ]
 
 
 def program(words: list[str]) -> list[str]:
@@ -123,14 +154,14 @@ def step_of(words: list[str]) -> tuple[str, list[str]] | None:
     if not words or words[0] not in ("python", "python3", "torchrun") or "-m" not in words:
         return None
     position = words.index("-m")
-    return words[position + 1], words[position + 2:]
+    return words[position + 1], words[position + 2 :]
 
 
 def flag_values(flags: list[str], name: str) -> list[str]:
     values = []
     for index, word in enumerate(flags):
         if word == name:
-            values += [value for value in flags[index + 1:index + 2] if not value.startswith("--")]
+            values += [value for value in flags[index + 1 : index + 2] if not value.startswith("--")]
         elif word.startswith(name + "="):
             values.append(word.split("=", 1)[1])
     return values
@@ -140,11 +171,22 @@ def outputs_of(module: str, flags: list[str]) -> list[str]:
     """The paths (files or folders) a step writes."""
     written = flag_values(flags, "--output-dir") + flag_values(flags, "--output")
     if module == "paper.single_pass":
-        experiments = flags[flags.index("--experiments") + 1:] if "--experiments" in flags else []
-        numbers = [word for word in experiments[:next((i for i, w in enumerate(experiments) if w.startswith("--")), len(experiments))]]
-        written += [f"experiment_{number}/{name}" for name in flag_values(flags, "--results-name") for number in numbers]
-    if module == "experiment_5.step_2_analyze" or (module == "experiment_4.step_2_overlap" and not flag_values(flags, "--output-dir")):
-        written += [str(Path(path).parent) for path in flag_values(flags, "--per-image") + flag_values(flags, "--signatures")]
+        experiments = flags[flags.index("--experiments") + 1 :] if "--experiments" in flags else []
+        numbers = [
+            word
+            for word in experiments[
+                : next((i for i, w in enumerate(experiments) if w.startswith("--")), len(experiments))
+            ]
+        ]
+        written += [
+            f"experiment_{number}/{name}" for name in flag_values(flags, "--results-name") for number in numbers
+        ]
+    if module == "experiment_5.step_2_analyze" or (
+        module == "experiment_4.step_2_overlap" and not flag_values(flags, "--output-dir")
+    ):
+        written += [
+            str(Path(path).parent) for path in flag_values(flags, "--per-image") + flag_values(flags, "--signatures")
+        ]
     return written
 
 
@@ -152,7 +194,9 @@ class Parsed(Exception):
     """Raised instead of running the step once its parser accepted the command line."""
 
 
-def parse_only(module: str, flags: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def parse_only(
+    module: str, flags: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     original = argparse.ArgumentParser.parse_args
 
     def parse_and_stop(self: argparse.ArgumentParser, args=None, namespace=None):
@@ -166,7 +210,9 @@ def parse_only(module: str, flags: list[str], monkeypatch: pytest.MonkeyPatch, c
         except Parsed:
             return
         except SystemExit:
-            pytest.fail(f"python -m {module} refuses the printed flags: {capsys.readouterr().err.strip().splitlines()[-1:]}")
+            pytest.fail(
+                f"python -m {module} refuses the printed flags: {capsys.readouterr().err.strip().splitlines()[-1:]}"
+            )
     pytest.fail(f"python -m {module}: the step ran without parsing its flags")
 
 
@@ -178,12 +224,23 @@ def test_the_readmes_print_commands() -> None:
     assert {"README.md", "experiment_1/README.md", "experiment_2/README.md", "experiment_4/README.md"} <= readmes
     assert sum(step_of(command.words) is not None for command in COMMANDS) >= 30
     # the extraction itself: continuations, comments and a loop's variables
-    [command] = block_commands("x", ["A=\"--seed 0\"", "for arch in resnet18 lite; do", "  python -m m --x 'a b' $A \\", "      --y ${arch}_z   # note", "done"])
+    [command] = block_commands(
+        "x",
+        [
+            "A=\"--seed 0\"",
+            "for arch in resnet18 lite; do",
+            "  python -m m --x 'a b' $A \\",
+            "      --y ${arch}_z   # note",
+            "done",
+        ],
+    )
     assert command.words == ["python", "-m", "m", "--x", "a b", "--seed", "0", "--y", "resnet18_z"]
 
 
 @pytest.mark.parametrize("readme", READMES)
-def test_every_printed_command_parses_and_finds_its_inputs(readme: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_printed_command_parses_and_finds_its_inputs(
+    readme: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     produced_anywhere = [path for command in COMMANDS if (step := step_of(command.words)) for path in outputs_of(*step)]
     produced_before: list[str] = []
     make_targets = set()
@@ -199,8 +256,11 @@ def test_every_printed_command_parses_and_finds_its_inputs(readme: str, monkeypa
             for name in INPUT_FLAGS:
                 for value in flag_values(flags, name):
                     path = Path(value)
-                    assert (REPO / path).exists() or any(path == Path(out) or Path(out) in path.parents for out in produced), \
+                    assert (REPO / path).exists() or any(
+                        path == Path(out) or Path(out) in path.parents for out in produced
+                    ), (
                         f"{readme}: `{command.line}`: {name} {value} is neither in the repository nor written by a printed command"
+                    )
             for arch in flag_values(flags, "--arch"):
                 if ":" in arch:
                     assert callable(load_factory(arch))
@@ -222,13 +282,22 @@ def test_every_printed_command_parses_and_finds_its_inputs(readme: str, monkeypa
 def test_the_own_network_walkthrough_runs(tmp_path: Path) -> None:
     """The top README's "Your own residual network" commands, for real: 2 images, into a temporary folder."""
     text = (REPO / "README.md").read_text()
-    section = text[text.index("## Your own residual network"):]
-    commands = [step_of(command.words) for block in command_blocks(section)[:1] for command in block_commands("README.md", block)]
+    section = text[text.index("## Your own residual network") :]
+    commands = [
+        step_of(command.words)
+        for block in command_blocks(section)[:1]
+        for command in block_commands("README.md", block)
+    ]
     assert [module for module, _ in commands] == ["experiment_2.step_1_evaluate", "experiment_2.step_2_plot"]
     (evaluate, evaluate_flags), (plot, plot_flags) = commands
     printed_output = flag_values(evaluate_flags, "--output-dir")[0]
-    retarget = lambda flags: [word.replace(printed_output, str(tmp_path / "run")) for word in flags]
-    importlib.import_module(evaluate).main(retarget(evaluate_flags) + ["--limit", "2", "--num-workers", "0", "--device", "cpu"])
+
+    def retarget(flags: list[str]) -> list[str]:
+        return [word.replace(printed_output, str(tmp_path / "run")) for word in flags]
+
+    importlib.import_module(evaluate).main(
+        retarget(evaluate_flags) + ["--limit", "2", "--num-workers", "0", "--device", "cpu"]
+    )
     importlib.import_module(plot).main(retarget(plot_flags))
     assert read_json(tmp_path / "run" / "summary.json")["num_valid"] == 2
     assert (tmp_path / "run" / "REPORT.md").exists()
@@ -236,8 +305,10 @@ def test_the_own_network_walkthrough_runs(tmp_path: Path) -> None:
 
 def test_the_library_snippet_runs_as_printed() -> None:
     text = (REPO / "README.md").read_text()
-    section = text[text.index("## Use it as a library"):]
-    snippet = section[section.index("```python\n") + len("```python\n"):section.index("\n```", section.index("```python"))]
+    section = text[text.index("## Use it as a library") :]
+    snippet = section[
+        section.index("```python\n") + len("```python\n") : section.index("\n```", section.index("```python"))
+    ]
     namespace: dict[str, object] = {}
     exec(compile(snippet, "README.md (Use it as a library)", "exec"), namespace)
     spectrum = namespace["spectrum"]
@@ -249,7 +320,9 @@ EXAMPLES = ["experiment_1/examples/cifar_resnet20.py", "experiment_1/examples/ti
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_the_examples_docstring_commands_run_on_a_clone(example: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_examples_docstring_commands_run_on_a_clone(
+    example: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The commands an example's docstring prints parse, and every input they name is in a clone (or written by a
     command before it there) — no sample list that only the original study's commands create."""
     docstring = ast.get_docstring(ast.parse((REPO / example).read_text()))
@@ -264,6 +337,7 @@ def test_the_examples_docstring_commands_run_on_a_clone(example: str, monkeypatc
         for name in INPUT_FLAGS:
             for value in flag_values(flags, name):
                 path = Path(value)
-                assert (REPO / path).exists() or any(path == Path(out) or Path(out) in path.parents for out in produced), \
-                    f"{example}: `{command.line}`: {name} {value} is not in a clone"
+                assert (REPO / path).exists() or any(
+                    path == Path(out) or Path(out) in path.parents for out in produced
+                ), f"{example}: `{command.line}`: {name} {value} is not in a clone"
         produced += outputs_of(module, flags)

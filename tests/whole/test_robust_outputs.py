@@ -1,6 +1,7 @@
 """Outputs that survive the unexpected: a figure interrupted mid-write never lands half-written at
 its final path, and non-ASCII folder names (ß, 日本) reach tables.md and the LaTeX tables instead
 of stopping make_tables with a traceback."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,9 @@ from paper import make_tables
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_an_interrupted_figure_leaves_the_previous_one_and_no_temporary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupted_figure_leaves_the_previous_one_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     figure, axes = plotting.new_figure()
     axes.plot([0, 1], [0, 1])
     png = plotting.save_figure(figure, tmp_path / "curve")
@@ -44,6 +47,10 @@ def test_non_ascii_results_folders_reach_the_tables(tmp_path: Path) -> None:
     summary_path.write_text(json.dumps(summary, ensure_ascii=False), encoding="utf-8")
     make_tables.main(["--root", str(tmp_path), "--all-runs"])
     tables = (tmp_path / "tables.md").read_text(encoding="utf-8")
-    assert "`experiment_1/results_ß_sample`" in tables and "`experiment_1/results_日本_sample`" in tables and "`/data/my 日本 weights/ß.pth`" in tables
+    assert (
+        "`experiment_1/results_ß_sample`" in tables
+        and "`experiment_1/results_日本_sample`" in tables
+        and "`/data/my 日本 weights/ß.pth`" in tables
+    )
     latex = "".join(path.read_text(encoding="utf-8") for path in (tmp_path / "paper" / "generated").glob("table_*.tex"))
     assert "results\\_\\allowbreak{}ß\\_\\allowbreak{}sample" in latex and "[U+65E5][U+672C]" in latex

@@ -1,5 +1,6 @@
 """Every step script (experiment_*/step_*.py and paper/depth_compare.py, found on disk so new steps are
 covered) and the single-pass runner answer --help with their docstring, which states its question."""
+
 from __future__ import annotations
 
 import importlib
@@ -8,11 +9,19 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-STEPS = sorted(f"{path.parent.name}.{path.stem}" for pattern in ("experiment_*/step_*.py", "paper/depth_compare.py") for path in REPO.glob(pattern)) + ["paper.single_pass"]
+STEPS = sorted(
+    f"{path.parent.name}.{path.stem}"
+    for pattern in ("experiment_*/step_*.py", "paper/depth_compare.py")
+    for path in REPO.glob(pattern)
+) + ["paper.single_pass"]
 
 
 def test_the_steps_are_found() -> None:
-    assert "experiment_1.step_3_evaluate" in STEPS and "experiment_5.step_3_plot" in STEPS and "paper.depth_compare" in STEPS
+    assert (
+        "experiment_1.step_3_evaluate" in STEPS
+        and "experiment_5.step_3_plot" in STEPS
+        and "paper.depth_compare" in STEPS
+    )
 
 
 @pytest.mark.parametrize("module", STEPS)

@@ -1,5 +1,6 @@
 """Timing records are checked where they are read: a timing.json or a pass record with an impossible number is one line
 naming the file, never a number in a REPORT or table and never a traceback after the summary was written."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,21 @@ from experiment_1.run import timing_log
 from experiment_1.step_4_plot import main as plot_1
 
 REPO = Path(__file__).resolve().parents[2]
-GOOD = {"wall_seconds": 12.5, "images_evaluated": 2, "passes": 1,
-        "processes": [{"pass": "h-1-a", "rank": 0, "host": "h", "started_utc": "2026-01-01T00:00:00+00:00", "wall_seconds": 12.5, "images_evaluated": 2}]}
+GOOD = {
+    "wall_seconds": 12.5,
+    "images_evaluated": 2,
+    "passes": 1,
+    "processes": [
+        {
+            "pass": "h-1-a",
+            "rank": 0,
+            "host": "h",
+            "started_utc": "2026-01-01T00:00:00+00:00",
+            "wall_seconds": 12.5,
+            "images_evaluated": 2,
+        }
+    ],
+}
 
 
 def write(path: Path, value: object) -> Path:
@@ -30,19 +44,25 @@ def test_a_good_record_reads_and_a_missing_one_is_none(tmp_path: Path) -> None:
     assert read_timing(tmp_path / "absent.json") is None
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"wall_seconds": math.inf}, "wall_seconds is inf, not a finite number of seconds ≥ 0"),
-    ({"wall_seconds": -1.0}, "wall_seconds is -1.0, not a finite number"),
-    ({"wall_seconds": "12"}, "wall_seconds is '12', not a finite number"),
-    ({"images_evaluated": 6}, "says 6 images were evaluated in 1 pass(es) of a run of 2 images"),
-    ({"images_evaluated": 0}, "says no image was evaluated"),
-    ({"images_evaluated": 2.5}, "images_evaluated is 2.5, not a count ≥ 0"),
-    ({"processes": [{**GOOD["processes"][0], "wall_seconds": math.nan}]}, "wall_seconds is nan"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"wall_seconds": math.inf}, "wall_seconds is inf, not a finite number of seconds ≥ 0"),
+        ({"wall_seconds": -1.0}, "wall_seconds is -1.0, not a finite number"),
+        ({"wall_seconds": "12"}, "wall_seconds is '12', not a finite number"),
+        ({"images_evaluated": 6}, "says 6 images were evaluated in 1 pass(es) of a run of 2 images"),
+        ({"images_evaluated": 0}, "says no image was evaluated"),
+        ({"images_evaluated": 2.5}, "images_evaluated is 2.5, not a count ≥ 0"),
+        ({"processes": [{**GOOD["processes"][0], "wall_seconds": math.nan}]}, "wall_seconds is nan"),
+    ],
+)
 def test_an_impossible_timing_json_is_one_line(tmp_path: Path, change: dict, message: str) -> None:
     path = tmp_path / "timing.json"
     path.write_text(json.dumps({**GOOD, **change}).replace("Infinity", "Infinity"))
-    with pytest.raises(PipelineError, match="^" + str(path).replace(".", r"\.") + ": " + message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        PipelineError,
+        match="^" + str(path).replace(".", r"\.") + ": " + message.replace("(", r"\(").replace(")", r"\)"),
+    ):
         read_timing(path, num_images=2)
 
 
@@ -50,7 +70,10 @@ def test_a_malformed_pass_record_is_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "partial" / "stage" / timing_log.FOLDER
     write(folder / "a.json", GOOD["processes"][0])
     assert len(timing_log.records(tmp_path)) == 1
-    write(folder / "b.json", {key: value for key, value in GOOD["processes"][0].items() if key != "host"} | {"pass": "other"})
+    write(
+        folder / "b.json",
+        {key: value for key, value in GOOD["processes"][0].items() if key != "host"} | {"pass": "other"},
+    )
     with pytest.raises(PipelineError, match="b.json: lacks its pass id, host, start time or rank"):
         timing_log.records(tmp_path)
     write(folder / "b.json", {**GOOD["processes"][0], "pass": "other", "images_evaluated": -3})

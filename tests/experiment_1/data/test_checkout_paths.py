@@ -1,5 +1,6 @@
 """Relative paths are read from the working folder; one missing there but present in the checkout (a README command
 run from another folder) is named in the one-line error — the checkout's path to pass — instead of "create it"."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """The parquet / ImageFolder loader and the sample-list sampler."""
+
 from __future__ import annotations
 
 import json
@@ -12,10 +13,10 @@ import pytest
 import torch
 
 from conftest import jpeg_bytes, write_shard
+from experiment_1.data.sample_list import draw_sample, load_sample_list
 from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors, list_items
 from experiment_1.errors import PipelineError
 from experiment_1.network.residual_stack import Preprocess
-from experiment_1.data.sample_list import draw_sample, load_sample_list
 from experiment_1.step_2_sample import main as sample_main
 
 SMALL = Preprocess(resize=36, crop=32)
@@ -30,7 +31,10 @@ def test_items_and_labels_from_struct_shards(tiny_shards: Path) -> None:
 
 
 def test_loader_reads_the_named_rows_across_row_groups(tiny_shards: Path) -> None:
-    samples = [SampleRef("validation-00001-of-00002.parquet", 4, 1), SampleRef("validation-00000-of-00002.parquet", 1, 1)]
+    samples = [
+        SampleRef("validation-00001-of-00002.parquet", 4, 1),
+        SampleRef("validation-00000-of-00002.parquet", 1, 1),
+    ]
     dataset = SampleDataset(tiny_shards, samples, SMALL)
     item = dataset[0]
     assert item["error"] == "" and item["label"] == 1 and item["image"].shape == (3, 32, 32)
@@ -96,7 +100,11 @@ def test_image_folder_tree_and_flat_folder(tmp_path: Path) -> None:
     (tmp_path / "flat" / "a.jpg").write_bytes(jpeg_bytes(99))
     items = list_items(tmp_path, "val")
     assert [(item.source, item.label) for item in items] == [
-        ("val/n01443537/0.JPEG", 1), ("val/n01443537/1.JPEG", 1), ("val/n15075141/0.JPEG", 999), ("val/n15075141/1.JPEG", 999)]
+        ("val/n01443537/0.JPEG", 1),
+        ("val/n01443537/1.JPEG", 1),
+        ("val/n15075141/0.JPEG", 999),
+        ("val/n15075141/1.JPEG", 999),
+    ]
     assert list_items(tmp_path, "flat") == [SampleRef("flat/a.jpg", -1, -1)]
     assert SampleDataset(tmp_path, items[2:3], SMALL)[0]["error"] == ""
 
@@ -120,9 +128,39 @@ def test_per_class_sampler_takes_k_per_class(tiny_shards: Path) -> None:
 
 def test_sample_step_writes_a_loadable_list(tiny_shards: Path, tmp_path: Path) -> None:
     output = tmp_path / "list.json"
-    sample_main(["--data-dir", str(tiny_shards), "--pattern", "validation-*.parquet", "--mode", "per-class", "--per-class", "2", "--seed", "0", "--output", str(output)])
+    sample_main(
+        [
+            "--data-dir",
+            str(tiny_shards),
+            "--pattern",
+            "validation-*.parquet",
+            "--mode",
+            "per-class",
+            "--per-class",
+            "2",
+            "--seed",
+            "0",
+            "--output",
+            str(output),
+        ]
+    )
     again = tmp_path / "again.json"
-    sample_main(["--data-dir", str(tiny_shards), "--pattern", "validation-*.parquet", "--mode", "per-class", "--per-class", "2", "--seed", "0", "--output", str(again)])
+    sample_main(
+        [
+            "--data-dir",
+            str(tiny_shards),
+            "--pattern",
+            "validation-*.parquet",
+            "--mode",
+            "per-class",
+            "--per-class",
+            "2",
+            "--seed",
+            "0",
+            "--output",
+            str(again),
+        ]
+    )
     assert output.read_bytes() == again.read_bytes()
     document = json.loads(output.read_text())
     assert document["num_images"] == 6 and document["mode"] == "per-class"
@@ -155,7 +193,9 @@ def test_download_verification_counts_rows(tiny_shards: Path) -> None:
 def test_embedded_sample_is_32_labelled_images_of_8_classes() -> None:
     sample = Path(__file__).resolve().parents[3] / "imagenet-1k" / "sample"
     items = list_items(sample, "validation-*.parquet")
-    assert len(items) == 32 and Counter(item.label for item in items) == Counter({label: 4 for label in (78, 113, 309, 486, 513, 650, 742, 880)})
+    assert len(items) == 32 and Counter(item.label for item in items) == Counter(
+        {label: 4 for label in (78, 113, 309, 486, 513, 650, 742, 880)}
+    )
     source = json.loads((sample / "SOURCE.json").read_text())
     assert [(row["row"], row["label"]) for row in source["rows"]] == [(item.row, item.label) for item in items]
     dataset = SampleDataset(sample, items, SMALL)
@@ -171,7 +211,10 @@ def test_embedded_sample_rows_are_the_sample_1750_rows_its_source_names(sample_1
     assert len(rows) == len(demo) == 32
     for row in rows:
         origin = shards[row["source_shard"]][row["source_row"]]
-        assert demo[row["row"]]["image"]["bytes"] == origin["image"]["bytes"] and demo[row["row"]]["label"] == origin["label"] == row["label"]
+        assert (
+            demo[row["row"]]["image"]["bytes"] == origin["image"]["bytes"]
+            and demo[row["row"]]["label"] == origin["label"] == row["label"]
+        )
 
 
 def test_per_class_sampler_can_draw_a_few_classes(tiny_shards: Path) -> None:
@@ -180,4 +223,8 @@ def test_per_class_sampler_can_draw_a_few_classes(tiny_shards: Path) -> None:
     counts = np.bincount([item.label for item in drawn], minlength=3)
     assert sorted(counts.tolist()) == [0, 2, 2]  # two of the three classes, two images each
     assert drawn == draw_sample(items, "per-class", 0, 2, seed=0, num_classes=2)
-    assert {item.label for item in draw_sample(items, "per-class", 0, 2, seed=0, num_classes=5)} == {0, 1, 2}  # more than there are: all
+    assert {item.label for item in draw_sample(items, "per-class", 0, 2, seed=0, num_classes=5)} == {
+        0,
+        1,
+        2,
+    }  # more than there are: all

@@ -1,5 +1,6 @@
 """Decode or refuse (experiment_1.data.shards): 16-bit greyscale rescaled, float images refused, one file under two
 spellings (./name, a symlink) counted as one image."""
+
 from __future__ import annotations
 
 import io

@@ -1,9 +1,17 @@
 """experiment_1.mobius.sparsity: rankings, cumulative reconstruction, participation ratio and thresholds against explicit loops."""
+
 from __future__ import annotations
 
 import torch
 
-from experiment_1.mobius.sparsity import cumulative_reconstruction, participation_ratio, power_of_two_ks, rank_subsets, smallest_k_reaching_mass, subset_magnitudes
+from experiment_1.mobius.sparsity import (
+    cumulative_reconstruction,
+    participation_ratio,
+    power_of_two_ks,
+    rank_subsets,
+    smallest_k_reaching_mass,
+    subset_magnitudes,
+)
 
 
 def _coefficients(batch: int = 3, num_blocks: int = 5, classes: int = 7, seed: int = 0) -> torch.Tensor:
@@ -33,7 +41,9 @@ def test_ties_go_to_the_lower_mask_index() -> None:
 
 
 def test_participation_ratio() -> None:
-    energies = torch.tensor([[1.0, 0.0, 0.0, 0.0], [2.0, 2.0, 2.0, 2.0], [3.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]], dtype=torch.float64)
+    energies = torch.tensor(
+        [[1.0, 0.0, 0.0, 0.0], [2.0, 2.0, 2.0, 2.0], [3.0, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]], dtype=torch.float64
+    )
     ratio = participation_ratio(energies)
     assert ratio[:3].tolist() == [1.0, 4.0, 16.0 / 10.0]
     assert torch.isnan(ratio[3])
@@ -43,7 +53,9 @@ def test_cumulative_reconstruction_matches_explicit_subset_sums() -> None:
     coefficients = _coefficients()
     full = coefficients.sum(dim=1)
     size = coefficients.shape[1]
-    permutation = torch.stack([torch.randperm(size, generator=torch.Generator().manual_seed(image)) for image in range(3)])
+    permutation = torch.stack(
+        [torch.randperm(size, generator=torch.Generator().manual_seed(image)) for image in range(3)]
+    )
     ks = power_of_two_ks(5)
     taus = [0.5, 0.1, 1e-9]
     result = cumulative_reconstruction(coefficients, permutation, full, ks, error_thresholds=taus, chunk=7)
@@ -57,7 +69,9 @@ def test_cumulative_reconstruction_matches_explicit_subset_sums() -> None:
             if k in ks:
                 column = ks.index(k)
                 assert abs(float(result["relative_error"][image, column]) - errors[-1]) < 1e-12
-                assert float(result["top1_agreement"][image, column]) == float(int(estimate.argmax()) == int(full[image].argmax()))
+                assert float(result["top1_agreement"][image, column]) == float(
+                    int(estimate.argmax()) == int(full[image].argmax())
+                )
                 captured = float(energies[image, order[:k]].sum() / energies[image].sum())
                 assert abs(float(result["captured_energy"][image, column]) - captured) < 1e-12
         for column, tau in enumerate(taus):

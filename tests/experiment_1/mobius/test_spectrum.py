@@ -1,4 +1,5 @@
 """Experiment 2's spectrum statistics and the λ^k fit, on set functions with known Möbius coefficients."""
+
 from __future__ import annotations
 
 from itertools import combinations
@@ -9,13 +10,20 @@ import pytest
 import torch
 
 from experiment_1.errors import PipelineError
+from experiment_1.mobius.spectrum import (
+    binomial_null,
+    interaction_spectrum,
+    order_energies,
+    peak_order,
+    scalar_projection,
+    spectrum_statistics,
+)
 from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform, subset_orders
-from experiment_2.spectrum.summary import kappa_distribution, projection_summary
 from experiment_2.lambda_sweep.summary import kappa_monotonicity
 from experiment_2.scaling import fit_power_law, log_log_slope, power_law_summary
-from experiment_2.spectrum.verdicts import roundoff_floor
-from experiment_1.mobius.spectrum import binomial_null, interaction_spectrum, order_energies, peak_order, scalar_projection, spectrum_statistics
 from experiment_2.spectrum.evaluation import spectrum_metrics
+from experiment_2.spectrum.summary import kappa_distribution, projection_summary
+from experiment_2.spectrum.verdicts import roundoff_floor
 from experiment_2.step_3_lambda_sweep import choose_fit_lambdas, sweep_lambdas
 
 
@@ -55,7 +63,9 @@ def test_order_energies_match_explicit_subset_loops() -> None:
 def test_scalar_projection_takes_the_predicted_class_of_every_coefficient() -> None:
     coefficients = torch.arange(2 * 4 * 3, dtype=torch.float64).view(2, 4, 3)
     full = torch.tensor([[0.0, 5.0, 1.0], [9.0, 0.0, 1.0]])
-    np.testing.assert_array_equal(scalar_projection(coefficients, full).numpy(), coefficients[[0, 1], :, [1, 0]].numpy())
+    np.testing.assert_array_equal(
+        scalar_projection(coefficients, full).numpy(), coefficients[[0, 1], :, [1, 0]].numpy()
+    )
 
 
 @pytest.mark.parametrize("projection", ["vector", "scalar"])
@@ -81,7 +91,9 @@ def test_only_order_three_gives_kappa_three(projection: str) -> None:
 def test_equal_energy_everywhere_is_the_binomial_null() -> None:
     num_blocks = 7
     generator = torch.Generator().manual_seed(3)
-    signs = torch.randint(0, 2, (2, 2**num_blocks, 3), generator=generator).double() * 2 - 1  # |Δ_S h[c]| = 1 for every S, c
+    signs = (
+        torch.randint(0, 2, (2, 2**num_blocks, 3), generator=generator).double() * 2 - 1
+    )  # |Δ_S h[c]| = 1 for every S, c
     values = set_function_from(signs)
     coefficients = mobius_transform(values, dim=1)
     null = binomial_null(num_blocks)
@@ -102,7 +114,9 @@ def test_binomial_null_closed_form(num_blocks: int) -> None:
     assert spectrum.sum() == pytest.approx(1.0)
     assert null["kappa"] == pytest.approx(float(orders @ spectrum))
     assert null["kappa"] == pytest.approx(num_blocks / 2 * 2**num_blocks / (2**num_blocks - 1))
-    assert null["c_le3"] == pytest.approx(sum(comb(num_blocks, k) for k in range(1, min(3, num_blocks) + 1)) / (2**num_blocks - 1))
+    assert null["c_le3"] == pytest.approx(
+        sum(comb(num_blocks, k) for k in range(1, min(3, num_blocks) + 1)) / (2**num_blocks - 1)
+    )
     assert null["peak_order"] == max(1, num_blocks // 2)
 
 
@@ -137,8 +151,12 @@ def test_spectrum_metrics_on_logits() -> None:
     full = logits[:, full_mask_index(num_blocks)]
     np.testing.assert_array_equal(metrics["full_prediction"].numpy(), full.argmax(-1).numpy())
     spectrum = energies[:, 1:] / energies[:, 1:].sum(dim=1, keepdim=True)
-    np.testing.assert_allclose(metrics["kappa_vector"].numpy(), (spectrum * torch.arange(1, num_blocks + 1)).sum(1).numpy(), rtol=1e-12)
-    np.testing.assert_allclose(metrics["trunk_share_vector"].numpy(), (energies[:, 0] / energies.sum(1)).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        metrics["kappa_vector"].numpy(), (spectrum * torch.arange(1, num_blocks + 1)).sum(1).numpy(), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        metrics["trunk_share_vector"].numpy(), (energies[:, 0] / energies.sum(1)).numpy(), rtol=1e-12
+    )
     scalar_energy = order_energies(coefficients[torch.arange(3), :, full.argmax(-1)])
     np.testing.assert_allclose(metrics["energy_scalar"].numpy(), scalar_energy.numpy(), rtol=1e-12)
     # The rounding variance of float32 logits of magnitude ~4 is (2^-21)²/12 per logit.
@@ -236,7 +254,10 @@ def test_lambda_list_and_fit_choice() -> None:
 
 def test_kappa_monotonicity_lists_violations() -> None:
     def entry(value: float, kappa: float) -> dict:
-        return {"lambda": value, "projections": {projection: {"kappa": {"mean": kappa}} for projection in ("vector", "scalar")}}
+        return {
+            "lambda": value,
+            "projections": {projection: {"kappa": {"mean": kappa}} for projection in ("vector", "scalar")},
+        }
 
     result = kappa_monotonicity([entry(1.0, 5.0), entry(0.5, 3.0), entry(0.2, 3.5), entry(0.1, 1.0)])
     assert result["vector"] == {"monotonic": False, "violations": [[0.5, 0.2]]}

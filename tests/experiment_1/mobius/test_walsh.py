@@ -1,4 +1,5 @@
 """The Walsh (±1 Fourier) transform against the definition ĥ(S) = 2^{−L} Σ_T (−1)^{|S ∩ T|} h(T), summed by brute force."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,7 +10,10 @@ from experiment_1.mobius.transform import mobius_transform, walsh_transform
 
 def brute_force_walsh(values: torch.Tensor) -> torch.Tensor:
     size = values.shape[1]
-    signs = torch.tensor([[(-1.0) ** bin(subset & other).count("1") for other in range(size)] for subset in range(size)], dtype=torch.float64)
+    signs = torch.tensor(
+        [[(-1.0) ** bin(subset & other).count("1") for other in range(size)] for subset in range(size)],
+        dtype=torch.float64,
+    )
     return torch.einsum("st,btc->bsc", signs, values.double()) / size
 
 

@@ -1,4 +1,5 @@
 """The old names keep working for a release, each with a DeprecationWarning that names its removal."""
+
 from __future__ import annotations
 
 import importlib
@@ -10,10 +11,14 @@ import experiment_1.network.gating as gating
 import experiment_1.network.registry as registry
 
 
-@pytest.mark.parametrize(("alias", "module"), [("experiment_1.gating", gating), ("experiment_1.architectures", registry)])
+@pytest.mark.parametrize(
+    ("alias", "module"), [("experiment_1.gating", gating), ("experiment_1.architectures", registry)]
+)
 def test_an_old_module_path_warns_and_is_the_same_module(alias: str, module: object) -> None:
     sys.modules.pop(alias, None)
-    with pytest.warns(DeprecationWarning, match=rf"{alias} is deprecated and removed in 0\.2\.0: import from experiment_1\.network"):
+    with pytest.warns(
+        DeprecationWarning, match=rf"{alias} is deprecated and removed in 0\.2\.0: import from experiment_1\.network"
+    ):
         imported = importlib.import_module(alias)
     assert imported is module
 

@@ -1,4 +1,5 @@
 """Gated ResNets and the all-mask evaluators: exactness against torchvision and against each other."""
+
 from __future__ import annotations
 
 import os
@@ -7,10 +8,10 @@ import pytest
 import torch
 import torchvision
 
-from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_masks_naive
 from experiment_1.errors import PipelineError
-from experiment_1.network.registry import ARCHITECTURES, build_gated_stack
 from experiment_1.network.compile_stack import compile_stack
+from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_masks_naive
+from experiment_1.network.registry import ARCHITECTURES, build_gated_stack
 from experiment_1.network.residual_stack import MEMORY_FORMATS
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
 
@@ -73,13 +74,17 @@ def test_per_sample_masks_differ_within_a_batch(resnet18: torch.nn.Module) -> No
 
 @pytest.mark.parametrize("residual_scale", [1.0, 0.6])
 @pytest.mark.parametrize("mask_chunk", [256, 8])
-def test_tree_equals_naive_on_every_mask_resnet18(resnet18: torch.nn.Module, residual_scale: float, mask_chunk: int) -> None:
+def test_tree_equals_naive_on_every_mask_resnet18(
+    resnet18: torch.nn.Module, residual_scale: float, mask_chunk: int
+) -> None:
     x = images(2, seed=1)
     naive = evaluate_all_masks(resnet18, x, engine="naive", mask_chunk=64, residual_scale=residual_scale)
     tree = evaluate_all_masks(resnet18, x, engine="tree", mask_chunk=mask_chunk, residual_scale=residual_scale)
     assert tree.shape == (2, 256, 1000) and tree.dtype == torch.float32
     assert_close_to_roundoff(tree, naive)
-    assert not hasattr(resnet18, "residual_scale") and not hasattr(resnet18, "masks")  # λ and masks are arguments, never state
+    assert not hasattr(resnet18, "residual_scale") and not hasattr(
+        resnet18, "masks"
+    )  # λ and masks are arguments, never state
 
 
 def test_naive_engine_full_and_empty_masks_are_what_they_say(resnet18: torch.nn.Module) -> None:
@@ -134,7 +139,9 @@ def test_tree_equals_naive_on_random_masks_resnet34() -> None:
     x = images(1, size=32, seed=5)
     tree = evaluate_all_masks(model, x, engine="tree", mask_chunk=256, residual_scale=0.8)
     assert tree.shape == (1, 2**16, 1000)
-    picked = torch.cat([torch.tensor([0, 2**16 - 1]), torch.randint(0, 2**16, (46,), generator=torch.Generator().manual_seed(0))])
+    picked = torch.cat(
+        [torch.tensor([0, 2**16 - 1]), torch.randint(0, 2**16, (46,), generator=torch.Generator().manual_seed(0))]
+    )
     naive = evaluate_masks_naive(model, x, mask_indices=picked, residual_scale=0.8)
     assert_close_to_roundoff(tree[:, picked], naive)
 
@@ -148,7 +155,9 @@ def test_bad_engine_and_mask_chunk_are_one_line_errors(resnet18: torch.nn.Module
 
 def test_out_of_memory_names_mask_chunk(resnet18: torch.nn.Module, monkeypatch: pytest.MonkeyPatch) -> None:
     def exhausted(*args, **kwargs):
-        raise RuntimeError("[enforce fail at alloc_cpu.cpp:118] DefaultCPUAllocator: can't allocate memory: you tried to allocate 999 bytes")
+        raise RuntimeError(
+            "[enforce fail at alloc_cpu.cpp:118] DefaultCPUAllocator: can't allocate memory: you tried to allocate 999 bytes"
+        )
 
     monkeypatch.setattr(type(resnet18.blocks[0]), "forward_both", exhausted)
     with pytest.raises(PipelineError, match="--mask-chunk 256.*reduce --mask-chunk"):
@@ -176,15 +185,21 @@ def test_state_dict_path_round_trip(tmp_path) -> None:
         build_gated_stack("resnet34", str(path))
 
 
-def test_offline_torchvision_weights_error_says_where_to_put_the_file(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_offline_torchvision_weights_error_says_where_to_put_the_file(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path))
-    monkeypatch.setattr(torch.hub, "get_dir", lambda: str(tmp_path / "empty_hub"))  # a user's torch cache would hold the file
+    monkeypatch.setattr(
+        torch.hub, "get_dir", lambda: str(tmp_path / "empty_hub")
+    )  # a user's torch cache would hold the file
 
     def offline(*args, **kwargs):
         raise OSError("Name or service not known")
 
     monkeypatch.setattr(torch.hub, "load_state_dict_from_url", offline)
-    with pytest.raises(PipelineError, match=f"put the file at {tmp_path}/resnet18-f37072fd.pth.*--arch efficientnet_lite0"):
+    with pytest.raises(
+        PipelineError, match=f"put the file at {tmp_path}/resnet18-f37072fd.pth.*--arch efficientnet_lite0"
+    ):
         build_gated_stack("resnet18", "IMAGENET1K_V1")
 
 
@@ -213,7 +228,9 @@ def test_registry_knows_each_architectures_pretrained_weights() -> None:
         ARCHITECTURES.pretrained_weights("vgg16")
 
 
-def test_compile_falls_back_to_eager_with_one_line(resnet18: torch.nn.Module, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+def test_compile_falls_back_to_eager_with_one_line(
+    resnet18: torch.nn.Module, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     class Broken(torch.nn.Module):
         def forward(self, *args, **kwargs):
             raise RuntimeError("InvalidCxxCompiler: no working C++ compiler found\nmore detail")

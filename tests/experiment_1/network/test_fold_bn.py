@@ -1,4 +1,5 @@
 """Batch-norm folding: the folded stack computes the same logits as the original to round-off, on every mask."""
+
 from __future__ import annotations
 
 import copy

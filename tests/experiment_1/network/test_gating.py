@@ -5,6 +5,7 @@ brute-force walk through the network's own modules; the tree engine equals the n
 round-off; the engines equal an inline copy of the pre-refactor engines bit for bit on every
 registered architecture; masks and λ passed concurrently to one model change nothing.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,19 +19,19 @@ import torch
 from torch import nn
 
 import experiment_2.step_1_evaluate as experiment_2_step_1
+from conftest import import_optional
 from experiment_1 import step_3_evaluate
-from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, load_factory
-from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive, evaluate_masks_tree
+from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_1.data.shards import list_items
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.examples.cifar_resnet20 import CifarResNet20, build_model
-from experiment_1.network.gating import Residual, ResidualNetwork, gate
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.mobius.transform import mobius_transform
+from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive, evaluate_masks_tree
+from experiment_1.network.gating import Residual, ResidualNetwork, gate
+from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, load_factory
 from experiment_1.network.residual_stack import Preprocess, ResidualStack
-from experiment_1.data.sample_list import draw_sample, sample_list_json
 from experiment_1.network.weights import RANDOM, Weights, parse_weights
-from conftest import import_optional
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
 
 RESNET20 = "experiment_1.examples.cifar_resnet20:build_model"
@@ -89,7 +90,9 @@ def test_masks_and_scales_passed_concurrently_to_one_model(resnet20: ResidualSta
     sequential_tree = [evaluate_masks_tree(resnet20, x[:1], residual_scale=scale) for _, scale in calls]
     with ThreadPoolExecutor(max_workers=3) as pool:
         concurrent = list(pool.map(lambda call: resnet20(x, masks=call[0], residual_scale=call[1]), calls * 3))
-        concurrent_tree = list(pool.map(lambda call: evaluate_masks_tree(resnet20, x[:1], residual_scale=call[1]), calls * 3))
+        concurrent_tree = list(
+            pool.map(lambda call: evaluate_masks_tree(resnet20, x[:1], residual_scale=call[1]), calls * 3)
+        )
     # each call's own masks and scale, whatever ran beside it: round-off apart at most (a worker thread's kernels may
     # block their sums differently from the main thread's), while calls with other masks or scales are far apart
     for expected, actual in zip(sequential * 3, concurrent):
@@ -101,6 +104,7 @@ def test_masks_and_scales_passed_concurrently_to_one_model(resnet20: ResidualSta
 
 
 # --- the pre-refactor engines, inline: λ and masks were state; the same operations must give the same bits
+
 
 def old_forward(model: ResidualStack, x: torch.Tensor, masks: torch.Tensor, scale: float) -> torch.Tensor:
     state = model.stem(x)
@@ -131,19 +135,33 @@ def test_engines_are_bit_exact_with_the_pre_refactor_engines(arch: str) -> None:
     picked = torch.tensor([0, 2**model.num_blocks - 1, 5, 2**model.num_blocks - 6])
     bits = (picked[:, None] >> torch.arange(model.num_blocks)) & 1
     for scale in (1.0, 0.7):
-        expected = old_forward(model, x.repeat_interleave(len(picked), dim=0), bits.bool().repeat(2, 1), scale).view(2, len(picked), -1)
-        assert torch.equal(evaluate_masks_naive(model, x, mask_indices=picked, mask_chunk=len(picked), residual_scale=scale), expected)
+        expected = old_forward(model, x.repeat_interleave(len(picked), dim=0), bits.bool().repeat(2, 1), scale).view(
+            2, len(picked), -1
+        )
+        assert torch.equal(
+            evaluate_masks_naive(model, x, mask_indices=picked, mask_chunk=len(picked), residual_scale=scale), expected
+        )
         if model.num_blocks <= 9:
             size = 2**model.num_blocks
-            assert torch.equal(evaluate_all_masks(model, x, engine="tree", mask_chunk=size, residual_scale=scale), old_tree(model, x, scale))
+            assert torch.equal(
+                evaluate_all_masks(model, x, engine="tree", mask_chunk=size, residual_scale=scale),
+                old_tree(model, x, scale),
+            )
 
 
 # --- errors, one line each
 
+
 def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(PipelineError, match=r"^--arch no_such_package.models:build: cannot import no_such_package.models \(ModuleNotFoundError"):
+    with pytest.raises(
+        PipelineError,
+        match=r"^--arch no_such_package.models:build: cannot import no_such_package.models \(ModuleNotFoundError",
+    ):
         build_gated_stack("no_such_package.models:build", "random")
-    with pytest.raises(PipelineError, match=r"^--arch experiment_1.examples.cifar_resnet20:nothing: experiment_1.examples.cifar_resnet20 has no function nothing$"):
+    with pytest.raises(
+        PipelineError,
+        match=r"^--arch experiment_1.examples.cifar_resnet20:nothing: experiment_1.examples.cifar_resnet20 has no function nothing$",
+    ):
         build_gated_stack("experiment_1.examples.cifar_resnet20:nothing", "random")
     with pytest.raises(PipelineError, match="ResNet-20 has no published weights"):
         build_gated_stack(RESNET20)  # --weights defaults to pretrained
@@ -152,7 +170,9 @@ def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
         cut = build_model(weights)
         return ResidualNetwork(cut.network, cut.stem, [], cut.head, cut.preprocess)
 
-    def skips_a_block(weights: Weights) -> ResidualNetwork:  # the cut forgets blocks.4: the gated network computes something else
+    def skips_a_block(
+        weights: Weights,
+    ) -> ResidualNetwork:  # the cut forgets blocks.4: the gated network computes something else
         cut = build_model(weights)
         return ResidualNetwork(cut.network, cut.stem, cut.residuals[:4] + cut.residuals[5:], cut.head, cut.preprocess)
 
@@ -174,13 +194,19 @@ def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
     module.no_blocks, module.skips_a_block, module.not_finite = no_blocks, skips_a_block, not_finite
     module.no_preprocess, module.imagenet_preprocess = no_preprocess, imagenet_preprocess
     monkeypatch.setitem(sys.modules, "user_models", module)
-    with pytest.raises(PipelineError, match=r"^--arch user_models:no_preprocess: the factory's ResidualNetwork names no preprocess; pass preprocess="):
+    with pytest.raises(
+        PipelineError,
+        match=r"^--arch user_models:no_preprocess: the factory's ResidualNetwork names no preprocess; pass preprocess=",
+    ):
         build_gated_stack("user_models:no_preprocess", "random")
     assert build_gated_stack("user_models:imagenet_preprocess", "random").preprocess == Preprocess()
     assert build_model(RANDOM).preprocess.crop == 32 != Preprocess().crop
     with pytest.raises(PipelineError, match=r"^--arch user_models:no_blocks: the factory returned no residual blocks"):
         build_gated_stack("user_models:no_blocks", "random")
-    with pytest.raises(PipelineError, match=r"^--arch user_models:skips_a_block: with every gate on the gated stack differs from the network's own forward"):
+    with pytest.raises(
+        PipelineError,
+        match=r"^--arch user_models:skips_a_block: with every gate on the gated stack differs from the network's own forward",
+    ):
         build_gated_stack("user_models:skips_a_block", "random")
     model = build_gated_stack("user_models:not_finite", "random")
     assert torch.isnan(model(images(1))).all()
@@ -188,28 +214,47 @@ def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_an_unimportable_factory_is_one_line_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     with pytest.raises(SystemExit) as exit_info:  # run_cli is what `python -m experiment_1.step_3_evaluate` runs
-        run_cli(step_3_evaluate.main, ["--arch", "no_such_package.models:build", "--weights", "random", "--sample-index", str(tmp_path / "samples.json"), "--device", "cpu"])
+        run_cli(
+            step_3_evaluate.main,
+            [
+                "--arch",
+                "no_such_package.models:build",
+                "--weights",
+                "random",
+                "--sample-index",
+                str(tmp_path / "samples.json"),
+                "--device",
+                "cpu",
+            ],
+        )
     stderr = capsys.readouterr().err
     assert exit_info.value.code == 2
-    assert len(stderr.strip().splitlines()) == 1 and stderr.startswith("error: --arch no_such_package.models:build: cannot import")
+    assert len(stderr.strip().splitlines()) == 1 and stderr.startswith(
+        "error: --arch no_such_package.models:build: cannot import"
+    )
 
 
 def test_gate_shares_the_modules_and_checks_parity_without_arch_registration() -> None:
     cut = build_model(RANDOM)
     stack = gate(cut, "mine", "random")
-    assert stack.blocks[3].branch is cut.network.blocks[3].residual and stack.blocks[3].post is cut.network.blocks[3].relu
+    assert (
+        stack.blocks[3].branch is cut.network.blocks[3].residual and stack.blocks[3].post is cut.network.blocks[3].relu
+    )
     residual = Residual(nn.Identity())
     assert residual.shortcut is None and residual.pre is None and residual.post is None
 
 
 # --- --weights: one typed value
 
+
 def test_weights_are_parsed_once_into_a_typed_value(tmp_path: Path) -> None:
     existing = tmp_path / "weights.ckpt"
     existing.write_bytes(b"")
     assert parse_weights("random") == RANDOM and parse_weights("pretrained").kind == "pretrained"
     assert parse_weights("IMAGENET1K_V2") == Weights("named", "IMAGENET1K_V2")
-    assert parse_weights("missing.pth") == Weights("path", "missing.pth") and parse_weights(str(existing)).kind == "path"
+    assert (
+        parse_weights("missing.pth") == Weights("path", "missing.pth") and parse_weights(str(existing)).kind == "path"
+    )
     # `pretrained` is made concrete per architecture and recorded as before (partial-store keys unchanged)
     assert ARCHITECTURES.pretrained_weights("resnet18") == "IMAGENET1K_V1"
     assert str(ARCHITECTURES.resolve_weights("efficientnet_lite0", parse_weights("pretrained"))) == "pretrained"
@@ -220,17 +265,36 @@ def test_weights_are_parsed_once_into_a_typed_value(tmp_path: Path) -> None:
 
 # --- the worked example through Experiments 1 and 2
 
+
 def test_resnet20_runs_experiments_1_and_2(tiny_shards: Path, tmp_path: Path) -> None:
     sample_index = tmp_path / "samples.json"
     samples = draw_sample(list_items(tiny_shards, "validation-*.parquet"), "uniform", 3, 0, seed=0)
     atomic_write_json(sample_index, sample_list_json(samples, "validation-*.parquet", "uniform", 0, None))
-    flags = ["--arch", RESNET20, "--weights", "random", "--sample-index", str(sample_index), "--data-dir", str(tiny_shards),
-             "--batch-size", "2", "--num-workers", "0", "--device", "cpu"]
+    flags = [
+        "--arch",
+        RESNET20,
+        "--weights",
+        "random",
+        "--sample-index",
+        str(sample_index),
+        "--data-dir",
+        str(tiny_shards),
+        "--batch-size",
+        "2",
+        "--num-workers",
+        "0",
+        "--device",
+        "cpu",
+    ]
     step_3_evaluate.main([*flags, "--output-dir", str(tmp_path / "exp1")])
     experiment_2_step_1.main([*flags, "--output-dir", str(tmp_path / "exp2")])
     for folder in ("exp1", "exp2"):
         summary = read_json(tmp_path / folder / "summary.json")
-        assert summary["config"]["arch"] == RESNET20 and summary["config"]["num_blocks"] == 9 and summary["config"]["input_size"] == 32
+        assert (
+            summary["config"]["arch"] == RESNET20
+            and summary["config"]["num_blocks"] == 9
+            and summary["config"]["input_size"] == 32
+        )
         assert summary["num_valid"] == 3
     per_image = np.load(tmp_path / "exp2" / "per_image.npz")
     assert per_image["energy_vector"].shape == (3, 10)  # orders 0 … 9 of a 9-block network
@@ -239,13 +303,14 @@ def test_resnet20_runs_experiments_1_and_2(tiny_shards: Path, tmp_path: Path) ->
 def interaction_share(logits: torch.Tensor) -> float:
     """The share of the Möbius energy Σ_S ‖Δ_S h‖² at orders ≥ 2 (one image, float64)."""
     coefficients = mobius_transform(logits.double(), dim=1)
-    energy = (coefficients ** 2).sum(dim=-1)[0]
+    energy = (coefficients**2).sum(dim=-1)[0]
     orders = torch.tensor([bin(mask).count("1") for mask in range(energy.numel())])
     return (energy[orders >= 2].sum() / energy.sum()).item()
 
 
 def test_identically_zero_branches_are_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """timm's zero_init_last, reproduced without timm: a zeroed last batch-norm makes a branch output exactly 0."""
+
     def zero_last_batchnorm(weights: Weights) -> ResidualNetwork:
         cut = build_model(weights)
         for block in cut.network.blocks:
@@ -255,7 +320,10 @@ def test_identically_zero_branches_are_refused_in_one_line(monkeypatch: pytest.M
     module = type(sys)("zeroed_models")
     module.zero_last_batchnorm = zero_last_batchnorm
     monkeypatch.setitem(sys.modules, "zeroed_models", module)
-    with pytest.raises(PipelineError, match=r"^--arch zeroed_models:zero_last_batchnorm: residual branch\(es\) blocks.0, blocks.1, blocks.2 … \(9 of 9\) output exactly zero"):
+    with pytest.raises(
+        PipelineError,
+        match=r"^--arch zeroed_models:zero_last_batchnorm: residual branch\(es\) blocks.0, blocks.1, blocks.2 … \(9 of 9\) output exactly zero",
+    ):
         build_gated_stack("zeroed_models:zero_last_batchnorm", "random")
     model = build_gated_stack(RESNET20, "random", seed=0)  # the ordinary init: a real set function
     assert interaction_share(evaluate_all_masks(model, images(1, size=32, seed=5))) > 1e-3
@@ -263,15 +331,21 @@ def test_identically_zero_branches_are_refused_in_one_line(monkeypatch: pytest.M
 
 def test_timm_pretrained_offline_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """No timm needed: a stand-in whose hub download fails as it does offline."""
+
     def create_model(name: str, pretrained: bool = False, **kwargs):
-        raise OSError(f"We couldn't connect to 'https://huggingface.co' to load the files of timm/{name}.\nCheck your connection")
+        raise OSError(
+            f"We couldn't connect to 'https://huggingface.co' to load the files of timm/{name}.\nCheck your connection"
+        )
 
     import experiment_1.examples.timm_resnet as timm_resnet
 
     monkeypatch.setitem(sys.modules, "timm", type(sys)("timm"))
     monkeypatch.setattr(sys.modules["timm"], "create_model", create_model, raising=False)
     monkeypatch.setattr(timm_resnet, "hub_reachable", lambda: True)  # the hub answers; the download fails anyway
-    with pytest.raises(PipelineError, match=r"timm could not load the pretrained weights of resnet18 \(OSError: We couldn't connect .*\); offline\? pass --weights") as error:
+    with pytest.raises(
+        PipelineError,
+        match=r"timm could not load the pretrained weights of resnet18 \(OSError: We couldn't connect .*\); offline\? pass --weights",
+    ) as error:
         build_gated_stack("experiment_1.examples.timm_resnet:build_resnet18", "pretrained")
     assert "\n" not in str(error.value)
 
@@ -286,7 +360,10 @@ def test_timm_pretrained_with_the_hub_unreachable_reads_only_the_cache(monkeypat
 
     def create_model(name: str, pretrained: bool = False, **kwargs):
         seen.append((os.environ.get("HF_HUB_OFFLINE"), constants.HF_HUB_OFFLINE))
-        raise RuntimeError("An error happened while trying to locate the file on the Hub and we cannot find the requested files in the local cache. Please check your connection and try again")
+        raise RuntimeError(
+            "An error happened while trying to locate the file on the Hub and we cannot find the requested files in the "
+            "local cache. Please check your connection and try again"
+        )
 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setitem(sys.modules, "timm", type(sys)("timm"))
@@ -295,15 +372,20 @@ def test_timm_pretrained_with_the_hub_unreachable_reads_only_the_cache(monkeypat
     with pytest.raises(PipelineError) as error:
         build_gated_stack("experiment_1.examples.timm_resnet:build_resnet18", "pretrained")
     assert seen == [("1", True)]
-    assert str(error.value) == ("timm could not load the pretrained weights of resnet18: the Hugging Face hub is not reachable and timm's cache "
-                                "does not hold them; pass --weights <path to a state dict of the same timm model>, or --weights random")
+    assert str(error.value) == (
+        "timm could not load the pretrained weights of resnet18: the Hugging Face hub is not reachable and timm's cache "
+        "does not hold them; pass --weights <path to a state dict of the same timm model>, or --weights random"
+    )
     assert "HF_HUB_OFFLINE" not in os.environ and constants.HF_HUB_OFFLINE is False  # restored
 
 
 def test_an_upstream_message_is_cut_at_a_word() -> None:
     from experiment_1.examples.timm_resnet import first_sentence
 
-    long = "An error happened while trying to locate the file on the Hub and we cannot find the requested files in the local cache, so please check your connection and try again"
+    long = (
+        "An error happened while trying to locate the file on the Hub and we cannot find the requested files in the "
+        "local cache, so please check your connection and try again"
+    )
     cut = first_sentence(long)
     assert cut.endswith(" …") and long.startswith(cut[:-2]) and len(cut) <= 162 and not cut.endswith("aga …")
     assert first_sentence("Repository not found. Check the name.\nmore") == "Repository not found"
@@ -316,4 +398,6 @@ def test_timm_resnet_through_the_same_api() -> None:
     x = images(1, size=64, seed=5)
     tree = evaluate_all_masks(model, x, engine="tree", mask_chunk=32, residual_scale=0.8)
     assert_close_to_roundoff(tree, evaluate_all_masks(model, x, engine="naive", mask_chunk=64, residual_scale=0.8))
-    assert interaction_share(tree) > 1e-3  # random-init branches are not zero (zero_init_last off): interactions above round-off
+    assert (
+        interaction_share(tree) > 1e-3
+    )  # random-init branches are not zero (zero_init_last off): interactions above round-off

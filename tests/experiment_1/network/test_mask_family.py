@@ -1,5 +1,6 @@
 """Mask families (the low orders at either corner): the family walk against the naive engine and the dense tree on
 every member, and the Möbius transform on a family against the dense butterfly and an explicit sum over subsets."""
+
 from __future__ import annotations
 
 from itertools import combinations
@@ -10,7 +11,12 @@ import torch
 
 from experiment_1.mobius.family import family_mobius, family_order_energies, subset_sizes
 from experiment_1.mobius.transform import mobius_transform
-from experiment_1.network.engines import evaluate_family_tree, evaluate_mask_family, evaluate_masks_naive, evaluate_masks_tree
+from experiment_1.network.engines import (
+    evaluate_family_tree,
+    evaluate_mask_family,
+    evaluate_masks_naive,
+    evaluate_masks_tree,
+)
 from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.registry import build_gated_stack
 from roundoff import assert_close_to_roundoff
@@ -41,13 +47,17 @@ def popcount(value: int) -> int:
 def test_family_members_are_the_sets_within_k_gates_of_the_corner(order: int, base: str) -> None:
     family = MaskFamily(order, base)
     ids = family.mask_ids(9).tolist()
-    expected = sorted(mask for mask in range(2**9) if (popcount(mask) if base == "off" else 9 - popcount(mask)) <= order)
+    expected = sorted(
+        mask for mask in range(2**9) if (popcount(mask) if base == "off" else 9 - popcount(mask)) <= order
+    )
     assert ids == expected and family.size(9) == len(expected) == sum(comb(9, j) for j in range(min(order, 9) + 1))
 
 
 @pytest.mark.parametrize("base", ["off", "on"])
 @pytest.mark.parametrize("order", [1, 2, 3])
-def test_family_walk_equals_the_dense_tree_bit_for_bit_and_the_naive_engine(resnet18: torch.nn.Module, order: int, base: str) -> None:
+def test_family_walk_equals_the_dense_tree_bit_for_bit_and_the_naive_engine(
+    resnet18: torch.nn.Module, order: int, base: str
+) -> None:
     x = images(2, 32)
     family = MaskFamily(order, base)
     # mask_chunk 1: every group is one prefix state (B images) in both walks, the same operations on the same batch
@@ -61,7 +71,9 @@ def test_family_walk_equals_the_dense_tree_bit_for_bit_and_the_naive_engine(resn
 
 
 @pytest.mark.parametrize("base", ["off", "on"])
-def test_family_walk_on_the_cifar_example_equals_the_naive_engine_on_every_member(resnet20: torch.nn.Module, base: str) -> None:
+def test_family_walk_on_the_cifar_example_equals_the_naive_engine_on_every_member(
+    resnet20: torch.nn.Module, base: str
+) -> None:
     x = images(3, 32, seed=1)
     family = MaskFamily(2, base)
     ids, logits = evaluate_mask_family(resnet20, x, family, mask_chunk=8, residual_scale=0.7)
@@ -75,8 +87,12 @@ def test_saturated_states_skip_blocks_whose_off_path_returns_their_input(resnet1
     # k = 1: layer1.1 (identity shortcut, ReLU after the ReLU of layer1.0) passes its input through when off, so only the
     # unsaturated prefix ∅ runs it; layer2.0 (a 1×1-conv downsample) still runs its shortcut on the saturated {0} and {1}
     calls: dict[int, list[int]] = {1: [], 2: []}
-    handles = [resnet18.blocks[level].shortcut.register_forward_hook(lambda module, inputs, output, level=level: calls[level].append(inputs[0].shape[0]))
-               for level in calls]
+    handles = [
+        resnet18.blocks[level].shortcut.register_forward_hook(
+            lambda module, inputs, output, level=level: calls[level].append(inputs[0].shape[0])
+        )
+        for level in calls
+    ]
     try:
         x = images(1, 32)
         ids, logits = evaluate_family_tree(resnet18, x, MaskFamily(1, "off"), mask_chunk=1)
@@ -109,9 +125,14 @@ def test_dual_family_mobius_equals_an_explicit_sum_about_the_full_network(order:
     assert sets.tolist() == MaskFamily(order, "off").mask_ids(num_blocks).tolist()
     for position, removed in enumerate(sets.tolist()):
         members = [bit for bit in range(num_blocks) if removed >> bit & 1]
-        expected = sum((-1) ** (len(members) - size) * values[full ^ sum(1 << bit for bit in chosen)]
-                       for size in range(len(members) + 1) for chosen in combinations(members, size))
-        torch.testing.assert_close(coefficients[position], torch.as_tensor(expected, dtype=torch.float64), rtol=0, atol=1e-12)
+        expected = sum(
+            (-1) ** (len(members) - size) * values[full ^ sum(1 << bit for bit in chosen)]
+            for size in range(len(members) + 1)
+            for chosen in combinations(members, size)
+        )
+        torch.testing.assert_close(
+            coefficients[position], torch.as_tensor(expected, dtype=torch.float64), rtol=0, atol=1e-12
+        )
     assert torch.equal(coefficients[0], values[full])  # Δ^on_∅ = h(full); order 1 is the single-block lesion
     torch.testing.assert_close(coefficients[1], values[full ^ 1] - values[full])
 

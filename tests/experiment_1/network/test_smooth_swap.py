@@ -1,6 +1,7 @@
 """The smooth swap reports what it did: counts by type, refuses a network with nothing to swap, and
 finds — by probing one forward — piecewise-linear functions no module type shows (``F.relu`` in a
 block's forward, a clamp, ``nn.Threshold``), refused with their names."""
+
 from __future__ import annotations
 
 import pytest
@@ -31,7 +32,9 @@ class ClampAtZero(nn.Module):
         return x.clamp(min=0)
 
 
-def stack(branch: nn.Module, head_activation: nn.Module | None = None, stem_activation: nn.Module | None = None) -> ResidualStack:
+def stack(
+    branch: nn.Module, head_activation: nn.Module | None = None, stem_activation: nn.Module | None = None
+) -> ResidualStack:
     """A tiny residual MLP: stem Linear(+activation), one gated block around ``branch``, head (activation +) Linear."""
     torch.manual_seed(0)
     stem = nn.Sequential(nn.Linear(4, WIDTH), stem_activation or nn.ReLU())
@@ -41,7 +44,9 @@ def stack(branch: nn.Module, head_activation: nn.Module | None = None, stem_acti
 
 def test_the_swap_counts_what_it_replaced_by_type() -> None:
     shared = nn.ReLU()  # one module used twice is one replacement
-    model = stack(nn.Sequential(nn.Linear(WIDTH, WIDTH), shared, nn.Linear(WIDTH, WIDTH), shared), head_activation=nn.ReLU6())
+    model = stack(
+        nn.Sequential(nn.Linear(WIDTH, WIDTH), shared, nn.Linear(WIDTH, WIDTH), shared), head_activation=nn.ReLU6()
+    )
     assert smooth_activations(model, beta=10.0) == {"ReLU": 2, "ReLU6": 1} == model.smooth_swap
     assert sum(isinstance(module, (Softplus, SmoothReLU6)) for module in model.modules()) == 3
 
@@ -52,15 +57,22 @@ def test_a_network_with_nothing_to_swap_is_refused() -> None:
         smooth_activations(model, beta=10.0)
 
 
-@pytest.mark.parametrize("branch, named", [
-    (FunctionalReLU(), "F.relu in blocks.0.branch"),
-    (nn.Sequential(nn.Linear(WIDTH, WIDTH), ClampAtZero()), "Tensor.clamp in blocks.0.branch.1"),
-])
+@pytest.mark.parametrize(
+    "branch, named",
+    [
+        (FunctionalReLU(), "F.relu in blocks.0.branch"),
+        (nn.Sequential(nn.Linear(WIDTH, WIDTH), ClampAtZero()), "Tensor.clamp in blocks.0.branch.1"),
+    ],
+)
 def test_piecewise_linear_functions_inside_modules_are_found_and_named(branch: nn.Module, named: str) -> None:
     with pytest.raises(PipelineError) as refused:
         smooth_activations(stack(branch), beta=10.0)
     message = str(refused.value)
-    assert "cannot replace piecewise-linear functions called inside the network" in message and named in message and "\n" not in message
+    assert (
+        "cannot replace piecewise-linear functions called inside the network" in message
+        and named in message
+        and "\n" not in message
+    )
 
 
 def test_a_threshold_module_is_refused_by_type() -> None:

@@ -1,6 +1,7 @@
 """Every threshold of the core verdict rules (experiment_1/report/verdicts.py) tested at, just below and just above it,
 and the cases where two conditions disagree; whole entries compared to hand-written dicts, so a renamed key or a
 changed default shows. Written against the survivors of `make mutation MODULES=experiment_1/report/verdicts.py`."""
+
 from __future__ import annotations
 
 import math
@@ -22,14 +23,17 @@ def ci(low: float, high: float, **extra) -> dict:
 # ---- decide_by_ci: the CI's side at 0, and the equivalence margin
 
 
-@pytest.mark.parametrize("low, high, positive, negative, zero", [
-    (EPS, 1.0, v.HOLDS, v.FAILS, v.FAILS),             # just above 0: excludes it
-    (0.0, 1.0, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),  # at 0: touches it, so it covers it
-    (-EPS, 1.0, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),
-    (-1.0, -EPS, v.FAILS, v.HOLDS, v.FAILS),
-    (-1.0, 0.0, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),
-    (-1.0, EPS, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),
-])
+@pytest.mark.parametrize(
+    "low, high, positive, negative, zero",
+    [
+        (EPS, 1.0, v.HOLDS, v.FAILS, v.FAILS),  # just above 0: excludes it
+        (0.0, 1.0, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),  # at 0: touches it, so it covers it
+        (-EPS, 1.0, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),
+        (-1.0, -EPS, v.FAILS, v.HOLDS, v.FAILS),
+        (-1.0, 0.0, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),
+        (-1.0, EPS, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),
+    ],
+)
 def test_decide_by_ci_at_just_below_and_just_above_zero(low, high, positive, negative, zero):
     effect = ci(low, high)
     assert v.decide_by_ci(effect, "positive") == positive
@@ -37,15 +41,18 @@ def test_decide_by_ci_at_just_below_and_just_above_zero(low, high, positive, neg
     assert v.decide_by_ci(effect, "zero") == zero
 
 
-@pytest.mark.parametrize("low, high, decision", [
-    (-0.1, 0.05, v.CANNOT_TELL),      # the lower end at −margin: not inside the open interval
-    (-0.05, 0.1 - EPS, v.HOLDS),      # inside (−0.1, 0.1)
-    (-0.05, 0.1, v.CANNOT_TELL),      # the upper end at +margin: not inside either
-    (-0.1, 0.1, v.CANNOT_TELL),       # the upper end at the margin: not inside the open interval
-    (-0.1, 0.1 + EPS, v.CANNOT_TELL),
-    (-0.1 + EPS, 0.1 - EPS, v.HOLDS),
-    (-0.1 - EPS, 0.05, v.CANNOT_TELL),
-])
+@pytest.mark.parametrize(
+    "low, high, decision",
+    [
+        (-0.1, 0.05, v.CANNOT_TELL),  # the lower end at −margin: not inside the open interval
+        (-0.05, 0.1 - EPS, v.HOLDS),  # inside (−0.1, 0.1)
+        (-0.05, 0.1, v.CANNOT_TELL),  # the upper end at +margin: not inside either
+        (-0.1, 0.1, v.CANNOT_TELL),  # the upper end at the margin: not inside the open interval
+        (-0.1, 0.1 + EPS, v.CANNOT_TELL),
+        (-0.1 + EPS, 0.1 - EPS, v.HOLDS),
+        (-0.1 - EPS, 0.05, v.CANNOT_TELL),
+    ],
+)
 def test_decide_by_ci_equivalence_margin_is_open(low, high, decision):
     assert v.decide_by_ci(ci(low, high), "zero", margin=0.1) == decision
 
@@ -65,8 +72,8 @@ def test_decide_by_ci_equivalence_needs_a_margin_and_a_ci_covering_zero():
 def test_holm_by_hand_with_cap_and_monotonicity():
     # sorted 0.01, 0.02, 0.03, 0.5 → 4·0.01, 3·0.02, max(0.06, 2·0.03), max(0.06, 1·0.5)
     assert v.holm([0.5, 0.01, 0.03, 0.02]) == pytest.approx([0.5, 0.04, 0.06, 0.06], abs=1e-15)
-    assert v.holm([0.4, 0.6]) == [0.8, 0.8]                       # 2·0.4 = 0.8; max(0.8, 0.6)
-    assert v.holm([0.6, 0.9]) == [1.0, 1.0]                       # 2·0.6 = 1.2 capped at 1
+    assert v.holm([0.4, 0.6]) == [0.8, 0.8]  # 2·0.4 = 0.8; max(0.8, 0.6)
+    assert v.holm([0.6, 0.9]) == [1.0, 1.0]  # 2·0.6 = 1.2 capped at 1
     assert v.holm([0.7]) == [0.7]
 
 
@@ -91,19 +98,33 @@ def test_holm_changes_a_decision_that_the_raw_p_value_would_make():
 
 def test_saturation_constant_and_empty():
     assert v.saturation(np.array([3.0, 3.0, float("nan")]), bounds=(0, 3)) == {
-        "decision": v.CONSTANT, "value": 3.0, "share": 1.0, "at": "bound"}
-    assert v.saturation(np.array([2.0, 2.0]), bounds=(0, 3)) == {"decision": v.CONSTANT, "value": 2.0, "share": 1.0, "at": "mode"}
+        "decision": v.CONSTANT,
+        "value": 3.0,
+        "share": 1.0,
+        "at": "bound",
+    }
+    assert v.saturation(np.array([2.0, 2.0]), bounds=(0, 3)) == {
+        "decision": v.CONSTANT,
+        "value": 2.0,
+        "share": 1.0,
+        "at": "mode",
+    }
     assert v.saturation(np.array([float("nan")])) is None
     assert v.saturation(np.array([])) is None
     assert v.saturation(np.array([1.0])) == {"decision": v.CONSTANT, "value": 1.0, "share": 1.0, "at": "mode"}
 
 
 def test_saturation_at_a_bound_exactly_at_just_below_the_share():
-    at = np.array([0.0] * 9 + [5.0])        # 9/10 = 0.9 at the bound 0: saturated
+    at = np.array([0.0] * 9 + [5.0])  # 9/10 = 0.9 at the bound 0: saturated
     assert v.saturation(at, bounds=(0, 10)) == {"decision": v.SATURATED, "value": 0.0, "share": 0.9, "at": "bound"}
     below = np.array([0.0] * 8 + [5.0, 6.0])  # 0.8 at the bound, no mode at 0.9
     assert v.saturation(below, bounds=(0, 10)) is None
-    assert v.saturation(below, bounds=(0, 10), share=0.8) == {"decision": v.SATURATED, "value": 0.0, "share": 0.8, "at": "bound"}
+    assert v.saturation(below, bounds=(0, 10), share=0.8) == {
+        "decision": v.SATURATED,
+        "value": 0.0,
+        "share": 0.8,
+        "at": "bound",
+    }
     assert v.saturation(below, bounds=(0, 10), share=0.8 + EPS) is None
 
 
@@ -112,14 +133,24 @@ def test_saturation_near_bound_at_the_margin_edge():
     values = np.array([95.0] * 4 + [100.0] * 5 + [50.0])
     assert v.saturation(values, bounds=(0, 100)) is None  # no margin: 0.5 at 100, modal 0.5
     assert v.saturation(values, bounds=(0, 100), margin=0.05) == {
-        "decision": v.SATURATED, "value": 100.0, "share": 0.9, "at": "near_bound", "margin": 5.0}
+        "decision": v.SATURATED,
+        "value": 100.0,
+        "share": 0.9,
+        "at": "near_bound",
+        "margin": 5.0,
+    }
     outside = np.array([94.9] * 4 + [100.0] * 5 + [50.0])
     assert v.saturation(outside, bounds=(0, 100), margin=0.05) is None
     # the width is a share of the range (max − min of the bounds), not of the sum or a ratio
     shifted = np.array([105.0] * 4 + [110.0] * 5 + [60.0])
     assert v.saturation(shifted, bounds=(10, 110), margin=0.05)["margin"] == 5.0
     assert v.saturation(np.array([2.0] * 4 + [0.0] * 5 + [9.0]), bounds=(0, 10), margin=0.2) == {
-        "decision": v.SATURATED, "value": 0.0, "share": 0.9, "at": "near_bound", "margin": 2.0}
+        "decision": v.SATURATED,
+        "value": 0.0,
+        "share": 0.9,
+        "at": "near_bound",
+        "margin": 2.0,
+    }
     assert v.saturation(np.array([2.0] * 9 + [9.0]), bounds=(0, 10), margin=0.2, share=0.95) is None
 
 
@@ -143,15 +174,23 @@ def test_saturation_at_the_mode_exactly_at_the_share():
 def test_seed_comparison_relation_at_the_ci_ends():
     effect = ci(1.0, 3.0, confidence=0.95)
     assert [v.seed_comparison(x, effect)["relation"] for x in (1.0, 3.0, 3.0 + EPS, 1.0 - EPS)] == [
-        "inside", "inside", "above", "below"]
+        "inside",
+        "inside",
+        "above",
+        "below",
+    ]
 
 
 def test_seed_comparison_detectable_effect_by_hand():
     z = NormalDist().inv_cdf
     entry = v.seed_comparison(2.0, ci(1.0, 3.0, confidence=0.9))
     se = 2.0 / (2 * z(0.95))
-    assert entry == {"reported": 2.0, "relation": "inside", "minimal_detectable_effect": pytest.approx((z(0.975) + z(0.8)) * se),
-                     "power": 0.8}
+    assert entry == {
+        "reported": 2.0,
+        "relation": "inside",
+        "minimal_detectable_effect": pytest.approx((z(0.975) + z(0.8)) * se),
+        "power": 0.8,
+    }
     default = v.seed_comparison(2.0, ci(1.0, 3.0))  # no confidence given: 95 %
     assert default["minimal_detectable_effect"] == pytest.approx((z(0.975) + z(0.8)) * 2.0 / (2 * z(0.975)))
 
@@ -168,19 +207,44 @@ def test_seed_comparison_non_finite_anywhere(reported, low, high):
 
 def test_effect_from_stat_and_proportion_effect_entries():
     stat = {"mean": 0.5, "ci_low": 0.2, "ci_high": 0.8}
-    assert v.effect_from_stat("d", stat) == {"name": "d", "value": 0.5, "ci_low": 0.2, "ci_high": 0.8, "confidence": 0.95,
-                                             "percent": False}
+    assert v.effect_from_stat("d", stat) == {
+        "name": "d",
+        "value": 0.5,
+        "ci_low": 0.2,
+        "ci_high": 0.8,
+        "confidence": 0.95,
+        "percent": False,
+    }
     share = {"mean": 0.5, "ci_low": 0.1, "ci_high": 0.9, "successes": 3, "n": 6}
-    assert v.proportion_effect("p", share) == {"name": "p", "value": 0.5, "ci_low": 0.1, "ci_high": 0.9, "confidence": 0.95,
-                                               "percent": True, "successes": 3, "n": 6, "interval": "Clopper-Pearson"}
+    assert v.proportion_effect("p", share) == {
+        "name": "p",
+        "value": 0.5,
+        "ci_low": 0.1,
+        "ci_high": 0.9,
+        "confidence": 0.95,
+        "percent": True,
+        "successes": 3,
+        "n": 6,
+        "interval": "Clopper-Pearson",
+    }
     assert v.proportion_effect("p", {**share, "method": "Wilson"})["interval"] == "Wilson"
     assert v.proportion_effect("q", stat) == {**v.effect_from_stat("q", stat), "percent": True}
 
 
 def test_verdict_entry_and_the_guard_on_each_part():
     entry = v.verdict("a", "c", v.HOLDS, "r", parameters={"alpha": 0.05})
-    assert entry == {"id": "a", "claim": "c", "decision": v.HOLDS, "rule": "r", "parameters": {"alpha": 0.05},
-                     "statistic": None, "effect": None, "test": None, "seed": None, "notes": []}
+    assert entry == {
+        "id": "a",
+        "claim": "c",
+        "decision": v.HOLDS,
+        "rule": "r",
+        "parameters": {"alpha": 0.05},
+        "statistic": None,
+        "effect": None,
+        "test": None,
+        "seed": None,
+        "notes": [],
+    }
     nan = float("nan")
     for part in ("statistic", "effect", "test", "seed"):
         guarded = v.verdict("a", "c", v.HOLDS, "r", **{part: {"value": nan}})
@@ -216,27 +280,34 @@ def test_binomial_power_equals_the_sum_over_the_rejection_region():
 
 
 def test_sign_test_power_is_zero_below_six_pairs_and_positive_at_six():
-    assert v.sign_test_power(5, 1.0) == 0.0                     # 2·0.5^5 = 0.0625 > 0.05: nothing rejects
-    assert v.sign_test_power(6, 1.0) == pytest.approx(1.0)      # 2·0.5^6 = 0.03125: all-up rejects
+    assert v.sign_test_power(5, 1.0) == 0.0  # 2·0.5^5 = 0.0625 > 0.05: nothing rejects
+    assert v.sign_test_power(6, 1.0) == pytest.approx(1.0)  # 2·0.5^6 = 0.03125: all-up rejects
     assert v.sign_test_power(6, 0.5) == pytest.approx(2 * 0.5**6)
-    assert v.sign_test_power(6, 0.7, alpha=0.03) == 0.0         # at α just below 0.03125 the minimum n moves up
+    assert v.sign_test_power(6, 0.7, alpha=0.03) == 0.0  # at α just below 0.03125 the minimum n moves up
     assert v.sign_test_power(6, 1.0, alpha=2 * 0.5**6) == pytest.approx(1.0)  # p exactly at α rejects (p ≤ α)
 
 
-@pytest.mark.parametrize("power, significant, decision, notes", [
-    (0.8, False, v.FAILS, 0),           # at the minimum power: read
-    (0.8 - EPS, False, v.CANNOT_TELL, 1),
-    (0.1, True, v.FAILS, 0),            # significant: read whatever the power (p says yes, power says no)
-    (0.0, False, v.CANNOT_TELL, 1),
-])
+@pytest.mark.parametrize(
+    "power, significant, decision, notes",
+    [
+        (0.8, False, v.FAILS, 0),  # at the minimum power: read
+        (0.8 - EPS, False, v.CANNOT_TELL, 1),
+        (0.1, True, v.FAILS, 0),  # significant: read whatever the power (p says yes, power says no)
+        (0.0, False, v.CANNOT_TELL, 1),
+    ],
+)
 def test_power_guard_at_the_minimum(power, significant, decision, notes):
     got, why = v.power_guard(v.FAILS, power, significant=significant)
     assert (got, len(why)) == (decision, notes)
 
 
 def test_power_guard_leaves_other_decisions_and_says_why():
-    assert v.power_guard(v.HOLDS, 0.5) == (v.CANNOT_TELL, [
-        "power 0.50 < 0.80 against the effect of interest: too few observations, so the absence of significance is not read"])
+    assert v.power_guard(v.HOLDS, 0.5) == (
+        v.CANNOT_TELL,
+        [
+            "power 0.50 < 0.80 against the effect of interest: too few observations, so the absence of significance is not read"
+        ],
+    )
     assert v.power_guard(v.SATURATED, 0.5)[0] == v.SATURATED
     assert v.power_guard(v.HOLDS, 0.85, minimum=0.9)[0] == v.CANNOT_TELL
     assert v.power_guard(v.HOLDS, 0.9, minimum=0.9) == (v.HOLDS, [])
@@ -245,8 +316,14 @@ def test_power_guard_leaves_other_decisions_and_says_why():
 def test_p_value_says_yes_but_the_ci_says_no():
     # a test entry significant at α next to a CI that covers 0: the CI rule decides, the p-value is only reported
     test = v.hypothesis_test("sign test", 0.04, p_adjusted=0.04, correction="Holm", family_size=1)
-    assert test == {"name": "sign test", "p_value": 0.04, "p_adjusted": 0.04, "correction": "Holm", "family_size": 1,
-                    "p_floor": None}
+    assert test == {
+        "name": "sign test",
+        "p_value": 0.04,
+        "p_adjusted": 0.04,
+        "correction": "Holm",
+        "family_size": 1,
+        "p_floor": None,
+    }
     effect = ci(-0.01, 0.5)
     decision = v.decide_by_ci(effect, "positive")
     assert decision == v.CANNOT_TELL

@@ -1,6 +1,7 @@
 """Property tests (hypothesis) of the statistics under the verdicts: exact agreement with scipy where it has the test,
 hand computations of the paired statistics when the two sides' valid positions differ, and calibration under the null
 (the share of p ≤ α over many simulated data sets inside a stated band). Each test runs in a few seconds."""
+
 from __future__ import annotations
 
 import itertools
@@ -23,13 +24,22 @@ finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 
 
 @FAST
-@given(st.integers(1, 60).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))), st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+@given(
+    st.integers(1, 60).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))),
+    st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+)
 def test_exact_proportion_ci_is_binomtest_clopper_pearson(n_successes, confidence):
     n, successes = n_successes
     outcomes = np.array([1.0] * successes + [0.0] * (n - successes) + [np.nan])  # the NaN is dropped
     got = exact_proportion_ci(outcomes, confidence)
     want = scipy_stats.binomtest(successes, n).proportion_ci(confidence_level=confidence, method="exact")
-    assert (got["ci_low"], got["ci_high"], got["mean"], got["n"], got["successes"]) == (want.low, want.high, successes / n, n, successes)
+    assert (got["ci_low"], got["ci_high"], got["mean"], got["n"], got["successes"]) == (
+        want.low,
+        want.high,
+        successes / n,
+        n,
+        successes,
+    )
     rows = exact_proportion_ci_rows(np.stack([outcomes[:-1], 1 - outcomes[:-1]], axis=1), confidence)
     assert rows["ci_low"][0] == want.low and rows["ci_high"][1] == pytest.approx(1 - want.low) and rows["n"] == n
 
@@ -43,7 +53,8 @@ def test_bootstrap_mean_ci_is_a_hand_percentile_bootstrap(values, seed, confiden
     low, high = np.quantile(values[draws].mean(axis=1), [(1 - confidence) / 2, (1 + confidence) / 2])
     assert got["ci_low"] == pytest.approx(low, abs=1e-9) and got["ci_high"] == pytest.approx(high, abs=1e-9)
     assert (got["mean"], got["median"], got["min"], got["max"], got["n"]) == pytest.approx(
-        (values.mean(), np.median(values), values.min(), values.max(), len(values)))
+        (values.mean(), np.median(values), values.min(), values.max(), len(values))
+    )
     assert got["min"] - 1e-9 <= got["ci_low"] <= got["ci_high"] <= got["max"] + 1e-9
 
 
@@ -105,8 +116,11 @@ def test_partial_p_value_edges():
 
 
 @FAST
-@given(st.sets(st.integers(0, 30), min_size=1, max_size=20), st.sets(st.integers(0, 30), min_size=1, max_size=20),
-       st.integers(0, 2**16))
+@given(
+    st.sets(st.integers(0, 30), min_size=1, max_size=20),
+    st.sets(st.integers(0, 30), min_size=1, max_size=20),
+    st.integers(0, 2**16),
+)
 def test_paired_difference_matches_by_position(first_positions, second_positions, seed):
     rng = np.random.default_rng(seed)
     first_at = np.array(sorted(first_positions))

@@ -1,4 +1,5 @@
 """The shared verdict core: decision rules on planted numbers, Holm against brute force, the guards, the renderer."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,24 @@ import pytest
 
 from experiment_1.report.markdown import ReportDocument, check_seed_wording, verdict_lines, verdict_sentence
 from experiment_1.report.stats import bootstrap_mean_ci
-from experiment_1.report.verdicts import (CANNOT_TELL, CONSTANT, DECISIONS, FAILS, HOLDS, NON_FINITE, SATURATED, by_id, conjunction, decide_by_ci,
-                                   effect_from_stat, holm, hypothesis_test, saturation, seed_comparison, verdict)
+from experiment_1.report.verdicts import (
+    CANNOT_TELL,
+    CONSTANT,
+    DECISIONS,
+    FAILS,
+    HOLDS,
+    NON_FINITE,
+    SATURATED,
+    by_id,
+    conjunction,
+    decide_by_ci,
+    effect_from_stat,
+    holm,
+    hypothesis_test,
+    saturation,
+    seed_comparison,
+    verdict,
+)
 
 
 def _holm_brute_force(p: list[float]) -> list[float]:
@@ -57,7 +74,11 @@ def test_ci_rule_on_planted_effects_present_absent_and_reversed() -> None:
 
 def test_a_claim_made_of_parts_holds_only_when_every_part_holds() -> None:
     assert conjunction([HOLDS, HOLDS]) == HOLDS and conjunction([HOLDS, SATURATED]) == CANNOT_TELL
-    assert conjunction([CANNOT_TELL, FAILS, HOLDS]) == FAILS and conjunction([FAILS, NON_FINITE]) == NON_FINITE and conjunction([]) == CANNOT_TELL
+    assert (
+        conjunction([CANNOT_TELL, FAILS, HOLDS]) == FAILS
+        and conjunction([FAILS, NON_FINITE]) == NON_FINITE
+        and conjunction([]) == CANNOT_TELL
+    )
     block = [verdict("a", "c", HOLDS, "r"), verdict("b", "c", FAILS, "r")]
     assert by_id(block)["b"]["decision"] == FAILS
 
@@ -65,7 +86,12 @@ def test_a_claim_made_of_parts_holds_only_when_every_part_holds() -> None:
 def test_saturation_flags_a_measure_at_its_bound_or_one_value_but_not_one_that_moves() -> None:
     rng = np.random.default_rng(2)
     at_bound = np.where(rng.uniform(size=1000) < 0.993, 512.0, rng.integers(1, 512, 1000))  # K^err = 2^L on 99.3 %
-    assert saturation(at_bound, bounds=(1, 512)) == {"decision": SATURATED, "value": 512.0, "share": pytest.approx(np.mean(at_bound == 512)), "at": "bound"}
+    assert saturation(at_bound, bounds=(1, 512)) == {
+        "decision": SATURATED,
+        "value": 512.0,
+        "share": pytest.approx(np.mean(at_bound == 512)),
+        "at": "bound",
+    }
     mostly_one = np.where(rng.uniform(size=1000) < 0.95, 7.0, rng.normal(size=1000))
     assert saturation(mostly_one)["at"] == "mode"
     assert saturation(np.full(50, 3.0))["decision"] == CONSTANT
@@ -74,10 +100,15 @@ def test_saturation_flags_a_measure_at_its_bound_or_one_value_but_not_one_that_m
 
 
 def test_a_non_finite_input_never_gives_a_confident_verdict() -> None:
-    clean = verdict("x", "it rises", HOLDS, "CI excludes 0", effect={"name": "d", "value": 1.0, "ci_low": 0.5, "ci_high": 1.5})
+    clean = verdict(
+        "x", "it rises", HOLDS, "CI excludes 0", effect={"name": "d", "value": 1.0, "ci_low": 0.5, "ci_high": 1.5}
+    )
     assert clean["decision"] == HOLDS and clean["notes"] == []
-    for spoiled in ({"effect": {"name": "d", "value": float("nan"), "ci_low": 0.5, "ci_high": 1.5}},
-                    {"test": hypothesis_test("U", float("inf"))}, {"inputs": [np.array([1.0, np.nan])]}):
+    for spoiled in (
+        {"effect": {"name": "d", "value": float("nan"), "ci_low": 0.5, "ci_high": 1.5}},
+        {"test": hypothesis_test("U", float("inf"))},
+        {"inputs": [np.array([1.0, np.nan])]},
+    ):
         entry = verdict("x", "it rises", HOLDS, "CI excludes 0", **spoiled)
         assert entry["decision"] == NON_FINITE and "no verdict" in entry["notes"][0]
     with pytest.raises(ValueError, match="not one of"):
@@ -95,14 +126,37 @@ def test_seed_comparison_says_cannot_tell_when_our_ci_contains_the_seed_and_give
 
 def test_renderer_states_decision_evidence_corrected_p_seed_and_rule_once() -> None:
     effect = {"name": "hard − easy", "value": 3.0, "ci_low": -2.4, "ci_high": 8.4, "confidence": 0.95}
-    test = hypothesis_test("label permutation", 0.000999, p_adjusted=0.002997, correction="Holm", family_size=3, p_floor=1 / 1001)
-    block = [verdict("a", "N_eff^v is higher on hard images", CANNOT_TELL, "the CI rule", effect=effect, seed=seed_comparison(1.4, effect)),
-             verdict("b", "the ranking is class-aligned", HOLDS, "the CI rule", test=test, statistic={"name": "AUC", "value": 0.61})]
+    test = hypothesis_test(
+        "label permutation", 0.000999, p_adjusted=0.002997, correction="Holm", family_size=3, p_floor=1 / 1001
+    )
+    block = [
+        verdict(
+            "a",
+            "N_eff^v is higher on hard images",
+            CANNOT_TELL,
+            "the CI rule",
+            effect=effect,
+            seed=seed_comparison(1.4, effect),
+        ),
+        verdict(
+            "b",
+            "the ranking is class-aligned",
+            HOLDS,
+            "the CI rule",
+            test=test,
+            statistic={"name": "AUC", "value": 0.61},
+        ),
+    ]
     block = json.loads(json.dumps(block))  # survives the summary JSON
     lines = verdict_lines(block)
-    assert lines[0].startswith("- N_eff^v is higher on hard images: **cannot tell** — hard − easy = 3 [-2.4, 8.4] (95 % CI); "
-                               "the original study reports 1.4; our CI contains it (the smallest effect these data detect at 80 % power: 7.72)")
-    assert "label permutation p = 9.99e-04 (the test's floor), Holm over 3 tests p = 0.003" in lines[1] and "AUC = 0.61" in lines[1]
+    assert lines[0].startswith(
+        "- N_eff^v is higher on hard images: **cannot tell** — hard − easy = 3 [-2.4, 8.4] (95 % CI); "
+        "the original study reports 1.4; our CI contains it (the smallest effect these data detect at 80 % power: 7.72)"
+    )
+    assert (
+        "label permutation p = 9.99e-04 (the test's floor), Holm over 3 tests p = 0.003" in lines[1]
+        and "AUC = 0.61" in lines[1]
+    )
     assert lines.count("1. the CI rule") == 1 and all("rule 1" in line for line in lines[:2])
     assert verdict_sentence(block[0]).startswith("N_eff^v is higher on hard images: cannot tell (hard − easy")
     assert "**" not in verdict_sentence(block[0]) and verdict_sentence(block[1]).endswith("Rule: the CI rule")
@@ -110,16 +164,46 @@ def test_renderer_states_decision_evidence_corrected_p_seed_and_rule_once() -> N
 
 
 def test_report_fills_its_verdict_section_from_the_block_and_enforces_the_seed_wording() -> None:
-    summary = {"config": {"arch": "resnet18", "weights": "IMAGENET1K_V1", "num_blocks": 8, "sample_index": "s.json"},
-               "question": "Q?", "num_valid": 4, "num_skipped_corrupt": 0}
-    block = [verdict("a", "the spectrum is dense", HOLDS, "rule r", statistic={"name": "Γ_128", "value": 0.43, "percent": True})]
-    text = ReportDocument(title="T", summary=summary, method="", results=[], seed_rows=[], seed_source="s", verdict=[],
-                          generator="g", verdicts=block).render()
+    summary = {
+        "config": {"arch": "resnet18", "weights": "IMAGENET1K_V1", "num_blocks": 8, "sample_index": "s.json"},
+        "question": "Q?",
+        "num_valid": 4,
+        "num_skipped_corrupt": 0,
+    }
+    block = [
+        verdict(
+            "a", "the spectrum is dense", HOLDS, "rule r", statistic={"name": "Γ_128", "value": 0.43, "percent": True}
+        )
+    ]
+    text = ReportDocument(
+        title="T",
+        summary=summary,
+        method="",
+        results=[],
+        seed_rows=[],
+        seed_source="s",
+        verdict=[],
+        generator="g",
+        verdicts=block,
+    ).render()
     section = text.split("## Verdict")[1].split("## Configuration")[0]
     assert "- the spectrum is dense: **holds** — Γ_128 = 43.0 % (rule 1)." in section and "1. rule r" in section
-    for bad in ("Lite0 is denser than the seed's ResNet-18", "the seed's network is sparse", "Lite0 is denser than the original study's ResNet-18",
-                "the original study's network is sparse"):
+    for bad in (
+        "Lite0 is denser than the seed's ResNet-18",
+        "the seed's network is sparse",
+        "Lite0 is denser than the original study's ResNet-18",
+        "the original study's network is sparse",
+    ):
         with pytest.raises(ValueError, match="the original study reports"):
-            ReportDocument(title="T", summary=summary, method="", results=[], seed_rows=[], seed_source="s", verdict=[bad], generator="g").render()
+            ReportDocument(
+                title="T",
+                summary=summary,
+                method="",
+                results=[],
+                seed_rows=[],
+                seed_source="s",
+                verdict=[bad],
+                generator="g",
+            ).render()
     check_seed_wording("Γ = 43 %, where the seed reports 94 %; the seed's claim holds here.")
     check_seed_wording("Γ = 43 %, where the original study reports 94 %; the original study's claim holds here.")

@@ -1,6 +1,7 @@
 """experiment_1.run.allocator: the glibc setting takes effect (a freed 64 MiB buffer is reused without
 page faults), and it stays off where the user chose otherwise. Each case runs in a fresh process:
 the setting is per process and cannot be undone."""
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,20 @@ print(json.dumps({"record": record, "faults": faults, "pages": size // resource.
 
 
 def probe(**environment: str) -> dict:
-    env = {key: value for key, value in os.environ.items() if key not in ("GLIBC_TUNABLES", "MOE_MALLOC_TUNING", "LD_PRELOAD")}
-    result = subprocess.run([sys.executable, "-c", PROBE], cwd=REPO, env={**env, **environment}, capture_output=True, text=True, timeout=60, check=True)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("GLIBC_TUNABLES", "MOE_MALLOC_TUNING", "LD_PRELOAD")
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=REPO,
+        env={**env, **environment},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return json.loads(result.stdout)
 
 
@@ -69,9 +82,11 @@ def test_the_loaded_allocator_is_read_from_the_process_maps(tmp_path: Path) -> N
     from experiment_1.run.allocator import loaded_allocators
 
     maps = tmp_path / "maps"
-    maps.write_text("7f00-7f01 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
-                    "7f02-7f03 r-xp 00000000 08:01 2 /usr/lib/x86_64-linux-gnu/libjemalloc.so.2\n"
-                    "7f04-7f05 rw-p 00000000 00:00 0 [heap]\n")
+    maps.write_text(
+        "7f00-7f01 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+        "7f02-7f03 r-xp 00000000 08:01 2 /usr/lib/x86_64-linux-gnu/libjemalloc.so.2\n"
+        "7f04-7f05 rw-p 00000000 00:00 0 [heap]\n"
+    )
     assert loaded_allocators(str(maps)) == ["jemalloc"]
     maps.write_text("7f00-7f01 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n")
     assert loaded_allocators(str(maps)) == []

@@ -1,5 +1,6 @@
 """experiment_1.run.cost: the estimate counts the engines' MACs, and a pass beyond the limits is refused
 (one line naming --confirm-long-run) before anything is evaluated, unless the flag is given."""
+
 from __future__ import annotations
 
 import json
@@ -22,13 +23,17 @@ def cost_at(num_blocks: int, seconds: float) -> run_cost.CostEstimate:
 
 
 def test_limits_refuse_without_the_flag_and_pass_with_it() -> None:
-    with pytest.raises(PipelineError, match=r"L = 21 gated blocks.*beyond the limit of L = 20.*pass --confirm-long-run"):
+    with pytest.raises(
+        PipelineError, match=r"L = 21 gated blocks.*beyond the limit of L = 20.*pass --confirm-long-run"
+    ):
         run_cost.check(cost_at(21, 10.0), confirmed=False)
     with pytest.raises(PipelineError, match=r"estimated at 25\.0 h, beyond the limit of 24 h.*pass --confirm-long-run"):
         run_cost.check(cost_at(8, 25 * 3600.0), confirmed=False)
     run_cost.check(cost_at(21, 25 * 3600.0), confirmed=True)
     run_cost.check(cost_at(20, 24 * 3600.0), confirmed=False)  # at the limits: runs
-    run_cost.check(run_cost.CostEstimate(1.0, 1.0, 1, 1, 1.0, 1, 21, "naive", 1), confirmed=False)  # one mask per image is not exhaustive
+    run_cost.check(
+        run_cost.CostEstimate(1.0, 1.0, 1, 1, 1.0, 1, 21, "naive", 1), confirmed=False
+    )  # one mask per image is not exhaustive
 
 
 def test_estimate_counts_the_engines_work_and_divides_by_the_measured_rate() -> None:
@@ -45,19 +50,55 @@ def test_estimate_counts_the_engines_work_and_divides_by_the_measured_rate() -> 
     # peak: parameters + (B, 2^L, C) float32 logits + 3 × B × the largest (states × layer output) of a part, states capped by the chunk
     parameters, logits = sum(p.numel() for p in model.parameters()) * 4, 2 * 256 * 1000 * 4
     activations = (tree.peak_bytes - parameters - logits) / (3 * 2 * 4)
-    assert activations == int(activations) and activations >= 64 * 16 * 16  # at least the stem's conv output (1 state per image)
+    assert (
+        activations == int(activations) and activations >= 64 * 16 * 16
+    )  # at least the stem's conv output (1 state per image)
     alone = run_cost.estimate(model, 32, num_images=6, batch_size=1, mask_chunk=16, engine="tree")
-    assert alone.peak_bytes - parameters - logits / 2 == (tree.peak_bytes - parameters - logits) / 2  # linear in the batch size
+    assert (
+        alone.peak_bytes - parameters - logits / 2 == (tree.peak_bytes - parameters - logits) / 2
+    )  # linear in the batch size
     unchunked = run_cost.estimate(model, 32, num_images=6, batch_size=2, mask_chunk=256, engine="tree")
     assert unchunked.peak_bytes > tree.peak_bytes  # more states at once in the late blocks and the head
     largest, classes = run_cost.activation_sizes(model, torch.zeros(1, 3, 32, 32))
     assert classes == 1000 and largest[0] == 64 * 16 * 16 and largest[-1] == 1000  # stem conv output; head's logits
 
 
-def test_a_run_beyond_the_limit_is_refused_before_evaluating(tiny_shards: Path, small_input: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_run_beyond_the_limit_is_refused_before_evaluating(
+    tiny_shards: Path,
+    small_input: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     index = tmp_path / "sample_index.json"
-    sample_main(["--data-dir", str(tiny_shards), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", "2", "--output", str(index)])
-    flags = ["--data-dir", str(tiny_shards), "--sample-index", str(index), "--weights", "random", "--batch-size", "2", "--num-workers", "0", "--device", "cpu"]
+    sample_main(
+        [
+            "--data-dir",
+            str(tiny_shards),
+            "--pattern",
+            "validation-*.parquet",
+            "--mode",
+            "uniform",
+            "--num-images",
+            "2",
+            "--output",
+            str(index),
+        ]
+    )
+    flags = [
+        "--data-dir",
+        str(tiny_shards),
+        "--sample-index",
+        str(index),
+        "--weights",
+        "random",
+        "--batch-size",
+        "2",
+        "--num-workers",
+        "0",
+        "--device",
+        "cpu",
+    ]
     monkeypatch.setattr(run_cost, "MAX_HOURS", 1e-9)
     with pytest.raises(PipelineError, match=r"^this pass is estimated at .* pass --confirm-long-run to run it anyway"):
         step_3.main([*flags, "--output-dir", str(tmp_path / "refused")])
@@ -74,11 +115,15 @@ def test_a_family_pass_is_counted_as_the_family_and_never_refused_for_its_depth(
     model = build_gated_stack("resnet101", "random")
     cpu = torch.device("cpu")
     for base in ("off", "on"):
-        cost = run_cost.estimate(model, 32, num_images=2, batch_size=1, mask_chunk=64, engine="tree", family=MaskFamily(2, base))
+        cost = run_cost.estimate(
+            model, 32, num_images=2, batch_size=1, mask_chunk=64, engine="tree", family=MaskFamily(2, base)
+        )
         assert cost.num_blocks == 33 and cost.masks_per_image == 1 + 33 + 528
         assert cost.gmac_per_image == pytest.approx(family_gmac(model, 32, cpu, MaskFamily(2, base)))
         run_cost.check_blocks(cost, confirmed=False)  # L = 33, but a family, not 2^33 masks
-    naive = run_cost.estimate(model, 32, num_images=2, batch_size=1, mask_chunk=64, engine="naive", family=MaskFamily(2))
+    naive = run_cost.estimate(
+        model, 32, num_images=2, batch_size=1, mask_chunk=64, engine="naive", family=MaskFamily(2)
+    )
     assert naive.gmac_per_image == pytest.approx(work_ratio(model, 32, cpu)["naive_gmac"] / 2**33 * 562)
     # the whole cube as a family is the exhaustive tree's count (resnet18, L = 8)
     small = build_gated_stack("resnet18", "random")

@@ -1,4 +1,5 @@
 """Defaults that depend on the machine (data-loader workers, torch's weights cache) and small usability guards."""
+
 from __future__ import annotations
 
 import hashlib
@@ -17,14 +18,16 @@ def test_num_workers_default_leaves_a_core_to_the_evaluation() -> None:
     assert [default_num_workers(cores) for cores in (1, 2, 3, 64)] == [0, 1, 2, MAX_DEFAULT_WORKERS]
 
 
-def test_weights_in_torchs_hub_cache_are_used_without_a_download(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_weights_in_torchs_hub_cache_are_used_without_a_download(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     state = {"weight": torch.arange(6.0).reshape(2, 3)}
     hub = tmp_path / "hub"
     (hub / "checkpoints").mkdir(parents=True)
     staging = tmp_path / "staging.pth"
     torch.save(state, staging)
     digest = hashlib.sha256(staging.read_bytes()).hexdigest()[:8]
-    name = f"toy-{digest}.pth"                                   # torchvision's naming: the hash prefix in the file name
+    name = f"toy-{digest}.pth"  # torchvision's naming: the hash prefix in the file name
     staging.rename(hub / "checkpoints" / name)
     monkeypatch.setattr(torch.hub, "get_dir", lambda: str(hub))
     monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path / "checkpoints"))
@@ -35,8 +38,8 @@ def test_weights_in_torchs_hub_cache_are_used_without_a_download(tmp_path: Path,
     monkeypatch.setattr(torch.hub, "load_state_dict_from_url", no_download)
     loaded = load_torchvision_state_dict(SimpleNamespace(url=f"https://download.pytorch.org/models/{name}"))
     assert torch.equal(loaded["weight"], state["weight"])
-    assert not (tmp_path / "checkpoints").exists()               # nothing copied into checkpoints/
-    (hub / "checkpoints" / name).write_bytes(b"truncated")       # a damaged cached file is named, not loaded
+    assert not (tmp_path / "checkpoints").exists()  # nothing copied into checkpoints/
+    (hub / "checkpoints" / name).write_bytes(b"truncated")  # a damaged cached file is named, not loaded
     with pytest.raises(PipelineError, match="corrupt or truncated"):
         load_torchvision_state_dict(SimpleNamespace(url=f"https://download.pytorch.org/models/{name}"))
 

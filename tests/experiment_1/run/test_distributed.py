@@ -8,6 +8,7 @@ sweep and a bad --arch. Byte equality of the results is expected: every batch ru
 batch shape with the same thread count (this process's, forwarded to the ranks) whichever process evaluates it, and
 the merge follows the sample list.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,10 +24,10 @@ import experiment_1.run.loop as run_loop
 import experiment_1.run.setup as run_setup
 import experiment_1.step_3_evaluate as step_3
 from conftest import jpeg_bytes, write_shard
-from experiment_1.run import distributed
-from experiment_1.run.distributed import Rank, rank_device, rank_from_environment, shard
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
+from experiment_1.run import distributed
+from experiment_1.run.distributed import Rank, rank_device, rank_from_environment, shard
 from experiment_1.step_2_sample import main as sample_main
 from experiment_2 import step_3_lambda_sweep
 from launch_small import small_builder
@@ -88,7 +89,9 @@ def test_rank_device() -> None:
 def test_ranks_with_different_settings_are_refused(rank: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(distributed, "_current", Rank(rank, 2, rank, launched=True))
     settings = {"batch_size": 2, "seed": 0, "arch": "resnet18"}
-    monkeypatch.setattr(distributed, "_all_gather", lambda value: [settings, {**settings, "seed": 1, "arch": "resnet34"}])
+    monkeypatch.setattr(
+        distributed, "_all_gather", lambda value: [settings, {**settings, "seed": 1, "arch": "resnet34"}]
+    )
     if rank == 0:  # rank 0 says it in one line …
         with pytest.raises(PipelineError, match=r"rank 1 was launched with other settings than rank 0 \(arch, seed\)"):
             distributed.check_job(4, settings)
@@ -106,7 +109,9 @@ def test_more_ranks_than_batches_is_refused(rank: int, monkeypatch: pytest.Monke
     monkeypatch.setattr(distributed, "_current", Rank(rank, 2, rank, launched=True))
     monkeypatch.setattr(distributed, "_all_gather", lambda value: [value, value])
     if rank == 0:
-        with pytest.raises(PipelineError, match=r"^2 ranks but the job has only 1 batch\(es\) of --batch-size; launch at most 1 ranks"):
+        with pytest.raises(
+            PipelineError, match=r"^2 ranks but the job has only 1 batch\(es\) of --batch-size; launch at most 1 ranks"
+        ):
             distributed.check_job(1, {})
     else:
         with pytest.raises(SystemExit) as exit_info:
@@ -115,7 +120,9 @@ def test_more_ranks_than_batches_is_refused(rank: int, monkeypatch: pytest.Monke
 
 
 @pytest.mark.parametrize("rank", [0, 1])
-def test_an_error_of_every_rank_is_said_once_and_one_of_some_ranks_by_each(rank: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_error_of_every_rank_is_said_once_and_one_of_some_ranks_by_each(
+    rank: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(distributed, "_current", Rank(rank, 2, rank, launched=True))
 
     def bad_arch() -> None:
@@ -129,10 +136,16 @@ def test_an_error_of_every_rank_is_said_once_and_one_of_some_ranks_by_each(rank:
         with pytest.raises(SystemExit) as exit_info:
             distributed.alike(bad_arch)
         assert exit_info.value.code == 0
-    monkeypatch.setattr(distributed, "_all_gather", lambda value: [value, None] if rank == 0 else [None, value])  # only this rank failed
+    monkeypatch.setattr(
+        distributed, "_all_gather", lambda value: [value, None] if rank == 0 else [None, value]
+    )  # only this rank failed
     with pytest.raises(PipelineError, match="cannot import user"):
         distributed.alike(bad_arch)
-    monkeypatch.setattr(distributed, "_all_gather", lambda value: [value, "rank 1's own error"] if rank == 0 else ["rank 0's own error", value])
+    monkeypatch.setattr(
+        distributed,
+        "_all_gather",
+        lambda value: [value, "rank 1's own error"] if rank == 0 else ["rank 0's own error", value],
+    )
     assert distributed.alike(lambda: 7) == 7  # the failing rank says it itself; this one carries on
 
 
@@ -144,16 +157,46 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Shards and a 3-image sample list shared by the end-to-end tests."""
     root = tmp_path_factory.mktemp("distributed")
     data_dir = root / "data"
-    write_shard(data_dir / "validation-00000-of-00001.parquet", [jpeg_bytes(100 + i) for i in range(6)], [0, 1, 2, 0, 1, 2])
+    write_shard(
+        data_dir / "validation-00000-of-00001.parquet", [jpeg_bytes(100 + i) for i in range(6)], [0, 1, 2, 0, 1, 2]
+    )
     sample_index = root / "sample_index.json"
-    sample_main(["--data-dir", str(data_dir), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", str(NUM_IMAGES), "--output", str(sample_index)])
+    sample_main(
+        [
+            "--data-dir",
+            str(data_dir),
+            "--pattern",
+            "validation-*.parquet",
+            "--mode",
+            "uniform",
+            "--num-images",
+            str(NUM_IMAGES),
+            "--output",
+            str(sample_index),
+        ]
+    )
     return data_dir, sample_index
 
 
 def flags(job: tuple[Path, Path], output_dir: Path, *extra: str) -> list[str]:
     data_dir, sample_index = job
-    return ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", "1",
-            "--num-workers", "0", "--device", "cpu", "--output-dir", str(output_dir), *extra]
+    return [
+        "--data-dir",
+        str(data_dir),
+        "--sample-index",
+        str(sample_index),
+        "--weights",
+        "random",
+        "--batch-size",
+        "1",
+        "--num-workers",
+        "0",
+        "--device",
+        "cpu",
+        "--output-dir",
+        str(output_dir),
+        *extra,
+    ]
 
 
 def torchrun(module: str, arguments: list[str], ranks: int = 2, **environment: str) -> subprocess.CompletedProcess:
@@ -162,9 +205,26 @@ def torchrun(module: str, arguments: list[str], ranks: int = 2, **environment: s
     Each rank gets this process's thread count (torchrun would set OMP_NUM_THREADS=1): CPU kernels may
     block their sums by thread count, and the byte comparisons need the same operations as the
     single-process reference run here."""
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(ranks), str(LAUNCHER), module, *arguments]
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node",
+        str(ranks),
+        str(LAUNCHER),
+        module,
+        *arguments,
+    ]
     threads = {"OMP_NUM_THREADS": str(torch.get_num_threads())}
-    return subprocess.run(command, cwd=REPO, env={**os.environ, **threads, **environment}, capture_output=True, text=True, timeout=TORCHRUN_TIMEOUT)
+    return subprocess.run(
+        command,
+        cwd=REPO,
+        env={**os.environ, **threads, **environment},
+        capture_output=True,
+        text=True,
+        timeout=TORCHRUN_TIMEOUT,
+    )
 
 
 def single_process(main, arguments: list[str]) -> None:
@@ -180,7 +240,9 @@ def experiment_1_single(job: tuple[Path, Path], tmp_path_factory: pytest.TempPat
     return output
 
 
-def test_a_crashed_rank_leaves_only_whole_batches_and_one_process_finishes_them(job: tuple[Path, Path], experiment_1_single: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crashed_rank_leaves_only_whole_batches_and_one_process_finishes_them(
+    job: tuple[Path, Path], experiment_1_single: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Rank 1 owns batches 1 and 2 and dies as it starts batch 2; torchrun then stops rank 0 (which may not have finished batch 0).
     result = torchrun("experiment_1.step_3_evaluate", flags(job, tmp_path), MOE_TEST_DIE_AT="1:2")
     assert result.returncode != 0
@@ -191,14 +253,22 @@ def test_a_crashed_rank_leaves_only_whole_batches_and_one_process_finishes_them(
 
     evaluated = []
     original = run_loop.evaluate_all_masks
-    monkeypatch.setattr(run_loop, "evaluate_all_masks", lambda model, images, **kwargs: evaluated.append(len(images)) or original(model, images, **kwargs))
+    monkeypatch.setattr(
+        run_loop,
+        "evaluate_all_masks",
+        lambda model, images, **kwargs: evaluated.append(len(images)) or original(model, images, **kwargs),
+    )
     single_process(step_3.main, flags(job, tmp_path))
     assert len(evaluated) == NUM_IMAGES - len(finished)  # only the missing batches ran
     assert (tmp_path / "summary.json").read_bytes() == (experiment_1_single / "summary.json").read_bytes()
-    timing = read_json(tmp_path / "timing.json")  # the crashed job's records (up to its last finished batch) and this process's
+    timing = read_json(
+        tmp_path / "timing.json"
+    )  # the crashed job's records (up to its last finished batch) and this process's
     crashed = [record for record in timing["processes"] if record["pass"] != timing["processes"][-1]["pass"]]
     assert timing["last_call"]["images_evaluated"] == len(evaluated) == timing["processes"][-1]["images_evaluated"]
-    assert 1 <= sum(record["images_evaluated"] for record in crashed) <= len(finished) and {record["rank"] for record in crashed} <= {0, 1}
+    assert 1 <= sum(record["images_evaluated"] for record in crashed) <= len(finished) and {
+        record["rank"] for record in crashed
+    } <= {0, 1}
     assert timing["images_evaluated"] == len(evaluated) + sum(record["images_evaluated"] for record in crashed)
 
 
@@ -206,7 +276,9 @@ def test_lambda_sweep_two_ranks_give_the_single_process_bytes(job: tuple[Path, P
     single_process(step_3_lambda_sweep.main, flags(job, tmp_path / "single", *SWEEP_FLAGS))
     result = torchrun("experiment_2.step_3_lambda_sweep", flags(job, tmp_path / "two", *SWEEP_FLAGS))
     assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / "two" / "summary_all.json").read_bytes() == (tmp_path / "single" / "summary_all.json").read_bytes()
+    assert (tmp_path / "two" / "summary_all.json").read_bytes() == (
+        tmp_path / "single" / "summary_all.json"
+    ).read_bytes()
     assert read_json(tmp_path / "two" / "timing.json")["per_lambda"]["0.5"]["world_size"] == 2
 
 
@@ -214,8 +286,10 @@ def test_a_bad_arch_under_torchrun_prints_one_line(job: tuple[Path, Path], tmp_p
     result = torchrun("experiment_1.step_3_evaluate", [*flags(job, tmp_path), "--arch", "no_such_package.models:build"])
     assert result.returncode != 0
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert errors == ["error: --arch no_such_package.models:build: no module no_such_package on the import path (moved, renamed or misspelled?); name the module "
-                      "as it is now, as package.module from the folder above its top package (the repository root for experiment_N.…), or add that folder to PYTHONPATH"], result.stderr[-3000:]
+    assert errors == [
+        "error: --arch no_such_package.models:build: no module no_such_package on the import path (moved, renamed or misspelled?); name the module "
+        "as it is now, as package.module from the folder above its top package (the repository root for experiment_N.…), or add that folder to PYTHONPATH"
+    ], result.stderr[-3000:]
 
 
 # --- three ranks, uneven shares, every experiment: one single pass (Experiments 1–5) per scenario ------------------
@@ -227,23 +301,61 @@ PASS_EXPERIMENTS = ["1", "2", "3", "4", "5"]
 @pytest.fixture(scope="module")
 def labelled_job(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("labelled")
-    write_shard(root / "data" / "validation-00000-of-00001.parquet", [jpeg_bytes(200 + i) for i in range(PASS_IMAGES)], [0, 1, 2] * 3)
-    sample_main(["--data-dir", str(root / "data"), "--pattern", "validation-*.parquet", "--mode", "uniform", "--num-images", str(PASS_IMAGES),
-                 "--output", str(root / "sample_index.json")])
+    write_shard(
+        root / "data" / "validation-00000-of-00001.parquet",
+        [jpeg_bytes(200 + i) for i in range(PASS_IMAGES)],
+        [0, 1, 2] * 3,
+    )
+    sample_main(
+        [
+            "--data-dir",
+            str(root / "data"),
+            "--pattern",
+            "validation-*.parquet",
+            "--mode",
+            "uniform",
+            "--num-images",
+            str(PASS_IMAGES),
+            "--output",
+            str(root / "sample_index.json"),
+        ]
+    )
     return root / "data", root / "sample_index.json"
 
 
 def pass_flags(job: tuple[Path, Path], results_root: Path) -> list[str]:
     data_dir, sample_index = job
-    return ["--data-dir", str(data_dir), "--sample-index", str(sample_index), "--weights", "random", "--batch-size", str(PASS_BATCH),
-            "--num-workers", "0", "--device", "cpu", "--experiments", *PASS_EXPERIMENTS, "--num-random-seeds", "1",
-            "--results-name", "r", "--results-root", str(results_root)]
+    return [
+        "--data-dir",
+        str(data_dir),
+        "--sample-index",
+        str(sample_index),
+        "--weights",
+        "random",
+        "--batch-size",
+        str(PASS_BATCH),
+        "--num-workers",
+        "0",
+        "--device",
+        "cpu",
+        "--experiments",
+        *PASS_EXPERIMENTS,
+        "--num-random-seeds",
+        "1",
+        "--results-name",
+        "r",
+        "--results-root",
+        str(results_root),
+    ]
 
 
 def outputs(results_root: Path) -> dict[str, bytes]:
     """Every file the experiments' own steps write (summaries, per-image arrays, signatures), timing aside."""
-    return {path.relative_to(results_root).as_posix(): path.read_bytes() for path in sorted(results_root.rglob("*"))
-            if path.is_file() and "partial" not in path.parts and path.name != "timing.json"}
+    return {
+        path.relative_to(results_root).as_posix(): path.read_bytes()
+        for path in sorted(results_root.rglob("*"))
+        if path.is_file() and "partial" not in path.parts and path.name != "timing.json"
+    }
 
 
 @pytest.fixture(scope="module")
@@ -253,7 +365,9 @@ def single_pass_reference(labelled_job: tuple[Path, Path], tmp_path_factory: pyt
     return results_root
 
 
-def test_three_ranks_with_uneven_shares_give_every_experiments_single_process_bytes(labelled_job: tuple[Path, Path], single_pass_reference: Path, tmp_path: Path) -> None:
+def test_three_ranks_with_uneven_shares_give_every_experiments_single_process_bytes(
+    labelled_job: tuple[Path, Path], single_pass_reference: Path, tmp_path: Path
+) -> None:
     result = torchrun("paper.single_pass", pass_flags(labelled_job, tmp_path), ranks=3)
     assert result.returncode == 0, result.stderr[-3000:]
     expected = outputs(single_pass_reference)
@@ -263,20 +377,32 @@ def test_three_ranks_with_uneven_shares_give_every_experiments_single_process_by
     assert timing["world_size"] == 3 and timing["images_evaluated"] == PASS_IMAGES
     assert timing["per_rank_images_evaluated"] == [2, 4, 3]  # shares of 1, 2 and 2 batches, the last batch of 1 image
     assert "world_size" not in read_json(tmp_path / "experiment_1" / "r" / "summary.json")["config"]
-    assert sum(line.startswith("wrote ") for line in result.stdout.splitlines()) == len(PASS_EXPERIMENTS)  # ranks 1 and 2 print nothing
+    assert sum(line.startswith("wrote ") for line in result.stdout.splitlines()) == len(
+        PASS_EXPERIMENTS
+    )  # ranks 1 and 2 print nothing
 
 
-def test_three_ranks_resume_a_store_with_gaps_and_give_the_same_bytes(labelled_job: tuple[Path, Path], single_pass_reference: Path, tmp_path: Path) -> None:
+def test_three_ranks_resume_a_store_with_gaps_and_give_the_same_bytes(
+    labelled_job: tuple[Path, Path], single_pass_reference: Path, tmp_path: Path
+) -> None:
     """Batches 0, 2, 3 and 4 are removed from every experiment's store (batch 1 kept: a gap); three ranks share the
     four unfinished batches ([0], [2], [3, 4]), evaluate only those and write every experiment's single-process bytes."""
     shutil.copytree(single_pass_reference, tmp_path, dirs_exist_ok=True)
     for path in list(tmp_path.rglob("*")):
-        if path.is_file() and ("partial" not in path.parts or path.name in {f"batch_{number:06d}.pt" for number in (0, 2, 3, 4)}):
+        if path.is_file() and (
+            "partial" not in path.parts or path.name in {f"batch_{number:06d}.pt" for number in (0, 2, 3, 4)}
+        ):
             path.unlink()
     assert len(list(tmp_path.rglob("batch_000001.pt"))) == len(PASS_EXPERIMENTS)
     result = torchrun("paper.single_pass", pass_flags(labelled_job, tmp_path), ranks=3)
     assert result.returncode == 0, result.stderr[-3000:]
     assert outputs(tmp_path) == outputs(single_pass_reference)
     timing = read_json(tmp_path / "experiment_1" / "r" / "timing.json")
-    this_call = timing.get("last_call", timing)  # where timing.json also sums earlier processes, this launch's own record
-    assert this_call["images_evaluated"] == PASS_IMAGES - PASS_BATCH and this_call["per_rank_images_evaluated"] == [2, 2, 3]
+    this_call = timing.get(
+        "last_call", timing
+    )  # where timing.json also sums earlier processes, this launch's own record
+    assert this_call["images_evaluated"] == PASS_IMAGES - PASS_BATCH and this_call["per_rank_images_evaluated"] == [
+        2,
+        2,
+        3,
+    ]

@@ -9,6 +9,7 @@ images): each flag does what it says and nothing else.
   bit-equal;
 - ``--num-workers 2``: worker processes decode the images; every array equals the in-process loader's bit for bit.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -30,10 +31,36 @@ ENERGY_TOLERANCE = {"bfloat16": 0.2, "float16": 0.05, "float64": 1e-5}  # of the
 def evaluate(data_dir: Path, root: Path, name: str, *extra: str) -> dict[str, np.ndarray]:
     samples = root / "samples.json"
     if not samples.exists():
-        atomic_write_json(samples, sample_list_json(draw_sample(list_items(data_dir, "test-*.parquet"), "uniform", 2, 0, seed=0), "test-*.parquet", "uniform", 0, None))
+        atomic_write_json(
+            samples,
+            sample_list_json(
+                draw_sample(list_items(data_dir, "test-*.parquet"), "uniform", 2, 0, seed=0),
+                "test-*.parquet",
+                "uniform",
+                0,
+                None,
+            ),
+        )
     output = root / name
-    step_1_evaluate.main(["--sample-index", str(samples), "--data-dir", str(data_dir), "--weights", "random", "--batch-size", "2",
-                          "--num-workers", "0", "--device", "cpu", "--output-dir", str(output), *extra])
+    step_1_evaluate.main(
+        [
+            "--sample-index",
+            str(samples),
+            "--data-dir",
+            str(data_dir),
+            "--weights",
+            "random",
+            "--batch-size",
+            "2",
+            "--num-workers",
+            "0",
+            "--device",
+            "cpu",
+            "--output-dir",
+            str(output),
+            *extra,
+        ]
+    )
     with np.load(output / "per_image.npz") as stored:
         arrays = {key: stored[key] for key in stored.files if key != "run_id"}
     arrays["config"] = read_json(output / "summary.json")["config"]
@@ -55,7 +82,9 @@ def relative_energy_change(arrays: dict[str, np.ndarray], reference: dict[str, n
 
 
 @pytest.mark.usefixtures("keep_tf32_switches")
-def test_dtype_and_worker_flags_change_the_arithmetic_they_name_and_nothing_else(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
+def test_dtype_and_worker_flags_change_the_arithmetic_they_name_and_nothing_else(
+    tiny_shards: Path, small_input: int, tmp_path: Path
+) -> None:
     reference = evaluate(tiny_shards, tmp_path, "float32")
     assert reference["config"]["dtype"] == "float32" and reference["config"]["mobius_dtype"] == "float64"
     arrays = [name for name in reference if name != "config"]

@@ -1,6 +1,7 @@
 """experiment_1.run.preflight: the refusals before a run come in one call, cheap first — the L limit of an
 exhaustive pass before the memory check (so --confirm-long-run is offered first), the memory check before
 the time limit — each once, and the configuration's masks_per_image reaches the cost estimate."""
+
 from __future__ import annotations
 
 import argparse
@@ -39,10 +40,13 @@ def fake_estimate(blocks: int, seconds: float, seen: list | None = None):
         if seen is not None:
             seen.append(arguments)
         return run_cost.CostEstimate(1.0, 1.0, 1, 1, seconds, 1, blocks, "tree", 2**blocks)
+
     return estimate
 
 
-def test_the_block_limit_comes_before_the_memory_check_and_confirming_reaches_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_block_limit_comes_before_the_memory_check_and_confirming_reaches_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(run_cost, "estimate", fake_estimate(21, 1.0))
     monkeypatch.setattr(run_checks, "device_memory", lambda device: 1)  # no logits fit
     with pytest.raises(PipelineError, match=r"^L = 21 gated blocks.*pass --confirm-long-run"):
@@ -80,7 +84,11 @@ def test_a_mask_family_reaches_the_estimate_and_sizes_the_memory_check(monkeypat
         return run_cost.CostEstimate(1.0, 1.0, 1, 1, 1.0, 1, 50, "tree", keywords["family"].size(50))
 
     monkeypatch.setattr(run_cost, "estimate", estimate)
-    monkeypatch.setattr(run_checks, "device_memory", lambda device: 2 * 20876 * 1000 * 4)  # two images' family logits, no more
+    monkeypatch.setattr(
+        run_checks, "device_memory", lambda device: 2 * 20876 * 1000 * 4
+    )  # two images' family logits, no more
     with pytest.raises(PipelineError, match=r"^--batch-size 8: one batch's all-mask logits"):
         preflight(stack(50), NoImages(), replace(config(), mask_family=MaskFamily(3)), CPU)
-    assert seen[-1]["family"] == MaskFamily(3)  # no L-limit refusal at L = 50: the family's 20 876 masks were sized instead
+    assert seen[-1]["family"] == MaskFamily(
+        3
+    )  # no L-limit refusal at L = 50: the family's 20 876 masks were sized instead

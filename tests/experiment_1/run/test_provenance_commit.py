@@ -1,4 +1,5 @@
 """The commit a run records: clean while only run outputs changed, ``-dirty`` once code or docs did."""
+
 from __future__ import annotations
 
 import subprocess
@@ -13,7 +14,12 @@ def git(root: Path, *args: str) -> str:
 
 def test_rewritten_results_are_not_dirt_but_edited_code_is(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
-    for name in ("experiment_2/results_x/summary.json", "experiment_2/spectrum/evaluation.py", "experiment_1/sample_index_test.json", "Makefile"):
+    for name in (
+        "experiment_2/results_x/summary.json",
+        "experiment_2/spectrum/evaluation.py",
+        "experiment_1/sample_index_test.json",
+        "Makefile",
+    ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("0\n")
     git(tmp_path, "add", "-A")

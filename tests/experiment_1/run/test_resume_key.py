@@ -2,6 +2,7 @@
 evaluation setting differs (sample list, data, weights content, engine, chunk, dtypes, seed, batch size, network,
 its rewrites, the device) or when it belongs to another step or an older version; a damaged store names its file;
 stale temporaries of killed writes are cleared. Each case damages a copy of one finished run (tests/fault_harness.py)."""
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,7 @@ import experiment_2.step_1_evaluate as step_2_1
 from conftest import jpeg_bytes, write_shard
 from experiment_1.data.shards import SampleRef
 from experiment_1.run import partial_store
-from fault_harness import SHARD, STAGE, write_samples, flags, snapshot, expect_error, finished, run
+from fault_harness import SHARD, STAGE, expect_error, flags, snapshot, write_samples
 
 
 def test_a_regenerated_sample_list_at_the_same_path_is_refused(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -46,23 +47,30 @@ def test_the_key_covers_weights_file_content_not_paths(tmp_path: Path) -> None:
     key = partial_store.run_key(config, tmp_path, samples)
     assert partial_store.run_key({**config, "sample_index": "another/path.json"}, tmp_path, samples) == key
     torch.save({"a": torch.ones(2)}, weights)
-    os.utime(weights, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))  # a new mtime, as a rewrite a second later has
+    os.utime(
+        weights, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9)
+    )  # a new mtime, as a rewrite a second later has
     changed = partial_store.run_key(config, tmp_path, samples)
     assert partial_store.describe_changes(key, changed) == "weights"
 
 
-@pytest.mark.parametrize(("extra", "named"), [
-    (["--engine", "naive"], "engine"),
-    (["--mask-chunk", "64"], "mask_chunk"),
-    (["--dtype", "float64"], "dtype"),
-    (["--mobius-dtype", "float32"], "mobius_dtype"),
-    (["--seed", "1"], "seed"),
-    (["--batch-size", "1"], "batch_size"),
-    (["--arch", "resnet34"], "arch"),
-    (["--fold-batchnorm"], "fold_batchnorm"),
-    (["--smooth-activations"], "smooth_activations"),
-])
-def test_changing_any_evaluation_setting_refuses_the_store(run: Path, extra: list[str], named: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--engine", "naive"], "engine"),
+        (["--mask-chunk", "64"], "mask_chunk"),
+        (["--dtype", "float64"], "dtype"),
+        (["--mobius-dtype", "float32"], "mobius_dtype"),
+        (["--seed", "1"], "seed"),
+        (["--batch-size", "1"], "batch_size"),
+        (["--arch", "resnet34"], "arch"),
+        (["--fold-batchnorm"], "fold_batchnorm"),
+        (["--smooth-activations"], "smooth_activations"),
+    ],
+)
+def test_changing_any_evaluation_setting_refuses_the_store(
+    run: Path, extra: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = snapshot(run / "results")
     line = expect_error(step_3.main, flags(run, *extra), capsys)
     changed = line.split("(changed: ")[1].split(")")[0].split(", ")
@@ -75,12 +83,35 @@ def test_the_key_holds_every_configuration_field_and_the_device(tmp_path: Path) 
     is part of the key: changing it alone changes the key, and the change is named."""
     write_shard(tmp_path / SHARD, [jpeg_bytes(0)], [-1])
     samples = [SampleRef(SHARD, 0, -1)]
-    config = {"arch": "resnet18", "weights": "random", "engine": "tree", "dtype": "float32", "mobius_dtype": "float64", "batch_size": 2,
-              "mask_chunk": 256, "seed": 0, "limit": None, "skip_corrupt": False, "device_type": "cpu", "input_size": 224}
+    config = {
+        "arch": "resnet18",
+        "weights": "random",
+        "engine": "tree",
+        "dtype": "float32",
+        "mobius_dtype": "float64",
+        "batch_size": 2,
+        "mask_chunk": 256,
+        "seed": 0,
+        "limit": None,
+        "skip_corrupt": False,
+        "device_type": "cpu",
+        "input_size": 224,
+    }
     key = partial_store.run_key(config, tmp_path, samples)
-    for name, other in {"arch": "resnet34", "weights": "IMAGENET1K_V2", "engine": "naive", "dtype": "bfloat16", "mobius_dtype": "float32",
-                        "batch_size": 3, "mask_chunk": 64, "seed": 5, "limit": 1, "skip_corrupt": True, "device_type": "cuda",
-                        "input_size": 64}.items():
+    for name, other in {
+        "arch": "resnet34",
+        "weights": "IMAGENET1K_V2",
+        "engine": "naive",
+        "dtype": "bfloat16",
+        "mobius_dtype": "float32",
+        "batch_size": 3,
+        "mask_chunk": 64,
+        "seed": 5,
+        "limit": 1,
+        "skip_corrupt": True,
+        "device_type": "cuda",
+        "input_size": 64,
+    }.items():
         changed = partial_store.run_key({**config, name: other}, tmp_path, samples)
         assert partial_store.describe_changes(key, changed) == name
 
@@ -105,7 +136,9 @@ def test_an_old_store_without_a_content_key_is_refused(run: Path, capsys: pytest
     assert snapshot(old) == before
 
 
-def test_another_steps_folder_is_refused_before_and_after_evaluating(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_another_steps_folder_is_refused_before_and_after_evaluating(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     before = snapshot(run / "results")
     line = expect_error(step_2_1.main, flags(run), capsys)
     assert "holds results of another step (experiment_1.step_3_evaluate)" in line
@@ -114,19 +147,32 @@ def test_another_steps_folder_is_refused_before_and_after_evaluating(run: Path, 
     before = snapshot(run / "results")
     line = expect_error(step_2_1.main, flags(run, "--limit", "1"), capsys)
     assert "another experiment (summary.json)" in line
-    assert {name: value for name, value in snapshot(run / "results").items() if not name.startswith("partial/")} == before
+    assert {
+        name: value for name, value in snapshot(run / "results").items() if not name.startswith("partial/")
+    } == before
 
 
 @pytest.mark.parametrize(
     ("damage", "expected"),
     [
-        (lambda stage: (stage / "batch_000001.pt").write_bytes((stage / "batch_000001.pt").read_bytes()[:300]), "batch_000001.pt: damaged partial batch file"),
+        (
+            lambda stage: (stage / "batch_000001.pt").write_bytes((stage / "batch_000001.pt").read_bytes()[:300]),
+            "batch_000001.pt: damaged partial batch file",
+        ),
         (lambda stage: (stage / "batch_000000.pt").write_bytes(b""), "batch_000000.pt: damaged partial batch file"),
-        (lambda stage: shutil.copy(stage / "batch_000000.pt", stage / "batch_000001.pt"), "batch_000001.pt: does not hold batch 1 of this run"),
-        (lambda stage: (stage / "run_config.json").write_text('{"arch": "resn'), "run_config.json: damaged or not JSON"),
+        (
+            lambda stage: shutil.copy(stage / "batch_000000.pt", stage / "batch_000001.pt"),
+            "batch_000001.pt: does not hold batch 1 of this run",
+        ),
+        (
+            lambda stage: (stage / "run_config.json").write_text('{"arch": "resn'),
+            "run_config.json: damaged or not JSON",
+        ),
     ],
 )
-def test_a_damaged_partial_store_names_the_file(run: Path, damage: Callable[[Path], object], expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_damaged_partial_store_names_the_file(
+    run: Path, damage: Callable[[Path], object], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     damage(run / "results" / STAGE)
     before = snapshot(run / "results")
     line = expect_error(step_3.main, flags(run), capsys)
@@ -146,7 +192,9 @@ def test_stale_temporaries_are_removed_and_fresh_ones_kept(run: Path) -> None:
     batches = {name: value for name, value in snapshot(stage).items() if name.startswith("batch_")}
     step_3.main(flags(run))
     assert not any(path.exists() for path in stale) and fresh.exists()
-    assert {name: value for name, value in snapshot(stage).items() if name.startswith("batch_")} == batches  # nothing recomputed
+    assert {
+        name: value for name, value in snapshot(stage).items() if name.startswith("batch_")
+    } == batches  # nothing recomputed
 
 
 def test_a_summary_derived_from_this_run_may_stay_another_never(tmp_path: Path) -> None:
@@ -157,7 +205,13 @@ def test_a_summary_derived_from_this_run_may_stay_another_never(tmp_path: Path) 
     sweep = {"experiment": "3A/3B", "config": {"run_id": "r1"}}
     scored = {"experiment": "3C", "config": {"run_id": "r1"}}
     assert may_stay_beside(tmp_path / "summary_3c.json", scored, sweep, "summary_all.json")
-    assert not may_stay_beside(tmp_path / "summary_3c.json", {**scored, "config": {"run_id": "r2"}}, sweep, "summary_all.json")
-    assert not may_stay_beside(tmp_path / "summary_all.json", scored, sweep, "summary_all.json")  # same name: it would be overwritten
-    assert may_stay_beside(tmp_path / "summary_all.json", {"experiment": "3A/3B", "config": {"run_id": "r0"}}, sweep, "summary_all.json")
+    assert not may_stay_beside(
+        tmp_path / "summary_3c.json", {**scored, "config": {"run_id": "r2"}}, sweep, "summary_all.json"
+    )
+    assert not may_stay_beside(
+        tmp_path / "summary_all.json", scored, sweep, "summary_all.json"
+    )  # same name: it would be overwritten
+    assert may_stay_beside(
+        tmp_path / "summary_all.json", {"experiment": "3A/3B", "config": {"run_id": "r0"}}, sweep, "summary_all.json"
+    )
     assert not may_stay_beside(tmp_path / "summary.json", {"experiment": "1"}, sweep, "summary_all.json")

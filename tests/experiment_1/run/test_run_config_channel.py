@@ -1,6 +1,7 @@
 """RunConfig is the one channel of the shared flags: ``masks_per_image`` and ``confirm_long_run`` are its
 fields (read from the flags, or set with ``dataclasses.replace``), and neither enters the run's content —
 its resume key and every summary's ``config`` — so no run's key or committed summary changes."""
+
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,9 @@ def test_the_flags_reach_the_config_and_an_undeclared_one_keeps_its_default() ->
     without_output = argparse.ArgumentParser()
     add_evaluation_arguments(without_output, None)
     assert RunConfig.from_flags(without_output.parse_args([])).output_dir is None
-    assert RunConfig.from_flags(argparse.Namespace(**vars(parsed()), step_option=1)) == plain  # a step's own option is not the config's
+    assert (
+        RunConfig.from_flags(argparse.Namespace(**vars(parsed()), step_option=1)) == plain
+    )  # a step's own option is not the config's
 
 
 def test_masks_per_image_and_confirm_long_run_do_not_enter_the_content() -> None:
@@ -41,5 +44,7 @@ def test_masks_per_image_and_confirm_long_run_do_not_enter_the_content() -> None
     assert content_of(steered) == content_of(plain)
     assert not {"masks_per_image", "confirm_long_run"} & set(content_of(plain))
     keyed = plain.with_content(content_of(plain)), steered.with_content(content_of(steered))
-    assert dict(keyed[0]) == dict(keyed[1]) and keyed[0].content_json == keyed[1].content_json  # the resume key and the summary's config
+    assert (
+        dict(keyed[0]) == dict(keyed[1]) and keyed[0].content_json == keyed[1].content_json
+    )  # the resume key and the summary's config
     assert Path(keyed[1].sample_index) == Path("s.json")

@@ -6,6 +6,7 @@ line (or handled): two runs into one folder, a batch file of another run, an edi
 resuming from old batches, a summary naming a module to import, a ``config.arch`` that climbs out of
 the results folder.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,7 +17,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
@@ -35,9 +35,27 @@ FACTORY_SOURCE = REPO / "experiment_1" / "examples" / "cifar_resnet20.py"
 
 
 def run_config() -> RunConfig:
-    flags = argparse.Namespace(sample_index=Path("s.json"), data_dir=None, arch="resnet18", weights="random", engine="tree", batch_size=2, mask_chunk=256,
-                               num_workers=0, seed=0, device="cpu", dtype="float32", compile=False, fold_batchnorm=False, smooth_activations=None, calibrate_batchnorm=None,
-                               mobius_dtype="float64", limit=None, skip_corrupt=False, output_dir=Path("out"))
+    flags = argparse.Namespace(
+        sample_index=Path("s.json"),
+        data_dir=None,
+        arch="resnet18",
+        weights="random",
+        engine="tree",
+        batch_size=2,
+        mask_chunk=256,
+        num_workers=0,
+        seed=0,
+        device="cpu",
+        dtype="float32",
+        compile=False,
+        fold_batchnorm=False,
+        smooth_activations=None,
+        calibrate_batchnorm=None,
+        mobius_dtype="float64",
+        limit=None,
+        skip_corrupt=False,
+        output_dir=Path("out"),
+    )
     return RunConfig.from_flags(flags).with_content({"arch": "resnet18", "block_names": ["a", "b"], "seed": 0})
 
 
@@ -50,7 +68,11 @@ def test_the_run_configuration_cannot_be_changed_in_place() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.seed = 1  # type: ignore[misc]
     config["block_names"].append("c")  # a caller's copy
-    assert config["block_names"] == ["a", "b"] and dict(config) == {"arch": "resnet18", "block_names": ["a", "b"], "seed": 0}
+    assert config["block_names"] == ["a", "b"] and dict(config) == {
+        "arch": "resnet18",
+        "block_names": ["a", "b"],
+        "seed": 0,
+    }
     extended = config.with_options(ks=[1, 2])
     assert "ks" not in config and extended["ks"] == [1, 2] and extended.seed == 0
     with pytest.raises(PipelineError, match="would overwrite the run configuration's seed"):
@@ -65,14 +87,20 @@ def test_the_run_configuration_cannot_be_changed_in_place() -> None:
 
 def hold_lock(folder: Path) -> subprocess.Popen:
     """Another process holding ``folder``'s run lock until its stdin closes."""
-    code = ("import sys; from experiment_1.run.partial_store import lock_output_dir; "
-            f"lock_output_dir({str(folder)!r}); print('held', flush=True); sys.stdin.read()")
-    holder = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    code = (
+        "import sys; from experiment_1.run.partial_store import lock_output_dir; "
+        f"lock_output_dir({str(folder)!r}); print('held', flush=True); sys.stdin.read()"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout.readline().strip() == "held"
     return holder
 
 
-def test_a_second_run_into_a_locked_folder_refuses_naming_the_holder(tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, small_input: int, expect_one_line) -> None:
+def test_a_second_run_into_a_locked_folder_refuses_naming_the_holder(
+    tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, small_input: int, expect_one_line
+) -> None:
     output = tmp_path / "results"
     holder = hold_lock(output)
     try:
@@ -87,14 +115,19 @@ def test_a_second_run_into_a_locked_folder_refuses_naming_the_holder(tiny_shards
 def test_the_key_file_is_created_once_and_compared_on_every_open(tmp_path: Path) -> None:
     first = partial_store.PartialStore(tmp_path, "step/part", {"key_format": 2, "seed": 0})
     first.open()
-    assert not partial_store.create_json_once(first.directory / partial_store.KEY_FILE, {"key_format": 2, "seed": 1})  # a racing run cannot replace it
+    assert not partial_store.create_json_once(
+        first.directory / partial_store.KEY_FILE, {"key_format": 2, "seed": 1}
+    )  # a racing run cannot replace it
     with pytest.raises(PipelineError, match="different run \\(changed: seed\\)"):
         partial_store.PartialStore(tmp_path, "step/part", {"key_format": 2, "seed": 1}).open()
     first.open()  # the same run reopens
 
 
 def test_a_batch_file_of_another_run_is_refused(tmp_path: Path) -> None:
-    ours, theirs = (partial_store.PartialStore(tmp_path / name, "step/part", {"key_format": 2, "seed": seed}) for seed, name in ((0, "ours"), (1, "theirs")))
+    ours, theirs = (
+        partial_store.PartialStore(tmp_path / name, "step/part", {"key_format": 2, "seed": seed})
+        for seed, name in ((0, "ours"), (1, "theirs"))
+    )
     for store in (ours, theirs):
         store.open()
     batch = {"index": torch.tensor([0, 1]), "value": torch.tensor([1.0, 2.0])}
@@ -103,7 +136,10 @@ def test_a_batch_file_of_another_run_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PipelineError, match="batch_000000.pt: a batch file of another run"):
         ours.load(0, [0, 1])
     torch.save(batch, ours.path(0))  # no store id (an older file, or one with the entry deleted): any run's, so refused
-    with pytest.raises(PipelineError, match="batch_000000.pt: names no store id, so it cannot be shown to be this run's batch; delete it"):
+    with pytest.raises(
+        PipelineError,
+        match="batch_000000.pt: names no store id, so it cannot be shown to be this run's batch; delete it",
+    ):
         ours.load(0, [0, 1])
     ours.save(1, batch)
     assert partial_store.STORE_ID not in ours.load(1, [0, 1])
@@ -120,7 +156,9 @@ def user_factory(folder: Path, name: str) -> str:
     return f"{name}:build_model"
 
 
-def test_the_network_identity_covers_the_factory_source_and_tensors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_network_identity_covers_the_factory_source_and_tensors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))
     arch = user_factory(tmp_path, "identity_factory")
     model = build_gated_stack(arch, "random", seed=0)
@@ -132,7 +170,9 @@ def test_the_network_identity_covers_the_factory_source_and_tensors(tmp_path: Pa
     assert network_sha256(arch, model) != identity  # an edited module
 
 
-def test_an_edited_factory_never_resumes_from_the_old_networks_batches(tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_one_line) -> None:
+def test_an_edited_factory_never_resumes_from_the_old_networks_batches(
+    tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_one_line
+) -> None:
     monkeypatch.syspath_prepend(str(tmp_path / "user"))
     arch = user_factory(tmp_path / "user", "resume_factory")
     output = tmp_path / "results"
@@ -151,11 +191,20 @@ def test_an_edited_factory_never_resumes_from_the_old_networks_batches(tiny_shar
 # Nothing executable or path-like from a results file
 
 
-def test_resummarize_never_imports_the_module_a_summary_names(tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, small_input: int, monkeypatch: pytest.MonkeyPatch, expect_one_line) -> None:
+def test_resummarize_never_imports_the_module_a_summary_names(
+    tiny_shards: Path,
+    tiny_sample_index: Path,
+    tmp_path: Path,
+    small_input: int,
+    monkeypatch: pytest.MonkeyPatch,
+    expect_one_line,
+) -> None:
     output = tmp_path / "results"
     step_3.main(evaluation_flags(tiny_shards, tiny_sample_index, output, "--limit", "2"))
     marker = tmp_path / "payload_ran"
-    (output / "payload.py").write_text(f"open({str(marker)!r}, 'w').close()\ndef build(weights):\n    raise SystemExit('ran')\n")
+    (output / "payload.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\ndef build(weights):\n    raise SystemExit('ran')\n"
+    )
     monkeypatch.syspath_prepend(str(output))
     monkeypatch.chdir(output)
     summary_path = output / "summary.json"
@@ -167,7 +216,9 @@ def test_resummarize_never_imports_the_module_a_summary_names(tiny_shards: Path,
     del planted["config"]["gated_recursion"]
     summary_path.write_text(json.dumps(planted))
     line = expect_one_line(resummarize, ["--summary", str(summary_path)])
-    assert "config.arch 'payload:build' is not a registered architecture" in line and "never names code to import" in line
+    assert (
+        "config.arch 'payload:build' is not a registered architecture" in line and "never names code to import" in line
+    )
     assert not marker.exists() and "payload" not in sys.modules
 
 
@@ -187,7 +238,9 @@ def test_an_output_path_must_resolve_inside_its_root(tmp_path: Path) -> None:
             inside(escaping, tmp_path / "root")
 
 
-def test_the_limit_report_refuses_an_arch_that_climbs_out_of_the_results_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_one_line) -> None:
+def test_the_limit_report_refuses_an_arch_that_climbs_out_of_the_results_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_one_line
+) -> None:
     monkeypatch.chdir(tmp_path)
     summary = {"config": {"arch": "x/../../../escaped", "seed": 0}}
     monkeypatch.setattr(step_5, "load_variants", lambda native, smooth: {"native": summary, "smooth": summary})

@@ -1,6 +1,7 @@
 """Refusal before a run that cannot succeed: an impossible λ or β, and all-mask logits that no
 memory holds (L ≥ 25 blocks with 1000 classes) — each refused with one line before the first batch,
 the latter without offering --mask-chunk, which bounds activations, not the output."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -41,17 +42,30 @@ def build_model(weights):
 '''
 
 
-def test_an_underflowing_lambda_is_refused_before_the_first_batch(tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, small_input: int,
-                                                                  monkeypatch: pytest.MonkeyPatch, expect_one_line) -> None:
+def test_an_underflowing_lambda_is_refused_before_the_first_batch(
+    tiny_shards: Path,
+    tiny_sample_index: Path,
+    tmp_path: Path,
+    small_input: int,
+    monkeypatch: pytest.MonkeyPatch,
+    expect_one_line,
+) -> None:
     monkeypatch.setattr(sweep, "evaluate_spectrum", lambda *args, **kwargs: pytest.fail("evaluated a batch"))
-    line = expect_one_line(sweep.main, evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--lambdas", "0.5", "1e-300"))
+    line = expect_one_line(
+        sweep.main, evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--lambdas", "0.5", "1e-300")
+    )
     assert "--lambdas 1e-300: the order-8 energy λ^16 underflows float64" in line and "every λ must be at least" in line
     check_lambdas([1.0, 0.1, 1e-3], 8, torch.float64)  # the sweeps this project runs pass
 
 
 @pytest.mark.parametrize("beta", [1e-300, 1e300])
-def test_an_impossible_beta_is_refused_before_the_swap(beta: float, tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, small_input: int, expect_one_line) -> None:
-    line = expect_one_line(step_3.main, evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--smooth-activations", str(beta)))
+def test_an_impossible_beta_is_refused_before_the_swap(
+    beta: float, tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, small_input: int, expect_one_line
+) -> None:
+    line = expect_one_line(
+        step_3.main,
+        evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--smooth-activations", str(beta)),
+    )
     assert f"--smooth-activations {beta:g}: Softplus_β overflows or underflows float32" in line
     assert not (tmp_path / "out").exists()
 
@@ -61,30 +75,58 @@ def test_usable_betas_pass() -> None:
         check_beta(beta, dtype)
 
 
-def test_25_blocks_with_1000_classes_are_refused_without_suggesting_mask_chunk(tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path,
-                                                                               monkeypatch: pytest.MonkeyPatch, expect_one_line) -> None:
+def test_25_blocks_with_1000_classes_are_refused_without_suggesting_mask_chunk(
+    tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_one_line
+) -> None:
     (tmp_path / "deep_factory.py").write_text(DEEP_FACTORY)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr("experiment_1.run.run_checks.device_memory", lambda device: 64 * 2**30)  # the same answer on every machine
-    line = expect_one_line(step_3.main, evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--arch", "deep_factory:build_model"))
-    assert line.startswith("error: L = 25 gated blocks means 2^25 masks per image") and "pass --confirm-long-run" in line  # the cheap refusal first
-    line = expect_one_line(step_3.main, evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--arch", "deep_factory:build_model", "--confirm-long-run"))
-    assert "L = 25 blocks: one image's all-mask logits (2^25 × 1000 float32) take 125 GiB, more than this cpu device's 64 GiB" in line and "gate fewer blocks" in line
+    monkeypatch.setattr(
+        "experiment_1.run.run_checks.device_memory", lambda device: 64 * 2**30
+    )  # the same answer on every machine
+    line = expect_one_line(
+        step_3.main,
+        evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--arch", "deep_factory:build_model"),
+    )
+    assert (
+        line.startswith("error: L = 25 gated blocks means 2^25 masks per image") and "pass --confirm-long-run" in line
+    )  # the cheap refusal first
+    line = expect_one_line(
+        step_3.main,
+        evaluation_flags(
+            tiny_shards, tiny_sample_index, tmp_path / "out", "--arch", "deep_factory:build_model", "--confirm-long-run"
+        ),
+    )
+    assert (
+        "L = 25 blocks: one image's all-mask logits (2^25 × 1000 float32) take 125 GiB, more than this cpu device's 64 GiB"
+        in line
+        and "gate fewer blocks" in line
+    )
     assert "reduce --mask-chunk" not in line and "try" not in line
 
 
 def test_a_batch_too_large_for_memory_names_a_batch_size_that_fits() -> None:
-    with pytest.raises(PipelineError, match="--batch-size 8: one batch's all-mask logits take 31.2 GiB, more than this cpu device's 16 GiB; use --batch-size 2 or less"):
+    with pytest.raises(
+        PipelineError,
+        match="--batch-size 8: one batch's all-mask logits take 31.2 GiB, more than this cpu device's 16 GiB; use --batch-size 2 or less",
+    ):
         check_logits_fit(8, 20, 1000, torch.float32, torch.device("cpu"), memory=16 * 2**30)
     check_logits_fit(8, 16, 1000, torch.float32, torch.device("cpu"), memory=16 * 2**30)  # Lite2's L = 16 fits
 
 
-@pytest.mark.parametrize("flags, expected", [
-    (["--experiments", "1", "--ks", "3"], "--ks is a flag of Experiment 3, which is not among --experiments 1"),
-    (["--experiments", "1", "2", "--store-K", "99999"], "--store-K is a flag of Experiment 4, which is not among --experiments 1 2"),
-    (["--experiments", "1", "--tau", "7"], "--tau is a flag of Experiment 5, which is not among --experiments 1"),
-])
-def test_single_pass_flags_of_experiments_not_chosen_are_refused(flags: list[str], expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_one_line) -> None:
+@pytest.mark.parametrize(
+    "flags, expected",
+    [
+        (["--experiments", "1", "--ks", "3"], "--ks is a flag of Experiment 3, which is not among --experiments 1"),
+        (
+            ["--experiments", "1", "2", "--store-K", "99999"],
+            "--store-K is a flag of Experiment 4, which is not among --experiments 1 2",
+        ),
+        (["--experiments", "1", "--tau", "7"], "--tau is a flag of Experiment 5, which is not among --experiments 1"),
+    ],
+)
+def test_single_pass_flags_of_experiments_not_chosen_are_refused(
+    flags: list[str], expected: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_one_line
+) -> None:
     from paper import single_pass
 
     monkeypatch.setattr(single_pass, "run_passes", lambda *args: pytest.fail("ran"))
@@ -93,7 +135,9 @@ def test_single_pass_flags_of_experiments_not_chosen_are_refused(flags: list[str
 
 
 @pytest.mark.parametrize("name", ["", ".", "..", "a/b", "../../x"])
-def test_single_pass_results_names_stay_inside_the_experiment_folders(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_single_pass_results_names_stay_inside_the_experiment_folders(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from paper import single_pass
 
     with pytest.raises(SystemExit):

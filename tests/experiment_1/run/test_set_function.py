@@ -2,6 +2,7 @@
 before a run, with one line naming the cause — batch statistics that make an image's logits
 depend on its batch (and so on --mask-chunk), a stochastic layer, a train() that ignores eval(),
 complex or non-(batch, classes) outputs; a head without nn.Linear still gets its label check."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,12 +10,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from experiment_1.data.shards import SampleRef
 from experiment_1.errors import PipelineError
 from experiment_1.network.gating import Residual, ResidualNetwork, gate
 from experiment_1.network.residual_stack import Preprocess
 from experiment_1.run.preflight import check_labels, num_classes
 from experiment_1.run.run_checks import check_set_function
-from experiment_1.data.shards import SampleRef
 
 CHANNELS, CLASSES = 4, 3
 PREPROCESS = Preprocess(resize=8, crop=8)
@@ -24,7 +25,11 @@ class BatchStatisticsNorm(nn.Module):
     """Normalises over the batch even in eval(): an image's output depends on what shares its batch."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return (x - x.mean(dim=0, keepdim=True)) / (x.std(dim=0, keepdim=True, unbiased=False) + 1e-5) if x.shape[0] > 1 else x
+        return (
+            (x - x.mean(dim=0, keepdim=True)) / (x.std(dim=0, keepdim=True, unbiased=False) + 1e-5)
+            if x.shape[0] > 1
+            else x
+        )
 
 
 class FunctionalDropout(nn.Module):
@@ -54,7 +59,9 @@ class Network(nn.Module):
         super().__init__()
         torch.manual_seed(0)
         self.stem = nn.Conv2d(3, CHANNELS, 3, padding=1)
-        self.branches = nn.ModuleList(nn.Sequential(nn.Conv2d(CHANNELS, CHANNELS, 3, padding=1), nn.Tanh()) for _ in range(blocks))
+        self.branches = nn.ModuleList(
+            nn.Sequential(nn.Conv2d(CHANNELS, CHANNELS, 3, padding=1), nn.Tanh()) for _ in range(blocks)
+        )
         if extra is not None:
             self.branches[-1].append(extra)
         self.head = head or nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(CHANNELS, CLASSES))
@@ -67,7 +74,13 @@ class Network(nn.Module):
 
 
 def gated(network: Network):
-    cut = ResidualNetwork(network, network.stem, [Residual(branch, name=f"b{index}") for index, branch in enumerate(network.branches)], network.head, PREPROCESS)
+    cut = ResidualNetwork(
+        network,
+        network.stem,
+        [Residual(branch, name=f"b{index}") for index, branch in enumerate(network.branches)],
+        network.head,
+        PREPROCESS,
+    )
     return gate(cut, "toy", "random")
 
 
@@ -77,14 +90,19 @@ def test_a_deterministic_per_image_network_passes() -> None:
 
 def test_batch_statistics_are_refused_naming_the_batch() -> None:
     model = gated(Network(BatchStatisticsNorm()))  # the full-mask parity check sees one image: it passes
-    with pytest.raises(PipelineError, match="not a set function of the gates — an image's logits change when other masks of it share the batch \\(batch statistics"):
+    with pytest.raises(
+        PipelineError,
+        match="not a set function of the gates — an image's logits change when other masks of it share the batch \\(batch statistics",
+    ):
         check_set_function(model)
 
 
 def test_a_stochastic_layer_is_refused_as_stochastic_not_as_a_wrong_cut() -> None:
     with pytest.raises(PipelineError) as refused:
         gated(Network(FunctionalDropout()))
-    assert "two calls of the network's own forward on one image give different logits" in str(refused.value) and "stochastic" in str(refused.value)
+    assert "two calls of the network's own forward on one image give different logits" in str(
+        refused.value
+    ) and "stochastic" in str(refused.value)
     assert "stem → residuals → head" not in str(refused.value)
 
 
@@ -95,7 +113,9 @@ def test_a_train_override_that_ignores_eval_is_refused() -> None:
 
 def test_complex_logits_are_refused() -> None:
     head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(CHANNELS, CLASSES), ComplexHead())
-    with pytest.raises(PipelineError, match="returns a 2-d torch.complex64 tensor; the pipeline needs real \\(batch, classes\\) logits"):
+    with pytest.raises(
+        PipelineError, match="returns a 2-d torch.complex64 tensor; the pipeline needs real \\(batch, classes\\) logits"
+    ):
         gated(Network(head=head))
 
 
