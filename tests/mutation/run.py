@@ -65,8 +65,8 @@ MUTATIONS: list[Mutation] = [
         [
             (
                 T,
-                "    for block in range(num_blocks):\n        view",
-                "    for block in range(min(num_blocks, 10)):\n        view",
+                "    for block in range(num_blocks):\n        view = out.view(lead, size >> (block + 1), 2, 1 << block, trail)\n        if sign",
+                "    for block in range(min(num_blocks, 10)):\n        view = out.view(lead, size >> (block + 1), 2, 1 << block, trail)\n        if sign",
             )
         ],
         "tests/experiment_1/mobius/test_mobius.py",
@@ -95,7 +95,11 @@ MUTATIONS: list[Mutation] = [
                 "masks = ((chunk[:, None] >> bits[None, :]) & 1).bool()",
                 "masks = ((chunk[:, None] >> (num_blocks - 1 - bits)[None, :]) & 1).bool()",
             ),
-            (E, "on_ids = prefix_ids + (1 << level)", "on_ids = prefix_ids + (1 << (num_blocks - 1 - level))"),
+            (
+                E,
+                "            return\n        gate_off, gate_on = model.blocks[level].forward_both(states, scale)\n        del states\n        on_ids = prefix_ids + (1 << level)",
+                "            return\n        gate_off, gate_on = model.blocks[level].forward_both(states, scale)\n        del states\n        on_ids = prefix_ids + (1 << (num_blocks - 1 - level))",
+            ),
         ],
         "tests/experiment_1/network/test_engines.py",
         "-k",
@@ -238,7 +242,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "O2",
         "the transform ignores its dtype argument",
-        [(T, "values.to(dtype=dtype or values.dtype, copy=True)", "values.to(dtype=values.dtype, copy=True)")],
+        [
+            (
+                T,
+                "values if in_place else values.to(dtype=dtype or values.dtype, copy=True)",
+                "values if in_place else values.to(dtype=values.dtype, copy=True)",
+            )
+        ],
         "tests/experiment_1/mobius/test_mobius.py",
     ),
     m(
@@ -252,7 +262,13 @@ MUTATIONS: list[Mutation] = [
     m(
         "O4",
         "tree engine ignores λ",
-        [(E, "model.blocks[level].forward_both(states, scale)", "model.blocks[level].forward_both(states, 1.0)")],
+        [
+            (
+                E,
+                "            return\n        gate_off, gate_on = model.blocks[level].forward_both(states, scale)",
+                "            return\n        gate_off, gate_on = model.blocks[level].forward_both(states, 1.0)",
+            )
+        ],
         "tests/experiment_1/network/test_engines.py",
         "-k",
         "tree_equals_naive_on_every_mask",
@@ -314,7 +330,7 @@ MUTATIONS: list[Mutation] = [
     m(
         "O12",
         "a zero-mass weighted signature gets weight 0",
-        [("experiment_4/signatures.py", "torch.full_like(values, 1.0 / k))", "torch.full_like(values, 0.0))")],
+        [("experiment_4/signatures.py", "torch.full_like(values, 1.0 / k)\n", "torch.full_like(values, 0.0)\n")],
         "tests/experiment_4/test_signatures.py",
     ),
     m(
