@@ -85,7 +85,10 @@ def spectrum_metrics(
     ):
         for name, value in spectrum_statistics(order_energies(values)).items():
             metrics[f"walsh_{name}_{projection}"] = value
-        metrics[f"cancellation_ratio_{projection}"] = metrics[f"energy_{projection}"][:, 1:].sum(dim=1) / moved
+        ratio = metrics[f"energy_{projection}"][:, 1:].sum(dim=1) / moved
+        metrics[f"cancellation_ratio_{projection}"] = torch.where(
+            moved > 0, ratio, torch.nan
+        )  # undefined when h(full) = h(∅)
     metrics["roundoff_variance_vector"] = roundoff.sum(dim=1)
     metrics["roundoff_variance_scalar"] = roundoff.gather(1, predicted.view(-1, 1)).squeeze(1)
     return metrics

@@ -94,6 +94,14 @@ def spectrum_rows(summary: dict[str, Any], compare: dict[str, Any] | None) -> tu
     return headers, rows
 
 
+def ratio_cell(ratio: dict[str, Any] | None) -> str:
+    """The cancellation ratio's cell: mean [CI], and on how many images it is undefined (h(full) = h(∅))."""
+    if ratio is None:
+        return "undefined (h(full) = h(∅) on every image)"
+    undefined = ratio.get("num_undefined", 0)
+    return format_stat(ratio) + (f" ({undefined} image(s) with h(full) = h(∅) left out)" if undefined else "")
+
+
 def basis_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """The basis control: the same statistics of the Möbius spectrum (E_k) and of the Walsh spectrum (W_k), per projection."""
     walsh = summary["walsh"]
@@ -109,7 +117,7 @@ def basis_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         ["C_{≤3} (Walsh: low-degree share of the variance)"]
         + cells(lambda block: format_stat(block["c_le3"], percent=True)),
         ["cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²"]
-        + [cell for projection in PROJECTIONS for cell in (format_stat(walsh["cancellation_ratio"][projection]), "—")],
+        + [cell for projection in PROJECTIONS for cell in (ratio_cell(walsh["cancellation_ratio"][projection]), "—")],
     ]
     return headers, rows
 

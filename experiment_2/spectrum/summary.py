@@ -63,10 +63,7 @@ def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: 
         "projections": spectrum_summary(walsh, valid, num_blocks, seed),
         "roundoff": floor_check(arrays, valid, num_blocks, basis="walsh"),
         "cancellation_ratio": {
-            projection: bootstrap_mean_ci(
-                np.asarray(arrays[f"cancellation_ratio_{projection}"], dtype=np.float64)[valid], seed=seed
-            )
-            for projection in PROJECTIONS
+            projection: cancellation_ratio(arrays, projection, valid, seed) for projection in PROJECTIONS
         },
     }
 
@@ -117,3 +114,15 @@ def spectrum_summary(
 ) -> dict[str, dict[str, Any]]:
     """:func:`projection_summary` of both projections, keyed by projection."""
     return {projection: projection_summary(arrays, projection, valid, num_blocks, seed) for projection in PROJECTIONS}
+
+
+def cancellation_ratio(
+    arrays: dict[str, np.ndarray], projection: str, valid: np.ndarray, seed: int
+) -> dict[str, Any] | None:
+    """The mean per-image cancellation ratio with its CI over the images where it is defined (h(full) ≠ h(∅)), and how many
+    images it is undefined on (``None`` when it is undefined on every image)."""
+    ratio = np.asarray(arrays[f"cancellation_ratio_{projection}"], dtype=np.float64)[valid]
+    defined = np.isfinite(ratio)
+    if not defined.any():
+        return None
+    return {**bootstrap_mean_ci(ratio[defined], seed=seed), "num_undefined": int((~defined).sum())}

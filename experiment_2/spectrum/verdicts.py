@@ -237,8 +237,11 @@ def basis_verdicts(summary: dict[str, Any], decided: list[dict[str, Any]]) -> li
                 f"{projection} projection: the Möbius shape reading (where the energy sits against subset counting) holds in the Walsh basis too",
                 decision,
                 RULES["basis"],
-                effect=effect_from_stat("cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²", ratio),
-                notes=[f"Möbius shape: {mobius}; Walsh shape: {walsh}"],
+                effect=None
+                if ratio is None
+                else effect_from_stat("cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²", ratio),
+                notes=[f"Möbius shape: {mobius}; Walsh shape: {walsh}"]
+                + (["the cancellation ratio is undefined on every image (h(full) = h(∅))"] if ratio is None else []),
             )
         )
     return block

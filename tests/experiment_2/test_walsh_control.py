@@ -101,3 +101,16 @@ def test_the_basis_verdict_at_each_outcome(
     block = {entry["id"]: entry for entry in basis_verdicts(planted(*walsh, unresolved), decided)}
     assert block["basis.vector"]["decision"] == expected
     assert block["basis.vector"]["effect"]["value"] == pytest.approx(1000.0)
+
+
+def test_the_cancellation_ratio_is_undefined_where_the_network_does_not_move() -> None:
+    logits = torch.randn(2, 2**NUM_BLOCKS, 3, generator=torch.Generator().manual_seed(2))
+    logits[1, -1] = logits[1, 0]  # image 1: h(full) = h(∅) although the masks between differ
+    ratio = spectrum_metrics(logits)["cancellation_ratio_vector"]
+    assert torch.isfinite(ratio[0]) and torch.isnan(ratio[1])
+    from experiment_2.spectrum.summary import cancellation_ratio
+
+    arrays = {"cancellation_ratio_vector": ratio.numpy()}
+    block = cancellation_ratio(arrays, "vector", np.array([True, True]), seed=0)
+    assert block["num_undefined"] == 1 and block["mean"] == pytest.approx(float(ratio[0]))
+    assert cancellation_ratio(arrays, "vector", np.array([False, True]), seed=0) is None
