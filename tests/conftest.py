@@ -13,7 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from fault_harness import finished, run  # noqa: F401 (the fault harness's fixtures, for every test module)
+pytest_plugins = ["fault_harness"]  # its fixtures (finished, run), for every test module; loaded after this module,
+# which it imports from
 
 SAMPLE_1750_DIR = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample-1750"
 
