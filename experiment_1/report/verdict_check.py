@@ -541,9 +541,11 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
 
 def composite_decision(entry: dict[str, Any], document: Any) -> tuple[str | None, tuple[str, ...]]:
     """The decision a composite rule gives on the verdict's numbers (or the summary's source numbers), and the decisions
-    that rule can give (another decision was reached before the rule: not re-derived); ``(None, ())`` for no known shape."""
+    that rule can give (another decision was reached before the rule: not re-derived, unless it is holds / fails / cannot
+    tell, which the rule is asked for); ``(None, ())`` for no known shape."""
     rule = str(entry.get("rule", ""))
     for pattern, decides, derive in COMPOSITE_SHAPES:
         if pattern.search(rule):
-            return (derive(entry, document) if entry.get("decision") in decides else None), decides
+            derived = entry.get("decision") in decides or entry.get("decision") in DECIDED_BY_RULE
+            return (derive(entry, document) if derived else None), decides
     return None, ()
