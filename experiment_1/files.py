@@ -267,6 +267,16 @@ def check_identity(document: Any, path: Path | str, producer_step: str) -> str:
     return run_id
 
 
+def check_not_linked(path: Path, flag: str = "--summary") -> None:
+    """Refuse a results file that is a symbolic link, or whose results folder (its parent) is one: one line naming the link."""
+    for part, what in ((Path(path), flag), (Path(path).parent, f"the results folder of {flag}")):
+        if part.is_symlink():
+            raise PipelineError(
+                f"{part}: {what} is a symbolic link (to {os.readlink(part)}); a plot step reads the run's own results "
+                "folder — pass the files the step wrote, not a link to them, or replace the link by the run's files"
+            )
+
+
 def load_summary(
     path: Path,
     experiment: int | str,
@@ -279,8 +289,10 @@ def load_summary(
     damaged, of another experiment or schema version, lacks one of ``keys`` (dotted paths name
     nested keys: ``"power_law.fit_lambdas"``) or — with ``finite`` — holds a non-finite number
     (``finite=False`` only for files where NaN means "undefined" and the renderer says so). For
-    every plot step, before it writes anything."""
+    every plot step, before it writes anything. A summary that is a symbolic link, or whose results folder is one, is
+    refused too (the figures and REPORT beside it would describe a run that lies elsewhere)."""
     path = Path(path)
+    check_not_linked(path, flag)
     if not path.exists():
         hint = checkout_hint(path)
         raise PipelineError(

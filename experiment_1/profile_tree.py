@@ -10,6 +10,8 @@ time, and the share of batch-norm, convolution and linear operators.
 
 Inputs:  none (random weights unless ``--weights``; random images).
 Outputs: a table on stdout; ``--json`` writes it, and ``make_tables`` puts a summary into experiment_1/PERFORMANCE.md.
+A network of more than L = 20 gated blocks (2^L masks per image) is refused unless ``--confirm-long-run``, as the
+evaluation steps refuse one.
 
     python -m experiment_1.profile_tree --arch efficientnet_lite0 --json experiment_1/results_profile/profile_cpu_efficientnet_lite0.json
 """
@@ -34,6 +36,7 @@ from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.weights import parse_weights
 from experiment_1.run import arg_types
 from experiment_1.run.allocator import tune_allocator
+from experiment_1.run.cost import CONFIRM_FLAG, MAX_BLOCKS, check_depth
 
 OPERATOR_GROUPS = {
     "convolution": ("conv", "mkldnn_convolution"),
@@ -133,9 +136,15 @@ def main(argv: list[str] | None = None) -> None:
         "--seed", type=arg_types.seed, default=0, help="seed for weights and images (default: %(default)s)"
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the profile to this JSON file")
+    parser.add_argument(
+        CONFIRM_FLAG,
+        action="store_true",
+        help=f"profile a network of more than L = {MAX_BLOCKS} gated blocks anyway (2^L masks per image)",
+    )
     args = parser.parse_args(argv)
     tune_allocator()  # as every evaluation step does: profile the pass the runs make
     model = build_gated_stack(args.arch, args.weights, seed=args.seed, memory_format=args.memory_format)
+    check_depth(model.num_blocks, args.confirm_long_run, "the profiled all-mask tree pass")
     images = torch.randn(
         args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(args.seed)
     )

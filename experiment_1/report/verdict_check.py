@@ -21,6 +21,17 @@ The shapes (re-derived from ``effect``, ``seed``, ``statistic`` and ``parameters
   mirror), the threshold read from the rule or its parameters;
 - "holds when the 95 % CI … excludes 0, else cannot tell";
 - a statistic against a tolerance: "… is below <t> …, else fails" / "… exceeds <t>, else fails".
+
+The composite rules (:data:`COMPOSITE_SHAPES`), each re-derived from its block's numbers, or — where the verdict
+constructor never stored them — from the source numbers elsewhere in the same summary (a summary that lacks those is
+refused, naming what is missing): Experiment 2's ``resolved`` (the smallest floor ratio against ``floor_margin``),
+``peak`` (the per-image peak order's CI against the null's tied peaks), ``shape`` (``projections[p]`` κ and C≤3 against
+``binomial_null``; the verdict's own κ − null κ CI checked against them), the same in the Walsh basis (``walsh.*``) and
+``basis.*`` (the two shape verdicts of the summary); the λ sweep's ``migration`` (CI and sign test) and ``monotone``
+(``kappa_changes[p].steps``, Holm over the steps); the depth ladder's paired rule and its ±margin rule; Experiment 4's
+alignment (Holm p), ``scalar_minus_vector`` (the one-sided ps of ``scalar_minus_vector.tests.nn_accuracy``) and its seed
+claim (its parts' verdicts); Experiment 5's hard − easy rule (Holm p and CI, breadth or order measure) and its seed claim
+at the strength of its parts.
 """
 
 from __future__ import annotations
@@ -33,7 +44,7 @@ from typing import Any, Iterator
 from experiment_1.errors import PipelineError
 from experiment_1.files import load_summary
 from experiment_1.report.markdown import NON_FINITE
-from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS
+from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, UNRESOLVED
 
 DECIDED_BY_RULE = (HOLDS, FAILS, CANNOT_TELL)  # the decisions a rule's CI / threshold clause gives
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*(%?)"
@@ -237,17 +248,19 @@ def check_verdicts(document: Any, path: Path | str, fix: str = "rerun the step t
             raise PipelineError(
                 f"{path}: verdict {name} says {decision!r} beside non-finite source numbers (the block {name}); no verdict is drawn from one — {fix}"
             )
-        if decision not in DECIDED_BY_RULE:
-            continue
         try:
-            expected = rule_decision(entry)
+            expected, decides = composite_decision(entry, document)
+            if not decides:
+                if decision not in DECIDED_BY_RULE:
+                    continue
+                expected = rule_decision(entry)
         except _Missing as missing:
             raise PipelineError(
                 f"{path}: verdict {name} says {decision!r} but lacks {missing}, which its rule needs; a verdict without its numbers is not printed — {fix}"
             ) from None
         except _Contradiction as contradiction:
             raise PipelineError(f"{path}: verdict {name}: {contradiction}; {fix}") from None
-        if expected is None:
+        if expected is None and not decides:
             expected = _excludes_zero_clause(entry, decision)
         if expected is not None and decision != expected:
             effect = entry.get("effect") or {}
@@ -269,3 +282,270 @@ def load_checked_summary(
     summary = load_summary(path, experiment, producer_step, *args, **kwargs)
     check_verdicts(summary, path, fix=f"rerun `python -m {producer_step}` to rewrite it")
     return summary
+
+
+# --- composite rules: re-derived from the block's own numbers, or from the source numbers elsewhere in the same
+# summary where the block does not keep them (a committed block that lacks them is read from there, never skipped) ---
+
+
+def _source(document: Any, *keys: str) -> Any:
+    """``document[k1][k2]…``; :class:`_Missing` naming the dotted path when a key is absent."""
+    node = document
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            raise _Missing(".".join(keys) + " (the source numbers its rule is re-derived from)")
+        node = node[key]
+    return node
+
+
+def _interval(stat: Any, name: str) -> tuple[float, float]:
+    if not isinstance(stat, dict) or not (_real(stat.get("ci_low")) and _real(stat.get("ci_high"))):
+        raise _Missing(f"{name}.ci_low / ci_high")
+    return float(stat["ci_low"]), float(stat["ci_high"])
+
+
+def _side_of(low: float, high: float, value: float) -> int:
+    """+1 when the CI lies above ``value``, −1 below, 0 when it contains it."""
+    return 1 if low > value else -1 if high < value else 0
+
+
+def _parameter(entry: dict[str, Any], key: str) -> float:
+    return _need(entry, "parameters", key)
+
+
+def _projection(entry: dict[str, Any]) -> str:
+    return str(entry.get("id", "")).rsplit(".", 1)[-1]
+
+
+def _resolved_rule(entry: dict[str, Any], document: Any) -> str:
+    """Every order clears ``floor_margin`` × its round-off floor: the smallest ratio (the statistic) against the margin."""
+    return HOLDS if _need(entry, "statistic", "value") >= _parameter(entry, "floor_margin") else UNRESOLVED
+
+
+def _peak_rule(entry: dict[str, Any], document: Any) -> str:
+    """The per-image peak order's CI against the null's tied peak orders (tie-aware)."""
+    low, high = _ci(entry)
+    tied = (entry.get("parameters") or {}).get("null_peak_orders")
+    if not isinstance(tied, list) or not tied or not all(_real(order) for order in tied):
+        raise _Missing("parameters.null_peak_orders")
+    if high < min(tied) or low > max(tied):
+        return HOLDS
+    return FAILS if min(tied) <= low and high <= max(tied) else CANNOT_TELL
+
+
+def _shape_rule(entry: dict[str, Any], document: Any) -> str:
+    """κ's and C≤3's CIs against the binomial null's values, from the summary's projection block (the verdict keeps only
+    κ − null κ); the verdict's own κ − null κ CI is checked against them."""
+    projection, walsh = _projection(entry), str(entry.get("id", "")).startswith("walsh.")
+    block = _source(document, *(("walsh",) if walsh else ()), "projections", projection)
+    null = _source(document, "binomial_null")
+    kappa, c_le3 = (
+        _interval(block.get("kappa"), "projections.kappa"),
+        _interval(block.get("c_le3"), "projections.c_le3"),
+    )
+    if not (_real(null.get("kappa")) and _real(null.get("c_le3"))):
+        raise _Missing("binomial_null.kappa / c_le3")
+    low, high = _ci(entry)
+    if not all(math.isclose(a - null["kappa"], b, rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(kappa, (low, high))):
+        raise _Contradiction(
+            f"its CI of κ − null κ [{low:.3g}, {high:.3g}] is not the summary's κ CI less the null's κ {null['kappa']:.3g}"
+        )
+    kappa_side, c_le3_side = _side_of(*kappa, null["kappa"]), _side_of(*c_le3, null["c_le3"])
+    if kappa_side > 0 and c_le3_side < 0:
+        return HOLDS
+    return FAILS if kappa_side < 0 and c_le3_side > 0 else CANNOT_TELL
+
+
+def _decision_of(document: Any, verdict_id: str) -> str:
+    for entry in _verdicts(document):
+        if entry.get("id") == verdict_id:
+            return str(entry["decision"])
+    raise _Missing(f"the verdict {verdict_id} (a part its rule combines)")
+
+
+def _basis_rule(entry: dict[str, Any], document: Any) -> str:
+    """The Möbius and the Walsh shape verdicts of the same summary: agree → holds, disagree → fails, else cannot tell."""
+    projection = _projection(entry)
+    mobius, walsh = _decision_of(document, f"shape.{projection}"), _decision_of(document, f"walsh.shape.{projection}")
+    if UNRESOLVED in (mobius, walsh):
+        return UNRESOLVED
+    if mobius in (HOLDS, FAILS) and walsh in (HOLDS, FAILS):
+        return HOLDS if mobius == walsh else FAILS
+    return CANNOT_TELL
+
+
+def _falls_rule(entry: dict[str, Any], document: Any) -> str:
+    """A paired change's CI on one side of 0 with a significant sign test: holds below, fails above (migration)."""
+    low, high = _ci(entry)
+    p_value, alpha = _need(entry, "test", "p_value"), _parameter(entry, "alpha")
+    side = _side_of(low, high, 0.0)
+    return (HOLDS if side < 0 else FAILS) if p_value <= alpha and side != 0 else CANNOT_TELL
+
+
+def _holm(p_values: list[float]) -> list[float]:
+    order = sorted(range(len(p_values)), key=lambda index: p_values[index])
+    adjusted, running = [0.0] * len(p_values), 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def _monotone_rule(entry: dict[str, Any], document: Any) -> str:
+    """Every λ step's change falls (Holm over the steps), from the summary's per-step changes: fails when a step rises."""
+    steps = _source(document, "kappa_changes", _projection(entry), "steps")
+    alpha = _parameter(entry, "alpha")
+    p_values = [step.get("sign_test_p") if isinstance(step, dict) else None for step in steps]
+    if not steps or not all(_real(p_value) for p_value in p_values):
+        raise _Missing(f"kappa_changes.{_projection(entry)}.steps[].sign_test_p")
+    parts = []
+    for step, p_value in zip(steps, _holm([float(p) for p in p_values])):
+        side = _side_of(*_interval(step.get("change"), "kappa_changes.steps[].change"), 0.0)
+        parts.append((HOLDS if side < 0 else FAILS) if p_value <= alpha and side != 0 else CANNOT_TELL)
+    if FAILS in parts:
+        return FAILS
+    return HOLDS if all(part == HOLDS for part in parts) else CANNOT_TELL
+
+
+def _paired_rule(entry: dict[str, Any], document: Any) -> str:
+    """The depth ladder's paired difference: above 0 with the exact sign test at p < α and enough shared images."""
+    low, high = _ci(entry)
+    p_value, alpha = _need(entry, "test", "p_value"), _parameter(entry, "alpha")
+    enough = _need(entry, "statistic", "value") >= _parameter(entry, "min_paired_images")
+    if enough and p_value < alpha and low > 0:
+        return HOLDS
+    return FAILS if enough and p_value < alpha and high < 0 else CANNOT_TELL
+
+
+def _margin_rule(entry: dict[str, Any], document: Any) -> str:
+    """The depth ladder's ±margin rule: inside ±margin holds; wholly beyond it with the sign test at p < α fails."""
+    low, high = _ci(entry)
+    p_value, alpha, margin = _need(entry, "test", "p_value"), _parameter(entry, "alpha"), _parameter(entry, "margin")
+    enough = _need(entry, "statistic", "value") >= _parameter(entry, "min_paired_images")
+    if enough and p_value < alpha and (low > margin or high < -margin):
+        return FAILS
+    return HOLDS if enough and -margin < low and high < margin else CANNOT_TELL
+
+
+def _alignment_rule(entry: dict[str, Any], document: Any) -> str:
+    """Every statistic beats the label-permutation null at Holm p < α: the claim's Holm p (the largest) below α; never
+    fails."""
+    return HOLDS if _need(entry, "test", "p_adjusted") < _parameter(entry, "alpha") else CANNOT_TELL
+
+
+def _contrast_rule(entry: dict[str, Any], document: Any) -> str:
+    """scalar − vector: a one-sided permutation p below α/2 in the direction the paired CI excludes 0 (the one-sided ps
+    from the summary's ``scalar_minus_vector.tests.nn_accuracy``)."""
+    low, high = _ci(entry)
+    test, alpha = _source(document, "scalar_minus_vector", "tests", "nn_accuracy"), _parameter(entry, "alpha")
+    if not (_real(test.get("p_greater")) and _real(test.get("p_less"))):
+        raise _Missing("scalar_minus_vector.tests.nn_accuracy.p_greater / p_less")
+    if test["p_greater"] < alpha / 2 and low > 0:
+        return HOLDS
+    return FAILS if test["p_less"] < alpha / 2 and high < 0 else CANNOT_TELL
+
+
+def _seed_alignment_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 4's seed claim from its parts (the alignment and contrast verdicts of the same summary)."""
+    scalar, vector = _decision_of(document, "class_alignment.scalar"), _decision_of(document, "class_alignment.vector")
+    difference = _decision_of(document, "scalar_minus_vector")
+    if NON_FINITE in (scalar, vector, difference):
+        return NON_FINITE
+    if scalar == HOLDS and difference == HOLDS and vector != HOLDS:
+        return HOLDS
+    return FAILS if difference == FAILS or (vector == HOLDS and difference != HOLDS) else CANNOT_TELL
+
+
+BREADTH_PREFIXES = ("n_eff", "k_err", "k_mass")  # Experiment 5's breadth measures (claimed larger on hard images)
+
+
+def _difficulty_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 5's hard − easy rule: Holm-adjusted Mann–Whitney p ≤ α with the CI excluding 0; a breadth measure holds
+    above 0 and fails below, an order measure (claimed invariant) fails either way; else cannot tell."""
+    low, high = _ci(entry)
+    significant = _need(entry, "test", "p_adjusted") <= _parameter(entry, "alpha") and (low > 0 or high < 0)
+    if not significant:
+        return CANNOT_TELL
+    if not str(entry.get("id", "")).startswith(BREADTH_PREFIXES):
+        return FAILS
+    return HOLDS if low > 0 else FAILS
+
+
+def _seed_difficulty_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 5's seed claim at the strength of its parts: the summary's measure verdicts it names (breadth:
+    N_eff^v, K_τ^err; invariance: the order measures)."""
+    families = _source(document, "published", "resnet18", "invariant_measures")
+    breadth = [_decision_of(document, f"{measure}.hard_minus_easy") for measure in ("n_eff_vector", "k_err")]
+    invariance = [
+        _decision_of(document, f"{family}_{projection}.hard_minus_easy")
+        for family in families
+        for projection in ("vector", "scalar")
+    ]
+    parts = breadth + invariance
+    if NON_FINITE in parts:
+        return NON_FINITE
+    if (FAILS in breadth and FAILS in invariance) or (FAILS in parts and all(p in (HOLDS, FAILS) for p in parts)):
+        return FAILS
+    return HOLDS if all(part == HOLDS for part in parts) else CANNOT_TELL
+
+
+COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
+    (re.compile(r"^holds when every order k ≥ 1 has mean (?:Walsh )?energy ≥ "), (HOLDS, UNRESOLVED), _resolved_rule),
+    (
+        re.compile(r"^holds when the 95 % CI of the per-image peak order lies outside the binomial null"),
+        DECIDED_BY_RULE, _peak_rule,
+    ),
+    (
+        re.compile(r"^holds \(higher orders\) when the 95 % CI of κ lies above the binomial null's κ and that of C≤3"),
+        DECIDED_BY_RULE, _shape_rule,
+    ),
+    (
+        re.compile(r"^holds when the Möbius and the Walsh shape verdicts are both decided"),
+        (*DECIDED_BY_RULE, UNRESOLVED), _basis_rule,
+    ),
+    (
+        re.compile(r"^holds when the 95 % CI of the paired per-image change κ\(λ_min\) − κ\(1\) lies below 0 and the two-sided sign test"),
+        DECIDED_BY_RULE, _falls_rule,
+    ),
+    (
+        re.compile(r"^holds when at every step of the λ grid the 95 % CI of the paired per-image change of κ lies below 0"),
+        DECIDED_BY_RULE, _monotone_rule,
+    ),
+    (
+        re.compile(r"^holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < "),
+        DECIDED_BY_RULE, _paired_rule,
+    ),
+    (re.compile(r"^holds when the 95 % CI of the paired difference lies inside ±"), DECIDED_BY_RULE, _margin_rule),
+    (
+        re.compile(r"^holds when the same − different mean Jaccard, the AUC and the 1-NN accuracy all beat the label-permutation null"),
+        DECIDED_BY_RULE, _alignment_rule,
+    ),
+    (
+        re.compile(r"^the difference of the scalar and vector 1-NN accuracies under the same label permutations"),
+        DECIDED_BY_RULE, _contrast_rule,
+    ),
+    (
+        re.compile(r"^holds when the scalar ranking's alignment holds, scalar − vector holds and the vector's alignment is not detected"),
+        (*DECIDED_BY_RULE, NON_FINITE), _seed_alignment_rule,
+    ),
+    (
+        re.compile(r"^a measure at its bound, .* Otherwise, by the hard − easy quartile difference of the primary score"),
+        DECIDED_BY_RULE, _difficulty_rule,
+    ),
+    (
+        re.compile(r"^at the strength of its parts: holds when every part holds; fails when a part fails in both halves"),
+        (*DECIDED_BY_RULE, NON_FINITE), _seed_difficulty_rule,
+    ),
+)  # fmt: skip
+
+
+def composite_decision(entry: dict[str, Any], document: Any) -> tuple[str | None, tuple[str, ...]]:
+    """The decision a composite rule gives on the verdict's numbers (or the summary's source numbers), and the decisions
+    that rule can give (another decision was reached before the rule: not re-derived, unless it is holds / fails / cannot
+    tell, which the rule is asked for); ``(None, ())`` for no known shape."""
+    rule = str(entry.get("rule", ""))
+    for pattern, decides, derive in COMPOSITE_SHAPES:
+        if pattern.search(rule):
+            derived = entry.get("decision") in decides or entry.get("decision") in DECIDED_BY_RULE
+            return (derive(entry, document) if derived else None), decides
+    return None, ()

@@ -277,6 +277,27 @@ def test_a_committed_run_that_is_a_symlink_to_outside_is_refused(tmp_path: Path,
     assert not (root / "tables.md").exists()
 
 
+@pytest.mark.parametrize("linked", ["folder", "file"])
+def test_a_plot_step_refuses_a_symlinked_summary_or_results_folder(
+    tmp_path: Path, expect_one_line, linked: str
+) -> None:
+    from experiment_3 import step_2_plot
+
+    real, folder = tmp_path / "real", tmp_path / "results"
+    shutil.copytree(REPO / EXP3, real)
+    (real / "REPORT.md").unlink()
+    if linked == "folder":
+        folder.symlink_to(real)
+        link = folder
+    else:
+        folder.mkdir()
+        (folder / "summary.json").symlink_to(real / "summary.json")
+        link = folder / "summary.json"
+    line = expect_one_line(step_2_plot.main, ["--summary", str(folder / "summary.json")])
+    assert line.startswith(f"error: {link}: ") and f"is a symbolic link (to {real}" in line
+    assert not (real / "REPORT.md").exists() and not (folder / "REPORT.md").exists()
+
+
 # --- 6: one writer per file; 7a: a priori by identity and commit; the sweep without limit.method ----------------
 
 HELD = "experiment_2/results_3c_resnet18_first_block_held"

@@ -1,6 +1,7 @@
 """Refusal before a run that cannot succeed: an impossible λ or β, and all-mask logits that no
 memory holds (L ≥ 25 blocks with 1000 classes) — each refused with one line before the first batch,
-the latter without offering --mask-chunk, which bounds activations, not the output."""
+the latter without offering --mask-chunk, which bounds activations, not the output; and the profiler's all-mask pass
+past the exhaustive limit of L, refused with the same line."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from pathlib import Path
 import pytest
 import torch
 
+import experiment_1.profile_tree as profile_tree
 import experiment_1.step_3_evaluate as step_3
 import experiment_2.step_3_lambda_sweep as sweep
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
+from experiment_1.run.cost import MAX_BLOCKS, check_depth
 from experiment_1.run.run_checks import check_beta, check_lambdas, check_logits_fit
 
 DEEP_FACTORY = '''
@@ -143,3 +146,18 @@ def test_single_pass_results_names_stay_inside_the_experiment_folders(
     with pytest.raises(SystemExit):
         single_pass.main(["--experiments", "1", "--results-name", name, "--results-root", str(tmp_path)])
     assert "is not a plain folder name" in capsys.readouterr().err and not any(tmp_path.iterdir())
+
+
+def test_the_profiler_refuses_a_network_past_the_exhaustive_limit_before_the_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, expect_one_line
+) -> None:
+    (tmp_path / "deep_factory.py").write_text(DEEP_FACTORY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(profile_tree, "profile_tree", lambda *args, **kwargs: pytest.fail("profiled a pass"))
+    line = expect_one_line(profile_tree.main, ["--arch", "deep_factory:build_model", "--resolution", "8"])
+    assert line.startswith(
+        f"error: L = 25 gated blocks means 2^25 masks per image, beyond the limit of L = {MAX_BLOCKS}"
+    )
+    assert "pass --confirm-long-run" in line
+    check_depth(MAX_BLOCKS, confirmed=False)  # the limit itself passes
+    check_depth(MAX_BLOCKS + 5, confirmed=True)  # and confirming lifts it
