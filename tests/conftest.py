@@ -13,8 +13,6 @@ import pyarrow.parquet as pq
 import pytest
 from PIL import Image
 
-from fault_harness import finished, run  # noqa: F401 (the fault harness's fixtures, for every test module)
-
 SAMPLE_1750_DIR = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample-1750"
 
 
@@ -146,3 +144,7 @@ def expect_one_line(capsys: pytest.CaptureFixture[str]):
     from fault_harness import expect_error
 
     return lambda main, argv: expect_error(main, argv, capsys, argparse_line=False)
+
+
+# The fault harness's fixtures, for every test module (imported last: the harness imports this module's helpers).
+from fault_harness import finished, run  # noqa: E402, F401
