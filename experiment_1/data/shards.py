@@ -80,8 +80,9 @@ def default_data_dir() -> Path:
 def missing_data_dir(data_dir: Path, given: bool = False) -> PipelineError:
     """The one-line error for a data folder that is not a folder: the checkout's folder to pass where a relative
     path is missing here but present there (:func:`experiment_1.paths.checkout_hint`); for a folder the user named
-    (``given``: ``--data-dir``), a look-alike folder beside it and the folder relative paths are read from — a typo
-    is not a missing download; for the default one (``$MOE_DATA``, ``imagenet-1k/data``), how to download the shards."""
+    (``given``: ``--data-dir``), the folder relative paths are read from and a look-alike folder beside it — a typo
+    is not a missing download —, else how to download the shards, as for the default one (``$MOE_DATA``,
+    ``imagenet-1k/data``)."""
     data_dir = Path(data_dir)
     hint = checkout_hint(data_dir)
     if hint:
@@ -95,9 +96,9 @@ def missing_data_dir(data_dir: Path, given: bool = False) -> PipelineError:
     parent = data_dir.parent
     folders = [entry.name for entry in parent.iterdir() if entry.is_dir()] if parent.is_dir() else []
     close = difflib.get_close_matches(data_dir.name, folders, n=1, cutoff=0.8)
-    guess = f"; did you mean {parent / close[0]}?" if close else ""
     where = "" if data_dir.is_absolute() else f" (relative paths are read from the folder you run in, {Path.cwd()})"
-    return PipelineError(f"{data_dir}: --data-dir names no folder{where}{guess}; check the path")
+    fix = f"did you mean {parent / close[0]}?" if close else f"check the path, or {DOWNLOAD_HINT}"
+    return PipelineError(f"{data_dir}: --data-dir names no folder{where}; {fix}")
 
 
 @dataclass(frozen=True)

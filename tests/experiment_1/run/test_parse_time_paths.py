@@ -45,7 +45,7 @@ def test_a_misspelled_data_dir_is_one_line_at_parse_time(
     typo = tiny_shards.parent / "dat"  # the folder is "data"
     main = importlib.import_module(module).main
     line = expect_one_line(main, ["--sample-index", str(tiny_sample_index), "--data-dir", str(typo)])
-    assert line == f"error: {typo}: --data-dir names no folder; did you mean {tiny_shards}?; check the path"
+    assert line == f"error: {typo}: --data-dir names no folder; did you mean {tiny_shards}?"
     assert "step_1.sh" not in line and "shard" not in line  # a typo, not a missing download
 
 
@@ -81,8 +81,10 @@ def test_a_relative_typo_names_the_folder_it_was_read_from(tmp_path: Path, monke
         run_setup.arg_types.data_folder("sample1750")
     assert str(error.value) == (
         f"sample1750: --data-dir names no folder (relative paths are read from the folder you run in, {tmp_path}); "
-        "did you mean sample-1750?; check the path"
+        "did you mean sample-1750?"
     )
+    with pytest.raises(Exception, match=r"^nowhere: --data-dir names no folder .*; check the path, or download"):
+        run_setup.arg_types.data_folder("nowhere")  # nothing alike: it may not be downloaded yet
 
 
 def test_a_file_given_as_data_dir_is_refused(tmp_path: Path, expect_one_line) -> None:
