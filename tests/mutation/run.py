@@ -97,8 +97,10 @@ MUTATIONS: list[Mutation] = [
             ),
             (
                 E,
-                "            return\n        gate_off, gate_on = model.blocks[level].forward_both(states, scale)\n        del states\n        on_ids = prefix_ids + (1 << level)",
-                "            return\n        gate_off, gate_on = model.blocks[level].forward_both(states, scale)\n        del states\n        on_ids = prefix_ids + (1 << (num_blocks - 1 - level))",
+                "            return\n        gate_off, gate_on = model.blocks[level].forward_both(states, scale)\n      "
+                "  del states\n        on_ids = prefix_ids + (1 << level)",
+                "            return\n        gate_off, gate_on = model.blocks[level].forward_both(states, scale)\n      "
+                "  del states\n        on_ids = prefix_ids + (1 << (num_blocks - 1 - level))",
             ),
         ],
         "tests/experiment_1/network/test_engines.py",
