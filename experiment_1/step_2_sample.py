@@ -35,7 +35,10 @@ from experiment_1.run import arg_types
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "--data-dir", type=Path, default=None, help="folder of shards (default: $MOE_DATA or imagenet-1k/data)"
+        "--data-dir",
+        type=arg_types.data_folder,
+        default=None,
+        help="folder of shards (default: $MOE_DATA or imagenet-1k/data)",
     )
     parser.add_argument(
         "--pattern",

@@ -3,7 +3,9 @@
 The original study's answers are its published ResNet-18 numbers, which every summary carries in its
 ``published`` block (:mod:`experiment_1.report.published`); this project's answers are the committed
 EfficientNet-Lite0 runs on the embedded sample (:data:`HEADLINE_RUNS`). A run that is absent reads "not run".
-:func:`headline_table` is a README block of :mod:`paper.make_tables` (``<!-- generated:headline -->``).
+:func:`headline_table` is a README block of :mod:`paper.make_tables` (``<!-- generated:headline -->``), and so is
+:func:`figure_reading` (``<!-- generated:figure -->``): Experiment 2's committed spectrum and a reading of it in plain
+words, every number from its summary and every finding beside the verdict (by id) it rests on.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from experiment_1.errors import PipelineError
 from experiment_1.report import format_number, format_percent, format_stat
 from paper.checks import checked_json
 from paper.committed_runs import check_inside
-from paper.table_model import Block, Table
+from paper.table_model import Block, NotRun, Paragraph, Table
 
 HEADLINE_RUNS = {
     "1": "experiment_1/results_efficientnet_lite0_sample/summary.json",
@@ -143,4 +146,51 @@ def headline_table(root: Path) -> list[Block]:
             ],
             rows,
         )
+    ]
+
+
+FIGURE = "experiment_2/results_efficientnet_lite0_sample/spectrum.png"
+"""The README's one figure: Experiment 2's order spectrum of the committed run :data:`HEADLINE_RUNS` ``["2"]``."""
+
+
+def _verdict(summary: dict[str, Any], verdict_id: str) -> dict[str, Any]:
+    entry = next((entry for entry in summary.get("verdicts", []) if entry.get("id") == verdict_id), None)
+    if entry is None:
+        raise PipelineError(f"{HEADLINE_RUNS['2']}: no verdict '{verdict_id}'; rerun experiment_2.step_2_plot")
+    return entry
+
+
+def _cited(summary: dict[str, Any], verdict_id: str, note: int | None = None) -> str:
+    """``(verdict `id`: **decision** — its note)``: a finding and the verdict it rests on."""
+    entry = _verdict(summary, verdict_id)
+    said = f" — {entry['notes'][note]}" if note is not None and len(entry["notes"]) > abs(note) else ""
+    return f"(verdict `{verdict_id}`: **{entry['decision']}**{said})"
+
+
+def figure_reading(root: Path) -> list[Block]:
+    """The README's figure (:data:`FIGURE`) and what it shows, in plain words, from the run's summary."""
+    path = root / HEADLINE_RUNS["2"]
+    if not (path.exists() or path.is_symlink()) or not (root / FIGURE).exists():
+        return [NotRun("No committed Experiment 2 run yet: no figure.")]
+    summary = checked_json(check_inside(path, root))
+    config, null = summary["config"], summary["binomial_null"]
+    vector, scalar = summary["projections"]["vector"], summary["projections"]["scalar"]
+    folder = Path(FIGURE).parent.as_posix()
+    return [
+        Paragraph(f"![The interaction-order spectrum of {config['arch']} on {summary['num_valid']} images]({FIGURE})"),
+        Paragraph(
+            f"*Reading the figure* ([`{folder}`]({folder}/REPORT.md)). The network is {config['arch']} with "
+            f"{config['weights']} weights and L = {null['num_blocks']} gated blocks, on {summary['num_valid']} images of "
+            "the embedded sample. Each bar is the share of its Möbius energy — how much its logits owe to blocks acting "
+            "together — in interactions of exactly k blocks (mean over images, 95 % CI). The dashed line is what "
+            "counting the subsets of each size alone gives (the binomial null); the grey line is the same network "
+            "with random weights. For the whole logit vector (left), the energy peaks at "
+            f"k = {vector['mean_spectrum_peak_order']} with mean order κ = {format_stat(vector['kappa'])} against the "
+            f"null's {format_number(null['kappa'])}, and orders 1–3 hold {format_stat(vector['c_le3'], percent=True)} "
+            f"(null {format_percent(null['c_le3'])}). The peak is where subset counting puts it "
+            f"{_cited(summary, 'peak.vector', 0)}, and the spectrum is not shifted from counting's "
+            f"{_cited(summary, 'shape.vector', -1)}. For the predicted class alone (right), κ = "
+            f"{format_stat(scalar['kappa'])} {_cited(summary, 'shape.scalar', -1)}, which differs from the vector's "
+            f"{_cited(summary, 'projections_differ')}."
+        ),
     ]

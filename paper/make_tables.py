@@ -41,7 +41,7 @@ from paper.claims import claims_tex, network_name, pretty_networks
 from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob
 from paper.experiments import RECORDS, record_of
 from paper.figures import figures_tex
-from paper.headline import headline_table
+from paper.headline import figure_reading, headline_table
 from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, macros_tex
 from paper.plots import render_paper_figures
 from paper.render_latex import render_latex
@@ -749,7 +749,7 @@ def paper_inputs(root: Path) -> dict[str, str]:
 
 
 README_BLOCKS: dict[str, dict[str, Callable[[Path], list[Block]]]] = {
-    "README.md": {"headline": headline_table},
+    "README.md": {"headline": headline_table, "figure": figure_reading},
     "experiment_1/PERFORMANCE.md": {
         "benchmark": benchmark_table,
         "wall-time": wall_time_table,

@@ -117,17 +117,23 @@ def parse_entry(entry: Any) -> SampleRef:
     return SampleRef(source, row, label)
 
 
+def missing_sample_list(path: Path) -> PipelineError:
+    """The one-line error for a sample list that does not exist: the checkout's file to pass where a relative path is
+    missing here but present there (:func:`experiment_1.paths.checkout_hint`), else how to create it."""
+    hint = checkout_hint(path)
+    if hint:
+        return PipelineError(f"{path}: sample list {hint}")
+    return PipelineError(
+        f"{path}: sample list not found; create it with `python -m experiment_1.step_2_sample --output {path}`"
+    )
+
+
 def load_sample_list(path: Path, limit: int | None = None) -> list[SampleRef]:
     """Read a sample list (the first ``limit`` entries if given); every entry is checked, one-line error for the first bad one."""
     path = Path(path)
     fix = "regenerate it with experiment_1.step_2_sample"
     if not path.exists():
-        hint = checkout_hint(path)
-        if hint:
-            raise PipelineError(f"{path}: sample list {hint}")
-        raise PipelineError(
-            f"{path}: sample list not found; create it with `python -m experiment_1.step_2_sample --output {path}`"
-        )
+        raise missing_sample_list(path)
     document = read_json(path, fix=fix)
     if not isinstance(document, dict) or not isinstance(document.get("samples"), list):
         raise PipelineError(f"{path}: not a sample list (no \"samples\" list); {fix}")

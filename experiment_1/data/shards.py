@@ -14,6 +14,7 @@ file) relative to the data directory, ``row`` its row in the shard (``-1`` for i
 
 from __future__ import annotations
 
+import difflib
 import io
 import os
 import sys
@@ -76,6 +77,30 @@ def default_data_dir() -> Path:
     return Path(os.environ.get("MOE_DATA", REPO_ROOT / "imagenet-1k" / "data"))
 
 
+def missing_data_dir(data_dir: Path, given: bool = False) -> PipelineError:
+    """The one-line error for a data folder that is not a folder: the checkout's folder to pass where a relative
+    path is missing here but present there (:func:`experiment_1.paths.checkout_hint`); for a folder the user named
+    (``given``: ``--data-dir``), the folder relative paths are read from and a look-alike folder beside it — a typo
+    is not a missing download —, else how to download the shards, as for the default one (``$MOE_DATA``,
+    ``imagenet-1k/data``)."""
+    data_dir = Path(data_dir)
+    hint = checkout_hint(data_dir)
+    if hint:
+        return PipelineError(f"{data_dir}: data directory {hint}")
+    if data_dir.exists():
+        return PipelineError(
+            f"{data_dir}: data directory is a file, not a folder; pass the folder that holds the shards"
+        )
+    if not given:
+        return PipelineError(f"{data_dir}: data directory not found; {DOWNLOAD_HINT}")
+    parent = data_dir.parent
+    folders = [entry.name for entry in parent.iterdir() if entry.is_dir()] if parent.is_dir() else []
+    close = difflib.get_close_matches(data_dir.name, folders, n=1, cutoff=0.8)
+    where = "" if data_dir.is_absolute() else f" (relative paths are read from the folder you run in, {Path.cwd()})"
+    fix = f"did you mean {parent / close[0]}?" if close else f"check the path, or {DOWNLOAD_HINT}"
+    return PipelineError(f"{data_dir}: --data-dir names no folder{where}; {fix}")
+
+
 @dataclass(frozen=True)
 class SampleRef:
     """One image of a sample list: ``source`` relative to the data dir, ``row`` in it, ``label``."""
@@ -121,7 +146,7 @@ def _open_parquet(path: Path) -> pq.ParquetFile:
 def find_sources(data_dir: Path, pattern: str) -> list[Path]:
     """Shards (``*.parquet``) or ImageFolder roots under ``data_dir`` matching the glob ``pattern``."""
     if not data_dir.is_dir():
-        raise PipelineError(f"{data_dir}: data directory {checkout_hint(data_dir) or f'not found; {DOWNLOAD_HINT}'}")
+        raise missing_data_dir(data_dir)
     matches = sorted(path for path in data_dir.glob(pattern) if path.suffix == ".parquet" or path.is_dir())
     if not matches:
         raise PipelineError(f"{data_dir}: no shards or image folders match '{pattern}'; {DOWNLOAD_HINT}")
@@ -259,7 +284,7 @@ def check_sources(data_dir: Path, samples: list[SampleRef]) -> None:
     for sample in samples:
         rows_by_source.setdefault(sample.source, []).append(sample.row)
     if not Path(data_dir).is_dir():
-        raise PipelineError(f"{data_dir}: data directory {checkout_hint(data_dir) or f'not found; {DOWNLOAD_HINT}'}")
+        raise missing_data_dir(data_dir)
     missing = sorted(source for source in rows_by_source if not (data_dir / source).exists())
     if missing:
         raise PipelineError(

@@ -1,5 +1,5 @@
-"""argparse ``type=`` validators (a bad numeric flag is refused while parsing, naming the allowed range) and
-defaults that depend on the machine."""
+"""argparse ``type=`` validators (a bad numeric flag is refused while parsing, naming the allowed range; a missing
+input folder or file too, in the one line the later check would give) and defaults that depend on the machine."""
 
 from __future__ import annotations
 
@@ -68,3 +68,29 @@ def output_path(text: str) -> Path:
             f"the name '{long[0][:40]}…' has {len(long[0].encode())} bytes; file systems allow at most {NAME_MAX} per name — choose a shorter one"
         )
     return Path(text)
+
+
+def data_folder(text: str) -> Path:
+    """An existing folder (``--data-dir``), else the one-line error of
+    :func:`experiment_1.data.shards.missing_data_dir`, raised while the flags are parsed: a typo is named in
+    seconds, before any model is built. Only a given flag is checked: the default (``$MOE_DATA``,
+    ``imagenet-1k/data``) is checked where the run reads it."""
+    from experiment_1.data.shards import missing_data_dir  # the data modules import torch; this module stays light
+
+    path = Path(text)
+    if not path.is_dir():
+        raise missing_data_dir(path, given=True)
+    return path
+
+
+def sample_list_file(text: str) -> Path:
+    """An existing file (``--sample-index``), else the one-line error of
+    :func:`experiment_1.data.sample_list.missing_sample_list`, raised while the flags are parsed. A default that is
+    not a string is never passed here (argparse converts string defaults only): the step's default list is
+    checked where the run reads it."""
+    from experiment_1.data.sample_list import missing_sample_list
+
+    path = Path(text)
+    if not path.exists():
+        raise missing_sample_list(path)
+    return path

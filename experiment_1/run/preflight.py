@@ -3,13 +3,14 @@
 In order, cheap refusals first:
 
 1. the labels fit the model's classes (:func:`check_labels`);
-2. the cost estimate, printed (:func:`experiment_1.run.cost.estimate`), and its refusal of an
+2. the cost estimate (:func:`experiment_1.run.cost.estimate`) and its refusal of an
    exhaustive pass over more than :data:`experiment_1.run.cost.MAX_BLOCKS` gated blocks unless
    ``confirm_long_run`` (a mask-family pass, ``config.mask_family``, is counted as the family and never refused for L)
    — before the memory check, so the run is first told that ``--confirm-long-run`` exists;
 3. one batch's all-mask logits fit the device's memory (:func:`experiment_1.run.run_checks.check_logits_fit`;
    no flag makes them fit);
-4. the estimated time within :data:`experiment_1.run.cost.MAX_HOURS` unless ``confirm_long_run``;
+4. the estimated time within :data:`experiment_1.run.cost.MAX_HOURS` unless ``confirm_long_run``; then the estimate
+   printed (a refusal of 2 or 4 carries it in its one line, so it is said once either way);
 5. the model prepared as it will be evaluated: batch-norm re-estimated on the first images
    (:func:`calibrate_on_samples`, ``--calibrate-batchnorm``), batch-norm folded (``--fold-batchnorm``);
 6. the stack a set function of the mask (:func:`experiment_1.run.run_checks.check_set_function`), before compiling;
@@ -61,8 +62,7 @@ def preflight(model: ResidualStack, dataset: SampleDataset, config: RunConfig, d
             family=config.mask_family,
         )
     )
-    print(cost.describe(), flush=True)  # stdout: rank 0 only under torchrun
-    run_cost.check_blocks(cost, config.confirm_long_run)
+    run_cost.check_blocks(cost, config.confirm_long_run)  # its line carries the estimate: said once
     family_masks = config.mask_family.size(model.num_blocks) if config.mask_family is not None else None
     check_logits_fit(
         config.batch_size,
@@ -72,7 +72,8 @@ def preflight(model: ResidualStack, dataset: SampleDataset, config: RunConfig, d
         device,
         masks=family_masks,
     )
-    run_cost.check_hours(cost, config.confirm_long_run)
+    run_cost.check_hours(cost, config.confirm_long_run)  # its line carries the estimate too
+    print(cost.describe(), flush=True)  # stdout, once the run is accepted: rank 0 only under torchrun
     if config.calibrate_batchnorm is not None:
         calibrate_on_samples(model, dataset, config.calibrate_batchnorm, config.skip_corrupt)
     if config.fold_batchnorm:

@@ -23,7 +23,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from experiment_1.data.sample_list import load_sample_list
-from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir
+from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir, missing_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
 from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
@@ -57,12 +57,15 @@ def add_evaluation_arguments(
     """The flags shared by every step that evaluates all masks (``--output-dir`` unless ``default_output_dir`` is None)."""
     parser.add_argument(
         "--sample-index",
-        type=Path,
+        type=arg_types.sample_list_file,
         default=Path(default_sample_index),
         help="sample list JSON from experiment_1.step_2_sample (default: %(default)s)",
     )
     parser.add_argument(
-        "--data-dir", type=Path, default=None, help="folder of parquet shards (default: $MOE_DATA or imagenet-1k/data)"
+        "--data-dir",
+        type=arg_types.data_folder,
+        default=None,
+        help="folder of parquet shards (default: $MOE_DATA or imagenet-1k/data)",
     )
     parser.add_argument(
         "--arch",
@@ -235,12 +238,17 @@ def build_setup(args: argparse.Namespace, config: RunConfig | None = None) -> Ev
     tune_allocator()  # before the first large tensor: glibc keeps activation buffers (experiment_1.run.allocator)
     flags = RunConfig.from_flags(args) if config is None else config
     seed_everything(flags.seed)
-    device = distributed.start(resolve_device(flags.device))
-    model, identity = build_model(flags, device)
-    samples = load_sample_list(flags.sample_index, flags.limit)
+    samples = load_sample_list(
+        flags.sample_index, flags.limit
+    )  # the inputs before the model: a bad one fails in seconds
     if not samples:
         raise PipelineError(f"{flags.sample_index}: the sample list is empty")
-    dataset = SampleDataset(Path(flags.data_dir) if flags.data_dir else default_data_dir(), samples, model.preprocess)
+    data_dir = Path(flags.data_dir) if flags.data_dir else default_data_dir()
+    if not data_dir.is_dir():
+        raise missing_data_dir(data_dir, given=flags.data_dir is not None)
+    device = distributed.start(resolve_device(flags.device))
+    model, identity = build_model(flags, device)
+    dataset = SampleDataset(data_dir, samples, model.preprocess)
     preflight(model, dataset, flags, device)
     return EvaluationSetup(
         model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity))

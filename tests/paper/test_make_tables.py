@@ -107,6 +107,23 @@ def test_the_readme_headline_is_the_committed_runs_table() -> None:
     assert f"κ = {format_number(summary['projections']['vector']['kappa']['mean'])} [" in table  # this project's
 
 
+def test_the_readme_figure_is_the_committed_spectrum_read_from_its_summary() -> None:
+    """The README's figure block is what make_tables writes: a committed figure, its numbers from the summary and each
+    finding beside the verdict (id and decision) it rests on."""
+    from experiment_1.paths import REPO_ROOT
+    from paper.headline import FIGURE, HEADLINE_RUNS, figure_reading
+    from paper.render_markdown import render_markdown
+
+    block = render_markdown(figure_reading(REPO_ROOT))
+    assert block in (REPO_ROOT / "README.md").read_text() and (REPO_ROOT / FIGURE).is_file()
+    assert f"]({FIGURE})" in block
+    summary = json.loads((REPO_ROOT / HEADLINE_RUNS["2"]).read_text())
+    decisions = {entry["id"]: entry["decision"] for entry in summary["verdicts"]}
+    for verdict_id in ("peak.vector", "shape.vector", "shape.scalar", "projections_differ"):
+        assert f"(verdict `{verdict_id}`: **{decisions[verdict_id]}**" in block
+    assert f"κ = {format_number(summary['projections']['vector']['kappa']['mean'])} [" in block
+
+
 def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resumed_run(tmp_path: Path) -> None:
     from paper.make_tables import wall_time_table
 

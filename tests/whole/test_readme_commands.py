@@ -26,6 +26,7 @@ import pytest
 
 from experiment_1.files import read_json
 from experiment_1.network.registry import load_factory
+from experiment_1.run import arg_types
 
 REPO = Path(__file__).resolve().parents[2]
 READMES = [
@@ -205,6 +206,11 @@ def parse_only(
 
     with monkeypatch.context() as patch:
         patch.setattr(argparse.ArgumentParser, "parse_args", parse_and_stop)
+        for check in (
+            "data_folder",
+            "sample_list_file",
+        ):  # an input an earlier command writes: the caller checks inputs
+            patch.setattr(arg_types, check, Path)
         try:
             importlib.import_module(module).main(flags)
         except Parsed:

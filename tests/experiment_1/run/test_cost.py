@@ -100,11 +100,17 @@ def test_a_run_beyond_the_limit_is_refused_before_evaluating(
         "cpu",
     ]
     monkeypatch.setattr(run_cost, "MAX_HOURS", 1e-9)
-    with pytest.raises(PipelineError, match=r"^this pass is estimated at .* pass --confirm-long-run to run it anyway"):
+    with pytest.raises(
+        PipelineError, match=r"^this pass is estimated at .* pass --confirm-long-run to run it anyway"
+    ) as refused:
         step_3.main([*flags, "--output-dir", str(tmp_path / "refused")])
     assert not (tmp_path / "refused" / "partial").exists()
-    assert f"cost estimate: {len(load_sample_list(index))} image(s) × " in capsys.readouterr().out
+    estimate = f"{len(load_sample_list(index))} image(s) × "
+    assert (
+        estimate in str(refused.value) and "cost estimate" not in capsys.readouterr().out
+    )  # said once: in the refusal
     step_3.main([*flags, "--output-dir", str(tmp_path / "confirmed"), "--confirm-long-run"])
+    assert f"cost estimate: {estimate}" in capsys.readouterr().out  # an accepted run prints it
     assert json.loads((tmp_path / "confirmed" / "summary.json").read_text())["num_images"] == 2
 
 

@@ -31,8 +31,8 @@ def config(*argv: str) -> RunConfig:
     return RunConfig.from_flags(parser.parse_args(list(argv)))
 
 
-def stack(blocks: int) -> SimpleNamespace:
-    return SimpleNamespace(num_classes=1000, num_blocks=blocks, preprocess=SimpleNamespace(crop=64))
+def stack(blocks: int, classes: int = 1000) -> SimpleNamespace:
+    return SimpleNamespace(num_classes=classes, num_blocks=blocks, preprocess=SimpleNamespace(crop=64))
 
 
 def fake_estimate(blocks: int, seconds: float, seen: list | None = None):
@@ -53,6 +53,35 @@ def test_the_block_limit_comes_before_the_memory_check_and_confirming_reaches_it
         preflight(stack(21), NoImages(), config(), CPU)
     with pytest.raises(PipelineError, match=r"^L = 21 blocks: one image's all-mask logits .* cannot hold them"):
         preflight(stack(21), NoImages(), config("--confirm-long-run"), CPU)
+
+
+def test_a_27_block_network_is_refused_once_naming_confirm_long_run_not_the_batch_size(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the newcomer's 27-block, 10-class network at the default --batch-size 8: 40 GiB of logits on a 23.5 GiB machine
+    monkeypatch.setattr(run_cost, "estimate", fake_estimate(27, 3443.8 * 3600))
+    monkeypatch.setattr(run_checks, "device_memory", lambda device: int(23.5 * 2**30))
+    with pytest.raises(PipelineError) as refused:
+        preflight(stack(27, classes=10), NoImages(), config(), CPU)
+    line = str(refused.value)
+    assert line.startswith("L = 27 gated blocks") and "pass --confirm-long-run" in line and "--batch-size" not in line
+    assert line.count("about 3443.8 h per pass") == 1 and capsys.readouterr().out == ""  # the estimate said once
+    with pytest.raises(PipelineError, match=r"^--batch-size 8: .* use --batch-size 2 or less$"):  # then memory
+        preflight(stack(27, classes=10), NoImages(), config("--confirm-long-run"), CPU)
+    assert capsys.readouterr().out == ""
+
+
+def test_an_accepted_run_prints_its_estimate_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from experiment_1.run import preflight as module
+
+    monkeypatch.setattr(run_cost, "estimate", fake_estimate(4, 1.0))
+    monkeypatch.setattr(run_checks, "device_memory", lambda device: 2**40)
+    monkeypatch.setattr(module, "check_set_function", lambda model: None)
+    monkeypatch.setattr(module, "check_evaluation_parity", lambda model, dtype: None)
+    preflight(stack(4), NoImages(), config(), CPU)
+    assert capsys.readouterr().out.count("cost estimate: ") == 1
 
 
 def test_the_memory_check_comes_before_the_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:

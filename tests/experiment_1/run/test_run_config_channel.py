@@ -11,8 +11,11 @@ from types import SimpleNamespace
 
 import torch
 
+from experiment_1.paths import REPO_ROOT
 from experiment_1.run.run_config import RunConfig
 from experiment_1.run.setup import add_evaluation_arguments, run_content
+
+SAMPLE_LIST = REPO_ROOT / "experiment_1" / "sample_index_sample_test.json"
 
 
 def parsed(*argv: str) -> argparse.Namespace:
@@ -39,7 +42,9 @@ def test_the_flags_reach_the_config_and_an_undeclared_one_keeps_its_default() ->
 
 
 def test_masks_per_image_and_confirm_long_run_do_not_enter_the_content() -> None:
-    plain = RunConfig.from_flags(parsed("--sample-index", "s.json"))
+    plain = RunConfig.from_flags(
+        parsed("--sample-index", str(SAMPLE_LIST))
+    )  # a list that exists (checked while parsing)
     steered = dataclasses.replace(plain, masks_per_image=1, confirm_long_run=True)
     assert content_of(steered) == content_of(plain)
     assert not {"masks_per_image", "confirm_long_run"} & set(content_of(plain))
@@ -47,4 +52,4 @@ def test_masks_per_image_and_confirm_long_run_do_not_enter_the_content() -> None
     assert (
         dict(keyed[0]) == dict(keyed[1]) and keyed[0].content_json == keyed[1].content_json
     )  # the resume key and the summary's config
-    assert Path(keyed[1].sample_index) == Path("s.json")
+    assert Path(keyed[1].sample_index) == SAMPLE_LIST
