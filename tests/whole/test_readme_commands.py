@@ -347,3 +347,44 @@ def test_the_examples_docstring_commands_run_on_a_clone(
                     path == Path(out) or Path(out) in path.parents for out in produced
                 ), f"{example}: `{command.line}`: {name} {value} is not in a clone"
         produced += outputs_of(module, flags)
+
+
+def test_the_own_network_block_from_another_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same block run from a user's own folder with the user's own factory file: as printed, its relative paths stop
+    it in one line naming the checkout's file; with the checkout's paths (as the README says) it runs."""
+    from experiment_1.errors import run_cli
+
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("## Your own residual network") :]
+    (evaluate, flags), _ = [
+        step_of(command.words)
+        for block in command_blocks(section)[:1]
+        for command in block_commands("README.md", block)
+    ]
+    user = tmp_path / "user"
+    user.mkdir()
+    shutil.copy(REPO / "experiment_1" / "examples" / "cifar_resnet20.py", user / "mynet.py")
+    monkeypatch.chdir(user)
+    monkeypatch.syspath_prepend(str(user))
+    printed_output = flag_values(flags, "--output-dir")[0]
+    mine = [
+        "mynet:build_model"
+        if word.startswith("experiment_1.examples.cifar_resnet20")
+        else word.replace(printed_output, "results_mynet")
+        for word in flags
+    ]
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        run_cli(
+            importlib.import_module(evaluate).main, mine + ["--limit", "2", "--num-workers", "0", "--device", "cpu"]
+        )
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and str(REPO) in lines[0], lines
+    into_checkout = [
+        str(REPO / word) if word in flag_values(flags, "--sample-index") + flag_values(flags, "--data-dir") else word
+        for word in mine
+    ]
+    importlib.import_module(evaluate).main(into_checkout + ["--limit", "2", "--num-workers", "0", "--device", "cpu"])
+    assert read_json(user / "results_mynet" / "summary.json")["num_valid"] == 2
