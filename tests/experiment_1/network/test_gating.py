@@ -155,7 +155,7 @@ def test_engines_are_bit_exact_with_the_pre_refactor_engines(arch: str) -> None:
 def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(
         PipelineError,
-        match=r"^--arch no_such_package.models:build: cannot import no_such_package.models \(ModuleNotFoundError",
+        match=r"^--arch no_such_package.models:build: no module no_such_package on the import path \(moved, renamed or misspelled\?\)",
     ):
         build_gated_stack("no_such_package.models:build", "random")
     with pytest.raises(
@@ -212,7 +212,9 @@ def test_factory_errors_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert torch.isnan(model(images(1))).all()
 
 
-def test_an_unimportable_factory_is_one_line_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_an_unimportable_factory_is_one_line_on_the_command_line(
+    tmp_path: Path, tiny_shards: Path, tiny_sample_index: Path, capsys: pytest.CaptureFixture
+) -> None:
     with pytest.raises(SystemExit) as exit_info:  # run_cli is what `python -m experiment_1.step_3_evaluate` runs
         run_cli(
             step_3_evaluate.main,
@@ -222,7 +224,9 @@ def test_an_unimportable_factory_is_one_line_on_the_command_line(tmp_path: Path,
                 "--weights",
                 "random",
                 "--sample-index",
-                str(tmp_path / "samples.json"),
+                str(tiny_sample_index),
+                "--data-dir",
+                str(tiny_shards),
                 "--device",
                 "cpu",
             ],
@@ -230,7 +234,7 @@ def test_an_unimportable_factory_is_one_line_on_the_command_line(tmp_path: Path,
     stderr = capsys.readouterr().err
     assert exit_info.value.code == 2
     assert len(stderr.strip().splitlines()) == 1 and stderr.startswith(
-        "error: --arch no_such_package.models:build: cannot import"
+        "error: --arch no_such_package.models:build: no module no_such_package on the import path"
     )
 
 
