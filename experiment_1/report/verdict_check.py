@@ -489,6 +489,105 @@ def _seed_difficulty_rule(entry: dict[str, Any], document: Any) -> str:
     return HOLDS if all(part == HOLDS for part in parts) else CANNOT_TELL
 
 
+def _ranking(entry: dict[str, Any]) -> str:
+    return str(entry.get("id", "")).rsplit(".", 1)[-1]
+
+
+def _relative_error_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 3's mean relative error at every K < 2^L of the grid (the block keeps only the smallest), from the
+    summary's per-K curve ``sources.magnitude_<ranking>.curves.relative_error``: holds when every CI lies at or above
+    1, fails when one lies below 1; the block's own CI is checked to be the curve's at its smallest mean."""
+    ranking = _ranking(entry)
+    curve = _source(document, "sources", f"magnitude_{ranking}", "curves", "relative_error")
+    ks, num_masks = _source(document, "ks"), _source(document, "num_masks")
+    where = f"sources.magnitude_{ranking}.curves.relative_error"
+    columns = [curve.get(key) for key in ("mean", "ci_low", "ci_high")]
+    if not all(isinstance(column, list) and len(column) == len(ks) for column in columns):
+        raise _Missing(f"{where}.mean / ci_low / ci_high (one per K)")
+    below_all = [index for index, k in enumerate(ks) if k < num_masks]
+    means, lows, highs = ([column[index] for index in below_all] for column in columns)
+    if not all(_real(value) for value in means + lows + highs):
+        raise _Missing(f"{where} at every K < 2^L")
+    if below_all:
+        best = below_all[min(range(len(below_all)), key=lambda position: means[position])]
+        low, high = _ci(entry)
+        if not (
+            math.isclose(low, curve["ci_low"][best], rel_tol=1e-9)
+            and math.isclose(high, curve["ci_high"][best], rel_tol=1e-9)
+        ):
+            raise _Contradiction(
+                f"its CI [{low:.3g}, {high:.3g}] is not the summary's relative error at its smallest mean (K = {ks[best]})"
+            )
+    if below_all and min(lows) >= 1:
+        return HOLDS
+    return FAILS if any(high < 1 for high in highs) else CANNOT_TELL
+
+
+def _controls_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 3's magnitude top-K against every control (the block keeps its numbers only in notes), from the
+    summary's ``improvement.<ranking>.<control>.top1_agreement`` at the verdict's K: each control's paired difference CI
+    above 0 with Holm p ≤ α holds, below 0 fails, else cannot tell; the claim holds when every control's holds, fails
+    when one fails."""
+    ranking = _ranking(entry)
+    k, alpha = _parameter(entry, "k"), _parameter(entry, "alpha")
+    ks = _source(document, "ks")
+    if k not in ks:
+        raise _Missing(f"ks entry K = {k:g} (the K its parameters name)")
+    index = ks.index(k)
+    blocks = _source(document, "improvement", ranking)
+    p_values, differences = [], []
+    for control, block in blocks.items():
+        agreement = block.get("top1_agreement") if isinstance(block, dict) else None
+        where = f"improvement.{ranking}.{control}.top1_agreement"
+        try:
+            p_value = agreement["sign_flip_p"][index]
+            difference = {key: agreement["difference"][key][index] for key in ("ci_low", "ci_high")}
+        except (TypeError, KeyError, IndexError):
+            raise _Missing(f"{where}.sign_flip_p / difference at K = {k:g}") from None
+        if not (_real(p_value) and _real(difference["ci_low"]) and _real(difference["ci_high"])):
+            raise _Missing(f"{where}.sign_flip_p / difference at K = {k:g}")
+        p_values.append(float(p_value))
+        differences.append(difference)
+    if not blocks:
+        raise _Missing(f"improvement.{ranking} (no control)")
+    parts = [
+        (HOLDS if side > 0 else FAILS) if p_value <= alpha and side != 0 else CANNOT_TELL
+        for difference, p_value in zip(differences, _holm(p_values))
+        for side in [_side_of(difference["ci_low"], difference["ci_high"], 0.0)]
+    ]
+    if FAILS in parts:
+        return FAILS
+    return HOLDS if all(part == HOLDS for part in parts) else CANNOT_TELL
+
+
+def _power_law_rule(entry: dict[str, Any], document: Any) -> str:
+    """The λ sweep's power law over the resolved orders k ≥ 2, from the summary's ``power_law.projections[p]`` slopes:
+    every CI inside k ± tolerance holds, one wholly outside fails, else cannot tell; none resolved is unresolved."""
+    projection, tolerance = _projection(entry), _parameter(entry, "slope_tolerance")
+    law = _source(document, "power_law")
+    if _real(law.get("slope_tolerance")) and not math.isclose(law["slope_tolerance"], tolerance, rel_tol=1e-9):
+        raise _Contradiction(
+            f"parameters.slope_tolerance is {tolerance!r} but the summary's power_law.slope_tolerance is {law['slope_tolerance']!r}"
+        )
+    rows = _source(document, "power_law", "projections", projection)
+    where = f"power_law.projections.{projection}[]"
+    if not isinstance(rows, list) or not all(isinstance(row, dict) and _real(row.get("order")) for row in rows):
+        raise _Missing(f"{where}.order")
+    resolved = [row for row in rows if row["order"] >= 2 and row.get("resolved")]
+    if not all(_real(row.get("ci_low")) and _real(row.get("ci_high")) for row in resolved):
+        raise _Missing(f"{where}.ci_low / ci_high")
+    if not resolved:
+        return UNRESOLVED
+    if all(
+        row["order"] - tolerance <= row["ci_low"] and row["ci_high"] <= row["order"] + tolerance for row in resolved
+    ):
+        return HOLDS
+    outside = any(
+        row["ci_high"] < row["order"] - tolerance or row["ci_low"] > row["order"] + tolerance for row in resolved
+    )
+    return FAILS if outside else CANNOT_TELL
+
+
 COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (re.compile(r"^holds when every order k ≥ 1 has mean (?:Walsh )?energy ≥ "), (HOLDS, UNRESOLVED), _resolved_rule),
     (
@@ -535,6 +634,18 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (
         re.compile(r"^at the strength of its parts: holds when every part holds; fails when a part fails in both halves"),
         (*DECIDED_BY_RULE, NON_FINITE), _seed_difficulty_rule,
+    ),
+    (
+        re.compile(r"^holds when the 95 % CI of the mean relative error lies at or above 1 at every K < 2\^L of the grid"),
+        DECIDED_BY_RULE, _relative_error_rule,
+    ),
+    (
+        re.compile(r"^holds when the paired per-image difference magnitude − control has a 95 % CI above 0 and a two-sided paired sign-flip"),
+        DECIDED_BY_RULE, _controls_rule,
+    ),
+    (
+        re.compile(r"^over the resolved orders k ≥ 2: holds when every slope's 95 % CI lies inside k ± tolerance"),
+        (*DECIDED_BY_RULE, UNRESOLVED), _power_law_rule,
     ),
 )  # fmt: skip
 

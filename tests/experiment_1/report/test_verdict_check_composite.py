@@ -21,6 +21,7 @@ SWEEP = "experiment_2/results_3c_efficientnet_lite0_native/summary_all.json"
 DEPTH = "paper/results_depth_efficientnet_lite_sample/depth.json"
 OVERLAP = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
 ANALYSIS = "experiment_5/results_efficientnet_lite0_sample/analysis.json"
+TOPK = "experiment_3/results_efficientnet_lite0_sample/summary.json"
 WALSH = "walsh"  # built from SPECTRUM: its projections and round-off as the Walsh block
 
 
@@ -74,6 +75,15 @@ CASES = [
     (OVERLAP, "seed_claim", ("verdict", "scalar_minus_vector"), "the verdict scalar_minus_vector"),
     (ANALYSIS, "kbar_vector.hard_minus_easy", ("block", "test", "p_adjusted"), "test.p_adjusted"),
     (ANALYSIS, "seed_claim", ("source", "published", "resnet18", "invariant_measures"), "invariant_measures"),
+    (
+        TOPK,
+        "relative_error.vector",
+        ("source", "sources", "magnitude_vector", "curves", "relative_error"),
+        "sources.magnitude_vector.curves.relative_error",
+    ),
+    (TOPK, "controls.scalar", ("source", "improvement", "scalar"), "improvement.scalar"),
+    (TOPK, "controls.vector", ("block", "parameters", "k"), "parameters.k"),
+    (SWEEP, "power_law.vector", ("source", "power_law", "projections", "vector"), "power_law.projections.vector"),
 ]
 
 
@@ -122,3 +132,13 @@ def test_every_committed_verdict_passes_and_every_composite_shape_is_re_derived_
                 used.add(next(index for index, shape in enumerate(COMPOSITE_SHAPES) if shape[0].search(entry["rule"])))
     basis = next(index for index, shape in enumerate(COMPOSITE_SHAPES) if "Walsh shape" in shape[0].pattern)
     assert used | {basis} == set(range(len(COMPOSITE_SHAPES)))  # no committed summary records the Walsh basis yet
+
+
+def test_relative_error_is_re_derived_at_every_k_not_only_the_smallest() -> None:
+    """The block keeps the smallest mean's K; a larger K whose CI falls below 1 in the per-K curve still refuses holds."""
+    document = document_of(TOPK)
+    curve = document["sources"]["magnitude_vector"]["curves"]["relative_error"]
+    last = max(index for index, k in enumerate(document["ks"]) if k < document["num_masks"])
+    curve["ci_low"][last], curve["ci_high"][last] = 0.5, 0.9
+    with pytest.raises(PipelineError, match=r"verdict relative_error\.vector says 'holds' but .* gives 'fails'"):
+        check_verdicts(document, Path("summary.json"))
