@@ -31,7 +31,10 @@ refused, naming what is missing): Experiment 2's ``resolved`` (the smallest floo
 (``kappa_changes[p].steps``, Holm over the steps); the depth ladder's paired rule and its ±margin rule; Experiment 4's
 alignment (Holm p), ``scalar_minus_vector`` (the one-sided ps of ``scalar_minus_vector.tests.nn_accuracy``) and its seed
 claim (its parts' verdicts); Experiment 5's hard − easy rule (Holm p and CI, breadth or order measure) and its seed claim
-at the strength of its parts.
+at the strength of its parts; Experiment 3's ``relative_error`` (the block keeps only the smallest K: every K < 2^L read
+from ``sources.magnitude_<ranking>.curves.relative_error``) and ``controls`` (its numbers only in notes: read from
+``improvement.<ranking>.<control>.top1_agreement`` at the verdict's K, Holm over the controls); the λ sweep's
+``power_law`` (the slopes of ``power_law.projections[p]`` against k ± tolerance).
 """
 
 from __future__ import annotations
