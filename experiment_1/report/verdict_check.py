@@ -34,7 +34,9 @@ claim (its parts' verdicts); Experiment 5's hard − easy rule (Holm p and CI, b
 at the strength of its parts; Experiment 3's ``relative_error`` (the block keeps only the smallest K: every K < 2^L read
 from ``sources.magnitude_<ranking>.curves.relative_error``) and ``controls`` (its numbers only in notes: read from
 ``improvement.<ranking>.<control>.top1_agreement`` at the verdict's K, Holm over the controls); the λ sweep's
-``power_law`` (the slopes of ``power_law.projections[p]`` against k ± tolerance).
+``power_law`` (the slopes of ``power_law.projections[p]`` against k ± tolerance); Experiment 2's ``null`` in a
+``null_comparison.json`` (both κ CIs, round-off floors and the null's ``input_dependent`` from the two summaries it names:
+the run's ``summary.json`` beside it and its ``null_summary``, see :func:`_with_null_sources`).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from experiment_1.errors import PipelineError
-from experiment_1.files import load_summary
+from experiment_1.files import load_summary, read_json
 from experiment_1.report.markdown import NON_FINITE
 from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, UNRESOLVED
 
@@ -233,6 +235,7 @@ def _source_block(document: Any, verdict_id: str) -> Any:
 def check_verdicts(document: Any, path: Path | str, fix: str = "rerun the step that wrote it") -> None:
     """Refuse a results file whose stored verdicts are outside the vocabulary, drawn from or printed beside a
     non-finite number, or contradict the rule they name on their own numbers (see the module docstring)."""
+    sources = _with_null_sources(document, path)
     for entry in _verdicts(document):
         name, decision = entry.get("id", "?"), entry.get("decision")
         if decision not in DECISIONS:
@@ -252,7 +255,7 @@ def check_verdicts(document: Any, path: Path | str, fix: str = "rerun the step t
                 f"{path}: verdict {name} says {decision!r} beside non-finite source numbers (the block {name}); no verdict is drawn from one — {fix}"
             )
         try:
-            expected, decides = composite_decision(entry, document)
+            expected, decides = composite_decision(entry, sources)
             if not decides:
                 if decision not in DECIDED_BY_RULE:
                     continue
@@ -591,6 +594,64 @@ def _power_law_rule(entry: dict[str, Any], document: Any) -> str:
     return FAILS if outside else CANNOT_TELL
 
 
+NULL_SOURCES = ("this_run", "null_run")  # where check_verdicts puts the two summaries a null comparison names
+
+
+def _with_null_sources(document: Any, path: Path | str) -> Any:
+    """A ``null_comparison.json`` (Experiment 2's run against its random-init null) keeps the null's κ CI only in a note:
+    the two summaries it names are read — the run's ``summary.json`` beside it and its ``null_summary`` (a path from the
+    repository root, looked up from the file's folders upwards) — and set beside its verdicts as :data:`NULL_SOURCES`;
+    one not found is left out (its rule then refuses, naming it)."""
+    if not (isinstance(document, dict) and "null_summary" in document and "verdicts" in document):
+        return document
+    here = Path(path).resolve()
+    named = Path(str(document["null_summary"]))
+    candidates = {
+        "this_run": [here.parent / "summary.json"],
+        "null_run": [named] if named.is_absolute() else [base / named for base in here.parents],
+    }
+    view = dict(document)
+    for key, paths in candidates.items():
+        found = next((candidate for candidate in paths if candidate.is_file()), None)
+        if found is not None:
+            view[key] = read_json(found)
+    return view
+
+
+def _null_rule(entry: dict[str, Any], document: Any) -> str:
+    """The run against its random-init null, from the two summaries the comparison names: unresolved when either has an
+    order within the round-off floor, cannot tell when the null's ``input_dependent`` fails (a constant function), else
+    holds when the two κ CIs are disjoint; the verdict's own CI is checked to be the run's κ."""
+    projection, runs = _projection(entry), {}
+    for key, label, id_key in (
+        ("this_run", "the summary beside it", "run_id"),
+        ("null_run", "the null summary", "null_run_id"),
+    ):
+        if not isinstance(document, dict) or not isinstance(document.get(key), dict):
+            raise _Missing(
+                f"{label} ({document.get('null_summary') if key == 'null_run' else 'summary.json'}) and its κ CI"
+            )
+        run = document[key]
+        if id_key in document and (run.get("config") or {}).get("run_id") != document[id_key]:
+            raise _Contradiction(f"{label} is not the run its {id_key} names")
+        runs[key] = run
+    ours = _interval(
+        _source(runs["this_run"], "projections", projection).get("kappa"), f"projections.{projection}.kappa"
+    )
+    theirs = _interval(
+        _source(runs["null_run"], "projections", projection).get("kappa"), f"the null's projections.{projection}.kappa"
+    )
+    low, high = _ci(entry)
+    if not (math.isclose(low, ours[0], rel_tol=1e-9) and math.isclose(high, ours[1], rel_tol=1e-9)):
+        raise _Contradiction(f"its CI [{low:.3g}, {high:.3g}] is not the κ CI of the summary beside it")
+    floors = [_source(run, "roundoff", projection, "unresolved_orders") for run in runs.values()]
+    if any(floors):
+        return UNRESOLVED
+    if _decision_of(runs["null_run"], "input_dependent") == FAILS:
+        return CANNOT_TELL
+    return HOLDS if ours[1] < theirs[0] or theirs[1] < ours[0] else CANNOT_TELL
+
+
 COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (re.compile(r"^holds when every order k ≥ 1 has mean (?:Walsh )?energy ≥ "), (HOLDS, UNRESOLVED), _resolved_rule),
     (
@@ -649,6 +710,10 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (
         re.compile(r"^over the resolved orders k ≥ 2: holds when every slope's 95 % CI lies inside k ± tolerance"),
         (*DECIDED_BY_RULE, UNRESOLVED), _power_law_rule,
+    ),
+    (
+        re.compile(r"^unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function"),
+        (*DECIDED_BY_RULE, UNRESOLVED), _null_rule,
     ),
 )  # fmt: skip
 
