@@ -11,7 +11,7 @@ refuses, with one line naming the file and the verdict:
 - a verdict whose rule has one of the shapes in :data:`RULE_SHAPES` but whose decision is not what that rule
   gives on the numbers of the same block — and a block missing the numbers its rule needs (refused, not
   skipped). A verdict of another decision family (saturated, constant, unresolved, not converged, post hoc)
-  was decided before the rule was reached and is not re-derived.
+  was decided before the rule was reached and is not re-derived — except where a composite rule below gives it.
 
 The shapes (re-derived from ``effect``, ``seed``, ``statistic`` and ``parameters``):
 
@@ -36,7 +36,14 @@ from ``sources.magnitude_<ranking>.curves.relative_error``) and ``controls`` (it
 ``improvement.<ranking>.<control>.top1_agreement`` at the verdict's K, Holm over the controls); the λ sweep's
 ``power_law`` (the slopes of ``power_law.projections[p]`` against k ± tolerance); Experiment 2's ``null`` in a
 ``null_comparison.json`` (both κ CIs, round-off floors and the null's ``input_dependent`` from the two summaries it names:
-the run's ``summary.json`` beside it and its ``null_summary``, see :func:`_with_null_sources`).
+the run's ``summary.json`` beside it and its ``null_summary``, see :func:`_with_null_sources`); Experiment 3C's limit
+laws ``exp3c.<variant>.<law>`` (``lambda_k``, ``kink``, ``kink_chain``: the law's slopes from ``kink_exponent`` and
+``exact_zero_chain``, per-order convergence from ``limit_slopes`` and ``successive_slopes``, post hoc from the block's
+``laws.<law>.post_hoc``).
+
+Not re-derived (vocabulary and non-finite numbers only): Experiment 3's ``empty_top1`` share and the other saturation /
+constant rules, decided from per-image arrays no summary keeps; the λ sweep's ``cost`` rule, whose range (the original
+study's) is written only in its claim text, not as a number in the summary.
 """
 
 from __future__ import annotations
@@ -49,7 +56,7 @@ from typing import Any, Iterator
 from experiment_1.errors import PipelineError
 from experiment_1.files import load_summary, read_json
 from experiment_1.report.markdown import NON_FINITE
-from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, UNRESOLVED
+from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, NOT_CONVERGED, POST_HOC, UNRESOLVED
 
 DECIDED_BY_RULE = (HOLDS, FAILS, CANNOT_TELL)  # the decisions a rule's CI / threshold clause gives
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*(%?)"
@@ -652,6 +659,81 @@ def _null_rule(entry: dict[str, Any], document: Any) -> str:
     return HOLDS if ours[1] < theirs[0] or theirs[1] < ours[0] else CANNOT_TELL
 
 
+def _law_prediction(law: str, num_blocks: int, exponent: float, chain: int) -> list[float]:
+    """Experiment 3C's predicted limit slope per order k = 0 … L: k (λ^k), min(k, s) (kink), 1 up to R then 3/2 above
+    (the refined kink law)."""
+    if law == "lambda_k":
+        return [float(k) for k in range(num_blocks + 1)]
+    if law == "kink":
+        return [min(float(k), exponent) for k in range(num_blocks + 1)]
+    if law == "kink_chain":
+        return [min(float(k), 1.0 if k <= chain else 1.5) for k in range(num_blocks + 1)]
+    raise _Missing(f"a known law (not {law!r})")
+
+
+def _converged(row: dict[str, Any], pairs: list[Any], tolerance: float, points: float) -> bool:
+    """An order's limit has converged: its window holds every λ and the successive slopes inside it move ≤ tolerance."""
+    window, order = set(row["fit_lambdas"]), row["order"]
+    slopes = [pair["slope"][order] for pair in pairs if set(pair["lambdas"]) <= window and pair["resolved"][order]]
+    if len(window) < points or len(slopes) < points - 1 or not all(_real(slope) for slope in slopes):
+        return False
+    return max(slopes) - min(slopes) <= tolerance
+
+
+def _law_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 3C's law per order, from the summary's ``variants.<variant>`` limit and successive slopes: the law's
+    slopes (checked against ``parameters.predicted``), per-order convergence and the CI against them, then over k ≥ 2
+    fails at any converged order, holds at every resolved order, cannot tell (not converged) where only unconverged
+    orders stand in the way, else cannot tell; ``consistent (post hoc)`` for a holding law the block marks as fitted to
+    these data."""
+    _, variant, law = (str(entry.get("id", "")).split(".") + ["", ""])[:3]
+    limit = _source(document, "variants", variant, "limit_slopes")
+    pairs = _source(document, "variants", variant, "successive_slopes")
+    tolerance, points = _parameter(entry, "convergence_tolerance"), _parameter(entry, "limit_points")
+    first = _parameter(entry, "first_counted_order")
+    where = f"variants.{variant}"
+    if not isinstance(limit, list) or not all(
+        isinstance(row, dict) and _real(row.get("order")) and isinstance(row.get("fit_lambdas"), list) for row in limit
+    ):
+        raise _Missing(f"{where}.limit_slopes[].order / fit_lambdas")
+    if not isinstance(pairs, list) or not all(
+        isinstance(pair, dict) and all(isinstance(pair.get(key), list) for key in ("lambdas", "slope", "resolved"))
+        for pair in pairs
+    ):
+        raise _Missing(f"{where}.successive_slopes[].lambdas / slope / resolved")
+    exponent = _source(document, "variants", variant, "kink_exponent")
+    chain = _source(document, "variants", variant, "exact_zero_chain")
+    predicted = _law_prediction(law, len(limit) - 1, float(exponent), int(chain or 0))
+    stated = (entry.get("parameters") or {}).get("predicted")
+    if not (isinstance(stated, list) and len(stated) == len(predicted)):
+        raise _Missing("parameters.predicted")
+    if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(stated, predicted)):
+        raise _Contradiction(f"parameters.predicted {stated} is not the {law} law's slopes {predicted}")
+    tested = []
+    for row in limit:
+        if row["order"] < first or not row.get("resolved"):
+            continue
+        if not _converged(row, pairs, tolerance, points):
+            tested.append(NOT_CONVERGED)
+            continue
+        if not (_real(row.get("ci_low")) and _real(row.get("ci_high"))):
+            raise _Missing(f"{where}.limit_slopes[{row['order']}].ci_low / ci_high")
+        target = predicted[int(row["order"])]
+        if target - tolerance <= row["ci_low"] and row["ci_high"] <= target + tolerance:
+            tested.append(HOLDS)
+        elif row["ci_high"] < target - tolerance or row["ci_low"] > target + tolerance:
+            tested.append(FAILS)
+        else:
+            tested.append(CANNOT_TELL)
+    if not tested:
+        return CANNOT_TELL  # no order resolved: nothing to judge
+    if FAILS in tested:
+        return FAILS
+    if all(part == HOLDS for part in tested):
+        return POST_HOC if _source(document, "variants", variant, "laws", law, "post_hoc") is True else HOLDS
+    return NOT_CONVERGED if CANNOT_TELL not in tested else CANNOT_TELL
+
+
 COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (re.compile(r"^holds when every order k ≥ 1 has mean (?:Walsh )?energy ≥ "), (HOLDS, UNRESOLVED), _resolved_rule),
     (
@@ -714,6 +796,10 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (
         re.compile(r"^unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function"),
         (*DECIDED_BY_RULE, UNRESOLVED), _null_rule,
+    ),
+    (
+        re.compile(r"^per order k ≥ 1: an order whose window lacks one of its λs \(the round-off floor\)"),
+        (*DECIDED_BY_RULE, NOT_CONVERGED, POST_HOC), _law_rule,
     ),
 )  # fmt: skip
 

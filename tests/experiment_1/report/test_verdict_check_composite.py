@@ -23,6 +23,8 @@ DEPTH = "paper/results_depth_efficientnet_lite_sample/depth.json"
 OVERLAP = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
 ANALYSIS = "experiment_5/results_efficientnet_lite0_sample/analysis.json"
 TOPK = "experiment_3/results_efficientnet_lite0_sample/summary.json"
+LIMIT = "experiment_2/results_3c_resnet18/summary_3c.json"
+LAW_TEST = "experiment_2/results_3c_resnet18_first_block_held/summary_3c.json"
 WALSH = "walsh"  # built from SPECTRUM: its projections and round-off as the Walsh block
 
 
@@ -85,6 +87,9 @@ CASES = [
     (TOPK, "controls.scalar", ("source", "improvement", "scalar"), "improvement.scalar"),
     (TOPK, "controls.vector", ("block", "parameters", "k"), "parameters.k"),
     (SWEEP, "power_law.vector", ("source", "power_law", "projections", "vector"), "power_law.projections.vector"),
+    (LIMIT, "exp3c.smooth.lambda_k", ("source", "variants", "smooth", "limit_slopes"), "variants.smooth.limit_slopes"),
+    (LIMIT, "exp3c.native.kink_chain", ("block", "parameters", "predicted"), "parameters.predicted"),
+    (LAW_TEST, "exp3c.native.kink_chain", ("block", "parameters", "limit_points"), "parameters.limit_points"),
 ]
 
 
