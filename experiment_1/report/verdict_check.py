@@ -11,7 +11,7 @@ refuses, with one line naming the file and the verdict:
 - a verdict whose rule has one of the shapes in :data:`RULE_SHAPES` but whose decision is not what that rule
   gives on the numbers of the same block — and a block missing the numbers its rule needs (refused, not
   skipped). A verdict of another decision family (saturated, constant, unresolved, not converged, post hoc)
-  was decided before the rule was reached and is not re-derived.
+  was decided before the rule was reached and is not re-derived — except where a composite rule below gives it.
 
 The shapes (re-derived from ``effect``, ``seed``, ``statistic`` and ``parameters``):
 
@@ -31,7 +31,19 @@ refused, naming what is missing): Experiment 2's ``resolved`` (the smallest floo
 (``kappa_changes[p].steps``, Holm over the steps); the depth ladder's paired rule and its ±margin rule; Experiment 4's
 alignment (Holm p), ``scalar_minus_vector`` (the one-sided ps of ``scalar_minus_vector.tests.nn_accuracy``) and its seed
 claim (its parts' verdicts); Experiment 5's hard − easy rule (Holm p and CI, breadth or order measure) and its seed claim
-at the strength of its parts.
+at the strength of its parts; Experiment 3's ``relative_error`` (the block keeps only the smallest K: every K < 2^L read
+from ``sources.magnitude_<ranking>.curves.relative_error``) and ``controls`` (its numbers only in notes: read from
+``improvement.<ranking>.<control>.top1_agreement`` at the verdict's K, Holm over the controls); the λ sweep's
+``power_law`` (the slopes of ``power_law.projections[p]`` against k ± tolerance); Experiment 2's ``null`` in a
+``null_comparison.json`` (both κ CIs, round-off floors and the null's ``input_dependent`` from the two summaries it names:
+the run's ``summary.json`` beside it and its ``null_summary``, see :func:`_with_null_sources`); Experiment 3C's limit
+laws ``exp3c.<variant>.<law>`` (``lambda_k``, ``kink``, ``kink_chain``: the law's slopes from ``kink_exponent`` and
+``exact_zero_chain``, per-order convergence from ``limit_slopes`` and ``successive_slopes``, post hoc from the block's
+``laws.<law>.post_hoc``).
+
+Not re-derived (vocabulary and non-finite numbers only): Experiment 3's ``empty_top1`` share and the other saturation /
+constant rules, decided from per-image arrays no summary keeps; the λ sweep's ``cost`` rule, whose range (the original
+study's) is written only in its claim text, not as a number in the summary.
 """
 
 from __future__ import annotations
@@ -42,9 +54,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from experiment_1.errors import PipelineError
-from experiment_1.files import load_summary
+from experiment_1.files import load_summary, read_json
 from experiment_1.report.markdown import NON_FINITE
-from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, UNRESOLVED
+from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, NOT_CONVERGED, POST_HOC, UNRESOLVED
 
 DECIDED_BY_RULE = (HOLDS, FAILS, CANNOT_TELL)  # the decisions a rule's CI / threshold clause gives
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*(%?)"
@@ -230,6 +242,7 @@ def _source_block(document: Any, verdict_id: str) -> Any:
 def check_verdicts(document: Any, path: Path | str, fix: str = "rerun the step that wrote it") -> None:
     """Refuse a results file whose stored verdicts are outside the vocabulary, drawn from or printed beside a
     non-finite number, or contradict the rule they name on their own numbers (see the module docstring)."""
+    sources = _with_null_sources(document, path)
     for entry in _verdicts(document):
         name, decision = entry.get("id", "?"), entry.get("decision")
         if decision not in DECISIONS:
@@ -249,7 +262,7 @@ def check_verdicts(document: Any, path: Path | str, fix: str = "rerun the step t
                 f"{path}: verdict {name} says {decision!r} beside non-finite source numbers (the block {name}); no verdict is drawn from one — {fix}"
             )
         try:
-            expected, decides = composite_decision(entry, document)
+            expected, decides = composite_decision(entry, sources)
             if not decides:
                 if decision not in DECIDED_BY_RULE:
                     continue
@@ -489,6 +502,238 @@ def _seed_difficulty_rule(entry: dict[str, Any], document: Any) -> str:
     return HOLDS if all(part == HOLDS for part in parts) else CANNOT_TELL
 
 
+def _ranking(entry: dict[str, Any]) -> str:
+    return str(entry.get("id", "")).rsplit(".", 1)[-1]
+
+
+def _relative_error_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 3's mean relative error at every K < 2^L of the grid (the block keeps only the smallest), from the
+    summary's per-K curve ``sources.magnitude_<ranking>.curves.relative_error``: holds when every CI lies at or above
+    1, fails when one lies below 1; the block's own CI is checked to be the curve's at its smallest mean."""
+    ranking = _ranking(entry)
+    curve = _source(document, "sources", f"magnitude_{ranking}", "curves", "relative_error")
+    ks, num_masks = _source(document, "ks"), _source(document, "num_masks")
+    where = f"sources.magnitude_{ranking}.curves.relative_error"
+    columns = [curve.get(key) for key in ("mean", "ci_low", "ci_high")]
+    if not all(isinstance(column, list) and len(column) == len(ks) for column in columns):
+        raise _Missing(f"{where}.mean / ci_low / ci_high (one per K)")
+    below_all = [index for index, k in enumerate(ks) if k < num_masks]
+    means, lows, highs = ([column[index] for index in below_all] for column in columns)
+    if not all(_real(value) for value in means + lows + highs):
+        raise _Missing(f"{where} at every K < 2^L")
+    if below_all:
+        best = below_all[min(range(len(below_all)), key=lambda position: means[position])]
+        low, high = _ci(entry)
+        if not (
+            math.isclose(low, curve["ci_low"][best], rel_tol=1e-9)
+            and math.isclose(high, curve["ci_high"][best], rel_tol=1e-9)
+        ):
+            raise _Contradiction(
+                f"its CI [{low:.3g}, {high:.3g}] is not the summary's relative error at its smallest mean (K = {ks[best]})"
+            )
+    if below_all and min(lows) >= 1:
+        return HOLDS
+    return FAILS if any(high < 1 for high in highs) else CANNOT_TELL
+
+
+def _controls_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 3's magnitude top-K against every control (the block keeps its numbers only in notes), from the
+    summary's ``improvement.<ranking>.<control>.top1_agreement`` at the verdict's K: each control's paired difference CI
+    above 0 with Holm p ≤ α holds, below 0 fails, else cannot tell; the claim holds when every control's holds, fails
+    when one fails."""
+    ranking = _ranking(entry)
+    k, alpha = _parameter(entry, "k"), _parameter(entry, "alpha")
+    ks = _source(document, "ks")
+    if k not in ks:
+        raise _Missing(f"ks entry K = {k:g} (the K its parameters name)")
+    index = ks.index(k)
+    blocks = _source(document, "improvement", ranking)
+    p_values, differences = [], []
+    for control, block in blocks.items():
+        agreement = block.get("top1_agreement") if isinstance(block, dict) else None
+        where = f"improvement.{ranking}.{control}.top1_agreement"
+        try:
+            p_value = agreement["sign_flip_p"][index]
+            difference = {key: agreement["difference"][key][index] for key in ("ci_low", "ci_high")}
+        except (TypeError, KeyError, IndexError):
+            raise _Missing(f"{where}.sign_flip_p / difference at K = {k:g}") from None
+        if not (_real(p_value) and _real(difference["ci_low"]) and _real(difference["ci_high"])):
+            raise _Missing(f"{where}.sign_flip_p / difference at K = {k:g}")
+        p_values.append(float(p_value))
+        differences.append(difference)
+    if not blocks:
+        raise _Missing(f"improvement.{ranking} (no control)")
+    parts = [
+        (HOLDS if side > 0 else FAILS) if p_value <= alpha and side != 0 else CANNOT_TELL
+        for difference, p_value in zip(differences, _holm(p_values))
+        for side in [_side_of(difference["ci_low"], difference["ci_high"], 0.0)]
+    ]
+    if FAILS in parts:
+        return FAILS
+    return HOLDS if all(part == HOLDS for part in parts) else CANNOT_TELL
+
+
+def _power_law_rule(entry: dict[str, Any], document: Any) -> str:
+    """The λ sweep's power law over the resolved orders k ≥ 2, from the summary's ``power_law.projections[p]`` slopes:
+    every CI inside k ± tolerance holds, one wholly outside fails, else cannot tell; none resolved is unresolved."""
+    projection, tolerance = _projection(entry), _parameter(entry, "slope_tolerance")
+    law = _source(document, "power_law")
+    if _real(law.get("slope_tolerance")) and not math.isclose(law["slope_tolerance"], tolerance, rel_tol=1e-9):
+        raise _Contradiction(
+            f"parameters.slope_tolerance is {tolerance!r} but the summary's power_law.slope_tolerance is {law['slope_tolerance']!r}"
+        )
+    rows = _source(document, "power_law", "projections", projection)
+    where = f"power_law.projections.{projection}[]"
+    if not isinstance(rows, list) or not all(isinstance(row, dict) and _real(row.get("order")) for row in rows):
+        raise _Missing(f"{where}.order")
+    resolved = [row for row in rows if row["order"] >= 2 and row.get("resolved")]
+    if not all(_real(row.get("ci_low")) and _real(row.get("ci_high")) for row in resolved):
+        raise _Missing(f"{where}.ci_low / ci_high")
+    if not resolved:
+        return UNRESOLVED
+    if all(
+        row["order"] - tolerance <= row["ci_low"] and row["ci_high"] <= row["order"] + tolerance for row in resolved
+    ):
+        return HOLDS
+    outside = any(
+        row["ci_high"] < row["order"] - tolerance or row["ci_low"] > row["order"] + tolerance for row in resolved
+    )
+    return FAILS if outside else CANNOT_TELL
+
+
+NULL_SOURCES = ("this_run", "null_run")  # where check_verdicts puts the two summaries a null comparison names
+
+
+def _with_null_sources(document: Any, path: Path | str) -> Any:
+    """A ``null_comparison.json`` (Experiment 2's run against its random-init null) keeps the null's κ CI only in a note:
+    the two summaries it names are read — the run's ``summary.json`` beside it and its ``null_summary`` (a path from the
+    repository root, looked up from the file's folders upwards) — and set beside its verdicts as :data:`NULL_SOURCES`;
+    one not found is left out (its rule then refuses, naming it)."""
+    if not (isinstance(document, dict) and "null_summary" in document and "verdicts" in document):
+        return document
+    here = Path(path).resolve()
+    named = Path(str(document["null_summary"]))
+    candidates = {
+        "this_run": [here.parent / "summary.json"],
+        "null_run": [named] if named.is_absolute() else [base / named for base in here.parents],
+    }
+    view = dict(document)
+    for key, paths in candidates.items():
+        found = next((candidate for candidate in paths if candidate.is_file()), None)
+        if found is not None:
+            view[key] = read_json(found)
+    return view
+
+
+def _null_rule(entry: dict[str, Any], document: Any) -> str:
+    """The run against its random-init null, from the two summaries the comparison names: unresolved when either has an
+    order within the round-off floor, cannot tell when the null's ``input_dependent`` fails (a constant function), else
+    holds when the two κ CIs are disjoint; the verdict's own CI is checked to be the run's κ."""
+    projection, runs = _projection(entry), {}
+    for key, label, id_key in (
+        ("this_run", "the summary beside it", "run_id"),
+        ("null_run", "the null summary", "null_run_id"),
+    ):
+        if not isinstance(document, dict) or not isinstance(document.get(key), dict):
+            raise _Missing(
+                f"{label} ({document.get('null_summary') if key == 'null_run' else 'summary.json'}) and its κ CI"
+            )
+        run = document[key]
+        if id_key in document and (run.get("config") or {}).get("run_id") != document[id_key]:
+            raise _Contradiction(f"{label} is not the run its {id_key} names")
+        runs[key] = run
+    ours = _interval(
+        _source(runs["this_run"], "projections", projection).get("kappa"), f"projections.{projection}.kappa"
+    )
+    theirs = _interval(
+        _source(runs["null_run"], "projections", projection).get("kappa"), f"the null's projections.{projection}.kappa"
+    )
+    low, high = _ci(entry)
+    if not (math.isclose(low, ours[0], rel_tol=1e-9) and math.isclose(high, ours[1], rel_tol=1e-9)):
+        raise _Contradiction(f"its CI [{low:.3g}, {high:.3g}] is not the κ CI of the summary beside it")
+    floors = [_source(run, "roundoff", projection, "unresolved_orders") for run in runs.values()]
+    if any(floors):
+        return UNRESOLVED
+    if _decision_of(runs["null_run"], "input_dependent") == FAILS:
+        return CANNOT_TELL
+    return HOLDS if ours[1] < theirs[0] or theirs[1] < ours[0] else CANNOT_TELL
+
+
+def _law_prediction(law: str, num_blocks: int, exponent: float, chain: int) -> list[float]:
+    """Experiment 3C's predicted limit slope per order k = 0 … L: k (λ^k), min(k, s) (kink), 1 up to R then 3/2 above
+    (the refined kink law)."""
+    if law == "lambda_k":
+        return [float(k) for k in range(num_blocks + 1)]
+    if law == "kink":
+        return [min(float(k), exponent) for k in range(num_blocks + 1)]
+    if law == "kink_chain":
+        return [min(float(k), 1.0 if k <= chain else 1.5) for k in range(num_blocks + 1)]
+    raise _Missing(f"a known law (not {law!r})")
+
+
+def _converged(row: dict[str, Any], pairs: list[Any], tolerance: float, points: float) -> bool:
+    """An order's limit has converged: its window holds every λ and the successive slopes inside it move ≤ tolerance."""
+    window, order = set(row["fit_lambdas"]), row["order"]
+    slopes = [pair["slope"][order] for pair in pairs if set(pair["lambdas"]) <= window and pair["resolved"][order]]
+    if len(window) < points or len(slopes) < points - 1 or not all(_real(slope) for slope in slopes):
+        return False
+    return max(slopes) - min(slopes) <= tolerance
+
+
+def _law_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 3C's law per order, from the summary's ``variants.<variant>`` limit and successive slopes: the law's
+    slopes (checked against ``parameters.predicted``), per-order convergence and the CI against them, then over k ≥ 2
+    fails at any converged order, holds at every resolved order, cannot tell (not converged) where only unconverged
+    orders stand in the way, else cannot tell; ``consistent (post hoc)`` for a holding law the block marks as fitted to
+    these data."""
+    _, variant, law = (str(entry.get("id", "")).split(".") + ["", ""])[:3]
+    limit = _source(document, "variants", variant, "limit_slopes")
+    pairs = _source(document, "variants", variant, "successive_slopes")
+    tolerance, points = _parameter(entry, "convergence_tolerance"), _parameter(entry, "limit_points")
+    first = _parameter(entry, "first_counted_order")
+    where = f"variants.{variant}"
+    if not isinstance(limit, list) or not all(
+        isinstance(row, dict) and _real(row.get("order")) and isinstance(row.get("fit_lambdas"), list) for row in limit
+    ):
+        raise _Missing(f"{where}.limit_slopes[].order / fit_lambdas")
+    if not isinstance(pairs, list) or not all(
+        isinstance(pair, dict) and all(isinstance(pair.get(key), list) for key in ("lambdas", "slope", "resolved"))
+        for pair in pairs
+    ):
+        raise _Missing(f"{where}.successive_slopes[].lambdas / slope / resolved")
+    exponent = _source(document, "variants", variant, "kink_exponent")
+    chain = _source(document, "variants", variant, "exact_zero_chain")
+    predicted = _law_prediction(law, len(limit) - 1, float(exponent), int(chain or 0))
+    stated = (entry.get("parameters") or {}).get("predicted")
+    if not (isinstance(stated, list) and len(stated) == len(predicted)):
+        raise _Missing("parameters.predicted")
+    if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(stated, predicted)):
+        raise _Contradiction(f"parameters.predicted {stated} is not the {law} law's slopes {predicted}")
+    tested = []
+    for row in limit:
+        if row["order"] < first or not row.get("resolved"):
+            continue
+        if not _converged(row, pairs, tolerance, points):
+            tested.append(NOT_CONVERGED)
+            continue
+        if not (_real(row.get("ci_low")) and _real(row.get("ci_high"))):
+            raise _Missing(f"{where}.limit_slopes[{row['order']}].ci_low / ci_high")
+        target = predicted[int(row["order"])]
+        if target - tolerance <= row["ci_low"] and row["ci_high"] <= target + tolerance:
+            tested.append(HOLDS)
+        elif row["ci_high"] < target - tolerance or row["ci_low"] > target + tolerance:
+            tested.append(FAILS)
+        else:
+            tested.append(CANNOT_TELL)
+    if not tested:
+        return CANNOT_TELL  # no order resolved: nothing to judge
+    if FAILS in tested:
+        return FAILS
+    if all(part == HOLDS for part in tested):
+        return POST_HOC if _source(document, "variants", variant, "laws", law, "post_hoc") is True else HOLDS
+    return NOT_CONVERGED if CANNOT_TELL not in tested else CANNOT_TELL
+
+
 COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (re.compile(r"^holds when every order k ≥ 1 has mean (?:Walsh )?energy ≥ "), (HOLDS, UNRESOLVED), _resolved_rule),
     (
@@ -535,6 +780,26 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (
         re.compile(r"^at the strength of its parts: holds when every part holds; fails when a part fails in both halves"),
         (*DECIDED_BY_RULE, NON_FINITE), _seed_difficulty_rule,
+    ),
+    (
+        re.compile(r"^holds when the 95 % CI of the mean relative error lies at or above 1 at every K < 2\^L of the grid"),
+        DECIDED_BY_RULE, _relative_error_rule,
+    ),
+    (
+        re.compile(r"^holds when the paired per-image difference magnitude − control has a 95 % CI above 0 and a two-sided paired sign-flip"),
+        DECIDED_BY_RULE, _controls_rule,
+    ),
+    (
+        re.compile(r"^over the resolved orders k ≥ 2: holds when every slope's 95 % CI lies inside k ± tolerance"),
+        (*DECIDED_BY_RULE, UNRESOLVED), _power_law_rule,
+    ),
+    (
+        re.compile(r"^unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function"),
+        (*DECIDED_BY_RULE, UNRESOLVED), _null_rule,
+    ),
+    (
+        re.compile(r"^per order k ≥ 1: an order whose window lacks one of its λs \(the round-off floor\)"),
+        (*DECIDED_BY_RULE, NOT_CONVERGED, POST_HOC), _law_rule,
     ),
 )  # fmt: skip
 

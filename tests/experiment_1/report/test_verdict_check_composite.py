@@ -6,6 +6,7 @@ naming what is missing; every committed verdict re-derives to its stored decisio
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.report import check_verdicts
-from experiment_1.report.verdict_check import COMPOSITE_SHAPES, _verdicts, composite_decision
+from experiment_1.report.verdict_check import COMPOSITE_SHAPES, _verdicts, _with_null_sources, composite_decision
 
 REPO = Path(__file__).resolve().parents[3]
 SPECTRUM = "experiment_2/results_efficientnet_lite0_random_bn_sample/summary.json"
@@ -21,6 +22,9 @@ SWEEP = "experiment_2/results_3c_efficientnet_lite0_native/summary_all.json"
 DEPTH = "paper/results_depth_efficientnet_lite_sample/depth.json"
 OVERLAP = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
 ANALYSIS = "experiment_5/results_efficientnet_lite0_sample/analysis.json"
+TOPK = "experiment_3/results_efficientnet_lite0_sample/summary.json"
+LIMIT = "experiment_2/results_3c_resnet18/summary_3c.json"
+LAW_TEST = "experiment_2/results_3c_resnet18_first_block_held/summary_3c.json"
 WALSH = "walsh"  # built from SPECTRUM: its projections and round-off as the Walsh block
 
 
@@ -74,6 +78,18 @@ CASES = [
     (OVERLAP, "seed_claim", ("verdict", "scalar_minus_vector"), "the verdict scalar_minus_vector"),
     (ANALYSIS, "kbar_vector.hard_minus_easy", ("block", "test", "p_adjusted"), "test.p_adjusted"),
     (ANALYSIS, "seed_claim", ("source", "published", "resnet18", "invariant_measures"), "invariant_measures"),
+    (
+        TOPK,
+        "relative_error.vector",
+        ("source", "sources", "magnitude_vector", "curves", "relative_error"),
+        "sources.magnitude_vector.curves.relative_error",
+    ),
+    (TOPK, "controls.scalar", ("source", "improvement", "scalar"), "improvement.scalar"),
+    (TOPK, "controls.vector", ("block", "parameters", "k"), "parameters.k"),
+    (SWEEP, "power_law.vector", ("source", "power_law", "projections", "vector"), "power_law.projections.vector"),
+    (LIMIT, "exp3c.smooth.lambda_k", ("source", "variants", "smooth", "limit_slopes"), "variants.smooth.limit_slopes"),
+    (LIMIT, "exp3c.native.kink_chain", ("block", "parameters", "predicted"), "parameters.predicted"),
+    (LAW_TEST, "exp3c.native.kink_chain", ("block", "parameters", "limit_points"), "parameters.limit_points"),
 ]
 
 
@@ -116,9 +132,55 @@ def test_every_committed_verdict_passes_and_every_composite_shape_is_re_derived_
         document = read_json(path)
         check_verdicts(document, path)
         for entry in _verdicts(document):
-            expected, decides = composite_decision(entry, document)
+            expected, decides = composite_decision(entry, _with_null_sources(document, path))
             if expected is not None:
                 assert expected == entry["decision"], (path, entry["id"])
                 used.add(next(index for index, shape in enumerate(COMPOSITE_SHAPES) if shape[0].search(entry["rule"])))
     basis = next(index for index, shape in enumerate(COMPOSITE_SHAPES) if "Walsh shape" in shape[0].pattern)
     assert used | {basis} == set(range(len(COMPOSITE_SHAPES)))  # no committed summary records the Walsh basis yet
+
+
+def test_relative_error_is_re_derived_at_every_k_not_only_the_smallest() -> None:
+    """The block keeps the smallest mean's K; a larger K whose CI falls below 1 in the per-K curve still refuses holds."""
+    document = document_of(TOPK)
+    curve = document["sources"]["magnitude_vector"]["curves"]["relative_error"]
+    last = max(index for index, k in enumerate(document["ks"]) if k < document["num_masks"])
+    curve["ci_low"][last], curve["ci_high"][last] = 0.5, 0.9
+    with pytest.raises(PipelineError, match=r"verdict relative_error\.vector says 'holds' but .* gives 'fails'"):
+        check_verdicts(document, Path("summary.json"))
+
+
+COMPARISON = "experiment_2/results_efficientnet_lite0_sample/null_comparison.json"
+
+
+def comparison_in(root: Path) -> Path:
+    """The committed null comparison and the two summaries it names, copied under ``root`` at their own paths."""
+    null = read_json(REPO / COMPARISON)["null_summary"]
+    for relative in (COMPARISON, str(Path(COMPARISON).parent / "summary.json"), null):
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_bytes((REPO / relative).read_bytes())
+    return root / COMPARISON
+
+
+def test_a_null_comparison_is_re_derived_from_the_two_summaries_it_names(tmp_path: Path) -> None:
+    path = comparison_in(tmp_path)
+    document = read_json(path)
+    check_verdicts(document, path)
+    entry = entry_of(document, "null.vector")
+    entry["decision"] = "cannot tell"
+    with pytest.raises(PipelineError) as refused:
+        check_verdicts(document, path)
+    assert "\n" not in str(refused.value) and "verdict null.vector says 'cannot tell' but " in str(refused.value)
+    entry["decision"] = "holds"
+    null_path = tmp_path / document["null_summary"]
+    null = read_json(null_path)
+    null["projections"]["vector"].pop("kappa")
+    null_path.write_text(json.dumps(null))
+    with pytest.raises(PipelineError) as refused:
+        check_verdicts(document, path)
+    line = str(refused.value)
+    assert "\n" not in line and "verdict null.vector says 'holds' but lacks " in line
+    assert "the null's projections.vector.kappa" in line
+    null_path.unlink()
+    with pytest.raises(PipelineError, match=r"verdict null\.vector says 'holds' but lacks the null summary"):
+        check_verdicts(document, path)
