@@ -55,7 +55,7 @@ test-quick: $(BIN)/.installed
 	$(TEST_ENV) $(BIN)/python -m pytest -q $(QUICK_TESTS)
 
 # Systematic mutation testing (tests/mutation/systematic.py): mutmut mutates each module in MODULES inside a temporary
-# copy of the tree, runs its mirroring tests against every mutant, records tests/mutation/results/<module>.json and
+# copy of the tree, runs its mirroring tests against every mutant, records tests/mutation/outcomes/<module>.json and
 # rewrites tests/mutation/REPORT.md. MODULES=all runs every decision module (long: minutes per module on 2 cores).
 MUTMUT_VERSION := 3.8.1
 MODULES ?= experiment_1/report/verdicts.py

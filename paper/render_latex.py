@@ -118,13 +118,19 @@ MAX_COLUMNS = 3  # a wider table is split into parts (the label column repeated)
 CODE = re.compile(r"`([^`]*)`")
 
 
+MATH_RELATIONS = {"≥": r"\ge", "≤": r"\le", "≠": r"\ne", "−": "-"}  # inside $…$ (an index such as k≥1)
+
+
 def _math_symbols(text: str) -> str:
     """Greek letters and a macron base as math commands (inside $…$)."""
     if text.endswith(MACRON):
         return rf"\bar{{{_math_symbols(text[:-1])}}}"
     if text == "Ē":
         return r"\bar{E}"
-    return "".join(f"{GREEK[char]} " if char in GREEK else char for char in text).strip()
+    return "".join(
+        f"{GREEK[char]} " if char in GREEK else f"{MATH_RELATIONS[char]} " if char in MATH_RELATIONS else char
+        for char in text
+    ).strip()
 
 
 def _math_index(index: str) -> str:

@@ -166,7 +166,7 @@ def test_topk_step_matches_brute_force_and_reports(tiny_shards: Path, small_inpu
     gamma_verdict = by_id(summary["verdicts"])["captured_energy.vector"]
     assert gamma_verdict["decision"] == decision and gamma_verdict["effect"]["ci_low"] == gamma_64["ci_low"]
     assert (
-        f"vector ranking: Γ_K on its own (vector) energy is as high as the seed reports: **{decision}**"
+        f"vector ranking: Γ_K on its own (vector) energy is as high as the original study reports: **{decision}**"
         in report.split("## Verdict")[1]
     )
     allow_all_runs(tmp_path / "repo")

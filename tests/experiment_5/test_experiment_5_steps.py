@@ -247,7 +247,7 @@ def test_three_steps_end_to_end_with_resume(
         f"K_τ^err is larger on hard than on easy images (cross-entropy quartiles): **{k_err_verdict['decision']}**"
         in verdict_section
     )
-    assert "Decision rules:" in verdict_section and "## Beside the seed" in report
+    assert "Decision rules:" in verdict_section and "## Beside the original study" in report
     tables_root = tmp_path / "repo"
     (tables_root / "experiment_5" / "results_tiny").mkdir(parents=True)
     shutil.copy(full_dir / "analysis.json", tables_root / "experiment_5" / "results_tiny")

@@ -9,7 +9,7 @@ argument that mutmut knows how to change, one mutant at a time, against the modu
 mutmut works in a copy: the tracked (and untracked, not ignored) files go to a temporary folder, a setup.cfg
 there names the module to mutate and its tests, and `mutmut run` mutates inside that copy's mutants/ folder,
 so the working tree is never touched. Each module's outcome (every mutant's status, and the diff of every one
-that no test killed) is written to tests/mutation/results/<module>.json; REPORT.md is then rendered from all
+that no test killed) is written to tests/mutation/outcomes/<module>.json; REPORT.md is then rendered from all
 the result files together with EQUIVALENT.json, where a surviving mutant that cannot change any output is
 argued equivalent in one line (keyed by module, function and the changed line, so a reason outlives mutmut's
 numbering). A survivor with no such line is listed as "survived" until a test kills it.
@@ -32,7 +32,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
+RESULTS = HERE / "outcomes"
 REPORT = HERE / "REPORT.md"
 EQUIVALENT = HERE / "EQUIVALENT.json"
 PACKAGES = ("experiment_1", "experiment_2", "experiment_3", "experiment_4", "experiment_5", "paper")
@@ -88,7 +88,7 @@ def copy_tree(target: Path) -> None:
         .split("\0")
     )
     for name in filter(None, listed):
-        if name.startswith(("imagenet-1k/data/", "tests/mutation/results/")) or not (REPO / name).is_file():
+        if name.startswith(("imagenet-1k/data/", "tests/mutation/outcomes/")) or not (REPO / name).is_file():
             continue
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, target / name)
@@ -216,7 +216,7 @@ def write_report() -> None:
     out = [
         "# Systematic mutation testing of the decision code",
         "",
-        "Written by `python tests/mutation/systematic.py --report` from `tests/mutation/results/*.json`",
+        "Written by `python tests/mutation/systematic.py --report` from `tests/mutation/outcomes/*.json`",
         "(what `make mutation MODULES=…` recorded with mutmut) and `tests/mutation/EQUIVALENT.json` (one line",
         "of argument per equivalent mutant). Do not edit by hand.",
         "",

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from experiment_1.errors import PipelineError
-from experiment_1.files import atomic_save_npz, atomic_write_json, read_json
+from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, atomic_write_json, read_json
 from experiment_1.report.verdicts import by_id
+from paper.committed_runs import allow_all_runs
 from paper.depth_compare import main as compare_main
 from paper.depth_ladder import binomial_null_peaks, depth_analysis, load_rung, preserving_fraction
 from paper.make_tables import tables_markdown
@@ -39,6 +40,7 @@ def plant(
     """Experiment 2, 3 (and 4) results folders of one network with the given per-image peak orders (and κ^v) and top-1 agreement rows."""
     count, ks = len(peak_orders), [2**power for power in range(num_blocks + 1)]
     config = {
+        "run_id": f"planted-{arch}",
         "num_blocks": num_blocks,
         "sample_index": sample_list,
         **({"input_size": input_size} if input_size else {}),
@@ -66,6 +68,7 @@ def plant(
     atomic_save_npz(
         spectrum / "per_image.npz",
         {
+            RUN_ID_ARRAY: np.array(config["run_id"]),
             "index": index,
             "valid": valid,
             "peak_order_vector": np.asarray(peak_orders, dtype=np.int64),
@@ -97,7 +100,12 @@ def plant(
     )
     atomic_save_npz(
         topk / "per_image.npz",
-        {"index": index, "valid": valid, "top1_agreement_magnitude_vector": agreement[:, None, :].astype(np.float32)},
+        {
+            RUN_ID_ARRAY: np.array(config["run_id"]),
+            "index": index,
+            "valid": valid,
+            "top1_agreement_magnitude_vector": agreement[:, None, :].astype(np.float32),
+        },
     )
     if nn_accuracy is not None:
         atomic_write_json(
@@ -213,6 +221,7 @@ def test_the_step_writes_depth_json_that_tables_render(tmp_path: Path) -> None:
         "preserving_fraction.depth.shallow-deep",
     ]
     repo = tmp_path / "repo"  # tables.md of a checkout that holds only the depth ladder's JSON
+    allow_all_runs(repo)
     (repo / "paper" / "results_depth_tiny").mkdir(parents=True)
     (repo / "paper" / "results_depth_tiny" / "depth.json").write_bytes(output.read_bytes())
     tables = tables_markdown(repo)

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from experiment_1.errors import PipelineError
+from experiment_1.files import SCHEMA_VERSION
 from experiment_1.report.record import ExperimentRecord
+from paper.committed_runs import allow_all_runs
 from paper.figures import figures_tex
 from paper.macros import MACROS, Macro, follow, macros_tex, once_per_pass
 from paper.make_tables import SECTIONS
@@ -102,6 +104,7 @@ def test_each_generated_number_equals_its_json_value() -> None:
 
 
 def test_macro_generation_marks_absent_results_and_rejects_a_wrong_path(tmp_path: Path) -> None:
+    allow_all_runs(tmp_path)  # a tmp tree without a manifest: every results folder counts
     summary = tmp_path / "experiment_9" / "results" / "summary.json"
     summary.parent.mkdir(parents=True)
     summary.write_text(
@@ -204,6 +207,7 @@ def test_figures_and_verdicts_say_what_is_missing(tmp_path: Path) -> None:
 
 
 def test_verdicts_render_every_run_a_glob_matches_and_state_each_rule_once(tmp_path: Path) -> None:
+    allow_all_runs(tmp_path)  # a tmp tree without a manifest: every results folder counts
     entry = {
         "id": "law",
         "claim": "E_k scales like λ^k",
@@ -219,7 +223,7 @@ def test_verdicts_render_every_run_a_glob_matches_and_state_each_rule_once(tmp_p
     for run, arch in (("results_3c_a", "resnet18"), ("results_3c_b", "efficientnet_lite0")):
         (tmp_path / "experiment_2" / run).mkdir(parents=True)
         summary = {
-            "config": {"arch": arch, "weights": "random"},
+            "config": {"arch": arch, "weights": "random", "run_id": run, "schema_version": SCHEMA_VERSION},
             "num_valid": 6,
             "verdicts": [entry, {**entry, "id": "law2"}],
         }
