@@ -313,4 +313,4 @@ def test_pretrained_efficientnet_on_sample_1750(sample_1750_dir: Path, small_inp
         verdicts["captured_energy.vector"]["parameters"]["k"] == 128
         and verdicts["top1_agreement_magnitude.vector"]["parameters"]["k"] == 128
     )
-    assert "top-1 agreement, K = 128 of 512 (the seed's K)" in (output / "REPORT.md").read_text()
+    assert "top-1 agreement, K = 128 of 512 (the original study's K)" in (output / "REPORT.md").read_text()
