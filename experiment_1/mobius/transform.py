@@ -88,8 +88,12 @@ def _butterfly(
         view = out.view(lead, size >> (block + 1), 2, 1 << block, trail)
         if sign < 0:
             view[:, :, 1].sub_(view[:, :, 0])
-        else:
+        elif sign > 0:
             view[:, :, 1].add_(view[:, :, 0])
+        else:
+            without, with_ = view[:, :, 0], view[:, :, 1]
+            with_.sub_(without).mul_(-0.5)  # (a − b)/2, the coefficient of a set holding block l
+            without.sub_(with_)  # a − (a − b)/2 = (a + b)/2
     return out
 
 
@@ -123,19 +127,4 @@ def walsh_transform(values: torch.Tensor, dim: int = -2, dtype: torch.dtype | No
     ``s = 0``, and for every other ``S`` its correlation with the character of ``S``. ``dtype`` (default: the input's)
     sets the arithmetic precision. Returns a new tensor; the input is not modified.
     """
-    dim = dim % values.dim()
-    size = values.shape[dim]
-    num_blocks = num_blocks_from_size(size)
-    out = values.to(dtype=dtype or values.dtype, copy=True).contiguous()
-    lead = 1
-    for extent in out.shape[:dim]:
-        lead *= extent
-    trail = 1
-    for extent in out.shape[dim + 1 :]:
-        trail *= extent
-    for block in range(num_blocks):
-        view = out.view(lead, size >> (block + 1), 2, 1 << block, trail)
-        without, with_ = view[:, :, 0], view[:, :, 1]
-        with_.sub_(without).mul_(-0.5)  # (a − b)/2, the coefficient of a set holding block l
-        without.sub_(with_)  # a − (a − b)/2 = (a + b)/2
-    return out
+    return _butterfly(values, dim, sign=0, dtype=dtype)
