@@ -149,7 +149,9 @@ reports: $(BIN)/.installed
 		--output paper/results_depth_efficientnet_lite_sample/depth.json
 	$(BIN)/python -m paper.make_tables
 
-# The paper: regenerate paper/generated/ (and tables.md) from the summaries, then build paper/build/main.pdf.
+# The paper: regenerate paper/generated/ (and tables.md) from the summaries, check every finding sentence against
+# its verdict (paper.findings), then build paper/build/main.pdf and paper/build/supplement.pdf; the build fails on a
+# float too large for its page, a box overfull by more than 10 pt, or a body longer than 22 pages (paper.build_log).
 # Needs TeX Live from the distribution's packages (Debian/Ubuntu names below).
 TEX_PACKAGES := latexmk texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern
 # Quiet: it prints the PDF's path, its pages and the LaTeX log's warning count (paper.build_log); latexmk's own
@@ -158,10 +160,12 @@ paper: $(BIN)/.installed
 	@$(BIN)/python -m paper.make_tables >/dev/null
 	@command -v latexmk >/dev/null && command -v pdflatex >/dev/null || \
 		{ echo "make paper: TeX Live not found; install it with: sudo apt-get install $(TEX_PACKAGES)"; exit 1; }
+	@$(BIN)/python -m paper.findings
 	@mkdir -p paper/build
-	@cd paper && latexmk -pdf -silent -interaction=nonstopmode -halt-on-error -outdir=build main.tex >build/latexmk.out 2>&1 || \
-		{ tail -n 30 build/latexmk.out; echo "make paper: the build failed; the whole transcript is paper/build/latexmk.out"; exit 1; }
-	@$(BIN)/python -m paper.build_log paper/build/main.log
+	@cd paper && for doc in supplement main supplement; do \
+		latexmk -pdf -silent -interaction=nonstopmode -halt-on-error -outdir=build $$doc.tex >build/latexmk.out 2>&1 || \
+		{ tail -n 30 build/latexmk.out; echo "make paper: the build of $$doc.tex failed; the whole transcript is paper/build/latexmk.out"; exit 1; }; done
+	@$(BIN)/python -m paper.build_log paper/build/main.log paper/build/supplement.log
 
 clean-demo:
 	rm -rf experiment_1/results_demo_*

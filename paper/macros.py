@@ -62,6 +62,9 @@ DEPTH = record_of("depth").primary
 DEPTH_STEP = "peak_order.depth.efficientnet_lite0-efficientnet_lite1"  # the ladder's depth step, Lite0 → Lite1
 LITE1_SPECTRUM = "experiment_2/results_efficientnet_lite1_sample/summary.json"
 LITE2_SPECTRUM = "experiment_2/results_efficientnet_lite2_sample/summary.json"
+KBAR_SCALAR = "kbar_scalar.hard_minus_easy"  # Experiment 5: the order measure difficulty moves
+LIMIT_FITTED = "experiment_2/results_3c_resnet18/summary_3c.json"  # the run the refined kink law was fitted on
+LIMIT_HELD = "experiment_2/results_3c_resnet18_first_block_held/summary_3c.json"  # the run it was predicted for
 TEST_SAMPLE = "experiment_1/sample_index_sample_test.json"
 LABELLED_SAMPLE = "experiment_1/sample_index_sample_val_min6.json"
 TIMINGS = "experiment_*/results*_efficientnet_lite0*_sample/timing.json"  # the runs of `make offline-results`
@@ -69,6 +72,10 @@ TIMINGS = "experiment_*/results*_efficientnet_lite0*_sample/timing.json"  # the 
 
 def _per_lambda(value: float, *rest: PathElement) -> tuple[PathElement, ...]:
     return ("per_lambda", {"lambda": value}, *rest)
+
+
+def _limit_slope(order: int, field: str) -> tuple[PathElement, ...]:
+    return ("variants", "native", "limit_slopes", {"order": order}, field)
 
 
 MACROS: list[Macro] = [
@@ -148,11 +155,24 @@ MACROS: list[Macro] = [
     Macro("SeedExpThreeTop", EXP3, ("published", "resnet18", "top1_agreement_magnitude_at_128"), "percent"),
     Macro("SeedExpThreeControls", EXP3, ("published", "resnet18", "top1_agreement_controls_below"), "percent"),
     Macro("SeedExpThreeRatio", EXP3, ("published", "resnet18", "improvement_over_random"), "integer"),
+    Macro("ExpThreeGammaQuarter", EXP3, ("verdicts", {"id": "captured_energy.vector"}, "effect", "value"), "percent"),
+    Macro(
+        "ExpThreeTopHalf", EXP3, ("verdicts", {"id": "top1_agreement_magnitude.vector"}, "effect", "value"), "percent"
+    ),
+    Macro("ExpThreeBestControl", EXP3, ("verdicts", {"id": "controls_bound.vector"}, "effect", "value"), "percent"),
+    Macro("ExpThreeBestRelErr", EXP3, ("verdicts", {"id": "relative_error.vector"}, "effect", "value"), "number"),
+    Macro("ExpThreeTrunkTop", EXP3, ("verdicts", {"id": "empty_top1.vector"}, "effect", "value"), "percent"),
     # Experiment 4
     Macro("ExpFourImages", EXP4, ("num_valid",), "integer"),
     Macro("ExpFourClasses", EXP4, ("num_classes",), "integer"),
     Macro("ExpFourK", EXP4, ("settings", "nn_k"), "integer"),
     Macro("ExpFourTop", EXP4, ("full_mask_top1_accuracy",), "stat_percent"),
+    Macro(
+        "ExpFourVectorOverChance", EXP4, ("verdicts", {"id": "class_alignment.vector"}, "statistic", "value"), "number"
+    ),
+    Macro(
+        "ExpFourScalarOverChance", EXP4, ("verdicts", {"id": "class_alignment.scalar"}, "statistic", "value"), "number"
+    ),
     Macro("SeedExpFourNN", EXP4, ("published", "resnet18", "nn_accuracy_scalar_k32"), "percent"),
     Macro("SeedExpFourOverChance", EXP4, ("published", "resnet18", "nn_accuracy_over_chance"), "integer"),
     # Experiment 5
@@ -160,6 +180,34 @@ MACROS: list[Macro] = [
     Macro("ExpFiveTop", EXP5, ("top1_accuracy",), "stat_percent"),
     Macro("SeedExpFiveNeff", EXP5, ("published", "resnet18", "n_eff_vector_hard_minus_easy"), "number"),
     Macro("SeedExpFiveKerr", EXP5, ("published", "resnet18", "k_tau_err_hard_minus_easy"), "number"),
+    Macro("ExpFiveKbarScalarShift", EXP5, ("verdicts", {"id": KBAR_SCALAR}, "effect", "value"), "number"),
+    Macro("ExpFiveKbarScalarLow", EXP5, ("verdicts", {"id": KBAR_SCALAR}, "effect", "ci_low"), "number"),
+    Macro("ExpFiveKbarScalarHigh", EXP5, ("verdicts", {"id": KBAR_SCALAR}, "effect", "ci_high"), "number"),
+    Macro("ExpFiveKbarScalarP", EXP5, ("verdicts", {"id": KBAR_SCALAR}, "test", "p_adjusted"), "number"),
+    # the Walsh (±1 Fourier) control of Experiment 2, on Lite0 and Lite2
+    Macro("ExpTwoWalshPeak", EXP2, ("walsh", "projections", "vector", "mean_spectrum_peak_order"), "integer"),
+    Macro("ExpTwoWalshKappaV", EXP2, ("walsh", "projections", "vector", "kappa"), "stat"),
+    Macro("ExpTwoWalshLow", EXP2, ("walsh", "projections", "vector", "c_le3"), "stat_percent"),
+    Macro("ExpTwoCancellation", EXP2, ("walsh", "cancellation_ratio", "vector"), "stat"),
+    Macro("LiteTwoPeak", LITE2_SPECTRUM, ("projections", "vector", "mean_spectrum_peak_order"), "integer"),
+    Macro(
+        "LiteTwoWalshPeak", LITE2_SPECTRUM, ("walsh", "projections", "vector", "mean_spectrum_peak_order"), "integer"
+    ),
+    Macro("LiteTwoWalshLow", LITE2_SPECTRUM, ("walsh", "projections", "vector", "c_le3"), "stat_percent"),
+    Macro("LiteTwoCancellation", LITE2_SPECTRUM, ("walsh", "cancellation_ratio", "vector"), "stat"),
+    # Experiment 3C: the kink law's story (fitted on ResNet-18, then predicted for the held-block network)
+    Macro("ThreeCFittedChain", LIMIT_FITTED, ("variants", "native", "exact_zero_chain"), "integer"),
+    Macro("ThreeCFittedSlopeTwo", LIMIT_FITTED, _limit_slope(2, "slope"), "number"),
+    Macro("ThreeCFittedSlopeFour", LIMIT_FITTED, _limit_slope(4, "slope"), "number"),
+    Macro("ThreeCFittedBlocks", LIMIT_FITTED, ("config", "num_blocks"), "integer"),
+    Macro("ThreeCHeldChain", LIMIT_HELD, ("prediction", "exact_zero_chain"), "integer"),
+    Macro("ThreeCHeldPredicted", LIMIT_HELD, ("prediction", "predicted", 2), "number"),
+    Macro("ThreeCHeldSlopeTwo", LIMIT_HELD, _limit_slope(2, "slope"), "number"),
+    Macro("ThreeCHeldSlopeTwoLow", LIMIT_HELD, _limit_slope(2, "ci_low"), "number"),
+    Macro("ThreeCHeldSlopeTwoHigh", LIMIT_HELD, _limit_slope(2, "ci_high"), "number"),
+    Macro("ThreeCHeldTolerance", LIMIT_HELD, ("slope_tolerance",), "number"),
+    Macro("ThreeCHeldImages", LIMIT_HELD, ("num_valid",), "integer"),
+    Macro("ThreeCSmallestLambda", LIMIT_HELD, ("variants", "native", "lambdas", -1), "number"),
 ]
 
 

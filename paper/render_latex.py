@@ -232,23 +232,50 @@ def column_parts(table: Table, limit: int = MAX_COLUMNS) -> list[Table]:
     ]
 
 
+LONG_TABLE_ROWS = 20
+"""A table with more rows than this is set as a ``longtable`` (footnote size, breaking across pages) instead of a boxed
+tabular, which a page cannot split: a float or box taller than the page would run off it and lose rows."""
+
+
 def render_table(table: Table) -> str:
     """A wide table split into parts of at most :data:`MAX_COLUMNS` columns (:func:`column_parts`), one after the other."""
     return "\n\\smallskip\n".join(render_tabular(part) for part in column_parts(table))
 
 
 def render_tabular(table: Table) -> str:
-    """A booktabs tabular, set at footnote size when wider than the line (``\\fitwidth``, never smaller); long columns wrap."""
+    """A booktabs tabular, set at footnote size when wider than the line (``\\fitwidth``, never smaller); long columns wrap;
+    more than :data:`LONG_TABLE_ROWS` rows: a longtable."""
     widths = [max(len(row[column]) for row in [table.header, *table.rows]) for column in range(len(table.header))]
     columns = "".join(
         rf">{{\raggedright\arraybackslash}}p{{{WRAP_WIDTH}}}" if width > WRAP_AFTER else "l" for width in widths
     )
-    lines = [r"\fitwidth{%", rf"\begin{{tabular}}{{{columns}}}", r"\toprule"]
-    lines.append(" & ".join(latex_text(cell) for cell in table.header) + r" \\")
-    lines.append(r"\midrule")
-    lines += [" & ".join(latex_text(cell) for cell in row) + r" \\" for row in table.rows]
-    lines += [r"\bottomrule", r"\end{tabular}}"]
-    return "\n".join(lines)
+    header = " & ".join(latex_text(cell) for cell in table.header) + r" \\"
+    rows = [" & ".join(latex_text(cell) for cell in row) + r" \\" for row in table.rows]
+    if len(table.rows) > LONG_TABLE_ROWS:  # taller than a page may hold: a longtable, which breaks across pages
+        return "\n".join(
+            [
+                r"{\footnotesize\setlength{\tabcolsep}{3pt}",
+                rf"\begin{{longtable}}{{{columns}}}",
+                r"\toprule",
+                header,
+                r"\midrule\endhead",
+                r"\bottomrule\endlastfoot",
+                *rows,
+                r"\end{longtable}}",
+            ]
+        )
+    return "\n".join(
+        [
+            r"\fitwidth{%",
+            rf"\begin{{tabular}}{{{columns}}}",
+            r"\toprule",
+            header,
+            r"\midrule",
+            *rows,
+            r"\bottomrule",
+            r"\end{tabular}}",
+        ]
+    )
 
 
 def render_block(block: Block) -> str:

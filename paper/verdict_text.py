@@ -111,7 +111,7 @@ def pointer_sentence(root: Path, record: ExperimentRecord) -> str:
     """The sentence a results section ends with: where its verdicts are (empty when its run has none yet)."""
     if not any(verdicts_body(summary) for _, summary in record_runs(root, record)):
         return ""
-    return rf"Every verdict of this section, with its decision rule, is listed in Appendix~\ref{{app:verdicts-{record.macro}}}."
+    return rf"Every verdict of this section, with its decision rule, is listed in the supplement, Section~\ref{{S-app:verdicts-{record.macro}}}."
 
 
 def verdicts_tex(root: Path, records: tuple[ExperimentRecord, ...] = RECORDS) -> str:

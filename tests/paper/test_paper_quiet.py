@@ -52,11 +52,14 @@ def test_warnings_are_counted_from_the_log() -> None:
 
 
 def test_main_tex_sets_the_pdf_title_and_author() -> None:
-    text = (REPO / "paper" / "main.tex").read_text()
-    setup = text[text.index(r"\hypersetup{") :]
-    assert (
-        re.search(r"pdftitle=\{Do residual networks route\?", setup) and "pdfauthor={The MOE-ResNet project}" in setup
+    main = (REPO / "paper" / "main.tex").read_text()
+    preamble = (REPO / "paper" / "preamble.tex").read_text()  # shared by the paper and its supplement
+    assert re.search(r"\\hypersetup\{pdftitle=\{Do residual networks route\?", main)
+    assert re.search(
+        r"\\hypersetup\{pdftitle=\{Supplement: Do residual networks route\?",
+        (REPO / "paper" / "supplement.tex").read_text(),
     )
+    assert "pdfauthor={The MOE-ResNet project}" in preamble and r"\input{preamble}" in main
 
 
 def pdf_info(pdf: bytes) -> bytes:
@@ -71,7 +74,7 @@ def pdf_info(pdf: bytes) -> bytes:
 
 
 @pytest.mark.skipif(not HAS_TEX, reason="TeX Live (latexmk, pdflatex) or make not installed")
-def test_make_paper_prints_one_line_and_the_pdf_has_title_and_author() -> None:
+def test_make_paper_prints_one_line_per_document_and_the_pdf_has_title_and_author() -> None:
     venv = Path(sys.executable).parent.parent
     result = subprocess.run(
         ["make", "-s", "-o", f"{venv}/bin/.installed", f"VENV={venv}", "paper"],
@@ -82,8 +85,10 @@ def test_make_paper_prints_one_line_and_the_pdf_has_title_and_author() -> None:
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
-    assert len(lines) == 1 and re.fullmatch(
-        r"paper/build/main\.pdf: \d+ pages; \d+ LaTeX warnings?( \(see paper/build/main\.log\))?", lines[0]
-    ), lines
+    assert len(lines) == 2, lines  # one line per document: the paper, then its supplement
+    for line, document in zip(lines, ("main", "supplement")):
+        assert re.fullmatch(
+            rf"paper/build/{document}\.pdf: \d+ pages; \d+ LaTeX warnings?( \(see paper/build/{document}\.log\))?", line
+        ), lines
     info = pdf_info((REPO / "paper" / "build" / "main.pdf").read_bytes())
     assert re.search(rb"/Title\s*\((?:\\376\\377|\xfe\xff)?[^)]*D", info) and re.search(rb"/Author\s*\(", info)
