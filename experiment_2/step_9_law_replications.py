@@ -27,15 +27,15 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text
+from experiment_1.files import atomic_write_json, atomic_write_text, read_json
 from experiment_1.report import (
     CANNOT_TELL,
     FAILS,
     HOLDS,
     NON_FINITE,
     NOT_CONVERGED,
+    check_verdicts,
     format_stat,
-    load_checked_summary,
     markdown_table,
     verdict,
     verdict_lines,
@@ -183,6 +183,19 @@ def report_markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def load_law_test(path: Path) -> dict[str, Any]:
+    """One summary_3c.json of experiment_2.step_7_law_test, its verdicts checked; one line when it is not one."""
+    fix = "pass the summary_3c.json experiment_2.step_7_law_test wrote to --tests, or rerun it"
+    if not path.is_file():
+        raise PipelineError(f"{path}: --tests not found; {fix}")
+    test = read_json(path, fix=fix)
+    missing = [key for key in ("config", "prediction", "variants", "verdicts") if key not in test]
+    if test.get("experiment") != "3C" or missing:
+        raise PipelineError(f"{path}: not a law test of Experiment 3C (lacks {(missing or ['experiment'])[0]}); {fix}")
+    check_verdicts(test, path, fix=fix)
+    return test
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
@@ -192,15 +205,7 @@ def main(argv: list[str] | None = None) -> None:
         "--output-dir", type=Path, required=True, help="where summary_replications.json and REPORT.md go"
     )
     args = parser.parse_args(argv)
-    tests = [
-        (
-            path,
-            load_checked_summary(
-                path, "3C", "experiment_2.step_7_law_test", flag="--tests", keys=("config", "prediction", "verdicts")
-            ),
-        )
-        for path in args.tests
-    ]
+    tests = [(path, load_law_test(path)) for path in args.tests]
     summary = summarize(tests)
     atomic_write_json(args.output_dir / "summary_replications.json", summary)
     atomic_write_text(args.output_dir / "REPORT.md", report_markdown(summary))

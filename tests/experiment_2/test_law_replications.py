@@ -334,3 +334,33 @@ def test_the_combination_refuses_the_same_data_twice_a_test_without_prediction_a
         combine(legacy)
     with pytest.raises(PipelineError, match="at least two replications"):
         combine(same[:1])
+
+
+# --- the committed replications: each judged against its own prediction, committed before it ran ----------------
+
+HELD = REPO / "experiment_2/results_3c_resnet18_first_block_held"
+REPLICATIONS = ("lambda_1e-4", "seed1", "images_6_11")
+
+
+@pytest.mark.parametrize("name", REPLICATIONS)
+def test_each_committed_replication_ran_after_its_prediction_and_refuses_another(name: str) -> None:
+    from experiment_1.files import read_json
+    from experiment_2.step_7_law_test import summarize as law_summary
+
+    folder = Path(f"{HELD}_{name}")
+    test = read_json(folder / "summary_3c.json")
+    recorded = test["config"]["git_commit"]
+    assert not recorded.endswith("-dirty")
+    ancestry = subprocess.run(
+        ["git", "merge-base", "--is-ancestor", test["prediction"]["commit"], recorded], cwd=REPO, capture_output=True
+    )
+    assert ancestry.returncode == 0  # the prediction's commit precedes (or is) the run's
+    sweep = read_json(folder / "summary_all.json")
+    own = PREDICTIONS / f"held_block_{name}.json"
+    assert (
+        law_summary(sweep, load_prediction(own), own, run_started(folder / "timing.json"))["verdicts"]
+        == test["verdicts"]
+    )
+    other = PREDICTIONS / f"held_block_{REPLICATIONS[(REPLICATIONS.index(name) + 1) % 3]}.json"
+    with pytest.raises(PipelineError, match="the prediction is about run"):
+        law_summary(sweep, load_prediction(other), other, None)
