@@ -145,6 +145,7 @@ reports: $(BIN)/.installed
 		$(BIN)/python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_$${arch}_native/summary_all.json \
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
 	$(BIN)/python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
+	$(HELD_LAW_TESTS)
 	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
 		--output paper/results_depth_efficientnet_lite_sample/depth.json
 	$(BIN)/python -m paper.make_tables
@@ -214,6 +215,20 @@ offline-results-lite0: $(BIN)/.installed
 # on the 900 labelled images.
 LIMIT_FLAGS := --data-dir $(SAMPLE_DATA) --sample-index $(SAMPLE_INDEX) --limit 6 --dtype float64 \
 	--lambdas 0.3 0.1 0.03 0.01 0.003 0.001 --batch-size 1 --num-workers 0 --seed 0
+# The held-block test's replications (experiment_2/README.md, 3C): the λ grid to 1e-4, a second seed, other images, each
+# with its prediction file committed before it runs (the law test refuses a run that is not the one its file predicts);
+# then each law test against its prediction, and the combined verdict (all must hold). About 80 s per run on one thread.
+HELD := experiment_2/results_3c_resnet18_first_block_held
+HELD_PREDICTIONS := experiment_2/limit/predictions
+HELD_REPLICATIONS := lambda_1e-4 seed1 images_6_11
+HELD_SWEEP = $(BIN)/python -m experiment_2.step_3_lambda_sweep --arch experiment_2.held_block:resnet18_first_block_held \
+	--weights random --data-dir $(SAMPLE_DATA) --dtype float64 --lambdas 0.03 0.01 0.003 0.001 3e-4 1e-4 --batch-size 1 \
+	--num-workers 0
+HELD_LAW_TESTS = for name in $(HELD_REPLICATIONS); do \
+		$(BIN)/python -m experiment_2.step_7_law_test --sweep $(HELD)_$$name/summary_all.json \
+			--prediction $(HELD_PREDICTIONS)/held_block_$$name.json || exit 1; done; \
+	$(BIN)/python -m experiment_2.step_9_law_replications --tests $(foreach name,$(HELD_REPLICATIONS),$(HELD)_$(name)/summary_3c.json) \
+		--output-dir $(HELD)_replications
 offline-results-3c: $(BIN)/.installed
 	for arch in resnet18 efficientnet_lite0; do \
 		weights=$$([ $$arch = resnet18 ] && echo random || echo pretrained); \
@@ -229,6 +244,10 @@ offline-results-3c: $(BIN)/.installed
 		--data-dir $(SAMPLE_DATA) --sample-index $(SAMPLE_INDEX) --limit 6 --dtype float64 --lambdas 0.03 0.01 0.003 0.001 \
 		--batch-size 1 --num-workers 0 --seed 0 --output-dir experiment_2/results_3c_resnet18_first_block_held && \
 	$(BIN)/python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
+	$(HELD_SWEEP) --seed 0 --sample-index $(SAMPLE_INDEX) --limit 6 --output-dir $(HELD)_lambda_1e-4
+	$(HELD_SWEEP) --seed 1 --sample-index $(SAMPLE_INDEX) --limit 6 --output-dir $(HELD)_seed1
+	$(HELD_SWEEP) --seed 0 --sample-index experiment_2/sample_index_3c_test_6_11.json --output-dir $(HELD)_images_6_11
+	$(HELD_LAW_TESTS)
 
 # Experiments 4 (expert-set signatures) and 5 (difficulty) on the labelled sample: the 150 classes with six images
 # each (900 images), from one all-mask pass that feeds both (about 1 s per image on one core); each target runs

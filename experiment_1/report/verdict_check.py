@@ -38,8 +38,10 @@ from ``sources.magnitude_<ranking>.curves.relative_error``) and ``controls`` (it
 ``null_comparison.json`` (both κ CIs, round-off floors and the null's ``input_dependent`` from the two summaries it names:
 the run's ``summary.json`` beside it and its ``null_summary``, see :func:`_with_null_sources`); Experiment 3C's limit
 laws ``exp3c.<variant>.<law>`` (``lambda_k``, ``kink``, ``kink_chain``: the law's slopes from ``kink_exponent`` and
-``exact_zero_chain``, per-order convergence from ``limit_slopes`` and ``successive_slopes``, post hoc from the block's
-``laws.<law>.post_hoc``).
+``exact_zero_chain``, per-order convergence from ``limit_slopes`` and ``successive_slopes`` against
+``parameters.convergence_tolerance``, the CI against ``parameters.tolerance``, post hoc from the block's
+``laws.<law>.post_hoc``), the same law at its deciding order (``exp3c.<variant>.<law>.k<order>``), and the combined
+verdict over a law's replications (``replications.*``: all must hold, from ``replications[]``'s decisions).
 
 Not re-derived (vocabulary and non-finite numbers only): Experiment 3's ``empty_top1`` share and the other saturation /
 constant rules, decided from per-image arrays no summary keeps; the λ sweep's ``cost`` rule, whose range (the original
@@ -671,26 +673,40 @@ def _law_prediction(law: str, num_blocks: int, exponent: float, chain: int) -> l
     raise _Missing(f"a known law (not {law!r})")
 
 
+SLOPE_ROUNDING = 1e-9  # slopes equal to this are equal (experiment_2.limit.laws.SLOPE_ROUNDING)
+
+
 def _converged(row: dict[str, Any], pairs: list[Any], tolerance: float, points: float) -> bool:
     """An order's limit has converged: its window holds every λ and the successive slopes inside it move ≤ tolerance."""
     window, order = set(row["fit_lambdas"]), row["order"]
     slopes = [pair["slope"][order] for pair in pairs if set(pair["lambdas"]) <= window and pair["resolved"][order]]
     if len(window) < points or len(slopes) < points - 1 or not all(_real(slope) for slope in slopes):
         return False
-    return max(slopes) - min(slopes) <= tolerance
+    return max(slopes) - min(slopes) <= tolerance + SLOPE_ROUNDING
 
 
-def _law_rule(entry: dict[str, Any], document: Any) -> str:
-    """Experiment 3C's law per order, from the summary's ``variants.<variant>`` limit and successive slopes: the law's
-    slopes (checked against ``parameters.predicted``), per-order convergence and the CI against them, then over k ≥ 2
-    fails at any converged order, holds at every resolved order, cannot tell (not converged) where only unconverged
-    orders stand in the way, else cannot tell; ``consistent (post hoc)`` for a holding law the block marks as fitted to
-    these data."""
+def _law_order(
+    row: dict[str, Any], pairs: list[Any], target: float, tolerance: float, settled: float, points: float, where: str
+) -> str:
+    """One resolved order of a 3C law: not converged (window slopes against ``settled``), else the limit slope's CI
+    against ``target ± tolerance``."""
+    if not _converged(row, pairs, settled, points):
+        return NOT_CONVERGED
+    if not (_real(row.get("ci_low")) and _real(row.get("ci_high"))):
+        raise _Missing(f"{where}.limit_slopes[{row['order']}].ci_low / ci_high")
+    if target - tolerance <= row["ci_low"] and row["ci_high"] <= target + tolerance:
+        return HOLDS
+    if row["ci_high"] < target - tolerance or row["ci_low"] > target + tolerance:
+        return FAILS
+    return CANNOT_TELL
+
+
+def _law_sources(entry: dict[str, Any], document: Any) -> tuple[str, str, list[Any], list[Any], list[float]]:
+    """A 3C law verdict's variant, law, limit and successive slopes, and the law's slopes (checked against
+    ``parameters.predicted``), from the summary's ``variants.<variant>``."""
     _, variant, law = (str(entry.get("id", "")).split(".") + ["", ""])[:3]
     limit = _source(document, "variants", variant, "limit_slopes")
     pairs = _source(document, "variants", variant, "successive_slopes")
-    tolerance, points = _parameter(entry, "convergence_tolerance"), _parameter(entry, "limit_points")
-    first = _parameter(entry, "first_counted_order")
     where = f"variants.{variant}"
     if not isinstance(limit, list) or not all(
         isinstance(row, dict) and _real(row.get("order")) and isinstance(row.get("fit_lambdas"), list) for row in limit
@@ -709,22 +725,24 @@ def _law_rule(entry: dict[str, Any], document: Any) -> str:
         raise _Missing("parameters.predicted")
     if not all(math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(stated, predicted)):
         raise _Contradiction(f"parameters.predicted {stated} is not the {law} law's slopes {predicted}")
-    tested = []
-    for row in limit:
-        if row["order"] < first or not row.get("resolved"):
-            continue
-        if not _converged(row, pairs, tolerance, points):
-            tested.append(NOT_CONVERGED)
-            continue
-        if not (_real(row.get("ci_low")) and _real(row.get("ci_high"))):
-            raise _Missing(f"{where}.limit_slopes[{row['order']}].ci_low / ci_high")
-        target = predicted[int(row["order"])]
-        if target - tolerance <= row["ci_low"] and row["ci_high"] <= target + tolerance:
-            tested.append(HOLDS)
-        elif row["ci_high"] < target - tolerance or row["ci_low"] > target + tolerance:
-            tested.append(FAILS)
-        else:
-            tested.append(CANNOT_TELL)
+    return variant, law, limit, pairs, predicted
+
+
+def _law_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 3C's law per order, from the summary's ``variants.<variant>`` limit and successive slopes: the law's
+    slopes (checked against ``parameters.predicted``), per-order convergence and the CI against them, then over k ≥ 2
+    fails at any converged order, holds at every resolved order, cannot tell (not converged) where only unconverged
+    orders stand in the way, else cannot tell; ``consistent (post hoc)`` for a holding law the block marks as fitted to
+    these data."""
+    variant, law, limit, pairs, predicted = _law_sources(entry, document)
+    tolerance, settled = _parameter(entry, "tolerance"), _parameter(entry, "convergence_tolerance")
+    points, first = _parameter(entry, "limit_points"), _parameter(entry, "first_counted_order")
+    where = f"variants.{variant}"
+    tested = [
+        _law_order(row, pairs, predicted[int(row["order"])], tolerance, settled, points, where)
+        for row in limit
+        if row["order"] >= first and row.get("resolved")
+    ]
     if not tested:
         return CANNOT_TELL  # no order resolved: nothing to judge
     if FAILS in tested:
@@ -732,6 +750,51 @@ def _law_rule(entry: dict[str, Any], document: Any) -> str:
     if all(part == HOLDS for part in tested):
         return POST_HOC if _source(document, "variants", variant, "laws", law, "post_hoc") is True else HOLDS
     return NOT_CONVERGED if CANNOT_TELL not in tested else CANNOT_TELL
+
+
+def _deciding_order_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 3C's law at its deciding order (``parameters.order``), from the same sources as :func:`_law_rule`."""
+    variant, _, limit, pairs, predicted = _law_sources(entry, document)
+    order = int(_parameter(entry, "order"))
+    if not 1 <= order < len(limit):
+        raise _Missing(f"variants.{variant}.limit_slopes[{order}]")
+    row = limit[order]
+    if not row.get("resolved"):
+        return UNRESOLVED
+    return _law_order(
+        row,
+        pairs,
+        predicted[order],
+        _parameter(entry, "tolerance"),
+        _parameter(entry, "convergence_tolerance"),
+        _parameter(entry, "limit_points"),
+        f"variants.{variant}",
+    )
+
+
+def _replication_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 3C's combined verdict over replications, from each replication's decision in ``replications[]``
+    (``parameters.part_of`` names the field; ``parameters.parts`` must be those decisions): all must hold."""
+    key = (entry.get("parameters") or {}).get("part_of")
+    rows = _source(document, "replications")
+    if (
+        not isinstance(key, str)
+        or not isinstance(rows, list)
+        or not all(isinstance(row, dict) and key in row for row in rows)
+    ):
+        raise _Missing(f"replications[].{key} (parameters.part_of)")
+    parts = [row[key] for row in rows]
+    if (entry.get("parameters") or {}).get("parts") != parts:
+        raise _Contradiction(
+            f"parameters.parts {entry['parameters'].get('parts')} are not replications[].{key} {parts}"
+        )
+    if FAILS in parts:
+        return FAILS
+    if parts and all(part == HOLDS for part in parts):
+        return HOLDS
+    if parts and all(part in (HOLDS, NOT_CONVERGED) for part in parts):
+        return NOT_CONVERGED
+    return CANNOT_TELL
 
 
 COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
@@ -800,6 +863,14 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (
         re.compile(r"^per order k ≥ 1: an order whose window lacks one of its λs \(the round-off floor\)"),
         (*DECIDED_BY_RULE, NOT_CONVERGED, POST_HOC), _law_rule,
+    ),
+    (
+        re.compile(r"^at the deciding order alone \(parameters\.order\): unresolved without two λs above floor_margin"),
+        (*DECIDED_BY_RULE, NOT_CONVERGED, UNRESOLVED), _deciding_order_rule,
+    ),
+    (
+        re.compile(r"^all must hold over the replications: holds when every replication's verdict holds"),
+        (*DECIDED_BY_RULE, NOT_CONVERGED), _replication_rule,
     ),
 )  # fmt: skip
 

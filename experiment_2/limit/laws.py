@@ -55,6 +55,12 @@ from experiment_2.scaling import fit_power_law
 from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
 
 LIMIT_POINTS = 3
+# The a priori law tests' convergence rule (experiment_2.step_7_law_test with a prediction file; fixed before their runs):
+# the successive slopes inside the limit window may move by at most this — under half the ± 0.25 slope tolerance, so a
+# limit that still drifts across a quarter of the tolerance band per λ step reads "cannot tell (not converged)". Step 5
+# and the first held-block test keep the rule they were run under (convergence tolerance = slope tolerance).
+LAW_TEST_CONVERGENCE_TOLERANCE = 0.1
+SLOPE_ROUNDING = 1e-9  # slopes equal to this are equal: a spread at the tolerance is within it, whatever the last bit
 NO_POST_ACTIVATION = "Identity"
 LAWS = ("lambda_k", "kink", "kink_chain")
 LAW_NAMES = {
@@ -250,7 +256,7 @@ def convergence(limit: list[dict[str, Any]], pairs: list[dict[str, Any]], tolera
             reason = f"the round-off floor leaves {len(window)} of the {LIMIT_POINTS} λs of the window"
         elif len(slopes) < LIMIT_POINTS - 1:
             reason = "the window's λs are not successive on the grid (an unresolved λ between them)"
-        elif spread > tolerance:
+        elif spread > tolerance + SLOPE_ROUNDING:
             reason = f"successive slopes in the window still move by {spread:.2f} > {tolerance:g}"
         else:
             reason = None
@@ -272,15 +278,18 @@ def law_test(
     predicted: np.ndarray,
     tolerance: float,
     post_hoc: bool = False,
+    convergence_tolerance: float | None = None,
 ) -> dict[str, Any]:
     """One law against the measured limit slopes: per-order verdicts, the overall one, and from which λ it is visible.
 
-    Per order: ``unresolved``, ``cannot tell (not converged)`` (:func:`convergence`), else :func:`order_verdict`.
+    Per order: ``unresolved``, ``cannot tell (not converged)`` (:func:`convergence` with ``convergence_tolerance``,
+    default ``tolerance``), else :func:`order_verdict`.
     Overall, over the orders k ≥ ``FIRST_COUNTED_ORDER``: ``fails`` when it fails at any converged order,
     ``holds`` when it holds at every resolved order (all converged), else ``cannot tell``; ``unresolved``
     when none is resolved. ``post_hoc``: the law was fitted to these data, so ``holds`` reads ``consistent (post hoc)``.
     """
-    converged = {row["order"]: row for row in convergence(limit, pairs, tolerance)}
+    settled = tolerance if convergence_tolerance is None else convergence_tolerance
+    converged = {row["order"]: row for row in convergence(limit, pairs, settled)}
     per_order = {}
     for row in limit:
         if row["order"] < 1:
@@ -372,7 +381,9 @@ def limit_summary(
     return {**block, **scored(block, tolerance, post_hoc=True)}
 
 
-def law_tests(block: dict[str, Any], tolerance: float, post_hoc: bool) -> dict[str, dict[str, Any]]:
+def law_tests(
+    block: dict[str, Any], tolerance: float, post_hoc: bool, convergence_tolerance: float | None = None
+) -> dict[str, dict[str, Any]]:
     """Each law's :func:`law_test` on one 3C block (its ``limit_slopes``, ``successive_slopes``, ``kink_exponent``,
     ``exact_zero_chain``). The refined law is left out when the chain is not recorded, and when it predicts what the
     law stated before the 3C runs does (R = 0, or R ≥ L): it would be the same test twice."""
@@ -391,19 +402,24 @@ def law_tests(block: dict[str, Any], tolerance: float, post_hoc: bool) -> dict[s
             predictions[law],
             tolerance,
             post_hoc=post_hoc and law == "kink_chain",
+            convergence_tolerance=convergence_tolerance,
         )
         for law in laws
     }
 
 
-def scored(block: dict[str, Any], tolerance: float, post_hoc: bool) -> dict[str, Any]:
+def scored(
+    block: dict[str, Any], tolerance: float, post_hoc: bool, convergence_tolerance: float | None = None
+) -> dict[str, Any]:
     """The parts of a 3C block the rule decides — per-order convergence and the laws' tests — from the block's
     measured parts, so a summary written by earlier code is scored by the current rule without re-evaluating.
     ``post_hoc``: the run is the refined law's own data (:func:`is_post_hoc`; at sweep time, ``True``: only
-    the report steps, which see the whole configuration, call a run a test)."""
+    the report steps, which see the whole configuration, call a run a test). ``convergence_tolerance``: how far the
+    window's successive slopes may move (default ``tolerance``; the a priori tests' :data:`LAW_TEST_CONVERGENCE_TOLERANCE`)."""
+    settled = tolerance if convergence_tolerance is None else convergence_tolerance
     return {
-        "convergence": convergence(block["limit_slopes"], block["successive_slopes"], tolerance),
-        "laws": law_tests(block, tolerance, post_hoc),
+        "convergence": convergence(block["limit_slopes"], block["successive_slopes"], settled),
+        "laws": law_tests(block, tolerance, post_hoc, convergence_tolerance=settled),
     }
 
 
@@ -414,6 +430,14 @@ LAW_RULE = (
     "floor_margin × the round-off floor are unresolved, not judged); over k ≥ 2 (slope 1 at k = 1 holds in any network), the law fails when it "
     "fails at any converged order, holds when it holds at every resolved order, else cannot tell; a law fitted to these very data reads "
     "consistent (post hoc) where it would hold"
+)
+# the same rule where the window's slopes are held to their own, tighter tolerance (the a priori tests' prediction files)
+LAW_TEST_RULE = LAW_RULE.replace("differ by more than ± tolerance", "differ by more than ± convergence_tolerance")
+DECIDING_ORDER_RULE = (
+    "at the deciding order alone (parameters.order): unresolved without two λs above floor_margin × the round-off floor; "
+    "cannot tell (not converged) when its window lacks one of its λs or its successive slopes inside the window differ by "
+    "more than ± convergence_tolerance; else holds when the 95 % bootstrap CI of the limit slope lies within ± tolerance "
+    "of the law's slope, fails when it lies wholly outside, else cannot tell"
 )
 LAW_CLAIMS = {
     "lambda_k": "slope k at every order",
@@ -433,9 +457,16 @@ def _outcomes(per_order: list[str]) -> str:
 
 
 def law_verdict(
-    variant: str, law: str, block: dict[str, Any], expected: bool, tolerance: float, floor_margin: float
+    variant: str,
+    law: str,
+    block: dict[str, Any],
+    expected: bool,
+    tolerance: float,
+    floor_margin: float,
+    convergence_tolerance: float | None = None,
 ) -> dict[str, Any]:
-    """The verdict (:mod:`experiment_1.report.verdicts` schema) on one law for one variant, from its 3C limit block.
+    """The verdict (:mod:`experiment_1.report.verdicts` schema) on one law for one variant, from its 3C limit block
+    (scored with ``convergence_tolerance``, default ``tolerance``: :func:`scored`).
 
     Decision: the law test's overall verdict (:func:`law_test`). Effect: the converged order k ≥ 2 whose limit
     slope lies farthest from the law's slope, with its CI.
@@ -496,18 +527,71 @@ def law_verdict(
     )
     overall = test["verdict"]
     decision = overall if overall in (HOLDS, FAILS, NOT_CONVERGED, POST_HOC) else CANNOT_TELL
+    settled = tolerance if convergence_tolerance is None else convergence_tolerance
     return verdict(
         f"exp3c.{variant}.{law}",
         f"{variant} activations follow the {LAW_NAMES[law]} ({LAW_CLAIMS[law]})",
         decision,
-        LAW_RULE,
+        LAW_RULE if settled == tolerance else LAW_TEST_RULE,
         parameters={
             "tolerance": tolerance,
-            "convergence_tolerance": tolerance,
+            "convergence_tolerance": settled,
             "limit_points": LIMIT_POINTS,
             "floor_margin": floor_margin,
             "first_counted_order": FIRST_COUNTED_ORDER,
             "predicted": predicted,
+        },
+        effect=effect,
+        notes=notes,
+    )
+
+
+def deciding_order_verdict(
+    variant: str,
+    law: str,
+    block: dict[str, Any],
+    order: int,
+    tolerance: float,
+    convergence_tolerance: float,
+    floor_margin: float,
+) -> dict[str, Any]:
+    """The verdict on one law at the order its prediction named as deciding (``exp3c.<variant>.<law>.k<order>``), from
+    the block :func:`scored` with ``convergence_tolerance``: that order's entry of the law test, its limit slope − the
+    law's slope as the effect, its window's successive slopes in the notes."""
+    test = block["laws"][law]
+    row = block["limit_slopes"][order]
+    predicted = test["predicted"][order]
+    window = block["convergence"][order]
+    effect = (
+        {
+            "name": f"limit slope − law's slope at k = {order}",
+            "value": row["slope"] - predicted,
+            "ci_low": row["ci_low"] - predicted,
+            "ci_high": row["ci_high"] - predicted,
+            "confidence": 0.95,
+            "percent": False,
+        }
+        if row["resolved"]
+        else None
+    )
+    notes = [
+        f"limit slope over λ ∈ {{{', '.join(f'{value:g}' for value in row['fit_lambdas'])}}}",
+        "successive slopes in the window: " + ", ".join(f"{slope:.3g}" for slope in window["window_slopes"]),
+    ]
+    if window["reason"]:
+        notes.append(f"k = {order}: {window['reason']}")
+    return verdict(
+        f"exp3c.{variant}.{law}.k{order}",
+        f"{variant} activations have the {LAW_NAMES[law]}'s slope {predicted:g} at the deciding order k = {order}",
+        test["per_order"][order - 1],
+        DECIDING_ORDER_RULE,
+        parameters={
+            "order": order,
+            "tolerance": tolerance,
+            "convergence_tolerance": convergence_tolerance,
+            "limit_points": LIMIT_POINTS,
+            "floor_margin": floor_margin,
+            "predicted": test["predicted"],
         },
         effect=effect,
         notes=notes,

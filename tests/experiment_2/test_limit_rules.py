@@ -140,6 +140,7 @@ def test_law_test_step_refuses_the_laws_own_data() -> None:
         "num_valid": 6,
         "num_images": 6,
         "num_skipped_corrupt": 0,
+        "per_lambda": [],
         "limit": {
             "method": "m",
             "limit_points": 3,
@@ -156,4 +157,4 @@ def test_law_test_step_refuses_the_laws_own_data() -> None:
     sweep["config"]["git_commit"] = (
         "6acf06ba1da23a49abde1416febd3e61f48262b2"  # the committed held-block run's, after the prediction
     )
-    assert [entry["decision"] for entry in summarize(sweep)["verdicts"]] == ["fails", "fails", "holds"]
+    assert [entry["decision"] for entry in summarize(sweep)["verdicts"]] == ["fails", "fails", "holds", "holds"]
