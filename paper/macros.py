@@ -65,6 +65,7 @@ LITE2_SPECTRUM = "experiment_2/results_efficientnet_lite2_sample/summary.json"
 KBAR_SCALAR = "kbar_scalar.hard_minus_easy"  # Experiment 5: the order measure difficulty moves
 LIMIT_FITTED = "experiment_2/results_3c_resnet18/summary_3c.json"  # the run the refined kink law was fitted on
 LIMIT_HELD = "experiment_2/results_3c_resnet18_first_block_held/summary_3c.json"  # the run it was predicted for
+LIMIT_EXTENDED = "experiment_2/results_3c_resnet18_first_block_held_lambda_1e-4/summary_3c.json"  # λ down to 1e-4
 TEST_SAMPLE = "experiment_1/sample_index_sample_test.json"
 LABELLED_SAMPLE = "experiment_1/sample_index_sample_val_min6.json"
 TIMINGS = "experiment_*/results*_efficientnet_lite0*_sample/timing.json"  # the runs of `make offline-results`
@@ -207,6 +208,10 @@ MACROS: list[Macro] = [
     Macro("ThreeCHeldSlopeTwoHigh", LIMIT_HELD, _limit_slope(2, "ci_high"), "number"),
     Macro("ThreeCHeldTolerance", LIMIT_HELD, ("slope_tolerance",), "number"),
     Macro("ThreeCHeldImages", LIMIT_HELD, ("num_valid",), "integer"),
+    Macro("ThreeCExtendedLambda", LIMIT_EXTENDED, ("variants", "native", "lambdas", -1), "number"),
+    Macro("ThreeCExtendedSlopeTwo", LIMIT_EXTENDED, _limit_slope(2, "slope"), "number"),
+    Macro("ThreeCExtendedSlopeTwoLow", LIMIT_EXTENDED, _limit_slope(2, "ci_low"), "number"),
+    Macro("ThreeCExtendedSlopeTwoHigh", LIMIT_EXTENDED, _limit_slope(2, "ci_high"), "number"),
     Macro("ThreeCSmallestLambda", LIMIT_HELD, ("variants", "native", "lambdas", -1), "number"),
 ]
 
