@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "format_stat": "markdown",
     "markdown_table": "markdown",
     "original_study_wording": "markdown",
+    "verdict_lines": "markdown",
     "verdict_sentence": "markdown",
     "COLOURS": "plotting",
     "new_figure": "plotting",
