@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, read_json
+from experiment_1.files import atomic_write_json, atomic_write_text, git_commit, read_json
 from experiment_1.report import check_verdicts, load_checked_summary
 from experiment_2.spectrum.null_networks import check_seed_runs, compare_networks
 from experiment_2.spectrum.null_report import null_markdown
@@ -56,7 +56,11 @@ def main(argv: list[str] | None = None) -> None:
         trained,
         per_image_arrays(args.summary),
         seeds,
-        {"trained_summary": args.summary.as_posix(), "seeds_dir": args.seeds_dir.as_posix()},
+        {
+            "trained_summary": args.summary.as_posix(),
+            "seeds_dir": args.seeds_dir.as_posix(),
+            "git_commit": git_commit(),
+        },
     )
     output = args.seeds_dir / "summary.json"
     atomic_write_json(output, result)
