@@ -45,11 +45,12 @@ SUMMARY_KEYS = (
 def null_label(compare: dict[str, Any]) -> str:
     """How the null was made, for the method text."""
     calibration = compare["config"].get("batchnorm_calibration")
-    return "the same architecture with random-init weights" + (
-        f" and batch-norm statistics re-estimated on the first {calibration['images']} sample images"
-        " (experiment_2/README.md, The random-init null)"
-        if calibration
-        else ""
+    if not calibration:
+        return "the same architecture with random-init weights"
+    where = "after the evaluated ones" if "positions" in calibration else "at the start of the list"
+    return (
+        f"the same architecture with random-init weights and batch-norm statistics re-estimated on {calibration['images']} "
+        f"sample images {where} (experiment_2/README.md, The random-init null over networks)"
     )
 
 

@@ -23,11 +23,14 @@ The statistics outside the family (:data:`DESCRIBED`) are reported with their ra
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any, Sequence
 
 import numpy as np
 
 from experiment_1.errors import PipelineError
+from experiment_1.files import SCHEMA_VERSION
 from experiment_1.mobius import PROJECTIONS
 from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, bootstrap_mean_ci_rows, holm, verdict
 from experiment_2.spectrum.summary import kappa_distribution
@@ -269,6 +272,10 @@ def compare_networks(
         "question": QUESTION,
         "config": {
             **sources,
+            "run_id": hashlib.sha256(
+                json.dumps([trained["config"]["run_id"], *(record["run_id"] for record in networks)]).encode()
+            ).hexdigest(),  # the runs it combines
+            "schema_version": SCHEMA_VERSION,
             "arch": trained["config"]["arch"],
             "num_blocks": trained["config"]["num_blocks"],
             "trained_run_id": trained["config"]["run_id"],
