@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, git_commit, read_json
+from experiment_1.files import atomic_write_json, atomic_write_text, git_commit, read_json, read_timing
 from experiment_1.report import check_verdicts, load_checked_summary
 from experiment_2.spectrum.null_networks import check_seed_runs, compare_networks
 from experiment_2.spectrum.null_report import null_markdown
@@ -66,7 +66,11 @@ def main(argv: list[str] | None = None) -> None:
     atomic_write_json(output, result)
     written = read_json(output)
     check_verdicts(written, output, fix=f"rerun `python -m {GENERATOR}`")
-    atomic_write_text(args.seeds_dir / "REPORT.md", null_markdown(written, GENERATOR, f"`{output.as_posix()}`"))
+    timings = [
+        read_timing(path.parent / "timing.json", summary["num_images"]) for path, (summary, _) in zip(paths, seeds)
+    ]
+    wall = sum(timing["wall_seconds"] for timing in timings if timing) if all(timings) else None
+    atomic_write_text(args.seeds_dir / "REPORT.md", null_markdown(written, GENERATOR, f"`{output.as_posix()}`", wall))
     print(f"wrote {output} and {args.seeds_dir / 'REPORT.md'}: {result['num_null_networks']} null networks")
 
 
