@@ -11,6 +11,7 @@ from experiment_1.report import ExperimentRecord
 
 RESULTS = "experiment_2/results_efficientnet_lite0_sample"
 SWEEP = "experiment_2/results_lambda_efficientnet_lite0_sample"
+NULL_SEEDS = "experiment_2/results_efficientnet_lite0_null_seeds"
 
 
 def rebuild_spectrum(
@@ -55,6 +56,14 @@ RECORDS = (
         ),
         single_pass="experiment_2.spectrum.evaluation:EXPERIMENT_2",
         rebuild="experiment_2.record:rebuild_spectrum",
+    ),
+    ExperimentRecord(
+        experiment="2N",
+        title="Experiment 2 — the random-init null over networks",
+        macro="ExpTwoNull",
+        summaries="experiment_2/results_*_null_seeds/summary.json",
+        primary=f"{NULL_SEEDS}/summary.json",
+        tables=("experiment_2_null",),
     ),
     ExperimentRecord(
         experiment="3A/3B",

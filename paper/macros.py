@@ -53,7 +53,9 @@ class Macro:
 
 EXP1 = record_of(1).primary
 EXP2 = record_of(2).primary
-EXP2_RANDOM = "experiment_2/results_efficientnet_lite0_random_sample/summary.json"
+EXP2_NULLS = record_of("2N").primary  # the random-init null over networks
+NULL_KAPPA_V = "null_networks.kappa_vector"
+NULL_KAPPA_W = "null_networks.walsh_kappa_vector"
 EXP3AB = record_of("3A/3B").primary
 EXP3 = record_of(3).primary
 EXP4 = record_of(4).primary
@@ -121,10 +123,19 @@ MACROS: list[Macro] = [
     Macro("ExpTwoNullPeak", EXP2, ("binomial_null", "peak_order"), "integer"),
     Macro("ExpTwoNullKappa", EXP2, ("binomial_null", "kappa"), "number"),
     Macro("ExpTwoNullCleThree", EXP2, ("binomial_null", "c_le3"), "percent"),
-    Macro("ExpTwoRandomImages", EXP2_RANDOM, ("num_valid",), "integer"),
-    Macro("ExpTwoRandomKappaV", EXP2_RANDOM, ("projections", "vector", "kappa"), "stat"),
-    Macro("ExpTwoRandomCleThree", EXP2_RANDOM, ("projections", "vector", "c_le3"), "stat_percent"),
-    Macro("ExpTwoRandomTrunk", EXP2_RANDOM, ("projections", "vector", "trunk_share"), "stat_percent"),
+    Macro("ExpTwoRandomNetworks", EXP2_NULLS, ("num_null_networks",), "integer"),
+    Macro("ExpTwoRandomImages", EXP2_NULLS, ("num_images_per_network",), "integer"),
+    Macro("ExpTwoRandomCalibration", EXP2_NULLS, ("config", "batchnorm_calibration", "images"), "integer"),
+    Macro("ExpTwoRandomTrainedKappaV", EXP2_NULLS, ("statistics", "kappa_vector", "trained"), "number"),
+    Macro("ExpTwoRandomKappaVMin", EXP2_NULLS, ("statistics", "kappa_vector", "min"), "number"),
+    Macro("ExpTwoRandomKappaVMax", EXP2_NULLS, ("statistics", "kappa_vector", "max"), "number"),
+    Macro("ExpTwoRandomTrainedKappaW", EXP2_NULLS, ("statistics", "walsh_kappa_vector", "trained"), "number"),
+    Macro("ExpTwoRandomKappaWMin", EXP2_NULLS, ("statistics", "walsh_kappa_vector", "min"), "number"),
+    Macro("ExpTwoRandomKappaWMax", EXP2_NULLS, ("statistics", "walsh_kappa_vector", "max"), "number"),
+    Macro("ExpTwoRandomKappaVP", EXP2_NULLS, ("verdicts", {"id": NULL_KAPPA_V}, "test", "p_adjusted"), "number"),
+    Macro("ExpTwoRandomKappaWP", EXP2_NULLS, ("verdicts", {"id": NULL_KAPPA_W}, "test", "p_adjusted"), "number"),
+    Macro("ExpTwoRandomKappaVDecision", EXP2_NULLS, ("verdicts", {"id": NULL_KAPPA_V}, "decision"), "text"),
+    Macro("ExpTwoRandomKappaWDecision", EXP2_NULLS, ("verdicts", {"id": NULL_KAPPA_W}, "decision"), "text"),
     Macro("SeedExpTwoPeak", EXP2, ("published", "resnet18", "peak_order"), "integer"),
     Macro("SeedExpTwoKappa", EXP2, ("published", "resnet18", "kappa_vector"), "number"),
     Macro("SeedExpTwoCleThree", EXP2, ("published", "resnet18", "c_le3"), "percent"),

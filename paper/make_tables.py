@@ -35,6 +35,7 @@ from experiment_1.files import atomic_write_text, missing_key, read_json, read_t
 from experiment_1.paths import REPO_ROOT
 from experiment_1.report import by_id, format_number, format_percent, format_stat, verdict_sentence
 from experiment_1.run import unique_passes
+from experiment_2.spectrum.null_report import statistics_rows
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.checks import check_one_network, checked_json
 from paper.claims import claims_tex, network_name, pretty_networks
@@ -253,6 +254,23 @@ def experiment_2_walsh_table(root: Path) -> list[Block]:
         ),
         Table(["run", "peak k (Walsh)", "κ_W^v", "W≤3 / Var h", "cancellation ratio"], rows),
     ]
+
+
+def experiment_2_null_table(root: Path) -> list[Block]:
+    """The trained network against the random-init networks (experiment_2.step_10_null_compare), one table per run."""
+    blocks: list[Block] = []
+    for path in committed_glob(root, record_of("2N").summaries):
+        summary = checked_json(path)
+        headers, rows = statistics_rows(summary)
+        blocks += [
+            Paragraph(
+                f"`{path.parent.relative_to(root).as_posix()}` — {summary['config']['arch']}: the trained network against "
+                f"{summary['num_null_networks']} random-init networks (seeds {min(summary['config']['seeds'])}–"
+                f"{max(summary['config']['seeds'])}), {summary['num_images_per_network']} images each"
+            ),
+            Table(headers, rows),
+        ]
+    return blocks or [NotRun("No random-init null over networks yet.")]
 
 
 def experiment_3ab_table(root: Path) -> list[Block]:
@@ -713,6 +731,7 @@ def wall_time_table(root: Path) -> list[Block]:
 TABLES: dict[str, tuple[str, Callable[[Path], list[Block]]]] = {
     "experiment_1": (record_of(1).title, experiment_1_table),
     "experiment_2": (record_of(2).title, experiment_2_table),
+    "experiment_2_null": (record_of("2N").title, experiment_2_null_table),
     "experiment_3ab": (record_of("3A/3B").title, experiment_3ab_table),
     "experiment_3c": (record_of("3C").title, experiment_3c_table),
     "experiment_3c_swap": (

@@ -6,8 +6,9 @@ normalised signal shrinks block by block, the logits are the same on every image
 Möbius coefficient beyond the trunk is round-off. Re-estimating the statistics on images — one
 forward pass with every batch-norm layer accumulating its exact (cumulative, ``momentum=None``) mean
 and variance, what training mode does before the first weight update — restores unit-scale signals
-through every branch while no weight is learned. The statistics are the images' own, so the network
-is a function of its input again; the weights stay the seeded random ones.
+through every branch while no weight is learned, so the network is a function of its input again; the
+weights stay the seeded random ones. The run takes the statistics from images it does not evaluate (the ones after
+the evaluated images in its sample list: experiment_1.run.preflight.calibration_samples).
 
 :func:`calibrate_batchnorm` changes only the running statistics (and the batch counter); every
 parameter is left as it was, and the model is returned in ``eval()`` mode.

@@ -41,7 +41,9 @@ laws ``exp3c.<variant>.<law>`` (``lambda_k``, ``kink``, ``kink_chain``: the law'
 ``exact_zero_chain``, per-order convergence from ``limit_slopes`` and ``successive_slopes`` against
 ``parameters.convergence_tolerance``, the CI against ``parameters.tolerance``, post hoc from the block's
 ``laws.<law>.post_hoc``), the same law at its deciding order (``exp3c.<variant>.<law>.k<order>``), and the combined
-verdict over a law's replications (``replications.*``: all must hold, from ``replications[]``'s decisions).
+verdict over a law's replications (``replications.*``: all must hold, from ``replications[]``'s decisions);
+Experiment 2's null over networks (``null_input_function``: the seeds' spreads in ``networks`` against the trained
+network's; ``null_networks.*``: the rank ps recomputed from ``statistics``, Holm over ``config.tested``, the power rule).
 
 Not re-derived (vocabulary and non-finite numbers only): Experiment 3's ``empty_top1`` share and the other saturation /
 constant rules, decided from per-image arrays no summary keeps; the λ sweep's ``cost`` rule, whose range (the original
@@ -661,6 +663,46 @@ def _null_rule(entry: dict[str, Any], document: Any) -> str:
     return HOLDS if ours[1] < theirs[0] or theirs[1] < ours[0] else CANNOT_TELL
 
 
+def _null_input_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 2's null over networks, the input rule: every seed's trunk-energy spread at least ``fraction`` × the
+    trained network's (``parameters``) and resolved, from the summary's ``networks``; the verdict's statistic is checked
+    to be the smallest spread ratio."""
+    networks = _source(document, "networks")
+    fraction, trained = _parameter(entry, "fraction"), _parameter(entry, "trained_spread")
+    if not networks or not all(_real(record.get("trunk_energy_relative_spread")) for record in networks):
+        raise _Missing("networks[].trunk_energy_relative_spread")
+    ratios = [record["trunk_energy_relative_spread"] / trained for record in networks]
+    if not math.isclose(_need(entry, "statistic", "value"), min(ratios), rel_tol=1e-9):
+        raise _Contradiction(f"its smallest spread ratio is not the networks' ({min(ratios):.3g})")
+    nulls = [
+        record["trunk_energy_relative_spread"] >= fraction * trained and record.get("resolved") is True
+        for record in networks
+    ]
+    return HOLDS if all(nulls) else FAILS
+
+
+def _null_rank_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 2's null over networks, the rank rule: each tested statistic's one-sided rank p recomputed from the
+    trained value and the networks' values in ``statistics``, Holm over ``config.tested``, the power rule m/(n + 1) > α."""
+    tested = _source(document, "config", "tested")
+    direction, alpha = (entry.get("parameters") or {}).get("direction"), _parameter(entry, "alpha")
+    p_values, counts = [], []
+    for name in tested:
+        block = _source(document, "statistics", name)
+        values, trained = block.get("networks") or [], block.get("trained")
+        if not values or not _real(trained) or direction not in ("lower", "higher"):
+            raise _Missing(f"statistics.{name}.networks / trained, parameters.direction")
+        beyond = sum(1 for value in values if (value <= trained if direction == "lower" else value >= trained))
+        p_values.append((1 + beyond) / (len(values) + 1))
+        counts.append(len(values))
+    position = list(tested).index(str(entry.get("id", "")).split(".", 1)[-1])
+    if not math.isclose(_need(entry, "test", "p_value"), p_values[position], rel_tol=1e-9):
+        raise _Contradiction(f"its rank p is not the one its networks give ({p_values[position]:.3g})")
+    if min(1.0, len(tested) / (counts[position] + 1)) > alpha:
+        return CANNOT_TELL
+    return HOLDS if _holm(p_values)[position] <= alpha else CANNOT_TELL
+
+
 def _law_prediction(law: str, num_blocks: int, exponent: float, chain: int) -> list[float]:
     """Experiment 3C's predicted limit slope per order k = 0 … L: k (λ^k), min(k, s) (kink), 1 up to R then 3/2 above
     (the refined kink law)."""
@@ -859,6 +901,14 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (
         re.compile(r"^unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function"),
         (*DECIDED_BY_RULE, UNRESOLVED), _null_rule,
+    ),
+    (
+        re.compile(r"^a random-init network is a null when the relative spread of its trunk energy over images is at least"),
+        (HOLDS, FAILS), _null_input_rule,
+    ),
+    (
+        re.compile(r"^exact one-sided rank test of the trained network's per-network mean among the null networks'"),
+        DECIDED_BY_RULE, _null_rank_rule,
     ),
     (
         re.compile(r"^per order k ≥ 1: an order whose window lacks one of its λs \(the round-off floor\)"),

@@ -11,8 +11,9 @@ In order, cheap refusals first:
    no flag makes them fit);
 4. the estimated time within :data:`experiment_1.run.cost.MAX_HOURS` unless ``confirm_long_run``; then the estimate
    printed (a refusal of 2 or 4 carries it in its one line, so it is said once either way);
-5. the model prepared as it will be evaluated: batch-norm re-estimated on the first images
-   (:func:`calibrate_on_samples`, ``--calibrate-batchnorm``), batch-norm folded (``--fold-batchnorm``);
+5. the model prepared as it will be evaluated: batch-norm re-estimated on images disjoint from the evaluated ones
+   (:func:`calibrate_on_samples` on :func:`calibration_samples`, ``--calibrate-batchnorm``), batch-norm folded
+   (``--fold-batchnorm``);
 6. the stack a set function of the mask (:func:`experiment_1.run.run_checks.check_set_function`), before compiling;
 7. compiled (``--compile``), then held to the float32 CPU stack's logits
    (:func:`experiment_1.network.gating.check_evaluation_parity`) unless the network was changed on purpose.
@@ -39,14 +40,42 @@ from experiment_1.run import distributed
 from experiment_1.run.run_checks import check_logits_fit, check_set_function
 from experiment_1.run.run_config import RunConfig
 
-CALIBRATION_BATCH = (
-    64  # images per calibration batch: one batch for the 50-image null, so its statistics are the sample's own
-)
+CALIBRATION_BATCH = 64  # images per calibration batch: one batch for a null of up to 64 calibration images
+CALIBRATION_SOURCE = "the images after the evaluated ones in the sample list"  # disjoint from them by position
 
 
-def preflight(model: ResidualStack, dataset: SampleDataset, config: RunConfig, device: torch.device) -> None:
+def calibration_samples(
+    samples: list[SampleRef], num_evaluated: int, count: int, sample_index: Path
+) -> list[SampleRef]:
+    """The ``count`` images that follow the ``num_evaluated`` evaluated ones in the whole sample list ``samples`` (positions
+    ``num_evaluated … num_evaluated + count − 1``): batch-norm statistics estimated on images the run never evaluates.
+    Refused with one line when the list has fewer, or (a list with a repeated image) when one is also evaluated."""
+    chosen = samples[num_evaluated : num_evaluated + count]
+    if len(chosen) < count:
+        raise PipelineError(
+            f"{sample_index}: --calibrate-batchnorm {count} needs {count} images after the {num_evaluated} evaluated ones, but "
+            f"the list has {len(samples)}; lower --limit or --calibrate-batchnorm"
+        )
+    evaluated = {(sample.source, sample.row) for sample in samples[:num_evaluated]}
+    shared = [sample for sample in chosen if (sample.source, sample.row) in evaluated]
+    if shared:
+        raise PipelineError(
+            f"{sample_index}: calibration image {shared[0].describe()} is also evaluated; batch-norm statistics must come "
+            "from images the run does not evaluate — regenerate the list with experiment_1.step_2_sample"
+        )
+    return chosen
+
+
+def preflight(
+    model: ResidualStack,
+    dataset: SampleDataset,
+    config: RunConfig,
+    device: torch.device,
+    calibration: SampleDataset | None = None,
+) -> None:
     """Refuse, in seconds and with one line, a run that cannot or should not start; prepare ``model`` as it will be evaluated
-    (calibrated, folded, compiled as ``config`` asks) and check it. The module's docstring gives the order."""
+    (calibrated on ``calibration``, folded, compiled as ``config`` asks) and check it. The module's docstring gives the
+    order."""
     classes = num_classes(model)
     check_labels(dataset.samples, classes, config.sample_index)
     cost = distributed.on_main(
@@ -75,7 +104,9 @@ def preflight(model: ResidualStack, dataset: SampleDataset, config: RunConfig, d
     run_cost.check_hours(cost, config.confirm_long_run)  # its line carries the estimate too
     print(cost.describe(), flush=True)  # stdout, once the run is accepted: rank 0 only under torchrun
     if config.calibrate_batchnorm is not None:
-        calibrate_on_samples(model, dataset, config.calibrate_batchnorm, config.skip_corrupt)
+        if calibration is None:
+            raise PipelineError("--calibrate-batchnorm: no calibration images were prepared for the run")
+        calibrate_on_samples(model, calibration, config.skip_corrupt)
     if config.fold_batchnorm:
         fold_batchnorm(model)
     check_set_function(model)  # deterministic and batch-independent, as evaluated (before compiling)
@@ -106,12 +137,12 @@ def check_labels(samples: list[SampleRef], classes: int | None, sample_index: Pa
         )
 
 
-def calibrate_on_samples(model: ResidualStack, dataset: SampleDataset, count: int, skip_corrupt: bool) -> int:
-    """:func:`~experiment_1.network.batchnorm_calibration.calibrate_batchnorm` on the first ``count`` images of ``dataset``
-    (in batches of :data:`CALIBRATION_BATCH`, on the model's device, dtype and memory format); undecodable images stop
-    the run unless ``skip_corrupt`` (then they are left out)."""
+def calibrate_on_samples(model: ResidualStack, dataset: SampleDataset, skip_corrupt: bool) -> int:
+    """:func:`~experiment_1.network.batchnorm_calibration.calibrate_batchnorm` on every image of ``dataset`` (the calibration
+    images, :func:`calibration_samples`; in batches of :data:`CALIBRATION_BATCH`, on the model's device, dtype and memory
+    format); undecodable images stop the run unless ``skip_corrupt`` (then they are left out)."""
     parameter = next(model.parameters())
-    positions = list(range(min(count, len(dataset))))
+    positions = list(range(len(dataset)))
 
     def batches():
         for start in range(0, len(positions), CALIBRATION_BATCH):

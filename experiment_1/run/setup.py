@@ -35,7 +35,7 @@ from experiment_1.run import arg_types, distributed
 from experiment_1.run import cost as run_cost
 from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
-from experiment_1.run.preflight import CALIBRATION_BATCH, preflight
+from experiment_1.run.preflight import CALIBRATION_BATCH, CALIBRATION_SOURCE, calibration_samples, preflight
 from experiment_1.run.run_checks import check_beta
 from experiment_1.run.run_config import RunConfig
 
@@ -140,9 +140,9 @@ def add_evaluation_arguments(
         type=arg_types.positive_int,
         default=None,
         metavar="N",
-        help="before evaluating, re-estimate every batch-norm layer's running statistics on the first N images of the "
-        "sample list (all gates on, no weight changed): with --weights random, the input-dependent null of "
-        "Experiment 2; off by default",
+        help="before evaluating, re-estimate every batch-norm layer's running statistics on the N images that follow the "
+        "evaluated ones in the sample list (disjoint from them; all gates on, no weight changed): with --weights random, "
+        "the input-dependent null of Experiment 2; off by default",
     )
     parser.add_argument(
         "--mobius-dtype",
@@ -249,7 +249,18 @@ def build_setup(args: argparse.Namespace, config: RunConfig | None = None) -> Ev
     device = distributed.start(resolve_device(flags.device))
     model, identity = build_model(flags, device)
     dataset = SampleDataset(data_dir, samples, model.preprocess)
-    preflight(model, dataset, flags, device)
+    calibration = (
+        SampleDataset(
+            data_dir,
+            calibration_samples(
+                load_sample_list(flags.sample_index), len(samples), flags.calibrate_batchnorm, flags.sample_index
+            ),
+            model.preprocess,
+        )
+        if flags.calibrate_batchnorm is not None
+        else None
+    )
+    preflight(model, dataset, flags, device, calibration)
     return EvaluationSetup(
         model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity))
     )
@@ -332,9 +343,10 @@ def run_content(
         content["smooth_activations"] = {"activation": "softplus", "beta": float(flags.smooth_activations)}
     if flags.calibrate_batchnorm is not None:  # another network: part of the resume key; absent when off
         content["batchnorm_calibration"] = {
-            "images": min(flags.calibrate_batchnorm, num_images),
+            "images": flags.calibrate_batchnorm,
             "batch": CALIBRATION_BATCH,
-            "source": "the first images of the sample list",
+            "source": CALIBRATION_SOURCE,
+            "positions": [num_images, num_images + flags.calibrate_batchnorm],  # [first, last + 1) in the sample list
         }
     return content
 

@@ -17,7 +17,7 @@ from experiment_1.report import check_verdicts
 from experiment_1.report.verdict_check import COMPOSITE_SHAPES, _verdicts, _with_null_sources, composite_decision
 
 REPO = Path(__file__).resolve().parents[3]
-SPECTRUM = "experiment_2/results_efficientnet_lite0_random_bn_sample/summary.json"
+SPECTRUM = "experiment_2/results_efficientnet_lite0_null_seeds/seed_001/summary.json"
 SWEEP = "experiment_2/results_3c_efficientnet_lite0_native/summary_all.json"
 DEPTH = "paper/results_depth_efficientnet_lite_sample/depth.json"
 OVERLAP = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
@@ -137,7 +137,10 @@ def test_every_committed_verdict_passes_and_every_composite_shape_is_re_derived_
                 assert expected == entry["decision"], (path, entry["id"])
                 used.add(next(index for index, shape in enumerate(COMPOSITE_SHAPES) if shape[0].search(entry["rule"])))
     basis = next(index for index, shape in enumerate(COMPOSITE_SHAPES) if "Walsh shape" in shape[0].pattern)
-    assert used | {basis} == set(range(len(COMPOSITE_SHAPES)))  # no committed summary records the Walsh basis yet
+    single_run_null = next(  # no committed run keeps a single-network null comparison: one is built below
+        index for index, shape in enumerate(COMPOSITE_SHAPES) if "null is a constant function" in shape[0].pattern
+    )
+    assert used | {basis, single_run_null} == set(range(len(COMPOSITE_SHAPES)))
 
 
 def test_relative_error_is_re_derived_at_every_k_not_only_the_smallest() -> None:
@@ -150,15 +153,26 @@ def test_relative_error_is_re_derived_at_every_k_not_only_the_smallest() -> None
         check_verdicts(document, Path("summary.json"))
 
 
+TRAINED = "experiment_2/results_efficientnet_lite0_sample/summary.json"
 COMPARISON = "experiment_2/results_efficientnet_lite0_sample/null_comparison.json"
 
 
 def comparison_in(root: Path) -> Path:
-    """The committed null comparison and the two summaries it names, copied under ``root`` at their own paths."""
-    null = read_json(REPO / COMPARISON)["null_summary"]
-    for relative in (COMPARISON, str(Path(COMPARISON).parent / "summary.json"), null):
+    """A null comparison of the committed trained run against one committed random-init seed (step_2_plot
+    --compare-summary's file), written under ``root`` beside copies of the two summaries at their own paths."""
+    from experiment_2.spectrum.verdicts import null_verdicts
+
+    for relative in (TRAINED, SPECTRUM):
         (root / relative).parent.mkdir(parents=True, exist_ok=True)
         (root / relative).write_bytes((REPO / relative).read_bytes())
+    trained, null = read_json(REPO / TRAINED), read_json(REPO / SPECTRUM)
+    document = {
+        "run_id": trained["config"]["run_id"],
+        "null_run_id": null["config"]["run_id"],
+        "null_summary": SPECTRUM,
+        "verdicts": null_verdicts(trained, null),
+    }
+    (root / COMPARISON).write_text(json.dumps(document))
     return root / COMPARISON
 
 
