@@ -167,7 +167,7 @@ def input_verdict(networks: list[dict[str, Any]], trained_spread: float) -> dict
         RULES["input"],
         parameters={"fraction": INPUT_FRACTION, "trained_spread": trained_spread},
         statistic={
-            "name": "smallest seed's trunk-energy spread / the trained network's",
+            "name": "least-varying random-init network's trunk-energy spread / the trained network's",
             "value": smallest["spread_ratio"],
         },
         notes=notes,
