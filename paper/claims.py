@@ -56,7 +56,7 @@ class Claim:
     any_weights: bool = False
     """The claim is about any weights (3C's theorem), so random-init runs are rows too; else trained networks only."""
     why: str = ""
-    """A regex choosing the note that says why (default: the seed comparison, the test, else the first note)."""
+    """A regex choosing the notes (joined) that say why (default: the seed comparison, the test, else the first note)."""
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -75,7 +75,7 @@ CLAIMS: tuple[Claim, ...] = (
         ("middle_peak.vector",),
         "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)",
         abstract="a middle-order peak of interaction mass with no low-order bias (Möbius basis)",
-        why=r"^per-image peak order",
+        why=r"^per-image peak order|low-order bias",
     ),
     Claim(
         "2′",
@@ -241,7 +241,7 @@ def why_text(claim: Claim, verdict: dict[str, Any]) -> str:
     if claim.why:
         chosen = [note for note in notes if re.search(claim.why, note)]
         if chosen:
-            return chosen[0]
+            return "; ".join(chosen)
     seed, test = verdict.get("seed"), verdict.get("test")
     if seed:
         reported = value_text(verdict.get("effect") or {}, seed["reported"])
