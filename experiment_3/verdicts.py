@@ -9,8 +9,9 @@ Per ranking (vector first: the seed's Γ_K is a vector energy):
   permutation test over images, Holm over the controls), with the controls
   that pick the ranking's own subsets at small K named; ``controls_bound`` — the best control stays
   below the bound the seed reports;
-- ``relative_error`` — the mean relative error of ĥ_K is ≥ 1 at every K < 2^L of the grid (no top-K short
-  of all subsets is closer to h(full) than the zero vector);
+- ``relative_error`` — the mean relative error of ĥ_K is ≥ 1 at every K < 2^L of the grid (on the mean over images,
+  no top-K short of all subsets is closer to h(full) than the zero vector; a claim about the mean, not every image:
+  the share of images with error ≥ 1 is in its note);
 - ``orders`` — the magnitude top-K at the seed's Γ fraction sits at other orders than a uniform pick
   (mean order ≠ L/2; the direction in a note);
 - ``empty_top1`` — the top-1 subset is the empty set (the trunk h(∅)) on ≥ 90 % of images, so agreement
@@ -190,10 +191,21 @@ def relative_error_verdict(summary: dict[str, Any], ranking: str) -> dict[str, A
         )
     )
     shares = summary["small_k"][ranking]["relative_error_at_least_1"]
-    notes = [] if best is None else [f"images with relative error ≥ 1 there: {100 * shares[best]:.1f} %"]
+    notes = (
+        []
+        if best is None
+        else [
+            f"images with relative error ≥ 1 there: {100 * shares[best]:.1f} %"
+            + (
+                " (a claim about the mean over images, not about every image: on the others ĥ_K is closer than zero)"
+                if shares[best] < 1
+                else ""
+            )
+        ]
+    )
     return verdict(
         f"relative_error.{ranking}",
-        f"{ranking} ranking: ĥ_K is no closer to h(full) than the zero vector "
+        f"{ranking} ranking: on the mean over images, ĥ_K is no closer to h(full) than the zero vector "
         "(mean relative error ≥ 1) at every K < 2^L",
         decision,
         RULES["relative_error"],

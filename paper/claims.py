@@ -2,11 +2,13 @@
 
 Question: for each of the six headline claims of the original study (its abstract, /work/shared/seeds) and its
 two depth claims, what does it report, what do we measure (network, N, CI), and what is the verdict?
-A :class:`Claim` names the record whose paper run holds the deciding verdict and the verdict ids (``fnmatch``
-patterns, first match wins) in its ``verdicts`` block; the row is built from that verdict entry
-(schema: experiment_1/report/verdicts.py), so a verdict that changes changes the table and the abstract.
-A claim whose summary carries no matching verdict yet is left out of both (never a placeholder);
-:func:`undecided` names them for the build log.
+A :class:`Claim` names the record whose runs hold its verdicts and the verdict ids (``fnmatch`` patterns) in their
+``verdicts`` blocks; every committed run of that record (every network; trained networks only unless the claim is
+about any weights) gives one row per matching verdict entry (schema: experiment_1/report/verdicts.py), so networks
+that disagree each show their own row and the abstract splits its sentence by decision and network — never
+"confirmed" from one network while another contradicts. :func:`unreported` walks every committed summary and names
+each decided verdict about a claim that its rows or a headline text lack. A claim whose summaries carry no matching
+verdict yet is left out of both (never a placeholder); :func:`undecided` names them for the build log.
 
 Inputs: each record's ``primary`` summary (paper/experiments.py). Outputs: ``\\ClaimsTable`` (a longtable)
 and ``\\ClaimsAbstract`` (one sentence per decided claim) in paper/generated/claims.tex.
@@ -26,6 +28,7 @@ from paper.committed_runs import check_inside, committed_glob
 from paper.experiments import record_of
 from paper.macros import follow
 from paper.render_latex import latex_text
+from paper.table_model import Table
 
 PUBLISHED = re.compile(r"\{([a-z0-9_./]+)(?:\|(percent))?\}")  # {published/resnet18/key} or {…|percent}
 
@@ -39,9 +42,9 @@ class Claim:
     statement: str
     """The original study's claim, in words (plain text, the inline language of tables.md)."""
     experiment: int | str
-    """The record whose paper run (or runs, for a glob) holds the verdict."""
+    """The record whose committed runs (its ``summaries`` glob) hold the verdicts."""
     verdict_ids: tuple[str, ...]
-    """Verdict ids to look for, as fnmatch patterns; the first that matches an entry decides."""
+    """The verdict ids about this claim, as fnmatch patterns: every matching entry of every run is a row."""
     reported: str
     """What the original study reports: text with ``{published/resnet18/key}`` (``|percent``) taken from the run's
     summary (``reported_from``'s when given)."""
@@ -49,9 +52,11 @@ class Claim:
     """The claim as a short noun phrase for the abstract's sentence."""
     reported_from: int | str | None = None
     every_match: bool = False
-    """One row per matching entry (3C: native and smooth of every network) instead of the first."""
+    """Many rows per run (3C: native and smooth of every network): the abstract names them without numbers."""
+    any_weights: bool = False
+    """The claim is about any weights (3C's theorem), so random-init runs are rows too; else trained networks only."""
     why: str = ""
-    """A regex choosing the note that says why (default: the seed comparison, the test, else the first note)."""
+    """A regex choosing the notes (joined) that say why (default: the seed comparison, the test, else the first note)."""
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -65,17 +70,27 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     Claim(
         "2",
-        "Interaction mass peaks at a middle order rather than at low orders",
+        "Interaction mass peaks at a middle order, with no low-order bias (Möbius basis)",
         2,
-        ("peak.vector", "peak.*", "shape.vector"),
+        ("middle_peak.vector",),
         "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)",
-        abstract="a peak of interaction mass at middle orders",
+        abstract="a middle-order peak of interaction mass with no low-order bias (Möbius basis)",
+        why=r"^per-image peak order|low-order bias",
+    ),
+    Claim(
+        "2′",
+        "The peak is shifted beyond subset counting's (the binomial null's tied peak; Möbius basis)",
+        2,
+        ("peak.vector",),
+        "peak at order {published/resnet18/peak_order} of L = 8 (ResNet-18), {published/resnet34/peak_order} of L = 16 "
+        "(ResNet-34); subset counting peaks at L/2",
+        abstract="a peak shifted beyond subset counting's (Möbius basis)",
     ),
     Claim(
         "3",
         "Shrinking the residual branches (λ < 1) shifts the spectrum to low orders",
         "3A/3B",
-        ("migration.vector", "monotone.vector", "migration.*"),
+        ("migration.vector",),
         "κ = {published/resnet18/kappa_at_lambda_1} at λ = 1, {published/resnet18/kappa_at_lambda_0.1} at λ = 0.1",
         abstract="a shift to low orders under residual scaling",
     ),
@@ -83,9 +98,10 @@ CLAIMS: tuple[Claim, ...] = (
         "3′",
         "Each k-way interaction scales as λ^k as λ → 0 (a theorem for smooth residual stacks)",
         "3C",
-        ("exp3c.*.lambda_k", "*lambda_k*"),
+        ("exp3c.*.lambda_k",),
         "slope k at order k (the theorem)",
         every_match=True,
+        any_weights=True,
         why=r"^(holds|fails|cannot tell) at k",
         abstract="the λ^k law in the small-λ limit",
     ),
@@ -225,7 +241,7 @@ def why_text(claim: Claim, verdict: dict[str, Any]) -> str:
     if claim.why:
         chosen = [note for note in notes if re.search(claim.why, note)]
         if chosen:
-            return chosen[0]
+            return "; ".join(chosen)
     seed, test = verdict.get("seed"), verdict.get("test")
     if seed:
         reported = value_text(verdict.get("effect") or {}, seed["reported"])
@@ -263,12 +279,27 @@ def _run_facts(summary: dict[str, Any], verdict: dict[str, Any]) -> tuple[str, s
     return pair, format_number(statistic["value"]) if "value" in statistic else "—"
 
 
-def matching(verdicts: list[dict[str, Any]], patterns: tuple[str, ...], every: bool) -> list[dict[str, Any]]:
-    for pattern in patterns:
-        found = [entry for entry in verdicts if fnmatchcase(entry["id"], pattern)]
-        if found:
-            return found if every else found[:1]
-    return []
+def matching(verdicts: list[dict[str, Any]], patterns: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every entry whose id matches one of ``patterns``, in the block's order (none is dropped for another)."""
+    return [entry for entry in verdicts if any(fnmatchcase(entry["id"], pattern) for pattern in patterns)]
+
+
+def claim_runs(root: Path, claim: Claim) -> list[tuple[Path, dict[str, Any]]]:
+    """Every committed run the claim is about: each summary of its record (every network), trained ones only unless the
+    claim is about any weights; a summary of another experiment, or without a verdicts list, is skipped."""
+    record = record_of(claim.experiment)
+    runs = []
+    for path in committed_glob(root, record.summaries):
+        summary = checked_json(path)
+        if "partial" in path.parts or not isinstance(summary, dict) or not isinstance(summary.get("verdicts"), list):
+            continue
+        config = summary.get("config") if isinstance(summary.get("config"), dict) else {}
+        if summary.get("experiment") != record.experiment or (
+            config.get("weights") == "random" and not claim.any_weights
+        ):
+            continue
+        runs.append((path, summary))
+    return runs
 
 
 def variants(ids: list[str]) -> list[str]:
@@ -282,18 +313,13 @@ def variants(ids: list[str]) -> list[str]:
 
 
 def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]:
-    """Every decided row, in the claims' order (a glob primary gives one set of rows per run)."""
+    """Every row, in the claims' order: per claim, each of its runs (:func:`claim_runs`) and each matching verdict."""
     rows = []
     for claim in claims:
-        record = record_of(claim.experiment)
         published_source = root / record_of(claim.reported_from).primary if claim.reported_from is not None else None
-        for path in committed_glob(root, record.primary):
-            summary = checked_json(path)
-            verdicts = summary.get("verdicts") if isinstance(summary, dict) else None
-            if not isinstance(verdicts, list):
-                continue
+        for _, summary in claim_runs(root, claim):
             published = checked_json(check_inside(published_source, root)) if published_source else summary
-            matched = matching(verdicts, claim.verdict_ids, claim.every_match)
+            matched = matching(summary["verdicts"], claim.verdict_ids)
             for verdict, variant in zip(matched, variants([entry["id"] for entry in matched])):
                 network, images = _run_facts(summary, verdict)
                 rows.append(
@@ -311,10 +337,80 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
     return rows
 
 
+DECIDED = ("holds", "fails", "consistent (post hoc)")
+"""The decisions :func:`unreported` requires every table and headline to carry (a claim is decided by them)."""
+
+
+def unreported(
+    root: Path, rows: list[ClaimRow], headlines: dict[str, str], claims: tuple[Claim, ...] = CLAIMS
+) -> list[str]:
+    """Each decided verdict about a claim, in any committed summary of its record, that its rows lack (claim label, network,
+    decision) or that a headline text lacks (the claim's sentence, :func:`plain_sentences`, saying that decision on that
+    network); one line each, naming the summary, the verdict and where it is missing."""
+    missing = []
+    for claim in claims:
+        for path, summary in claim_runs(root, claim):
+            matched = matching(summary["verdicts"], claim.verdict_ids)
+            for verdict, variant in zip(matched, variants([entry["id"] for entry in matched])):
+                if verdict["decision"] not in DECIDED:
+                    continue
+                network = _run_facts(summary, verdict)[0] + (f", {variant}" if variant else "")
+                where = f"{path.relative_to(root).as_posix()}: {verdict['id']} ({verdict['decision']}, {network}), claim {claim.label}"
+                if not any(
+                    (row.claim.label, row.network, row.decision) == (claim.label, network, verdict["decision"])
+                    for row in rows
+                ):
+                    missing.append(f"{where}: not in the claims table")
+                for name, text in headlines.items():
+                    if not _said(text, claim, network, verdict["decision"]):
+                        missing.append(f"{where}: not in {name}")
+    return missing
+
+
+def _said(text: str, claim: Claim, network: str, decision: str) -> bool:
+    """Whether ``text`` holds the claim's sentence with ``decision`` said on ``network``."""
+    prefix = f"Claim {claim.label}, {claim.abstract}: "
+    start = text.find(prefix)
+    if start < 0:
+        return False
+    end = text.find("Claim ", start + len(prefix))
+    sentence = text[start + len(prefix) : end if end >= 0 else len(text)]
+    phrase = decision_phrase(decision) + " on "
+    return any(part.startswith(phrase) and network in part[len(phrase) :] for part in sentence.split("; "))
+
+
 def undecided(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[str]:
     """The labels of claims without a decided row (their summaries carry no matching verdict yet)."""
     decided = {row.claim.label for row in claim_rows(root, claims)}
     return [claim.label for claim in claims if claim.label not in decided]
+
+
+def claims_markdown_table(root: Path) -> list[Table]:
+    """The claims table for tables.md: one row per network and verdict, as in the paper's (:func:`table_tex`)."""
+    previous, lines = None, []
+    for row in claim_rows(root):
+        first, previous = row.claim.label != previous, row.claim.label
+        lines.append(
+            [
+                row.claim.label if first else "",
+                row.claim.statement if first else "",
+                row.reported if first else "",
+                f"{row.network}, N = {row.images}",
+                row.number,
+                f"**{row.decision}**",
+                row.why,
+            ]
+        )
+    header = [
+        "#",
+        "the original study's claim",
+        "it reports",
+        "here: network, N",
+        "our number [95 % CI]",
+        "verdict",
+        "why",
+    ]
+    return [Table(header, lines)]
 
 
 def table_tex(rows: list[ClaimRow]) -> str:
@@ -352,8 +448,8 @@ def table_tex(rows: list[ClaimRow]) -> str:
     return "\n".join(lines)
 
 
-def claim_sentences(rows: list[ClaimRow]) -> dict[str, str]:
-    """Claim label → its sentence (LaTeX): the claim, then each run's decision with its number."""
+def plain_sentences(rows: list[ClaimRow]) -> dict[str, str]:
+    """Claim label → its sentence (plain text): the claim, then each decision with the networks (and numbers) it holds on."""
     sentences = {}
     for label in dict.fromkeys(row.claim.label for row in rows):
         group = [row for row in rows if row.claim.label == label]
@@ -368,8 +464,13 @@ def claim_sentences(rows: list[ClaimRow]) -> dict[str, str]:
             )
             for decision, members in by_decision.items()
         )
-        sentences[label] = latex_text(f"Claim {label}, {group[0].claim.abstract}: {parts}.")
+        sentences[label] = f"Claim {label}, {group[0].claim.abstract}: {parts}."
     return sentences
+
+
+def claim_sentences(rows: list[ClaimRow]) -> dict[str, str]:
+    """Claim label → its sentence (LaTeX), :func:`plain_sentences` escaped."""
+    return {label: latex_text(sentence) for label, sentence in plain_sentences(rows).items()}
 
 
 def abstract_tex(rows: list[ClaimRow]) -> str:

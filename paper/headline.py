@@ -2,7 +2,9 @@
 
 The original study's answers are its published ResNet-18 numbers, which every summary carries in its
 ``published`` block (:mod:`experiment_1.report.published`); this project's answers are the committed
-EfficientNet-Lite0 runs on the embedded sample (:data:`HEADLINE_RUNS`). A run that is absent reads "not run".
+EfficientNet-Lite0 runs on the embedded sample (:data:`HEADLINE_RUNS`), beside the verdicts of the original study's
+claims on every network that decided them (:mod:`paper.claims`), so a claim that holds on one network and fails on
+another reads both. A run that is absent reads "not run".
 :func:`headline_table` is a README block of :mod:`paper.make_tables` (``<!-- generated:headline -->``), and so is
 :func:`figure_reading` (``<!-- generated:figure -->``): Experiment 2's committed spectrum and a reading of it in plain
 words, every number from its summary and every finding beside the verdict (by id) it rests on.
@@ -17,6 +19,7 @@ from typing import Any
 from experiment_1.errors import PipelineError
 from experiment_1.report import format_number, format_percent, format_stat
 from paper.checks import checked_json
+from paper.claims import claim_rows, plain_sentences
 from paper.committed_runs import check_inside
 from paper.table_model import Block, NotRun, Paragraph, Table
 
@@ -27,8 +30,19 @@ HEADLINE_RUNS = {
     "3": "experiment_3/results_efficientnet_lite0_sample/summary.json",
     "4": "experiment_4/results_efficientnet_lite0_sample/overlap.json",
     "5": "experiment_5/results_efficientnet_lite0_sample/analysis.json",
+    "depth": "paper/results_depth_efficientnet_lite_sample/depth.json",
 }
 """Experiment → the committed run whose answer the README shows."""
+QUESTION_CLAIMS = {
+    "1": ("1",),
+    "2": ("2", "2′"),
+    "3A/3B": ("3", "3′"),
+    "3": ("4",),
+    "4": ("5",),
+    "5": ("6",),
+    "depth": ("D1", "D1′", "D2"),
+}
+"""Experiment → the claims (paper/claims.py) whose verdicts, on every network, its row carries."""
 
 
 def _decision(summary: dict[str, Any], verdict_id: str) -> str:
@@ -110,6 +124,19 @@ def experiment_5_answers(summary: dict[str, Any]) -> tuple[str, str]:
     )
 
 
+def depth_answers(summary: dict[str, Any]) -> tuple[str, str]:
+    """The depth ladder: the original study's peaks (from the Experiment 2 run's published block) and each rung's."""
+    rungs = [rung for rung in summary["rungs"] if rung.get("spectrum")]
+    return (
+        "the peak moves to higher orders with depth (ResNet-18 → 34); prediction-preserving sparsity weakens with depth",
+        "peak at k = "
+        + ", ".join(
+            f"{rung['spectrum']['mean_spectrum_peak_order']} ({rung['arch']}, L = {rung['num_blocks']})"
+            for rung in rungs
+        ),
+    )
+
+
 QUESTIONS: list[tuple[str, str, Callable[[dict[str, Any]], tuple[str, str]]]] = [
     ("1", "Does naive subset summation reconstruct the output?", experiment_1_answers),
     ("2", "How is Möbius energy spread over interaction orders?", experiment_2_answers),
@@ -117,14 +144,18 @@ QUESTIONS: list[tuple[str, str, Callable[[dict[str, Any]], tuple[str, str]]]] = 
     ("3", "Is the decomposition sparse in individual subsets?", experiment_3_answers),
     ("4", "Are the dominant subsets input-dependent and class-aligned?", experiment_4_answers),
     ("5", "Does difficulty change which subsets are used?", experiment_5_answers),
+    ("depth", "Does the spectrum move with depth?", depth_answers),
 ]
 
 
 def headline_table(root: Path) -> list[Block]:
-    """One row per question: the original study's answer (ResNet-18) and this project's (EfficientNet-Lite0)."""
+    """One row per question: the original study's answer (ResNet-18), this project's (EfficientNet-Lite0), and the
+    verdicts of the question's claims on every network (:data:`QUESTION_CLAIMS`, the claims table's sentences)."""
     rows = []
+    sentences = plain_sentences(claim_rows(root))
     for experiment, question, answers in QUESTIONS:
         path = root / HEADLINE_RUNS[experiment]
+        folder = path.parent.relative_to(root).as_posix()
         original, ours = (
             answers(checked_json(check_inside(path, root))) if path.exists() or path.is_symlink() else ("—", "not run")
         )
@@ -133,7 +164,8 @@ def headline_table(root: Path) -> list[Block]:
                 experiment,
                 question,
                 original,
-                f"{ours} ([`{path.parent.relative_to(root).as_posix()}`]({path.parent.relative_to(root).as_posix()}/REPORT.md))",
+                f"{ours} ([`{folder}`]({folder}/{'REPORT.md' if experiment != 'depth' else path.name}))",
+                " ".join(sentences[label] for label in QUESTION_CLAIMS[experiment] if label in sentences) or "—",
             ]
         )
     return [
@@ -143,6 +175,7 @@ def headline_table(root: Path) -> list[Block]:
                 "question",
                 "the original study (ResNet-18, N = 10 000)",
                 "this project (EfficientNet-Lite0, embedded sample)",
+                "the original study's claims, decided on every network (the claims table)",
             ],
             rows,
         )

@@ -25,7 +25,8 @@ The shapes (re-derived from ``effect``, ``seed``, ``statistic`` and ``parameters
 The composite rules (:data:`COMPOSITE_SHAPES`), each re-derived from its block's numbers, or — where the verdict
 constructor never stored them — from the source numbers elsewhere in the same summary (a summary that lacks those is
 refused, naming what is missing): Experiment 2's ``resolved`` (the smallest floor ratio against ``floor_margin``),
-``peak`` (the per-image peak order's CI against the null's tied peaks), ``shape`` (``projections[p]`` κ and C≤3 against
+``peak`` (the per-image peak order's CI against the null's tied peaks), ``middle_peak`` (that CI within the middle
+orders 4 … L − 1 and κ's and C≤3's CIs in ``projections[p]`` against ``binomial_null``), ``shape`` (``projections[p]`` κ and C≤3 against
 ``binomial_null``; the verdict's own κ − null κ CI checked against them), the same in the Walsh basis (``walsh.*``) and
 ``basis.*`` (the two shape verdicts of the summary); the λ sweep's ``migration`` (CI and sign test) and ``monotone``
 (``kappa_changes[p].steps``, Holm over the steps); the depth ladder's paired rule and its ±margin rule; Experiment 4's
@@ -371,6 +372,29 @@ def _shape_rule(entry: dict[str, Any], document: Any) -> str:
     if kappa_side > 0 and c_le3_side < 0:
         return HOLDS
     return FAILS if kappa_side < 0 and c_le3_side > 0 else CANNOT_TELL
+
+
+def _middle_peak_rule(entry: dict[str, Any], document: Any) -> str:
+    """The per-image peak order's CI (the verdict's effect) within the middle orders (its parameters, checked against L),
+    and κ's and C≤3's CIs from the summary's projection block against the binomial null's (a low-order bias)."""
+    low, high = _ci(entry)
+    orders = (entry.get("parameters") or {}).get("middle_orders")
+    if not isinstance(orders, list) or len(orders) != 2 or not all(_real(order) for order in orders):
+        raise _Missing("parameters.middle_orders")
+    null = _source(document, "binomial_null")
+    block = _source(document, "projections", _projection(entry))
+    num_blocks, first, last = null.get("num_blocks"), *orders
+    if not _real(num_blocks) or not (_real(null.get("kappa")) and _real(null.get("c_le3"))):
+        raise _Missing("binomial_null.num_blocks / kappa / c_le3")
+    if last != num_blocks - 1:
+        raise _Contradiction(f"its middle orders end at {last}, not at L − 1 = {num_blocks - 1}")
+    if first > last:
+        return CANNOT_TELL
+    kappa_side = _side_of(*_interval(block.get("kappa"), "projections.kappa"), null["kappa"])
+    c_le3_side = _side_of(*_interval(block.get("c_le3"), "projections.c_le3"), null["c_le3"])
+    if high <= first - 1 or low >= num_blocks or (kappa_side < 0 and c_le3_side > 0):
+        return FAILS
+    return HOLDS if first <= low and high <= last and kappa_side > 0 else CANNOT_TELL
 
 
 def _decision_of(document: Any, verdict_id: str) -> str:
@@ -844,6 +868,10 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (
         re.compile(r"^holds when the 95 % CI of the per-image peak order lies outside the binomial null"),
         DECIDED_BY_RULE, _peak_rule,
+    ),
+    (
+        re.compile(r"^holds when the 95 % CI of the per-image peak order lies within the middle orders"),
+        DECIDED_BY_RULE, _middle_peak_rule,
     ),
     (
         re.compile(r"^holds \(higher orders\) when the 95 % CI of κ lies above the binomial null's κ and that of C≤3"),

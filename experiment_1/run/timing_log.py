@@ -3,11 +3,14 @@
 An interrupted-and-resumed run is evaluated by several processes. Each all-mask pass (one call of
 :func:`experiment_1.run.loop.run_stages`, on each rank under ``torchrun``) rewrites one small
 record after every finished batch — ``<store>/processes/<pass>-r<rank>.json`` with the host, rank,
-start time, wall seconds and images evaluated so far — into the partial store of every stage it
+start time, the git commit of the code it runs (:func:`experiment_1.files.git_commit`, read when the pass starts),
+wall seconds and images evaluated so far — into the partial store of every stage it
 feeds, so a killed process's time is kept up to its last batch. :func:`accumulated` sums a folder's
 records into ``timing.json``: the wall time of a pass is its slowest rank's, and a pass shared by
 several experiments (``paper.single_pass``) carries the same ``pass`` id in each of their folders,
-so a table over folders counts it once (:func:`unique_passes`).
+so a table over folders counts it once (:func:`unique_passes`). :func:`evaluating_commits` names the commits of
+the processes that evaluated images — several when a run was resumed across commits — which a summary's
+``config.git_commit`` (the commit of the call that wrote it, possibly evaluating nothing) is not.
 """
 
 from __future__ import annotations
@@ -21,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError
-from experiment_1.files import atomic_write_json, check_timing_record, read_json
+from experiment_1.files import atomic_write_json, check_timing_record, git_commit, read_json
 
 FOLDER = "processes"
+NOT_RECORDED = "not recorded"
+"""The evaluating commit of a process record (or a timing.json) written before processes recorded theirs."""
 
 
 def new_pass_id() -> str:
@@ -41,6 +46,7 @@ class PassLog:
             "rank": rank,
             "host": socket.gethostname(),
             "started_utc": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
+            "git_commit": git_commit(),  # the code this process evaluates with
             "wall_seconds": 0.0,
             "images_evaluated": 0,
         }
@@ -90,9 +96,21 @@ def unique_passes(all_records: list[dict[str, Any]]) -> dict[str, dict[str, Any]
     return passes
 
 
+def evaluating_commits(timing: dict[str, Any] | None) -> list[str]:
+    """The commits of the processes that evaluated images (a timing.json's ``processes``), oldest first, each once;
+    :data:`NOT_RECORDED` for a record written before processes recorded their commit, and ``[NOT_RECORDED]`` for no
+    timing or a timing.json without process records."""
+    found = [
+        str(record.get("git_commit", NOT_RECORDED))
+        for record in (timing or {}).get("processes", [])
+        if record.get("images_evaluated", 0) > 0
+    ]
+    return list(dict.fromkeys(found)) or [NOT_RECORDED]
+
+
 def accumulated(output_dir: Path) -> dict[str, Any] | None:
     """The folder's total over every pass and process (``wall_seconds``, ``images_evaluated``, ``passes``,
-    ``processes``: the records), or None when no pass has recorded a batch there."""
+    ``processes``: the records, ``evaluating_commits``: their commits), or None when no pass has recorded a batch there."""
     found = records(output_dir)
     if not found:
         return None
@@ -102,4 +120,5 @@ def accumulated(output_dir: Path) -> dict[str, Any] | None:
         "images_evaluated": sum(entry["images_evaluated"] for entry in passes.values()),
         "passes": len(passes),
         "processes": found,
+        "evaluating_commits": evaluating_commits({"processes": found}),
     }

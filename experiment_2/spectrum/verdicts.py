@@ -13,7 +13,13 @@ its spectrum is ``unresolved`` — never a null, never a finding. Then, per reso
   which way, said in a note. κ/L beside it, since κ scales with L;
 - ``peak`` — the mean spectrum peaks at another order than the null, tie-aware: the null's peak is every
   order of largest C(L,k) (two at odd L); holds when the per-image peak order's CI lies outside the null's
-  tied range, fails when inside it, else cannot tell.
+  tied range, fails when inside it, else cannot tell. This is the reading "shifted beyond subset counting";
+- ``middle_peak`` — the original study's claim as it states it (Möbius basis): a middle-order peak and no low-order
+  bias. Holds when the per-image peak order's CI lies within the middle orders 4 … L − 1 (above the low orders
+  k ≤ 3 that C≤3 counts, below the top order) and κ's CI lies above the null's κ (the mean order is not pulled
+  below subset counting's; without an equivalence margin fixed before the run, "no bias" is shown only this way);
+  fails when the peak order's CI lies at or below 3 or at L, or when κ's CI lies below the null's and C≤3's above
+  the null's (a low-order bias); else cannot tell (also at L < 5, which has no middle order).
 
 Across projections, ``projections_differ``: the paired per-image κ^s − κ^v has a CI excluding 0. And
 ``input_dependent``: h(full) moves with the image (the trunk energy's relative spread over images exceeds
@@ -51,6 +57,7 @@ from experiment_1.report import (
 )
 
 FLOOR_MARGIN = 1000.0  # an order is resolved when its mean energy is at least this multiple of its round-off floor
+LOW_ORDERS = 3  # the orders k ≤ 3 that C≤3 counts: a peak there is a low-order peak, not a middle-order one
 INPUT_SPREAD = 1e-4  # relative spread of the trunk energy over images below which h(full) does not depend on the image
 RULES = {
     "resolved": f"holds when every order k ≥ 1 has mean energy ≥ {FLOOR_MARGIN:g}× its round-off floor C(L,k)·2^k·(rounding variance); else unresolved",
@@ -62,6 +69,12 @@ RULES = {
     "peak": (
         "holds when the 95 % CI of the per-image peak order lies outside the binomial null's peak orders (all tied ones), fails "
         "when it lies inside their range, else cannot tell"
+    ),
+    "middle_peak": (
+        f"holds when the 95 % CI of the per-image peak order lies within the middle orders {LOW_ORDERS + 1} … L − 1 (above the "
+        f"low orders k ≤ {LOW_ORDERS} that C≤3 counts, below the top order L) and the 95 % CI of κ lies above the binomial "
+        f"null's κ (no low-order bias); fails when the peak order's CI lies at or below {LOW_ORDERS} or at L, or when κ's CI "
+        "lies below the null's κ and C≤3's above the null's C≤3 (a low-order bias); else cannot tell (Möbius basis)"
     ),
     "differ": "holds when the 95 % CI of the paired per-image κ^s − κ^v excludes 0, else cannot tell (no equivalence margin)",
     "input": f"holds when the relative spread (std / mean) of the trunk energy over images exceeds {INPUT_SPREAD:g}, else fails",
@@ -160,6 +173,43 @@ def peak_decision(peak: dict[str, float], tied: list[int]) -> str:
     return FAILS if min(tied) <= peak["ci_low"] and peak["ci_high"] <= max(tied) else CANNOT_TELL
 
 
+def _peak_place(middle: bool, at_low: bool, at_top: bool, orders: str) -> str:
+    if middle:
+        return f"within the middle orders {orders}"
+    if at_low or at_top:
+        return "at the low orders" if at_low else "at the top order"
+    return f"partly outside the middle orders {orders}"
+
+
+def _bias_reading(unbiased: bool, biased: bool) -> str:
+    if unbiased:
+        return "κ lies above subset counting's: no low-order bias"
+    if biased:
+        return "κ below and C≤3 above subset counting's: a low-order bias"
+    return "κ's CI does not lie above subset counting's: a low-order bias is not excluded"
+
+
+def middle_peak_decision(
+    peak: dict[str, float], kappa_side: int, c_le3_side: int, num_blocks: int
+) -> tuple[str, list[str]]:
+    """The ``middle_peak`` rule on the per-image peak order's CI and the sides of the null on which κ's and C≤3's CIs lie
+    (+1 above, −1 below, 0 containing it), with a note on each part."""
+    low, high = LOW_ORDERS + 1, num_blocks - 1
+    if low > high:
+        return CANNOT_TELL, [f"L = {num_blocks} has no middle order between the low orders k ≤ {LOW_ORDERS} and L"]
+    at_low, at_top = peak["ci_high"] <= LOW_ORDERS, peak["ci_low"] >= num_blocks
+    middle = low <= peak["ci_low"] and peak["ci_high"] <= high
+    biased, unbiased = kappa_side < 0 and c_le3_side > 0, kappa_side > 0
+    notes = [
+        f"per-image peak order {peak['mean']:.3g} [{peak['ci_low']:.3g}, {peak['ci_high']:.3g}] lies "
+        + _peak_place(middle, at_low, at_top, f"{low}–{high}"),
+        _bias_reading(unbiased, biased),
+    ]
+    if at_low or at_top or biased:
+        return FAILS, notes
+    return (HOLDS if middle and unbiased else CANNOT_TELL), notes
+
+
 def _null_peaks(null: dict[str, Any]) -> list[int]:
     return null.get("peak_orders", [null["peak_order"]])
 
@@ -214,7 +264,24 @@ def projection_verdicts(summary: dict[str, Any], projection: str, basis: str = "
         notes=[f"mean spectrum peaks at k = {block['mean_spectrum_peak_order']}; {tie}"]
         + ([UNRESOLVED_NOTE] if unresolved else []),
     )
-    return [resolved, shape, peak]
+    if walsh:
+        return [resolved, shape, peak]
+    middle_decision, middle_notes = middle_peak_decision(
+        block["peak_order"],
+        _outside(block["kappa"], null["kappa"]),
+        _outside(block["c_le3"], null["c_le3"]),
+        num_blocks,
+    )
+    middle = verdict(
+        f"middle_peak.{projection}",
+        f"{named}: the spectrum peaks at a middle order, with no low-order bias (the original study's claim; Möbius basis)",
+        UNRESOLVED if unresolved else middle_decision,
+        RULES["middle_peak"],
+        effect=effect_from_stat("per-image peak order", block["peak_order"]),
+        parameters={"middle_orders": [LOW_ORDERS + 1, num_blocks - 1]},
+        notes=middle_notes + [notes[0]] + ([UNRESOLVED_NOTE] if unresolved else []),
+    )
+    return [resolved, shape, peak, middle]
 
 
 def basis_verdicts(summary: dict[str, Any], decided: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -7,7 +7,17 @@ import json
 from pathlib import Path
 
 from experiment_1.files import SCHEMA_VERSION
-from paper.claims import CLAIMS, abstract_tex, claim_rows, claims_tex, decision_phrase, undecided, variants
+from paper.claims import (
+    CLAIMS,
+    abstract_tex,
+    claim_rows,
+    claims_tex,
+    decision_phrase,
+    plain_sentences,
+    undecided,
+    unreported,
+    variants,
+)
 from paper.committed_runs import allow_all_runs
 from paper.experiments import record_of
 
@@ -78,3 +88,69 @@ def test_words_for_decisions_and_variants() -> None:
     assert variants(["exp3c.native.lambda_k", "exp3c.smooth.lambda_k"]) == ["native", "smooth"]
     assert variants(["seed_claim"]) == [""]
     assert len({claim.label for claim in CLAIMS}) == len(CLAIMS)
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def sweep_summary(arch: str, decision: str, change: float) -> dict:
+    """A 3A/3B summary whose migration verdict says ``decision`` on ``arch``."""
+    verdict = {
+        "id": "migration.vector",
+        "claim": "3A, vector projection: the spectrum migrates to lower orders",
+        "decision": decision,
+        "rule": "planted",
+        "parameters": {},
+        "statistic": None,
+        "test": {"name": "two-sided sign test over images", "p_value": 0.03125},
+        "notes": [],
+        "effect": {"name": "κ(λ = 0.1) − κ(λ = 1)", "value": change, "ci_low": change - 0.1, "ci_high": change + 0.1},
+        "seed": None,
+    }
+    return current(
+        {
+            "experiment": "3A/3B",
+            "config": {"arch": arch, "weights": "pretrained"},
+            "num_valid": 6,
+            "published": {"resnet18": {"kappa_at_lambda_1": 5.0, "kappa_at_lambda_0.1": 1.14}},
+            "verdicts": [verdict],
+        }
+    )
+
+
+def test_every_committed_decided_verdict_about_a_claim_is_in_its_rows_and_the_headlines() -> None:
+    rows = claim_rows(REPO)
+    readme = (REPO / "README.md").read_text()
+    headline = readme[readme.index("<!-- generated:headline") : readme.index("<!-- /generated:headline -->")]
+    abstract = " ".join(plain_sentences(rows).values())
+    assert unreported(REPO, rows, {"the abstract": abstract, "the README headline": headline}) == []
+    two = {(row.claim.label, row.network): row.decision for row in rows if row.claim.label in ("2", "2′", "3")}
+    assert two[("2", "EfficientNet-Lite0")] == "holds" and two[("2′", "EfficientNet-Lite0")] == "fails"
+    assert two[("2′", "EfficientNet-Lite1")] == "holds"  # the stronger reading holds on the deeper network
+    assert {network for label, network in two if label == "3"} >= {"EfficientNet-Lite0", "EfficientNet-Lite1"}
+
+
+def test_a_dropped_verdict_is_caught_in_the_table_and_in_a_headline(tmp_path: Path) -> None:
+    allow_all_runs(tmp_path)
+    for arch, decision, change in (("efficientnet_lite0", "holds", -1.39), ("efficientnet_lite1", "fails", 0.907)):
+        folder = tmp_path / f"experiment_2/results_lambda_{arch}_sample"
+        folder.mkdir(parents=True)
+        (folder / "summary_all.json").write_text(json.dumps(sweep_summary(arch, decision, change)))
+    rows = claim_rows(tmp_path)
+    assert [(row.network, row.decision) for row in rows] == [
+        ("EfficientNet-Lite0", "holds"),
+        ("EfficientNet-Lite1", "fails"),
+    ]
+    sentence = plain_sentences(rows)["3"]
+    assert "confirmed on EfficientNet-Lite0" in sentence and "not confirmed on EfficientNet-Lite1" in sentence
+    assert unreported(tmp_path, rows, {"the abstract": sentence}) == []
+    primary_only = [row for row in rows if row.network == "EfficientNet-Lite0"]  # the old rows: the paper run alone
+    caught = unreported(tmp_path, primary_only, {"the abstract": plain_sentences(primary_only)["3"]})
+    assert caught == [
+        "experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json: migration.vector (fails, "
+        "EfficientNet-Lite1), claim 3: not in the claims table",
+        "experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json: migration.vector (fails, "
+        "EfficientNet-Lite1), claim 3: not in the abstract",
+    ]
+    said_confirmed = sentence.replace("not confirmed on EfficientNet-Lite1", "confirmed on EfficientNet-Lite1")
+    assert len(unreported(tmp_path, rows, {"the headline": said_confirmed})) == 1  # the wrong decision is caught too

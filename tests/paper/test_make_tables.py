@@ -72,7 +72,7 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     headline = (
         root / "README.md"
     ).read_text()  # the committed Lite0 runs are absent from this root: "not run", never a stale number
-    assert "stale" not in headline and headline.count("| not run (") == 6
+    assert "stale" not in headline and headline.count("| not run (") == 7  # six questions and the depth ladder
     text = (root / "tables.md").read_text()
     summary = json.loads((results / "summary.json").read_text())
     assert "`experiment_1/results_tiny` — resnet18, `random`, N = 3" in text

@@ -61,6 +61,8 @@ CASES = [
     (SPECTRUM, "resolved.vector", ("block", "statistic", "value"), "statistic.value"),
     (SPECTRUM, "peak.vector", ("block", "parameters", "null_peak_orders"), "parameters.null_peak_orders"),
     (SPECTRUM, "shape.vector", ("source", "projections", "vector", "c_le3"), "projections.c_le3"),
+    (SPECTRUM, "middle_peak.vector", ("block", "parameters", "middle_orders"), "parameters.middle_orders"),
+    (SPECTRUM, "middle_peak.scalar", ("block", "effect", "ci_high"), "effect.ci_high"),
     (WALSH, "walsh.shape.vector", ("source", "walsh", "projections", "vector"), "walsh.projections.vector"),
     (WALSH, "walsh.peak.scalar", ("block", "effect", "ci_low"), "effect.ci_low"),
     (WALSH, "basis.scalar", ("verdict", "walsh.shape.scalar"), "the verdict walsh.shape.scalar"),
