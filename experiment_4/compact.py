@@ -8,12 +8,14 @@ weighted signatures) and the class control's stored subset ids. :func:`compact_a
 - ``ranked_<ranking>`` ``(N, min(store_K, COMPACT_K))`` uint16 mask ids (uint32 beyond 2^16 subsets), for the three
   per-image rankings; ``magnitude_<ranking>`` ``(N, min(store_K, COMPACT_MAGNITUDE_K))`` float32, the magnitudes of
   the first subsets only (the weighted signatures divide them by their top-K sum);
-- ``ranked_class`` ``(N, M, class_store_K)`` uint16, the class control's ids (no magnitudes: the control is binary);
+- ``ranked_class`` ``(N, M, min(class_store_K, COMPACT_CLASS_K))`` uint16, the class control's first ids (no
+  magnitudes: the control is binary; 32 keeps its verdict's K = 32, so its K sweep stops at 32 — at 64 the file
+  would be twice the size, 14 MB for the 900-image sample);
 - ``label``, ``predicted`` int16 (int32 beyond 2^15 classes), ``valid`` bool; ``format`` and ``metadata`` (the
   question, the evaluation's configuration, the class coordinates, the store sizes, the sample list) as strings.
 
 No full logits: no Experiment 4 statistic reads them. :func:`load_compact` returns the same dict as
-signatures.pt's, with ``store_k`` the kept ranking length and ``magnitude_k`` the kept magnitudes, so step 2 runs
+signatures.pt's, with ``store_k``, ``class_store_k`` the kept ranking lengths and ``magnitude_k`` the kept magnitudes, so step 2 runs
 unchanged on either file (it refuses a ``--nn-K`` or ``--sweep-K`` beyond what is kept).
 """
 
@@ -33,6 +35,7 @@ COMPACT_FORMAT = "experiment_4.compact_signatures"
 COMPACT_NAME = "signatures.npz"
 COMPACT_K = 256  # the default K sweep's largest size (step_2_overlap.MAX_SWEEP_K)
 COMPACT_MAGNITUDE_K = 64  # magnitudes kept per ranking: weighted signatures up to --nn-K 64
+COMPACT_CLASS_K = 32  # class-control ids kept per image and coordinate: its --nn-K 32 and its sweep up to 32
 PER_IMAGE_RANKINGS = ("vector", "scalar", "scalar_true")
 METADATA = ("question", "config", "rankings", "num_subsets", "store_k", "class_store_k", "class_coordinates", "samples")
 
@@ -52,7 +55,7 @@ def compact_arrays(document: dict[str, Any]) -> dict[str, np.ndarray]:
         "label": document["label"].numpy().astype(np.int32),
         "predicted": document["predicted"].numpy().astype(np.int32),
         "valid": document["valid"].numpy().astype(bool),
-        "ranked_class": _ids(document["ranked_class"], num_subsets),
+        "ranked_class": _ids(document["ranked_class"][:, :, :COMPACT_CLASS_K], num_subsets),
     }
     if max(int(np.abs(arrays["label"]).max(initial=0)), int(arrays["predicted"].max(initial=0))) < 2**15:
         arrays["label"], arrays["predicted"] = arrays["label"].astype(np.int16), arrays["predicted"].astype(np.int16)
@@ -97,6 +100,7 @@ def load_compact(path: Path, producer_step: str) -> dict[str, Any]:
         **metadata,
         "store_k": int(arrays["ranked_vector"].shape[1]),
         "magnitude_k": int(arrays["magnitude_vector"].shape[1]),
+        "class_store_k": int(arrays["ranked_class"].shape[2]),
         "label": torch.from_numpy(arrays["label"].astype(np.int64)),
         "predicted": torch.from_numpy(arrays["predicted"].astype(np.int64)),
         "valid": torch.from_numpy(arrays["valid"].astype(bool)),
