@@ -283,6 +283,12 @@ def analyse_signatures(
     return rankings, contrast_block(raw, seed, labels, settings.get("num_bootstrap", NUM_RESAMPLES))
 
 
+def canonical_pairs(raw: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """A view's pairs (and their similarities) in lexicographic order, so two views of one pair sample line up."""
+    order = np.lexsort((raw["pairs"][:, 1], raw["pairs"][:, 0]))
+    return raw["pairs"][order], raw["values"][order]
+
+
 def contrast_block(raw: dict[str, dict[str, Any]], seed: int, labels: np.ndarray, num_bootstrap: int) -> dict[str, Any]:
     """Scalar − vector class alignment (binary top-``nn_k``, true labels). The decision statistic: the pooled AUC
     difference by a paired bootstrap over classes (``auc_bootstrap``, experiment_4.contrast). Beside it: the exact
@@ -290,13 +296,12 @@ def contrast_block(raw: dict[str, dict[str, Any]], seed: int, labels: np.ndarray
     under the same label permutations (:func:`experiment_4.inference.difference_tests`; that null is "neither
     aligned", not equality), and the paired image-level bootstrap CI of the per-image 1-NN hit difference."""
     first, second = (raw[ranking] for ranking in CONTRASTED)
-    if not np.array_equal(first["pairs"], second["pairs"]):
+    (pairs, first_values), (other, second_values) = (canonical_pairs(raw[ranking]) for ranking in CONTRASTED)
+    if not np.array_equal(pairs, other):
         raise ValueError("the contrasted rankings must be compared on the same pairs")
     return {
         "rankings": list(CONTRASTED),
-        "auc_bootstrap": auc_difference_bootstrap(
-            first["pairs"], first["values"], second["values"], labels, seed, num_bootstrap
-        ),
+        "auc_bootstrap": auc_difference_bootstrap(pairs, first_values, second_values, labels, seed, num_bootstrap),
         "nn_hits": nn_hit_mcnemar(first["hit_rates"], second["hit_rates"]),
         "tests": difference_tests(first["statistics"], second["statistics"]),
         "nn_hit_difference": bootstrap_mean_ci(first["hit_rates"] - second["hit_rates"], seed),
