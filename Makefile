@@ -113,7 +113,8 @@ tables: $(BIN)/.installed
 
 # The committed summaries re-decided from their committed per-image arrays, evaluating nothing: Experiments 1, 2,
 # 3A/3B and 3 rebuilt by paper.resummarize, Experiment 5's analysis rerun from per_image.pt. Then `make reports`.
-# (Experiment 4's overlap needs signatures.pt, which is not committed: rerun offline-results-exp4 for it.)
+# Experiment 4's Lite0 overlap is rerun from its committed signatures.npz (Lite1's folder predates it: its overlap
+# needs signatures.pt, which offline-results-lite1 writes).
 REBUILT_SUMMARIES := $(wildcard experiment_1/results_efficientnet_lite*_sample/summary.json experiment_2/results_efficientnet_lite*_sample/summary.json \
 	experiment_2/results_lambda_efficientnet_lite*_sample/summary_all.json experiment_3/results_efficientnet_lite*_sample/summary.json)
 .PHONY: summaries
@@ -121,6 +122,7 @@ summaries: $(BIN)/.installed
 	$(BIN)/python -m paper.resummarize --summary $(REBUILT_SUMMARIES)
 	for lite in lite0 lite1; do \
 		$(BIN)/python -m experiment_5.step_2_analyze --per-image experiment_5/results_efficientnet_$${lite}_sample/per_image.pt || exit 1; done
+	$(EXP4_OVERLAP)
 
 # Every committed REPORT, figure, the 3C limit reports, the depth comparison, tables.md and paper/generated/
 # re-rendered from the committed summaries, evaluating nothing (a few minutes); on the code that wrote them,
@@ -267,10 +269,12 @@ LABELLED_PASS = $(BIN)/python -m paper.single_pass --experiments 4 5 --sample-in
 $(LABELLED_INDEX): | $(BIN)/.installed
 	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'validation-*.parquet' --mode per-class \
 		--per-class 6 --min-per-class 6 --seed 0 --output $(LABELLED_INDEX)
+# Step 2 reads the committed compact signatures.npz, so `make summaries` reruns it without the pass.
+EXP4_OVERLAP = $(BIN)/python -m experiment_4.step_2_overlap --signatures $(EXP4_DIR)/signatures.npz --output-dir $(EXP4_DIR) \
+	--nn-K 32 --num-permutations 1000 --seed 0
 offline-results-exp4: $(BIN)/.installed $(LABELLED_INDEX)
 	$(LABELLED_PASS)
-	$(BIN)/python -m experiment_4.step_2_overlap --signatures $(EXP4_DIR)/signatures.pt --output-dir $(EXP4_DIR) \
-		--nn-K 32 --num-permutations 1000 --seed 0
+	$(EXP4_OVERLAP)
 	$(BIN)/python -m experiment_4.step_3_plot --summary $(EXP4_DIR)/overlap.json
 
 # Experiment 5 on the same 900 labelled images, with the τ grid where K_τ^err moves.

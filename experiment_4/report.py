@@ -90,6 +90,7 @@ def result_tables(summary: dict[str, Any]) -> list[str]:
         for size in rankings["vector"]["nn_sweep"]["ks"]
     ]
     return [
+        *contrast_lines(summary),
         f"{pair_sentence(summary)} Every test permutes the labels over images ({settings['num_permutations']} permutations; "
         f"null mean [2.5 %, 97.5 %]; one-sided p = (1 + #null ≥ ours) / (1 + n), at least "
         f"{format_number(settings['p_value_floor'])}), never the pairs, which share images.",
@@ -132,6 +133,39 @@ def result_tables(summary: dict[str, Any]) -> list[str]:
                 "core (most frequent first)",
             ],
             core_rows,
+        ),
+    ]
+
+
+def contrast_lines(summary: dict[str, Any]) -> list[str]:
+    """Scalar − vector by the paired class bootstrap of the AUC difference, and the global cores against random top-K
+    sets (absent from an overlap.json written before these tests: nothing)."""
+    contrast, rankings = summary["scalar_minus_vector"], summary["rankings"]
+    if "auc_bootstrap" not in contrast:
+        return []
+    auc, hits = contrast["auc_bootstrap"], contrast["nn_hits"]
+    rows = [
+        [
+            NAMES[ranking],
+            format_stat(rankings[ranking]["global_core"]["share"], percent=True),
+            format_percent(rankings[ranking]["global_core"]["random_share"]),
+            f"{format_percent(rankings[ranking]['global_core']['test']['null']['mean'])} "
+            f"[≤ {format_percent(rankings[ranking]['global_core']['test']['null']['max'])}]",
+            format_number(rankings[ranking]["global_core"]["test"]["p_value"]),
+        ]
+        for ranking in PER_IMAGE
+    ]
+    return [
+        f"Scalar − vector, pooled AUC (binary top-{summary['settings']['nn_k']}, true labels): scalar {format_number(auc['first'])}, "
+        f"vector {format_number(auc['second'])}, difference {format_number(auc['observed'])} "
+        f"[{format_number(auc['ci_low'])}, {format_number(auc['ci_high'])}] (95 % percentile CI of a paired bootstrap over the "
+        f"{auc['num_classes']} classes, {auc['num_resamples']} replicates, seed {auc['seed']}; two-sided p = {format_number(auc['p_value'])}, "
+        f"at least {format_number(auc['p_value_floor'])}). 1-NN hits: scalar {hits['first_hits']}, vector {hits['second_hits']}; "
+        f"{hits['first_only']} vs {hits['second_only']} discordant images, exact McNemar p = {format_number(hits['p_value'])}.",
+        f"Global cores against random top-{summary['settings']['nn_k']} sets (each image's subset ids permuted, the core "
+        "recomputed; one-sided Monte Carlo p):",
+        markdown_table(
+            ["ranking", "share in the core", "a fixed core, at random", "random sets' own core [max]", "p"], rows
         ),
     ]
 

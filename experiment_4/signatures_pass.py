@@ -1,4 +1,5 @@
-"""Experiment 4's part of an all-mask pass: ``--store-K``/``--class-store-K``, per-batch subset rankings → signatures.pt."""
+"""Experiment 4's part of an all-mask pass: ``--store-K``/``--class-store-K``, per-batch subset rankings → signatures.pt
+and its compact, committed signatures.npz (experiment_4.compact)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from experiment_1.run import (
     provenance,
     write_timing,
 )
+from experiment_4.compact import COMPACT_NAME, write_compact
 from experiment_4.formats import FORMAT
 from experiment_4.signatures import SIGNATURE_RANKINGS, default_class_store_k, default_store_k, signature_batch
 
@@ -127,11 +129,13 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
     document = signatures_document(setup, tensors)
     path = Path(setup.config.output_dir) / "signatures.pt"
     atomic_torch_save(document, path)
+    write_compact(document, path.with_name(COMPACT_NAME))
     write_timing(setup, timing, document["config"]["device_name"])
     valid = tensors["valid"]
     accuracy = (tensors["predicted"][valid] == tensors["label"][valid]).double().mean().item()
     print(
-        f"wrote {path}: {int(valid.sum())} images, top {store_k} of {document['num_subsets']} subsets per ranking, full-mask top-1 {accuracy:.1%}"
+        f"wrote {path} and {COMPACT_NAME}: {int(valid.sum())} images, top {store_k} of {document['num_subsets']} subsets "
+        f"per ranking, full-mask top-1 {accuracy:.1%}"
     )
 
 

@@ -19,7 +19,8 @@ Outputs: <output-dir>/signatures.pt (torch.save of a dict: per-image tensors ind
          indices, magnitude_<ranking> (N, store_K) float32, ranked_class (N, M, class_store_K)
          int16/int32 mask indices in the M class coordinates; plus config, samples (source, row,
          label), rankings, num_subsets, store_k, class_coordinates (the M sorted labels),
-         class_store_k), <output-dir>/timing.json,
+         class_store_k), <output-dir>/signatures.npz (its compact, committed form: the prefixes step 2
+         reads, small integer arrays; experiment_4.compact), <output-dir>/timing.json,
          <output-dir>/partial/ (resume state). Under torchrun, rank 0 writes.
 
     python -m experiment_4.step_1_signatures --sample-index experiment_1/sample_index_val.json \\

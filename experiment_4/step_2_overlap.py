@@ -35,7 +35,12 @@ coordinate at a time, that class's own images left out; pooled over the coordina
   pairs. overlap.json's ``settings.pair_sampling`` records M, the seed and the pairs and queries per view
   (experiment_4.sampled_inference).
 
-Inputs:  --signatures (step_1_signatures' signatures.pt).
+- Scalar − vector is decided on the pooled AUC difference by a paired bootstrap over classes (--num-bootstrap,
+  experiment_4.contrast); the global core's share is tested against random top-K sets (experiment_4.core_null);
+  every test whose best attainable p exceeds α reads "cannot tell (no power)" (experiment_4.power); Holm over
+  Experiment 4's family of tests.
+
+Inputs:  --signatures (step_1_signatures' signatures.pt, or its compact, committed signatures.npz: the same numbers).
 Outputs: <output-dir>/overlap.json (default: beside the signatures). Deterministic: a rerun writes
          the same bytes.
 
@@ -52,6 +57,7 @@ from typing import Any
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, check_finite, check_not_input, git_commit
 from experiment_1.run import arg_types
+from experiment_4.contrast import NUM_RESAMPLES
 from experiment_4.formats import CONTROL, RANKINGS, load_signatures
 from experiment_4.summary import overlap_summary, ranking_store_k
 
@@ -79,6 +85,12 @@ def check_settings(args: argparse.Namespace, document: dict[str, Any], sweep_ks:
             raise PipelineError(
                 f"--nn-K {args.nn_k}: must lie in 1 … {stored}, the ranked subsets stored per {per} (rerun step 1 with a larger {flag})"
             )
+    weighted = int(document.get("magnitude_k", document["store_k"]))
+    if args.nn_k > weighted:
+        raise PipelineError(
+            f"--nn-K {args.nn_k}: {args.signatures} keeps the magnitudes of the first {weighted} subsets only (the weighted "
+            "signatures); use a smaller --nn-K or signatures.pt"
+        )
     for k in sweep_ks:
         if not 1 <= k <= int(document["store_k"]):
             raise PipelineError(
@@ -124,6 +136,13 @@ def main(argv: list[str] | None = None) -> None:
         help="label permutations of every null (default: %(default)s; p-values are at least 1 / (n + 1))",
     )
     parser.add_argument(
+        "--num-bootstrap",
+        type=arg_types.positive_int,
+        default=NUM_RESAMPLES,
+        help="class-bootstrap replicates of the scalar − vector AUC difference (default: %(default)s; its two-sided p is "
+        "at least 2 / (B + 1))",
+    )
+    parser.add_argument(
         "--seed",
         type=arg_types.seed,
         default=0,
@@ -149,6 +168,7 @@ def main(argv: list[str] | None = None) -> None:
         "nn_k": args.nn_k,
         "sweep_ks": sweep_ks,
         "num_permutations": args.num_permutations,
+        "num_bootstrap": args.num_bootstrap,
         "p_value_floor": 1 / (args.num_permutations + 1),
         "seed": args.seed,
         "store_k": int(document["store_k"]),

@@ -35,6 +35,8 @@ from tqdm import tqdm
 from experiment_1.errors import PipelineError
 from experiment_1.report import bootstrap_mean_ci, published_numbers
 from experiment_1.run import image_counts, valid_images
+from experiment_4.contrast import NUM_RESAMPLES, auc_difference_bootstrap, nn_hit_mcnemar
+from experiment_4.core_null import core_test, random_core_shares
 from experiment_4.formats import CONTROL, RANKINGS, ranking_kinds, ranking_targets
 from experiment_4.inference import (
     N_DIFFERENT,
@@ -160,14 +162,19 @@ def alignment_block(
     return block
 
 
+def pair_values(view: View | SampledView, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(pairs (P, 2), similarities (P,))`` of one view: all ``i < j`` pairs, or a sampled view's pairs."""
+    if isinstance(view, SampledView):
+        return view.pairs, view.values
+    first, second = np.triu_indices(count, 1)
+    return np.stack([first, second], axis=1), view.similarity[first, second]
+
+
 def histogram(view: View | SampledView, labels: np.ndarray) -> dict[str, Any]:
     """Same- vs different-class similarity histograms on [0, 1] over all pairs of one view (a sampled view: its sampled pairs)."""
     edges = np.linspace(0.0, 1.0, HISTOGRAM_BINS + 1)
-    if isinstance(view, SampledView):
-        first, second, values = view.pairs[:, 0], view.pairs[:, 1], view.values
-    else:
-        first, second = np.triu_indices(len(labels), 1)
-        values = view.similarity[first, second]
+    pairs, values = pair_values(view, len(labels))
+    first, second = pairs[:, 0], pairs[:, 1]
     same = labels[first] == labels[second]
     return {
         "edges": edges.tolist(),
@@ -176,20 +183,23 @@ def histogram(view: View | SampledView, labels: np.ndarray) -> dict[str, Any]:
     }
 
 
-def core_block(indices: torch.Tensor, num_subsets: int, num_blocks: int, seed: int) -> dict[str, Any]:
-    """The global core of the top-K signatures and how much of each image's top-K it holds."""
+def core_block(indices: torch.Tensor, num_subsets: int, num_blocks: int, seed: int, null: np.ndarray) -> dict[str, Any]:
+    """The global core of the top-K signatures, how much of each image's top-K it holds, and that share against random
+    top-K sets' (``null``: :func:`experiment_4.core_null.random_core_shares`)."""
     count, k = indices.shape
     counts = membership_counts(indices, num_subsets)
     core = global_core(counts, k)
     frequency = counts.sort(descending=True).values
     frequency = frequency[frequency > 0][:MAX_FREQUENCY_POINTS]
+    share = bootstrap_mean_ci(core_share(indices, core).numpy(), seed)
     return {
         "k": k,
         "core_masks": core.tolist(),
         "core_gate_sets": [gate_set(mask, num_blocks) for mask in core.tolist()],
         "core_frequency": (counts[core].double() / count).tolist(),
-        "share": bootstrap_mean_ci(core_share(indices, core).numpy(), seed),
+        "share": share,
         "random_share": k / num_subsets,
+        "test": core_test(share["mean"], null),
         "distinct_subsets": int((counts > 0).sum()),
         "subsets_covering": {
             str(fraction): number
@@ -225,6 +235,7 @@ def analyse_signatures(
         if k != nn_k and k <= ranking_store_k(document, ranking)
     ]
     raw: dict[str, dict[str, Any]] = {ranking: {} for ranking in CONTRASTED}
+    null = random_core_shares(len(labels), nn_k, num_subsets, settings["num_permutations"], seed)
     for ranking, kind, k in tqdm(jobs, desc="Exp 4 permutation tests", unit="signature set", dynamic_ncols=True):
         pairs = k == nn_k
         excluded = coordinates if ranking == CONTROL else [None]
@@ -253,11 +264,13 @@ def analyse_signatures(
         rankings[ranking][kind] = results
         if views is not None:
             rankings[ranking][kind]["histogram"] = histogram(views[0], labels)
+            if kind == "binary" and ranking in CONTRASTED:
+                raw[ranking]["pairs"], raw[ranking]["values"] = pair_values(views[0], len(labels))
             if kind == "binary":
                 indices, _ = top_k_signatures(
                     document[f"ranked_{ranking}"][keep], document[f"magnitude_{ranking}"][keep], k, False
                 )
-                rankings[ranking]["global_core"] = core_block(indices, num_subsets, num_blocks, seed)
+                rankings[ranking]["global_core"] = core_block(indices, num_subsets, num_blocks, seed, null)
     for ranking, points in sweep.items():
         ks = sorted(points)
         rankings[ranking]["nn_sweep"] = {
@@ -267,16 +280,29 @@ def analyse_signatures(
                 for target in ranking_targets(ranking)
             },
         }
-    return rankings, contrast_block(raw, seed)
+    return rankings, contrast_block(raw, seed, labels, settings.get("num_bootstrap", NUM_RESAMPLES))
 
 
-def contrast_block(raw: dict[str, dict[str, Any]], seed: int) -> dict[str, Any]:
-    """Scalar − vector class alignment (binary top-``nn_k``, true labels), tested directly: the difference of each statistic
-    under the same label permutations (:func:`experiment_4.inference.difference_tests`), and the paired image-level
-    bootstrap CI of the per-image 1-NN hit difference."""
+def canonical_pairs(raw: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """A view's pairs (and their similarities) in lexicographic order, so two views of one pair sample line up."""
+    order = np.lexsort((raw["pairs"][:, 1], raw["pairs"][:, 0]))
+    return raw["pairs"][order], raw["values"][order]
+
+
+def contrast_block(raw: dict[str, dict[str, Any]], seed: int, labels: np.ndarray, num_bootstrap: int) -> dict[str, Any]:
+    """Scalar − vector class alignment (binary top-``nn_k``, true labels). The decision statistic: the pooled AUC
+    difference by a paired bootstrap over classes (``auc_bootstrap``, experiment_4.contrast). Beside it: the exact
+    McNemar test of the per-image 1-NN hits with its best attainable p (``nn_hits``), the difference of each statistic
+    under the same label permutations (:func:`experiment_4.inference.difference_tests`; that null is "neither
+    aligned", not equality), and the paired image-level bootstrap CI of the per-image 1-NN hit difference."""
     first, second = (raw[ranking] for ranking in CONTRASTED)
+    (pairs, first_values), (other, second_values) = (canonical_pairs(raw[ranking]) for ranking in CONTRASTED)
+    if not np.array_equal(pairs, other):
+        raise ValueError("the contrasted rankings must be compared on the same pairs")
     return {
         "rankings": list(CONTRASTED),
+        "auc_bootstrap": auc_difference_bootstrap(pairs, first_values, second_values, labels, seed, num_bootstrap),
+        "nn_hits": nn_hit_mcnemar(first["hit_rates"], second["hit_rates"]),
         "tests": difference_tests(first["statistics"], second["statistics"]),
         "nn_hit_difference": bootstrap_mean_ci(first["hit_rates"] - second["hit_rates"], seed),
     }

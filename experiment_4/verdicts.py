@@ -2,20 +2,20 @@
 
 - **Class alignment** of the vector ranking, the scalar ranking (predicted-class coordinate) and the
   leak-free class control, on binary top-K signatures and true labels. Each is judged by three
-  one-sided label-permutation tests (same − different mean Jaccard, AUC, 1-NN accuracy), Holm across
-  the 3 rankings × 3 statistics; the claim "class-aligned" asks all three to reject, so its p-value is
-  the intersection–union one, the largest of the three. *holds* when all three reject at α after
-  Holm, *cannot tell* otherwise: a test that detects nothing does not show that nothing is there
-  (no equivalence margin), so it never reads *fails*. The true-class projection leaks the label and
-  gets no verdict. When step 2 ran on sampled pairs (``--max-pairs``), each of these verdicts says so in a note
-  (pairs and queries per view, from ``settings.pair_sampling``).
-- **Scalar − vector**: is the scalar ranking more class-aligned than the vector one? Tested directly —
-  the difference of the two 1-NN accuracies under the same label permutations, two-sided at α, with
-  the paired image-level bootstrap CI of the per-image hit difference — not by setting two p-values side
-  by side.
-- **Near-global** vector ranking: the share of an image's top-K inside the global core against
-  :data:`NEAR_GLOBAL_SHARE`, a threshold of this project's own (the seed states none), with the share,
-  a random top-K's share and the decision at a simple-majority threshold beside it.
+  one-sided label-permutation tests (same − different mean Jaccard, AUC, 1-NN accuracy); the claim
+  "class-aligned" asks all three to reject, so its p-value is the intersection–union one, the largest of
+  the three. *holds* when all three reject at α after Holm, *cannot tell* otherwise: a test that detects
+  nothing does not show that nothing is there (no equivalence margin), so it never reads *fails*. The
+  true-class projection leaks the label and gets no verdict. When step 2 ran on sampled pairs
+  (``--max-pairs``), each of these verdicts says so in a note.
+- **Scalar − vector**: is the scalar ranking more class-aligned than the vector one? Decided on the pooled
+  AUC difference by a paired bootstrap over classes (experiment_4.contrast), which tests equality of the
+  two AUCs. The 1-NN hits' exact McNemar test and the label-permutation differences are notes beside it.
+- **Global core** of the vector ranking: the share of each image's top-K in the K most frequent subsets
+  against random top-K sets' (experiment_4.core_null); no threshold on the share.
+- **Multiplicity and power**: one Holm family over the 3 × 3 alignment tests, the contrast and the core
+  test (:func:`family_adjusted`); a test whose best attainable adjusted p exceeds α reads
+  ``cannot tell (no power)`` (experiment_4.power).
 - **What the seed reports**: class alignment only in the predicted-class projection. Holds when the
   scalar ranking's alignment holds, the scalar − vector difference holds and the vector's alignment is
   not detected; fails when the difference fails (the vector is the more aligned), or when the vector's
@@ -33,6 +33,7 @@ from experiment_1.report import (
     CANNOT_TELL,
     FAILS,
     HOLDS,
+    NO_POWER,
     NON_FINITE,
     effect_from_stat,
     format_number,
@@ -42,11 +43,8 @@ from experiment_1.report import (
     verdict,
 )
 from experiment_4.formats import CONTROL
+from experiment_4.power import bootstrap_best_p, no_power, permutation_best_p, power_note, with_power_rule
 
-NEAR_GLOBAL_SHARE = (
-    0.75  # this project's own reading of "near-global" (three quarters of every top-K); the seed states no threshold
-)
-MAJORITY_SHARE = 0.5  # beside it: the decision at a simple majority
 ALIGNMENT_RANKINGS = ("vector", "scalar", CONTROL)
 STATISTIC_NAMES = {
     "difference": "same − different mean Jaccard",
@@ -58,16 +56,49 @@ CLAIMS = {
     "scalar": "top-{k} scalar signatures (each image in its predicted class's coordinate) are class-aligned",
     CONTROL: "top-{k} scalar signatures are class-aligned with every pair compared in one class coordinate that is neither image's label (leak-free control)",
 }
+FAMILY_EXTRA = ("scalar_minus_vector", "vector_global_core")  # beside the 3 × 3 alignment tests
 ALIGNMENT_RULE = (
     f"holds when the same − different mean Jaccard, the AUC and the 1-NN accuracy all beat the label-permutation null at "
-    f"Holm-adjusted p < {ALPHA} (Holm over 3 rankings × 3 statistics; the claim's p is the largest of the three); "
-    "cannot tell otherwise (no alignment detected is not evidence of none: never fails)"
+    f"Holm-adjusted p < {ALPHA} (Holm over Experiment 4's family: 3 rankings × 3 statistics, the scalar − vector AUC "
+    "contrast and the global-core test; the claim's p is the largest of the three); cannot tell (no power) when the best "
+    "attainable adjusted p (family size / (permutations + 1)) exceeds α; cannot tell otherwise (no alignment detected is "
+    "not evidence of none: never fails)"
 )
 CONTRAST_RULE = (
-    f"the difference of the scalar and vector 1-NN accuracies under the same label permutations over images, two-sided at α = {ALPHA} "
-    f"(each one-sided p against α/2): holds when scalar > vector is significant and the paired bootstrap CI of the per-image hit "
-    "difference lies above 0, fails when vector > scalar is significant and the CI lies below 0, cannot tell otherwise"
+    "the scalar − vector difference of the pooled AUC (same > different pair; binary top-K, true labels), paired "
+    f"percentile bootstrap over classes: holds when its 95 % CI lies above 0 and the two-sided bootstrap p is below {ALPHA} "
+    "after Holm over Experiment 4's family, fails (the vector ranking is the more class-aligned) when the CI lies below 0 "
+    "with that p, cannot tell otherwise; cannot tell (no power) when the best attainable adjusted p (family size × "
+    "2 / (replicates + 1)) exceeds α"
 )
+CORE_RULE = (
+    "holds when more of each image's top-K lies in the global core than random top-K sets put in theirs (the mean share "
+    "against a null that permutes each image's subset ids and recomputes the core; one-sided Monte Carlo p) at "
+    f"Holm-adjusted p < {ALPHA} over Experiment 4's family; cannot tell (no power) when the best attainable adjusted p "
+    "(family size / (draws + 1)) exceeds α; cannot tell otherwise (never fails: no threshold on the share is set)"
+)
+
+
+def family_tests(summary: dict[str, Any]) -> dict[tuple[str, str], tuple[float, float]]:
+    """Experiment 4's family of tests, keyed ``(ranking, statistic)`` for the alignment tests and ``(name, "")`` for
+    :data:`FAMILY_EXTRA`: each test's raw p and its best attainable raw p."""
+    floor = summary["settings"]["p_value_floor"]
+    family = {
+        (ranking, name): (summary["rankings"][ranking]["binary"]["true_label"]["tests"][name]["p_value"], floor)
+        for ranking in ALIGNMENT_RANKINGS
+        for name in STATISTIC_NAMES
+    }
+    auc = summary["scalar_minus_vector"]["auc_bootstrap"]
+    core = summary["rankings"]["vector"]["global_core"]["test"]
+    family["scalar_minus_vector", ""] = (auc["p_value"], auc["p_value_floor"])
+    family["vector_global_core", ""] = (core["p_value"], core["p_value_floor"])
+    return family
+
+
+def family_adjusted(summary: dict[str, Any]) -> tuple[dict[tuple[str, str], float], int]:
+    """Holm-adjusted p of every test of :func:`family_tests`, and the family's size."""
+    family = family_tests(summary)
+    return dict(zip(family, holm([p for p, _ in family.values()]))), len(family)
 
 
 def sampling_note(sampling: dict[str, Any], ranking: str) -> str:
@@ -86,20 +117,21 @@ def sampling_note(sampling: dict[str, Any], ranking: str) -> str:
 def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """One verdict per ranking of :data:`ALIGNMENT_RANKINGS`, Holm across all their tests."""
     settings = summary["settings"]
-    family = [(ranking, name) for ranking in ALIGNMENT_RANKINGS for name in STATISTIC_NAMES]
+    adjusted, family_size = family_adjusted(summary)
+    best = permutation_best_p(settings["num_permutations"], family_size)
     blocks = {ranking: summary["rankings"][ranking]["binary"]["true_label"] for ranking in ALIGNMENT_RANKINGS}
-    adjusted = dict(zip(family, holm([blocks[ranking]["tests"][name]["p_value"] for ranking, name in family])))
     verdicts = []
     for ranking in ALIGNMENT_RANKINGS:
         block, tests = blocks[ranking], blocks[ranking]["tests"]
         rejected = [adjusted[ranking, name] < ALPHA for name in STATISTIC_NAMES]
-        decision = HOLDS if all(rejected) else CANNOT_TELL
+        decision = with_power_rule(HOLDS if all(rejected) else CANNOT_TELL, best)
         notes = [
             f"{STATISTIC_NAMES[name]} {format_number(tests[name]['observed'])} against the null's {format_number(tests[name]['null']['mean'])}, "
             f"p = {format_number(tests[name]['p_value'])}, Holm p = {format_number(adjusted[ranking, name])}"
             for name in STATISTIC_NAMES
         ]
         notes.append(f"chance (exact for the class counts) {format_percent(block['chance'], 2)}")
+        notes.append(power_note(best))
         if not any(rejected):
             notes.append(
                 "no statistic detects alignment; without an equivalence margin that does not show there is none"
@@ -114,7 +146,7 @@ def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
                 ALIGNMENT_RULE,
                 parameters={
                     "alpha": ALPHA,
-                    "family_size": len(family),
+                    "family_size": family_size,
                     "num_permutations": settings["num_permutations"],
                 },
                 statistic={"name": "1-NN accuracy / chance", "value": block["over_chance"]},
@@ -128,7 +160,7 @@ def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
                     max(test["p_value"] for test in tests.values()),
                     p_adjusted=max(adjusted[ranking, name] for name in STATISTIC_NAMES),
                     correction="Holm",
-                    family_size=len(family),
+                    family_size=family_size,
                     p_floor=settings["p_value_floor"],
                 ),
                 notes=notes,
@@ -137,70 +169,101 @@ def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     return verdicts
 
 
-def _share_decision(share: dict[str, Any], threshold: float) -> str:
-    return HOLDS if share["ci_low"] >= threshold else FAILS if share["ci_high"] < threshold else CANNOT_TELL
-
-
-def near_global_verdict(summary: dict[str, Any]) -> dict[str, Any]:
-    """Is the vector ranking near-global (most of every image's top-K in one global core)? Against this project's own threshold."""
-    core = summary["rankings"]["vector"]["global_core"]
-    share = core["share"]
+def core_verdict(summary: dict[str, Any]) -> dict[str, Any]:
+    """Does the vector ranking vary around one shared global core? Its core share against random top-K sets' (:data:`CORE_RULE`)."""
+    core, k = summary["rankings"]["vector"]["global_core"], summary["settings"]["nn_k"]
+    test, share = core["test"], core["share"]
+    adjusted, family_size = family_adjusted(summary)
+    p_adjusted = adjusted["vector_global_core", ""]
+    best = permutation_best_p(test["num_draws"], family_size)
     return verdict(
-        "vector_near_global",
-        f"the vector ranking is near-global (at least {NEAR_GLOBAL_SHARE:.0%} of an image's top-{summary['settings']['nn_k']} in one global core)",
-        _share_decision(share, NEAR_GLOBAL_SHARE),
-        f"holds when the CI of the share lies at or above {NEAR_GLOBAL_SHARE:.0%}, fails when it lies below, cannot tell when it straddles; "
-        f"{NEAR_GLOBAL_SHARE:.0%} is this project's own threshold (the seed states none)",
+        "vector_global_core",
+        f"the vector ranking's top-{k} sets vary around one shared global core (more of each lies in the {k} most frequent "
+        "subsets than random top-K sets put in theirs)",
+        with_power_rule(HOLDS if p_adjusted < ALPHA else CANNOT_TELL, best),
+        CORE_RULE,
         parameters={
-            "threshold": NEAR_GLOBAL_SHARE,
-            "threshold_source": "this project's choice; the seed states none",
-            "majority_threshold": MAJORITY_SHARE,
+            "alpha": ALPHA,
+            "random_share": core["random_share"],
+            "num_draws": test["num_draws"],
+            "family_size": family_size,
         },
-        effect=effect_from_stat(
-            f"share of an image's top-{summary['settings']['nn_k']} in the global core", share, percent=True
+        statistic={"name": "core share / a random top-K's share", "value": share["mean"] / core["random_share"]},
+        effect=effect_from_stat(f"share of an image's top-{k} in the global core", share, percent=True),
+        test=hypothesis_test(
+            "one-sided Monte Carlo permutation of each image's subset ids, the core recomputed per draw",
+            test["p_value"],
+            p_adjusted=p_adjusted,
+            correction="Holm",
+            family_size=family_size,
+            p_floor=test["p_value_floor"],
         ),
         notes=[
-            f"a random top-K would share {format_percent(core['random_share'])}",
-            f"{format_number(share['mean'] / core['random_share'])}× a random top-K's share",
-            f"at a simple majority ({MAJORITY_SHARE:.0%}) the rule would read {_share_decision(share, MAJORITY_SHARE)}",
+            f"random top-K sets: {format_percent(test['null']['mean'])} in their own core (97.5 % quantile "
+            f"{format_percent(test['null']['q975'])}, largest {format_percent(test['null']['max'])}); a fixed core would "
+            f"get {format_percent(core['random_share'])}",
+            "no threshold on the share is set (the original study states none; the earlier 75 % of this project's own is dropped)",
+            power_note(best),
         ],
     )
 
 
 def contrast_verdict(summary: dict[str, Any]) -> dict[str, Any]:
-    """Is the scalar ranking more class-aligned than the vector one? The direct test of the difference (:data:`CONTRAST_RULE`)."""
+    """Is the scalar ranking more class-aligned than the vector one? The paired AUC difference (:data:`CONTRAST_RULE`)."""
     contrast = summary["scalar_minus_vector"]
-    test, hits = contrast["tests"]["nn_accuracy"], contrast["nn_hit_difference"]
-    if test["p_greater"] < ALPHA / 2 and hits["ci_low"] > 0:
+    auc, hits = contrast["auc_bootstrap"], contrast["nn_hits"]
+    adjusted, family_size = family_adjusted(summary)
+    p_adjusted = adjusted["scalar_minus_vector", ""]
+    best = bootstrap_best_p(auc["num_resamples"], family_size)
+    if p_adjusted < ALPHA and auc["ci_low"] > 0:
         decision = HOLDS
-    elif test["p_less"] < ALPHA / 2 and hits["ci_high"] < 0:
+    elif p_adjusted < ALPHA and auc["ci_high"] < 0:
         decision = FAILS
     else:
         decision = CANNOT_TELL
+    mcnemar_power = NO_POWER if no_power(hits["best_attainable_p"]) else "has power"
     notes = [
-        f"{STATISTIC_NAMES[name]}: scalar − vector {format_number(entry['observed'])}, null {format_number(entry['null']['mean'])} "
-        f"[{format_number(entry['null']['q025'])}, {format_number(entry['null']['q975'])}], p(scalar > vector) = {format_number(entry['p_greater'])}, "
-        f"p(vector > scalar) = {format_number(entry['p_less'])}"
-        for name, entry in contrast["tests"].items()
+        f"pooled AUC: scalar {format_number(auc['first'])}, vector {format_number(auc['second'])}; {auc['num_resamples']} "
+        f"replicates over {auc['num_classes']} classes, seed {auc['seed']}",
+        f"1-NN hits: scalar {hits['first_hits']}, vector {hits['second_hits']} of {summary['num_valid']}; "
+        f"{hits['first_only']} scalar-only and {hits['second_only']} vector-only images; exact McNemar p = "
+        f"{format_number(hits['p_value'])}, best attainable on {hits['first_only'] + hits['second_only']} discordant "
+        f"images {format_number(hits['best_attainable_p'])} ({mcnemar_power}); with these two totals no split "
+        f"gets below p = {format_number(hits['best_attainable_p_at_these_totals'])}",
+        *(
+            f"{STATISTIC_NAMES[name]} under the same label permutations (null: neither aligned, not equality): scalar − vector "
+            f"{format_number(entry['observed'])}, p(scalar > vector) = {format_number(entry['p_greater'])}, "
+            f"p(vector > scalar) = {format_number(entry['p_less'])}"
+            for name, entry in contrast["tests"].items()
+        ),
+        power_note(best),
     ]
     return verdict(
         "scalar_minus_vector",
         f"top-{summary['settings']['nn_k']} scalar signatures are more class-aligned than the vector ranking's",
-        decision,
+        with_power_rule(decision, best),
         CONTRAST_RULE,
-        parameters={"alpha": ALPHA, "num_permutations": summary["settings"]["num_permutations"]},
-        effect=effect_from_stat("per-image 1-NN hit, scalar − vector (paired)", hits, percent=True),
+        parameters={"alpha": ALPHA, "num_resamples": auc["num_resamples"], "family_size": family_size},
+        effect=effect_from_stat(
+            "pooled AUC, scalar − vector (paired class bootstrap)", {**auc, "mean": auc["observed"]}
+        ),
         test=hypothesis_test(
-            "label permutation over images applied to both rankings, difference of 1-NN accuracies, two-sided",
-            min(1.0, 2 * min(test["p_greater"], test["p_less"])),
-            p_floor=min(1.0, 2 * test["p_value_floor"]),
+            "paired percentile bootstrap over classes of the AUC difference, two-sided",
+            auc["p_value"],
+            p_adjusted=p_adjusted,
+            correction="Holm",
+            family_size=family_size,
+            p_floor=auc["p_value_floor"],
         ),
         notes=notes,
     )
 
 
 def seed_claim_verdict(
-    summary: dict[str, Any], alignment: list[dict[str, Any]], contrast: dict[str, Any]
+    summary: dict[str, Any],
+    alignment: list[dict[str, Any]],
+    contrast: dict[str, Any],
+    alignment_context: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """What the seed reports: class-aligned in the predicted-class projection only (scalar aligned, vector not), decided on the
     scalar's alignment, the direct scalar − vector test and the vector's alignment."""
@@ -216,6 +279,7 @@ def seed_claim_verdict(
         decision = CANNOT_TELL
     seed = summary["published"]["resnet18"]
     block = summary["rankings"]["scalar"]["binary"]["true_label"]
+    core = next(entry["decision"] for entry in alignment_context if entry["id"] == "vector_global_core")
     return verdict(
         "seed_claim",
         "the seed reports class alignment only in the predicted-class projection (scalar signatures aligned, the vector ranking not)",
@@ -229,6 +293,7 @@ def seed_claim_verdict(
             f"here {format_number(block['over_chance'])}× out of at most {format_number(1 / block['chance'])}× "
             f"({summary['num_classes']} classes): multiples of chance are not comparable",
             f"the leak-free control's decision: {decisions[CONTROL]}",
+            f"the original study's shared global core (vector ranking): {core}",
         ],
     )
 
@@ -237,4 +302,5 @@ def experiment_4_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """Every Experiment 4 verdict, in REPORT order."""
     alignment = alignment_verdicts(summary)
     contrast = contrast_verdict(summary)
-    return [*alignment, contrast, near_global_verdict(summary), seed_claim_verdict(summary, alignment, contrast)]
+    core = core_verdict(summary)
+    return [*alignment, contrast, core, seed_claim_verdict(summary, alignment, contrast, [core])]

@@ -48,6 +48,7 @@ _EXPORTS: dict[str, str] = {
     "HOLDS": "verdicts",
     "NEAR_BOUND_MARGIN": "verdicts",
     "NOT_CONVERGED": "verdicts",
+    "NO_POWER": "verdicts",
     "POST_HOC": "verdicts",
     "POWER": "verdicts",
     "SATURATED": "verdicts",

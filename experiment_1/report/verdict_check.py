@@ -30,7 +30,9 @@ orders 4 … L − 1 and κ's and C≤3's CIs in ``projections[p]`` against ``bi
 ``binomial_null``; the verdict's own κ − null κ CI checked against them), the same in the Walsh basis (``walsh.*``) and
 ``basis.*`` (the two shape verdicts of the summary); the λ sweep's ``migration`` (CI and sign test) and ``monotone``
 (``kappa_changes[p].steps``, Holm over the steps); the depth ladder's paired rule and its ±margin rule; Experiment 4's
-alignment (Holm p), ``scalar_minus_vector`` (the one-sided ps of ``scalar_minus_vector.tests.nn_accuracy``) and its seed
+alignment (Holm p; no power when the floor times the family size exceeds α), ``scalar_minus_vector`` (the paired
+AUC-difference CI with its Holm p and floor; in files written before it, the one-sided ps of
+``scalar_minus_vector.tests.nn_accuracy``), the global core against random top-K sets (Holm p and floor) and its seed
 claim (its parts' verdicts); Experiment 5's hard − easy rule (Holm p and CI, breadth or order measure) and its seed claim
 at the strength of its parts; Experiment 3's ``relative_error`` (the block keeps only the smallest K: every K < 2^L read
 from ``sources.magnitude_<ranking>.curves.relative_error``) and ``controls`` (its numbers only in notes: read from
@@ -61,7 +63,16 @@ from typing import Any, Iterator
 from experiment_1.errors import PipelineError
 from experiment_1.files import load_summary, read_json
 from experiment_1.report.markdown import NON_FINITE
-from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, NOT_CONVERGED, POST_HOC, UNRESOLVED
+from experiment_1.report.verdicts import (
+    CANNOT_TELL,
+    DECISIONS,
+    FAILS,
+    HOLDS,
+    NO_POWER,
+    NOT_CONVERGED,
+    POST_HOC,
+    UNRESOLVED,
+)
 
 DECIDED_BY_RULE = (HOLDS, FAILS, CANNOT_TELL)  # the decisions a rule's CI / threshold clause gives
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*(%?)"
@@ -468,9 +479,36 @@ def _margin_rule(entry: dict[str, Any], document: Any) -> str:
     return HOLDS if enough and -margin < low and high < margin else CANNOT_TELL
 
 
+def _no_power(entry: dict[str, Any]) -> bool:
+    """The test's best attainable adjusted p (its floor times its Holm family's size) exceeds α."""
+    family = (entry.get("test") or {}).get("family_size") or 1
+    return family * _need(entry, "test", "p_floor") > _parameter(entry, "alpha") * (1 + 1e-9)
+
+
 def _alignment_rule(entry: dict[str, Any], document: Any) -> str:
     """Every statistic beats the label-permutation null at Holm p < α: the claim's Holm p (the largest) below α; never
-    fails."""
+    fails; no power when the best attainable adjusted p exceeds α."""
+    if _no_power(entry):
+        return NO_POWER
+    return HOLDS if _need(entry, "test", "p_adjusted") < _parameter(entry, "alpha") else CANNOT_TELL
+
+
+def _auc_contrast_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 4's scalar − vector AUC difference: the CI's side with the Holm-adjusted bootstrap p below α; no power
+    when its best attainable adjusted p exceeds α."""
+    low, high = _ci(entry)
+    p_adjusted, alpha = _need(entry, "test", "p_adjusted"), _parameter(entry, "alpha")
+    if _no_power(entry):
+        return NO_POWER
+    if p_adjusted < alpha and low > 0:
+        return HOLDS
+    return FAILS if p_adjusted < alpha and high < 0 else CANNOT_TELL
+
+
+def _core_rule(entry: dict[str, Any], document: Any) -> str:
+    """Experiment 4's global core against random top-K sets: Holm-adjusted p below α holds; never fails."""
+    if _no_power(entry):
+        return NO_POWER
     return HOLDS if _need(entry, "test", "p_adjusted") < _parameter(entry, "alpha") else CANNOT_TELL
 
 
@@ -896,7 +934,15 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (re.compile(r"^holds when the 95 % CI of the paired difference lies inside ±"), DECIDED_BY_RULE, _margin_rule),
     (
         re.compile(r"^holds when the same − different mean Jaccard, the AUC and the 1-NN accuracy all beat the label-permutation null"),
-        DECIDED_BY_RULE, _alignment_rule,
+        (*DECIDED_BY_RULE, NO_POWER), _alignment_rule,
+    ),
+    (
+        re.compile(r"^the scalar − vector difference of the pooled AUC"),
+        (*DECIDED_BY_RULE, NO_POWER), _auc_contrast_rule,
+    ),
+    (
+        re.compile(r"^holds when more of each image's top-K lies in the global core than random top-K sets"),
+        (*DECIDED_BY_RULE, NO_POWER), _core_rule,
     ),
     (
         re.compile(r"^the difference of the scalar and vector 1-NN accuracies under the same label permutations"),

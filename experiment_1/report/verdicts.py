@@ -18,7 +18,9 @@ A summary's ``verdicts`` is a list (render order) of dicts built by :func:`verdi
 Decisions (closed vocabulary): ``holds`` / ``fails`` (the data decide the claim), ``cannot tell`` (they do
 not: a CI that covers both answers, or that contains the seed's value, or a test too weak to see the effect —
 :func:`power_guard`), ``cannot tell (not converged)`` (a limit whose estimates still move across the last
-steps of its grid: a cannot tell with its cause), ``consistent (post hoc)`` (a law that agrees with the data it was
+steps of its grid: a cannot tell with its cause), ``cannot tell (no power)`` (a test whose best attainable p — its
+floor for the data at hand: 1/(n + 1) for n permutations, 2·0.5^n for an exact sign test on n untied pairs, times
+the family size under Holm — exceeds α: no outcome could have decided), ``consistent (post hoc)`` (a law that agrees with the data it was
 fitted to: not a test until it meets other data), ``saturated`` (the measure sits at its bound, within :data:`NEAR_BOUND_MARGIN` of it, or
 at one value, on ≥ 90 % of images: it cannot move, so it says nothing), ``constant`` (one value on every
 image), ``unresolved`` (the quantity sits within the round-off floor of the arithmetic: it is noise, never a
@@ -60,7 +62,8 @@ NOT_CONVERGED = (
     "cannot tell (not converged)"  # a limit whose successive slopes still move: a cannot tell with its cause
 )
 POST_HOC = "consistent (post hoc)"  # a law that holds on the data it was fitted to: not a test
-DECISIONS = (HOLDS, FAILS, CANNOT_TELL, NOT_CONVERGED, POST_HOC, SATURATED, CONSTANT, UNRESOLVED, NON_FINITE)
+NO_POWER = "cannot tell (no power)"  # a test whose best attainable p exceeds α: no outcome of it could decide
+DECISIONS = (HOLDS, FAILS, CANNOT_TELL, NOT_CONVERGED, NO_POWER, POST_HOC, SATURATED, CONSTANT, UNRESOLVED, NON_FINITE)
 
 ALPHA = 0.05
 SATURATION_SHARE = 0.9  # at a bound (or one value) on at least this share of images → saturated

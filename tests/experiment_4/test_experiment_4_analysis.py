@@ -139,10 +139,10 @@ def test_the_seeds_contrast_is_tested_on_the_difference(tmp_path: Path) -> None:
     summary = run_step_2(planted_document(aligned=True, vector_aligned=False), tmp_path)
     found = decisions(summary)
     assert found["class_alignment.scalar"] == "holds" and found["class_alignment.vector"] == "cannot tell"
-    assert found["scalar_minus_vector"] == "holds" and summary["scalar_minus_vector"]["nn_hit_difference"]["ci_low"] > 0
+    assert found["scalar_minus_vector"] == "holds" and summary["scalar_minus_vector"]["auc_bootstrap"]["ci_low"] > 0
     assert found["seed_claim"] == "holds"
-    near = {entry["id"]: entry for entry in summary["verdicts"]}["vector_near_global"]
-    assert "this project's own threshold" in near["rule"] and any("simple majority" in note for note in near["notes"])
+    core = {entry["id"]: entry for entry in summary["verdicts"]}["vector_global_core"]
+    assert "75" not in core["rule"] and core["parameters"]["family_size"] == 11
 
 
 def test_step_2_refuses_signatures_it_cannot_test(tmp_path: Path) -> None:

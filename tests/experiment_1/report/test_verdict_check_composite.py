@@ -21,6 +21,7 @@ SPECTRUM = "experiment_2/results_efficientnet_lite0_null_seeds/seed_001/summary.
 SWEEP = "experiment_2/results_3c_efficientnet_lite0_native/summary_all.json"
 DEPTH = "paper/results_depth_efficientnet_lite_sample/depth.json"
 OVERLAP = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
+OLD_OVERLAP = "experiment_4/results_efficientnet_lite1_sample/overlap.json"  # written before the AUC contrast
 ANALYSIS = "experiment_5/results_efficientnet_lite0_sample/analysis.json"
 TOPK = "experiment_3/results_efficientnet_lite0_sample/summary.json"
 LIMIT = "experiment_2/results_3c_resnet18/summary_3c.json"
@@ -72,11 +73,13 @@ CASES = [
     (DEPTH, "kappa_over_l.width.efficientnet_lite1-efficientnet_lite2", ("block", "parameters", "margin"), "margin"),
     (OVERLAP, "class_alignment.vector", ("block", "test", "p_adjusted"), "test.p_adjusted"),
     (
-        OVERLAP,
+        OLD_OVERLAP,
         "scalar_minus_vector",
         ("source", "scalar_minus_vector", "tests", "nn_accuracy"),
         "scalar_minus_vector.tests.nn_accuracy",
     ),
+    (OVERLAP, "scalar_minus_vector", ("block", "test", "p_adjusted"), "test.p_adjusted"),
+    (OVERLAP, "vector_global_core", ("block", "test", "p_floor"), "test.p_floor"),
     (OVERLAP, "seed_claim", ("verdict", "scalar_minus_vector"), "the verdict scalar_minus_vector"),
     (ANALYSIS, "kbar_vector.hard_minus_easy", ("block", "test", "p_adjusted"), "test.p_adjusted"),
     (ANALYSIS, "seed_claim", ("source", "published", "resnet18", "invariant_measures"), "invariant_measures"),
