@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,18 @@ def test_layout_check_fails_on_a_float_too_large_a_wide_box_and_a_long_body() ->
     at_limit = f"Output written on build/main.pdf ({BODY_PAGES} pages, 100 bytes).\n"
     assert layout_problems(at_limit, "main.log", BODY_PAGES) == []
     assert layout_problems(log.splitlines()[-1], "supplement.log") == []
+
+
+def abstract_words(root: Path = REPO) -> int:
+    """The abstract's words as printed: its macros expanded from generated/macros.tex, \\Finding's references dropped."""
+    macros = dict(
+        re.findall(r"^\\newcommand\{\\(\w+)\}\{(.*?)\}%", (root / "paper/generated/macros.tex").read_text(), re.M)
+    )
+    text = (root / "paper/sections/abstract.tex").read_text(encoding="utf-8")
+    text = re.sub(r"\\Finding\{[^}]*\}\{[^}]*\}", "", text)
+    text = re.sub(r"\\(\w+)(\{\})?", lambda match: macros.get(match.group(1), " "), text)
+    return len(re.findall(r"[\w.\-−]+", re.sub(r"[${}\\]", " ", text)))
+
+
+def test_the_abstract_is_at_most_200_words() -> None:
+    assert 150 <= abstract_words() <= 200, abstract_words()
