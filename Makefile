@@ -141,12 +141,15 @@ reports: $(BIN)/.installed
 		$(BIN)/python -m experiment_5.step_3_plot --analysis experiment_5/results_efficientnet_$${lite}_sample/analysis.json \
 			--per-image experiment_5/results_efficientnet_$${lite}_sample/per_image.pt || exit 1; done
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
+	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_240px_sample/summary.json
+	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_240px_sample/summary.json
+	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_240px_sample/summary.json
 	for arch in resnet18 efficientnet_lite0; do \
 		$(BIN)/python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_$${arch}_native/summary_all.json \
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
 	$(BIN)/python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
 	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
-		--output paper/results_depth_efficientnet_lite_sample/depth.json
+		--resolution-control _240px_sample --output paper/results_depth_efficientnet_lite_sample/depth.json
 	$(BIN)/python -m paper.make_tables
 
 # The paper: regenerate paper/generated/ (and tables.md) from the summaries, then build paper/build/main.pdf.
@@ -293,4 +296,4 @@ offline-results-depth: offline-results-lite1 offline-results-lite2 offline-resul
 		$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_$${lite}_sample/summary.json && \
 		$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
 	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
-		--output paper/results_depth_efficientnet_lite_sample/depth.json
+		--resolution-control _240px_sample --output paper/results_depth_efficientnet_lite_sample/depth.json
