@@ -341,3 +341,13 @@ def test_the_resolution_control_separates_depth_from_resolution(tmp_path: Path) 
     control = load_rung(tmp_path, "shallow", "_240px_sample", label="240px")
     analysis = depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep")], control=control)
     assert by_id(analysis["verdicts"])["kappa_over_l.resolution.shallow-shallow_240px"]["decision"] == "fails"
+
+
+def test_the_verdict_checker_rederives_the_equivalence_rule_and_refuses_an_edited_decision(tmp_path: Path) -> None:
+    from experiment_1.report.verdict_check import composite_decision
+
+    jitter = np.linspace(-0.01, 0.01, 8)
+    width = _width_case(tmp_path, list(2.95 + jitter))["kappa_over_l.width.deep-wide"]
+    assert composite_decision(width, {})[0] == width["decision"] == "holds"
+    edited = {**width, "parameters": {**width["parameters"], "margin": 0.001}}  # planted: the interval lies beyond it
+    assert composite_decision(edited, {})[0] == "fails" != edited["decision"]  # the stored "holds" is refused
