@@ -141,13 +141,16 @@ reports: $(BIN)/.installed
 		$(BIN)/python -m experiment_5.step_3_plot --analysis experiment_5/results_efficientnet_$${lite}_sample/analysis.json \
 			--per-image experiment_5/results_efficientnet_$${lite}_sample/per_image.pt || exit 1; done
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
+	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_240px_sample/summary.json
+	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_240px_sample/summary.json
+	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_240px_sample/summary.json
 	for arch in resnet18 efficientnet_lite0; do \
 		$(BIN)/python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_$${arch}_native/summary_all.json \
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
 	$(BIN)/python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
 	$(HELD_LAW_TESTS)
 	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
-		--output paper/results_depth_efficientnet_lite_sample/depth.json
+		--resolution-control _240px_sample --output paper/results_depth_efficientnet_lite_sample/depth.json
 	$(BIN)/python -m paper.make_tables
 
 # The paper: regenerate paper/generated/ (and tables.md) from the summaries, check every finding sentence against
@@ -185,11 +188,11 @@ NULL_CALIBRATION ?= 50
 NULL_DIR := experiment_2/results_efficientnet_lite0_null_seeds
 LITE0_SPECTRUM := experiment_2/results_efficientnet_lite0_sample/summary.json
 
-.PHONY: offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2
+.PHONY: offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
 # The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
 # which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
 OFFLINE_THREADS ?= 1
-offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2: \
+offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
 offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
 	$(BIN)/python -m paper.make_tables
@@ -313,10 +316,19 @@ offline-results-lite2: $(BIN)/.installed
 	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite2 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
 		--limit $(DEPTH_IMAGES) --results-name results_efficientnet_lite2_sample
 
-offline-results-depth: offline-results-lite1 offline-results-lite2
+# The depth comparison's resolution control: EfficientNet-Lite0 at Lite1's 240 px on the same first 24 test images
+# (Experiments 1-3, one pass, a few minutes on 2 CPU cores).
+offline-results-lite0-240px: $(BIN)/.installed
+	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --resolution 240 \
+		--limit $(DEPTH_IMAGES) --results-name results_efficientnet_lite0_240px_sample
+	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_240px_sample/summary.json
+	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_240px_sample/summary.json
+	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_240px_sample/summary.json
+
+offline-results-depth: offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
 	for lite in lite1 lite2; do \
 		$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_$${lite}_sample/summary.json && \
 		$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_$${lite}_sample/summary.json && \
 		$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
 	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
-		--output paper/results_depth_efficientnet_lite_sample/depth.json
+		--resolution-control _240px_sample --output paper/results_depth_efficientnet_lite_sample/depth.json

@@ -85,12 +85,6 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="corners: off (the all-off network), on (the full network) (default: both)",
     )
     parser.add_argument(
-        "--resolution",
-        type=positive_int,
-        default=None,
-        help="input crop in pixels (short side resized in the architecture's proportion) (default: the architecture's own)",
-    )
-    parser.add_argument(
         "--random-masks",
         type=positive_int,
         default=256,

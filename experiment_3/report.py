@@ -9,7 +9,7 @@ import numpy as np
 from experiment_1.mobius import RANKINGS
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_3.summary import controls_of
-from experiment_3.topk import SOURCES
+from experiment_3.topk import SOURCES, TRUNK_REMOVED
 
 LABELS = {
     "magnitude": "magnitude top-K",
@@ -104,7 +104,7 @@ def smallest_k_table(summary: dict[str, Any]) -> str:
         + [f"grid K: mean top-1 ≥ {format_percent(target, 0)}"]
     )
     rows = []
-    for source in SOURCES:
+    for source in [source for source in (*SOURCES, TRUNK_REMOVED) if source in summary["sources"]]:
         block = summary["sources"][source]
         grid = list(block["grid_k_reaching"].values())
         rows.append(

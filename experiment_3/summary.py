@@ -31,7 +31,7 @@ from experiment_1.report import (
     sign_flip_p_rows,
 )
 from experiment_1.run import image_counts, valid_images
-from experiment_3.topk import CURVE_METRICS, SOURCES
+from experiment_3.topk import CURVE_METRICS, SOURCES, TRUNK_REMOVED
 from experiment_3.verdicts import verdicts
 
 QUESTION = "Is the Möbius decomposition sparse at the level of individual subsets?"
@@ -206,7 +206,8 @@ def beside_seed(
 def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
     """The Experiment 3 summary (see the module docstring)."""
     valid = valid_images(arrays)
-    sources = {source: source_summary(arrays, source, valid, config, seed) for source in SOURCES}
+    present = [*SOURCES, *([TRUNK_REMOVED] if f"top1_agreement_{TRUNK_REMOVED}" in arrays else [])]
+    sources = {source: source_summary(arrays, source, valid, config, seed) for source in present}
     improvement = {ranking: improvement_summary(arrays, ranking, valid, seed) for ranking in RANKINGS}
     seed_numbers = published.published_numbers("experiment_3")
     comparison = beside_seed(sources, improvement, config, seed_numbers)

@@ -42,6 +42,10 @@ SOURCES = (
     "low_order_first",
 )
 CURVE_METRICS = ("captured_energy", "captured_scalar_energy", "relative_error", "top1_agreement")
+TRUNK_REMOVED = "trunk_removed_vector"
+"""The trunk-removed variant: the vector ranking over S ≠ ∅ only, reconstructing h(full) − h(∅) (the interactions'
+part of the function) and scored against its top-1 class, so the trunk cannot carry the agreement (runs before it
+was added lack it)."""
 
 
 def control_generator(seed: int, control: str, draw: int, sample_index: int) -> torch.Generator:
@@ -108,6 +112,12 @@ def top_k_order_histograms(permutation: torch.Tensor, ks: Sequence[int]) -> torc
     return counts[:, torch.as_tensor(list(ks), device=permutation.device) - 1]
 
 
+def trunk_removed_ranking(ranking: torch.Tensor) -> torch.Tensor:
+    """``ranking`` ``(B, 2^L)`` with ∅ (mask 0) moved to the end: the order of the S ≠ ∅ kept, ∅ ranked last."""
+    keep = ranking != 0
+    return torch.cat([ranking[keep].reshape(ranking.shape[0], -1), torch.zeros_like(ranking[:, :1])], dim=1)
+
+
 def topk_metrics(
     logits: torch.Tensor,
     sample_indices: Sequence[int],
@@ -125,7 +135,8 @@ def topk_metrics(
     and ``low_order_first`` — with D draws (1 for a ranking, ``num_random_seeds`` for a control):
     ``{metric}_{source}`` ``(B, D, len(ks))`` for each of :data:`CURVE_METRICS` (captured vector
     energy Γ_K, captured scalar energy, relative L2 error, top-1 agreement), ``k_mass_{source}``
-    ``(B, D, len(mass_fractions))``, ``k_error_{source}`` ``(B, D, len(error_thresholds))``. Plus
+    ``(B, D, len(mass_fractions))``, ``k_error_{source}`` ``(B, D, len(error_thresholds))``; the same for the
+    :data:`TRUNK_REMOVED` source (∅'s coefficient zeroed, the target h(full) − h(∅), energies without ∅). Plus
     ``k_eff_vector`` / ``k_eff_scalar`` ``(B,)``, ``order_histogram_{ranking}`` ``(B, len(ks), L+1)``
     of the magnitude top-K, and ``full_prediction`` ``(B,)``. Controls are seeded per
     ``(seed, control, draw, sample index)``.
@@ -154,12 +165,19 @@ def topk_metrics(
     }
     for ranking in RANKINGS:
         metrics[f"order_histogram_{ranking}"] = top_k_order_histograms(rankings[ranking], ks)
+    sources[TRUNK_REMOVED] = [trunk_removed_ranking(rankings["vector"])]
+    without_trunk = [tensor.clone() for tensor in (coefficients, vector_energy, scalar_energy)]
+    for tensor in without_trunk:
+        tensor[:, 0] = 0  # mask 0 is ∅: its coefficient is h(∅), the trunk
     for source, permutations in sources.items():
         draws: dict[str, list[torch.Tensor]] = {}
+        removed = source == TRUNK_REMOVED
+        source_coefficients, energy, scalar = without_trunk if removed else (coefficients, vector_energy, scalar_energy)
+        target = full - coefficients[:, 0] if removed else full
         for permutation in permutations:
-            result = cumulative_reconstruction(coefficients, permutation, full, ks, vector_energy, error_thresholds)
-            result["captured_scalar_energy"] = captured_fraction(scalar_energy, permutation)[:, k_index]
-            result["k_mass"] = smallest_k_reaching_mass(vector_energy, permutation, mass_fractions)
+            result = cumulative_reconstruction(source_coefficients, permutation, target, ks, energy, error_thresholds)
+            result["captured_scalar_energy"] = captured_fraction(scalar, permutation)[:, k_index]
+            result["k_mass"] = smallest_k_reaching_mass(energy, permutation, mass_fractions)
             result["k_error"] = result.pop("k_at_error")
             for name, value in result.items():
                 draws.setdefault(name, []).append(value)

@@ -9,7 +9,8 @@
   position, so the split is deterministic).
 - :func:`compare_groups`: the mean of a variable in two groups (bootstrap CIs), the difference
   ``second − first`` with a CI from resampling each group independently, Mann–Whitney p-value and
-  the standardised difference (difference / pooled standard deviation).
+  the standardised difference (difference / pooled standard deviation), and the equivalence test of
+  "no difference" within ±:data:`EQUIVALENCE_SD_FRACTION` pooled standard deviations (Welch TOST).
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from typing import Any
 import numpy as np
 from scipy import stats as scipy_stats
 
-from experiment_1.report import NUM_RESAMPLES, bootstrap_mean_ci
+from experiment_1.report import NUM_RESAMPLES, bootstrap_mean_ci, tost_two_sample
+
+EQUIVALENCE_SD_FRACTION = 0.25
+"""The equivalence margin of "difficulty does not move this measure": a quarter of the measure's pooled between-image
+standard deviation in the two groups (README, Equivalence margins)."""
 
 RESAMPLE_CHUNK = 250
 
@@ -132,7 +137,8 @@ def ci_excludes_zero(stat: dict[str, Any], low: str = "ci_low", high: str = "ci_
 def compare_groups(
     first: np.ndarray, second: np.ndarray, seed: int = 0, num_resamples: int = NUM_RESAMPLES
 ) -> dict[str, Any]:
-    """Means of two groups with CIs, and ``second − first``: difference with CI, Mann–Whitney p, standardised size."""
+    """Means of two groups with CIs, and ``second − first``: difference with CI, Mann–Whitney p, standardised size, and
+    ``equivalence`` (:func:`experiment_1.report.tost_two_sample` within ±:data:`EQUIVALENCE_SD_FRACTION` pooled SDs)."""
     first, second = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
     if min(len(first), len(second)) < 2:
         raise ValueError(f"each group needs at least two values; got {len(first)} and {len(second)}")
@@ -151,4 +157,5 @@ def compare_groups(
         "difference": {"mean": difference, "ci_low": low, "ci_high": high},
         "mann_whitney_p": float(scipy_stats.mannwhitneyu(second, first, alternative="two-sided").pvalue),
         "standardised_difference": difference / pooled if pooled > 0 else 0.0,
+        "equivalence": tost_two_sample(first, second, EQUIVALENCE_SD_FRACTION * float(pooled)),
     }

@@ -51,6 +51,7 @@ def quartile_analysis(
             "hard_minus_easy": comparison["difference"],
             "mann_whitney_p": comparison["mann_whitney_p"],
             "standardised_difference": comparison["standardised_difference"],
+            "equivalence": comparison["equivalence"],
         }
     return result
 

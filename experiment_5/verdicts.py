@@ -25,13 +25,14 @@ from experiment_1.report import (
     NON_FINITE,
     SATURATION_SHARE,
     by_id,
-    conjunction,
     effect_from_stat,
     holm,
     hypothesis_test,
+    parts_decision,
     seed_comparison,
     verdict,
 )
+from experiment_5.association import EQUIVALENCE_SD_FRACTION
 from experiment_5.formatting import SCORE_LABELS, measure_label
 
 BREADTH_PREFIXES = ("n_eff", "k_err", "k_mass")
@@ -43,14 +44,17 @@ RULES = {
         "saturated (constant: on all of them) and "
         "is not judged. Otherwise, by the hard − easy quartile difference of the primary score: a breadth measure (N_eff^v, "
         "K_τ^err, K_η^mass) holds when the Holm-adjusted Mann–Whitney p ≤ 0.05 and the 95 % CI lies above 0, fails when it "
-        "lies below 0 with p ≤ 0.05, else cannot tell; an order measure (k̄, κ, C≤3; the seed reports no change) fails when "
-        "p ≤ 0.05 and the CI excludes 0, else cannot tell (without an equivalence margin a CI around 0 cannot confirm "
-        "\"no change\"). Holm runs over every measure judged"
+        "lies below 0 with p ≤ 0.05, else cannot tell; an order measure (k̄, κ, C≤3; the seed reports no change) is judged "
+        f"for equivalence within ±{EQUIVALENCE_SD_FRACTION:g} pooled between-image standard deviations by two one-sided "
+        "Welch t-tests (TOST; its 90 % t-interval): holds when the TOST p, Holm-adjusted over the order measures judged, "
+        "is ≤ 0.05; fails when the Holm-adjusted Mann–Whitney p ≤ 0.05, the CI excludes 0 and the difference lies beyond "
+        "the margin (one-sided p ≤ 0.05); else cannot tell. Holm runs over every measure judged"
     ),
     "seed_claim": (
         "at the strength of its parts: holds when every part holds; fails when a part fails in both halves (breadth: "
         "N_eff^v, K_τ^err; invariance: the order measures) or when every part is decided and one fails; a failing part "
-        "beside undecided ones gives cannot tell (partly contradicted); else cannot tell (a saturated part says nothing)"
+        "beside undecided ones gives the decision cannot tell (partly contradicted); else cannot tell (a saturated part "
+        "says nothing)"
     ),
     "partial": (
         "holds when ρ(primary score, K_τ^err) and its partial ρ given ‖h(full)‖ both have 95 % CIs excluding 0 with the same "
@@ -71,15 +75,22 @@ def _claim(measure: str, score: str) -> str:
     return f"difficulty ({SCORE_LABELS[score]} quartiles) does not move {label} (the seed reports it invariant)"
 
 
-def _decide(measure: str, difference: dict[str, float], p_adjusted: float) -> str:
-    """The measure rule (:data:`RULES`) on one difference and its adjusted p."""
+def _decide(
+    measure: str, difference: dict[str, float], p_adjusted: float, equivalence: dict[str, Any] | None = None
+) -> str:
+    """The measure rule (:data:`RULES`) on one difference and its adjusted p; an order measure also reads its
+    ``equivalence`` (the quartile entry's TOST with ``p_adjusted``, Holm over the order measures)."""
     if not np.isfinite([difference["ci_low"], difference["ci_high"], p_adjusted]).all():
         return NON_FINITE
     significant = p_adjusted <= ALPHA and (difference["ci_low"] > 0 or difference["ci_high"] < 0)
+    if _expected(measure) == "zero":
+        if equivalence is None:  # an analysis written before the equivalence test: no margin, no "holds"
+            return FAILS if significant else CANNOT_TELL
+        if equivalence["p_adjusted"] <= ALPHA:
+            return HOLDS
+        return FAILS if significant and equivalence["p_beyond"] <= ALPHA else CANNOT_TELL
     if not significant:
         return CANNOT_TELL
-    if _expected(measure) == "zero":
-        return FAILS
     return HOLDS if difference["ci_low"] > 0 else FAILS
 
 
@@ -88,6 +99,19 @@ def _adjusted(analysis: dict[str, Any], score: str) -> dict[str, float]:
     judged = [name for name in analysis["measures"] if analysis["saturation"][name] is None]
     p_values = [analysis["quartiles"][score]["measures"][name]["mann_whitney_p"] for name in judged]
     return dict(zip(judged, holm(p_values)))
+
+
+def _equivalence(analysis: dict[str, Any], score: str) -> dict[str, dict[str, Any]]:
+    """Every judged order measure's TOST under ``score`` with its p Holm-adjusted over those measures (``p_adjusted``);
+    empty for an analysis written before the equivalence test."""
+    measures = analysis["quartiles"][score]["measures"]
+    judged = [
+        name
+        for name in analysis["measures"]
+        if analysis["saturation"][name] is None and _expected(name) == "zero" and "equivalence" in measures[name]
+    ]
+    adjusted = holm([measures[name]["equivalence"]["p_value"] for name in judged])
+    return {name: {**measures[name]["equivalence"], "p_adjusted": p} for name, p in zip(judged, adjusted)}
 
 
 def _direction(measure: str, difference: dict[str, float]) -> str:
@@ -105,7 +129,10 @@ def _sensitivity(analysis: dict[str, Any], measure: str, decision: str, adjusted
     others = [score for score in analysis["scores"] if score != primary]
     decisions = {
         score: _decide(
-            measure, analysis["quartiles"][score]["measures"][measure]["hard_minus_easy"], adjusted[score][measure]
+            measure,
+            analysis["quartiles"][score]["measures"][measure]["hard_minus_easy"],
+            adjusted[score][measure],
+            _equivalence(analysis, score).get(measure),
         )
         for score in others
     }
@@ -162,7 +189,19 @@ def measure_verdict(analysis: dict[str, Any], measure: str, adjusted: dict[str, 
             **common,
         )
     p_adjusted = adjusted[primary][measure]
-    decision = _decide(measure, quartile["hard_minus_easy"], p_adjusted)
+    equivalence = _equivalence(analysis, primary).get(measure)
+    decision = _decide(measure, quartile["hard_minus_easy"], p_adjusted, equivalence)
+    if equivalence is not None:
+        common["parameters"] = {
+            **common["parameters"],
+            "margin": equivalence["margin"],
+            "margin_sd_fraction": EQUIVALENCE_SD_FRACTION,
+            "tost_p": equivalence["p_value"],
+            "tost_p_adjusted": equivalence["p_adjusted"],
+            "p_beyond": equivalence["p_beyond"],
+            "tost_ci_low": equivalence["ci_low"],
+            "tost_ci_high": equivalence["ci_high"],
+        }
     test = hypothesis_test(
         "Mann–Whitney U, hard vs easy quartile",
         quartile["mann_whitney_p"],
@@ -171,6 +210,11 @@ def measure_verdict(analysis: dict[str, Any], measure: str, adjusted: dict[str, 
         family_size=len(adjusted[primary]),
     )
     notes = [_direction(measure, quartile["hard_minus_easy"])] if decision in (HOLDS, FAILS) else []
+    if equivalence is not None:
+        notes.append(
+            f"equivalence margin ±{equivalence['margin']:.3g} ({EQUIVALENCE_SD_FRACTION:g} pooled SD): 90 % t-interval "
+            f"[{equivalence['ci_low']:.3g}, {equivalence['ci_high']:.3g}], TOST Holm p = {equivalence['p_adjusted']:.3g}"
+        )
     return verdict(
         f"{measure}.hard_minus_easy",
         _claim(measure, primary),
@@ -195,7 +239,8 @@ def seed_claim_verdict(analysis: dict[str, Any], measure_verdicts: dict[str, dic
     failing = [measure_label(name) for name, part in zip(parts, decisions) if part == FAILS]
     if failing and decision != FAILS:
         notes.append(
-            f"partly contradicted: {', '.join(failing)} fails while other parts are undecided, so the claim as a whole cannot be decided"
+            f"partly contradicted: {', '.join(failing)} fails while other parts are undecided, so the claim as a whole "
+            "cannot be decided, but it does not hold as stated"
         )
     return verdict(
         "seed_claim",
@@ -203,18 +248,16 @@ def seed_claim_verdict(analysis: dict[str, Any], measure_verdicts: dict[str, dic
         "moving the orders (k̄, κ, C≤3)",
         decision,
         RULES["seed_claim"],
+        parameters={"failing_parts": failing},
         notes=notes,
     )
 
 
 def seed_claim_decision(breadth: list[str], invariance: list[str]) -> str:
     """The seed-claim rule (:data:`RULES` ``seed_claim``) on the decisions of its two halves."""
-    decisions = breadth + invariance
-    whole = conjunction(decisions)
-    if whole != FAILS:
-        return whole
-    decided = all(part in (HOLDS, FAILS) for part in decisions)
-    return FAILS if decided or (FAILS in breadth and FAILS in invariance) else CANNOT_TELL
+    if FAILS in breadth and FAILS in invariance and NON_FINITE not in breadth + invariance:
+        return FAILS
+    return parts_decision(breadth + invariance)
 
 
 def partial_decision(entry: dict[str, Any]) -> str:

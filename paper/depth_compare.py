@@ -9,16 +9,19 @@ smallest K / 2^L keeping 90 % top-1 agreement and the 1-NN accuracy side by side
 claim on the images two networks share (paired, deeper − shallower), with the width control (two
 networks of equal L) beside it. Evaluates nothing.
 
-Inputs:  experiment_{2,3,4}/results_<arch><suffix>/ for every --ladder arch (missing ones are "not run").
+Inputs:  experiment_{2,3,4}/results_<arch><suffix>/ for every --ladder arch (missing ones are "not run"); with
+         --resolution-control SUFFIX, experiment_{2,3}/results_<first arch><SUFFIX>/ (the first network at the next
+         one's input size: depth and resolution separated).
 Outputs: --output (depth.json: the rows, the paired comparisons, the verdicts block and the rule's parameters).
 
     python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 \\
-        --suffix _sample --output paper/results_depth_efficientnet_lite_sample/depth.json
+        --suffix _sample --resolution-control _240px_sample --output paper/results_depth_efficientnet_lite_sample/depth.json
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from experiment_1.errors import PipelineError, run_cli
@@ -50,6 +53,13 @@ def main(argv: list[str] | None = None) -> None:
         help="the folder holding experiment_2 … experiment_4 (default: this checkout)",
     )
     parser.add_argument(
+        "--resolution-control",
+        default=None,
+        metavar="SUFFIX",
+        help="the first network of the ladder evaluated at the next deeper one's input size, in "
+        "experiment_N/results_<arch><SUFFIX> (e.g. _240px_sample): the resolution control (default: none)",
+    )
+    parser.add_argument(
         "--seed", type=arg_types.seed, default=0, help="seed of the bootstrap CIs (default: %(default)s)"
     )
     parser.add_argument(
@@ -68,7 +78,17 @@ def main(argv: list[str] | None = None) -> None:
         )
     if missing:
         print(f"not run yet (their rows stay empty): {', '.join(missing)}")
-    analysis = depth_analysis(rungs, args.seed)
+    control = None
+    if args.resolution_control is not None:
+        control = load_rung(args.root, args.ladder[0], args.resolution_control, label="control")
+        if control.num_blocks is None or control.input_size is None:
+            raise PipelineError(
+                f"--resolution-control {args.resolution_control}: no Experiment 2 or 3 results for {args.ladder[0]} in "
+                f"experiment_N/results_{args.ladder[0]}{args.resolution_control} under {args.root}; run it first "
+                "(make offline-results-lite0-240px)"
+            )
+        control = dataclasses.replace(control, label=f"{control.input_size}px")
+    analysis = depth_analysis(rungs, args.seed, control)
     atomic_write_json(args.output, analysis)
     print(f"wrote {args.output}")
     for entry in analysis["verdicts"]:

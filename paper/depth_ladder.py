@@ -27,11 +27,16 @@ when the CI lies below 0 and p < 0.05, and otherwise the data cannot tell — wi
 shared images no sign test can reach p < 0.05, so few images give "cannot tell", never a verdict
 from a collapsed bootstrap CI. Bounds (the preserving fraction cannot exceed 1): when the shallower
 network already sits at the bound on ≥ 90 % of its images, the measure cannot move in the claimed
-direction and the claim is "saturated"; when the deeper one does, the test still decides, and a
-note says that the effect is censored there (a lower bound on its size). The width control (two rungs of equal L, the wider minus the narrower) is judged for
-"no change" within a stated margin (holds: CI inside ±margin and enough images; fails: CI wholly beyond the
-margin with p < 0.05 — a small but consistent shift inside the margin does not contradict it), and the depth
-verdict's notes say whether depth or width moved the statistic. Every depth and width claim names the
+direction and the claim is "saturated"; when the deeper one does, the measure is censored there (every image where the
+shallower network is below the bound counts as up, so the test would read the shallower network alone) and the claim is
+"saturated" too, its note naming the censoring. The width control (two rungs of equal L, the wider minus the narrower)
+and the resolution control (the shallower network at the deeper one's input size, ``depth_analysis(control=…)``) are
+"no change" claims: equivalence within ±margin by two one-sided t-tests (TOST, :func:`experiment_1.report.tost`), the
+margin :data:`DEPTH_MARGIN_FRACTION` of the depth effect of the same measure on the same images (holds: the 90 %
+t-interval inside ±margin; fails: wholly beyond it; else cannot tell; saturated where a network sits at the bound) —
+a small but consistent shift inside the margin does not contradict it, and a note says so. The resolution control
+also re-judges each depth claim at one input size (``<measure>.depth_at_input.*``). The trunk-removed preserving
+fraction (Experiment 3's ``trunk_removed_vector`` source, where a run has it) is judged like the preserving fraction. Every depth and width claim names the
 input resolution of both networks (EfficientNet-Lite0/1/2 run at 224, 240 and 260 px), which changes
 with L here.
 """
@@ -50,13 +55,19 @@ from experiment_1.files import load_run_arrays, name_from_file, read_json
 from experiment_1.report import (
     ALPHA,
     CANNOT_TELL,
+    EQUIVALENCE_RULE,
     FAILS,
     HOLDS,
     SATURATED,
+    SATURATION_SHARE,
+    TOST_NAME,
     bootstrap_mean_ci,
+    decide_equivalence,
     effect_from_stat,
+    equivalence_margin,
     hypothesis_test,
     saturation,
+    tost,
     verdict,
 )
 
@@ -64,10 +75,12 @@ QUESTION = "Do the interaction statistics move with depth (and not with width), 
 GAMMA_FRACTIONS = (1 / 8, 1 / 4, 1 / 2)
 AGREEMENT_TARGET = 0.9
 MIN_PAIRED_IMAGES = 6  # the smallest n at which an exact two-sided sign test can reach p < 0.05 (2 / 2^6 = 0.031)
-# "no change" at equal depth: |difference| below this (the project's own margins: one order; a tenth of 2^L; 0.05 of L, under half the
-# κ/L shift the original study's ResNet-18 shows over its null, 0.625 − 0.5)
-WIDTH_MARGINS = {"peak_order": 1.0, "peak_minus_null": 1.0, "kappa_over_l": 0.05, "preserving_fraction": 0.1}
+# "no change" (a width step at equal L, a change of input resolution at equal L) is equivalence within ±margin by TOST, the
+# margin this fraction of the depth effect it must be told apart from (the same measure's mean paired depth difference on
+# the same images): a step inside it moves the measure by under a quarter of what depth does (README, Equivalence margins)
+DEPTH_MARGIN_FRACTION = 0.25
 SPECTRUM_MEASURES = ("peak_order", "peak_minus_null", "kappa_over_l")
+TRUNK_REMOVED_SOURCE = "trunk_removed_vector"  # experiment_3.topk.TRUNK_REMOVED (paper/ reads the arrays by name)
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,7 @@ class Rung:
     topk: dict[str, Any] | None
     topk_arrays: dict[str, np.ndarray] | None
     overlap: dict[str, Any] | None
+    label: str = ""  # a resolution control's input size (e.g. "240px"), empty for a rung of the ladder
 
     @property
     def num_blocks(self) -> int | None:
@@ -124,7 +138,7 @@ def _arrays(folder: Path, summary: dict[str, Any] | None) -> dict[str, np.ndarra
     return load_run_arrays(path, summary, folder / "summary.json")
 
 
-def load_rung(root: Path, arch: str, suffix: str) -> Rung:
+def load_rung(root: Path, arch: str, suffix: str, label: str = "") -> Rung:
     """The results folders of ``arch`` under ``root`` (``experiment_<N>/results_<arch><suffix>/``)."""
     folder = {
         number: Path(root)
@@ -134,7 +148,13 @@ def load_rung(root: Path, arch: str, suffix: str) -> Rung:
     }
     spectrum, topk = _json(folder[2] / "summary.json"), _json(folder[3] / "summary.json")
     return Rung(
-        arch, spectrum, _arrays(folder[2], spectrum), topk, _arrays(folder[3], topk), _json(folder[4] / "overlap.json")
+        arch,
+        spectrum,
+        _arrays(folder[2], spectrum),
+        topk,
+        _arrays(folder[3], topk),
+        _json(folder[4] / "overlap.json"),
+        label,
     )
 
 
@@ -174,6 +194,7 @@ def rung_row(rung: Rung) -> dict[str, Any]:
     num_blocks = rung.num_blocks
     row: dict[str, Any] = {
         "arch": rung.arch,
+        "label": rung.label,
         "num_blocks": num_blocks,
         "num_masks": None if num_blocks is None else 2**num_blocks,
         "input_size": rung.input_size,
@@ -206,6 +227,17 @@ def rung_row(rung: Rung) -> dict[str, Any]:
             },
             "agreement_k_fraction": None if reaching is None else reaching / masks,
         }
+        measures = per_image_measures(rung)
+        for name in (
+            "preserving_fraction",
+            "preserving_fraction_trunk_removed",
+        ):  # the second only in runs that have it
+            values = measures.get(name, (None, None))[1]
+            row["topk"][name] = (
+                None
+                if values is None
+                else {**bootstrap_mean_ci(values), "at_bound_share": float(np.mean(values == 1.0)), "bound": 1.0}
+            )
     if rung.overlap is not None:
         row["nearest_neighbour"] = _nn_accuracy(rung.overlap)
     return row
@@ -247,6 +279,12 @@ def per_image_measures(rung: Rung) -> dict[str, tuple[np.ndarray, np.ndarray]]:
             arrays["index"][valid],
             preserving_fraction(agreement, rung.topk["ks"], rung.topk["num_masks"])[valid],
         )
+        if f"top1_agreement_{TRUNK_REMOVED_SOURCE}" in arrays:  # runs from the trunk-removed variant on
+            removed = arrays[f"top1_agreement_{TRUNK_REMOVED_SOURCE}"][:, 0, :]
+            measures["preserving_fraction_trunk_removed"] = (
+                arrays["index"][valid],
+                preserving_fraction(removed, rung.topk["ks"], rung.topk["num_masks"])[valid],
+            )
     return measures
 
 
@@ -259,13 +297,20 @@ def _sample_list(summary: dict[str, Any] | None) -> str | None:
     return config.get("sample_list_sha256") or config.get("sample_index")
 
 
+def paired_values(
+    first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sample-list positions both hold, and the finite per-image ``second − first`` there (matched by position)."""
+    shared, first_at, second_at = np.intersect1d(first[0], second[0], return_indices=True)
+    difference = second[1][second_at] - first[1][first_at]
+    return shared, difference[np.isfinite(difference)]
+
+
 def paired_difference(
     first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray], seed: int = 0
 ) -> dict[str, Any]:
     """``second − first`` over the images both hold (matched by position): mean with bootstrap CI, sign counts, sign test."""
-    shared, first_at, second_at = np.intersect1d(first[0], second[0], return_indices=True)
-    difference = second[1][second_at] - first[1][first_at]
-    difference = difference[np.isfinite(difference)]
+    shared, difference = paired_values(first, second)
     positive, negative = int((difference > 0).sum()), int((difference < 0).sum())
     p_value = float(binomtest(positive, positive + negative).pvalue) if positive + negative else 1.0
     return {
@@ -289,53 +334,34 @@ def paired_verdict(
     verdict_id: str,
     claim: str,
     paired: dict[str, Any],
-    expected: str,
     effect_name: str,
     saturated: list[str],
-    margin: float | None = None,
     notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """One claim on a paired difference (see the module docstring for the rule); ``expected`` ∈ {"positive", "zero"};
-    ``saturated``: why the measure cannot move in the claimed direction (empty when it can)."""
+    """One "grows with depth" claim on a paired difference (see the module docstring for the rule); ``saturated``: why the
+    measure cannot be compared (a network at its bound; empty when it can)."""
     effect = effect_from_stat(effect_name, paired["difference"])
     test = hypothesis_test("exact two-sided sign test", paired["sign_test_p"])
     low, high, count = effect["ci_low"], effect["ci_high"], paired["num_finite"]
     enough = count >= MIN_PAIRED_IMAGES
     if saturated:
         decision = SATURATED
-    elif count == 0:
-        decision = CANNOT_TELL
-    elif expected == "zero":
-        reach = (
-            0.0 if margin is None else margin
-        )  # the claim is "by less than ±margin": only a CI beyond the margin contradicts it
-        decision = (
-            FAILS
-            if enough and paired["sign_test_p"] < ALPHA and (low > reach or high < -reach)
-            else (HOLDS if enough and margin is not None and -margin < low and high < margin else CANNOT_TELL)
-        )
     elif enough and paired["sign_test_p"] < ALPHA and low > 0:
         decision = HOLDS
     elif enough and paired["sign_test_p"] < ALPHA and high < 0:
         decision = FAILS
     else:
         decision = CANNOT_TELL
-    if expected == "zero":
-        rule = (
-            f"holds when the 95 % CI of the paired difference lies inside ±{margin:g} with at least {MIN_PAIRED_IMAGES} shared images; "
-            f"fails when the CI lies wholly beyond ±{margin:g} and the sign test gives p < {ALPHA:g}; otherwise cannot tell"
-        )
-    else:
-        rule = (
-            f"holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < {ALPHA:g} "
-            f"(at least {MIN_PAIRED_IMAGES} shared images); fails when the CI lies below 0 with p < {ALPHA:g}; otherwise cannot tell; "
-            "saturated when the shallower network's measure already sits at its bound on ≥ 90 % of images"
-        )
+    rule = (
+        f"holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < {ALPHA:g} "
+        f"(at least {MIN_PAIRED_IMAGES} shared images); fails when the CI lies below 0 with p < {ALPHA:g}; otherwise cannot tell; "
+        "saturated when either network's measure sits at its bound on ≥ 90 % of images (the shallower: it cannot move; "
+        "the deeper: censored, the test would read only how often the shallower sits below the bound)"
+    )
     all_notes = [
         f"{count} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied"
     ] + list(notes or [])
-    if saturated:
-        all_notes += saturated
+    all_notes += saturated
     if 0 < count < MIN_PAIRED_IMAGES:
         all_notes.append(
             f"fewer than {MIN_PAIRED_IMAGES} shared images: no sign test can reach p < {ALPHA:g}, so the data cannot decide"
@@ -345,10 +371,80 @@ def paired_verdict(
         claim,
         decision,
         rule,
-        parameters={"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES, "margin": margin},
+        parameters={"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES},
         statistic={"name": "shared images", "value": count},
         effect=effect,
         test=test,
+        notes=all_notes,
+    )
+
+
+def equivalence_verdict(
+    verdict_id: str,
+    claim: str,
+    differences: np.ndarray,
+    paired: dict[str, Any],
+    reference: dict[str, Any] | None,
+    effect_name: str,
+    saturated: list[str],
+    notes: list[str],
+) -> dict[str, Any]:
+    """A "no change" claim (a width step, a change of input resolution) on paired per-image ``differences``: equivalence
+    within ±margin by TOST (:data:`EQUIVALENCE_RULE`), the margin :data:`DEPTH_MARGIN_FRACTION` of the ``reference``
+    depth comparison's mean (the effect it must be told apart from); cannot tell without one; saturated when a network
+    sits at the measure's bound on ≥ 90 % of images."""
+    depth_effect = None if reference is None else reference["difference"]["mean"]
+    margin = None if depth_effect is None else equivalence_margin(depth_effect, DEPTH_MARGIN_FRACTION)
+    result = tost(differences, 0.0 if margin is None else margin)
+    effect = {
+        "name": effect_name,
+        "value": result["mean"],
+        "ci_low": result["ci_low"],
+        "ci_high": result["ci_high"],
+        "confidence": result["confidence"],
+        "interval": "t-interval (the TOST's)",
+    }
+    if saturated:
+        decision = SATURATED
+    elif margin is None or margin == 0:
+        decision = CANNOT_TELL
+    else:
+        decision = decide_equivalence(result)
+    all_notes = [
+        f"{paired['num_finite']} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied "
+        f"(sign test p = {paired['sign_test_p']:.3g}; 95 % bootstrap CI [{paired['difference']['ci_low']:.3g}, "
+        f"{paired['difference']['ci_high']:.3g}])"
+    ] + notes
+    if margin is None:
+        all_notes.append("no depth comparison of this measure to size the margin: cannot tell")
+    else:
+        all_notes.append(
+            f"margin ±{margin:.3g} = {DEPTH_MARGIN_FRACTION:g} × the depth effect {depth_effect:+.3g} "
+            f"({reference['from']} → {reference['to']}, same images)"
+        )
+        if decision == HOLDS and paired["sign_test_p"] < ALPHA:
+            all_notes.append(
+                "a consistent shift inside the margin: the step moves the measure (sign test p < α), by less than "
+                f"{DEPTH_MARGIN_FRACTION:.0%} of the depth effect"
+            )
+    all_notes += saturated
+    return verdict(
+        verdict_id,
+        claim,
+        decision,
+        EQUIVALENCE_RULE
+        + "; the margin is a fixed fraction of the depth effect; saturated when either network sits at "
+        "the measure's bound on ≥ 90 % of images",
+        parameters={
+            "alpha": ALPHA,
+            "margin": margin,
+            "margin_fraction": DEPTH_MARGIN_FRACTION,
+            "depth_effect": depth_effect,
+            "p_beyond": result["p_beyond"],
+        },
+        statistic={"name": "shared images", "value": result["n"]},
+        effect=effect,
+        test=hypothesis_test(TOST_NAME, result["p_value"]),
         notes=all_notes,
     )
 
@@ -360,7 +456,16 @@ def _comparison(measure: str, shallow: Rung, deep: Rung, seed: int) -> dict[str,
     same_list = _sample_list(getattr(shallow, summary)) == _sample_list(getattr(deep, summary))
     if first is None or second is None or not same_list:
         return None
-    return {"from": shallow.arch, "to": deep.arch, "measure": measure, **paired_difference(first, second, seed)}
+    return {"from": _name(shallow), "to": _name(deep), "measure": measure, **paired_difference(first, second, seed)}
+
+
+def _differences(measure: str, shallow: Rung, deep: Rung) -> np.ndarray:
+    return paired_values(per_image_measures(shallow)[measure], per_image_measures(deep)[measure])[1]
+
+
+def _name(rung: Rung) -> str:
+    """The rung's name in ids and notes: its architecture, with its input size where it is a resolution control."""
+    return rung.arch if not rung.label else f"{rung.arch}_{rung.label}"
 
 
 def representativeness(rung: Rung, paired: dict[str, Any], bound: float) -> str:
@@ -368,7 +473,7 @@ def representativeness(rung: Rung, paired: dict[str, Any], bound: float) -> str:
     positions, values = per_image_measures(rung)["preserving_fraction"]
     shared = np.isin(positions, paired["shared_positions"])
     return (
-        f"{rung.arch} sits at the bound {bound:g} on {int((values == bound).sum())} of its {len(values)} images but on "
+        f"{_name(rung)} sits at the bound {bound:g} on {int((values == bound).sum())} of its {len(values)} images but on "
         f"{int((values[shared] == bound).sum())} of the {int(shared.sum())} shared ones: the shared images need not represent its sample"
     )
 
@@ -376,26 +481,27 @@ def representativeness(rung: Rung, paired: dict[str, Any], bound: float) -> str:
 CLAIMS = {
     "peak_order": (
         "the peak order of the interaction spectrum grows with depth (expected of subset counting alone: the binomial null's peak, L/2, grows too)",
-        "positive",
         "peak order (per image, vector)",
         None,
     ),
     "peak_minus_null": (
         "the peak order outgrows the binomial null's with depth (peak order − L/2 grows)",
-        "positive",
         "peak order − L/2 (per image, vector)",
         None,
     ),
     "kappa_over_l": (
         "the spectrum shifts to higher relative orders with depth (κ^v / L grows)",
-        "positive",
         "κ^v / L (per image)",
         None,
     ),
     "preserving_fraction": (
         "prediction-preserving sparsity weakens with depth",
-        "positive",
         "preserving fraction K/2^L (per image, vector ranking)",
+        1.0,
+    ),
+    "preserving_fraction_trunk_removed": (
+        "prediction-preserving sparsity of the interactions weakens with depth (trunk removed: ranking S ≠ ∅, target h(full) − h(∅))",
+        "trunk-removed preserving fraction K/2^L (per image)",
         1.0,
     ),
 }
@@ -414,97 +520,176 @@ def check_ladder(rungs: list[Rung]) -> None:
         )
 
 
-def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
+def _bound(measure: str, rung: Rung, bound: float | None) -> dict[str, Any] | None:
+    values = per_image_measures(rung).get(measure)
+    return None if values is None else _saturated(values[1], bound)
+
+
+def _at_bound_notes(measure: str, rungs: list[Rung], bound: float | None) -> list[str]:
+    """Why a comparison of these rungs cannot read ``measure``: each rung at its bound on ≥ 90 % of images (censored)."""
+    notes = []
+    for rung in rungs:
+        at = _bound(measure, rung, bound)
+        if at is not None:
+            notes.append(
+                f"censored: {_name(rung)} sits at the bound {at['value']:g} on {at['share']:.0%} of images "
+                f"(≥ {SATURATION_SHARE:.0%}), so the measure cannot move there"
+            )
+    return notes
+
+
+def _width_verdict(
+    measure: str, first: Rung, second: Rung, depth: dict[int, dict[str, Any]], seed: int
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    claim, effect_name, bound = CLAIMS[measure]
+    paired = _comparison(measure, first, second, seed)
+    if paired is None:
+        return None, None
+    entry = equivalence_verdict(
+        f"{measure}.width.{_name(first)}-{_name(second)}",
+        f"at equal depth (L = {first.num_blocks}), {second.arch} (wider; input {_resolution(first)} → "
+        f"{_resolution(second)}) moves {effect_name} by less than {DEPTH_MARGIN_FRACTION:.0%} of the depth effect",
+        _differences(measure, first, second),
+        paired,
+        depth.get(first.num_blocks),
+        f"{_name(second)} − {_name(first)}",
+        _at_bound_notes(measure, [first, second], bound),
+        [
+            f"width step at L = {first.num_blocks} ({first.arch} → {second.arch}); the input resolution changes with it "
+            f"({_resolution(first)} → {_resolution(second)}), so width and resolution are not separated"
+        ],
+    )
+    return paired, entry
+
+
+def _depth_verdict(
+    measure: str, first: Rung, second: Rung, paired: dict[str, Any], width: dict[int, Any], kind: str
+) -> dict[str, Any]:
+    claim, effect_name, bound = CLAIMS[measure]
+    at_bound = [_bound(measure, rung, bound) for rung in (first, second)]
+    saturated = []
+    if at_bound[0] is not None:
+        saturated.append(
+            f"{_name(first)} (the shallower network): {measure} already at its bound {at_bound[0]['value']:g} "
+            f"on {at_bound[0]['share']:.0%} of images, so it cannot move in the claimed direction"
+        )
+    if at_bound[1] is not None:
+        saturated.append(
+            f"censored: {_name(second)} (the deeper network) sits at the bound {at_bound[1]['value']:g} on "
+            f"{at_bound[1]['share']:.0%} of images, so every image where the shallower one is below it counts as up: the "
+            "comparison reads the shallower network alone"
+        )
+    same_input = first.input_size == second.input_size and first.input_size is not None
+    notes = [
+        f"depth step L = {first.num_blocks} → {second.num_blocks} ({_name(first)} → {_name(second)}); "
+        + (
+            f"both at {_resolution(first)}: depth separated from resolution"
+            if same_input
+            else f"the input resolution changes with it ({_resolution(first)} → {_resolution(second)}), so depth and "
+            "resolution are not separated here (the resolution control, where run, holds the input fixed)"
+        )
+    ]
+    if measure == "peak_order":
+        notes.insert(
+            0,
+            f"trivial: the binomial null's peak moves too ({null_peak_text(first.num_blocks)} → {null_peak_text(second.num_blocks)}); "
+            "growth with L alone is what equal energy per subset gives — the shape is judged by peak − L/2 and κ^v / L",
+        )
+    control = width.get(second.num_blocks)
+    if kind == "depth" and control is not None:
+        notes.append(
+            f"width control at L = {second.num_blocks} ({control['from']} → {control['to']}): "
+            f"mean difference {control['difference']['mean']:+.3g} [{control['difference']['ci_low']:.3g}, {control['difference']['ci_high']:.3g}] "
+            f"on {control['num_finite']} image(s)"
+        )
+    elif kind == "depth":
+        notes.append(f"no width control at L = {second.num_blocks}: depth and width are not separated")
+    if measure.startswith("preserving_fraction") and bound is not None:
+        notes.append(representativeness(first, paired, bound) if measure == "preserving_fraction" else "")
+    return paired_verdict(
+        f"{measure}.{kind}.{_name(first)}-{_name(second)}",
+        f"{claim} ({_name(first)} → {_name(second)}: L = {first.num_blocks} → {second.num_blocks}, input "
+        f"{_resolution(first)} → {_resolution(second)})",
+        paired,
+        f"{_name(second)} − {_name(first)}",
+        saturated,
+        notes=[note for note in notes if note],
+    )
+
+
+def _resolution_verdicts(
+    measure: str, rungs: list[Rung], control: Rung, depth: dict[int, dict[str, Any]], seed: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The resolution control of ``measure``: the same network at the deeper rung's input size, (a) against itself at its
+    own size ("no change", TOST within a fraction of the depth effect) and (b) against the deeper rung at one size."""
+    base = next(rung for rung in rungs if rung.arch == control.arch)
+    deeper = next((rung for rung in rungs if (rung.num_blocks or 0) > (base.num_blocks or 0)), None)
+    comparisons, verdicts = [], []
+    claim, effect_name, bound = CLAIMS[measure]
+    paired = _comparison(measure, base, control, seed)
+    if paired is not None:
+        comparisons.append({**paired, "kind": "resolution"})
+        verdicts.append(
+            equivalence_verdict(
+                f"{measure}.resolution.{_name(base)}-{_name(control)}",
+                f"at equal depth (L = {base.num_blocks}), {base.arch} at {_resolution(control)} instead of "
+                f"{_resolution(base)} moves {effect_name} by less than {DEPTH_MARGIN_FRACTION:.0%} of the depth effect",
+                _differences(measure, base, control),
+                paired,
+                depth.get(deeper.num_blocks) if deeper is not None else None,
+                f"{_name(control)} − {_name(base)}",
+                _at_bound_notes(measure, [base, control], bound),
+                [
+                    f"resolution control: the same network and images, input {_resolution(base)} → {_resolution(control)}"
+                ],
+            )
+        )
+    if deeper is not None:
+        step = _comparison(measure, control, deeper, seed)
+        if step is not None:
+            comparisons.append({**step, "kind": "depth_at_input"})
+            verdicts.append(_depth_verdict(measure, control, deeper, step, {}, "depth_at_input"))
+    return comparisons, verdicts
+
+
+def depth_analysis(rungs: list[Rung], seed: int = 0, control: Rung | None = None) -> dict[str, Any]:
     """The depth table, the paired comparisons and the verdicts for a ladder of rungs (in the order given).
 
     Consecutive rungs of increasing L are *depth* steps; consecutive rungs of equal L are *width*
     controls (the later one the wider). Each claim is judged on every depth step; the notes of a
-    depth verdict report the width control at the deeper rung's L.
+    depth verdict report the width control at the deeper rung's L. ``control``: a rung's network at another
+    input size (the resolution control, :func:`_resolution_verdicts`).
     """
     check_ladder(rungs)
-    rows = [rung_row(rung) for rung in rungs]
+    rows = [rung_row(rung) for rung in rungs] + ([rung_row(control)] if control is not None else [])
     comparisons, verdicts = [], []
     steps = list(zip(rungs, rungs[1:]))
-    for measure, (claim, expected, effect_name, bound) in CLAIMS.items():
-        width, width_verdicts = {}, []
-        for first, second in steps:
-            if first.num_blocks is not None and first.num_blocks == second.num_blocks:
-                paired = _comparison(measure, first, second, seed)
-                if paired is None:
-                    continue
-                comparisons.append({**paired, "kind": "width"})
-                width[first.num_blocks] = paired
-                width_verdicts.append(
-                    paired_verdict(
-                        f"{measure}.width.{first.arch}-{second.arch}",
-                        f"at equal depth (L = {first.num_blocks}), {second.arch} (wider; input {_resolution(first)} → "
-                        f"{_resolution(second)}) moves {effect_name} "
-                        f"by less than ±{WIDTH_MARGINS[measure]:g}",
-                        paired,
-                        "zero",
-                        f"{second.arch} − {first.arch}",
-                        [],
-                        margin=WIDTH_MARGINS[measure],
-                        notes=[
-                            f"width step at L = {first.num_blocks} ({first.arch} → {second.arch}); the input resolution changes with it "
-                            f"({_resolution(first)} → {_resolution(second)}), so width and resolution are not separated"
-                        ],
-                    )
-                )
+    for measure in CLAIMS:
+        depth: dict[int, dict[str, Any]] = {}
+        depth_steps = []
         for first, second in steps:
             if first.num_blocks is None or second.num_blocks is None or second.num_blocks <= first.num_blocks:
                 continue
             paired = _comparison(measure, first, second, seed)
-            if paired is None:
-                continue
+            if paired is not None:
+                depth[second.num_blocks] = paired
+                depth_steps.append((first, second, paired))
+        width, width_verdicts = {}, []
+        for first, second in steps:
+            if first.num_blocks is not None and first.num_blocks == second.num_blocks:
+                paired, entry = _width_verdict(measure, first, second, depth, seed)
+                if paired is not None:
+                    comparisons.append({**paired, "kind": "width"})
+                    width[first.num_blocks] = paired
+                    width_verdicts.append(entry)
+        for first, second, paired in depth_steps:
             comparisons.append({**paired, "kind": "depth"})
-            at_bound = [_saturated(per_image_measures(rung)[measure][1], bound) for rung in (first, second)]
-            saturated = (
-                []
-                if at_bound[0] is None
-                else [
-                    f"{first.arch} (the shallower network): {measure} already at its bound {at_bound[0]['value']:g} "
-                    f"on {at_bound[0]['share']:.0%} of images, so it cannot move in the claimed direction"
-                ]
-            )
-            notes = [
-                f"depth step L = {first.num_blocks} → {second.num_blocks} ({first.arch} → {second.arch}); the input resolution changes with it "
-                f"({_resolution(first)} → {_resolution(second)}), so depth and resolution are not separated"
-            ]
-            if measure == "peak_order":
-                notes.insert(
-                    0,
-                    f"trivial: the binomial null's peak moves too ({null_peak_text(first.num_blocks)} → {null_peak_text(second.num_blocks)}); "
-                    "growth with L alone is what equal energy per subset gives — the shape is judged by peak − L/2 and κ^v / L",
-                )
-            if at_bound[1] is not None:
-                notes.append(
-                    f"{second.arch} sits at the bound {at_bound[1]['value']:g} on {at_bound[1]['share']:.0%} of images: "
-                    f"the effect is censored there (a lower bound on its size)"
-                )
-            control = width.get(second.num_blocks)
-            if control is None:
-                notes.append(f"no width control at L = {second.num_blocks}: depth and width are not separated")
-            else:
-                notes.append(
-                    f"width control at L = {second.num_blocks} ({control['from']} → {control['to']}): "
-                    f"mean difference {control['difference']['mean']:+.3g} [{control['difference']['ci_low']:.3g}, {control['difference']['ci_high']:.3g}] "
-                    f"on {control['num_finite']} image(s)"
-                )
-            if measure == "preserving_fraction" and bound is not None:
-                notes.append(representativeness(first, paired, bound))
-            verdicts.append(
-                paired_verdict(
-                    f"{measure}.depth.{first.arch}-{second.arch}",
-                    f"{claim} ({first.arch} → {second.arch}: L = {first.num_blocks} → {second.num_blocks}, input {_resolution(first)} → {_resolution(second)})",
-                    paired,
-                    expected,
-                    f"{second.arch} − {first.arch}",
-                    saturated,
-                    notes=notes,
-                )
-            )
+            verdicts.append(_depth_verdict(measure, first, second, paired, width, "depth"))
         verdicts += width_verdicts  # each claim's depth verdicts, then its width controls
+        if control is not None:
+            extra_comparisons, extra_verdicts = _resolution_verdicts(measure, rungs, control, depth, seed)
+            comparisons += extra_comparisons
+            verdicts += extra_verdicts
     return {
         "experiment": "depth",
         "question": QUESTION,
@@ -514,7 +699,7 @@ def depth_analysis(rungs: list[Rung], seed: int = 0) -> dict[str, Any]:
         "rule_parameters": {
             "alpha": ALPHA,
             "min_paired_images": MIN_PAIRED_IMAGES,
-            "width_margins": WIDTH_MARGINS,
+            "equivalence_margin_fraction": DEPTH_MARGIN_FRACTION,
             "gamma_fractions": list(GAMMA_FRACTIONS),
             "agreement_target": AGREEMENT_TARGET,
             "seed": seed,

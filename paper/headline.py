@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError
-from experiment_1.report import format_number, format_percent, format_stat
+from experiment_1.report import PARTLY_CONTRADICTED, format_number, format_percent, format_stat
 from paper.checks import checked_json
 from paper.claims import claim_rows, plain_sentences
 from paper.committed_runs import check_inside
@@ -120,7 +120,8 @@ def experiment_5_answers(summary: dict[str, Any]) -> tuple[str, str]:
     seed = summary["published"]["resnet18"]
     return (
         f"mostly null; hard images need ~{format_number(seed['n_eff_vector_hard_minus_easy'])}–{format_number(seed['k_tau_err_hard_minus_easy'])} more experts",
-        f"the original study's claim (support broadens, orders unmoved): {_decision(summary, 'seed_claim')}",
+        f"the original study's claim (support broadens, orders unmoved): {_decision(summary, 'seed_claim')}"
+        + _contradicted_parts(summary, "seed_claim"),
     )
 
 
@@ -135,6 +136,14 @@ def depth_answers(summary: dict[str, Any]) -> tuple[str, str]:
             for rung in rungs
         ),
     )
+
+
+def _contradicted_parts(summary: dict[str, Any], verdict_id: str) -> str:
+    """`` — fails on: …`` for a partly contradicted claim (its failing parts, as the verdict stores them), else ``""``."""
+    entry = next((entry for entry in summary.get("verdicts", []) if entry.get("id") == verdict_id), None)
+    if entry is None or entry["decision"] != PARTLY_CONTRADICTED:
+        return ""
+    return f" — fails on: {', '.join(entry['parameters'].get('failing_parts', []))}"
 
 
 QUESTIONS: list[tuple[str, str, Callable[[dict[str, Any]], tuple[str, str]]]] = [

@@ -512,7 +512,7 @@ def depth_table(root: Path) -> list[Block]:
             ]
             rows.append(
                 [
-                    row["arch"],
+                    row["arch"] + (f" ({row['label']}, resolution control)" if row.get("label") else ""),
                     "not run" if row["num_blocks"] is None else str(row["num_blocks"]),
                     f"{spectrum['num_images'] if spectrum else '—'} / {topk['num_images'] if topk else '—'}",
                     "—"

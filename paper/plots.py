@@ -33,12 +33,18 @@ def ladder_spectra(root: Path) -> list[tuple[str, dict[str, Any]]]:
     ladders = committed_glob(root, record_of("depth").summaries)
     if not ladders:
         return []
-    archs = [rung["arch"] for rung in checked_json(ladders[0])["rungs"]]
+    archs = [rung["arch"] for rung in checked_json(ladders[0])["rungs"] if not rung.get("label")]  # not the controls
     summaries = {}
     for path in committed_glob(root, record_of(2).summaries):
         summary = checked_json(path)
         config = summary.get("config", {}) if isinstance(summary, dict) else {}
-        if summary.get("experiment") == 2 and config.get("weights") == "pretrained" and config.get("arch") in archs:
+        native = "resize" not in config  # a run at another --resolution records its resize: a control, not the rung
+        if (
+            summary.get("experiment") == 2
+            and config.get("weights") == "pretrained"
+            and native
+            and config.get("arch") in archs
+        ):
             summaries.setdefault(config["arch"], summary)
     return [(arch, summaries[arch]) for arch in archs if arch in summaries]
 

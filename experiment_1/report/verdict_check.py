@@ -29,11 +29,13 @@ refused, naming what is missing): Experiment 2's ``resolved`` (the smallest floo
 orders 4 … L − 1 and κ's and C≤3's CIs in ``projections[p]`` against ``binomial_null``), ``shape`` (``projections[p]`` κ and C≤3 against
 ``binomial_null``; the verdict's own κ − null κ CI checked against them), the same in the Walsh basis (``walsh.*``) and
 ``basis.*`` (the two shape verdicts of the summary); the λ sweep's ``migration`` (CI and sign test) and ``monotone``
-(``kappa_changes[p].steps``, Holm over the steps); the depth ladder's paired rule and its ±margin rule; Experiment 4's
+(``kappa_changes[p].steps``, Holm over the steps); the depth ladder's paired rule; the equivalence (TOST) rule of
+every 'no change' claim (its 1 − 2α interval against ±margin); Experiment 4's
 alignment (Holm p; no power when the floor times the family size exceeds α), ``scalar_minus_vector`` (the paired
 AUC-difference CI with its Holm p and floor; in files written before it, the one-sided ps of
 ``scalar_minus_vector.tests.nn_accuracy``), the global core against random top-K sets (Holm p and floor) and its seed
-claim (its parts' verdicts); Experiment 5's hard − easy rule (Holm p and CI, breadth or order measure) and its seed claim
+claim (its parts' verdicts); Experiment 5's hard − easy rule (Holm p and CI, breadth or order measure; an order measure's TOST from its
+parameters) and its seed claim
 at the strength of its parts; Experiment 3's ``relative_error`` (the block keeps only the smallest K: every K < 2^L read
 from ``sources.magnitude_<ranking>.curves.relative_error``) and ``controls`` (its numbers only in notes: read from
 ``improvement.<ranking>.<control>.top1_agreement`` at the verdict's K, Holm over the controls); the λ sweep's
@@ -70,6 +72,7 @@ from experiment_1.report.verdicts import (
     HOLDS,
     NO_POWER,
     NOT_CONVERGED,
+    PARTLY_CONTRADICTED,
     POST_HOC,
     UNRESOLVED,
 )
@@ -469,14 +472,16 @@ def _paired_rule(entry: dict[str, Any], document: Any) -> str:
     return FAILS if enough and p_value < alpha and high < 0 else CANNOT_TELL
 
 
-def _margin_rule(entry: dict[str, Any], document: Any) -> str:
-    """The depth ladder's ±margin rule: inside ±margin holds; wholly beyond it with the sign test at p < α fails."""
+def _equivalence_rule(entry: dict[str, Any], document: Any) -> str:
+    """The TOST equivalence rule: the stored 1 − 2α interval inside ±margin holds, wholly beyond it fails (at least two
+    values), else cannot tell."""
     low, high = _ci(entry)
-    p_value, alpha, margin = _need(entry, "test", "p_value"), _parameter(entry, "alpha"), _parameter(entry, "margin")
-    enough = _need(entry, "statistic", "value") >= _parameter(entry, "min_paired_images")
-    if enough and p_value < alpha and (low > margin or high < -margin):
-        return FAILS
-    return HOLDS if enough and -margin < low and high < margin else CANNOT_TELL
+    margin = _parameter(entry, "margin")
+    if _need(entry, "statistic", "value") < 2:
+        return CANNOT_TELL
+    if -margin < low and high < margin:
+        return HOLDS
+    return FAILS if low > margin or high < -margin else CANNOT_TELL
 
 
 def _no_power(entry: dict[str, Any]) -> bool:
@@ -542,11 +547,16 @@ def _difficulty_rule(entry: dict[str, Any], document: Any) -> str:
     """Experiment 5's hard − easy rule: Holm-adjusted Mann–Whitney p ≤ α with the CI excluding 0; a breadth measure holds
     above 0 and fails below, an order measure (claimed invariant) fails either way; else cannot tell."""
     low, high = _ci(entry)
-    significant = _need(entry, "test", "p_adjusted") <= _parameter(entry, "alpha") and (low > 0 or high < 0)
+    alpha = _parameter(entry, "alpha")
+    significant = _need(entry, "test", "p_adjusted") <= alpha and (low > 0 or high < 0)
+    if not str(entry.get("id", "")).startswith(BREADTH_PREFIXES):
+        if "tost_p_adjusted" not in entry.get("parameters", {}):  # written before the equivalence test
+            return FAILS if significant else CANNOT_TELL
+        if _parameter(entry, "tost_p_adjusted") <= alpha:
+            return HOLDS
+        return FAILS if significant and _parameter(entry, "p_beyond") <= alpha else CANNOT_TELL
     if not significant:
         return CANNOT_TELL
-    if not str(entry.get("id", "")).startswith(BREADTH_PREFIXES):
-        return FAILS
     return HOLDS if low > 0 else FAILS
 
 
@@ -565,7 +575,9 @@ def _seed_difficulty_rule(entry: dict[str, Any], document: Any) -> str:
         return NON_FINITE
     if (FAILS in breadth and FAILS in invariance) or (FAILS in parts and all(p in (HOLDS, FAILS) for p in parts)):
         return FAILS
-    return HOLDS if all(part == HOLDS for part in parts) else CANNOT_TELL
+    if all(part == HOLDS for part in parts):
+        return HOLDS
+    return PARTLY_CONTRADICTED if FAILS in parts else CANNOT_TELL
 
 
 def _ranking(entry: dict[str, Any]) -> str:
@@ -931,7 +943,7 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
         re.compile(r"^holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < "),
         DECIDED_BY_RULE, _paired_rule,
     ),
-    (re.compile(r"^holds when the 95 % CI of the paired difference lies inside ±"), DECIDED_BY_RULE, _margin_rule),
+    (re.compile(r"^equivalence by two one-sided t-tests \(TOST\) at level α"), DECIDED_BY_RULE, _equivalence_rule),
     (
         re.compile(r"^holds when the same − different mean Jaccard, the AUC and the 1-NN accuracy all beat the label-permutation null"),
         (*DECIDED_BY_RULE, NO_POWER), _alignment_rule,
@@ -958,7 +970,7 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     ),
     (
         re.compile(r"^at the strength of its parts: holds when every part holds; fails when a part fails in both halves"),
-        (*DECIDED_BY_RULE, NON_FINITE), _seed_difficulty_rule,
+        (*DECIDED_BY_RULE, PARTLY_CONTRADICTED, NON_FINITE), _seed_difficulty_rule,
     ),
     (
         re.compile(r"^holds when the 95 % CI of the mean relative error lies at or above 1 at every K < 2\^L of the grid"),

@@ -20,7 +20,8 @@ not: a CI that covers both answers, or that contains the seed's value, or a test
 :func:`power_guard`), ``cannot tell (not converged)`` (a limit whose estimates still move across the last
 steps of its grid: a cannot tell with its cause), ``cannot tell (no power)`` (a test whose best attainable p — its
 floor for the data at hand: 1/(n + 1) for n permutations, 2·0.5^n for an exact sign test on n untied pairs, times
-the family size under Holm — exceeds α: no outcome could have decided), ``consistent (post hoc)`` (a law that agrees with the data it was
+the family size under Holm — exceeds α: no outcome could have decided), ``cannot tell (partly contradicted)`` (a claim
+of parts where one part fails while others cannot tell: :func:`parts_decision`), ``consistent (post hoc)`` (a law that agrees with the data it was
 fitted to: not a test until it meets other data), ``saturated`` (the measure sits at its bound, within :data:`NEAR_BOUND_MARGIN` of it, or
 at one value, on ≥ 90 % of images: it cannot move, so it says nothing), ``constant`` (one value on every
 image), ``unresolved`` (the quantity sits within the round-off floor of the arithmetic: it is noise, never a
@@ -36,7 +37,9 @@ Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multipl
 :func:`sign_test_power`, :func:`proportion_effect`, :func:`all_finite` (the guard; :func:`verdict` applies it to its own numbers and to
 ``inputs``), :func:`decide_by_ci`,
 :func:`conjunction` (a claim made of parts), :func:`seed_comparison` (with the smallest detectable effect),
-:func:`effect_from_stat`, :func:`by_id` (look a verdict up in a block).
+:func:`effect_from_stat`, :func:`by_id` (look a verdict up in a block); equivalence ("no change within ±margin"):
+:func:`tost` (two one-sided t-tests), :func:`decide_equivalence`, :func:`equivalence_margin` (a fraction of the
+effect the margin must separate); :func:`parts_decision` (names a partly contradicted claim).
 Rendering (Markdown bullets for REPORTs, one plain sentence per verdict for paper/make_tables) lives in
 :mod:`experiment_1.report`: :func:`~experiment_1.report.markdown.verdict_lines`, :func:`~experiment_1.report.markdown.verdict_sentence`.
 """
@@ -49,6 +52,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 from scipy.stats import binom, binomtest
+from scipy.stats import t as t_distribution
 
 from experiment_1.report.markdown import NON_FINITE
 
@@ -63,7 +67,20 @@ NOT_CONVERGED = (
 )
 POST_HOC = "consistent (post hoc)"  # a law that holds on the data it was fitted to: not a test
 NO_POWER = "cannot tell (no power)"  # a test whose best attainable p exceeds α: no outcome of it could decide
-DECISIONS = (HOLDS, FAILS, CANNOT_TELL, NOT_CONVERGED, NO_POWER, POST_HOC, SATURATED, CONSTANT, UNRESOLVED, NON_FINITE)
+PARTLY_CONTRADICTED = "cannot tell (partly contradicted)"  # a claim of parts: one part fails, others cannot tell
+DECISIONS = (
+    HOLDS,
+    FAILS,
+    CANNOT_TELL,
+    NOT_CONVERGED,
+    NO_POWER,
+    PARTLY_CONTRADICTED,
+    POST_HOC,
+    SATURATED,
+    CONSTANT,
+    UNRESOLVED,
+    NON_FINITE,
+)
 
 ALPHA = 0.05
 SATURATION_SHARE = 0.9  # at a bound (or one value) on at least this share of images → saturated
@@ -336,3 +353,115 @@ def proportion_effect(name: str, stat: dict[str, Any]) -> dict[str, Any]:
     if "successes" in stat:
         effect.update(successes=stat["successes"], n=stat["n"], interval=stat.get("method", "Clopper-Pearson"))
     return effect
+
+
+TOST_NAME = "TOST (two one-sided t-tests)"
+EQUIVALENCE_RULE = (
+    "equivalence by two one-sided t-tests (TOST) at level α: holds when the 1 − 2α t-interval of the mean difference "
+    "lies inside ±margin (TOST p ≤ α); fails when it lies wholly beyond the margin (the mean differs by more than the "
+    "margin at level α); otherwise cannot tell"
+)
+
+
+def _tost_from(
+    mean: float, standard_error: float, df: float, count: int, margin: float, alpha: float
+) -> dict[str, Any]:
+    """TOST of a mean difference with its standard error and degrees of freedom; a difference without spread (standard
+    error 0) gives each one-sided p as 0 when the difference lies strictly on the alternative's side, else 1."""
+
+    def greater(mu: float) -> float:  # p of "difference > mu"
+        if count < 2 or not math.isfinite(mean):
+            return 1.0
+        if standard_error == 0:
+            return 0.0 if mean > mu else 1.0
+        return float(t_distribution.sf((mean - mu) / standard_error, df))
+
+    def less(mu: float) -> float:  # p of "difference < mu"
+        if count < 2 or not math.isfinite(mean):
+            return 1.0
+        if standard_error == 0:
+            return 0.0 if mean < mu else 1.0
+        return float(t_distribution.cdf((mean - mu) / standard_error, df))
+
+    half = float(t_distribution.ppf(1 - alpha, df) * standard_error) if count >= 2 and standard_error > 0 else 0.0
+    if count < 2:
+        half = float("nan")
+    p_lower, p_upper = greater(-margin), less(margin)
+    return {
+        "name": TOST_NAME,
+        "n": count,
+        "mean": mean,
+        "margin": float(margin),
+        "p_lower": p_lower,
+        "p_upper": p_upper,
+        "p_value": max(p_lower, p_upper),
+        "p_beyond": min(greater(margin), less(-margin)),
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+        "confidence": 1 - 2 * alpha,
+    }
+
+
+def _finite(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64).ravel()
+    return values[np.isfinite(values)]
+
+
+def tost(differences: Sequence[float] | np.ndarray, margin: float, alpha: float = ALPHA) -> dict[str, Any]:
+    """Equivalence of a mean to 0 within ±``margin`` by two one-sided t-tests (Schuirmann's TOST) on one sample (e.g. the
+    paired per-image differences): ``p_lower`` tests mean > −margin, ``p_upper`` mean < +margin, and ``p_value`` =
+    max of the two (equivalence at level ``alpha`` when ≤ ``alpha``). ``p_beyond``: the smaller of the one-sided ps of
+    mean > +margin and mean < −margin (the mean lies beyond the margin at level ``alpha`` when ≤ ``alpha``). The
+    matching interval is the t-interval of confidence 1 − 2α (``ci_low``, ``ci_high``, ``confidence``): equivalence ⇔
+    it lies inside (−margin, margin); beyond ⇔ it lies wholly outside [−margin, margin]."""
+    values = _finite(differences)
+    count = len(values)
+    mean = float(values.mean()) if count else float("nan")
+    error = float(values.std(ddof=1) / math.sqrt(count)) if count >= 2 else float("nan")
+    return _tost_from(mean, error, count - 1, count, margin, alpha)
+
+
+def tost_two_sample(
+    first: Sequence[float] | np.ndarray, second: Sequence[float] | np.ndarray, margin: float, alpha: float = ALPHA
+) -> dict[str, Any]:
+    """:func:`tost` of ``mean(second) − mean(first)`` for two independent groups (Welch: unequal variances,
+    Welch–Satterthwaite degrees of freedom); ``n`` is the smaller group's size."""
+    first, second = _finite(first), _finite(second)
+    count = min(len(first), len(second))
+    if count < 2:
+        return _tost_from(float("nan"), float("nan"), 1.0, count, margin, alpha)
+    v1, v2 = first.var(ddof=1) / len(first), second.var(ddof=1) / len(second)
+    error = math.sqrt(v1 + v2)
+    df = (v1 + v2) ** 2 / (v1**2 / (len(first) - 1) + v2**2 / (len(second) - 1)) if error > 0 else 1.0
+    return _tost_from(float(second.mean() - first.mean()), error, df, count, margin, alpha)
+
+
+def decide_equivalence(result: dict[str, Any], alpha: float = ALPHA) -> str:
+    """The equivalence rule on a :func:`tost` result: ``holds`` when TOST's p ≤ ``alpha`` (the 1 − 2α interval inside
+    ±margin), ``fails`` when the mean lies beyond the margin at level ``alpha`` (the interval wholly outside it), else
+    ``cannot tell`` (fewer than two values, or an interval across the margin); non-finite → ``n/a — non-finite``."""
+    if result["n"] < 2:
+        return CANNOT_TELL
+    if not all_finite(result["p_value"], result["p_beyond"], result["margin"]):
+        return NON_FINITE
+    if result["p_value"] <= alpha:
+        return HOLDS
+    return FAILS if result["p_beyond"] <= alpha else CANNOT_TELL
+
+
+def equivalence_margin(reference_effect: float, fraction: float) -> float:
+    """An equivalence margin as a fraction of the effect it must separate: ``fraction × |reference_effect|``."""
+    return float(fraction * abs(reference_effect))
+
+
+def parts_decision(decisions: Sequence[str]) -> str:
+    """A claim made of parts: ``n/a — non-finite`` if any part is; ``holds`` when every part holds; ``fails`` when every
+    part is decided (holds / fails) and one fails; ``cannot tell (partly contradicted)`` when a part fails beside
+    undecided ones (a saturated part is undecided); else ``cannot tell``."""
+    if NON_FINITE in decisions:
+        return NON_FINITE
+    if decisions and all(decision == HOLDS for decision in decisions):
+        return HOLDS
+    if FAILS not in decisions:
+        return CANNOT_TELL
+    return FAILS if all(decision in (HOLDS, FAILS) for decision in decisions) else PARTLY_CONTRADICTED

@@ -151,6 +151,14 @@ def add_evaluation_arguments(
         help="precision of the Möbius transform and statistics (default: %(default)s)",
     )
     parser.add_argument(
+        "--resolution",
+        type=arg_types.positive_int,
+        default=None,
+        help="evaluate at this input crop in pixels, the short side resized in the architecture's own proportion "
+        "(e.g. EfficientNet-Lite0 at Lite1's 240 px, the depth comparison's resolution control) (default: the "
+        "architecture's own)",
+    )
+    parser.add_argument(
         "--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list"
     )
     parser.add_argument(

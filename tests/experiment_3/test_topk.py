@@ -19,6 +19,7 @@ from experiment_3.topk import (
     CONTROLS,
     CURVE_METRICS,
     SOURCES,
+    TRUNK_REMOVED,
     control_permutations,
     top_k_order_histograms,
     topk_metrics,
@@ -154,3 +155,30 @@ def test_topk_metrics_full_k_is_exact_and_curves_match_brute_force() -> None:
     alone = topk_metrics(logits[1:2], [5], ks, num_random_seeds=2, seed=1, mass_fractions=[0.9], error_thresholds=[0.1])
     for name, value in alone.items():
         np.testing.assert_allclose(value.numpy(), metrics[name][1:2].numpy(), rtol=1e-12, atol=1e-14, err_msg=name)
+
+
+def test_trunk_removed_source_ranks_only_nonempty_subsets_against_brute_force() -> None:
+    """The trunk-removed variant: the vector ranking without ∅, reconstructing h(full) − h(∅), scored against its top-1."""
+    generator = torch.Generator().manual_seed(8)
+    logits = torch.randn(3, M, 11, generator=generator)
+    ks = power_of_two_ks(L)
+    metrics = topk_metrics(logits, [0, 1, 2], ks, num_random_seeds=1, seed=0, mass_fractions=[0.9], error_thresholds=[])
+    coefficients = mobius_transform(logits, dim=1, dtype=torch.float64)
+    full = logits[:, -1].double()
+    energies = coefficients.square().sum(2).numpy()
+    for image in range(3):
+        nonempty = sorted(
+            range(1, M), key=lambda mask: (-energies[image, mask], mask)
+        )  # brute-force ranking, ∅ excluded
+        target = (full[image] - coefficients[image, 0]).numpy()
+        for column, k in enumerate(ks):
+            chosen = nonempty[: min(k, M - 1)]
+            reconstruction = coefficients[image, chosen].numpy().sum(axis=0)
+            agrees = float(np.argmax(reconstruction) == np.argmax(target))
+            assert metrics[f"top1_agreement_{TRUNK_REMOVED}"][image, 0, column] == agrees
+            captured = energies[image, chosen].sum() / energies[image, 1:].sum()
+            np.testing.assert_allclose(
+                metrics[f"captured_energy_{TRUNK_REMOVED}"][image, 0, column], captured, rtol=1e-12
+            )
+    # K = 2^L takes every S ≠ ∅: all of their energy.
+    assert (metrics[f"captured_energy_{TRUNK_REMOVED}"][..., -1] == 1).all()

@@ -150,7 +150,7 @@ def test_a_planted_depth_effect_holds_and_the_width_control_shows_none(tmp_path:
         and peak["test"]["p_value"] == pytest.approx(2 / 2**8)
     )
     assert "width control at L = 5 (deep → wide): mean difference +0" in " ".join(peak["notes"])
-    assert verdicts["peak_order.width.deep-wide"]["decision"] == "holds"  # no width change, inside ±1, on 8 images
+    assert verdicts["peak_order.width.deep-wide"]["decision"] == "holds"  # no width change: inside ±0.5 (¼ of +2)
     fraction = verdicts["preserving_fraction.depth.shallow-deep"]
     assert (
         fraction["decision"] == "cannot tell"
@@ -177,18 +177,21 @@ def test_an_opposite_effect_fails_few_images_cannot_tell_and_a_bound_is_saturate
         "already at its bound 1 on 100%" in note for note in saturated["notes"]
     )
 
-    censored = (
-        tmp_path / "censored"
-    )  # the deeper network at the bound, the shallower below it: the test decides, censoring noted
+    censored = tmp_path / "censored"  # the deeper network at the bound, the shallower below it: censored, not "holds"
     plant(censored, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3))
     plant(censored, "deep", 5, [4] * 8, agreeing_from([5] * 8, 5))
     weakens = by_id(depth_analysis([load_rung(censored, arch, "_sample") for arch in ("shallow", "deep")])["verdicts"])[
         "preserving_fraction.depth.shallow-deep"
     ]
-    assert weakens["decision"] == "holds" and weakens["effect"]["value"] == pytest.approx(0.75)
-    assert any(
-        "deep sits at the bound 1 on 100% of images: the effect is censored" in note for note in weakens["notes"]
-    )
+    assert weakens["decision"] == "saturated" and weakens["effect"]["value"] == pytest.approx(0.75)
+    assert any("censored: deep (the deeper network) sits at the bound 1 on 100%" in note for note in weakens["notes"])
+    below = censored / "below"  # at the bound on 7 of 8 images (88 %), just below the 90 % share: the test decides
+    plant(below, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3))
+    plant(below, "deep", 5, [4] * 8, agreeing_from([5] * 7 + [4], 5))
+    weakens = by_id(depth_analysis([load_rung(below, arch, "_sample") for arch in ("shallow", "deep")])["verdicts"])[
+        "preserving_fraction.depth.shallow-deep"
+    ]
+    assert weakens["decision"] == "holds"
 
     few = tmp_path / "few"
     plant(few, "shallow", 3, [2] * 4, agreeing_from([1] * 4, 3))
@@ -273,16 +276,78 @@ def test_a_peak_that_only_follows_the_null_is_trivial_and_the_shape_cannot_tell(
     )  # (8 − 7) − (5 − 4.5)
 
 
-def test_a_small_consistent_width_shift_inside_the_margin_holds(tmp_path: Path) -> None:
-    # κ^v / L drops by 0.01 on every image: significant, but inside ±0.05, so "moves by less than ±0.05" holds
-    plant(tmp_path, "deep", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[3.0] * 8)
-    plant(tmp_path, "wide", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[2.95] * 8)
-    width = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("deep", "wide")])["verdicts"])[
-        "kappa_over_l.width.deep-wide"
-    ]
-    assert width["decision"] == "holds" and width["test"]["p_value"] < 0.05
-    plant(tmp_path, "wide", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[2.5] * 8)  # −0.1: wholly beyond the margin
-    width = by_id(depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("deep", "wide")])["verdicts"])[
-        "kappa_over_l.width.deep-wide"
-    ]
-    assert width["decision"] == "fails"
+def _width_case(root: Path, wide_kappas: list[float], with_depth: bool = True) -> dict:
+    """shallow (L = 3, κ/L 0.5) → deep (L = 5, κ/L 0.6): a depth effect of +0.1, so the width margin is ±0.025."""
+    if with_depth:
+        plant(root, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3), kappas=[1.5] * 8)
+    plant(root, "deep", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[3.0] * 8)
+    plant(root, "wide", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=wide_kappas)
+    ladder = ("shallow", "deep", "wide") if with_depth else ("deep", "wide")
+    return by_id(depth_analysis([load_rung(root, arch, "_sample") for arch in ladder])["verdicts"])
+
+
+def test_the_width_step_is_equivalence_within_a_quarter_of_the_depth_effect(tmp_path: Path) -> None:
+    jitter = np.linspace(-0.01, 0.01, 8)  # κ^v spread 0.02 → κ/L spread 0.004
+    # κ/L drops by 0.01 on every image: significant, but inside ±0.025 (25 % of the depth effect 0.1): holds
+    width = _width_case(tmp_path / "inside", list(2.95 + jitter))["kappa_over_l.width.deep-wide"]
+    assert width["decision"] == "holds" and width["parameters"]["margin"] == pytest.approx(0.025)
+    assert width["test"]["name"].startswith("TOST") and width["test"]["p_value"] <= 0.05
+    assert any("a consistent shift inside the margin" in note for note in width["notes"])
+    # −0.1 on every image: wholly beyond the margin
+    assert _width_case(tmp_path / "beyond", list(2.5 + jitter))["kappa_over_l.width.deep-wide"]["decision"] == "fails"
+    # a mean of −0.025 (at the margin), its interval across it: cannot tell
+    straddling = _width_case(tmp_path / "across", list(3.0 - 0.125 + 10 * jitter))["kappa_over_l.width.deep-wide"]
+    assert straddling["effect"]["ci_low"] < -0.025 < straddling["effect"]["ci_high"]
+    assert straddling["decision"] == "cannot tell"
+    # without a depth step there is no effect to size the margin: cannot tell
+    alone = _width_case(tmp_path / "alone", list(2.95 + jitter), with_depth=False)["kappa_over_l.width.deep-wide"]
+    assert alone["decision"] == "cannot tell" and alone["parameters"]["margin"] is None
+
+
+def test_a_width_step_on_a_measure_at_its_bound_is_saturated(tmp_path: Path) -> None:
+    plant(tmp_path, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3))
+    plant(tmp_path, "deep", 5, [4] * 8, agreeing_from([5] * 8, 5))  # at the bound on every image
+    plant(tmp_path, "wide", 5, [4] * 8, agreeing_from([5] * 7 + [4], 5))  # on 7 of 8
+    verdicts = by_id(
+        depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep", "wide")])["verdicts"]
+    )
+    width = verdicts["preserving_fraction.width.deep-wide"]
+    assert width["decision"] == "saturated" and any(
+        "censored: deep sits at the bound 1 on 100%" in n for n in width["notes"]
+    )
+
+
+def test_the_resolution_control_separates_depth_from_resolution(tmp_path: Path) -> None:
+    plant(tmp_path, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3), kappas=[1.5] * 8, input_size=224)
+    plant(tmp_path, "deep", 5, [4] * 8, agreeing_from([1] * 8, 5), kappas=[3.0] * 8, input_size=240)
+    # the shallow network at the deep one's 240 px: κ/L moves by +0.005 per image (5 % of the depth effect 0.1)
+    plant(
+        tmp_path, "shallow_240px", 3, [2] * 8, agreeing_from([1] * 8, 3),
+        kappas=list(1.515 + np.linspace(-0.003, 0.003, 8)), input_size=240,
+    )  # fmt: skip
+    control = load_rung(tmp_path, "shallow", "_240px_sample", label="240px")
+    analysis = depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep")], control=control)
+    verdicts = by_id(analysis["verdicts"])
+    resolution = verdicts["kappa_over_l.resolution.shallow-shallow_240px"]
+    assert resolution["decision"] == "holds" and resolution["parameters"]["margin"] == pytest.approx(0.025)
+    survives = verdicts["kappa_over_l.depth_at_input.shallow_240px-deep"]
+    assert survives["decision"] == "holds" and "both at 240 px: depth separated from resolution" in " ".join(
+        survives["notes"]
+    )
+    assert [row["label"] for row in analysis["rungs"]] == ["", "", "240px"]
+    # a resolution change as large as the depth effect: the "no change" claim fails
+    plant(tmp_path, "shallow_240px", 3, [2] * 8, agreeing_from([1] * 8, 3),
+          kappas=list(1.8 + np.linspace(-0.003, 0.003, 8)), input_size=240)  # fmt: skip
+    control = load_rung(tmp_path, "shallow", "_240px_sample", label="240px")
+    analysis = depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep")], control=control)
+    assert by_id(analysis["verdicts"])["kappa_over_l.resolution.shallow-shallow_240px"]["decision"] == "fails"
+
+
+def test_the_verdict_checker_rederives_the_equivalence_rule_and_refuses_an_edited_decision(tmp_path: Path) -> None:
+    from experiment_1.report.verdict_check import composite_decision
+
+    jitter = np.linspace(-0.01, 0.01, 8)
+    width = _width_case(tmp_path, list(2.95 + jitter))["kappa_over_l.width.deep-wide"]
+    assert composite_decision(width, {})[0] == width["decision"] == "holds"
+    edited = {**width, "parameters": {**width["parameters"], "margin": 0.001}}  # planted: the interval lies beyond it
+    assert composite_decision(edited, {})[0] == "fails" != edited["decision"]  # the stored "holds" is refused

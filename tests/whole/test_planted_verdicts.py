@@ -28,6 +28,7 @@ from experiment_1.report.verdicts import (
     FAILS,
     HOLDS,
     NEAR_BOUND_MARGIN,
+    PARTLY_CONTRADICTED,
     SATURATED,
     UNRESOLVED,
     by_id,
@@ -185,7 +186,9 @@ def test_k_err_near_its_bound_is_saturated() -> None:
 
 
 def test_the_seed_claim_is_decided_at_the_strength_of_its_parts() -> None:
-    assert seed_claim_decision([CANNOT_TELL, SATURATED], [FAILS, CANNOT_TELL, CANNOT_TELL]) == CANNOT_TELL
+    assert (
+        seed_claim_decision([CANNOT_TELL, SATURATED], [FAILS, CANNOT_TELL, CANNOT_TELL]) == PARTLY_CONTRADICTED
+    )  # N12
     assert seed_claim_decision([FAILS, CANNOT_TELL], [FAILS, CANNOT_TELL]) == FAILS
     assert seed_claim_decision([HOLDS, HOLDS], [HOLDS, FAILS]) == FAILS
     assert seed_claim_decision([HOLDS, HOLDS], [HOLDS, HOLDS]) == HOLDS
