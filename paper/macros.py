@@ -189,7 +189,12 @@ MACROS: list[Macro] = [
     Macro("ExpFourAucDiffLow", EXP4, ("verdicts", {"id": "scalar_minus_vector"}, "effect", "ci_low"), "number"),
     Macro("ExpFourAucDiffHigh", EXP4, ("verdicts", {"id": "scalar_minus_vector"}, "effect", "ci_high"), "number"),
     Macro("ExpFourCoreShare", EXP4, ("verdicts", {"id": "vector_global_core"}, "effect", "value"), "percent"),
-    Macro("ExpFourCoreRandomShare", EXP4, ("verdicts", {"id": "vector_global_core"}, "parameters", "random_share"), "percent"),
+    Macro(
+        "ExpFourCoreRandomShare",
+        EXP4,
+        ("verdicts", {"id": "vector_global_core"}, "parameters", "random_share"),
+        "percent",
+    ),
     Macro("SeedExpFourNN", EXP4, ("published", "resnet18", "nn_accuracy_scalar_k32"), "percent"),
     Macro("SeedExpFourOverChance", EXP4, ("published", "resnet18", "nn_accuracy_over_chance"), "integer"),
     # Experiment 5
