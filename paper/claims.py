@@ -318,14 +318,18 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
     for claim in claims:
         published_source = root / record_of(claim.reported_from).primary if claim.reported_from is not None else None
         for _, summary in claim_runs(root, claim):
-            published = checked_json(check_inside(published_source, root)) if published_source else summary
+            published = (  # the original study's numbers: absent ("—") from a checkout without the run that carries them
+                checked_json(check_inside(published_source, root))
+                if published_source is not None and published_source.is_file()
+                else summary
+            )
             matched = matching(summary["verdicts"], claim.verdict_ids)
             for verdict, variant in zip(matched, variants([entry["id"] for entry in matched])):
                 network, images = _run_facts(summary, verdict)
                 rows.append(
                     ClaimRow(
                         claim,
-                        reported_text(claim, published),
+                        reported_text(claim, published) if "published" in published else "—",
                         network + (f", {variant}" if variant else ""),
                         images,
                         pretty_networks(number_text(verdict)),
@@ -418,10 +422,10 @@ def table_tex(rows: list[ClaimRow]) -> str:
     head = (
         r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}"
         "\n"
-        r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.03\linewidth}>{\raggedright\arraybackslash}p{0.19\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.18\linewidth}>{\raggedright\arraybackslash}p{0.08\linewidth}>{\raggedright\arraybackslash}p{0.16\linewidth}@{}}"
+        r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.03\linewidth}>{\raggedright\arraybackslash}p{0.19\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.18\linewidth}>{\raggedright\arraybackslash}p{0.1\linewidth}>{\raggedright\arraybackslash}p{0.14\linewidth}@{}}"
         "\n"
         r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this project's verdicts. "
-        r"Generated from the verdict blocks of the committed summaries; the appendix lists every verdict with its rule.}\label{tab:claims}\\"
+        r"Every row with its number and reason; generated from the verdict blocks of the committed summaries.}\label{tab:claimsfull}\\"
         "\n"
         r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endfirsthead"
         "\n"
@@ -444,6 +448,48 @@ def table_tex(rows: list[ClaimRow]) -> str:
             latex_text(row.why),
         ]
         lines.append(" & ".join(cells) + r" \\")
+    lines.append(r"\end{longtable}\end{footnotesize}")
+    return "\n".join(lines)
+
+
+def compact_table_tex(rows: list[ClaimRow]) -> str:
+    """The body's claims table: per claim, one row per decision, naming the networks (and their N) it was reached
+    on, so networks that disagree get rows of their own; the numbers and the reasons are in :func:`table_tex`'s
+    full table (the supplement)."""
+    head = (
+        r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}"
+        "\n"
+        r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.04\linewidth}>{\raggedright\arraybackslash}p{0.34\linewidth}>{\raggedright\arraybackslash}p{0.16\linewidth}>{\raggedright\arraybackslash}p{0.1\linewidth}>{\raggedright\arraybackslash}p{0.28\linewidth}@{}}"
+        "\n"
+        r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this "
+        r"project's verdicts: per claim, one row per decision and the networks it was reached on. Generated from the "
+        r"verdict blocks of the committed summaries; the supplement gives every row's number and reason, and every "
+        r"verdict with its rule.}\label{tab:claims}\\"
+        "\n"
+        r"\toprule \# & the original study's claim & it reports & verdict & on (network, $N$) \\ \midrule\endfirsthead"
+        "\n"
+        r"\toprule \# & the original study's claim & it reports & verdict & on (network, $N$) \\ \midrule\endhead"
+        "\n"
+        r"\bottomrule\endlastfoot"
+    )
+    lines = [head]
+    for label in dict.fromkeys(row.claim.label for row in rows):
+        group = [row for row in rows if row.claim.label == label]
+        by_decision: dict[str, list[str]] = {}
+        for row in group:
+            where = by_decision.setdefault(row.decision, [])
+            name = f"{pretty_networks(row.network.split(',')[0])}, N = {row.images}"
+            if name not in where:
+                where.append(name)
+        for index, (decision, where) in enumerate(by_decision.items()):
+            cells = [
+                latex_text(label) if index == 0 else "",
+                latex_text(group[0].claim.statement) if index == 0 else "",
+                latex_text(group[0].reported) if index == 0 else "",
+                r"\textbf{" + latex_text(decision) + "}",
+                latex_text("; ".join(where)),
+            ]
+            lines.append(" & ".join(cells) + r" \\")
     lines.append(r"\end{longtable}\end{footnotesize}")
     return "\n".join(lines)
 
@@ -506,7 +552,8 @@ def claims_tex(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> str:
     rows = claim_rows(root, claims)
     return (
         "% Generated by `python -m paper.make_tables` from the summaries' verdicts blocks (paper/claims.py); do not edit by hand.\n"
-        f"\\newcommand{{\\ClaimsTable}}{{{table_tex(rows)}}}\n"
+        f"\\newcommand{{\\ClaimsTable}}{{{compact_table_tex(rows)}}}\n"
+        f"\\newcommand{{\\ClaimsTableFull}}{{{table_tex(rows)}}}\n"
         f"\\newcommand{{\\ClaimsAbstract}}{{{abstract_tex(rows)}}}\n"
         f"{findings_tex(rows)}\n"
     )

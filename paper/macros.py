@@ -206,6 +206,10 @@ MACROS: list[Macro] = [
     Macro("ExpFiveKbarScalarLow", EXP5, ("verdicts", {"id": KBAR_SCALAR}, "effect", "ci_low"), "number"),
     Macro("ExpFiveKbarScalarHigh", EXP5, ("verdicts", {"id": KBAR_SCALAR}, "effect", "ci_high"), "number"),
     Macro("ExpFiveKbarScalarP", EXP5, ("verdicts", {"id": KBAR_SCALAR}, "test", "p_adjusted"), "number"),
+    Macro("ExpFiveKbarScalarMargin", EXP5, ("verdicts", {"id": KBAR_SCALAR}, "parameters", "margin"), "number"),
+    Macro(
+        "ExpFiveMarginFraction", EXP5, ("verdicts", {"id": KBAR_SCALAR}, "parameters", "margin_sd_fraction"), "number"
+    ),
     # the Walsh (±1 Fourier) control of Experiment 2, on Lite0 and Lite2
     Macro("ExpTwoWalshPeak", EXP2, ("walsh", "projections", "vector", "mean_spectrum_peak_order"), "integer"),
     Macro("ExpTwoWalshKappaV", EXP2, ("walsh", "projections", "vector", "kappa"), "stat"),
