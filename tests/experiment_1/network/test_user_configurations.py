@@ -6,7 +6,7 @@ network itself — and all three equal to round-off:
 - (a) an in-place post-sum activation after an in-place residual add (timm's ``x += shortcut; x = act(x)``), with
   ReLU and with a non-idempotent SiLU (a second application, or a shortcut overwritten before the sum, would show);
 - (b) biased convolutions before batch norms, folded (``--fold-batchnorm``: :func:`fold_batchnorm`), against the
-  unfolded network;
+  unfolded network; batch norms without affine parameters fold too, and ones on batch statistics stay unfolded;
 - (c) grouped and depthwise convolutions (MBConv-style blocks with an identity post);
 - (d) blocks that change width and resolution (a 1×1 projection shortcut);
 - (e) two stages that are one module (one key in ``named_modules``: weight-tied, folded once) and stages whose blocks
@@ -367,3 +367,48 @@ def test_a_wrong_cut_is_refused_in_one_line_naming_the_fix(
         build_gated_stack("test_wrong_cut", "random")
     message = str(raised.value)
     assert "\n" not in message and message.startswith("--arch test_wrong_cut: ") and expected in message
+
+
+def with_batchnorms(make: Callable[[], Net], **options: bool) -> Callable[[], Net]:
+    """``make``'s network with every batch norm rebuilt with ``options`` (``affine``, ``track_running_stats``), its
+    running statistics kept where it tracks them."""
+
+    def build() -> Net:
+        network = make()
+        for module in list(network.modules()):
+            for name, child in list(module.named_children()):
+                if isinstance(child, nn.BatchNorm2d):
+                    replacement = nn.BatchNorm2d(child.num_features, **options)
+                    if replacement.track_running_stats:
+                        replacement.running_mean.copy_(child.running_mean)
+                        replacement.running_var.copy_(child.running_var)
+                    setattr(module, name, replacement)
+        return network
+
+    return build
+
+
+def test_batchnorms_without_affine_parameters_fold_exactly(registry) -> None:
+    """``BatchNorm2d(affine=False)`` after biased convolutions folds with γ = 1, β = 0 (it raised a TypeError, a
+    traceback rather than a line, under --fold-batchnorm)."""
+    make = with_batchnorms(biased_net, affine=False)
+    stack, network = registry("affine_free", make)
+    reference = copy.deepcopy(network)
+    assert fold_batchnorm(stack) == sum(isinstance(module, nn.Conv2d) for module in stack.modules())
+    x = images()
+    expected = brute_force(reference, x)
+    assert_masks_matter(expected)
+    for engine in ("tree", "naive"):
+        assert_roundoff(evaluate_all_masks(stack, x, engine=engine, mask_chunk=4), expected)
+
+
+def test_batchnorms_on_batch_statistics_are_not_folded_and_the_run_is_refused_in_one_line(registry) -> None:
+    """``track_running_stats=False`` normalises by each batch's statistics even in ``eval()``: no fixed affine map to
+    fold (left in place, where it raised a TypeError), and no set function of the mask: the pipeline's check names it."""
+    stack, _ = registry("batch_statistics", with_batchnorms(widening_net, track_running_stats=False))
+    assert fold_batchnorm(stack) == 0
+    assert sum(isinstance(module, nn.BatchNorm2d) for module in stack.modules()) > 0
+    with pytest.raises(PipelineError) as raised:
+        check_set_function(stack)
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith("test_batch_statistics: ")
