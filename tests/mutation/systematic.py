@@ -72,6 +72,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "experiment_1/mobius/transform.py": (
         "tests/experiment_1/mobius/test_mobius.py",
         "tests/experiment_1/mobius/test_walsh.py",
+        "tests/experiment_1/mobius/test_transform_edges.py",
     ),
     "experiment_1/mobius/family.py": ("tests/experiment_1/network/test_mask_family.py",),
     "experiment_1/run/partial_store.py": (
