@@ -74,7 +74,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_1/mobius/test_walsh.py",
         "tests/experiment_1/mobius/test_transform_edges.py",
     ),
-    "experiment_1/mobius/family.py": ("tests/experiment_1/network/test_mask_family.py",),
+    "experiment_1/mobius/family.py": (
+        "tests/experiment_1/network/test_mask_family.py",
+        "tests/experiment_1/mobius/test_family_edges.py",
+    ),
     "experiment_1/run/partial_store.py": (
         "tests/experiment_1/run/test_run_identity.py",
         "tests/experiment_1/run/test_resume_key.py",

@@ -1,0 +1,47 @@
+"""The family transform's edges (experiment_1/mobius/family.py) that the exactness tests do not reach: its one-line
+refusals, the arithmetic dtype, and a family in which a gate never varies (no member holds that bit)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from experiment_1.mobius.family import family_mobius, subset_sizes
+from experiment_1.mobius.transform import mobius_transform
+
+
+def test_an_unknown_base_and_a_length_mismatch_are_refused_in_one_line() -> None:
+    with pytest.raises(ValueError, match=r"^unknown family base 'middle'; choose one of off, on$"):
+        family_mobius(torch.zeros(2, 1), torch.tensor([0, 1]), 1, base="middle", dim=0)
+    with pytest.raises(ValueError, match=r"^3 mask ids for 2 values along dim 0$"):
+        family_mobius(torch.zeros(2, 1), torch.tensor([0, 1, 2]), 2, dim=0)
+
+
+def test_dtype_sets_the_arithmetic_precision() -> None:
+    values = torch.randn(3, 4, 2, generator=torch.Generator().manual_seed(0))
+    sets, out = family_mobius(values, torch.arange(4), 2, dtype=torch.float64)
+    assert out.dtype == torch.float64 and values.dtype == torch.float32
+    assert torch.equal(out, mobius_transform(values.double()))
+    assert family_mobius(values, torch.arange(4), 2)[1].dtype == torch.float32
+
+
+@pytest.mark.parametrize("base", ["off", "on"])
+def test_a_gate_no_member_changes_is_skipped_and_the_later_gates_still_transform(base: str) -> None:
+    """L = 3 with gate 0 never moved from the corner: the sets {}, {1}, {2}, {1, 2} (ids 0, 2, 4, 6)."""
+    dense = torch.randn(8, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    ids = torch.tensor([0, 2, 4, 6])
+    if base == "off":
+        sets, out = family_mobius(dense[ids], ids, 3, dim=0)
+        expected = mobius_transform(dense[ids], dim=0)  # gate 0 absent: the 2-gate transform of gates 1, 2
+    else:  # the masks 1, 3, 5, 7: gates 1, 2 moved off the full network; the sets A of gates off are 0, 2, 4, 6
+        masks = torch.tensor([1, 3, 5, 7])
+        sets, out = family_mobius(dense[masks], masks, 3, base="on", dim=0)
+        expected = mobius_transform(dense[7 ^ ids], dim=0)  # of g(A) = h(full − A), in the order of A
+    assert sets.tolist() == [0, 2, 4, 6]
+    torch.testing.assert_close(out, expected, rtol=0, atol=1e-12)
+
+
+def test_subset_sizes_leaves_its_input() -> None:
+    ids = torch.tensor([0, 1, 6, 7, 2**40 + 3])
+    kept = ids.clone()
+    assert subset_sizes(ids).tolist() == [0, 1, 2, 3, 3] and torch.equal(ids, kept)
