@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from experiment_1.mobius.family import family_mobius, subset_sizes
+from experiment_1.mobius.family import family_mobius, family_order_energies, subset_sizes
 from experiment_1.mobius.transform import mobius_transform
 
 
@@ -45,3 +45,23 @@ def test_subset_sizes_leaves_its_input() -> None:
     ids = torch.tensor([0, 1, 6, 7, 2**40 + 3])
     kept = ids.clone()
     assert subset_sizes(ids).tolist() == [0, 1, 2, 3, 3] and torch.equal(ids, kept)
+
+
+def test_mask_ids_of_any_numeric_dtype_are_read_as_integers() -> None:
+    """Ids read back as floats (a JSON or npz round trip) or as int32 give the int64 result."""
+    values = torch.randn(4, 2, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    sets, expected = family_mobius(values, torch.arange(4), 2, dim=0)
+    for ids in (torch.arange(4, dtype=torch.float64), torch.arange(4, dtype=torch.int32), [0.0, 1.0, 2.0, 3.0]):
+        got_sets, got = family_mobius(values, ids, 2, dim=0)
+        assert got_sets.dtype == torch.long and torch.equal(got_sets, sets) and torch.equal(got, expected)
+
+
+def test_order_energies_are_float64_from_float32_coefficients_on_the_coefficients_device() -> None:
+    coefficients = torch.randn(2, 4, 3, generator=torch.Generator().manual_seed(3))  # float32, (B, M, C)
+    energies = family_order_energies(coefficients, torch.arange(4), 2)
+    expected = family_order_energies(coefficients.double(), torch.arange(4), 2)
+    assert energies.dtype == torch.float64 and torch.equal(energies, expected)
+    squares = coefficients.double().square().sum(dim=2)
+    assert torch.equal(expected, torch.stack([squares[:, 0], squares[:, 1] + squares[:, 2], squares[:, 3]], dim=1))
+    on_meta = family_order_energies(coefficients.to("meta"), torch.arange(4), 2)  # the device of the coefficients
+    assert on_meta.device.type == "meta" and on_meta.shape == (2, 3)
