@@ -65,3 +65,12 @@ def test_order_energies_are_float64_from_float32_coefficients_on_the_coefficient
     assert torch.equal(expected, torch.stack([squares[:, 0], squares[:, 1] + squares[:, 2], squares[:, 3]], dim=1))
     on_meta = family_order_energies(coefficients.to("meta"), torch.arange(4), 2)  # the device of the coefficients
     assert on_meta.device.type == "meta" and on_meta.shape == (2, 3)
+
+
+def test_a_family_not_closed_is_refused_with_its_line() -> None:
+    with pytest.raises(ValueError) as raised:
+        family_mobius(torch.zeros(2, 1), torch.tensor([0, 3]), 2, dim=0)
+    assert str(raised.value) == (
+        "the mask family is not closed under removing a gate from its corner; the Möbius transform on it would not "
+        "be exact"
+    )
