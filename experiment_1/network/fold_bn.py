@@ -38,13 +38,18 @@ def _conv_bn_pairs(model: nn.Module) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
 
 @torch.no_grad()
 def fold_batchnorm(model: ResidualStack) -> int:
-    """Fold every conv → batch-norm pair of an ``eval()`` model in place; returns how many were folded."""
-    pairs = _conv_bn_pairs(model)
+    """Fold every conv → batch-norm pair of an ``eval()`` model in place; returns how many were folded.
+
+    A batch norm without ``affine`` parameters folds with ``γ = 1, β = 0``; one without running statistics
+    (``track_running_stats=False``: batch statistics even in ``eval()``) is no fixed affine map and stays."""
+    pairs = [(conv, bn) for conv, bn in _conv_bn_pairs(model) if bn.running_var is not None]
     for conv, bn in pairs:
-        scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+        gamma = bn.weight if bn.weight is not None else torch.ones_like(bn.running_var)
+        beta = bn.bias if bn.bias is not None else torch.zeros_like(bn.running_mean)
+        scale = gamma / torch.sqrt(bn.running_var + bn.eps)
         bias = conv.bias if conv.bias is not None else torch.zeros_like(bn.running_mean)
         conv.weight.copy_(conv.weight * scale.view(-1, 1, 1, 1))
-        conv.bias = nn.Parameter((bias - bn.running_mean) * scale + bn.bias, requires_grad=False)
+        conv.bias = nn.Parameter((bias - bn.running_mean) * scale + beta, requires_grad=False)
     folded = {id(bn) for _, bn in pairs}
     for parent in list(model.modules()):
         for name, child in list(parent.named_children()):

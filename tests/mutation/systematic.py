@@ -45,6 +45,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "experiment_2/spectrum/verdicts.py": (
         "tests/whole/test_planted_verdicts.py",
         "tests/experiment_1/mobius/test_spectrum.py",
+        "tests/experiment_2/test_spectrum_boundaries.py",
     ),
     "experiment_2/lambda_sweep/verdicts.py": ("tests/whole/test_planted_verdicts.py",),
     "experiment_2/limit/laws.py": ("tests/experiment_2/test_limit_rules.py", "tests/experiment_2/test_limit.py"),
@@ -68,7 +69,15 @@ MODULES: dict[str, tuple[str, ...]] = {
     "experiment_4/sampled_inference.py": ("tests/experiment_4/test_sampled_inference.py",),
     "experiment_5/association.py": ("tests/experiment_5/test_association.py",),
     "paper/depth_ladder.py": ("tests/paper/test_depth_ladder.py",),
-    "experiment_1/mobius/transform.py": ("tests/experiment_1/mobius/test_mobius.py",),
+    "experiment_1/mobius/transform.py": (
+        "tests/experiment_1/mobius/test_mobius.py",
+        "tests/experiment_1/mobius/test_walsh.py",
+        "tests/experiment_1/mobius/test_transform_edges.py",
+    ),
+    "experiment_1/mobius/family.py": (
+        "tests/experiment_1/network/test_mask_family.py",
+        "tests/experiment_1/mobius/test_family_edges.py",
+    ),
     "experiment_1/run/partial_store.py": (
         "tests/experiment_1/run/test_run_identity.py",
         "tests/experiment_1/run/test_resume_key.py",

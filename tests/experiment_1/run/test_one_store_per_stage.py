@@ -1,0 +1,36 @@
+"""Two stages of one step with the same key: two passes of one experiment (one partial-store stage name) into one
+output folder would share one store, the second overwriting the first's batches. ``run_passes`` refuses that in one
+line naming the fix, before anything is built."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from experiment_1.errors import PipelineError
+from experiment_1.run import ExperimentPass, run_passes
+from experiment_1.run import experiment_pass as experiment_pass_module
+
+
+def one_pass() -> ExperimentPass:
+    return ExperimentPass(
+        experiment=1,
+        stage="experiment_1.step_3_evaluate/all_masks",
+        description="Exp 1",
+        batch_function=lambda setup: pytest.fail("a batch function was built"),
+        finish=lambda setup, arrays, timing: pytest.fail("finished"),
+    )
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotted"])
+def test_two_passes_of_one_stage_into_one_folder_are_refused_in_one_line(
+    spelling: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(experiment_pass_module, "build_setup", lambda args: pytest.fail("a model was built"))
+    second = tmp_path / "out" if spelling == "same" else tmp_path / "out" / ".." / "out"
+    with pytest.raises(PipelineError) as raised:
+        run_passes(argparse.Namespace(), [(one_pass(), tmp_path / "out"), (one_pass(), second)])
+    message = str(raised.value)
+    assert "\n" not in message and "needs its own output folder" in message and "give each experiment" in message
