@@ -165,19 +165,18 @@ def topk_metrics(
     }
     for ranking in RANKINGS:
         metrics[f"order_histogram_{ranking}"] = top_k_order_histograms(rankings[ranking], ks)
-    sources[TRUNK_REMOVED] = [trunk_removed_ranking(rankings["vector"])]
-    without_trunk = [tensor.clone() for tensor in (coefficients, vector_energy, scalar_energy)]
-    for tensor in without_trunk:
-        tensor[:, 0] = 0  # mask 0 is ∅: its coefficient is h(∅), the trunk
+    sources[TRUNK_REMOVED] = [trunk_removed_ranking(rankings["vector"])]  # last: it zeroes ∅ in place below
+    target = full
     for source, permutations in sources.items():
         draws: dict[str, list[torch.Tensor]] = {}
-        removed = source == TRUNK_REMOVED
-        source_coefficients, energy, scalar = without_trunk if removed else (coefficients, vector_energy, scalar_energy)
-        target = full - coefficients[:, 0] if removed else full
+        if source == TRUNK_REMOVED:  # without a copy of the coefficients: no source after this one reads ∅'s
+            target = full - coefficients[:, 0]
+            for tensor in (coefficients, vector_energy, scalar_energy):
+                tensor[:, 0] = 0  # mask 0 is ∅: its coefficient is h(∅), the trunk
         for permutation in permutations:
-            result = cumulative_reconstruction(source_coefficients, permutation, target, ks, energy, error_thresholds)
-            result["captured_scalar_energy"] = captured_fraction(scalar, permutation)[:, k_index]
-            result["k_mass"] = smallest_k_reaching_mass(energy, permutation, mass_fractions)
+            result = cumulative_reconstruction(coefficients, permutation, target, ks, vector_energy, error_thresholds)
+            result["captured_scalar_energy"] = captured_fraction(scalar_energy, permutation)[:, k_index]
+            result["k_mass"] = smallest_k_reaching_mass(vector_energy, permutation, mass_fractions)
             result["k_error"] = result.pop("k_at_error")
             for name, value in result.items():
                 draws.setdefault(name, []).append(value)

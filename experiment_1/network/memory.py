@@ -31,7 +31,7 @@ from experiment_1.network.residual_stack import ResidualStack
 
 # live bytes of a step's per-batch reductions besides the logits, in units of the float32 logits' bytes: the
 # largest of Experiment 1's (reconstruction_metrics), Experiment 2's (spectrum_metrics) and Experiment 3's
-# (topk_metrics): 2.6, 6.25 and at most 4.3 (L ≥ 14), measured by tests/experiment_1/network/test_gpu_readiness.py
+# (topk_metrics, its trunk-removed source included): 2.6, 6.25 and at most 5.9 (L ≥ 14), measured by tests/experiment_1/network/test_gpu_readiness.py
 REDUCTION_LOGIT_MULTIPLE = 6.5
 
 

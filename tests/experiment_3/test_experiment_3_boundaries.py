@@ -67,7 +67,10 @@ def test_relative_error_reads_only_k_below_two_to_the_l():
     summary = error_summary([1.1, 0.0], [1.3, 0.0], [4, 8], num_masks=8)
     entry = e3.relative_error_verdict(summary, "vector")
     assert entry["decision"] == HOLDS and entry["effect"]["value"] == pytest.approx(1.2)
-    assert entry["notes"] == ["images with relative error ≥ 1 there: 50.0 %"]
+    assert entry["notes"] == [
+        "images with relative error ≥ 1 there: 50.0 % (a claim about the mean over images, not about every image: "
+        "on the others ĥ_K is closer than zero)"
+    ]
     none_below = e3.relative_error_verdict(error_summary([0.0], [0.0], [8], num_masks=8), "vector")
     assert none_below["decision"] == CANNOT_TELL  # no K below 2^L: nothing to judge
     assert none_below["effect"] is None and none_below["notes"] == []

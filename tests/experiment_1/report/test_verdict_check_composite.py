@@ -18,6 +18,7 @@ from experiment_1.report.verdict_check import COMPOSITE_SHAPES, _verdicts, _with
 
 REPO = Path(__file__).resolve().parents[3]
 SPECTRUM = "experiment_2/results_efficientnet_lite0_null_seeds/seed_001/summary.json"
+TRAINED_SPECTRUM = "experiment_2/results_efficientnet_lite0_sample/summary.json"  # rebuilt with the middle-peak verdicts
 SWEEP = "experiment_2/results_3c_efficientnet_lite0_native/summary_all.json"
 DEPTH = "paper/results_depth_efficientnet_lite_sample/depth.json"
 OVERLAP = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
@@ -62,8 +63,8 @@ CASES = [
     (SPECTRUM, "resolved.vector", ("block", "statistic", "value"), "statistic.value"),
     (SPECTRUM, "peak.vector", ("block", "parameters", "null_peak_orders"), "parameters.null_peak_orders"),
     (SPECTRUM, "shape.vector", ("source", "projections", "vector", "c_le3"), "projections.c_le3"),
-    (SPECTRUM, "middle_peak.vector", ("block", "parameters", "middle_orders"), "parameters.middle_orders"),
-    (SPECTRUM, "middle_peak.scalar", ("block", "effect", "ci_high"), "effect.ci_high"),
+    (TRAINED_SPECTRUM, "middle_peak.vector", ("block", "parameters", "middle_orders"), "parameters.middle_orders"),
+    (TRAINED_SPECTRUM, "middle_peak.scalar", ("block", "effect", "ci_high"), "effect.ci_high"),
     (WALSH, "walsh.shape.vector", ("source", "walsh", "projections", "vector"), "walsh.projections.vector"),
     (WALSH, "walsh.peak.scalar", ("block", "effect", "ci_low"), "effect.ci_low"),
     (WALSH, "basis.scalar", ("verdict", "walsh.shape.scalar"), "the verdict walsh.shape.scalar"),
