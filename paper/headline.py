@@ -59,13 +59,21 @@ def experiment_1_answers(summary: dict[str, Any]) -> tuple[str, str]:
     )
 
 
+def null_peak_text(summary: dict[str, Any]) -> str:
+    """The binomial null's peak order: C(L, k) is largest at L/2, and at both (L ± 1)/2 (tied) for an odd L."""
+    blocks = summary.get("config", {}).get("num_blocks")
+    if isinstance(blocks, int) and blocks % 2 == 1:
+        return f"{(blocks - 1) // 2}/{(blocks + 1) // 2} (tied)"
+    return str(summary["binomial_null"]["peak_order"])
+
+
 def experiment_2_answers(summary: dict[str, Any]) -> tuple[str, str]:
     seed, vector = summary["published"]["resnet18"], summary["projections"]["vector"]
     null = summary["binomial_null"]
     return (
         f"peak at k = {seed['peak_order']}, κ ≈ {format_number(seed['kappa_vector'])}, C≤3 = {format_percent(seed['c_le3'], 0)}",
         f"peak at k = {vector['mean_spectrum_peak_order']}, κ = {format_stat(vector['kappa'])}, C≤3 = {format_stat(vector['c_le3'], percent=True)} "
-        f"(binomial null: peak {null['peak_order']}, κ = {format_number(null['kappa'])})",
+        f"(binomial null: peak {null_peak_text(summary)}, κ = {format_number(null['kappa'])})",
     )
 
 

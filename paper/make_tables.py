@@ -42,7 +42,7 @@ from paper.claims import claims_markdown_table, claims_tex, network_name, pretty
 from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob
 from paper.experiments import RECORDS, record_of
 from paper.figures import figures_tex
-from paper.headline import figure_reading, headline_table
+from paper.headline import figure_reading, headline_table, null_peak_text
 from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, macros_tex
 from paper.plots import render_paper_figures
 from paper.render_latex import render_latex
@@ -168,14 +168,6 @@ def experiment_1_table(root: Path) -> list[Block]:
             rows,
         )
     ]
-
-
-def null_peak_text(summary: dict[str, Any]) -> str:
-    """The binomial null's peak order: C(L, k) is largest at L/2, and at both (L ± 1)/2 (tied) for an odd L."""
-    blocks = summary.get("config", {}).get("num_blocks")
-    if isinstance(blocks, int) and blocks % 2 == 1:
-        return f"{(blocks - 1) // 2}/{(blocks + 1) // 2} (tied)"
-    return str(summary["binomial_null"]["peak_order"])
 
 
 def experiment_2_table(root: Path) -> list[Block]:

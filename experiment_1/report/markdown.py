@@ -39,7 +39,16 @@ def format_percent(value: float | None, digits: int = 1) -> str:
 def format_stat(stat: dict[str, Any], percent: bool = False, digits: int = 3) -> str:
     """``mean [ci_low, ci_high]`` from a :func:`experiment_1.report.stats.bootstrap_mean_ci` dict."""
     fmt = format_percent if percent else (lambda value: format_number(value, digits))
+    if not _finite(stat["mean"]):  # an undefined statistic (e.g. ρ of a constant measure) has no interval either
+        return fmt(stat["mean"])
     return f"{fmt(stat['mean'])} [{fmt(stat['ci_low'])}, {fmt(stat['ci_high'])}]"
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
