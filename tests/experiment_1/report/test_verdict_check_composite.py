@@ -18,7 +18,9 @@ from experiment_1.report.verdict_check import COMPOSITE_SHAPES, _verdicts, _with
 
 REPO = Path(__file__).resolve().parents[3]
 SPECTRUM = "experiment_2/results_efficientnet_lite0_null_seeds/seed_001/summary.json"
-TRAINED_SPECTRUM = "experiment_2/results_efficientnet_lite0_sample/summary.json"  # rebuilt with the middle-peak verdicts
+TRAINED_SPECTRUM = (
+    "experiment_2/results_efficientnet_lite0_sample/summary.json"  # rebuilt with the middle-peak verdicts
+)
 SWEEP = "experiment_2/results_3c_efficientnet_lite0_native/summary_all.json"
 DEPTH = "paper/results_depth_efficientnet_lite_sample/depth.json"
 OVERLAP = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
