@@ -24,16 +24,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json
 from experiment_1.report import (
-    CANNOT_TELL,
-    FAILS,
-    HOLDS,
-    NON_FINITE,
-    NOT_CONVERGED,
+    all_must_hold,
     check_verdicts,
     format_stat,
     markdown_table,
@@ -51,19 +47,6 @@ RULE = (
     "setting refutes a law stated for every setting); cannot tell (not converged) when none fails and every one that does "
     "not hold has not converged; else cannot tell"
 )
-
-
-def replicated(decisions: Sequence[str]) -> str:
-    """The combined decision over replications by :data:`RULE`."""
-    if NON_FINITE in decisions:
-        return NON_FINITE
-    if FAILS in decisions:
-        return FAILS
-    if decisions and all(decision == HOLDS for decision in decisions):
-        return HOLDS
-    if decisions and all(decision in (HOLDS, NOT_CONVERGED) for decision in decisions):
-        return NOT_CONVERGED
-    return CANNOT_TELL
 
 
 def replication_row(path: Path, test: dict[str, Any]) -> dict[str, Any]:
@@ -121,7 +104,7 @@ def summarize(tests: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
         verdict(
             verdict_id,
             claim,
-            replicated([row[key] for row in rows]),
+            all_must_hold([row[key] for row in rows]),
             RULE,
             parameters={"parts": [row[key] for row in rows], "part_of": key, "replications": len(rows)},
             notes=[f"{row['test']}: {row[key]}" for row in rows],

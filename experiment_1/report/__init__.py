@@ -56,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     "UNRESOLVED": "verdicts",
     "by_id": "verdicts",
     "conjunction": "verdicts",
+    "all_must_hold": "verdicts",
     "decide_by_ci": "verdicts",
     "decide_equivalence": "verdicts",
     "equivalence_margin": "verdicts",

@@ -75,6 +75,7 @@ from experiment_1.report.verdicts import (
     PARTLY_CONTRADICTED,
     POST_HOC,
     UNRESOLVED,
+    all_must_hold,
 )
 
 DECIDED_BY_RULE = (HOLDS, FAILS, CANNOT_TELL)  # the decisions a rule's CI / threshold clause gives
@@ -904,13 +905,7 @@ def _replication_rule(entry: dict[str, Any], document: Any) -> str:
         raise _Contradiction(
             f"parameters.parts {entry['parameters'].get('parts')} are not replications[].{key} {parts}"
         )
-    if FAILS in parts:
-        return FAILS
-    if parts and all(part == HOLDS for part in parts):
-        return HOLDS
-    if parts and all(part in (HOLDS, NOT_CONVERGED) for part in parts):
-        return NOT_CONVERGED
-    return CANNOT_TELL
+    return all_must_hold(parts)
 
 
 COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (

@@ -294,6 +294,15 @@ def conjunction(decisions: Sequence[str]) -> str:
     return HOLDS if decisions and all(decision == HOLDS for decision in decisions) else CANNOT_TELL
 
 
+def all_must_hold(decisions: Sequence[str]) -> str:
+    """A law's combined decision over its replications: :func:`conjunction`, except ``cannot tell (not converged)``
+    when none fails and every replication that does not hold has not converged."""
+    decision = conjunction(decisions)
+    if decision == CANNOT_TELL and decisions and all(part in (HOLDS, NOT_CONVERGED) for part in decisions):
+        return NOT_CONVERGED
+    return decision
+
+
 def by_id(verdicts: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """A verdicts block keyed by ``id``."""
     return {entry["id"]: entry for entry in verdicts}

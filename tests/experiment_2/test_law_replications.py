@@ -14,7 +14,7 @@ import pytest
 
 from experiment_1.data.sample_list import load_sample_list
 from experiment_1.errors import PipelineError
-from experiment_1.report import check_verdicts
+from experiment_1.report import all_must_hold, check_verdicts
 from experiment_2.limit.laws import (
     LAW_TEST_CONVERGENCE_TOLERANCE,
     NOT_CONVERGED,
@@ -34,7 +34,6 @@ from experiment_2.limit.prediction import (
     run_started,
 )
 from experiment_2.limit.summary import floor_headroom
-from experiment_2.step_9_law_replications import replicated
 from experiment_2.step_9_law_replications import summarize as combine
 from tests.experiment_2.test_limit_rules import block
 
@@ -280,7 +279,7 @@ def test_the_floor_headroom_is_the_smallest_ratio_over_orders_above_zero() -> No
     ],
 )
 def test_all_must_hold(parts: list[str], decision: str) -> None:
-    assert replicated(parts) == decision
+    assert all_must_hold(parts) == decision
 
 
 def law_test_summary(seed: int, sha: str, law_decision: str, deciding: str, file: str | None = "p.json") -> dict:
