@@ -159,17 +159,17 @@ reports: $(BIN)/.installed
 # Needs TeX Live from the distribution's packages (Debian/Ubuntu names below).
 TEX_PACKAGES := latexmk texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern
 # Quiet: it prints the PDF's path, its pages and the LaTeX log's warning count (paper.build_log); latexmk's own
-# transcript goes to paper/build/latexmk.out (its last lines are printed if the build fails).
+# transcript goes to paper/build/latexmk.out (its last lines are printed if the build fails). The last supplement
+# pass is forced (-g): in a fresh build latexmk does not know the supplement reads main.aux (xr) and would skip it.
 paper: $(BIN)/.installed
 	@$(BIN)/python -m paper.make_tables >/dev/null
 	@command -v latexmk >/dev/null && command -v pdflatex >/dev/null || \
 		{ echo "make paper: TeX Live not found; install it with: sudo apt-get install $(TEX_PACKAGES)"; exit 1; }
 	@$(BIN)/python -m paper.findings
 	@mkdir -p paper/build
-	@cd paper && { latexmk -pdf -silent -interaction=nonstopmode -outdir=build supplement.tex >build/latexmk.out 2>&1 || true; } && \
-		for doc in main supplement; do \
-		latexmk -pdf -silent -interaction=nonstopmode -halt-on-error -outdir=build $$doc.tex >build/latexmk.out 2>&1 || \
-		{ tail -n 30 build/latexmk.out; echo "make paper: the build of $$doc.tex failed; the whole transcript is paper/build/latexmk.out"; exit 1; }; done
+	@cd paper && for pass in "supplement" "main" "-g supplement"; do \
+		latexmk -pdf -silent -interaction=nonstopmode -halt-on-error -outdir=build $$pass.tex >build/latexmk.out 2>&1 || \
+		{ tail -n 30 build/latexmk.out; echo "make paper: the build of $$pass.tex failed; the whole transcript is paper/build/latexmk.out"; exit 1; }; done
 	@$(BIN)/python -m paper.build_log paper/build/main.log paper/build/supplement.log
 
 clean-demo:
