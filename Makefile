@@ -305,7 +305,7 @@ offline-results-lite1: $(BIN)/.installed
 		--per-class 4 --min-per-class 6 --num-classes 12 --seed 0 --output $(DEPTH_INDEX_VAL)
 	$(BIN)/python -m paper.single_pass --experiments 4 5 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(DEPTH_INDEX_VAL) \
 		--results-name results_efficientnet_lite1_sample
-	$(BIN)/python -m experiment_4.step_2_overlap --signatures experiment_4/results_efficientnet_lite1_sample/signatures.pt \
+	$(BIN)/python -m experiment_4.step_2_overlap --signatures experiment_4/results_efficientnet_lite1_sample/signatures.npz \
 		--output-dir experiment_4/results_efficientnet_lite1_sample --nn-K 32 --num-permutations 1000 --seed 0
 	$(BIN)/python -m experiment_5.step_2_analyze --per-image experiment_5/results_efficientnet_lite1_sample/per_image.pt
 	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json
