@@ -22,6 +22,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from experiment_1.network import native_input_size
 from experiment_1.report import format_number, format_percent
 from paper.checks import checked_json
 from paper.committed_runs import check_inside, committed_glob
@@ -270,10 +271,13 @@ def reported_text(claim: Claim, summary: dict[str, Any]) -> str:
 
 
 def _run_facts(summary: dict[str, Any], verdict: dict[str, Any]) -> tuple[str, str]:
-    """(network, N) of the run that decided ``verdict``; a paired comparison (depth) names its pair."""
+    """(network, N) of the run that decided ``verdict``; a paired comparison (depth) names its pair. A network evaluated
+    at another input size than it was trained at is named with it (``EfficientNet-Lite0 at 240 px``)."""
     config = summary.get("config")
     if isinstance(config, dict) and "arch" in config:
-        return network_name(config["arch"], config.get("weights")), str(summary.get("num_valid", "—"))
+        size, native = config.get("input_size"), native_input_size(str(config["arch"]))
+        at = f" at {size} px" if size is not None and native is not None and size != native else ""
+        return network_name(config["arch"], config.get("weights")) + at, str(summary.get("num_valid", "—"))
     effect, statistic = verdict.get("effect") or {}, verdict.get("statistic") or {}
     pair = " vs ".join(network_name(part.strip()) for part in reversed(str(effect.get("name", "—")).split("−")))
     return pair, format_number(statistic["value"]) if "value" in statistic else "—"
@@ -459,7 +463,7 @@ def compact_table_tex(rows: list[ClaimRow]) -> str:
     head = (
         r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}"
         "\n"
-        r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.04\linewidth}>{\raggedright\arraybackslash}p{0.34\linewidth}>{\raggedright\arraybackslash}p{0.16\linewidth}>{\raggedright\arraybackslash}p{0.1\linewidth}>{\raggedright\arraybackslash}p{0.28\linewidth}@{}}"
+        r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.04\linewidth}>{\raggedright\arraybackslash}p{0.30\linewidth}>{\raggedright\arraybackslash}p{0.16\linewidth}>{\raggedright\arraybackslash}p{0.14\linewidth}>{\raggedright\arraybackslash}p{0.28\linewidth}@{}}"
         "\n"
         r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this "
         r"project's verdicts: per claim, one row per decision and the networks it was reached on. Generated from the "

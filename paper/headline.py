@@ -19,7 +19,7 @@ from typing import Any
 from experiment_1.errors import PipelineError
 from experiment_1.report import PARTLY_CONTRADICTED, format_number, format_percent, format_stat
 from paper.checks import checked_json
-from paper.claims import claim_rows, plain_sentences
+from paper.claims import claim_rows, network_name, plain_sentences
 from paper.committed_runs import check_inside
 from paper.table_model import Block, NotRun, Paragraph, Table
 
@@ -140,7 +140,8 @@ def depth_answers(summary: dict[str, Any]) -> tuple[str, str]:
         "the peak moves to higher orders with depth (ResNet-18 → 34); prediction-preserving sparsity weakens with depth",
         "peak at k = "
         + ", ".join(
-            f"{rung['spectrum']['mean_spectrum_peak_order']} ({rung['arch']}, L = {rung['num_blocks']})"
+            f"{rung['spectrum']['mean_spectrum_peak_order']} ({network_name(rung['arch'])} at {rung['input_size']} px, "
+            f"L = {rung['num_blocks']})"
             for rung in rungs
         ),
     )

@@ -17,6 +17,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_BETA": "activations",
     "evaluate_all_masks": "engines",
     "MaskFamily": "mask_family",
+    "native_input_size": "efficientnet_lite",
     "Residual": "gating",
     "ResidualNetwork": "gating",
     "ARCHITECTURES": "registry",

@@ -100,6 +100,12 @@ LITE_VARIANTS = {
 }
 
 
+def native_input_size(arch: str) -> int | None:
+    """The input size a registered EfficientNet-Lite was trained at (224, 240, 260); ``None`` for any other network."""
+    variant = LITE_VARIANTS.get(arch)
+    return variant.resolution if variant is not None else None
+
+
 def _missing_package(arch: str, package: str) -> PipelineError:
     return PipelineError(
         f"{arch} needs the package {package}: pip install -r requirements.txt (or pip install {package})"
