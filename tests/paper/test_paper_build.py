@@ -80,7 +80,15 @@ def test_paper_and_supplement_build_without_undefined_references_or_lost_content
     # the last pass is forced: in a fresh build latexmk does not know the supplement reads main.aux through xr
     for document, force in (("supplement", []), ("main", []), ("supplement", ["-g"])):
         result = subprocess.run(
-            ["latexmk", *force, "-pdf", "-interaction=nonstopmode", "-halt-on-error", f"-outdir={build}", f"{document}.tex"],
+            [
+                "latexmk",
+                *force,
+                "-pdf",
+                "-interaction=nonstopmode",
+                "-halt-on-error",
+                f"-outdir={build}",
+                f"{document}.tex",
+            ],
             cwd=REPO / "paper",
             capture_output=True,
             text=True,
