@@ -168,7 +168,7 @@ def plot_slopes(summary: dict[str, Any], output: Path) -> Path:
     figure_, axes = new_figure(6.0, 4.0)
     num_blocks = summary["config"]["num_blocks"]
     orders = np.arange(1, num_blocks + 1)
-    axes.plot(orders, orders, color=COLOURS["binomial"], ls="--", lw=1, label="λ^k law: k")
+    axes.plot(orders, orders, color=COLOURS["binomial"], ls="--", lw=1, label=r"$\lambda^k$ law: slope $k$")
     exponent = summary["variants"]["native"]["kink_exponent"]
     axes.plot(
         orders,
@@ -176,7 +176,7 @@ def plot_slopes(summary: dict[str, Any], output: Path) -> Path:
         color="#c22",
         ls=":",
         lw=1.5,
-        label=f"kink law (before the 3C runs): min(k, {format_number(exponent)})",
+        label=f"kink law (before the 3C runs): $\\min(k, {format_number(exponent)})$",
     )
     refined = summary["variants"]["native"]["laws"].get("kink_chain")
     if refined and refined["predicted"] != summary["variants"]["native"]["laws"]["kink"]["predicted"]:
@@ -209,8 +209,8 @@ def plot_slopes(summary: dict[str, Any], output: Path) -> Path:
             label=f"{variant} activations",
         )
     axes.set_xticks(orders)
-    axes.set_xlabel("interaction order k")
-    axes.set_ylabel("limit slope of log sqrt(Ē_k) vs log λ (95 % CI)")
+    axes.set_xlabel(r"interaction order $k$")
+    axes.set_ylabel(r"limit slope of $\log\sqrt{\bar E_k}$ vs $\log\lambda$ (95 % CI)")
     axes.set_title(run_title(summary), fontsize=9)
     axes.legend(fontsize=7)
     return save_figure(figure_, output)
@@ -225,11 +225,11 @@ def plot_renormalised(summary: dict[str, Any], output: Path) -> Path:
         for colour, value, spectrum in zip(
             colours, summary["lambdas"], summary["variants"][variant]["renormalised_spectrum"]
         ):
-            axes.plot(orders, spectrum["mean"], color=colour, marker="o", ms=3, lw=1, label=f"λ = {value:g}")
+            axes.plot(orders, spectrum["mean"], color=colour, marker="o", ms=3, lw=1, label=f"$\\lambda$ = {value:g}")
         axes.set_xticks(orders)
-        axes.set_xlabel("interaction order k")
+        axes.set_xlabel(r"interaction order $k$")
         axes.set_title(f"{variant} activations", fontsize=9)
-    axes_list[0].set_ylabel("q_k = E_k / Σ_{j≥2} E_j (mean over images)")
+    axes_list[0].set_ylabel(r"$q_k = E_k / \sum_{j\geq 2} E_j$ (mean over images)")
     axes_list[-1].legend(fontsize=7)
     return save_figure(figure_, output)
 

@@ -22,16 +22,16 @@ import numpy as np
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.mobius import RANKINGS
-from experiment_1.report import load_checked_summary, new_figure_grid, plt, save_figure
+from experiment_1.report import load_checked_summary, new_figure_grid, plt, run_title, save_figure
 from experiment_3.report import LABELS, build_report
 from experiment_3.summary import controls_of
 
 COLOURS = {"magnitude": "#2a6fb0", "order_matched": "#e07b22", "random": "#888888", "low_order_first": "#2e9e4f"}
 METRIC_LABELS = {
-    "captured_energy": "captured energy Γ_K",
-    "captured_scalar_energy": "Γ_K on scalar energy",
-    "top1_agreement": "top-1 agreement with h(full)",
-    "relative_error": "relative L2 error ‖ĥ_K − h‖/‖h‖",
+    "captured_energy": r"captured energy $\Gamma_K$",
+    "captured_scalar_energy": r"$\Gamma_K$ on scalar energy",
+    "top1_agreement": r"top-1 agreement with $h_x(\mathrm{full})$",
+    "relative_error": r"relative error $\|\hat h_K - h_x(\mathrm{full})\|_2 / \|h_x(\mathrm{full})\|_2$",
 }
 
 
@@ -61,11 +61,11 @@ def plot_curves(summary: dict[str, Any], output: Path) -> Path:
             axes.set_xscale("log", base=2)
             if metric == "relative_error":
                 axes.set_yscale("log")
-            axes.set_xlabel("K (subsets kept)")
+            axes.set_xlabel(r"$K$ (subsets kept)")
             axes.set_title(f"{METRIC_LABELS[metric]}, {ranking} ranking", fontsize=8)
     axes_list[0].legend(fontsize=7)
     figure.suptitle(
-        f"Top-K reconstruction, {summary['config']['arch']}, 2^L = {summary['num_masks']}, N = {summary['num_valid']} (mean, 95 % CI)",
+        f"Top-K reconstruction, {run_title(summary)}, $2^L$ = {summary['num_masks']} (mean, 95 % CI)",
         fontsize=10,
     )
     return save_figure(figure, output)
@@ -81,7 +81,7 @@ def plot_orders(summary: dict[str, Any], output: Path) -> Path:
         shares = np.asarray(block["mean_count"]) / np.asarray(ks, dtype=float)[:, None]
         labels = [f"{k} (all)" if k == num_masks else str(k) for k in ks]
         if num_masks not in ks:
-            shares, labels = np.vstack([shares, block["binomial_share"]]), labels + ["all (C(L,k)/2^L)"]
+            shares, labels = np.vstack([shares, block["binomial_share"]]), labels + [r"all ($\binom{L}{k}/2^L$)"]
         bottom = np.zeros(len(labels))
         for order in block["orders"]:
             axes.bar(
@@ -89,13 +89,13 @@ def plot_orders(summary: dict[str, Any], output: Path) -> Path:
                 shares[:, order],
                 bottom=bottom,
                 color=colours(order / max(block["orders"])),
-                label=f"k = {order}",
+                label=f"$k$ = {order}",
             )
             bottom += shares[:, order]
-        axes.set_xlabel("K")
+        axes.set_xlabel(r"$K$")
         axes.tick_params(axis="x", labelsize=7, rotation=45)
         axes.set_title(f"orders in the magnitude top-K, {ranking} ranking", fontsize=9)
-    axes_list[0].set_ylabel("share of the top-K (mean over images)")
+    axes_list[0].set_ylabel(r"share of the top-$K$ (mean over images)")
     axes_list[-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), title="order")
     return save_figure(figure, output)
 

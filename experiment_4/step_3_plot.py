@@ -93,7 +93,7 @@ def plot_nn_sweep(summary: dict[str, Any], output: Path) -> Path:
         chance = summary["rankings"]["vector"]["binary"][target]["chance"]
         axes.axhline(chance, color="black", ls="--", lw=1, label=f"chance {format_percent(chance, 2)}")
         axes.plot([], [], color="grey", ls=":", lw=1, label="permutation null, 97.5 % quantile")
-        axes.set(xlabel="signature size K (top-K subsets)", ylabel=f"1-NN accuracy ({TARGET_NAMES[target]})")
+        axes.set(xlabel=r"signature size $K$ (top-$K$ subsets)", ylabel=f"1-NN accuracy ({TARGET_NAMES[target]})")
         axes.set_xscale("log", base=2)
         axes.legend(fontsize=6)
     figure_.suptitle(
@@ -116,13 +116,13 @@ def plot_core(summary: dict[str, Any], output: Path) -> Path:
             color=COLOURS[ranking],
             label=f"{NAMES[ranking]}: core share {format_percent(core['share']['mean'])}",
         )
-    axes.axvline(k, color="black", ls="--", lw=1, label=f"K = {k} (the global core)")
+    axes.axvline(k, color="black", ls="--", lw=1, label=f"$K$ = {k} (the global core)")
     axes.axhline(
         k / summary["num_subsets"],
         color="grey",
         ls=":",
         lw=1,
-        label=f"random top-K: K / 2^L = {format_percent(k / summary['num_subsets'])}",
+        label=f"random top-$K$: $K / 2^L$ = {format_percent(k / summary['num_subsets'])}",
     )
     axes.set(
         xscale="log",

@@ -25,6 +25,18 @@ MEASURE_LABELS = {
     "k_mass": "K_η^mass",
 }
 PERCENT_MEASURES = ("c_le3_vector", "c_le3_scalar")
+# the figures' labels, in the paper's notation (matplotlib mathtext); the tables keep MEASURE_LABELS
+FIGURE_LABELS = {
+    "kbar_vector": r"$\bar k^v$",
+    "kbar_scalar": r"$\bar k^s$",
+    "kappa_vector": r"$\kappa^v$",
+    "kappa_scalar": r"$\kappa^s$",
+    "c_le3_vector": r"$C_{\leq 3}^v$",
+    "c_le3_scalar": r"$C_{\leq 3}^s$",
+    "n_eff_vector": r"$N_{\mathrm{eff}}^v$",
+    "k_err": r"$K_\tau^{\mathrm{err}}$",
+    "k_mass": r"$K_\eta^{\mathrm{mass}}$",
+}
 
 
 def measure_label(name: str) -> str:
@@ -34,6 +46,15 @@ def measure_label(name: str) -> str:
     if name.startswith("k_mass_eta_"):
         return f"K_η^mass (η = {name.removeprefix('k_mass_eta_')})"
     return MEASURE_LABELS[name]
+
+
+def measure_figure_label(name: str) -> str:
+    """A measure's name in a figure, in the paper's notation: ``$K_\\tau^{\\mathrm{err}}$ ($\\tau$ = 0.05)``."""
+    if name.startswith("k_err_tau_"):
+        return FIGURE_LABELS["k_err"] + f" ($\\tau$ = {name.removeprefix('k_err_tau_')})"
+    if name.startswith("k_mass_eta_"):
+        return FIGURE_LABELS["k_mass"] + f" ($\\eta$ = {name.removeprefix('k_mass_eta_')})"
+    return FIGURE_LABELS[name]
 
 
 def stat_cell(stat: dict[str, Any], measure: str) -> str:

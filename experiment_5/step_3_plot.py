@@ -28,7 +28,7 @@ from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import load_checked_summary, new_figure, new_figure_grid, save_figure
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formats import analysed_images, load_per_image
-from experiment_5.formatting import SCORE_LABELS, measure_label
+from experiment_5.formatting import SCORE_LABELS, measure_figure_label
 from experiment_5.report import build_report, measure_verdict
 
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]
@@ -62,7 +62,7 @@ def plot_rho_heatmap(analysis: dict[str, Any], output: Path) -> Path:
             if significant:
                 axes.add_patch(Rectangle((column - 0.48, row - 0.48), 0.96, 0.96, fill=False, lw=1.2, ec="black"))
     axes.set_xticks(
-        range(len(measures)), [measure_label(name) for name in measures], rotation=35, ha="right", fontsize=8
+        range(len(measures)), [measure_figure_label(name) for name in measures], rotation=35, ha="right", fontsize=8
     )
     axes.set_yticks(range(len(scores)), [SCORE_LABELS[name] for name in scores], fontsize=8)
     figure_.colorbar(image, ax=axes, label="Spearman ρ")
@@ -83,7 +83,7 @@ def plot_quartile_bars(analysis: dict[str, Any], output: Path) -> Path:
         error = [means - [stat["ci_low"] for stat in stats], [stat["ci_high"] for stat in stats] - means]
         axes.bar(range(1, 5), means, yerr=error, color=QUARTILE_COLOURS, capsize=3)
         axes.set_xticks(range(1, 5), ["Q1 easy", "Q2", "Q3", "Q4 hard"], fontsize=7)
-        axes.set_title(f"{measure_label(measure)}: {measure_verdict(analysis, measure)['decision']}", fontsize=8)
+        axes.set_title(f"{measure_figure_label(measure)}: {measure_verdict(analysis, measure)['decision']}", fontsize=8)
         low = min(stat["ci_low"] for stat in stats)
         high = max(stat["ci_high"] for stat in stats)
         margin = 0.15 * (high - low) if high > low else 0.5
@@ -119,7 +119,7 @@ def plot_strongest_pairs(analysis: dict[str, Any], record: dict[str, Any], outpu
             axes.scatter(x[mask], y[mask], s=8, alpha=0.6, color=colour, label=f"{label} ({int(mask.sum())})")
         entry = analysis["spearman"][score][measure]
         axes.set_xlabel(SCORE_LABELS[score])
-        axes.set_ylabel(measure_label(measure))
+        axes.set_ylabel(measure_figure_label(measure))
         axes.set_title(
             f"ρ = {entry['rho']:.3f} [{entry['ci_low']:.3f}, {entry['ci_high']:.3f}], partial ρ | ‖h(full)‖ = {entry['partial_rho']:.3f}",
             fontsize=8,

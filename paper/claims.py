@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.network import native_input_size
-from experiment_1.report import format_number, format_percent
+from experiment_1.report import format_number, format_percent, network_name, pretty_networks
 from paper.checks import checked_json
 from paper.committed_runs import check_inside, committed_glob
 from paper.experiments import record_of
@@ -172,7 +172,6 @@ DECISION_PHRASES = {
     "consistent (post hoc)": "consistent, post hoc (a law fitted to the data that test it)",
 }
 WHY_CLAUSES = 2  # a note of many clauses is cut to its first two in the table's "why" cell
-NETWORK_NAMES = {"resnet": "ResNet-", "efficientnet_lite": "EfficientNet-Lite"}
 
 
 @dataclass(frozen=True)
@@ -189,34 +188,11 @@ class ClaimRow:
     why: str
 
 
-ARCH = re.compile(r"\b(resnet|efficientnet_lite)(\d+)\b")
-
-
-def pretty_networks(text: str) -> str:
-    """Every architecture name in ``text`` as the paper names it (efficientnet_lite1 → EfficientNet-Lite1)."""
-    return ARCH.sub(lambda match: NETWORK_NAMES[match.group(1)] + match.group(2), text)
-
-
 def decision_phrase(decision: str) -> str:
     """The abstract's words for a decision; a qualified one (``cannot tell (not converged)``) keeps its qualifier."""
     base, _, qualifier = decision.partition(" (")
     phrase = DECISION_PHRASES.get(decision) or DECISION_PHRASES.get(base, base)
     return phrase + (f" ({qualifier}" if qualifier and decision not in DECISION_PHRASES else "")
-
-
-def network_name(arch: str, weights: str | None = None) -> str:
-    """``efficientnet_lite0`` → EfficientNet-Lite0, ``resnet18`` → ResNet-18; "(random init)" when not trained. A factory
-    (``package.module:function``) is named by its function, words apart (``resnet18_first_block_held`` → ResNet-18 first
-    block held), not by its import path."""
-    if ":" in arch:
-        return pretty_networks(arch.rpartition(":")[2].replace("_", " ")) + (
-            " (random init)" if weights == "random" else ""
-        )
-    name = arch
-    for prefix, pretty in NETWORK_NAMES.items():
-        if arch.startswith(prefix) and arch[len(prefix) :].isdigit():
-            name = pretty + arch[len(prefix) :]
-    return name + (" (random init)" if weights == "random" else "")
 
 
 def value_text(entry: dict[str, Any], value: float) -> str:

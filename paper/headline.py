@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError
-from experiment_1.report import PARTLY_CONTRADICTED, format_number, format_percent, format_stat
+from experiment_1.report import PARTLY_CONTRADICTED, format_number, format_percent, format_stat, network_name
 from paper.checks import checked_json
-from paper.claims import claim_rows, network_name, plain_sentences
+from paper.claims import claim_rows, plain_sentences
 from paper.committed_runs import check_inside
 from paper.table_model import Block, NotRun, Paragraph, Table
 

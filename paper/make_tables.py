@@ -33,12 +33,20 @@ from typing import Any
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_text, missing_key, read_json, read_timing
 from experiment_1.paths import REPO_ROOT
-from experiment_1.report import by_id, format_number, format_percent, format_stat, verdict_sentence
+from experiment_1.report import (
+    by_id,
+    format_number,
+    format_percent,
+    format_stat,
+    network_name,
+    pretty_networks,
+    verdict_sentence,
+)
 from experiment_1.run import unique_passes
 from experiment_2.spectrum.null_report import statistics_rows
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.checks import check_one_network, checked_json
-from paper.claims import claims_markdown_table, claims_tex, network_name, pretty_networks
+from paper.claims import claims_markdown_table, claims_tex
 from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob
 from paper.experiments import RECORDS, record_of
 from paper.figures import figures_tex

@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report import new_figure, plt
+from experiment_1.report import network_name, new_figure, plt
 from paper.checks import checked_json
-from paper.claims import network_name
 from paper.committed_runs import committed_glob
 from paper.experiments import record_of
 

@@ -13,9 +13,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from experiment_1.report import format_number
+from experiment_1.report import format_number, network_name
 from paper.checks import checked_json
-from paper.claims import network_name
 from paper.committed_runs import committed_glob
 from paper.experiments import RECORDS
 from paper.render_latex import latex_text

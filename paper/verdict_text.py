@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from experiment_1.report import ExperimentRecord, format_number
+from experiment_1.report import ExperimentRecord, format_number, network_name, pretty_networks
 from paper.checks import checked_json
-from paper.claims import network_name, number_text, pretty_networks
+from paper.claims import number_text
 from paper.committed_runs import committed_glob
 from paper.experiments import RECORDS
 from paper.render_latex import latex_text

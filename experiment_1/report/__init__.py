@@ -32,6 +32,8 @@ _EXPORTS: dict[str, str] = {
     "save_figure": "plotting",
     "published_numbers": "published",
     "published_value": "published",
+    "network_name": "network_names",
+    "pretty_networks": "network_names",
     "ExperimentRecord": "record",
     "resolve": "record",
     "NUM_RESAMPLES": "stats",

@@ -15,6 +15,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
+from experiment_1.report.network_names import network_name  # noqa: E402
+
 
 def new_figure(width: float = 6.0, height: float = 4.0) -> tuple[plt.Figure, plt.Axes]:
     """A figure with one axes."""
@@ -68,5 +70,5 @@ COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "random": "#888888", "binom
 
 
 def run_title(summary: dict[str, Any]) -> str:
-    """A figure title naming the run: ``arch (weights), N = images``."""
-    return f"{summary['config']['arch']} ({summary['config']['weights']}), N = {summary['num_valid']}"
+    """A figure title naming the run as the text does: ``EfficientNet-Lite0, N = 250``, ``ResNet-18 (random init), N = 6``."""
+    return f"{network_name(summary['config']['arch'], summary['config']['weights'])}, N = {summary['num_valid']}"

@@ -46,9 +46,11 @@ def plot_kappa(summary: dict[str, Any], output: Path) -> Path:
             marker="o",
             ms=4,
             capsize=2,
-            label=f"κ^{projection[0]} (ours)",
+            label=f"$\\kappa^{projection[0]}$ (this project)",
         )
-    axes.axhline(summary["binomial_null"]["kappa"], color=COLOURS["binomial"], ls="--", lw=1, label="binomial null κ")
+    axes.axhline(
+        summary["binomial_null"]["kappa"], color=COLOURS["binomial"], ls="--", lw=1, label=r"binomial null $\kappa$"
+    )
     axes.plot(
         [1.0, 0.1],
         [seed["kappa_at_lambda_1"], seed["kappa_at_lambda_0.1"]],
@@ -56,10 +58,10 @@ def plot_kappa(summary: dict[str, Any], output: Path) -> Path:
         marker="*",
         ms=10,
         color="#c22",
-        label="seed κ^v (λ = 1, 0.1)",
+        label=r"the original study's $\kappa^v$ ($\lambda$ = 1, 0.1)",
     )
-    axes.set_xlabel("residual scale λ")
-    axes.set_ylabel("κ = Σ_{k≥1} k·p_k  (mean, 95 % CI)")
+    axes.set_xlabel(r"residual scale $\lambda$")
+    axes.set_ylabel(r"$\kappa = \sum_{k\geq 1} k\,p_k$ (mean, 95 % CI)")
     axes.set_title(run_title(summary), fontsize=9)
     axes.legend(fontsize=7)
     return save_figure(figure, output)
@@ -80,7 +82,7 @@ def plot_spectra(summary: dict[str, Any], output: Path) -> Path:
                 marker="o",
                 ms=3,
                 lw=1.2,
-                label=f"λ = {entry['lambda']:g}",
+                label=f"$\\lambda$ = {entry['lambda']:g}",
             )
         axes.plot(
             orders,
@@ -91,9 +93,9 @@ def plot_spectra(summary: dict[str, Any], output: Path) -> Path:
             label="binomial null",
         )
         axes.set_xticks(orders)
-        axes.set_xlabel("interaction order k")
+        axes.set_xlabel(r"interaction order $k$")
         axes.set_title(f"{projection} projection", fontsize=9)
-    axes_list[0].set_ylabel("p_k (mean over images)")
+    axes_list[0].set_ylabel(r"$p_k$ (mean over images)")
     axes_list[-1].legend(fontsize=7, ncol=2)
     return save_figure(figure, output)
 
@@ -111,7 +113,7 @@ def plot_agreement(summary: dict[str, Any], output: Path) -> Path:
         [high, high],
         color="#c22",
         alpha=0.15,
-        label="seed range, λ ∈ [0.8, 1]",
+        label=r"the original study's range, $\lambda \in [0.8, 1]$",
     )
     axes.errorbar(
         lambdas,
@@ -121,10 +123,10 @@ def plot_agreement(summary: dict[str, Any], output: Path) -> Path:
         marker="o",
         ms=4,
         capsize=2,
-        label="ours",
+        label="this project",
     )
-    axes.set_xlabel("residual scale λ")
-    axes.set_ylabel("top-1 agreement with λ = 1")
+    axes.set_xlabel(r"residual scale $\lambda$")
+    axes.set_ylabel(r"top-1 agreement with $\lambda = 1$")
     axes.set_ylim(-0.02, 1.02)
     axes.legend(fontsize=7)
     return save_figure(figure, output)
@@ -140,16 +142,16 @@ def plot_lambda_law(summary: dict[str, Any], output: Path) -> Path:
     energy = np.array([entry["projections"]["vector"]["mean_energy"]["mean"] for entry in summary["per_lambda"]])
     for order in range(num_blocks + 1):
         energy_axes.plot(
-            lambdas, np.sqrt(energy[:, order]), color=colours[order], marker="o", ms=3, lw=1, label=f"k = {order}"
+            lambdas, np.sqrt(energy[:, order]), color=colours[order], marker="o", ms=3, lw=1, label=f"$k$ = {order}"
         )
     energy_axes.axvspan(min(law["fit_lambdas"]), max(law["fit_lambdas"]), color="#999", alpha=0.15, label="fit range")
     energy_axes.set_xscale("log")
     energy_axes.set_yscale("log")
-    energy_axes.set_xlabel("λ")
-    energy_axes.set_ylabel("sqrt(Ē_k), vector projection")
+    energy_axes.set_xlabel(r"$\lambda$")
+    energy_axes.set_ylabel(r"$\sqrt{\bar E_k}$, vector projection")
     energy_axes.legend(fontsize=6, ncol=2)
     orders = np.arange(num_blocks + 1)
-    slope_axes.plot(orders, orders, color=COLOURS["binomial"], ls="--", lw=1, label="y = k (λ^k law)")
+    slope_axes.plot(orders, orders, color=COLOURS["binomial"], ls="--", lw=1, label=r"$y = k$ ($\lambda^k$ law)")
     for offset, projection in zip((-0.1, 0.1), PROJECTIONS):
         rows = law["projections"][projection]
         slope = np.array([row["slope"] for row in rows])
@@ -177,9 +179,9 @@ def plot_lambda_law(summary: dict[str, Any], output: Path) -> Path:
                 label="at the round-off floor" if projection == "vector" else None,
             )
     slope_axes.set_xticks(orders)
-    slope_axes.set_xlabel("interaction order k")
-    slope_axes.set_ylabel("slope of log sqrt(Ē_k) vs log λ (95 % CI)")
-    slope_axes.set_title(f"fit over λ ∈ {{{format_lambdas(law['fit_lambdas'])}}}", fontsize=9)
+    slope_axes.set_xlabel(r"interaction order $k$")
+    slope_axes.set_ylabel(r"slope of $\log\sqrt{\bar E_k}$ vs $\log\lambda$ (95 % CI)")
+    slope_axes.set_title(f"fit over $\\lambda \\in$ {{{format_lambdas(law['fit_lambdas'])}}}", fontsize=9)
     slope_axes.legend(fontsize=7)
     return save_figure(figure, output)
 

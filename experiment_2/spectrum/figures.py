@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from experiment_1.mobius import PROJECTIONS
-from experiment_1.report import COLOURS, new_figure, new_figure_grid, save_figure
+from experiment_1.report import COLOURS, network_name, new_figure, new_figure_grid, save_figure
 
 
 def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:
@@ -18,8 +18,8 @@ def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:
 
 
 def weights_label(summary: dict[str, Any]) -> str:
-    """``arch (weights)`` of a summary."""
-    return f"{summary['config']['arch']} ({summary['config']['weights']})"
+    """The network as the text names it: ``EfficientNet-Lite0``, ``EfficientNet-Lite0 (random init)``."""
+    return network_name(summary["config"]["arch"], summary["config"]["weights"])
 
 
 def plot_spectrum(summary: dict[str, Any], compare: dict[str, Any] | None, output: Path) -> Path:
@@ -45,15 +45,15 @@ def plot_spectrum(summary: dict[str, Any], compare: dict[str, Any] | None, outpu
                 ms=4,
                 lw=1,
                 capsize=2,
-                label=f"{weights_label(compare)}, random-init null",
+                label="random-init null",
             )
         axes.plot(
             orders, null["spectrum"], color=COLOURS["binomial"], marker="o", ms=3, lw=1, ls="--", label="binomial null"
         )
         axes.set_xticks(orders)
-        axes.set_xlabel("interaction order k")
+        axes.set_xlabel(r"interaction order $k$")
         axes.set_title(f"{projection} projection", fontsize=9)
-    axes_list[0].set_ylabel("p_k = E_k / Σ_{j≥1} E_j  (mean, 95 % CI)")
+    axes_list[0].set_ylabel(r"$p_k = E_k / \sum_{j\geq 1} E_j$ (mean, 95 % CI)")
     axes_list[0].legend(fontsize=7)
     figure.suptitle(f"Interaction-order spectrum, N = {summary['num_valid']}", fontsize=10)
     return save_figure(figure, output)
@@ -68,8 +68,7 @@ def plot_kappa_histogram(summary: dict[str, Any], compare: dict[str, Any] | None
     ]
     if compare is not None:
         sources += [
-            (compare, projection, COLOURS["random"], f"{projection}, {weights_label(compare)}, random-init null")
-            for projection in PROJECTIONS
+            (compare, projection, COLOURS["random"], f"{projection}, random-init null") for projection in PROJECTIONS
         ]
     for source, projection, colour, label in sources:
         histogram = source["projections"][projection]["kappa_distribution"]["histogram"]
@@ -77,9 +76,11 @@ def plot_kappa_histogram(summary: dict[str, Any], compare: dict[str, Any] | None
         density = counts / max(counts.sum(), 1.0)
         style = "-" if projection == "vector" else ":"
         axes.stairs(density, histogram["edges"], color=colour, ls=style, lw=1.4, label=label)
-    axes.axvline(summary["binomial_null"]["kappa"], color=COLOURS["binomial"], ls="--", lw=1, label="binomial null κ")
-    axes.set_xlabel("per-image κ = Σ_{k≥1} k·p_k")
+    axes.axvline(
+        summary["binomial_null"]["kappa"], color=COLOURS["binomial"], ls="--", lw=1, label=r"binomial null $\kappa$"
+    )
+    axes.set_xlabel(r"per-image $\kappa = \sum_{k\geq 1} k\,p_k$")
     axes.set_ylabel("fraction of images")
     axes.legend(fontsize=7)
-    axes.set_title(f"Distribution of κ over images, N = {summary['num_valid']}", fontsize=9)
+    axes.set_title(f"Distribution of $\\kappa$ over images, N = {summary['num_valid']}", fontsize=9)
     return save_figure(figure, output)
