@@ -16,12 +16,14 @@ decision written and the decision now stored, so the sentence is rewritten rathe
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from experiment_1.errors import PipelineError, run_cli
 from paper.checks import checked_json
 from paper.committed_runs import check_inside
+from paper.macros import MACROS, Macro
 
 REPO = Path(__file__).resolve().parents[1]
 COMMAND = "\\Finding"
@@ -35,6 +37,7 @@ class Finding:
     results_file: str
     verdict_id: str
     decision: str
+    sentence: str = field(default="", compare=False)
 
 
 def _braced(text: str, start: int) -> tuple[str, int]:
@@ -68,7 +71,7 @@ def findings_in(text: str, name: str) -> list[Finding]:
         try:
             reference, after = _braced(body, after)
             decision, after = _braced(body, after)
-            _braced(body, after)
+            sentence, after = _braced(body, after)
         except ValueError as error:
             raise PipelineError(
                 f"{name}:{line}: \\Finding needs three braced arguments {{file#verdict}}{{decision}}{{sentence}} ({error})"
@@ -78,7 +81,9 @@ def findings_in(text: str, name: str) -> list[Finding]:
             raise PipelineError(
                 f"{name}:{line}: \\Finding's first argument {reference!r} is not <results file>#<verdict id>"
             )
-        found.append(Finding(f"{name}:{line}", results_file.strip(), verdict_id.strip(), " ".join(decision.split())))
+        found.append(
+            Finding(f"{name}:{line}", results_file.strip(), verdict_id.strip(), " ".join(decision.split()), sentence)
+        )
         position = body.find(COMMAND, after)
     return found
 
@@ -123,11 +128,47 @@ def stale_findings(root: Path, sources: list[Path] | None = None) -> list[str]:
     return problems
 
 
+MACRO_USE = re.compile(r"\\([A-Za-z]+)")
+
+
+def run_ids(root: Path, results_file: str) -> set[str]:
+    """The runs a results file speaks for: its own run id, and the run a comparison file ranks (``trained_run_id``)."""
+    path = root / results_file
+    if "*" in results_file or not path.is_file():
+        return set()
+    document = checked_json(check_inside(path, root))
+    config = document.get("config") if isinstance(document, dict) else None
+    config = config if isinstance(config, dict) else {}
+    return {str(value) for value in (config.get("run_id"), config.get("trained_run_id")) if value}
+
+
+def foreign_numbers(root: Path, sources: list[Path] | None = None, macros: list[Macro] = MACROS) -> list[str]:
+    """One line per generated number in a finding sentence that comes from another run than the verdict the sentence
+    states: the macro's file must be the verdict's file, or speak for the same run (:func:`run_ids`), so a sentence
+    never quotes one run's number beside another run's decision."""
+    by_name = {macro.name: macro for macro in macros}
+    problems = []
+    for path in paper_sources(root) if sources is None else sources:
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+        for finding in findings_in(path.read_text(encoding="utf-8"), name):
+            verdict_runs = run_ids(root, finding.results_file)
+            for used in dict.fromkeys(MACRO_USE.findall(finding.sentence)):
+                macro = by_name.get(used)
+                if macro is None or macro.source == finding.results_file:
+                    continue
+                if not verdict_runs & run_ids(root, macro.source):
+                    problems.append(
+                        f"{finding.source}: \\{used} comes from {macro.source}, another run than the verdict the sentence "
+                        f"states ({finding.results_file}#{finding.verdict_id}); quote that run's number or split the sentence"
+                    )
+    return problems
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", type=Path, default=REPO, help="the repository root (default: this checkout)")
     args = parser.parse_args(argv)
-    problems = stale_findings(args.root)
+    problems = stale_findings(args.root) + foreign_numbers(args.root)
     if problems:
         raise PipelineError(
             f"{len(problems)} finding sentence(s) no longer match their verdicts:\n" + "\n".join(problems)

@@ -68,6 +68,7 @@ KBAR_SCALAR = "kbar_scalar.hard_minus_easy"  # Experiment 5: the order measure d
 LIMIT_FITTED = "experiment_2/results_3c_resnet18/summary_3c.json"  # the run the refined kink law was fitted on
 LIMIT_HELD = "experiment_2/results_3c_resnet18_first_block_held/summary_3c.json"  # the run it was predicted for
 LIMIT_EXTENDED = "experiment_2/results_3c_resnet18_first_block_held_lambda_1e-4/summary_3c.json"  # λ down to 1e-4
+LIMIT_LITE = "experiment_2/results_3c_efficientnet_lite0/summary_3c.json"  # pretrained Lite0, native and smooth
 TEST_SAMPLE = "experiment_1/sample_index_sample_test.json"
 LABELLED_SAMPLE = "experiment_1/sample_index_sample_val_min6.json"
 TIMINGS = "experiment_*/results*/timing.json"  # every committed run (the wall-time table's), a shared pass once
@@ -238,6 +239,7 @@ MACROS: list[Macro] = [
     Macro("ThreeCExtendedSlopeTwoLow", LIMIT_EXTENDED, _limit_slope(2, "ci_low"), "number"),
     Macro("ThreeCExtendedSlopeTwoHigh", LIMIT_EXTENDED, _limit_slope(2, "ci_high"), "number"),
     Macro("ThreeCSmallestLambda", LIMIT_HELD, ("variants", "native", "lambdas", -1), "number"),
+    Macro("ThreeCLiteSmallestLambda", LIMIT_LITE, ("variants", "native", "lambdas", -1), "number"),
 ]
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from experiment_1.errors import PipelineError
 from paper.build_log import BODY_PAGES, layout_problems
-from paper.findings import findings_in, main, stale_findings
+from paper.findings import findings_in, foreign_numbers, main, stale_findings
+from paper.macros import Macro
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = "experiment_9/results_x/summary.json"
@@ -54,6 +55,33 @@ def test_a_matching_sentence_passes_and_a_missing_verdict_or_file_does_not(tmp_p
     )
     problems = stale_findings(root)
     assert len(problems) == 2 and all("absent" in problem for problem in problems)
+
+
+def test_every_number_in_a_committed_finding_comes_from_the_run_of_its_verdict() -> None:
+    assert foreign_numbers(REPO) == []
+
+
+def test_a_number_from_another_run_beside_a_verdict_is_named(tmp_path: Path) -> None:
+    root = _paper(tmp_path, "\\Finding{" + RESULTS + "#peak.vector}{holds}{Peak \\Own{} at \\Other{}, \\Ranked{}.}")
+    verdict_file = json.loads((root / RESULTS).read_text())
+    (root / RESULTS).write_text(json.dumps({**verdict_file, "config": {"run_id": "run-a", "schema_version": 2}}))
+    folder = root / "experiment_9"
+    (folder / "other.json").write_text(json.dumps({"config": {"run_id": "run-b", "schema_version": 2}, "value": 1}))
+    (folder / "ranked.json").write_text(
+        json.dumps({"config": {"run_id": "null", "trained_run_id": "run-a", "schema_version": 2}})
+    )
+    macros = [
+        Macro("Own", RESULTS, ("value",)),
+        Macro("Other", "experiment_9/other.json", ("value",)),
+        Macro("Ranked", "experiment_9/ranked.json", ("value",)),
+    ]
+    problems = foreign_numbers(root, macros=macros)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("paper/sections/x.tex:1: \\Other comes from experiment_9/other.json, another run")
+    (folder / "other.json").write_text(
+        json.dumps({"config": {"run_id": "run-a", "schema_version": 2}, "value": 1})
+    )  # the same run
+    assert foreign_numbers(root, macros=macros) == []
 
 
 def test_comments_and_other_commands_are_not_findings_and_a_malformed_one_is_refused() -> None:
