@@ -17,6 +17,8 @@ and ``\\ClaimsAbstract`` (one sentence per decided claim) in paper/generated/cla
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -474,6 +476,12 @@ def compact_table_tex(rows: list[ClaimRow]) -> str:
     return "\n".join(lines)
 
 
+def counted(names: Iterable[str]) -> list[str]:
+    """Each name once, in order, with ``(n runs)`` where n > 1 runs read the same (``ResNet-18 (random init) (4 runs)``)."""
+    counts = Counter(names)
+    return [name if count == 1 else f"{name} ({count} runs)" for name, count in counts.items()]
+
+
 def plain_sentences(rows: list[ClaimRow]) -> dict[str, str]:
     """Claim label → its sentence (plain text): the claim, then each decision with the networks (and numbers) it holds on."""
     sentences = {}
@@ -485,8 +493,10 @@ def plain_sentences(rows: list[ClaimRow]) -> dict[str, str]:
         parts = "; ".join(
             f"{decision_phrase(decision)} on "
             + ", ".join(
-                row.network + ("" if row.number == "—" or row.claim.every_match else f" ({row.number})")
-                for row in members
+                counted(
+                    row.network + ("" if row.number == "—" or row.claim.every_match else f" ({row.number})")
+                    for row in members
+                )
             )
             for decision, members in by_decision.items()
         )
