@@ -31,10 +31,10 @@ READINGS = [
 ]
 # the figure's labels, in the paper's notation (the REPORT's tables keep READINGS' plain text)
 FIGURE_LABELS = {
-    "mobius_rel_error_float32": r"Möbius $\sum_S \Delta_S$ (float32)",
-    "mobius_rel_error_float64": r"Möbius $\sum_S \Delta_S$ (float64)",
-    "naive_sum_rel_error": r"naive sum $\sum_S h_x(S)$",
-    "first_order_rel_error": r"first order $h_x(\emptyset) + \sum_l \Delta_{\{l\}}$",
+    "mobius_rel_error_float32": r"Möbius $\Sigma_S\,\Delta_S$ (float32)",
+    "mobius_rel_error_float64": r"Möbius $\Sigma_S\,\Delta_S$ (float64)",
+    "naive_sum_rel_error": r"naive sum $\Sigma_S\,h_x(S)$",
+    "first_order_rel_error": r"first order $h_x(\emptyset) + \Sigma_l\,\Delta_{\{l\}}$",
     "max_subset_rel_error_float32": "worst subset, Möbius (float32)",
 }
 

@@ -229,7 +229,7 @@ def plot_renormalised(summary: dict[str, Any], output: Path) -> Path:
         axes.set_xticks(orders)
         axes.set_xlabel(r"interaction order $k$")
         axes.set_title(f"{variant} activations", fontsize=9)
-    axes_list[0].set_ylabel(r"$q_k = E_k / \sum_{j\geq 2} E_j$ (mean over images)")
+    axes_list[0].set_ylabel(r"$q_k = E_k / \Sigma_{j\geq 2}\,E_j$ (mean over images)")
     axes_list[-1].legend(fontsize=7)
     return save_figure(figure_, output)
 

@@ -61,7 +61,7 @@ def plot_kappa(summary: dict[str, Any], output: Path) -> Path:
         label=r"the original study's $\kappa^v$ ($\lambda$ = 1, 0.1)",
     )
     axes.set_xlabel(r"residual scale $\lambda$")
-    axes.set_ylabel(r"$\kappa = \sum_{k\geq 1} k\,p_k$ (mean, 95 % CI)")
+    axes.set_ylabel(r"$\kappa = \Sigma_{k\geq 1}\,k\,p_k$ (mean, 95 % CI)")
     axes.set_title(run_title(summary), fontsize=9)
     axes.legend(fontsize=7)
     return save_figure(figure, output)

@@ -53,7 +53,7 @@ def plot_spectrum(summary: dict[str, Any], compare: dict[str, Any] | None, outpu
         axes.set_xticks(orders)
         axes.set_xlabel(r"interaction order $k$")
         axes.set_title(f"{projection} projection", fontsize=9)
-    axes_list[0].set_ylabel(r"$p_k = E_k / \sum_{j\geq 1} E_j$ (mean, 95 % CI)")
+    axes_list[0].set_ylabel(r"$p_k = E_k / \Sigma_{j\geq 1}\,E_j$ (mean, 95 % CI)")
     axes_list[0].legend(fontsize=7)
     figure.suptitle(f"Interaction-order spectrum, N = {summary['num_valid']}", fontsize=10)
     return save_figure(figure, output)
@@ -79,7 +79,7 @@ def plot_kappa_histogram(summary: dict[str, Any], compare: dict[str, Any] | None
     axes.axvline(
         summary["binomial_null"]["kappa"], color=COLOURS["binomial"], ls="--", lw=1, label=r"binomial null $\kappa$"
     )
-    axes.set_xlabel(r"per-image $\kappa = \sum_{k\geq 1} k\,p_k$")
+    axes.set_xlabel(r"per-image $\kappa = \Sigma_{k\geq 1}\,k\,p_k$")
     axes.set_ylabel("fraction of images")
     axes.legend(fontsize=7)
     axes.set_title(f"Distribution of $\\kappa$ over images, N = {summary['num_valid']}", fontsize=9)
