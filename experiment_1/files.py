@@ -108,6 +108,33 @@ def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, allow_nan=True) + "\n")
 
 
+def write_json_keeping_commit(
+    path: Path, data: dict[str, Any], where: tuple[str, ...] = ("config", "git_commit")
+) -> bool:
+    """Write ``data`` as :func:`atomic_write_json` does, unless ``path`` already holds the same JSON but for the commit
+    at ``where``: a re-decision that changes nothing keeps the commit that first decided it (so re-rendering a clean
+    checkout from another commit, or from an edited tree, leaves the committed file as it is). True when written."""
+    if path.is_file():
+        try:
+            previous = json.loads(path.read_text())
+        except ValueError:
+            previous = None
+        if isinstance(previous, dict):
+            same = json.loads(json.dumps(data, sort_keys=True, allow_nan=True))
+            holder, old = same, previous
+            for key in where[:-1]:
+                holder, old = holder.get(key), old.get(key) if isinstance(old, dict) else None
+                if not isinstance(holder, dict) or not isinstance(old, dict):
+                    break
+            else:
+                if where[-1] in old:
+                    holder[where[-1]] = old[where[-1]]
+                    if same == previous:
+                        return False
+    atomic_write_json(path, data)
+    return True
+
+
 def atomic_torch_save(obj: Any, path: Path) -> None:
     """``torch.save`` atomically."""
     _atomic_replace(path, lambda stream: torch.save(obj, stream), "wb")

@@ -6,7 +6,8 @@ rather than with the images of one?
 Inputs:  --summary: the trained run's summary.json (experiment_2.step_1_evaluate; per_image.npz beside it);
          --seeds-dir: experiment_2.step_9_null_seeds' folder (seed_*/summary.json and per_image.npz).
 Outputs: <seeds-dir>/summary.json (the per-network means, the input rule per seed, the rank tests and the verdicts of
-         experiment_2.spectrum.null_networks) and <seeds-dir>/REPORT.md generated from it. Evaluates nothing.
+         experiment_2.spectrum.null_networks) and <seeds-dir>/REPORT.md generated from it; a re-decision that changes nothing
+         but the commit leaves summary.json as it is (the commit that decided it stays). Evaluates nothing.
 
     python -m experiment_2.step_10_null_compare --summary experiment_2/results_efficientnet_lite0_sample/summary.json \\
         --seeds-dir experiment_2/results_efficientnet_lite0_null_seeds
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, atomic_write_text, git_commit, read_json, read_timing
+from experiment_1.files import atomic_write_text, git_commit, read_json, read_timing, write_json_keeping_commit
 from experiment_1.report import check_verdicts, load_checked_summary
 from experiment_2.spectrum.null_networks import check_seed_runs, compare_networks
 from experiment_2.spectrum.null_report import null_markdown
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> None:
         },
     )
     output = args.seeds_dir / "summary.json"
-    atomic_write_json(output, result)
+    verb = "wrote" if write_json_keeping_commit(output, result) else "kept (the same decision)"
     written = read_json(output)
     check_verdicts(written, output, fix=f"rerun `python -m {GENERATOR}`")
     timings = [
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     ]
     wall = sum(timing["wall_seconds"] for timing in timings if timing) if all(timings) else None
     atomic_write_text(args.seeds_dir / "REPORT.md", null_markdown(written, GENERATOR, f"`{output.as_posix()}`", wall))
-    print(f"wrote {output} and {args.seeds_dir / 'REPORT.md'}: {result['num_null_networks']} null networks")
+    print(f"{verb} {output}, wrote {args.seeds_dir / 'REPORT.md'}: {result['num_null_networks']} null networks")
 
 
 if __name__ == "__main__":

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
-from experiment_1.files import git_commit
+from experiment_1.files import git_commit, write_json_keeping_commit
 
 
 def git(root: Path, *args: str) -> str:
@@ -36,3 +37,19 @@ def test_rewritten_results_are_not_dirt_but_edited_code_is(tmp_path: Path) -> No
         git(tmp_path, "checkout", "-q", "--", edited)
     assert git_commit(tmp_path) == head
     assert git_commit(tmp_path / "missing") == "unknown"
+
+
+def test_a_re_decision_that_changes_nothing_but_the_commit_keeps_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "summary.json"
+    first = {"config": {"git_commit": "aaa", "seeds": 3}, "verdicts": [{"decision": "holds"}]}
+    assert write_json_keeping_commit(path, first)
+    written = path.read_bytes()
+    assert not write_json_keeping_commit(path, {**first, "config": {"git_commit": "bbb-dirty", "seeds": 3}})
+    assert path.read_bytes() == written  # same decision from another (or an edited) tree: the deciding commit stays
+    changed = {"config": {"git_commit": "bbb", "seeds": 3}, "verdicts": [{"decision": "fails"}]}
+    assert write_json_keeping_commit(path, changed)
+    assert json.loads(path.read_text()) == changed  # another decision records the commit that made it
+    assert write_json_keeping_commit(path, {**changed, "config": {"git_commit": "ccc", "seeds": 4}})
+    assert json.loads(path.read_text())["config"] == {"git_commit": "ccc", "seeds": 4}
+    path.write_text("{damaged")
+    assert write_json_keeping_commit(path, first) and json.loads(path.read_text()) == first
