@@ -113,8 +113,7 @@ tables: $(BIN)/.installed
 
 # The committed summaries re-decided from their committed per-image arrays, evaluating nothing: Experiments 1, 2,
 # 3A/3B and 3 rebuilt by paper.resummarize, Experiment 5's analysis rerun from per_image.pt. Then `make reports`.
-# Experiment 4's Lite0 overlap is rerun from its committed signatures.npz (Lite1's folder predates it: its overlap
-# needs signatures.pt, which offline-results-lite1 writes).
+# Experiment 4's overlaps (Lite0 and Lite1) are rerun from their committed compact signatures.npz.
 REBUILT_SUMMARIES := $(wildcard experiment_1/results_efficientnet_lite*_sample/summary.json experiment_2/results_efficientnet_lite*_sample/summary.json \
 	experiment_2/results_lambda_efficientnet_lite*_sample/summary_all.json experiment_3/results_efficientnet_lite*_sample/summary.json)
 .PHONY: summaries
@@ -123,6 +122,7 @@ summaries: $(BIN)/.installed
 	for lite in lite0 lite1; do \
 		$(BIN)/python -m experiment_5.step_2_analyze --per-image experiment_5/results_efficientnet_$${lite}_sample/per_image.pt || exit 1; done
 	$(EXP4_OVERLAP)
+	$(EXP4_OVERLAP_LITE1)
 
 # Every committed REPORT, figure, the 3C limit reports, the depth comparison, tables.md and paper/generated/
 # re-rendered from the committed summaries, evaluating nothing (a few minutes); on the code that wrote them,
@@ -296,6 +296,8 @@ DEPTH_FLAGS := --weights pretrained --batch-size 1 --mask-chunk 512 --num-worker
 DEPTH_IMAGES ?= 24
 DEPTH_SWEEP_IMAGES ?= 6
 DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_12x4.json
+EXP4_OVERLAP_LITE1 = $(BIN)/python -m experiment_4.step_2_overlap --signatures experiment_4/results_efficientnet_lite1_sample/signatures.npz \
+	--output-dir experiment_4/results_efficientnet_lite1_sample --nn-K 32 --num-permutations 1000 --seed 0
 offline-results-lite1: $(BIN)/.installed
 	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
 		--limit $(DEPTH_IMAGES) --results-name results_efficientnet_lite1_sample
@@ -305,8 +307,7 @@ offline-results-lite1: $(BIN)/.installed
 		--per-class 4 --min-per-class 6 --num-classes 12 --seed 0 --output $(DEPTH_INDEX_VAL)
 	$(BIN)/python -m paper.single_pass --experiments 4 5 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(DEPTH_INDEX_VAL) \
 		--results-name results_efficientnet_lite1_sample
-	$(BIN)/python -m experiment_4.step_2_overlap --signatures experiment_4/results_efficientnet_lite1_sample/signatures.npz \
-		--output-dir experiment_4/results_efficientnet_lite1_sample --nn-K 32 --num-permutations 1000 --seed 0
+	$(EXP4_OVERLAP_LITE1)
 	$(BIN)/python -m experiment_5.step_2_analyze --per-image experiment_5/results_efficientnet_lite1_sample/per_image.pt
 	$(BIN)/python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json
 	$(BIN)/python -m experiment_4.step_3_plot --summary experiment_4/results_efficientnet_lite1_sample/overlap.json
