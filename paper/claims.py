@@ -248,14 +248,19 @@ def reported_text(claim: Claim, summary: dict[str, Any]) -> str:
     return PUBLISHED.sub(fill, claim.reported)
 
 
+def input_size_note(config: dict[str, Any]) -> str:
+    """`` at 240 px`` for a network evaluated at another input size than it was trained at, else ""."""
+    size, native = config.get("input_size"), native_input_size(str(config["arch"]))
+    return f" at {size} px" if size is not None and native is not None and size != native else ""
+
+
 def _run_facts(summary: dict[str, Any], verdict: dict[str, Any]) -> tuple[str, str]:
     """(network, N) of the run that decided ``verdict``; a paired comparison (depth) names its pair. A network evaluated
     at another input size than it was trained at is named with it (``EfficientNet-Lite0 at 240 px``)."""
     config = summary.get("config")
     if isinstance(config, dict) and "arch" in config:
-        size, native = config.get("input_size"), native_input_size(str(config["arch"]))
-        at = f" at {size} px" if size is not None and native is not None and size != native else ""
-        return network_name(config["arch"], config.get("weights")) + at, str(summary.get("num_valid", "—"))
+        network = network_name(config["arch"], config.get("weights")) + input_size_note(config)
+        return network, str(summary.get("num_valid", "—"))
     effect, statistic = verdict.get("effect") or {}, verdict.get("statistic") or {}
     pair = " vs ".join(network_name(part.strip()) for part in reversed(str(effect.get("name", "—")).split("−")))
     return pair, format_number(statistic["value"]) if "value" in statistic else "—"

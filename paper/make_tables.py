@@ -46,7 +46,7 @@ from experiment_1.run import unique_passes
 from experiment_2.spectrum.null_report import statistics_rows
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.checks import check_one_network, checked_json
-from paper.claims import claims_markdown_table, claims_tex
+from paper.claims import claims_markdown_table, claims_tex, input_size_note
 from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob
 from paper.experiments import RECORDS, record_of
 from paper.figures import figures_tex
@@ -100,10 +100,11 @@ def _summaries(
 
 def _run_label(path: Path, root: Path, summary: dict[str, Any]) -> str:
     config = summary["config"]
-    return f"`{path.parent.relative_to(root).as_posix()}` — {config['arch']}, `{config['weights']}`, N = {summary['num_valid']}"
+    folder = path.parent.relative_to(root).as_posix()
+    return f"`{folder}` — {config['arch']}{input_size_note(config)}, `{config['weights']}`, N = {summary['num_valid']}"
 
 
-RUN_LABEL = re.compile(r"`[^`]+` — ([A-Za-z0-9_.:]+), `(pretrained|random)`, N = ")
+RUN_LABEL = re.compile(r"`[^`]+` — ([A-Za-z0-9_.:]+)((?: at \d+ px)?), `(pretrained|random)`, N = ")
 
 
 def reader_labels(blocks: list[Block]) -> list[Block]:
@@ -112,7 +113,7 @@ def reader_labels(blocks: list[Block]) -> list[Block]:
 
     def relabel(text: str) -> str:
         return pretty_networks(
-            RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(2))}, N = ", text)
+            RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(3))}{match.group(2)}, N = ", text)
         )
 
     folder_only = [isinstance(block, Paragraph) and bool(re.fullmatch(r"`[^`]+`", block.text)) for block in blocks]

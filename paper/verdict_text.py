@@ -15,7 +15,7 @@ from typing import Any
 
 from experiment_1.report import ExperimentRecord, format_number, network_name, pretty_networks
 from paper.checks import checked_json
-from paper.claims import number_text
+from paper.claims import input_size_note, number_text
 from paper.committed_runs import committed_glob
 from paper.experiments import RECORDS
 from paper.render_latex import latex_text
@@ -44,11 +44,12 @@ def test_text(entry: dict[str, Any]) -> str:
 
 
 def run_label(summary: dict[str, Any]) -> str:
-    """The run as the reader knows it: network (weights when not pretrained), N."""
+    """The run as the reader knows it: network (weights when not pretrained; its input size when not its own), N."""
     config = summary.get("config")
     if not isinstance(config, dict) or "arch" not in config:
         return "the depth ladder (paired images of each step)"
-    return f"{network_name(config['arch'], config.get('weights'))}, N = {summary.get('num_valid', '—')}"
+    network = network_name(config["arch"], config.get("weights")) + input_size_note(config)
+    return f"{network}, N = {summary.get('num_valid', '—')}"
 
 
 def verdicts_body(summary: dict[str, Any]) -> str:
