@@ -52,8 +52,10 @@ MODULES: dict[str, tuple[str, ...]] = {
     "experiment_3/verdicts.py": (
         "tests/experiment_3/test_experiment_3_verdicts.py",
         "tests/experiment_3/test_experiment_3_boundaries.py",
+        "tests/experiment_3/test_experiment_3_entries.py",
     ),
     "experiment_4/verdicts.py": (
+        "tests/experiment_4/test_experiment_4_verdict_entries.py",
         "tests/experiment_4/test_experiment_4_analysis.py",
         "tests/whole/test_planted_verdicts.py",
     ),
