@@ -47,7 +47,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_1/mobius/test_spectrum.py",
         "tests/experiment_2/test_spectrum_boundaries.py",
     ),
-    "experiment_2/lambda_sweep/verdicts.py": ("tests/whole/test_planted_verdicts.py",),
+    "experiment_2/lambda_sweep/verdicts.py": (
+        "tests/whole/test_planted_verdicts.py",
+        "tests/experiment_2/test_lambda_sweep_verdicts.py",
+    ),
     "experiment_2/limit/laws.py": ("tests/experiment_2/test_limit_rules.py", "tests/experiment_2/test_limit.py"),
     "experiment_3/verdicts.py": (
         "tests/experiment_3/test_experiment_3_verdicts.py",

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import beta, bootstrap
+from scipy.stats import beta, binomtest, bootstrap, permutation_test
 
-from experiment_1.report.stats import bootstrap_mean_ci, bootstrap_mean_ci_rows, exact_proportion_ci
+from experiment_1.report.stats import (
+    bootstrap_mean_ci,
+    bootstrap_mean_ci_rows,
+    exact_proportion_ci,
+    exact_proportion_ci_rows,
+    sign_flip_p_rows,
+    summarize_arrays,
+)
+
+SUMMARY_KEYS = ("mean", "ci_low", "ci_high", "median", "min", "max", "n")
 
 
 @pytest.mark.parametrize(("successes", "count"), [(0, 6), (6, 6), (3, 8), (1, 2), (17, 40)])
@@ -34,8 +43,46 @@ def test_zero_of_six_is_not_a_point_interval() -> None:
 
 
 def test_exact_proportion_ci_refuses_non_binary_outcomes() -> None:
-    with pytest.raises(ValueError, match="0/1"):
+    with pytest.raises(ValueError, match="^exact_proportion_ci takes 0/1 outcomes$"):
         exact_proportion_ci(np.array([0.0, 0.5, 1.0]))
+
+
+def test_exact_proportion_ci_names_every_number_and_its_method() -> None:
+    result = exact_proportion_ci(np.array([1.0, 0.0, 1.0, np.nan, 1.0]))
+    interval = binomtest(3, 4).proportion_ci(confidence_level=0.95, method="exact")
+    assert result == {
+        "mean": 0.75,
+        "ci_low": interval.low,
+        "ci_high": interval.high,
+        "median": 1.0,
+        "min": 0.0,
+        "max": 1.0,
+        "n": 4,
+        "successes": 3,
+        "method": "Clopper-Pearson",
+    }
+
+
+def test_no_value_gives_nan_in_every_key_and_n_0() -> None:
+    empty = bootstrap_mean_ci(np.array([np.nan, np.nan]))
+    assert tuple(empty) == SUMMARY_KEYS and empty["n"] == 0
+    assert all(isinstance(empty[key], float) and np.isnan(empty[key]) for key in SUMMARY_KEYS[:-1])
+    proportion = exact_proportion_ci(np.array([np.nan]))
+    assert tuple(proportion) == (*SUMMARY_KEYS, "successes", "method")
+    assert (proportion["n"], proportion["successes"], proportion["method"]) == (0, 0, "Clopper-Pearson")
+    assert all(isinstance(proportion[key], float) and np.isnan(proportion[key]) for key in SUMMARY_KEYS[:-1])
+
+
+def test_exact_proportion_ci_rows_is_each_column_at_95_percent_by_default() -> None:
+    matrix = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [1, 1, 1], [1, 0, 1]], dtype=float)
+    rows = exact_proportion_ci_rows(matrix)
+    intervals = [binomtest(int(column.sum()), 5).proportion_ci(confidence_level=0.95) for column in matrix.T]
+    assert rows == {
+        "mean": [0.8, 0.2, 0.8],
+        "ci_low": [interval.low for interval in intervals],
+        "ci_high": [interval.high for interval in intervals],
+        "n": 5,
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -73,6 +120,63 @@ def test_bootstrap_mean_ci_is_scipys_percentile_bootstrap(count: int, seed: int)
     )
 
 
+def test_bootstrap_defaults_are_seed_0_2000_resamples_95_percent() -> None:
+    values = np.random.default_rng(8).lognormal(size=25)
+    result = bootstrap_mean_ci(values)
+    assert (result["ci_low"], result["ci_high"]) == pytest.approx(scipy_percentile_ci(values, 0), rel=1e-12, abs=1e-12)
+    matrix = np.random.default_rng(9).normal(size=(25, 2))
+    rows = bootstrap_mean_ci_rows(matrix)
+    for column in range(2):
+        assert (rows["ci_low"][column], rows["ci_high"][column]) == pytest.approx(
+            scipy_percentile_ci(matrix[:, column], 0), rel=1e-12, abs=1e-12
+        )
+
+
+def test_the_bootstraps_compute_in_float64_whatever_the_input_dtype() -> None:
+    values = np.random.default_rng(10).lognormal(size=(40, 3)).astype(np.float32)
+    assert bootstrap_mean_ci(values[:, 0], seed=2) == bootstrap_mean_ci(values[:, 0].astype(np.float64), seed=2)
+    assert bootstrap_mean_ci_rows(values, seed=2) == bootstrap_mean_ci_rows(values.astype(np.float64), seed=2)
+
+
+def test_summarize_arrays_is_the_bootstrap_of_each_named_array_over_the_valid_images() -> None:
+    rng = np.random.default_rng(12)
+    arrays = {"a": rng.normal(size=30), "b": rng.lognormal(size=30), "unused": rng.normal(size=30)}
+    valid = rng.random(30) < 0.7
+    assert summarize_arrays(arrays, ["a", "b"], valid, seed=5) == {
+        name: bootstrap_mean_ci(arrays[name][valid], seed=5) for name in ("a", "b")
+    }
+    assert summarize_arrays(arrays, ["b"], valid) == {"b": bootstrap_mean_ci(arrays["b"][valid], seed=0)}
+
+
+# --------------------------------------------------------------------------------------------
+# The sign-flip test against scipy.stats.permutation_test where 2^N exceeds the resamples (random flips)
+
+
+def scipy_sign_flip_p(column: np.ndarray, num_resamples: int, seed: int) -> float:
+    test = permutation_test(
+        (column,),
+        lambda sample, axis: np.mean(sample, axis=axis),
+        permutation_type="samples",
+        n_resamples=num_resamples,
+        random_state=seed,
+    )
+    return float(test.pvalue)
+
+
+def test_sign_flip_p_draws_its_flips_as_scipy_does_by_default_and_when_told() -> None:
+    differences = np.random.default_rng(13).normal(size=(14, 2)) + np.array([0.3, 0.0])  # 2^14 > 9999: random flips
+    assert sign_flip_p_rows(differences) == [scipy_sign_flip_p(column, 9999, 0) for column in differences.T]
+    assert sign_flip_p_rows(differences, num_resamples=300, seed=4) == [
+        scipy_sign_flip_p(column, 300, 4) for column in differences.T
+    ]
+
+
+def test_sign_flip_p_compares_in_float64_for_float32_input() -> None:
+    # (+, −) has |mean| 999.999 / 2, 2·10⁻⁶ below the observed: float64's tolerance keeps it below, float32's (10⁻⁵) not
+    differences = np.array([[1000.0], [0.001]])
+    assert sign_flip_p_rows(differences) == sign_flip_p_rows(differences.astype(np.float32)) == [0.5]
+
+
 def test_bootstrap_mean_ci_drops_nans_and_collapses_below_two_values() -> None:
     values = np.array([1.0, np.nan, 4.0, 2.5, np.nan, 7.0])
     result = bootstrap_mean_ci(values, seed=1)
@@ -104,4 +208,8 @@ def test_bootstrap_mean_ci_rows_is_scipys_bootstrap_of_each_column_on_the_shared
             high, rel=1e-12
         )
     single = bootstrap_mean_ci_rows(matrix[:1])
-    assert single["ci_low"] == single["mean"] == single["ci_high"] == matrix[0].tolist()
+    assert single["ci_low"] == single["mean"] == single["ci_high"] == matrix[0].tolist() and single["n"] == 1
+    pair = bootstrap_mean_ci_rows(matrix[:2], seed=4)  # two rows are resampled, not collapsed
+    assert pair["n"] == 2 and (pair["ci_low"][0], pair["ci_high"][0]) == pytest.approx(
+        scipy_percentile_ci(matrix[:2, 0], 4), rel=1e-12
+    )
