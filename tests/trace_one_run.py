@@ -1,8 +1,12 @@
 """How long is the way through one run? Run one Experiment 2 run (step 1 + step 2, the cifar ResNet-20 example on 2
 generated images) under a profiler installed before any project import, and print, as JSON, each project file in which
-a function ran (module bodies not counted; tests/ and the virtualenv left out).
+a function ran ("files"; module bodies not counted; tests/ and the virtualenv left out) and the run's data path
+("data_path": the project files on the stack whenever a function of experiment_1/data/ runs — the way from the
+step's command through reading the shards to the batch tensor — and the files those functions call).
 
-    python tests/trace_one_run.py | python -c "import json, sys; files = json.load(sys.stdin); print(len(files))"
+    python tests/trace_one_run.py | python -c "import json, sys; run = json.load(sys.stdin); print(len(run['files']))"
+
+tests/whole/test_one_run_trace.py holds both to the bounds of issue #35.
 """
 
 from __future__ import annotations
@@ -14,18 +18,30 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+DATA = "experiment_1/data/"
 touched: set[str] = set()
+data_path: set[str] = set()
+
+
+def project_file(frame) -> str | None:  # noqa: ANN001 (a frame)
+    """The frame's file relative to the repository if it is a project file, else None."""
+    path = frame.f_code.co_filename
+    if path.startswith(str(REPO)) and not any(part in path for part in ("/tests/", "/.venv/", "/site-packages/")):
+        return os.path.relpath(path, REPO)
+    return None
 
 
 def profile(frame, event, arg):  # noqa: ANN001, ANN201 (the sys.setprofile signature)
-    path = frame.f_code.co_filename
-    if (
-        event == "call"
-        and frame.f_code.co_name != "<module>"
-        and path.startswith(str(REPO))
-        and not any(part in path for part in ("/tests/", "/.venv/", "/site-packages/"))
-    ):
-        touched.add(os.path.relpath(path, REPO))
+    if event != "call" or frame.f_code.co_name == "<module>" or (path := project_file(frame)) is None:
+        return
+    touched.add(path)
+    stack = []
+    while frame is not None:
+        if (name := project_file(frame)) is not None and frame.f_code.co_name != "<module>":
+            stack.append(name)
+        frame = frame.f_back
+    if any(name.startswith(DATA) for name in stack):
+        data_path.update(stack)
 
 
 def main(folder: Path) -> None:
@@ -71,7 +87,7 @@ def main(folder: Path) -> None:
     )
     run_cli(step_2_plot.main, ["--summary", str(folder / "out" / "summary.json")])
     sys.setprofile(None)
-    print(json.dumps(sorted(touched)))
+    print(json.dumps({"files": sorted(touched), "data_path": sorted(data_path)}))
 
 
 if __name__ == "__main__":
