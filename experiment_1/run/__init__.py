@@ -15,9 +15,9 @@ from typing import Any
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
     "UNSCALED": "loop",
-    "ExperimentPass": "experiment_pass",
-    "run_passes": "experiment_pass",
-    "run_step": "experiment_pass",
+    "ExperimentPass": "loop",
+    "run_passes": "loop",
+    "run_step": "loop",
     "BatchFunction": "loop",
     "DTYPES": "setup",
     "EvaluationSetup": "setup",
