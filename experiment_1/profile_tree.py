@@ -36,7 +36,7 @@ from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.weights import parse_weights
 from experiment_1.run import arg_types
 from experiment_1.run.allocator import tune_allocator
-from experiment_1.run.cost import CONFIRM_FLAG, MAX_BLOCKS, check_depth
+from experiment_1.run.preflight import CONFIRM_FLAG, MAX_BLOCKS, check_depth
 
 OPERATOR_GROUPS = {
     "convolution": ("conv", "mkldnn_convolution"),

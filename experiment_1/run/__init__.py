@@ -31,7 +31,7 @@ _EXPORTS: dict[str, str] = {
     "write_results": "loop",
     "write_timing": "loop",
     "RunConfig": "run_config",
-    "check_lambdas": "run_checks",
+    "check_lambdas": "preflight",
     "unique_passes": "timing_log",
 }
 # modules of this package that callers import whole (``from experiment_1.run import arg_types``)

@@ -32,11 +32,18 @@ from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_u
 from experiment_1.network.residual_stack import ResidualStack
 from experiment_1.network.weights import parse_weights
 from experiment_1.run import arg_types, distributed
-from experiment_1.run import cost as run_cost
 from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
-from experiment_1.run.preflight import CALIBRATION_BATCH, CALIBRATION_SOURCE, calibration_samples, preflight
-from experiment_1.run.run_checks import check_beta
+from experiment_1.run.preflight import (
+    CALIBRATION_BATCH,
+    CALIBRATION_SOURCE,
+    CONFIRM_FLAG,
+    MAX_BLOCKS,
+    MAX_HOURS,
+    calibration_samples,
+    check_beta,
+    preflight,
+)
 from experiment_1.run.run_config import RunConfig
 
 DTYPES = {
@@ -165,10 +172,10 @@ def add_evaluation_arguments(
         "--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping"
     )
     parser.add_argument(
-        run_cost.CONFIRM_FLAG,
+        CONFIRM_FLAG,
         action="store_true",
-        help=f"run a pass estimated beyond the limits (L > {run_cost.MAX_BLOCKS} gated blocks, or more than "
-        f"{run_cost.MAX_HOURS:g} h; the estimate is printed at start)",
+        help=f"run a pass estimated beyond the limits (L > {MAX_BLOCKS} gated blocks, or more than "
+        f"{MAX_HOURS:g} h; the estimate is printed at start)",
     )
     if default_output_dir is not None:
         parser.add_argument(
