@@ -32,7 +32,7 @@ _EXPORTS: dict[str, str] = {
     "write_timing": "loop",
     "RunConfig": "run_config",
     "check_lambdas": "preflight",
-    "unique_passes": "timing_log",
+    "unique_passes": "distributed",
 }
 # modules of this package that callers import whole (``from experiment_1.run import arg_types``)
 _SUBMODULES = ('arg_types', 'distributed')

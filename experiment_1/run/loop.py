@@ -44,7 +44,7 @@ from experiment_1.network.engines import (
 )
 from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile
-from experiment_1.run import distributed, timing_log
+from experiment_1.run import distributed
 from experiment_1.run.partial_store import PartialStore, run_key
 from experiment_1.run.setup import EvaluationSetup, add_evaluation_arguments, build_setup
 
@@ -142,8 +142,8 @@ def run_stages(
         }
         return {number: positions for number, positions in missing.items() if positions}
 
-    missing, pass_id = distributed.on_main(lambda: (find_missing(), timing_log.new_pass_id()))
-    pass_log = timing_log.PassLog(pass_id, distributed.rank())
+    missing, pass_id = distributed.on_main(lambda: (find_missing(), distributed.new_pass_id()))
+    pass_log = distributed.PassLog(pass_id, distributed.rank())
     pending = sorted(missing)
     mine = distributed.share(pending)
     # a batch counts as done once the last store that lacked it has it (the stores are written in order)
@@ -334,10 +334,10 @@ def write_results(
 
 def write_timing(setup: EvaluationSetup, timing: dict[str, Any], device_name: str) -> None:
     """Write ``<output-dir>/timing.json``: ``wall_seconds`` and ``images_evaluated`` summed over every
-    process that evaluated batches of this run (:mod:`experiment_1.run.timing_log`; its records in
+    process that evaluated batches of this run (:mod:`experiment_1.run.distributed`; its records in
     ``processes``), this call's own in ``last_call``; rank 0 only, and only once something was evaluated."""
     flags = setup.config
-    total = timing_log.accumulated(Path(flags.output_dir))
+    total = distributed.accumulated(Path(flags.output_dir))
     if distributed.is_main() and (total or timing["images_evaluated"]):
         last_call = {name: value for name, value in timing.items() if name != "shared_pass"}
         atomic_write_json(
