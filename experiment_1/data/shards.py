@@ -32,7 +32,7 @@ from torchvision import transforms
 
 from experiment_1.data.imagenet_classes import folder_labels
 from experiment_1.errors import PipelineError
-from experiment_1.network.residual_stack import Preprocess
+from experiment_1.network.gating import Preprocess
 from experiment_1.paths import REPO_ROOT, checkout_hint
 
 IMAGE_SUFFIXES = (

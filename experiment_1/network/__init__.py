@@ -14,7 +14,7 @@ from typing import Any
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
-    "DEFAULT_BETA": "activations",
+    "DEFAULT_BETA": "gating",
     "evaluate_all_masks": "engines",
     "MaskFamily": "mask_family",
     "native_input_size": "efficientnet_lite",
@@ -23,8 +23,8 @@ _EXPORTS: dict[str, str] = {
     "ARCHITECTURES": "registry",
     "build_gated_stack": "registry",
     "register_architecture": "registry",
-    "Preprocess": "residual_stack",
-    "ResidualStack": "residual_stack",
+    "Preprocess": "gating",
+    "ResidualStack": "gating",
     "torchvision_resnet": "torchvision_resnets",
     "Weights": "weights",
     "load_weights_into": "weights",

@@ -53,8 +53,7 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import Residual, ResidualNetwork
-from experiment_1.network.residual_stack import Preprocess
+from experiment_1.network.gating import Preprocess, Residual, ResidualNetwork
 from experiment_1.network.weights import Weights, load_state_dict_file, load_weights_into
 
 MODEL_CODE_PACKAGE = "efficientnet-lite-pytorch"

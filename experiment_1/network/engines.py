@@ -31,8 +31,8 @@ from typing import Sequence
 import torch
 
 from experiment_1.errors import PipelineError
+from experiment_1.network.gating import ResidualStack
 from experiment_1.network.mask_family import MaskFamily
-from experiment_1.network.residual_stack import ResidualStack
 
 ENGINES = ("tree", "naive")
 

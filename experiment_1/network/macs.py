@@ -13,8 +13,8 @@ from math import comb
 import torch
 from torch import nn
 
+from experiment_1.network.gating import ResidualStack
 from experiment_1.network.mask_family import MaskFamily
-from experiment_1.network.residual_stack import ResidualStack
 
 
 def count_macs(module: nn.Module, x: torch.Tensor) -> tuple[int, torch.Tensor]:

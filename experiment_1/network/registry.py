@@ -7,7 +7,7 @@ or a user's factory ``package.module:function`` (importable from the working dir
 gated stack. Built-in architectures are registered through the same API (:func:`register_architecture`).
 
 Memory format: :func:`build_gated_stack` converts the model to channels-last by default
-(:data:`~experiment_1.network.residual_stack.MEMORY_FORMATS`), on CPU as on CUDA — measured faster on both
+(:data:`~experiment_1.network.gating.MEMORY_FORMATS`), on CPU as on CUDA — measured faster on both
 for every registered architecture (experiment_1/PERFORMANCE.md, *Engines and performance*); the engines convert their
 input to ``model.memory_format``. ``memory_format="contiguous"`` keeps the layout of the unconverted network.
 """
@@ -26,8 +26,7 @@ import torch
 
 from experiment_1.errors import PipelineError
 from experiment_1.network.efficientnet_lite import LITE_VARIANTS, efficientnet_lite
-from experiment_1.network.gating import Factory, gate
-from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
+from experiment_1.network.gating import MEMORY_FORMATS, Factory, ResidualStack, gate
 from experiment_1.network.torchvision_resnets import torchvision_resnet
 from experiment_1.network.weights import PRETRAINED, Weights, parse_weights
 

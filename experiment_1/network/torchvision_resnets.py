@@ -6,8 +6,7 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import Residual, ResidualNetwork
-from experiment_1.network.residual_stack import Preprocess
+from experiment_1.network.gating import Preprocess, Residual, ResidualNetwork
 from experiment_1.network.weights import Weights, load_torchvision_state_dict, load_weights_into
 
 

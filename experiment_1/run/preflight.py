@@ -66,14 +66,12 @@ from torch import nn
 
 from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors
 from experiment_1.errors import PipelineError
-from experiment_1.network.activations import probe_input
 from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.fold_bn import fold_batchnorm
-from experiment_1.network.gating import check_evaluation_parity
+from experiment_1.network.gating import ResidualStack, check_evaluation_parity, probe_input
 from experiment_1.network.macs import family_gmac, work_ratio
 from experiment_1.network.mask_family import MaskFamily
-from experiment_1.network.residual_stack import ResidualStack
 from experiment_1.run import distributed
 from experiment_1.run.run_config import RunConfig
 

@@ -26,10 +26,9 @@ from experiment_1.data.sample_list import load_sample_list
 from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir, missing_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
-from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
 from experiment_1.network.engines import ENGINES
+from experiment_1.network.gating import DEFAULT_BETA, ResidualStack, describe_swap, smooth_activations
 from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_user_factory, network_sha256
-from experiment_1.network.residual_stack import ResidualStack
 from experiment_1.network.weights import parse_weights
 from experiment_1.run import arg_types, distributed
 from experiment_1.run.allocator import tune_allocator

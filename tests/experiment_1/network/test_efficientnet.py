@@ -45,9 +45,8 @@ from experiment_1.network.efficientnet_lite import (  # noqa: E402
     verify_sha256,
 )
 from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
-from experiment_1.network.gating import gate  # noqa: E402
+from experiment_1.network.gating import ResidualStack, gate  # noqa: E402
 from experiment_1.network.registry import build_gated_stack  # noqa: E402
-from experiment_1.network.residual_stack import ResidualStack  # noqa: E402
 from experiment_1.step_2_sample import main as sample_main  # noqa: E402
 from roundoff import assert_close_to_roundoff  # noqa: E402
 

@@ -20,7 +20,7 @@ from experiment_1.run.preflight import MAX_BLOCKS, check_beta, check_depth, chec
 DEEP_FACTORY = '''
 from torch import nn
 from experiment_1.network.gating import Residual, ResidualNetwork
-from experiment_1.network.residual_stack import Preprocess
+from experiment_1.network.gating import Preprocess
 
 
 def build_model(weights):
