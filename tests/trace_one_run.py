@@ -6,7 +6,7 @@ step's command through reading the shards to the batch tensor — and the files 
 
     python tests/trace_one_run.py | python -c "import json, sys; run = json.load(sys.stdin); print(len(run['files']))"
 
-tests/whole/test_one_run_trace.py holds both to the bounds of issue #35.
+``--functions`` adds, per file, the functions that ran. tests/whole/test_one_run_trace.py holds both to the bounds of issue #35.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = "experiment_1/data/"
-touched: set[str] = set()
+touched: dict[str, set[str]] = {}
 data_path: set[str] = set()
 
 
@@ -34,7 +34,7 @@ def project_file(frame) -> str | None:  # noqa: ANN001 (a frame)
 def profile(frame, event, arg):  # noqa: ANN001, ANN201 (the sys.setprofile signature)
     if event != "call" or frame.f_code.co_name == "<module>" or (path := project_file(frame)) is None:
         return
-    touched.add(path)
+    touched.setdefault(path, set()).add(frame.f_code.co_qualname)
     stack = []
     while frame is not None:
         if (name := project_file(frame)) is not None and frame.f_code.co_name != "<module>":
@@ -87,7 +87,10 @@ def main(folder: Path) -> None:
     )
     run_cli(step_2_plot.main, ["--summary", str(folder / "out" / "summary.json")])
     sys.setprofile(None)
-    print(json.dumps({"files": sorted(touched), "data_path": sorted(data_path)}))
+    run = {"files": sorted(touched), "data_path": sorted(data_path)}
+    if "--functions" in sys.argv:
+        run["functions"] = {path: sorted(names) for path, names in sorted(touched.items())}
+    print(json.dumps(run, indent=1 if "--functions" in sys.argv else None))
 
 
 if __name__ == "__main__":
