@@ -49,7 +49,7 @@ from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.macs import work_ratio
 from experiment_1.network.registry import ARCHITECTURES, DEEP_ARCHITECTURES, build_gated_stack
 from experiment_1.network.weights import parse_weights
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.setup import DTYPES, resolve_device
 
@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
     parser.add_argument(
-        "--seed", type=arg_types.seed, default=0, help="seed for weights and images (default: %(default)s)"
+        "--seed", type=run_config.seed, default=0, help="seed for weights and images (default: %(default)s)"
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the rows to this JSON file")
     args = parser.parse_args(argv)

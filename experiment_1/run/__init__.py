@@ -34,8 +34,8 @@ _EXPORTS: dict[str, str] = {
     "check_lambdas": "preflight",
     "unique_passes": "distributed",
 }
-# modules of this package that callers import whole (``from experiment_1.run import arg_types``)
-_SUBMODULES = ('arg_types', 'distributed')
+# modules of this package that callers import whole (``from experiment_1.run import run_config``)
+_SUBMODULES = ('run_config', 'distributed')
 
 __all__ = sorted([*_EXPORTS, *_SUBMODULES])
 
