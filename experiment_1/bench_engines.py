@@ -45,10 +45,9 @@ from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.fold_bn import fold_batchnorm
-from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack
+from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack, parse_weights
 from experiment_1.network.macs import work_ratio
 from experiment_1.network.registry import ARCHITECTURES, DEEP_ARCHITECTURES, build_gated_stack
-from experiment_1.network.weights import parse_weights
 from experiment_1.run import run_config
 from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.setup import DTYPES, resolve_device

@@ -26,8 +26,8 @@ _EXPORTS: dict[str, str] = {
     "Preprocess": "gating",
     "ResidualStack": "gating",
     "torchvision_resnet": "torchvision_resnets",
-    "Weights": "weights",
-    "load_weights_into": "weights",
+    "Weights": "gating",
+    "load_weights_into": "gating",
 }
 _SUBMODULES: tuple[str, ...] = ()
 

@@ -53,8 +53,14 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import Preprocess, Residual, ResidualNetwork
-from experiment_1.network.weights import Weights, load_state_dict_file, load_weights_into
+from experiment_1.network.gating import (
+    Preprocess,
+    Residual,
+    ResidualNetwork,
+    Weights,
+    load_state_dict_file,
+    load_weights_into,
+)
 
 MODEL_CODE_PACKAGE = "efficientnet-lite-pytorch"
 CROP_PADDING = 32  # TensorFlow EfficientNet eval: centre crop of size / (size + CROP_PADDING) of the short side

