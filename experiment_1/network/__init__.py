@@ -17,7 +17,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_BETA": "gating",
     "evaluate_all_masks": "engines",
     "MaskFamily": "mask_family",
-    "native_input_size": "efficientnet_lite",
+    "native_input_size": "registry",
     "Residual": "gating",
     "ResidualNetwork": "gating",
     "ARCHITECTURES": "registry",
@@ -25,7 +25,7 @@ _EXPORTS: dict[str, str] = {
     "register_architecture": "registry",
     "Preprocess": "gating",
     "ResidualStack": "gating",
-    "torchvision_resnet": "torchvision_resnets",
+    "torchvision_resnet": "registry",
     "Weights": "gating",
     "load_weights_into": "gating",
 }
