@@ -15,7 +15,7 @@ share of ResNet-18's in the same variant), the naive/tree time ratio beside the 
 speed-up over the contiguous (pre channels-last) layout with batch-norm kept (today's default path
 before channels-last), and the largest tree–naive disagreement. ``--batchnorm kept folded`` adds
 variants with batch-norm folded into the convolutions (``--fold-batchnorm``; not bit-exact).
-MACs are counted as in :mod:`experiment_1.network.macs` (forward hooks on every ``Conv2d`` and ``Linear``; batch-norm, activations,
+MACs are counted as in :mod:`experiment_1.network.engines` (forward hooks on every ``Conv2d`` and ``Linear``; batch-norm, activations,
 additions and pooling are not counted): the naive engine runs 2^L full forwards, the tree engine
 the stem once, block l on 2^l states and the head 2^L times.
 
@@ -43,10 +43,9 @@ import torch
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.network.compile_stack import compile_stack
-from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
+from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, work_ratio
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack, parse_weights
-from experiment_1.network.macs import work_ratio
 from experiment_1.network.registry import ARCHITECTURES, DEEP_ARCHITECTURES, build_gated_stack
 from experiment_1.run import run_config
 from experiment_1.run.allocator import tune_allocator

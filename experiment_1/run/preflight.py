@@ -37,7 +37,7 @@ Refusals before a run: what would make its numbers meaningless or its run imposs
 
 What a run will cost, said before it starts: expected time and peak memory of one all-mask pass.
 
-:func:`estimate` counts the pass's multiply-accumulates (:mod:`experiment_1.network.macs`: the tree
+:func:`estimate` counts the pass's multiply-accumulates (:mod:`experiment_1.network.engines`: the tree
 engine runs block l on 2^l states and the head 2^L times, the naive engine 2^L full forwards) and
 measures this machine's rate on the model itself: one timed forward of a small batch (after a
 warm-up), so the rate includes the dtype, threads, memory format and device actually in use. The
@@ -68,9 +68,9 @@ from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_error
 from experiment_1.errors import PipelineError
 from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
 from experiment_1.network.compile_stack import compile_stack
+from experiment_1.network.engines import family_gmac, work_ratio
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.network.gating import ResidualStack, check_evaluation_parity, probe_input
-from experiment_1.network.macs import family_gmac, work_ratio
 from experiment_1.network.mask_family import MaskFamily
 from experiment_1.run import distributed
 from experiment_1.run.run_config import RunConfig
@@ -314,7 +314,7 @@ def estimate(
 ) -> CostEstimate:
     """The expected time and peak memory of one pass of ``engine`` over ``num_images`` images: all 2^L
     masks, with ``masks_per_image`` that many naive forwards per image (e.g. the full mask alone), or the
-    members of a mask ``family`` (:func:`experiment_1.network.macs.family_gmac` for the tree walk)."""
+    members of a mask ``family`` (:func:`experiment_1.network.engines.family_gmac` for the tree walk)."""
     parameter = next(model.parameters())
     work = work_ratio(model, resolution, parameter.device)
     size = 2**model.num_blocks

@@ -12,7 +12,7 @@ import torch
 from experiment_1 import step_3_evaluate as step_3
 from experiment_1.data.sample_list import load_sample_list
 from experiment_1.errors import PipelineError
-from experiment_1.network.macs import work_ratio
+from experiment_1.network.engines import work_ratio
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.run import preflight
 from experiment_1.step_2_sample import main as sample_main
@@ -115,7 +115,7 @@ def test_a_run_beyond_the_limit_is_refused_before_evaluating(
 
 
 def test_a_family_pass_is_counted_as_the_family_and_never_refused_for_its_depth() -> None:
-    from experiment_1.network.macs import family_gmac
+    from experiment_1.network.engines import family_gmac
     from experiment_1.network.mask_family import MaskFamily
 
     model = build_gated_stack("resnet101", "random")
