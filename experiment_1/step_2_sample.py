@@ -25,8 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from experiment_1.data.imagenet_classes import FOLDER_LABELS
-from experiment_1.data.sample_list import MODES, draw_sample, sample_list_json
-from experiment_1.data.shards import default_data_dir, list_items
+from experiment_1.data.shards import MODES, default_data_dir, draw_sample, list_items, sample_list_json
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json
 from experiment_1.run import run_config

@@ -105,10 +105,10 @@ def data_folder(text: str) -> Path:
 
 def sample_list_file(text: str) -> Path:
     """An existing file (``--sample-index``), else the one-line error of
-    :func:`experiment_1.data.sample_list.missing_sample_list`, raised while the flags are parsed. A default that is
+    :func:`experiment_1.data.shards.missing_sample_list`, raised while the flags are parsed. A default that is
     not a string is never passed here (argparse converts string defaults only): the step's default list is
     checked where the run reads it."""
-    from experiment_1.data.sample_list import missing_sample_list
+    from experiment_1.data.shards import missing_sample_list
 
     path = Path(text)
     if not path.exists():

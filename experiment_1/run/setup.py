@@ -22,8 +22,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from experiment_1.data.sample_list import load_sample_list
-from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir, missing_data_dir
+from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir, load_sample_list, missing_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
 from experiment_1.network.engines import ENGINES

@@ -10,8 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from experiment_1.data.sample_list import draw_sample, sample_list_json
-from experiment_1.data.shards import list_items
+from experiment_1.data.shards import draw_sample, list_items, sample_list_json
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.network.engines import evaluate_all_masks

@@ -35,8 +35,11 @@ for package in (
 from efficientnet_lite_pytorch import EfficientNet  # noqa: E402
 from efficientnet_lite_pytorch.utils import efficientnet_params  # noqa: E402
 
-from experiment_1.data.sample_list import load_sample_list  # noqa: E402
-from experiment_1.data.shards import SampleDataset, list_items  # noqa: E402
+from experiment_1.data.shards import (  # noqa: E402
+    SampleDataset,
+    list_items,
+    load_sample_list,  # noqa: E402
+)
 from experiment_1.errors import PipelineError  # noqa: E402
 from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
 from experiment_1.network.gating import ResidualStack, gate  # noqa: E402

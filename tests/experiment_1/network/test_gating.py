@@ -21,8 +21,7 @@ from torch import nn
 import experiment_2.step_1_evaluate as experiment_2_step_1
 from conftest import import_optional
 from experiment_1 import step_3_evaluate
-from experiment_1.data.sample_list import draw_sample, sample_list_json
-from experiment_1.data.shards import list_items
+from experiment_1.data.shards import draw_sample, list_items, sample_list_json
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.examples.cifar_resnet20 import CifarResNet20, build_model
 from experiment_1.files import atomic_write_json, read_json

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from experiment_1 import step_3_evaluate as step_3
-from experiment_1.data.sample_list import load_sample_list
+from experiment_1.data.shards import load_sample_list
 from experiment_1.errors import PipelineError
 from experiment_1.network.engines import work_ratio
 from experiment_1.network.registry import build_gated_stack
