@@ -1,8 +1,11 @@
 """How long is the way through one run? Run one Experiment 2 run (step 1 + step 2, the cifar ResNet-20 example on 2
 generated images) under a profiler installed before any project import, and print, as JSON, each project file in which
-a function ran ("files"; module bodies not counted; tests/ and the virtualenv left out) and the run's data path
+a function ran ("files"; tests/ and the virtualenv left out) and the run's data path
 ("data_path": the project files on the stack whenever a function of experiment_1/data/ runs — the way from the
 step's command through reading the shards to the batch tensor — and the files those functions call).
+What runs while a project module is imported is not counted: its module body, its class bodies, its module-level
+comprehensions and the calls they make (a registration, a face's ``__getattr__`` answering a module-level import) —
+importing a file is not a way through it.
 
     python tests/trace_one_run.py | python -c "import json, sys; run = json.load(sys.stdin); print(len(run['files']))"
 
@@ -32,14 +35,17 @@ def project_file(frame) -> str | None:  # noqa: ANN001 (a frame)
 
 
 def profile(frame, event, arg):  # noqa: ANN001, ANN201 (the sys.setprofile signature)
-    if event != "call" or frame.f_code.co_name == "<module>" or (path := project_file(frame)) is None:
+    if event != "call" or (path := project_file(frame)) is None:
         return
-    touched.setdefault(path, set()).add(frame.f_code.co_qualname)
     stack = []
-    while frame is not None:
-        if (name := project_file(frame)) is not None and frame.f_code.co_name != "<module>":
+    caller = frame
+    while caller is not None:
+        if (name := project_file(caller)) is not None:
+            if caller.f_code.co_name == "<module>":
+                return  # run by a project module's import
             stack.append(name)
-        frame = frame.f_back
+        caller = caller.f_back
+    touched.setdefault(path, set()).add(frame.f_code.co_qualname)
     if any(name.startswith(DATA) for name in stack):
         data_path.update(stack)
 
