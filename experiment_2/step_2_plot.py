@@ -50,7 +50,7 @@ from experiment_1.report import (
     published_value,
     save_figure,
 )
-from experiment_2.spectrum.null_report import design_sentence, statistics_rows
+from experiment_2.spectrum.null_networks import design_sentence, statistics_rows
 from experiment_2.spectrum.verdicts import check_random_init_null, null_verdicts
 
 
