@@ -3,7 +3,7 @@ generated images) under a profiler installed before any project import, and prin
 a function ran ("files"; tests/ and the virtualenv left out) and the run's data path
 ("data_path": the project files on the stack whenever a function of experiment_1/data/ runs — the way from the
 step's command through reading the shards to the batch tensor — and the files those functions call).
-What runs while a project module is imported is not counted: its module body, its class bodies, its module-level
+What runs while a module is imported is not counted: its module body, its class bodies, its module-level
 comprehensions and the calls they make (a registration, a face's ``__getattr__`` answering a module-level import) —
 importing a file is not a way through it.
 
@@ -40,9 +40,9 @@ def profile(frame, event, arg):  # noqa: ANN001, ANN201 (the sys.setprofile sign
     stack = []
     caller = frame
     while caller is not None:
+        if caller.f_code.co_name == "<module>" and caller.f_globals.get("__name__") != "__main__":
+            return  # run by an import (of a project module, or of the test helpers that import the project)
         if (name := project_file(caller)) is not None:
-            if caller.f_code.co_name == "<module>":
-                return  # run by a project module's import
             stack.append(name)
         caller = caller.f_back
     touched.setdefault(path, set()).add(frame.f_code.co_qualname)
