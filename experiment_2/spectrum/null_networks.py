@@ -47,7 +47,7 @@ from experiment_1.report import (
     verdict,
     verdict_lines,
 )
-from experiment_2.spectrum.summary import kappa_distribution
+from experiment_2.spectrum.evaluation import kappa_distribution
 
 QUESTION = "Does training change the spectrum, judged between networks (the trained network against random-init seeds)?"
 INPUT_FRACTION = 0.01  # a null's trunk-energy spread over images must be at least this share of the trained network's
