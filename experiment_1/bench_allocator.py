@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 
 TUNABLES = "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184"
 ENVIRONMENTS = {"default": {}, "tuned": {"GLIBC_TUNABLES": TUNABLES}, "untuned": {"MOE_MALLOC_TUNING": "off"}}
@@ -126,23 +126,23 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--arch", default="efficientnet_lite0", help="architecture (default: %(default)s)")
     parser.add_argument(
-        "--images", type=arg_types.positive_int, default=1, help="images per pass (default: %(default)s)"
+        "--images", type=run_config.positive_int, default=1, help="images per pass (default: %(default)s)"
     )
     parser.add_argument(
-        "--resolution", type=arg_types.positive_int, default=224, help="input size in pixels (default: %(default)s)"
+        "--resolution", type=run_config.positive_int, default=224, help="input size in pixels (default: %(default)s)"
     )
     parser.add_argument(
-        "--passes", type=arg_types.positive_int, default=2, help="timed tree passes per process (default: %(default)s)"
+        "--passes", type=run_config.positive_int, default=2, help="timed tree passes per process (default: %(default)s)"
     )
     parser.add_argument(
-        "--mask-chunk", type=arg_types.power_of_two, default=512, help="engine chunk size (default: %(default)s)"
+        "--mask-chunk", type=run_config.power_of_two, default=512, help="engine chunk size (default: %(default)s)"
     )
     parser.add_argument(
-        "--threads", type=arg_types.positive_int, default=1, help="intra-op threads (default: %(default)s)"
+        "--threads", type=run_config.positive_int, default=1, help="intra-op threads (default: %(default)s)"
     )
     parser.add_argument(
         "--rounds",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=3,
         help="interleaved rounds of the three environments (default: %(default)s)",
     )

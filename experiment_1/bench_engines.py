@@ -15,7 +15,7 @@ share of ResNet-18's in the same variant), the naive/tree time ratio beside the 
 speed-up over the contiguous (pre channels-last) layout with batch-norm kept (today's default path
 before channels-last), and the largest tree–naive disagreement. ``--batchnorm kept folded`` adds
 variants with batch-norm folded into the convolutions (``--fold-batchnorm``; not bit-exact).
-MACs are counted as in :mod:`experiment_1.network.macs` (forward hooks on every ``Conv2d`` and ``Linear``; batch-norm, activations,
+MACs are counted as in :mod:`experiment_1.network.engines` (forward hooks on every ``Conv2d`` and ``Linear``; batch-norm, activations,
 additions and pooling are not counted): the naive engine runs 2^L full forwards, the tree engine
 the stem once, block l on 2^l states and the head 2^L times.
 
@@ -43,13 +43,11 @@ import torch
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.network.compile_stack import compile_stack
-from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
+from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, work_ratio
 from experiment_1.network.fold_bn import fold_batchnorm
-from experiment_1.network.macs import work_ratio
+from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack, parse_weights
 from experiment_1.network.registry import ARCHITECTURES, DEEP_ARCHITECTURES, build_gated_stack
-from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
-from experiment_1.network.weights import parse_weights
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.setup import DTYPES, resolve_device
 
@@ -256,7 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
     parser.add_argument(
-        "--seed", type=arg_types.seed, default=0, help="seed for weights and images (default: %(default)s)"
+        "--seed", type=run_config.seed, default=0, help="seed for weights and images (default: %(default)s)"
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the rows to this JSON file")
     args = parser.parse_args(argv)

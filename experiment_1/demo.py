@@ -31,9 +31,9 @@ from pathlib import Path
 from experiment_1 import step_2_sample, step_3_evaluate, step_4_plot
 from experiment_1.data.shards import default_data_dir
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.network.weights import checkpoints_dir, load_torchvision_state_dict, parse_weights, torch_hub_cache
+from experiment_1.network.gating import checkpoints_dir, load_torchvision_state_dict, parse_weights, torch_hub_cache
 from experiment_1.paths import REPO_ROOT
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 
 DEFAULT_ARCH = "resnet18"
 OFFLINE_ARCH = "efficientnet_lite0"
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--data-dir",
-        type=arg_types.data_folder,
+        type=run_config.data_folder,
         default=None,
         help="folder of shards (default: $MOE_DATA, else imagenet-1k/data if it has shards, else imagenet-1k/sample)",
     )

@@ -50,7 +50,7 @@ from experiment_1.gpu_checks import DEVICE_CHECKS
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.paths import REPO_ROOT
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 from experiment_1.run.allocator import tune_allocator
 
 DEFAULT_JSON = Path("experiment_1/results_bench/gpu_check.json")
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
     parser.add_argument(
-        "--seed", type=arg_types.seed, default=0, help="seed of weights and images (default: %(default)s)"
+        "--seed", type=run_config.seed, default=0, help="seed of weights and images (default: %(default)s)"
     )
     args = parser.parse_args(argv)
     device = require_cuda()

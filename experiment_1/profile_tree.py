@@ -31,12 +31,11 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.network.engines import evaluate_masks_tree
+from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack, parse_weights
 from experiment_1.network.registry import build_gated_stack
-from experiment_1.network.residual_stack import MEMORY_FORMATS, ResidualStack
-from experiment_1.network.weights import parse_weights
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 from experiment_1.run.allocator import tune_allocator
-from experiment_1.run.cost import CONFIRM_FLAG, MAX_BLOCKS, check_depth
+from experiment_1.run.preflight import CONFIRM_FLAG, MAX_BLOCKS, check_depth
 
 OPERATOR_GROUPS = {
     "convolution": ("conv", "mkldnn_convolution"),
@@ -133,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--top", type=int, default=12, help="operators listed (default: %(default)s)")
     parser.add_argument(
-        "--seed", type=arg_types.seed, default=0, help="seed for weights and images (default: %(default)s)"
+        "--seed", type=run_config.seed, default=0, help="seed for weights and images (default: %(default)s)"
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the profile to this JSON file")
     parser.add_argument(

@@ -25,18 +25,17 @@ from collections import Counter
 from pathlib import Path
 
 from experiment_1.data.imagenet_classes import FOLDER_LABELS
-from experiment_1.data.sample_list import MODES, draw_sample, sample_list_json
-from experiment_1.data.shards import default_data_dir, list_items
+from experiment_1.data.shards import MODES, default_data_dir, draw_sample, list_items, sample_list_json
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--data-dir",
-        type=arg_types.data_folder,
+        type=run_config.data_folder,
         default=None,
         help="folder of shards (default: $MOE_DATA or imagenet-1k/data)",
     )
@@ -53,29 +52,29 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--num-images",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=10000,
         help="images to draw in uniform mode (default: %(default)s)",
     )
     parser.add_argument(
         "--per-class",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=10,
         help="images per class in per-class mode (default: %(default)s)",
     )
     parser.add_argument(
         "--min-per-class",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=None,
         help="per-class mode: keep only classes with at least N images (default: every class)",
     )
     parser.add_argument(
         "--num-classes",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=None,
         help="per-class mode: draw only N of the (kept) classes at random, for a small list whose classes each hold several images (default: every class)",
     )
-    parser.add_argument("--seed", type=arg_types.seed, default=0, help="seed of the draw (default: %(default)s)")
+    parser.add_argument("--seed", type=run_config.seed, default=0, help="seed of the draw (default: %(default)s)")
     parser.add_argument(
         "--folder-labels",
         choices=FOLDER_LABELS,
@@ -86,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--output",
-        type=arg_types.output_path,
+        type=run_config.output_path,
         default=Path("experiment_1/sample_index.json"),
         help="sample list to write (default: %(default)s)",
     )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from experiment_1.errors import run_cli
 from experiment_1.reconstruction.single_pass import EXPERIMENT_1
-from experiment_1.run.experiment_pass import run_step
+from experiment_1.run.loop import run_step
 
 
 def main(argv: list[str] | None = None) -> None:

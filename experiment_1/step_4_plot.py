@@ -18,9 +18,15 @@ from pathlib import Path
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import load_checked_summary
-from experiment_1.report.markdown import ReportDocument, figure, format_number, format_stat, markdown_table
+from experiment_1.report.markdown import (
+    ReportDocument,
+    figure,
+    format_number,
+    format_stat,
+    markdown_table,
+    published_value,
+)
 from experiment_1.report.plotting import new_figure, run_title, save_figure
-from experiment_1.report.published import published_value
 
 READINGS = [
     ("Möbius Σ_S Δ_S h (float32)", "mobius_rel_error_float32", "mobius_top1_agreement_float32"),

@@ -18,9 +18,9 @@ def rebuild_spectrum(
     summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
 ) -> dict[str, Any]:
     """The current Experiment 2 summary of a run's per-image arrays (imported on use: the record stays light)."""
-    from experiment_2.spectrum import summary as spectrum_summary
+    from experiment_2.spectrum import evaluation
 
-    return spectrum_summary.summarize(arrays, config, seed)
+    return evaluation.summarize(arrays, config, seed)
 
 
 def rebuild_lambda_sweep(

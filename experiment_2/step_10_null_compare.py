@@ -23,8 +23,7 @@ import numpy as np
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_text, git_commit, read_json, read_timing, write_json_keeping_commit
 from experiment_1.report import check_verdicts, load_checked_summary
-from experiment_2.spectrum.null_networks import check_seed_runs, compare_networks
-from experiment_2.spectrum.null_report import null_markdown
+from experiment_2.spectrum.null_networks import check_seed_runs, compare_networks, null_markdown
 from experiment_2.spectrum.verdicts import check_random_init_null
 from experiment_2.step_2_plot import SUMMARY_KEYS
 

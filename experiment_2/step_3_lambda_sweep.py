@@ -13,7 +13,7 @@ bootstrap-over-images CI (experiment_2.scaling). Experiment 3C, the small-λ lim
 per order the slope between successive λs and the limit slope over the smallest λs at which the
 order clears the round-off floor of the network's arithmetic (float32 or --dtype float64), tested
 against the λ^k law and the kink law of piecewise-linear activations; --smooth-activations runs
-the same sweep on the smooth swap of the network (experiment_1.network.activations).
+the same sweep on the smooth swap of the network (experiment_1.network.gating).
 
 Inputs:  --sample-index (experiment_1.step_2_sample), shards in --data-dir, --arch/--weights.
 Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CIs, κ monotonicity,

@@ -24,7 +24,7 @@ import argparse
 from pathlib import Path
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.run import add_evaluation_arguments, arg_types, run_passes
+from experiment_1.run import add_evaluation_arguments, run_config, run_passes
 from experiment_2.spectrum.evaluation import EXPERIMENT_2
 
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     add_evaluation_arguments(parser, "experiment_2/results_null_seeds")
     parser.add_argument(
         "--seeds",
-        type=arg_types.seed,
+        type=run_config.seed,
         nargs=2,
         metavar=("FIRST", "LAST"),
         required=True,

@@ -27,7 +27,7 @@ from experiment_1.report import (
     bootstrap_mean_ci_rows,
     exact_proportion_ci,
     exact_proportion_ci_rows,
-    published,
+    markdown,
     sign_flip_p_rows,
 )
 from experiment_1.run import image_counts, valid_images
@@ -160,7 +160,7 @@ def value_at(
     return {key: curve[key][index] for key in ("mean", "ci_low", "ci_high")}
 
 
-# The seed's Experiment 3 numbers (``published.PUBLISHED["experiment_3"]["resnet18"]``): our quantity,
+# The seed's Experiment 3 numbers (``markdown.PUBLISHED["experiment_3"]["resnet18"]``): our quantity,
 # the curve it is read from, and the K it refers to (the seed's ResNet-18 has L = 8, 256 subsets).
 SEED_NUM_MASKS = 2**8
 SEED_QUANTITIES = (
@@ -209,7 +209,7 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
     present = [*SOURCES, *([TRUNK_REMOVED] if f"top1_agreement_{TRUNK_REMOVED}" in arrays else [])]
     sources = {source: source_summary(arrays, source, valid, config, seed) for source in present}
     improvement = {ranking: improvement_summary(arrays, ranking, valid, seed) for ranking in RANKINGS}
-    seed_numbers = published.published_numbers("experiment_3")
+    seed_numbers = markdown.published_numbers("experiment_3")
     comparison = beside_seed(sources, improvement, config, seed_numbers)
     summary = {
         "experiment": 3,

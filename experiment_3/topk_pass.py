@@ -14,8 +14,8 @@ from experiment_1.run import (
     BatchFunction,
     EvaluationSetup,
     ExperimentPass,
-    arg_types,
     provenance,
+    run_config,
     write_results,
 )
 from experiment_3.evaluation import ERROR_THRESHOLDS, MASS_FRACTIONS, batch_arrays, check_ks
@@ -27,13 +27,13 @@ STAGE = "experiment_3.step_1_evaluate/all_masks"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--num-random-seeds",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=5,
         help="draws of each random control per image (default: %(default)s)",
     )
     parser.add_argument(
         "--ks",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         nargs="+",
         default=None,
         help="the K grid, each K in 1 … 2^L (default: 1 2 4 … 2^L)",

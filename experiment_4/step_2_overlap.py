@@ -56,7 +56,7 @@ from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, check_finite, check_not_input, git_commit
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 from experiment_4.contrast import NUM_RESAMPLES
 from experiment_4.formats import CONTROL, RANKINGS, load_signatures
 from experiment_4.summary import overlap_summary, ranking_store_k
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--output-dir",
-        type=arg_types.output_path,
+        type=run_config.output_path,
         default=None,
         help="where overlap.json goes (default: the signatures' folder)",
     )
@@ -137,20 +137,20 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--num-bootstrap",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=NUM_RESAMPLES,
         help="class-bootstrap replicates of the scalar − vector AUC difference (default: %(default)s; its two-sided p is "
         "at least 2 / (B + 1))",
     )
     parser.add_argument(
         "--seed",
-        type=arg_types.seed,
+        type=run_config.seed,
         default=0,
         help="seed of the permutations and the bootstraps (default: %(default)s)",
     )
     parser.add_argument(
         "--max-pairs",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=None,
         help="compare a seeded, label-blind sample of M image pairs per per-image ranking (about M over the class control's "
         "coordinates, which also samples its 1-NN queries) instead of all pairs (default: all pairs, exact; see the docstring)",

@@ -23,7 +23,7 @@ from pathlib import Path
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, check_not_input
 from experiment_1.report import NUM_RESAMPLES, by_id
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 from experiment_5.difficulty import DIFFICULTY_SCORES
 from experiment_5.formats import load_per_image
 from experiment_5.summary import analyze
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate")
     parser.add_argument(
         "--output",
-        type=arg_types.output_path,
+        type=run_config.output_path,
         default=None,
         help="analysis JSON to write (default: analysis.json beside --per-image)",
     )
@@ -45,11 +45,11 @@ def main(argv: list[str] | None = None) -> None:
         help="difficulty score whose quartiles decide the verdicts (default: %(default)s)",
     )
     parser.add_argument(
-        "--seed", type=arg_types.seed, default=0, help="seed of the bootstrap resamples (default: %(default)s)"
+        "--seed", type=run_config.seed, default=0, help="seed of the bootstrap resamples (default: %(default)s)"
     )
     parser.add_argument(
         "--num-resamples",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=NUM_RESAMPLES,
         help="bootstrap resamples (default: %(default)s)",
     )

@@ -27,7 +27,7 @@ from pathlib import Path
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json
 from experiment_1.paths import REPO_ROOT
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 from paper.depth_ladder import depth_analysis, load_rung
 
 DEFAULT_LADDER = ["efficientnet_lite0", "efficientnet_lite1", "efficientnet_lite2"]
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
         "experiment_N/results_<arch><SUFFIX> (e.g. _240px_sample): the resolution control (default: none)",
     )
     parser.add_argument(
-        "--seed", type=arg_types.seed, default=0, help="seed of the bootstrap CIs (default: %(default)s)"
+        "--seed", type=run_config.seed, default=0, help="seed of the bootstrap CIs (default: %(default)s)"
     )
     parser.add_argument(
         "--output",

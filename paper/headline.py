@@ -1,7 +1,7 @@
 """The README's headline table: each question, the original study's answer and this project's, from the JSON.
 
 The original study's answers are its published ResNet-18 numbers, which every summary carries in its
-``published`` block (:mod:`experiment_1.report.published`); this project's answers are the committed
+``published`` block (:mod:`experiment_1.report.markdown`); this project's answers are the committed
 EfficientNet-Lite0 runs on the embedded sample (:data:`HEADLINE_RUNS`), beside the verdicts of the original study's
 claims on every network that decided them (:mod:`paper.claims`), so a claim that holds on one network and fails on
 another reads both. A run that is absent reads "not run".

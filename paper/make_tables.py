@@ -43,7 +43,7 @@ from experiment_1.report import (
     verdict_sentence,
 )
 from experiment_1.run import unique_passes
-from experiment_2.spectrum.null_report import statistics_rows
+from experiment_2.spectrum.null_networks import statistics_rows
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.checks import check_one_network, checked_json
 from paper.claims import claims_markdown_table, claims_tex, input_size_note

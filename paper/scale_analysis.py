@@ -41,7 +41,7 @@ from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.paths import REPO_ROOT
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 
 EXP5_SOURCE = REPO_ROOT / "experiment_5" / "results_efficientnet_lite0_sample" / "per_image.pt"
 NUM_SUBSETS, CLASS_STORE_K = 512, 64
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--max-pairs",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=None,
         help="Experiment 4: step 2's --max-pairs (default: every pair)",
     )
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument(
         "--seed",
-        type=arg_types.seed,
+        type=run_config.seed,
         default=0,
         help="seed of the synthetic inputs and of the step (default: %(default)s)",
     )

@@ -3,7 +3,7 @@
 Question: at L = 14 or 16 a pass over all 2^L masks dominates every experiment's cost; when
 Experiments 1, 2 and 3 (a test list) or 4 and 5 (a labelled list) read the same images, why
 evaluate them once per experiment? This runner evaluates every batch once and hands its logits to
-each chosen experiment's per-batch reduction (experiment_1.run.experiment_pass). Each experiment keeps
+each chosen experiment's per-batch reduction (experiment_1.run.loop). Each experiment keeps
 its own results folder, partial store and resume key, and gets exactly the files its own step
 writes (summary.json and per_image.npz for 1–3, signatures.pt for 4, per_image.pt for 5), so the
 plot/analysis steps run on them unchanged, and an experiment's own step rerun on its folder resumes

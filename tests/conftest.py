@@ -120,8 +120,7 @@ def evaluation_flags(data_dir: Path, sample_index: Path, output_dir: Path, *extr
 @pytest.fixture
 def tiny_sample_index(tiny_shards: Path, tmp_path: Path) -> Path:
     """A sample list of 3 labelled images of ``tiny_shards``."""
-    from experiment_1.data.sample_list import sample_list_json
-    from experiment_1.data.shards import SampleRef
+    from experiment_1.data.shards import SampleRef, sample_list_json
     from experiment_1.files import atomic_write_json
 
     path = tmp_path / "sample_index.json"

@@ -17,8 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import jpeg_bytes, shrink_inputs, write_shard
-from experiment_1.data.sample_list import sample_list_json
-from experiment_1.data.shards import SampleRef
+from experiment_1.data.shards import SampleRef, sample_list_json
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.run import partial_store

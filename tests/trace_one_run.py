@@ -1,8 +1,15 @@
 """How long is the way through one run? Run one Experiment 2 run (step 1 + step 2, the cifar ResNet-20 example on 2
 generated images) under a profiler installed before any project import, and print, as JSON, each project file in which
-a function ran (module bodies not counted; tests/ and the virtualenv left out).
+a function ran ("files"; tests/ and the virtualenv left out) and the run's data path
+("data_path": the project files on the stack whenever a function of experiment_1/data/ runs — the way from the
+step's command through reading the shards to the batch tensor — and the files those functions call).
+What runs while a module is imported is not counted: its module body, its class bodies, its module-level
+comprehensions and the calls they make (a registration, a face's ``__getattr__`` answering a module-level import) —
+importing a file is not a way through it.
 
-    python tests/trace_one_run.py | python -c "import json, sys; files = json.load(sys.stdin); print(len(files))"
+    python tests/trace_one_run.py | python -c "import json, sys; run = json.load(sys.stdin); print(len(run['files']))"
+
+``--functions`` adds, per file, the functions that ran. tests/whole/test_one_run_trace.py holds both to the bounds of issue #35.
 """
 
 from __future__ import annotations
@@ -14,18 +21,33 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-touched: set[str] = set()
+DATA = "experiment_1/data/"
+touched: dict[str, set[str]] = {}
+data_path: set[str] = set()
+
+
+def project_file(frame) -> str | None:  # noqa: ANN001 (a frame)
+    """The frame's file relative to the repository if it is a project file, else None."""
+    path = frame.f_code.co_filename
+    if path.startswith(str(REPO)) and not any(part in path for part in ("/tests/", "/.venv/", "/site-packages/")):
+        return os.path.relpath(path, REPO)
+    return None
 
 
 def profile(frame, event, arg):  # noqa: ANN001, ANN201 (the sys.setprofile signature)
-    path = frame.f_code.co_filename
-    if (
-        event == "call"
-        and frame.f_code.co_name != "<module>"
-        and path.startswith(str(REPO))
-        and not any(part in path for part in ("/tests/", "/.venv/", "/site-packages/"))
-    ):
-        touched.add(os.path.relpath(path, REPO))
+    if event != "call" or (path := project_file(frame)) is None:
+        return
+    stack = []
+    caller = frame
+    while caller is not None:
+        if caller.f_code.co_name == "<module>" and caller.f_globals.get("__name__") != "__main__":
+            return  # run by an import (of a project module, or of the test helpers that import the project)
+        if (name := project_file(caller)) is not None:
+            stack.append(name)
+        caller = caller.f_back
+    touched.setdefault(path, set()).add(frame.f_code.co_qualname)
+    if any(name.startswith(DATA) for name in stack):
+        data_path.update(stack)
 
 
 def main(folder: Path) -> None:
@@ -71,7 +93,10 @@ def main(folder: Path) -> None:
     )
     run_cli(step_2_plot.main, ["--summary", str(folder / "out" / "summary.json")])
     sys.setprofile(None)
-    print(json.dumps(sorted(touched)))
+    run = {"files": sorted(touched), "data_path": sorted(data_path)}
+    if "--functions" in sys.argv:
+        run["functions"] = {path: sorted(names) for path, names in sorted(touched.items())}
+    print(json.dumps(run, indent=1 if "--functions" in sys.argv else None))
 
 
 if __name__ == "__main__":

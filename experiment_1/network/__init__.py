@@ -14,20 +14,20 @@ from typing import Any
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
-    "DEFAULT_BETA": "activations",
+    "DEFAULT_BETA": "gating",
     "evaluate_all_masks": "engines",
     "MaskFamily": "mask_family",
-    "native_input_size": "efficientnet_lite",
+    "native_input_size": "registry",
     "Residual": "gating",
     "ResidualNetwork": "gating",
     "ARCHITECTURES": "registry",
     "build_gated_stack": "registry",
     "register_architecture": "registry",
-    "Preprocess": "residual_stack",
-    "ResidualStack": "residual_stack",
-    "torchvision_resnet": "torchvision_resnets",
-    "Weights": "weights",
-    "load_weights_into": "weights",
+    "Preprocess": "gating",
+    "ResidualStack": "gating",
+    "torchvision_resnet": "registry",
+    "Weights": "gating",
+    "load_weights_into": "gating",
 }
 _SUBMODULES: tuple[str, ...] = ()
 

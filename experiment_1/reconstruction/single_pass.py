@@ -8,8 +8,7 @@ import numpy as np
 
 from experiment_1.reconstruction.metrics import reconstruction_metrics
 from experiment_1.reconstruction.summary import summarize
-from experiment_1.run.experiment_pass import ExperimentPass
-from experiment_1.run.loop import BatchFunction, write_results
+from experiment_1.run.loop import BatchFunction, ExperimentPass, write_results
 from experiment_1.run.setup import EvaluationSetup, provenance
 
 STAGE = "experiment_1.step_3_evaluate/all_masks"

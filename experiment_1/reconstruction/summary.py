@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from experiment_1.reconstruction.verdicts import verdicts
-from experiment_1.report.published import published_numbers
+from experiment_1.report.markdown import published_numbers
 from experiment_1.report.stats import exact_proportion_ci, summarize_arrays
 from experiment_1.run.loop import image_counts, valid_images
 

@@ -30,10 +30,10 @@ _EXPORTS: dict[str, str] = {
     "plt": "plotting",
     "run_title": "plotting",
     "save_figure": "plotting",
-    "published_numbers": "published",
-    "published_value": "published",
-    "network_name": "network_names",
-    "pretty_networks": "network_names",
+    "published_numbers": "markdown",
+    "published_value": "markdown",
+    "network_name": "markdown",
+    "pretty_networks": "markdown",
     "ExperimentRecord": "record",
     "resolve": "record",
     "NUM_RESAMPLES": "stats",
@@ -78,8 +78,8 @@ _EXPORTS: dict[str, str] = {
     "sign_test_power": "verdicts",
     "verdict": "verdicts",
 }
-# modules of this package that callers import whole (``from experiment_1.report import published``)
-_SUBMODULES = ('published',)
+# modules of this package that callers import whole (``from experiment_1.report import markdown``)
+_SUBMODULES = ('markdown',)
 
 __all__ = sorted([*_EXPORTS, *_SUBMODULES])
 

@@ -1,7 +1,19 @@
-"""Small helpers that turn summary JSON into Markdown for REPORT.md files and tables.md."""
+"""Small helpers that turn summary JSON into Markdown for REPORT.md files and tables.md.
+
+The original study's published numbers (seed README and paper), for comparison in reports.
+
+These are the only literal results in the code base, kept as data: ``PUBLISHED[experiment]`` holds a
+``source`` and, per architecture, the quantities the seed or paper reports. Every summary JSON copies
+its experiment's block (:func:`published_numbers`), so a REPORT shows "seed" and "ours" side by side
+from JSON alone.
+
+The networks' names as the text and the figures write them: ``efficientnet_lite0`` → EfficientNet-Lite0,
+``resnet18`` → ResNet-18, a user's factory by its function's words.
+"""
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from dataclasses import dataclass, field
@@ -9,6 +21,31 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from experiment_1.paths import REPO_ROOT
+
+NETWORK_NAMES = {"resnet": "ResNet-", "efficientnet_lite": "EfficientNet-Lite"}
+
+ARCH = re.compile(r"\b(resnet|efficientnet_lite)(\d+)\b")
+
+
+def pretty_networks(text: str) -> str:
+    """Every architecture name in ``text`` as the paper names it (efficientnet_lite1 → EfficientNet-Lite1)."""
+    return ARCH.sub(lambda match: NETWORK_NAMES[match.group(1)] + match.group(2), text)
+
+
+def network_name(arch: str, weights: str | None = None) -> str:
+    """``efficientnet_lite0`` → EfficientNet-Lite0, ``resnet18`` → ResNet-18; "(random init)" when not trained. A factory
+    (``package.module:function``) is named by its function, words apart (``resnet18_first_block_held`` → ResNet-18 first
+    block held), not by its import path."""
+    if ":" in arch:
+        return pretty_networks(arch.rpartition(":")[2].replace("_", " ")) + (
+            " (random init)" if weights == "random" else ""
+        )
+    name = arch
+    for prefix, pretty in NETWORK_NAMES.items():
+        if arch.startswith(prefix) and arch[len(prefix) :].isdigit():
+            name = pretty + arch[len(prefix) :]
+    return name + (" (random init)" if weights == "random" else "")
+
 
 NON_FINITE = (
     "n/a — non-finite"  # how a NaN or ±inf is rendered, and the decision drawn from one: never a number to read
@@ -382,3 +419,73 @@ class ReportDocument:
         check_original_study_wording("\n".join(lines[seed_start:]))
         lines += report_footer(config, self.timing, self.generator, self.source)
         return "\n".join(lines)
+
+
+SEED_SOURCE = "seed README (lylybig/resnet-moe), ResNet-18 IMAGENET1K_V1, N = 10000 ImageNet test images"
+SEED_SOURCE_VAL = (
+    "seed README (lylybig/resnet-moe), ResNet-18 IMAGENET1K_V1, N = 10000 ImageNet validation images (10 per class)"
+)
+
+PUBLISHED: dict[str, dict[str, Any]] = {
+    "experiment_1": {
+        "source": SEED_SOURCE,
+        "resnet18": {
+            "mobius_rel_error": 1e-6,
+            "naive_sum_rel_error": 80.0,
+            "full_mask_top1_val_sample": 0.6994,
+            "torchvision_top1": 0.6976,
+        },
+    },
+    "experiment_2": {
+        "source": SEED_SOURCE + "; paper for ResNet-34",
+        "resnet18": {"peak_order": 5, "kappa_vector": 5.0, "c_le3": 0.14},
+        "resnet34": {"peak_order": 10},
+    },
+    "experiment_3ab": {
+        "source": SEED_SOURCE,
+        "resnet18": {
+            "kappa_at_lambda_1": 5.00,
+            "kappa_at_lambda_0.1": 1.14,
+            "kappa_monotonic": True,
+            "agreement_range_lambda_0.8_to_1": [0.73, 1.00],
+        },
+    },
+    "experiment_3": {
+        "source": SEED_SOURCE,
+        "resnet18": {
+            "captured_energy_at_64": 0.94,
+            "top1_agreement_magnitude_at_128": 0.88,
+            "top1_agreement_controls_below": 0.01,
+            "improvement_over_random": 130,
+        },
+    },
+    "experiment_4": {
+        "source": SEED_SOURCE_VAL,
+        "resnet18": {
+            "nn_accuracy_scalar_k32": 0.242,
+            "nn_accuracy_over_chance": 240,
+            "chance": 0.001,
+            "vector_ranking": "near-global",
+        },
+    },
+    "experiment_5": {
+        "source": SEED_SOURCE_VAL,
+        "resnet18": {
+            "n_eff_vector_hard_minus_easy": 1.4,
+            "k_tau_err_hard_minus_easy": 2.8,
+            "invariant_measures": ["kbar", "kappa", "c_le3"],
+        },
+    },
+}
+
+
+def published_numbers(experiment: str) -> dict[str, Any]:
+    """A copy of ``PUBLISHED[experiment]`` for a summary's ``published`` block."""
+    if experiment not in PUBLISHED:
+        raise KeyError(f"no published numbers for '{experiment}'; known: {', '.join(PUBLISHED)}")
+    return copy.deepcopy(PUBLISHED[experiment])
+
+
+def published_value(block: dict[str, Any], arch: str, quantity: str) -> Any | None:
+    """``quantity`` for ``arch`` in a summary's ``published`` block, or ``None`` where the seed and paper give none."""
+    return block.get(arch, {}).get(quantity)

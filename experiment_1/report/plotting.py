@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
-from experiment_1.report.network_names import network_name  # noqa: E402
+from experiment_1.report.markdown import network_name  # noqa: E402
 
 
 def new_figure(width: float = 6.0, height: float = 4.0) -> tuple[plt.Figure, plt.Axes]:

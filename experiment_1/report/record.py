@@ -37,7 +37,7 @@ class ExperimentRecord:
     figures: tuple[tuple[str, str], ...] = ()
     """(macro name, PDF path) of each figure the paper shows."""
     single_pass: str | None = None
-    """``"module:attribute"`` of its :class:`experiment_1.run.experiment_pass.ExperimentPass`, if one pass feeds it."""
+    """``"module:attribute"`` of its :class:`experiment_1.run.loop.ExperimentPass`, if one pass feeds it."""
     rebuild: str | None = None
     """``"module:function"`` taking ``(summary, arrays, config, seed)`` and returning the summary rebuilt from
     its per-image arrays, if it can be rebuilt."""

@@ -15,9 +15,9 @@ from typing import Any
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
     "UNSCALED": "loop",
-    "ExperimentPass": "experiment_pass",
-    "run_passes": "experiment_pass",
-    "run_step": "experiment_pass",
+    "ExperimentPass": "loop",
+    "run_passes": "loop",
+    "run_step": "loop",
     "BatchFunction": "loop",
     "DTYPES": "setup",
     "EvaluationSetup": "setup",
@@ -31,11 +31,11 @@ _EXPORTS: dict[str, str] = {
     "write_results": "loop",
     "write_timing": "loop",
     "RunConfig": "run_config",
-    "check_lambdas": "run_checks",
-    "unique_passes": "timing_log",
+    "check_lambdas": "preflight",
+    "unique_passes": "distributed",
 }
-# modules of this package that callers import whole (``from experiment_1.run import arg_types``)
-_SUBMODULES = ('arg_types', 'distributed')
+# modules of this package that callers import whole (``from experiment_1.run import run_config``)
+_SUBMODULES = ('run_config', 'distributed')
 
 __all__ = sorted([*_EXPORTS, *_SUBMODULES])
 

@@ -22,21 +22,25 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from experiment_1.data.sample_list import load_sample_list
-from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir, missing_data_dir
+from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir, load_sample_list, missing_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
-from experiment_1.network.activations import DEFAULT_BETA, describe_swap, smooth_activations
 from experiment_1.network.engines import ENGINES
+from experiment_1.network.gating import DEFAULT_BETA, ResidualStack, describe_swap, parse_weights, smooth_activations
 from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_user_factory, network_sha256
-from experiment_1.network.residual_stack import ResidualStack
-from experiment_1.network.weights import parse_weights
-from experiment_1.run import arg_types, distributed
-from experiment_1.run import cost as run_cost
+from experiment_1.run import distributed, run_config
 from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
-from experiment_1.run.preflight import CALIBRATION_BATCH, CALIBRATION_SOURCE, calibration_samples, preflight
-from experiment_1.run.run_checks import check_beta
+from experiment_1.run.preflight import (
+    CALIBRATION_BATCH,
+    CALIBRATION_SOURCE,
+    CONFIRM_FLAG,
+    MAX_BLOCKS,
+    MAX_HOURS,
+    calibration_samples,
+    check_beta,
+    preflight,
+)
 from experiment_1.run.run_config import RunConfig
 
 DTYPES = {
@@ -57,13 +61,13 @@ def add_evaluation_arguments(
     """The flags shared by every step that evaluates all masks (``--output-dir`` unless ``default_output_dir`` is None)."""
     parser.add_argument(
         "--sample-index",
-        type=arg_types.sample_list_file,
+        type=run_config.sample_list_file,
         default=Path(default_sample_index),
         help="sample list JSON from experiment_1.step_2_sample (default: %(default)s)",
     )
     parser.add_argument(
         "--data-dir",
-        type=arg_types.data_folder,
+        type=run_config.data_folder,
         default=None,
         help="folder of parquet shards (default: $MOE_DATA or imagenet-1k/data)",
     )
@@ -82,23 +86,23 @@ def add_evaluation_arguments(
     )
     parser.add_argument("--engine", choices=ENGINES, default="tree", help="all-mask evaluator (default: %(default)s)")
     parser.add_argument(
-        "--batch-size", type=arg_types.positive_int, default=8, help="images per batch (default: %(default)s)"
+        "--batch-size", type=run_config.positive_int, default=8, help="images per batch (default: %(default)s)"
     )
     parser.add_argument(
         "--mask-chunk",
-        type=arg_types.power_of_two,
+        type=run_config.power_of_two,
         default=256,
         help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)",
     )
     parser.add_argument(
         "--num-workers",
-        type=arg_types.non_negative_int,
-        default=arg_types.default_num_workers(),
-        help=f"data-loader worker processes (default: this machine's cores − 1, at most {arg_types.MAX_DEFAULT_WORKERS}: %(default)s)",
+        type=run_config.non_negative_int,
+        default=run_config.default_num_workers(),
+        help=f"data-loader worker processes (default: this machine's cores − 1, at most {run_config.MAX_DEFAULT_WORKERS}: %(default)s)",
     )
     parser.add_argument(
         "--seed",
-        type=arg_types.seed,
+        type=run_config.seed,
         default=0,
         help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)",
     )
@@ -137,7 +141,7 @@ def add_evaluation_arguments(
     )
     parser.add_argument(
         "--calibrate-batchnorm",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=None,
         metavar="N",
         help="before evaluating, re-estimate every batch-norm layer's running statistics on the N images that follow the "
@@ -152,28 +156,28 @@ def add_evaluation_arguments(
     )
     parser.add_argument(
         "--resolution",
-        type=arg_types.positive_int,
+        type=run_config.positive_int,
         default=None,
         help="evaluate at this input crop in pixels, the short side resized in the architecture's own proportion "
         "(e.g. EfficientNet-Lite0 at Lite1's 240 px, the depth comparison's resolution control) (default: the "
         "architecture's own)",
     )
     parser.add_argument(
-        "--limit", type=arg_types.positive_int, default=None, help="use only the first N images of the sample list"
+        "--limit", type=run_config.positive_int, default=None, help="use only the first N images of the sample list"
     )
     parser.add_argument(
         "--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping"
     )
     parser.add_argument(
-        run_cost.CONFIRM_FLAG,
+        CONFIRM_FLAG,
         action="store_true",
-        help=f"run a pass estimated beyond the limits (L > {run_cost.MAX_BLOCKS} gated blocks, or more than "
-        f"{run_cost.MAX_HOURS:g} h; the estimate is printed at start)",
+        help=f"run a pass estimated beyond the limits (L > {MAX_BLOCKS} gated blocks, or more than "
+        f"{MAX_HOURS:g} h; the estimate is printed at start)",
     )
     if default_output_dir is not None:
         parser.add_argument(
             "--output-dir",
-            type=arg_types.output_path,
+            type=run_config.output_path,
             default=Path(default_output_dir),
             help="where results go (default: %(default)s)",
         )

@@ -16,7 +16,7 @@ from experiment_1.run import UNSCALED, image_counts, valid_images
 from experiment_2.lambda_sweep.verdicts import kappa_changes, verdicts
 from experiment_2.limit.laws import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import power_law_summary
-from experiment_2.spectrum.summary import spectrum_summary
+from experiment_2.spectrum.evaluation import spectrum_summary
 from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
 
 REFERENCE_LAMBDA = UNSCALED  # the λ every other λ is compared with: the network as it is

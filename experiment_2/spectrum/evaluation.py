@@ -4,6 +4,21 @@ part of an all-mask pass (per-batch arrays → summary.json, per_image.npz).
 The per-batch arrays are the order spectrum of both projections and the round-off variance of the logits. The spectrum
 itself (order energies, p_k, κ, C≤3, the binomial null) is set-function mathematics and lives in
 :mod:`experiment_1.mobius`; this module applies it to one batch of all-mask logits.
+
+Experiment 2's summary: a pure function of the per-image spectrum arrays and the run's configuration.
+
+experiment_2.step_1_evaluate writes it after evaluating; paper.resummarize rebuilds it from a
+committed per_image.npz without evaluating a mask.
+
+The blocks it is built from (:func:`spectrum_summary`, which the 3A/3B summary cites too): for each projection
+(vector, scalar) over the valid images, the mean order energies ``E_k``
+(k = 0 … L) and the mean interaction spectrum ``p_k`` (k = 1 … L) with 95 % bootstrap CIs from one
+shared set of image resamples (:func:`experiment_1.report.stats.bootstrap_mean_ci_rows`); the peak order
+of the mean spectrum and the distribution of per-image peak orders; ``κ``, ``C_{≤3}`` (both over
+k ≥ 1) and the trunk share (order 0 over all orders) as means with CIs; and the distribution of
+per-image ``κ`` as quantiles plus a histogram (bins of width 1/4 order on ``[1, L]``), so that plots
+need only the JSON. Images without interaction energy have no spectrum; they are counted and left
+out of the spectrum statistics.
 """
 
 from __future__ import annotations
@@ -14,6 +29,8 @@ import numpy as np
 import torch
 
 from experiment_1.mobius import (
+    PROJECTIONS,
+    binomial_null,
     full_mask_index,
     mobius_transform,
     num_blocks_from_size,
@@ -23,6 +40,7 @@ from experiment_1.mobius import (
     unit_in_last_place,
     walsh_transform,
 )
+from experiment_1.report import bootstrap_mean_ci, bootstrap_mean_ci_rows, published_numbers
 from experiment_1.run import (
     DTYPES,
     MOBIUS_DTYPES,
@@ -30,11 +48,116 @@ from experiment_1.run import (
     BatchFunction,
     EvaluationSetup,
     ExperimentPass,
+    image_counts,
     provenance,
     run_per_image,
+    valid_images,
     write_results,
 )
-from experiment_2.spectrum.summary import summarize
+from experiment_2.spectrum.verdicts import floor_check, input_dependence, paired_kappa_difference, verdicts
+
+QUESTION = "How is the Möbius energy of the logits distributed across interaction orders?"
+KAPPA_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+KAPPA_BINS_PER_ORDER = 4
+
+
+def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) -> dict[str, Any]:
+    """The Experiment 2 summary: both projections' spectrum statistics, the binomial null, the seed's numbers, the
+    round-off floor check, how much h(full) moves with the image, the paired κ^s − κ^v and the verdicts block
+    (:mod:`experiment_2.spectrum.verdicts`)."""
+    valid = valid_images(arrays)
+    num_blocks = int(config["num_blocks"])
+    summary = {
+        "experiment": 2,
+        "question": QUESTION,
+        "config": config,
+        "residual_scale": UNSCALED,  # the pass evaluates the network as it is
+        **image_counts(valid),
+        "projections": spectrum_summary(arrays, valid, num_blocks, seed),
+        "binomial_null": binomial_null(num_blocks),
+        "published": published_numbers("experiment_2"),
+        "roundoff": floor_check(arrays, valid, num_blocks),
+        "input_dependence": input_dependence(arrays, valid),
+        "kappa_scalar_minus_vector": paired_kappa_difference(arrays, valid, seed),
+    }
+    if "walsh_energy_vector" in arrays:  # runs evaluated before the Walsh control have none
+        summary["walsh"] = walsh_summary(arrays, valid, num_blocks, seed)
+    summary["verdicts"] = verdicts(summary)
+    return summary
+
+
+def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, seed: int) -> dict[str, Any]:
+    """The Walsh-basis control: :func:`spectrum_summary` of the Walsh statistics (W_k, their spectrum over k ≥ 1, κ_W, the
+    low-degree share C≤3, the peak), their round-off floor, and the per-image cancellation ratio of the Möbius expansion."""
+    walsh = {name[len("walsh_") :]: value for name, value in arrays.items() if name.startswith("walsh_")}
+    return {
+        "projections": spectrum_summary(walsh, valid, num_blocks, seed),
+        "roundoff": floor_check(arrays, valid, num_blocks, basis="walsh"),
+        "cancellation_ratio": {
+            projection: cancellation_ratio(arrays, projection, valid, seed) for projection in PROJECTIONS
+        },
+    }
+
+
+def kappa_distribution(kappa: np.ndarray, num_blocks: int) -> dict[str, Any]:
+    """Quantiles and a fixed-bin histogram of per-image ``κ`` (NaNs dropped); bins span ``[1, L]``."""
+    kappa = np.asarray(kappa, dtype=np.float64)
+    kappa = kappa[~np.isnan(kappa)]
+    edges = np.linspace(1.0, float(num_blocks), KAPPA_BINS_PER_ORDER * (num_blocks - 1) + 1)
+    counts, _ = np.histogram(np.clip(kappa, 1.0, float(num_blocks)), bins=edges)
+    quantiles = np.quantile(kappa, KAPPA_QUANTILES).tolist() if len(kappa) else [float("nan")] * len(KAPPA_QUANTILES)
+    return {
+        "quantiles": {f"{q:g}": value for q, value in zip(KAPPA_QUANTILES, quantiles)},
+        "histogram": {"edges": edges.tolist(), "counts": counts.tolist()},
+    }
+
+
+def projection_summary(
+    arrays: dict[str, np.ndarray], projection: str, valid: np.ndarray, num_blocks: int, seed: int
+) -> dict[str, Any]:
+    """Every spectrum statistic of one projection (``vector`` or ``scalar``) over the valid images."""
+    energy = np.asarray(arrays[f"energy_{projection}"], dtype=np.float64)[valid]
+    spectrum = np.asarray(arrays[f"spectrum_{projection}"], dtype=np.float64)[valid]
+    defined = ~np.isnan(spectrum).any(axis=1)
+    mean_spectrum = bootstrap_mean_ci_rows(spectrum[defined], seed=seed)
+    peaks = np.asarray(arrays[f"peak_order_{projection}"])[valid][defined]
+    peak_counts = np.bincount(peaks, minlength=num_blocks + 1)[1:]
+    return {
+        "mean_energy": bootstrap_mean_ci_rows(energy, seed=seed),
+        "mean_spectrum": mean_spectrum,
+        "mean_spectrum_peak_order": int(np.argmax(mean_spectrum["mean"])) + 1,
+        "peak_order_distribution": {
+            "orders": list(range(1, num_blocks + 1)),
+            "counts": peak_counts.tolist(),
+            "fraction": (peak_counts / max(len(peaks), 1)).tolist(),
+        },
+        "peak_order": bootstrap_mean_ci(peaks, seed=seed),
+        "kappa": bootstrap_mean_ci(np.asarray(arrays[f"kappa_{projection}"])[valid], seed=seed),
+        "kappa_distribution": kappa_distribution(np.asarray(arrays[f"kappa_{projection}"])[valid], num_blocks),
+        "c_le3": bootstrap_mean_ci(np.asarray(arrays[f"c_le3_{projection}"])[valid], seed=seed),
+        "trunk_share": bootstrap_mean_ci(np.asarray(arrays[f"trunk_share_{projection}"])[valid], seed=seed),
+        "num_without_interaction_energy": int((~defined).sum()),
+    }
+
+
+def spectrum_summary(
+    arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, seed: int
+) -> dict[str, dict[str, Any]]:
+    """:func:`projection_summary` of both projections, keyed by projection."""
+    return {projection: projection_summary(arrays, projection, valid, num_blocks, seed) for projection in PROJECTIONS}
+
+
+def cancellation_ratio(
+    arrays: dict[str, np.ndarray], projection: str, valid: np.ndarray, seed: int
+) -> dict[str, Any] | None:
+    """The mean per-image cancellation ratio with its CI over the images where it is defined (h(full) ≠ h(∅)), and how many
+    images it is undefined on (``None`` when it is undefined on every image)."""
+    ratio = np.asarray(arrays[f"cancellation_ratio_{projection}"], dtype=np.float64)[valid]
+    defined = np.isfinite(ratio)
+    if not defined.any():
+        return None
+    return {**bootstrap_mean_ci(ratio[defined], seed=seed), "num_undefined": int((~defined).sum())}
+
 
 SPECTRUM_STAGE = "experiment_2.step_1_evaluate/spectrum"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment_1.data.sample_list import load_sample_list
+from experiment_1.data.shards import load_sample_list
 from experiment_1.errors import PipelineError
 from experiment_1.report import all_must_hold, check_verdicts
 from experiment_2.limit.laws import (

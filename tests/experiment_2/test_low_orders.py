@@ -12,8 +12,7 @@ import pytest
 import torch
 
 from conftest import evaluation_flags
-from experiment_1.data.sample_list import load_sample_list
-from experiment_1.data.shards import SampleDataset
+from experiment_1.data.shards import SampleDataset, load_sample_list
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.mobius.transform import mobius_transform

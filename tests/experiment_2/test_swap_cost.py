@@ -13,8 +13,7 @@ from scipy.stats import bootstrap
 import experiment_1.run.loop as run_loop
 import experiment_1.run.setup as run_setup
 from conftest import jpeg_bytes, write_shard
-from experiment_1.data.sample_list import sample_list_json
-from experiment_1.data.shards import list_items
+from experiment_1.data.shards import list_items, sample_list_json
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_2 import step_6_swap_cost

@@ -108,7 +108,7 @@ def test_the_cancellation_ratio_is_undefined_where_the_network_does_not_move() -
     logits[1, -1] = logits[1, 0]  # image 1: h(full) = h(∅) although the masks between differ
     ratio = spectrum_metrics(logits)["cancellation_ratio_vector"]
     assert torch.isfinite(ratio[0]) and torch.isnan(ratio[1])
-    from experiment_2.spectrum.summary import cancellation_ratio
+    from experiment_2.spectrum.evaluation import cancellation_ratio
 
     arrays = {"cancellation_ratio_vector": ratio.numpy()}
     block = cancellation_ratio(arrays, "vector", np.array([True, True]), seed=0)

@@ -12,8 +12,7 @@ import torch
 import experiment_1.run.setup as run_setup
 import experiment_3.evaluation as evaluation
 import experiment_3.step_1_evaluate as step_1_evaluate
-from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
-from experiment_1.data.shards import SampleDataset, list_items
+from experiment_1.data.shards import SampleDataset, draw_sample, list_items, load_sample_list, sample_list_json
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.mobius.transform import mobius_transform

@@ -11,8 +11,7 @@ import torch
 
 import experiment_1.run.setup as run_setup
 from conftest import jpeg_bytes, write_shard
-from experiment_1.data.sample_list import load_sample_list, sample_list_json
-from experiment_1.data.shards import SampleDataset, list_items
+from experiment_1.data.shards import SampleDataset, list_items, load_sample_list, sample_list_json
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.mobius.transform import mobius_transform

@@ -13,8 +13,7 @@ from scipy import stats as scipy_stats
 import experiment_1.run.setup as run_setup
 import experiment_5.evaluation as evaluation
 import experiment_5.step_1_evaluate as step_1_evaluate
-from experiment_1.data.sample_list import draw_sample, load_sample_list, sample_list_json
-from experiment_1.data.shards import SampleDataset, list_items
+from experiment_1.data.shards import SampleDataset, draw_sample, list_items, load_sample_list, sample_list_json
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.mobius.transform import mobius_transform

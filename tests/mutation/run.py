@@ -442,7 +442,7 @@ MUTATIONS: list[Mutation] = [
         "a sample-list label below −1 accepted",
         [
             (
-                "experiment_1/data/sample_list.py",
+                "experiment_1/data/shards.py",
                 "_is_integer(label) and label >= -1",
                 "_is_integer(label) and label >= -2",
             )
@@ -538,7 +538,7 @@ MUTATIONS: list[Mutation] = [
         "the uniform sampler ignores its seed",
         [
             (
-                "experiment_1/data/sample_list.py",
+                "experiment_1/data/shards.py",
                 "    rng = np.random.default_rng(seed)\n    if mode",
                 "    rng = np.random.default_rng(0)\n    if mode",
             )

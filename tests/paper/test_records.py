@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from experiment_1.report.record import ExperimentRecord, resolve
-from experiment_1.run.experiment_pass import ExperimentPass
+from experiment_1.run.loop import ExperimentPass
 from paper.experiments import RECORDS, record_of
 from paper.figures import FIGURES
 from paper.make_tables import SECTIONS, TABLES

@@ -17,8 +17,7 @@ import torch
 import experiment_1.run.loop as run_loop
 import experiment_3.evaluation as topk_evaluation
 from experiment_1 import step_3_evaluate as experiment_1_step
-from experiment_1.data.sample_list import draw_sample, sample_list_json
-from experiment_1.data.shards import list_items
+from experiment_1.data.shards import draw_sample, list_items, sample_list_json
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_2 import step_1_evaluate as experiment_2_step

@@ -128,10 +128,10 @@ def test_the_reading_path_is_the_run_s_imports() -> None:
 
 def test_the_import_walk_follows_the_faces() -> None:
     """The walk itself: a face's name leads to its module, and the steps reach the core through the faces only."""
-    assert face_exports("experiment_1.run")["run_step"] == "experiment_pass"
-    assert "experiment_1.run.experiment_pass" in imported_modules("experiment_2.step_1_evaluate")
+    assert face_exports("experiment_1.run")["run_step"] == "loop"
+    assert "experiment_1.run.loop" in imported_modules("experiment_2.step_1_evaluate")
     assert {
-        "experiment_1/run/experiment_pass.py",
+        "experiment_1/run/loop.py",
         "experiment_1/network/engines.py",
         "experiment_1/report/markdown.py",
     } <= reached(STEPS)

@@ -19,8 +19,7 @@ import experiment_1.files as io_utils
 import experiment_1.step_3_evaluate as step_3
 from conftest import jpeg_bytes, write_shard
 from experiment_1.data import shards as data
-from experiment_1.data.sample_list import sample_list_json
-from experiment_1.data.shards import SampleRef
+from experiment_1.data.shards import SampleRef, sample_list_json
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.run import setup as run_setup

@@ -133,7 +133,7 @@ def plant(root: Path, module: str, source: str) -> None:
         ),
         ("experiment_1.report.stats", "import torch\n", "experiment_1.report must not import torch"),
         ("experiment_1.run.setup", "from paper import make_tables\n", "(experiment_1.run) imports paper"),
-        ("experiment_2.spectrum.summary", "from experiment_5 import summary\n", "imports experiment_5.summary"),
+        ("experiment_2.spectrum.evaluation", "from experiment_5 import summary\n", "imports experiment_5.summary"),
         (
             "experiment_3.topk",
             "from experiment_1.mobius.sparsity import rank_subsets\n",

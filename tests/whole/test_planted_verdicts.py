@@ -37,7 +37,7 @@ from experiment_1.report.verdicts import (
     sign_test_power,
 )
 from experiment_2.lambda_sweep.verdicts import kappa_changes, migration_verdict, monotone_verdict
-from experiment_2.spectrum import summary as spectrum_summary
+from experiment_2.spectrum import evaluation
 from experiment_2.spectrum.verdicts import null_verdicts, peak_decision, shape_decision
 from experiment_5.verdicts import seed_claim_decision
 
@@ -72,7 +72,7 @@ def spectrum_arrays(energy: np.ndarray, roundoff: float, predictions: np.ndarray
 
 def summarize(arrays: dict[str, np.ndarray], weights: str = "pretrained", run: str = "a") -> dict:
     config = {"num_blocks": BLOCKS, "arch": "resnet18", "weights": weights, "seed": 0, "run_id": run}
-    return spectrum_summary.summarize(arrays, config, seed=0)
+    return evaluation.summarize(arrays, config, seed=0)
 
 
 def floor(roundoff: float) -> np.ndarray:

@@ -26,7 +26,7 @@ import pytest
 
 from experiment_1.files import read_json
 from experiment_1.network.registry import load_factory
-from experiment_1.run import arg_types
+from experiment_1.run import run_config
 
 REPO = Path(__file__).resolve().parents[2]
 READMES = [
@@ -210,7 +210,7 @@ def parse_only(
             "data_folder",
             "sample_list_file",
         ):  # an input an earlier command writes: the caller checks inputs
-            patch.setattr(arg_types, check, Path)
+            patch.setattr(run_config, check, Path)
         try:
             importlib.import_module(module).main(flags)
         except Parsed:

@@ -12,7 +12,7 @@ import pytest
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_timing
-from experiment_1.run import timing_log
+from experiment_1.run import distributed
 from experiment_1.step_4_plot import main as plot_1
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,18 +67,18 @@ def test_an_impossible_timing_json_is_one_line(tmp_path: Path, change: dict, mes
 
 
 def test_a_malformed_pass_record_is_one_line(tmp_path: Path) -> None:
-    folder = tmp_path / "partial" / "stage" / timing_log.FOLDER
+    folder = tmp_path / "partial" / "stage" / distributed.FOLDER
     write(folder / "a.json", GOOD["processes"][0])
-    assert len(timing_log.records(tmp_path)) == 1
+    assert len(distributed.records(tmp_path)) == 1
     write(
         folder / "b.json",
         {key: value for key, value in GOOD["processes"][0].items() if key != "host"} | {"pass": "other"},
     )
     with pytest.raises(PipelineError, match="b.json: lacks its pass id, host, start time or rank"):
-        timing_log.records(tmp_path)
+        distributed.records(tmp_path)
     write(folder / "b.json", {**GOOD["processes"][0], "pass": "other", "images_evaluated": -3})
     with pytest.raises(PipelineError, match="b.json: images_evaluated is -3"):
-        timing_log.records(tmp_path)
+        distributed.records(tmp_path)
 
 
 def test_a_plot_step_refuses_a_bad_timing_json_before_it_writes(tmp_path: Path, expect_one_line) -> None:

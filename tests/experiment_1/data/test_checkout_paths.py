@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment_1.data.sample_list import load_sample_list
+from experiment_1.data.shards import load_sample_list
 from experiment_1.errors import PipelineError
 from experiment_1.paths import REPO_ROOT, checkout_hint, found_in_checkout
 from experiment_1.step_2_sample import main as sample_main

@@ -13,10 +13,16 @@ import pytest
 import torch
 
 from conftest import jpeg_bytes, write_shard
-from experiment_1.data.sample_list import draw_sample, load_sample_list
-from experiment_1.data.shards import SampleDataset, SampleRef, check_batch_errors, list_items
+from experiment_1.data.shards import (
+    SampleDataset,
+    SampleRef,
+    check_batch_errors,
+    draw_sample,
+    list_items,
+    load_sample_list,
+)
 from experiment_1.errors import PipelineError
-from experiment_1.network.residual_stack import Preprocess
+from experiment_1.network.gating import Preprocess
 from experiment_1.step_2_sample import main as sample_main
 
 SMALL = Preprocess(resize=36, crop=32)

@@ -35,19 +35,21 @@ for package in (
 from efficientnet_lite_pytorch import EfficientNet  # noqa: E402
 from efficientnet_lite_pytorch.utils import efficientnet_params  # noqa: E402
 
-from experiment_1.data.sample_list import load_sample_list  # noqa: E402
-from experiment_1.data.shards import SampleDataset, list_items  # noqa: E402
+from experiment_1.data.shards import (  # noqa: E402
+    SampleDataset,
+    list_items,
+    load_sample_list,  # noqa: E402
+)
 from experiment_1.errors import PipelineError  # noqa: E402
-from experiment_1.network.efficientnet_lite import (  # noqa: E402
+from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
+from experiment_1.network.gating import ResidualStack, gate  # noqa: E402
+from experiment_1.network.registry import (  # noqa: E402
     LITE_VARIANTS,
+    build_gated_stack,
     efficientnet_cut,
     pretrained_weights_path,
     verify_sha256,
 )
-from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
-from experiment_1.network.gating import gate  # noqa: E402
-from experiment_1.network.registry import build_gated_stack  # noqa: E402
-from experiment_1.network.residual_stack import ResidualStack  # noqa: E402
 from experiment_1.step_2_sample import main as sample_main  # noqa: E402
 from roundoff import assert_close_to_roundoff  # noqa: E402
 

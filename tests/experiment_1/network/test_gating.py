@@ -21,17 +21,23 @@ from torch import nn
 import experiment_2.step_1_evaluate as experiment_2_step_1
 from conftest import import_optional
 from experiment_1 import step_3_evaluate
-from experiment_1.data.sample_list import draw_sample, sample_list_json
-from experiment_1.data.shards import list_items
+from experiment_1.data.shards import draw_sample, list_items, sample_list_json
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.examples.cifar_resnet20 import CifarResNet20, build_model
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.mobius.transform import mobius_transform
 from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive, evaluate_masks_tree
-from experiment_1.network.gating import Residual, ResidualNetwork, gate
+from experiment_1.network.gating import (
+    RANDOM,
+    Preprocess,
+    Residual,
+    ResidualNetwork,
+    ResidualStack,
+    Weights,
+    gate,
+    parse_weights,
+)
 from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, load_factory
-from experiment_1.network.residual_stack import Preprocess, ResidualStack
-from experiment_1.network.weights import RANDOM, Weights, parse_weights
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
 
 RESNET20 = "experiment_1.examples.cifar_resnet20:build_model"

@@ -10,8 +10,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.activations import SmoothReLU6, Softplus, smooth_activations
-from experiment_1.network.residual_stack import GateableBlock, Preprocess, ResidualStack
+from experiment_1.network.gating import (
+    GateableBlock,
+    Preprocess,
+    ResidualStack,
+    SmoothReLU6,
+    Softplus,
+    smooth_activations,
+)
 
 WIDTH = 6
 

@@ -39,7 +39,7 @@ from experiment_1.network import (
 from experiment_1.network.engines import evaluate_masks_naive
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.network.gating import check_evaluation_parity
-from experiment_1.run.run_checks import check_set_function
+from experiment_1.run.preflight import check_set_function
 
 SIZE = 12  # input pixels: small, and even after two stride-2 blocks
 PREPROCESS = Preprocess(resize=SIZE, crop=SIZE, mean=(0.5, 0.5, 0.5), std=(0.25, 0.25, 0.25))

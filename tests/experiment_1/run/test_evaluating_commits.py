@@ -13,7 +13,7 @@ import experiment_1.reconstruction.single_pass as reconstruction_pass
 import experiment_1.step_3_evaluate as step_3
 from conftest import evaluation_flags
 from experiment_1.report.markdown import evaluating_commit_sentence
-from experiment_1.run import timing_log
+from experiment_1.run import distributed
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_main
 
@@ -38,12 +38,12 @@ def test_a_run_resumed_across_two_commits_names_both_in_timing_and_report(
             raise KeyboardInterrupt
         return original(logits, labels)
 
-    monkeypatch.setattr(timing_log, "git_commit", lambda: FIRST)  # the code at the first process's start
+    monkeypatch.setattr(distributed, "git_commit", lambda: FIRST)  # the code at the first process's start
     monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", interrupt_after_first_batch)
     with pytest.raises(KeyboardInterrupt):
         step_3.main(evaluation_flags(tiny_shards, sample_index, output))
     monkeypatch.setattr(reconstruction_pass, "reconstruction_metrics", original)
-    monkeypatch.setattr(timing_log, "git_commit", lambda: SECOND)  # a new commit, then the run resumed
+    monkeypatch.setattr(distributed, "git_commit", lambda: SECOND)  # a new commit, then the run resumed
     step_3.main(evaluation_flags(tiny_shards, sample_index, output))
 
     timing = json.loads((output / "timing.json").read_text())
@@ -62,13 +62,13 @@ def test_a_run_resumed_across_two_commits_names_both_in_timing_and_report(
 def test_the_commits_of_processes_that_evaluated_each_once_and_old_records_not_recorded() -> None:
     record = {"pass": "p", "rank": 0, "host": "h", "started_utc": "t", "wall_seconds": 1.0, "images_evaluated": 2}
     same = [{**record, "git_commit": FIRST}, {**record, "pass": "q", "git_commit": FIRST}]
-    assert timing_log.evaluating_commits({"processes": same}) == [FIRST]
+    assert distributed.evaluating_commits({"processes": same}) == [FIRST]
     idle = {**record, "pass": "r", "git_commit": SECOND, "images_evaluated": 0}  # a summarising call: evaluated nothing
-    assert timing_log.evaluating_commits({"processes": [*same, idle]}) == [FIRST]
-    assert timing_log.evaluating_commits({"processes": [record, *same]}) == [timing_log.NOT_RECORDED, FIRST]
-    assert timing_log.evaluating_commits({"processes": [record]}) == [timing_log.NOT_RECORDED]
-    assert timing_log.evaluating_commits({"wall_seconds": 1.0, "images_evaluated": 2}) == [timing_log.NOT_RECORDED]
-    assert timing_log.evaluating_commits(None) == [timing_log.NOT_RECORDED]
+    assert distributed.evaluating_commits({"processes": [*same, idle]}) == [FIRST]
+    assert distributed.evaluating_commits({"processes": [record, *same]}) == [distributed.NOT_RECORDED, FIRST]
+    assert distributed.evaluating_commits({"processes": [record]}) == [distributed.NOT_RECORDED]
+    assert distributed.evaluating_commits({"wall_seconds": 1.0, "images_evaluated": 2}) == [distributed.NOT_RECORDED]
+    assert distributed.evaluating_commits(None) == [distributed.NOT_RECORDED]
 
 
 def test_the_report_sentence_for_old_new_and_missing_timing() -> None:

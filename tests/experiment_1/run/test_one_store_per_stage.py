@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from experiment_1.errors import PipelineError
-from experiment_1.run import ExperimentPass, run_passes
-from experiment_1.run import experiment_pass as experiment_pass_module
+from experiment_1.run import ExperimentPass, loop, run_passes
 
 
 def one_pass() -> ExperimentPass:
@@ -28,7 +27,7 @@ def one_pass() -> ExperimentPass:
 def test_two_passes_of_one_stage_into_one_folder_are_refused_in_one_line(
     spelling: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(experiment_pass_module, "build_setup", lambda args: pytest.fail("a model was built"))
+    monkeypatch.setattr(loop, "build_setup", lambda args: pytest.fail("a model was built"))
     second = tmp_path / "out" if spelling == "same" else tmp_path / "out" / ".." / "out"
     with pytest.raises(PipelineError) as raised:
         run_passes(argparse.Namespace(), [(one_pass(), tmp_path / "out"), (one_pass(), second)])

@@ -78,13 +78,13 @@ def test_a_relative_typo_names_the_folder_it_was_read_from(tmp_path: Path, monke
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sample-1750").mkdir()
     with pytest.raises(Exception) as error:
-        run_setup.arg_types.data_folder("sample1750")
+        run_setup.run_config.data_folder("sample1750")
     assert str(error.value) == (
         f"sample1750: --data-dir names no folder (relative paths are read from the folder you run in, {tmp_path}); "
         "did you mean sample-1750?"
     )
     with pytest.raises(Exception, match=r"^nowhere: --data-dir names no folder .*; check the path, or download"):
-        run_setup.arg_types.data_folder("nowhere")  # nothing alike: it may not be downloaded yet
+        run_setup.run_config.data_folder("nowhere")  # nothing alike: it may not be downloaded yet
 
 
 def test_a_file_given_as_data_dir_is_refused(tmp_path: Path, expect_one_line) -> None:

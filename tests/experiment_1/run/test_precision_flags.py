@@ -20,8 +20,7 @@ import pytest
 import torch
 
 import experiment_2.step_1_evaluate as step_1_evaluate
-from experiment_1.data.sample_list import draw_sample, sample_list_json
-from experiment_1.data.shards import list_items
+from experiment_1.data.shards import draw_sample, list_items, sample_list_json
 from experiment_1.files import atomic_write_json, read_json
 
 EPSILON = {"float32": 2.0**-24, "bfloat16": 2.0**-8, "float16": 2.0**-11, "float64": 2.0**-53}

@@ -12,8 +12,7 @@ import pytest
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.run import cost as run_cost
-from experiment_1.run import run_checks
+from experiment_1.run import preflight as run_preflight
 from experiment_1.run.preflight import preflight
 from experiment_1.run.run_config import RunConfig
 from experiment_1.run.setup import add_evaluation_arguments
@@ -39,7 +38,7 @@ def fake_estimate(blocks: int, seconds: float, seen: list | None = None):
     def estimate(*arguments, **keywords):
         if seen is not None:
             seen.append(arguments)
-        return run_cost.CostEstimate(1.0, 1.0, 1, 1, seconds, 1, blocks, "tree", 2**blocks)
+        return run_preflight.CostEstimate(1.0, 1.0, 1, 1, seconds, 1, blocks, "tree", 2**blocks)
 
     return estimate
 
@@ -47,8 +46,8 @@ def fake_estimate(blocks: int, seconds: float, seen: list | None = None):
 def test_the_block_limit_comes_before_the_memory_check_and_confirming_reaches_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(run_cost, "estimate", fake_estimate(21, 1.0))
-    monkeypatch.setattr(run_checks, "device_memory", lambda device: 1)  # no logits fit
+    monkeypatch.setattr(run_preflight, "estimate", fake_estimate(21, 1.0))
+    monkeypatch.setattr(run_preflight, "device_memory", lambda device: 1)  # no logits fit
     with pytest.raises(PipelineError, match=r"^L = 21 gated blocks.*pass --confirm-long-run"):
         preflight(stack(21), NoImages(), config(), CPU)
     with pytest.raises(PipelineError, match=r"^L = 21 blocks: one image's all-mask logits .* cannot hold them"):
@@ -59,8 +58,8 @@ def test_a_27_block_network_is_refused_once_naming_confirm_long_run_not_the_batc
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # the newcomer's 27-block, 10-class network at the default --batch-size 8: 40 GiB of logits on a 23.5 GiB machine
-    monkeypatch.setattr(run_cost, "estimate", fake_estimate(27, 3443.8 * 3600))
-    monkeypatch.setattr(run_checks, "device_memory", lambda device: int(23.5 * 2**30))
+    monkeypatch.setattr(run_preflight, "estimate", fake_estimate(27, 3443.8 * 3600))
+    monkeypatch.setattr(run_preflight, "device_memory", lambda device: int(23.5 * 2**30))
     with pytest.raises(PipelineError) as refused:
         preflight(stack(27, classes=10), NoImages(), config(), CPU)
     line = str(refused.value)
@@ -76,8 +75,8 @@ def test_an_accepted_run_prints_its_estimate_once(
 ) -> None:
     from experiment_1.run import preflight as module
 
-    monkeypatch.setattr(run_cost, "estimate", fake_estimate(4, 1.0))
-    monkeypatch.setattr(run_checks, "device_memory", lambda device: 2**40)
+    monkeypatch.setattr(run_preflight, "estimate", fake_estimate(4, 1.0))
+    monkeypatch.setattr(run_preflight, "device_memory", lambda device: 2**40)
     monkeypatch.setattr(module, "check_set_function", lambda model: None)
     monkeypatch.setattr(module, "check_evaluation_parity", lambda model, dtype: None)
     preflight(stack(4), NoImages(), config(), CPU)
@@ -85,19 +84,19 @@ def test_an_accepted_run_prints_its_estimate_once(
 
 
 def test_the_memory_check_comes_before_the_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(run_cost, "estimate", fake_estimate(8, 100 * 3600.0))
-    monkeypatch.setattr(run_checks, "device_memory", lambda device: 1)
+    monkeypatch.setattr(run_preflight, "estimate", fake_estimate(8, 100 * 3600.0))
+    monkeypatch.setattr(run_preflight, "device_memory", lambda device: 1)
     with pytest.raises(PipelineError, match=r"^L = 8 blocks: one image's all-mask logits"):
         preflight(stack(8), NoImages(), config(), CPU)
-    monkeypatch.setattr(run_checks, "device_memory", lambda device: 2**40)
+    monkeypatch.setattr(run_preflight, "device_memory", lambda device: 2**40)
     with pytest.raises(PipelineError, match=r"^this pass is estimated at 100\.0 h"):
         preflight(stack(8), NoImages(), config(), CPU)
 
 
 def test_masks_per_image_of_the_config_reaches_the_estimate(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list = []
-    monkeypatch.setattr(run_cost, "estimate", fake_estimate(8, 100 * 3600.0, seen))
-    monkeypatch.setattr(run_checks, "device_memory", lambda device: 1)
+    monkeypatch.setattr(run_preflight, "estimate", fake_estimate(8, 100 * 3600.0, seen))
+    monkeypatch.setattr(run_preflight, "device_memory", lambda device: 1)
     with pytest.raises(PipelineError):
         preflight(stack(8), NoImages(), replace(config(), masks_per_image=1), CPU)
     assert seen[-1][-1] == 1
@@ -110,11 +109,11 @@ def test_a_mask_family_reaches_the_estimate_and_sizes_the_memory_check(monkeypat
 
     def estimate(*arguments, **keywords):
         seen.append(keywords)
-        return run_cost.CostEstimate(1.0, 1.0, 1, 1, 1.0, 1, 50, "tree", keywords["family"].size(50))
+        return run_preflight.CostEstimate(1.0, 1.0, 1, 1, 1.0, 1, 50, "tree", keywords["family"].size(50))
 
-    monkeypatch.setattr(run_cost, "estimate", estimate)
+    monkeypatch.setattr(run_preflight, "estimate", estimate)
     monkeypatch.setattr(
-        run_checks, "device_memory", lambda device: 2 * 20876 * 1000 * 4
+        run_preflight, "device_memory", lambda device: 2 * 20876 * 1000 * 4
     )  # two images' family logits, no more
     with pytest.raises(PipelineError, match=r"^--batch-size 8: one batch's all-mask logits"):
         preflight(stack(50), NoImages(), replace(config(), mask_family=MaskFamily(3)), CPU)

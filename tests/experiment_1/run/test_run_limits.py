@@ -15,13 +15,12 @@ import experiment_1.step_3_evaluate as step_3
 import experiment_2.step_3_lambda_sweep as sweep
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
-from experiment_1.run.cost import MAX_BLOCKS, check_depth
-from experiment_1.run.run_checks import check_beta, check_lambdas, check_logits_fit
+from experiment_1.run.preflight import MAX_BLOCKS, check_beta, check_depth, check_lambdas, check_logits_fit
 
 DEEP_FACTORY = '''
 from torch import nn
 from experiment_1.network.gating import Residual, ResidualNetwork
-from experiment_1.network.residual_stack import Preprocess
+from experiment_1.network.gating import Preprocess
 
 
 def build_model(weights):
@@ -84,7 +83,7 @@ def test_25_blocks_with_1000_classes_are_refused_without_suggesting_mask_chunk(
     (tmp_path / "deep_factory.py").write_text(DEEP_FACTORY)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(
-        "experiment_1.run.run_checks.device_memory", lambda device: 64 * 2**30
+        "experiment_1.run.preflight.device_memory", lambda device: 64 * 2**30
     )  # the same answer on every machine
     line = expect_one_line(
         step_3.main,

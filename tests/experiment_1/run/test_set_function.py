@@ -12,10 +12,8 @@ from torch import nn
 
 from experiment_1.data.shards import SampleRef
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import Residual, ResidualNetwork, gate
-from experiment_1.network.residual_stack import Preprocess
-from experiment_1.run.preflight import check_labels, num_classes
-from experiment_1.run.run_checks import check_set_function
+from experiment_1.network.gating import Preprocess, Residual, ResidualNetwork, gate
+from experiment_1.run.preflight import check_labels, check_set_function, num_classes
 
 CHANNELS, CLASSES = 4, 3
 PREPROCESS = Preprocess(resize=8, crop=8)
