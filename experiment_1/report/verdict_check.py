@@ -32,8 +32,7 @@ orders 4 … L − 1 and κ's and C≤3's CIs in ``projections[p]`` against ``bi
 (``kappa_changes[p].steps``, Holm over the steps); the depth ladder's paired rule; the equivalence (TOST) rule of
 every 'no change' claim (its 1 − 2α interval against ±margin); Experiment 4's
 alignment (Holm p; no power when the floor times the family size exceeds α), ``scalar_minus_vector`` (the paired
-AUC-difference CI with its Holm p and floor; in files written before it, the one-sided ps of
-``scalar_minus_vector.tests.nn_accuracy``), the global core against random top-K sets (Holm p and floor) and its seed
+AUC-difference CI with its Holm p and floor), the global core against random top-K sets (Holm p and floor) and its seed
 claim (its parts' verdicts); Experiment 5's hard − easy rule (Holm p and CI, breadth or order measure; an order measure's TOST from its
 parameters) and its seed claim
 at the strength of its parts; Experiment 3's ``relative_error`` (the block keeps only the smallest K: every K < 2^L read
@@ -518,18 +517,6 @@ def _core_rule(entry: dict[str, Any], document: Any) -> str:
     return HOLDS if _need(entry, "test", "p_adjusted") < _parameter(entry, "alpha") else CANNOT_TELL
 
 
-def _contrast_rule(entry: dict[str, Any], document: Any) -> str:
-    """scalar − vector: a one-sided permutation p below α/2 in the direction the paired CI excludes 0 (the one-sided ps
-    from the summary's ``scalar_minus_vector.tests.nn_accuracy``)."""
-    low, high = _ci(entry)
-    test, alpha = _source(document, "scalar_minus_vector", "tests", "nn_accuracy"), _parameter(entry, "alpha")
-    if not (_real(test.get("p_greater")) and _real(test.get("p_less"))):
-        raise _Missing("scalar_minus_vector.tests.nn_accuracy.p_greater / p_less")
-    if test["p_greater"] < alpha / 2 and low > 0:
-        return HOLDS
-    return FAILS if test["p_less"] < alpha / 2 and high < 0 else CANNOT_TELL
-
-
 def _seed_alignment_rule(entry: dict[str, Any], document: Any) -> str:
     """Experiment 4's seed claim from its parts (the alignment and contrast verdicts of the same summary)."""
     scalar, vector = _decision_of(document, "class_alignment.scalar"), _decision_of(document, "class_alignment.vector")
@@ -950,10 +937,6 @@ COMPOSITE_SHAPES: tuple[tuple[re.Pattern[str], tuple[str, ...], Any], ...] = (
     (
         re.compile(r"^holds when more of each image's top-K lies in the global core than random top-K sets"),
         (*DECIDED_BY_RULE, NO_POWER), _core_rule,
-    ),
-    (
-        re.compile(r"^the difference of the scalar and vector 1-NN accuracies under the same label permutations"),
-        DECIDED_BY_RULE, _contrast_rule,
     ),
     (
         re.compile(r"^holds when the scalar ranking's alignment holds, scalar − vector holds and the vector's alignment is not detected"),

@@ -24,7 +24,6 @@ TRAINED_SPECTRUM = (
 SWEEP = "experiment_2/results_3c_efficientnet_lite0_native/summary_all.json"
 DEPTH = "paper/results_depth_efficientnet_lite_sample/depth.json"
 OVERLAP = "experiment_4/results_efficientnet_lite0_sample/overlap.json"
-OLD_OVERLAP = "experiment_4/results_efficientnet_lite1_sample/overlap.json"  # written before the AUC contrast
 ANALYSIS = "experiment_5/results_efficientnet_lite0_sample/analysis.json"
 TOPK = "experiment_3/results_efficientnet_lite0_sample/summary.json"
 LIMIT = "experiment_2/results_3c_resnet18/summary_3c.json"
@@ -75,12 +74,6 @@ CASES = [
     (DEPTH, "peak_order.depth.efficientnet_lite0-efficientnet_lite1", ("block", "test", "p_value"), "test.p_value"),
     (DEPTH, "kappa_over_l.width.efficientnet_lite1-efficientnet_lite2", ("block", "parameters", "margin"), "margin"),
     (OVERLAP, "class_alignment.vector", ("block", "test", "p_adjusted"), "test.p_adjusted"),
-    (
-        OLD_OVERLAP,
-        "scalar_minus_vector",
-        ("source", "scalar_minus_vector", "tests", "nn_accuracy"),
-        "scalar_minus_vector.tests.nn_accuracy",
-    ),
     (OVERLAP, "scalar_minus_vector", ("block", "test", "p_adjusted"), "test.p_adjusted"),
     (OVERLAP, "vector_global_core", ("block", "test", "p_floor"), "test.p_floor"),
     (OVERLAP, "seed_claim", ("verdict", "scalar_minus_vector"), "the verdict scalar_minus_vector"),
