@@ -105,32 +105,27 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_json(path: Path, data: Any) -> None:
     """Write JSON (sorted keys, 2-space indent, trailing newline) atomically."""
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, allow_nan=True) + "\n")
+    atomic_write_text(path, json_text(data))
 
 
-def write_json_keeping_commit(
-    path: Path, data: dict[str, Any], where: tuple[str, ...] = ("config", "git_commit")
-) -> bool:
-    """Write ``data`` as :func:`atomic_write_json` does, unless ``path`` already holds the same JSON but for the commit
-    at ``where``: a re-decision that changes nothing keeps the commit that first decided it (so re-rendering a clean
-    checkout from another commit, or from an edited tree, leaves the committed file as it is). True when written."""
-    if path.is_file():
+def json_text(data: Any) -> str:
+    """The text :func:`atomic_write_json` writes: sorted keys, 2-space indent, trailing newline."""
+    return json.dumps(data, indent=2, sort_keys=True, allow_nan=True) + "\n"
+
+
+def write_json_keeping_commit(path: Path, data: dict[str, Any]) -> bool:
+    """Write ``data`` as :func:`atomic_write_json` does, unless ``path`` already holds the same text but for
+    ``config.git_commit``: a re-decision that changes nothing keeps the commit that first decided it (so re-rendering
+    a checkout from another commit, or from an edited tree, leaves the committed file as it is). True when written."""
+    config = data.get("config")
+    if path.is_file() and isinstance(config, dict):
+        text = path.read_text()
         try:
-            previous = json.loads(path.read_text())
-        except ValueError:
+            previous = json.loads(text).get("config", {}).get("git_commit")
+        except (ValueError, AttributeError):
             previous = None
-        if isinstance(previous, dict):
-            same = json.loads(json.dumps(data, sort_keys=True, allow_nan=True))
-            holder, old = same, previous
-            for key in where[:-1]:
-                holder, old = holder.get(key), old.get(key) if isinstance(old, dict) else None
-                if not isinstance(holder, dict) or not isinstance(old, dict):
-                    break
-            else:
-                if where[-1] in old:
-                    holder[where[-1]] = old[where[-1]]
-                    if same == previous:
-                        return False
+        if previous is not None and text == json_text({**data, "config": {**config, "git_commit": previous}}):
+            return False
     atomic_write_json(path, data)
     return True
 
