@@ -422,6 +422,23 @@ PIECEWISE_LINEAR = (
     nn.AdaptiveMaxPool2d,
     nn.AdaptiveMaxPool3d,
 )
+CLIPPING_NAMES = (
+    "relu",
+    "relu_",
+    "clamp",
+    "clamp_",
+    "clip",
+    "clip_",
+    "clamp_min",
+    "clamp_min_",
+    "clamp_max",
+    "clamp_max_",
+    "maximum",
+    "minimum",
+    "abs",
+    "abs_",
+)
+"""The kinked functions torch and torch.Tensor both name (torch also has fmax and fmin)."""
 PIECEWISE_LINEAR_FUNCTIONS = {  # the functions (and tensor methods) whose graph has kinks, by the name a refusal prints
     **{
         function: f"F.{function.__name__.lstrip('_')}"
@@ -450,46 +467,11 @@ PIECEWISE_LINEAR_FUNCTIONS = {  # the functions (and tensor methods) whose graph
     },
     **{
         function: f"torch.{name}"
-        for name in (
-            "relu",
-            "relu_",
-            "clamp",
-            "clamp_",
-            "clip",
-            "clip_",
-            "clamp_min",
-            "clamp_min_",
-            "clamp_max",
-            "clamp_max_",
-            "maximum",
-            "minimum",
-            "fmax",
-            "fmin",
-            "abs",
-            "abs_",
-        )
+        for name in (*CLIPPING_NAMES, "fmax", "fmin")
         for function in (getattr(torch, name, None),)
         if function is not None
     },
-    **{
-        getattr(torch.Tensor, name): f"Tensor.{name}"
-        for name in (
-            "relu",
-            "relu_",
-            "clamp",
-            "clamp_",
-            "clip",
-            "clip_",
-            "clamp_min",
-            "clamp_min_",
-            "clamp_max",
-            "clamp_max_",
-            "maximum",
-            "minimum",
-            "abs",
-            "abs_",
-        )
-    },
+    **{getattr(torch.Tensor, name): f"Tensor.{name}" for name in CLIPPING_NAMES},
 }
 
 
