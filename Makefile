@@ -274,8 +274,9 @@ $(LABELLED_INDEX): | $(BIN)/.installed
 	$(BIN)/python -m experiment_1.step_2_sample --data-dir $(SAMPLE_DATA) --pattern 'validation-*.parquet' --mode per-class \
 		--per-class 6 --min-per-class 6 --seed 0 --output $(LABELLED_INDEX)
 # Step 2 reads the committed compact signatures.npz, so `make summaries` reruns it without the pass.
-EXP4_OVERLAP = $(BIN)/python -m experiment_4.step_2_overlap --signatures $(EXP4_DIR)/signatures.npz --output-dir $(EXP4_DIR) \
+EXP4_OVERLAP_OF = $(BIN)/python -m experiment_4.step_2_overlap --signatures $(1)/signatures.npz --output-dir $(1) \
 	--nn-K 32 --num-permutations 1000 --seed 0
+EXP4_OVERLAP = $(call EXP4_OVERLAP_OF,$(EXP4_DIR))
 offline-results-exp4: $(BIN)/.installed $(LABELLED_INDEX)
 	$(LABELLED_PASS)
 	$(EXP4_OVERLAP)
@@ -296,8 +297,7 @@ DEPTH_FLAGS := --weights pretrained --batch-size 1 --mask-chunk 512 --num-worker
 DEPTH_IMAGES ?= 24
 DEPTH_SWEEP_IMAGES ?= 6
 DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_12x4.json
-EXP4_OVERLAP_LITE1 = $(BIN)/python -m experiment_4.step_2_overlap --signatures experiment_4/results_efficientnet_lite1_sample/signatures.npz \
-	--output-dir experiment_4/results_efficientnet_lite1_sample --nn-K 32 --num-permutations 1000 --seed 0
+EXP4_OVERLAP_LITE1 = $(call EXP4_OVERLAP_OF,experiment_4/results_efficientnet_lite1_sample)
 offline-results-lite1: $(BIN)/.installed
 	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \
 		--limit $(DEPTH_IMAGES) --results-name results_efficientnet_lite1_sample
