@@ -147,13 +147,13 @@ def krawtchouk(num_blocks: int, degree: int) -> np.ndarray:
 
 
 def _pair_sums(values: np.ndarray, masks: np.ndarray, num_blocks: int) -> tuple[np.ndarray, np.ndarray]:
-    """The pair kernels ``k_j(a, b) = ⟨h_a, h_b⟩ K_j(d(x_a, x_b))``, ``j = 0 … MAX_DEGREE``, summed over ``b ≠ a``:
+    """The pair kernels ``k_j(a, b) = ⟨h_a, h_b⟩ K_j(d(x_a, x_b))``, ``j = 1 … MAX_DEGREE``, summed over ``b ≠ a``:
     ``(row_sums (J, m), second (J, J))`` with ``second[i, j] = Σ_{a≠b} k_i(a, b) k_j(a, b)``; in blocks of rows,
     ``m²·C`` multiply-adds and ``O(m)`` memory per block row."""
     count = len(masks)
-    table = np.stack([krawtchouk(num_blocks, k) for k in range(MAX_DEGREE + 1)])  # (J, L + 1)
-    row_sums = np.zeros((MAX_DEGREE + 1, count))
-    second = np.zeros((MAX_DEGREE + 1, MAX_DEGREE + 1))
+    table = np.stack([krawtchouk(num_blocks, k) for k in range(1, MAX_DEGREE + 1)])  # (J, L + 1)
+    row_sums = np.zeros((MAX_DEGREE, count))
+    second = np.zeros((MAX_DEGREE, MAX_DEGREE))
     step = max(1, _CHUNK_ENTRIES // count)
     for start in range(0, count, step):
         stop = min(count, start + step)
@@ -212,11 +212,18 @@ def walsh_estimates(
 
     ``ids`` (n,) and ``values`` (n, C): ``h`` at those mask ids, a superset of ``design.all_ids()`` in any order
     (a :class:`PipelineError` if one is missing). Returns, for each name of :func:`estimate_names` (``design.rhos``),
-    ``{"estimate", "ci_low", "ci_high", "interval"}``. Every estimate is a mean over the design's independent units
-    (``variance``'s first term, ``influence``, the correlated products) and U-statistics over distinct pairs of base
-    masks (``‖E h‖²`` and ``w1 … w3``), so unbiased, or a ratio of such (consistent). The two-sided ``confidence``
-    interval is normal, its variance that of the statistic linearised at the estimate (the delta method), estimated
-    without bias as a U-statistic's (:data:`INTERVAL`); needs ``m ≥ 4`` samples. ``seed`` is accepted for a
+    ``{"estimate", "ci_low", "ci_high", "interval"}``.
+
+    Estimators (``m`` base masks ``x_a``, ``h̄`` their mean, ``g = h − h̄``; every one exactly unbiased):
+    ``variance = Σ_a ‖g_a‖² / (m − 1)``; ``influence = L/4 · mean_a ‖h(x_a) − h(x_a ⊕ e_{i_a})‖²``;
+    ``Σ_{S≠∅} ρ^{|S|}‖f̂(S)‖² = m/(m − 1) · mean_a ⟨g_a, h(y_a) − h̄⟩`` (``y_a`` the ρ-copy);
+    ``w_k = Σ_{a≠b} ⟨g_a, g_b⟩ K_k(d_ab) / (m(m − 1)) / (1 − 2/m + 2/m²)`` — centring leaves ``w_k`` (k ≥ 1) unchanged,
+    removes the ``‖E h‖² K_k`` noise term of the uncentred U-statistic, and shrinks its mean by exactly that factor
+    (``E_b K_k(d_ab) = 0``). The ratios (``kappa_w``, stabilities, ``low_degree_share``) are ratios of these.
+
+    Interval (:data:`INTERVAL`): two-sided ``confidence``, normal, with the variance of each statistic linearised at
+    the estimate (the delta method; ``h̄`` enters only at second order), estimated without bias as that of a degree-2
+    U-statistic whose kernel joins the unit terms and the pair kernels. Needs ``m ≥ 4``. ``seed`` is accepted for a
     resampling interval; this one draws nothing. Cost: ``m²·C`` multiply-adds for the pair sums.
     """
     ids = np.asarray(ids, dtype=np.int64).ravel()
@@ -227,50 +234,58 @@ def walsh_estimates(
     if count < 4:
         raise PipelineError(f"walsh_estimates: the design has {count} samples; draw at least 4")
     base = values[_rows(ids, design.base)]
+    centre = base.mean(axis=0)
+    centred = base - centre
     flipped = values[_rows(ids, design.flipped)]
-    crosses = [np.einsum("ij,ij->i", base, values[_rows(ids, copies)]) for copies in design.correlated]
-    # unit terms (means over units) and the U-statistics u_j = mean over a ≠ b of k_j(a, b)
+    shrink = count / (count - 1)
+    # the unit terms, one row each: ‖g_a‖²·m/(m−1), the influence term, one ρ-product per ρ (means over units)
     unit_terms = np.stack(
-        [np.einsum("ij,ij->i", base, base), num_blocks / 4 * np.square(base - flipped).sum(axis=1), *crosses]
+        [
+            shrink * np.einsum("ij,ij->i", centred, centred),
+            num_blocks / 4 * np.square(base - flipped).sum(axis=1),
+            *(
+                shrink * np.einsum("ij,ij->i", centred, values[_rows(ids, copies)] - centre)
+                for copies in design.correlated
+            ),
+        ]
     )
-    row_sums, second = _pair_sums(base, design.base, num_blocks)
+    row_sums, second = _pair_sums(centred, design.base, num_blocks)
+    scale = 1 / (1 - 2 / count + 2 / count**2)  # the centring's shrinkage, undone in the kernels
+    row_sums, second = scale * row_sums, scale**2 * second
     means = unit_terms.mean(axis=1)
-    u = row_sums.sum(axis=1) / (count * (count - 1))
+    weights = row_sums.sum(axis=1) / (count * (count - 1))  # w1 … w_MAX_DEGREE
     square, influence_row = 0, 1  # rows of unit_terms; then one row per ρ from 2
 
     def linear(units: dict[int, float], pairs: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
-        unit_weights, pair_weights = np.zeros(len(unit_terms)), np.zeros(MAX_DEGREE + 1)
+        unit_weights, pair_weights = np.zeros(len(unit_terms)), np.zeros(MAX_DEGREE)
         for row, weight in units.items():
             unit_weights[row] += weight
         for degree, weight in pairs.items():
-            pair_weights[degree] += weight
+            pair_weights[degree - 1] += weight
         return unit_weights, pair_weights
 
-    variance = means[square] - u[0]
-    influence = means[influence_row]
-    low = float(u[1:].sum())
-    # each name: (estimate, its linearisation as unit and pair weights)
-    stats_: dict[str, tuple[float, tuple[np.ndarray, np.ndarray]]] = {
-        "variance": (variance, linear({square: 1.0}, {0: -1.0})),
-        "influence": (influence, linear({influence_row: 1.0}, {})),
-    }
+    variance, influence = means[square], means[influence_row]
     kappa = influence / variance
-    kappa_linear = linear({influence_row: 1 / variance, square: -kappa / variance}, {0: kappa / variance})
-    stats_["kappa_w"] = (kappa, kappa_linear)
-    stats_["kappa_w_per_block"] = (kappa / num_blocks, tuple(part / num_blocks for part in kappa_linear))
-    for offset, rho in enumerate(design.rhos):
-        stability = (means[2 + offset] - u[0]) / variance
-        weights = linear({2 + offset: 1 / variance, square: -stability / variance}, {0: (stability - 1) / variance})
-        stats_[f"stability_{rho}"] = (stability, weights)
+    kappa_linear = linear({influence_row: 1 / variance, square: -kappa / variance}, {})
+    # each name: its estimate and its linearisation (unit weights, pair weights)
+    estimates: dict[str, tuple[float, tuple[np.ndarray, np.ndarray]]] = {
+        "variance": (variance, linear({square: 1.0}, {})),
+        "influence": (influence, linear({influence_row: 1.0}, {})),
+        "kappa_w": (kappa, kappa_linear),
+        "kappa_w_per_block": (kappa / num_blocks, (kappa_linear[0] / num_blocks, kappa_linear[1])),
+    }
+    for row, rho in enumerate(design.rhos, start=2):
+        stability = means[row] / variance
+        estimates[f"stability_{rho}"] = (stability, linear({row: 1 / variance, square: -stability / variance}, {}))
     for degree in range(1, MAX_DEGREE + 1):
-        stats_[f"w{degree}"] = (float(u[degree]), linear({}, {degree: 1.0}))
-    share = low / variance
-    share_pairs = {degree: 1 / variance for degree in range(1, MAX_DEGREE + 1)} | {0: share / variance}
-    stats_["low_degree_share"] = (share, linear({square: -share / variance}, share_pairs))
+        estimates[f"w{degree}"] = (float(weights[degree - 1]), linear({}, {degree: 1.0}))
+    share = float(weights.sum()) / variance
+    share_pairs = {degree: 1 / variance for degree in range(1, MAX_DEGREE + 1)}
+    estimates["low_degree_share"] = (share, linear({square: -share / variance}, share_pairs))
     quantile = float(stats.norm.ppf((1 + confidence) / 2))
     result = {}
     for name in estimate_names(design.rhos):
-        estimate, (unit_weights, pair_weights) = stats_[name]
+        estimate, (unit_weights, pair_weights) = estimates[name]
         spread = _u_statistic_variance(unit_weights, unit_terms, pair_weights, row_sums, second)
         error = float(np.sqrt(max(spread, 0.0)))
         result[name] = {
