@@ -33,7 +33,9 @@ Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budg
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +89,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--replications", type=int, default=500, help="replications per cell (default: %(default)s)")
     parser.add_argument("--subcube-sizes", type=int, nargs="+", default=[4, 6, 8], help="u (default: %(default)s)")
-    parser.add_argument("--subcube-draws", type=int, nargs="+", default=[8, 32], help="draws (default: %(default)s)")
+    parser.add_argument("--subcube-draws", type=int, nargs="+", default=[16], help="draws (default: %(default)s)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes for the replications (same cells for any count; default: 1)"
+    )
     parser.add_argument(
         "--walsh-samples", type=int, nargs="+", default=[64, 256, 1024], help="Walsh units m (default: %(default)s)"
     )
@@ -221,9 +226,10 @@ def replicate_table(
 def validation(
     tables: list[tuple[TableSpec, dict[str, np.ndarray]]], args: argparse.Namespace
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """All cells and the verdict of every (table, statistic)."""
+    """All cells and the verdict of every (table, statistic). The tables are independent and seeded by their
+    coordinates, so ``--workers`` processes give the same cells as one."""
     budget_list = budgets(args)
-    cells, verdicts = [], []
+    jobs, places = [], []
     for network_number, (spec, arrays) in enumerate(tables):
         for image in range(len(arrays["index"])):
             for projection_number, projection in enumerate(("vector", "scalar")):
@@ -231,19 +237,22 @@ def validation(
                     arrays["table_vector"][image] if projection == "vector" else arrays["table_scalar"][image][:, None]
                 )
                 seed = rep.replication_seed(args.seed, network_number, image, projection_number)
-                where = {"network": spec.label, "image": int(arrays["index"][image]), "projection": projection}
-                table_cells = [
-                    {**where, **entry}
-                    for entry in replicate_table(
-                        np.asarray(table, dtype=np.float64), budget_list, args.replications, seed
-                    )
-                ]
-                cells += table_cells
-                for statistic in dict.fromkeys(entry["statistic"] for entry in table_cells):
-                    chosen = [entry for entry in table_cells if entry["statistic"] == statistic]
-                    verdicts.append(
-                        {**where, "estimator": chosen[0]["estimator"], "statistic": statistic, **rep.decide(chosen)}
-                    )
+                jobs.append((np.asarray(table, dtype=np.float64), budget_list, args.replications, seed))
+                places.append({"network": spec.label, "image": int(arrays["index"][image]), "projection": projection})
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            results = list(pool.map(replicate_table, *zip(*jobs)))
+    else:
+        results = [replicate_table(*job) for job in jobs]
+    cells, verdicts = [], []
+    for where, result in zip(places, results):
+        table_cells = [{**where, **entry} for entry in result]
+        cells += table_cells
+        for statistic in dict.fromkeys(entry["statistic"] for entry in table_cells):
+            chosen = [entry for entry in table_cells if entry["statistic"] == statistic]
+            verdicts.append(
+                {**where, "estimator": chosen[0]["estimator"], "statistic": statistic, **rep.decide(chosen)}
+            )
     return cells, verdicts
 
 

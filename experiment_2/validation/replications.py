@@ -64,7 +64,11 @@ def subcube_replications(
     out = {name: np.empty((replications, size)) for name in ("estimate", "ci_low", "ci_high")}
     for replication in range(replications):
         blocks = draw_subcubes(num_blocks, size, draws, replication_seed(seed, replication))
-        rows = subcube_estimates(subcube_order_means(table[subcube_mask_ids(blocks)]), confidence=NOMINAL)
+        rows = subcube_estimates(
+            subcube_order_means(table[subcube_mask_ids(blocks)]),
+            confidence=NOMINAL,
+            seed=replication_seed(seed, replication, 1),  # the interval's resamples, independent of the draws
+        )
         for row in rows:
             out["estimate"][replication, row["order"] - 1] = row["mean"]
             out["ci_low"][replication, row["order"] - 1] = row["ci_low"]

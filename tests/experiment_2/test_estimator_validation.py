@@ -131,5 +131,5 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     for name in ("evaluate_all_masks", "evaluate_mask_family", "evaluate_masks_naive"):
         monkeypatch.setattr(loop, name, no_forward)
     before = (out / "summary.json").read_bytes()
-    step_11_estimator_validation.main(flags)
+    step_11_estimator_validation.main([*flags, "--workers", "2"])  # the same cells from two processes
     assert (out / "summary.json").read_bytes() == before
