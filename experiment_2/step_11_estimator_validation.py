@@ -265,7 +265,7 @@ def build_summary(
     verdicts: list[dict[str, Any]],
     args: argparse.Namespace,
 ) -> dict[str, Any]:
-    validated = sum(entry["decision"] == rep.VALIDATED for entry in verdicts)
+    validated = sum(entry["verdict"] == rep.VALIDATED for entry in verdicts)
     return {
         "experiment": "experiment_2_estimator_validation",
         "question": QUESTION,

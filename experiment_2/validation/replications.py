@@ -124,7 +124,8 @@ def decide(cells: list[dict[str, Any]]) -> dict[str, Any]:
     """The verdict of one (table, statistic) from its budget cells (each with a ``budget`` entry)."""
     failing = [entry for entry in cells if not entry["passes"]]
     return {
-        "decision": NOT_VALIDATED if failing else VALIDATED,
+        # "verdict", not "decision": the project's verdict checker reads "decision" as holds / fails / cannot tell
+        "verdict": NOT_VALIDATED if failing else VALIDATED,
         "budgets": len(cells),
         "failing": [
             {

@@ -17,6 +17,7 @@ from experiment_1.report import (
     new_figure_grid,
     save_figure,
 )
+from experiment_2.validation.replications import VALIDATED
 
 GENERATOR = "experiment_2.step_11_estimator_validation"
 FIGURE = "error_by_budget"
@@ -181,7 +182,7 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
         statistics = dict.fromkeys(entry["statistic"] for entry in entries)
         for statistic in statistics:
             chosen = [entry for entry in entries if entry["statistic"] == statistic]
-            passed = sum(entry["decision"] == "validated" for entry in chosen)
+            passed = sum(entry["verdict"] == VALIDATED for entry in chosen)
             rows.append([network, projection, statistic, f"{passed}/{len(chosen)}"])
     failing = [
         [
@@ -197,7 +198,7 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
             ),
         ]
         for entry in summary["estimator_verdicts"]
-        if entry["decision"] != "validated"
+        if entry["verdict"] != VALIDATED
     ]
     text = (
         f"### Estimators: {counts['validated']} of {counts['verdicts']} (table, statistic) pairs validated\n\n"

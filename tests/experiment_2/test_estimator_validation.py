@@ -15,6 +15,7 @@ import experiment_1.run.loop as loop
 from conftest import evaluation_flags
 from experiment_1.files import read_json
 from experiment_1.network import MaskFamily
+from experiment_1.report import check_verdicts
 from experiment_2 import step_1_evaluate, step_11_estimator_validation
 from experiment_2.validation import replications as rep
 from experiment_2.validation.tables import butterfly_low, family_coefficients, low_sets
@@ -57,9 +58,9 @@ def test_verdict_rule_decides_planted_estimators() -> None:
     assert not bad["passes"] and bad["bias_in_se"] > 1
     narrow = rep.cell(calibrated, calibrated - half / 2, calibrated + half / 2, exact)  # undercovers, unbiased
     assert not narrow["passes"] and narrow["coverage_ci"][1] < 0.93
-    assert rep.decide([{**good, "budget": "a"}])["decision"] == rep.VALIDATED
+    assert rep.decide([{**good, "budget": "a"}])["verdict"] == rep.VALIDATED
     verdict = rep.decide([{**good, "budget": "a"}, {**bad, "budget": "b"}])
-    assert verdict["decision"] == rep.NOT_VALIDATED and [cell["budget"] for cell in verdict["failing"]] == ["b"]
+    assert verdict["verdict"] == rep.NOT_VALIDATED and [cell["budget"] for cell in verdict["failing"]] == ["b"]
     assert 0.0 < rep.chance_failure(500) < rep.chance_failure(200) < 0.2
 
 
@@ -119,7 +120,8 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     assert check["images"] == 2 and all(base["worst_relative"] < check["tolerance"] for base in check["bases"].values())
     # every (table, statistic): 2 images × 2 projections × (4 orders + 12 Walsh summaries)
     assert summary["counts"]["verdicts"] == 2 * 2 * (4 + 12)
-    assert {entry["decision"] for entry in summary["estimator_verdicts"]} <= {rep.VALIDATED, rep.NOT_VALIDATED}
+    assert {entry["verdict"] for entry in summary["estimator_verdicts"]} <= {rep.VALIDATED, rep.NOT_VALIDATED}
+    check_verdicts(summary, out / "summary.json")  # the project's verdict checker (make tables) accepts the summary
     assert len(summary["networks"][0]["classes"]) == 8
     for name in ("REPORT.md", "error_by_budget.md", "error_by_budget.png", "error_by_budget.pdf"):
         assert (out / name).is_file()
