@@ -104,8 +104,10 @@ def subcube_estimates(
     One dict per order: ``{"order", "mean", "ci_low", "ci_high", "draws", "interval"}``. The interval is the
     studentized bootstrap (bootstrap-t, :data:`INTERVAL`) over draws, ``num_resamples`` resamples drawn by
     ``np.random.default_rng(seed)``: the per-draw means of the top orders are few coefficients each and right-skewed,
-    where the percentile bootstrap and Student's t under-cover (tests/experiment_2/test_sampling_subcubes.py
-    measures the coverage). With fewer than 3 draws the interval is NaN; an order whose draws are all equal gets
+    where the percentile bootstrap and Student's t under-cover. Coverage measured on a residual game's exhaustive
+    table (tests/experiment_2/test_sampling_subcubes.py, 1000 replications of 30 draws): 95–97 % for every order
+    whose per-draw coefficient of variation is ≤ 1.3; a top order with a heavier tail needs more draws (CV 1.9:
+    90 % at 30 draws, 95 % at 60; CV 3.4: 87 % at 30). With fewer than 3 draws the interval is NaN; an order whose draws are all equal gets
     the mean itself.
     """
     order_means = np.asarray(order_means, dtype=np.float64)

@@ -148,23 +148,26 @@ def krawtchouk(num_blocks: int, degree: int) -> np.ndarray:
 
 def _pair_sums(values: np.ndarray, masks: np.ndarray, num_blocks: int) -> tuple[np.ndarray, np.ndarray]:
     """The pair kernels ``k_j(a, b) = ⟨h_a, h_b⟩ K_j(d(x_a, x_b))``, ``j = 1 … MAX_DEGREE``, summed over ``b ≠ a``:
-    ``(row_sums (J, m), second (J, J))`` with ``second[i, j] = Σ_{a≠b} k_i(a, b) k_j(a, b)``; in blocks of rows,
-    ``m²·C`` multiply-adds and ``O(m)`` memory per block row."""
+    ``(row_sums (J, m), second (J, J))`` with ``second[i, j] = Σ_{a≠b} k_i(a, b) k_j(a, b)``. The kernels depend on
+    the pair only through ``⟨h_a, h_b⟩`` and the distance, so the inner products are binned by distance (row by row,
+    and their squares over all pairs) and the Krawtchouk tables applied to the bins: ``m²·C`` multiply-adds for the
+    Gram blocks, ``O(m)`` memory per block row."""
     count = len(masks)
     table = np.stack([krawtchouk(num_blocks, k) for k in range(1, MAX_DEGREE + 1)])  # (J, L + 1)
-    row_sums = np.zeros((MAX_DEGREE, count))
-    second = np.zeros((MAX_DEGREE, MAX_DEGREE))
+    bins = num_blocks + 1
+    by_row = np.zeros((count, bins))  # Σ_{b ≠ a, d_ab = d} ⟨h_a, h_b⟩
+    squares = np.zeros(bins)  # Σ_{a ≠ b, d_ab = d} ⟨h_a, h_b⟩²
     step = max(1, _CHUNK_ENTRIES // count)
     for start in range(0, count, step):
         stop = min(count, start + step)
         gram = values[start:stop] @ values.T  # (c, m)
         local = np.arange(stop - start)
         gram[local, local + start] = 0.0  # drop the pairs a = b
-        kernels = gram[None] * table[:, np.bitwise_count(masks[start:stop, None] ^ masks[None, :])]  # (J, c, m)
-        row_sums[:, start:stop] = kernels.sum(axis=2)
-        flat = kernels.reshape(len(table), -1)
-        second += flat @ flat.T
-    return row_sums, second
+        distance = np.bitwise_count(masks[start:stop, None] ^ masks[None, :]).astype(np.intp)
+        cells = (distance + bins * local[:, None]).ravel()
+        by_row[start:stop] = np.bincount(cells, weights=gram.ravel(), minlength=bins * len(local)).reshape(-1, bins)
+        squares += np.bincount(distance.ravel(), weights=np.square(gram).ravel(), minlength=bins)
+    return table @ by_row.T, (table * squares) @ table.T
 
 
 def _rows(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
