@@ -42,7 +42,6 @@ from experiment_1.report import (
     pretty_networks,
     verdict_sentence,
 )
-from experiment_1.run import unique_passes
 from experiment_2.spectrum.null_networks import statistics_rows
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.checks import check_one_network, checked_json
@@ -51,7 +50,7 @@ from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob
 from paper.experiments import RECORDS, record_of
 from paper.figures import figures_tex
 from paper.headline import figure_reading, headline_table, null_peak_text
-from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, macros_tex
+from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, TIMINGS, macros_tex, total_pass_seconds
 from paper.plots import render_paper_figures
 from paper.render_latex import render_latex
 from paper.render_markdown import render_markdown
@@ -679,48 +678,37 @@ def profile_table(root: Path) -> list[Block]:
     ]
 
 
-def pass_walls(timing: dict[str, Any]) -> dict[tuple, float]:
-    """A timing.json's passes by identity → wall seconds: its process records' pass ids (each pass's
-    slowest rank), or — for a timing.json written before the records — one pass named by the stages it
-    fed and its wall time, so two folders of one shared pass still name the same pass."""
-    if "processes" in timing:
-        return {
-            ("pass", pass_id): entry["wall_seconds"] for pass_id, entry in unique_passes(timing["processes"]).items()
-        }
-    return {
-        ("shared", tuple(timing.get("shared_pass") or ()), timing["wall_seconds"], timing["images_evaluated"]): timing[
-            "wall_seconds"
-        ]
-    }
-
-
 def wall_time_table(root: Path) -> list[Block]:
-    """Every results folder's evaluation time over all its processes (timing.json), and the total with
-    each pass counted once: a single pass shared by several experiments appears in each of their rows."""
+    """Every results folder's evaluation time over all its processes (timing.json; a folder of per-seed runs, as the
+    null seeds', is one row summing its seeds), and the total with each pass counted once: a single pass shared by
+    several experiments appears in each of their rows."""
+    runs: dict[Path, list[dict[str, Any]]] = {}
+    for path in committed_glob(root, TIMINGS):
+        runs.setdefault(Path(*path.relative_to(root).parts[:2]), []).append(read_timing(path))
     rows = []
-    timings = [(path, read_timing(path)) for path in committed_glob(root, "experiment_*/results*/timing.json")]
-    passes: dict[tuple, float] = {}
-    for path, timing in timings:
-        per_image = timing["wall_seconds"] / timing["images_evaluated"]
-        processes = (
+    for folder, timings in runs.items():
+        wall = sum(timing["wall_seconds"] for timing in timings)
+        images = sum(timing["images_evaluated"] for timing in timings)
+        processes = sum(
             len({(record["pass"], record["rank"]) for record in timing["processes"]}) if "processes" in timing else 1
+            for timing in timings
         )
-        shared = f" (shared by {len(timing['shared_pass'])})" if timing.get("shared_pass") else ""
+        shared = f" (shared by {len(timings[0]['shared_pass'])})" if timings[0].get("shared_pass") else ""
+        seeds = f" ({len(timings)} seeds)" if len(timings) > 1 else ""
         rows.append(
             [
-                f"`{path.parent.relative_to(root).as_posix()}`",
-                timing["device_name"],
-                timing["engine"],
-                str(timing["images_evaluated"]),
+                f"`{folder.as_posix()}`{seeds}",
+                ", ".join(sorted({timing["device_name"] for timing in timings})),
+                ", ".join(sorted({timing["engine"] for timing in timings})),
+                str(images),
                 str(processes),
-                format_number(timing["wall_seconds"]) + shared,
-                format_number(per_image),
+                format_number(wall) + shared,
+                format_number(wall / images),
             ]
         )
-        passes.update(pass_walls(timing))
     if not rows:
         return [NotRun("No timed runs yet.")]
-    total = sum(passes.values())
+    total = total_pass_seconds([timing for timings in runs.values() for timing in timings])
     rows.append(
         ["all runs, each pass once", "", "", "", "", f"{format_number(total)} ({format_number(total / 3600)} h)", ""]
     )
