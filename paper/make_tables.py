@@ -106,14 +106,17 @@ def _run_label(path: Path, root: Path, summary: dict[str, Any]) -> str:
 RUN_LABEL = re.compile(r"`[^`]+` — ([A-Za-z0-9_.:]+)((?: at \d+ px)?), `(pretrained|random)`, N = ")
 
 
-def reader_labels(blocks: list[Block]) -> list[Block]:
-    """The paper's form of :func:`_run_label`: the network as a reader names it (random init when untrained) and N,
-    without the results folder (tables.md keeps the folder, to find the files)."""
+def reader_label(text: str) -> str:
+    """The paper's form of :func:`_run_label` in ``text``: the network as a reader names it (random init when
+    untrained) and N, without the results folder (tables.md keeps the folder, to find the files)."""
+    return pretty_networks(
+        RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(3))}{match.group(2)}, N = ", text)
+    )
 
-    def relabel(text: str) -> str:
-        return pretty_networks(
-            RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(3))}{match.group(2)}, N = ", text)
-        )
+
+def reader_labels(blocks: list[Block]) -> list[Block]:
+    """Every cell of ``blocks`` in :func:`reader_label`'s form."""
+    relabel = reader_label
 
     folder_only = [isinstance(block, Paragraph) and bool(re.fullmatch(r"`[^`]+`", block.text)) for block in blocks]
     return [
@@ -305,6 +308,19 @@ def experiment_3ab_table(root: Path) -> list[Block]:
     return blocks or [NotRun("No Experiment 3A/3B results yet.")]
 
 
+def distinguishing_notes(labels: list[str], facts: list[dict[str, str]]) -> list[str]:
+    """Per row, ``" (…)"`` naming the facts that tell it from the rows whose label reads the same in the paper
+    (:func:`reader_label`, which drops the results folder) — e.g. the replications of one network: another seed, grid
+    or image list — or ``""`` where no other row reads the same."""
+    notes = []
+    readers = [reader_label(label) for label in labels]
+    for reader, own in zip(readers, facts):
+        twins = [other for other_reader, other in zip(readers, facts) if other_reader == reader]
+        differing = [name for name in own if len({other[name] for other in twins}) > 1]
+        notes.append(f" ({'; '.join(own[name] for name in differing)})" if differing else "")
+    return notes
+
+
 def experiment_3c_table(root: Path) -> list[Block]:
     """Per 3C network and variant: the limit slope per order (vector) and both laws' verdicts, with the λ they are visible from."""
 
@@ -312,9 +328,17 @@ def experiment_3c_table(root: Path) -> list[Block]:
         visible = test["visible_from_lambda"]
         return test["verdict"] + ("" if visible is None else f" (from λ = {format_number(visible)})")
 
-    rows = []
+    rows, facts = [], []
     for path, summary in _summaries(root, record_of("3C").summaries, "3C"):
+        config = summary["config"]
         for variant, block in summary["variants"].items():
+            facts.append(
+                {
+                    "seed": f"seed {config['seed']}",
+                    "grid": f"λ ≥ {format_number(min(summary['lambdas']))}",
+                    "images": f"images of {Path(config['sample_index']).stem.removeprefix('sample_index_')}",
+                }
+            )
             slopes = ", ".join(
                 format_number(row["slope"]) if row["resolved"] else "·"
                 for row in block["limit_slopes"]
@@ -334,6 +358,8 @@ def experiment_3c_table(root: Path) -> list[Block]:
             )
     if not rows:
         return [NotRun("No Experiment 3C results yet.")]
+    for row, note in zip(rows, distinguishing_notes([row[0] for row in rows], facts)):
+        row[0] += note
     return [
         Table(
             [

@@ -185,3 +185,20 @@ def test_the_papers_total_hours_are_the_wall_time_tables_total() -> None:
     (seconds,) = source_values(REPO_ROOT, macro)
     total = {row[0]: row for row in wall_time_table(REPO_ROOT)[0].rows}["all runs, each pass once"][5]
     assert total == f"{format_number(seconds)} ({format_number(seconds / 3600)} h)"
+
+
+def test_rows_that_read_the_same_in_the_paper_are_told_apart_by_what_differs() -> None:
+    from paper.make_tables import distinguishing_notes, reader_label
+
+    labels = [
+        "`experiment_2/results_a` — resnet18, `random`, N = 6, native",
+        "`experiment_2/results_a_seed1` — resnet18, `random`, N = 6, native",
+        "`experiment_2/results_b` — resnet18, `random`, N = 6, smooth",
+    ]
+    facts = [
+        {"seed": "seed 0", "grid": "λ ≥ 0.001"},
+        {"seed": "seed 1", "grid": "λ ≥ 0.001"},
+        {"seed": "seed 2", "grid": "λ ≥ 0.1"},
+    ]
+    assert reader_label(labels[0]) == reader_label(labels[1]) == "ResNet-18 (random init), N = 6, native"
+    assert distinguishing_notes(labels, facts) == [" (seed 0)", " (seed 1)", ""]
