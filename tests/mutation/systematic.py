@@ -70,6 +70,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/whole/test_planted_verdicts.py",
         "tests/experiment_5/test_invariance_rules.py",
         "tests/experiment_5/test_partial_rule.py",
+        "tests/experiment_5/test_measure_entries.py",
         # the steps file's verdict tests only: its end-to-end runs (25 s) read no rule the others miss
         "tests/experiment_5/test_experiment_5_steps.py::test_analysis_verdicts_on_planted_data",
         "tests/experiment_5/test_experiment_5_steps.py::"
