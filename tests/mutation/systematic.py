@@ -198,7 +198,7 @@ def mutmut_in_copy(
             mutants.items(), key=lambda kv: (kv[0].rsplit("_", 1)[0], int(kv[0].rsplit("_", 1)[1]))
         ):
             record = {"name": name, "function": mutant_function(name), "status": status}
-            if status not in KILLED:
+            if status not in KILLED and (not names or name in names):  # the others were not run
                 shown = subprocess.run([str(mutmut), "show", name], cwd=work, env=env, capture_output=True, text=True)
                 diff = "\n".join(line for line in shown.stdout.splitlines() if not line.startswith("# "))
                 record["removed"], record["added"] = changed_lines(diff)
