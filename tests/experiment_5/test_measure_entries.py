@@ -308,3 +308,16 @@ def test_the_extra_taus_leave_out_the_headline_tau_and_merge_the_rest() -> None:
     assert e5._saturation_note(study, "k_err").endswith(
         "--extra-taus 0.05 0.4 0.5 0.6 0.7 adds the grid where it moves"
     )
+
+
+def test_an_analysis_written_before_the_equivalence_test_has_no_margin() -> None:
+    study = analysis()
+    for score in SCORES:
+        del study["quartiles"][score]["measures"]["c_le3_scalar"]["equivalence"]
+    entries = by_id(e5.verdicts(study))
+    c_le3 = entries["c_le3_scalar.hard_minus_easy"]
+    assert c_le3["decision"] == FAILS and c_le3["parameters"] == BASE_PARAMETERS  # significant, no margin: fails
+    assert c_le3["notes"] == ["hard images sit at higher orders", SAME]
+    # the other order measures' TOST is Holm-adjusted over the two left: κ^v 2/128, κ^s 0.25
+    assert entries["kappa_vector.hard_minus_easy"]["parameters"]["tost_p_adjusted"] == 2 / 128
+    assert entries["kappa_scalar.hard_minus_easy"]["parameters"]["tost_p_adjusted"] == 0.25
