@@ -339,9 +339,12 @@ def write_report() -> None:
             if kind not in ("killed",):
                 rows.append((kind, record, why))
         tests = ", ".join(f"`{Path(t).name}`" for t in result["tests"])
+        seconds = str(result["seconds"]) + "".join(
+            f" + {rerun['seconds']} (rerun of {len(rerun['mutants'])})" for rerun in result.get("reruns", [])
+        )
         out.append(
             f"| `{module}` | {len(result['mutants'])} | {counts['killed']} | {counts['survived']} | "
-            f"{counts['equivalent']} | {counts['other']} | {tests} | {result['seconds']} |"
+            f"{counts['equivalent']} | {counts['other']} | {tests} | {seconds} |"
         )
         if rows:
             details += ["", f"## `{module}`", ""]
