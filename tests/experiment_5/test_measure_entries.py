@@ -49,7 +49,11 @@ def quartile_measures() -> dict:
             "mann_whitney_p": 1 / 16,
             "equivalence": equivalence(0.25, 0.9, 0.1, -0.005, 0.045),
         },
-        "n_eff_vector": {"hard_minus_easy": ci(2.0, 1.0, 3.0), "mann_whitney_p": 1 / 128},
+        "n_eff_vector": {  # compare_groups writes a TOST for every measure: only the order measures read theirs
+            "hard_minus_easy": ci(2.0, 1.0, 3.0),
+            "mann_whitney_p": 1 / 128,
+            "equivalence": equivalence(0.75, 1 / 1024, 0.5, 1.2, 2.8),  # in the family it would make κ^v 4/128
+        },
         "k_err": {"hard_minus_easy": ci(0.0, 0.0, 0.0), "mann_whitney_p": 1.0},
         "k_err_tau_0.3": {"hard_minus_easy": ci(0.5, -0.5, 1.5), "mann_whitney_p": 0.25},
         "c_le3_scalar": {
@@ -183,7 +187,9 @@ def test_the_whole_block_in_order_and_by_hand() -> None:
         "equivalence"
     )
     assert entries["kappa_scalar"]["test"]["p_adjusted"] == 3 / 16
+    assert entries["kappa_vector"]["seed"] == seed_comparison(0.0, effect(ci(0.01, -0.02, 0.04)))
     assert entries["k_err_tau_0.3"]["decision"] == CANNOT_TELL and entries["k_err_tau_0.3"]["notes"] == [SAME]
+    assert entries["k_err_tau_0.3"]["seed"] is None  # a breadth measure the seed gives no number for
     assert (
         entries["k_err_tau_0.3"]["claim"]
         == "K_τ^err (τ = 0.3) is larger on hard than on easy images (cross-entropy quartiles)"
@@ -321,3 +327,13 @@ def test_an_analysis_written_before_the_equivalence_test_has_no_margin() -> None
     # the other order measures' TOST is Holm-adjusted over the two left: κ^v 2/128, κ^s 0.25
     assert entries["kappa_vector.hard_minus_easy"]["parameters"]["tost_p_adjusted"] == 2 / 128
     assert entries["kappa_scalar.hard_minus_easy"]["parameters"]["tost_p_adjusted"] == 0.25
+
+
+def test_a_saturated_order_measure_leaves_the_tost_family() -> None:
+    study = analysis()
+    study["saturation"]["kappa_scalar"] = {"decision": SATURATED, "value": 4.0, "share": 0.96, "at": "mode"}
+    entries = by_id(e5.verdicts(study))
+    assert entries["kappa_scalar.hard_minus_easy"]["decision"] == SATURATED
+    # Holm over κ^v and C≤3^s only: κ^v 2/128; the Mann–Whitney family loses κ^s too (four measures)
+    assert entries["kappa_vector.hard_minus_easy"]["parameters"]["tost_p_adjusted"] == 2 / 128
+    assert entries["c_le3_scalar.hard_minus_easy"]["test"]["family_size"] == 4
