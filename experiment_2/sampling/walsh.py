@@ -226,7 +226,9 @@ def walsh_estimates(
 
     Interval (:data:`INTERVAL`): two-sided ``confidence``, normal, with the variance of each statistic linearised at
     the estimate (the delta method; ``h̄`` enters only at second order), estimated without bias as that of a degree-2
-    U-statistic whose kernel joins the unit terms and the pair kernels. Needs ``m ≥ 4``. ``seed`` is accepted for a
+    U-statistic whose kernel joins the unit terms and the pair kernels; on the log scale for ``w1 … w3`` and on
+    ``log(1 − s)`` for the stabilities, where the normal interval on the raw scale under-covered (right-skewed
+    sums of squares; a bound at 1). Needs ``m ≥ 4``. ``seed`` is accepted for a
     resampling interval; this one draws nothing. Cost: ``m²·C`` multiply-adds for the pair sums.
     """
     ids = np.asarray(ids, dtype=np.int64).ravel()
@@ -290,14 +292,22 @@ def walsh_estimates(
     for name in estimate_names(design.rhos):
         estimate, (unit_weights, pair_weights) = estimates[name]
         spread = _u_statistic_variance(unit_weights, unit_terms, pair_weights, row_sums, second)
-        error = float(np.sqrt(max(spread, 0.0)))
-        result[name] = {
-            "estimate": float(estimate),
-            "ci_low": float(estimate) - quantile * error,
-            "ci_high": float(estimate) + quantile * error,
-            "interval": INTERVAL,
-        }
+        low, high, interval = _interval(name, float(estimate), float(np.sqrt(max(spread, 0.0))), quantile)
+        result[name] = {"estimate": float(estimate), "ci_low": low, "ci_high": high, "interval": interval}
     return result
+
+
+def _interval(name: str, estimate: float, error: float, quantile: float) -> tuple[float, float, str]:
+    """The normal interval ``estimate ± quantile·error`` on the statistic's scale: ``log w`` for the exact-degree
+    weights while positive (right-skewed: a sum of squares), ``log(1 − s)`` for a stability below 1 (bounded by 1),
+    the statistic itself otherwise; with the scale's name."""
+    if name.startswith("w") and estimate > 0:
+        factor = float(np.exp(quantile * error / estimate))
+        return estimate / factor, estimate * factor, f"{INTERVAL}, on the log scale"
+    if name.startswith("stability_") and estimate < 1:
+        factor = float(np.exp(quantile * error / (1 - estimate)))
+        return 1 - (1 - estimate) * factor, 1 - (1 - estimate) / factor, f"{INTERVAL}, on the scale log(1 − s)"
+    return estimate - quantile * error, estimate + quantile * error, INTERVAL
 
 
 def walsh_exact(table: np.ndarray, rhos: tuple[float, ...] = RHOS) -> dict[str, float]:
