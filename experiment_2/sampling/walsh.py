@@ -215,7 +215,7 @@ def walsh_estimates(
 
     ``ids`` (n,) and ``values`` (n, C): ``h`` at those mask ids, a superset of ``design.all_ids()`` in any order
     (a :class:`PipelineError` if one is missing). Returns, for each name of :func:`estimate_names` (``design.rhos``),
-    ``{"estimate", "ci_low", "ci_high", "interval"}``.
+    ``{"estimate", "ci_low", "ci_high", "interval", "se"}`` (``se``: the delta-method standard error, raw scale).
 
     Estimators (``m`` base masks ``x_a``, ``h̄`` their mean, ``g = h − h̄``; every one exactly unbiased):
     ``variance = Σ_a ‖g_a‖² / (m − 1)``; ``influence = L/4 · mean_a ‖h(x_a) − h(x_a ⊕ e_{i_a})‖²``;
@@ -292,8 +292,9 @@ def walsh_estimates(
     for name in estimate_names(design.rhos):
         estimate, (unit_weights, pair_weights) = estimates[name]
         spread = _u_statistic_variance(unit_weights, unit_terms, pair_weights, row_sums, second)
-        low, high, interval = _interval(name, float(estimate), float(np.sqrt(max(spread, 0.0))), quantile)
-        result[name] = {"estimate": float(estimate), "ci_low": low, "ci_high": high, "interval": interval}
+        error = float(np.sqrt(max(spread, 0.0)))
+        low, high, interval = _interval(name, float(estimate), error, quantile)
+        result[name] = {"estimate": float(estimate), "ci_low": low, "ci_high": high, "interval": interval, "se": error}
     return result
 
 

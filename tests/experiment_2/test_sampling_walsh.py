@@ -136,6 +136,7 @@ def test_estimates_converge_and_take_ids_in_any_order() -> None:
         assert abs(value["estimate"] - exact[name]) <= 0.1 * abs(exact[name]), name
         assert wide[name]["ci_low"] <= exact[name] <= wide[name]["ci_high"], name
         assert value["ci_low"] < value["estimate"] < value["ci_high"] and value["interval"].startswith(walsh.INTERVAL)
+        assert value["se"] > 0
     order = np.random.default_rng(0).permutation(len(ids))
     shuffled = walsh_estimates(design, ids[order], table[order])
     for name in estimates:
