@@ -303,7 +303,8 @@ def _interval(name: str, estimate: float, error: float, quantile: float) -> tupl
     weights while positive (right-skewed: a sum of squares), ``log(1 − s)`` for a stability below 1 (bounded by 1),
     the statistic itself otherwise; with the scale's name."""
     if name.startswith("w") and estimate > 0:
-        factor = float(np.exp(quantile * error / estimate))
+        with np.errstate(over="ignore"):  # an estimate far inside its noise: the interval [0, ∞)
+            factor = float(np.exp(quantile * error / estimate))
         return estimate / factor, estimate * factor, f"{INTERVAL}, on the log scale"
     if name.startswith("stability_") and estimate < 1:
         factor = float(np.exp(quantile * error / (1 - estimate)))
