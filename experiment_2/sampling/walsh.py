@@ -163,10 +163,10 @@ def _pair_sums(values: np.ndarray, masks: np.ndarray, num_blocks: int) -> tuple[
         gram = values[start:stop] @ values.T  # (c, m)
         local = np.arange(stop - start)
         gram[local, local + start] = 0.0  # drop the pairs a = b
-        distance = np.bitwise_count(masks[start:stop, None] ^ masks[None, :]).astype(np.intp)
-        cells = (distance + bins * local[:, None]).ravel()
-        by_row[start:stop] = np.bincount(cells, weights=gram.ravel(), minlength=bins * len(local)).reshape(-1, bins)
-        squares += np.bincount(distance.ravel(), weights=np.square(gram).ravel(), minlength=bins)
+        cells = (np.bitwise_count(masks[start:stop, None] ^ masks[None, :]) + bins * local[:, None]).ravel()
+        size = bins * len(local)  # one bin per (row, distance)
+        by_row[start:stop] = np.bincount(cells, weights=gram.ravel(), minlength=size).reshape(-1, bins)
+        squares += np.bincount(cells, weights=np.square(gram).ravel(), minlength=size).reshape(-1, bins).sum(axis=0)
     return table @ by_row.T, (table * squares) @ table.T
 
 
