@@ -228,7 +228,10 @@ def walsh_estimates(
     the estimate (the delta method; ``h̄`` enters only at second order), estimated without bias as that of a degree-2
     U-statistic whose kernel joins the unit terms and the pair kernels; on the log scale for ``w1 … w3`` and on
     ``log(1 − s)`` for the stabilities, where the normal interval on the raw scale under-covered (right-skewed
-    sums of squares; a bound at 1). Needs ``m ≥ 4``. ``seed`` is accepted for a
+    sums of squares; a bound at 1). Needs ``m ≥ 4``. Coverage of the 95 % intervals measured on residual games'
+    exhaustive tables (200–400 replications; tests/experiment_2/test_sampling_walsh.py holds one): 0.92–0.97 for
+    every name at L = 8–12 with 1000–3000 masks; ``w3`` needs the most masks (L = 8: 0.81 at 500 masks, 0.88 at 700;
+    below 0.8 where it is 2 % of the variance in one column), so check it at the ``L`` and ``m`` of a run. ``seed`` is accepted for a
     resampling interval; this one draws nothing. Cost: ``m²·C`` multiply-adds for the pair sums.
     """
     ids = np.asarray(ids, dtype=np.int64).ravel()
