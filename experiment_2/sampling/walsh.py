@@ -1,0 +1,383 @@
+"""The Walsh (±1 Fourier) spectrum from random masks, observable at any ``L``; and the Möbius surrogate's faithfulness.
+
+Mask convention of :mod:`experiment_1.mobius`; Walsh normalisation of :func:`experiment_1.mobius.walsh_transform`:
+``f̂(S) = 2^{−L} Σ_T (−1)^{|S ∩ T|} h(T)``, the coefficients of ``h`` in the characters ``χ_S(x) = Π_{l∈S} (−1)^{x_l}``,
+orthonormal under the uniform distribution on masks. For a vector-valued ``h`` (``C`` columns) every energy is the
+squared norm summed over the columns. With ``w_k = Σ_{|S|=k} ‖f̂(S)‖²``:
+
+- ``variance = Var h(x) = Σ_{S≠∅} ‖f̂(S)‖²`` (``x`` a uniform mask);
+- ``influence = Σ_i E‖h(x) − h(x ⊕ e_i)‖² / 4 = Σ_S |S| ‖f̂(S)‖²``, ``kappa_w = influence / variance`` (the mean Walsh
+  degree) and ``kappa_w_per_block = kappa_w / L``;
+- ``stability_ρ = Σ_{S≠∅} ρ^{|S|} ‖f̂(S)‖² / variance = (E⟨h(x), h(y)⟩ − ‖E h‖²) / variance`` for ``y`` a
+  ρ-correlated copy of ``x`` (each bit kept with probability ``(1 + ρ)/2``);
+- ``w1, w2, w3`` and ``low_degree_share = (w1 + w2 + w3) / variance``.
+
+The exact-degree weights come from the Krawtchouk identity: ``Σ_{|S|=k} χ_S(x) χ_S(y) = K_k(d(x, y))`` with
+``d`` the Hamming distance and ``K_k(d) = Σ_j (−1)^j C(d, j) C(L − d, k − j)``, so for independent uniform ``x, y``,
+``E ⟨h(x), h(y)⟩ K_k(d(x, y)) = Σ_{|S|=k} ‖E h(x) χ_S(x)‖² = w_k``: the U-statistic over distinct pairs of the random
+masks is unbiased (``k = 0`` gives ``‖E h‖²``).
+
+A :class:`WalshDesign` holds the masks to evaluate: ``m`` uniform base masks, each with a one-block flip (the
+influence) and one ρ-correlated copy per ρ (the stabilities). :func:`walsh_estimates` turns ``h`` on them into the
+estimates with intervals; :func:`walsh_exact` computes the same names from a full table (for validation).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+import torch
+from scipy import stats
+
+from experiment_1 import mobius
+from experiment_1.errors import PipelineError
+
+__all__ = [
+    "INTERVAL",
+    "RHOS",
+    "WalshDesign",
+    "estimate_names",
+    "krawtchouk",
+    "surrogate_r2_by_size",
+    "walsh_design",
+    "walsh_estimates",
+    "walsh_exact",
+]
+
+RHOS: tuple[float, ...] = (0.95, 0.9, 0.75, 0.5)
+MAX_DEGREE = 3  # the exact-degree weights w1 … w3
+INTERVAL = "normal, delta method, unbiased U-statistic variance"
+_CHUNK_ENTRIES = 1_000_000  # entries per block of the pair sums (and of the surrogate's subset matrix)
+
+
+def estimate_names(rhos: tuple[float, ...] = RHOS) -> tuple[str, ...]:
+    """The names :func:`walsh_estimates` and :func:`walsh_exact` return, in order."""
+    return (
+        "variance",
+        "influence",
+        "kappa_w",
+        "kappa_w_per_block",
+        *(f"stability_{rho}" for rho in rhos),
+        *(f"w{k}" for k in range(1, MAX_DEGREE + 1)),
+        "low_degree_share",
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class WalshDesign:
+    """The random masks of a Walsh estimate (ids in the project's convention, int64).
+
+    ``base`` (m,): uniform random masks; ``flip_bits`` (m,): a uniform random block per sample; ``flipped`` (m,):
+    ``base ^ (1 << flip_bits)``; ``correlated`` (len(rhos), m): row ``r`` keeps each bit of ``base`` with probability
+    ``(1 + rhos[r]) / 2`` and flips it otherwise, so the ±1 coordinates of base and copy have correlation ``rhos[r]``.
+    Sample ``a`` is the unit ``(base[a], flipped[a], correlated[:, a])``; units are independent.
+    """
+
+    num_blocks: int
+    seed: int
+    rhos: tuple[float, ...]
+    base: np.ndarray
+    flip_bits: np.ndarray
+    flipped: np.ndarray
+    correlated: np.ndarray
+
+    def all_ids(self) -> np.ndarray:
+        """The distinct mask ids to evaluate, ascending (int64)."""
+        return np.unique(np.concatenate([self.base, self.flipped, self.correlated.ravel()]))
+
+    def describe(self) -> dict:
+        """A compact JSON-able descriptor (resume key and summary): the parameters, the count of distinct ids and the
+        SHA-256 of their ascending int64 bytes."""
+        ids = self.all_ids()
+        return {
+            "design": "walsh random masks",
+            "num_blocks": self.num_blocks,
+            "num_samples": int(len(self.base)),
+            "seed": self.seed,
+            "rhos": list(self.rhos),
+            "num_ids": int(len(ids)),
+            "ids_sha256": hashlib.sha256(ids.astype("<i8").tobytes()).hexdigest(),
+        }
+
+
+def _pack_bits(bits: np.ndarray) -> np.ndarray:
+    """Mask ids of ``(..., L)`` 0/1 arrays (bit ``l`` = column ``l``)."""
+    return (bits.astype(np.int64) << np.arange(bits.shape[-1], dtype=np.int64)).sum(axis=-1)
+
+
+def walsh_design(num_blocks: int, num_samples: int, seed: int, rhos: tuple[float, ...] = RHOS) -> WalshDesign:
+    """Draw a :class:`WalshDesign` of ``num_samples`` units on ``num_blocks`` blocks (1 ≤ L ≤ 62) with
+    ``np.random.default_rng(seed)``: base bits, then flip blocks, then one flip pattern per ρ (deterministic)."""
+    if not 1 <= num_blocks <= 62:
+        raise ValueError(f"a Walsh design needs 1 ≤ num_blocks ≤ 62, got {num_blocks}")
+    if num_samples < 2:
+        raise ValueError(f"a Walsh design needs at least 2 samples, got {num_samples}")
+    rhos = tuple(float(rho) for rho in rhos)
+    if not all(-1.0 <= rho <= 1.0 for rho in rhos):
+        raise ValueError(f"every ρ must lie in [−1, 1], got {rhos}")
+    rng = np.random.default_rng(seed)
+    base = _pack_bits(rng.integers(0, 2, size=(num_samples, num_blocks)))
+    flip_bits = rng.integers(0, num_blocks, size=num_samples).astype(np.int64)
+    flips = [_pack_bits(rng.random((num_samples, num_blocks)) < (1 - rho) / 2) for rho in rhos]
+    correlated = base[None, :] ^ np.stack(flips) if rhos else np.zeros((0, num_samples), dtype=np.int64)
+    return WalshDesign(
+        num_blocks=num_blocks,
+        seed=seed,
+        rhos=rhos,
+        base=base,
+        flip_bits=flip_bits,
+        flipped=base ^ (np.int64(1) << flip_bits),
+        correlated=correlated.astype(np.int64),
+    )
+
+
+def krawtchouk(num_blocks: int, degree: int) -> np.ndarray:
+    """``K_degree(d)`` for ``d = 0 … L`` (float64, from exact integers): ``Σ_{|S|=degree} χ_S(z)`` for any ``z`` of
+    Hamming weight ``d``."""
+    return np.array(
+        [
+            sum((-1) ** j * comb(d, j) * comb(num_blocks - d, degree - j) for j in range(degree + 1))
+            for d in range(num_blocks + 1)
+        ],
+        dtype=np.float64,
+    )
+
+
+def _pair_sums(values: np.ndarray, masks: np.ndarray, num_blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pair kernels ``k_j(a, b) = ⟨h_a, h_b⟩ K_j(d(x_a, x_b))``, ``j = 1 … MAX_DEGREE``, summed over ``b ≠ a``:
+    ``(row_sums (J, m), second (J, J))`` with ``second[i, j] = Σ_{a≠b} k_i(a, b) k_j(a, b)``. The kernels depend on
+    the pair only through ``⟨h_a, h_b⟩`` and the distance, so the inner products are binned by distance (row by row,
+    and their squares over all pairs) and the Krawtchouk tables applied to the bins: ``m²·C`` multiply-adds for the
+    Gram blocks, ``O(m)`` memory per block row."""
+    count = len(masks)
+    table = np.stack([krawtchouk(num_blocks, k) for k in range(1, MAX_DEGREE + 1)])  # (J, L + 1)
+    bins = num_blocks + 1
+    by_row = np.zeros((count, bins))  # Σ_{b ≠ a, d_ab = d} ⟨h_a, h_b⟩
+    squares = np.zeros(bins)  # Σ_{a ≠ b, d_ab = d} ⟨h_a, h_b⟩²
+    step = max(1, _CHUNK_ENTRIES // count)
+    for start in range(0, count, step):
+        stop = min(count, start + step)
+        gram = values[start:stop] @ values.T  # (c, m)
+        local = np.arange(stop - start)
+        gram[local, local + start] = 0.0  # drop the pairs a = b
+        cells = (np.bitwise_count(masks[start:stop, None] ^ masks[None, :]) + bins * local[:, None]).ravel()
+        size = bins * len(local)  # one bin per (row, distance)
+        by_row[start:stop] = np.bincount(cells, weights=gram.ravel(), minlength=size).reshape(-1, bins)
+        squares += np.bincount(cells, weights=np.square(gram).ravel(), minlength=size).reshape(-1, bins).sum(axis=0)
+    return table @ by_row.T, (table * squares) @ table.T
+
+
+def _rows(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Row of each ``wanted`` id in ``ids``; a :class:`PipelineError` if one is missing."""
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    position = np.clip(np.searchsorted(sorted_ids, wanted), 0, len(ids) - 1)
+    missing = sorted_ids[position] != wanted
+    if missing.any():
+        raise PipelineError(
+            f"walsh_estimates: {int(missing.sum())} design masks (e.g. id {int(wanted[missing].ravel()[0])}) have no "
+            "value; evaluate design.all_ids()"
+        )
+    return order[position]
+
+
+def _u_statistic_variance(
+    unit_weights: np.ndarray, unit_terms: np.ndarray, pair_weights: np.ndarray, row_sums: np.ndarray, second: np.ndarray
+) -> float:
+    """Unbiased variance estimate of the degree-2 U-statistic whose kernel is
+    ``φ(a, b) = (A_a + A_b) + Σ_j pair_weights[j] k_j(a, b)`` with ``A_a = Σ_i unit_weights[i] unit_terms[i, a] / 2``
+    (a mean over units is the U-statistic of ``(t_a + t_b)/2``): ``U² − Q₄``, ``Q₄`` the mean of ``φ(a,b) φ(c,d)``
+    over distinct ``a, b, c, d`` (an unbiased estimate of ``E[U]²``), from the row sums and second moments alone."""
+    count = unit_terms.shape[1]
+    half = unit_weights @ unit_terms / 2  # A_a
+    pair_rows = pair_weights @ row_sums  # Σ_{b≠a} Σ_j w_j k_j(a, b)
+    total_half, total_half_sq = half.sum(), np.square(half).sum()
+    sum_pairs = 2 * (count - 1) * total_half + pair_rows.sum()  # Σ_{a≠b} φ
+    rows = (count - 2) * half + total_half + pair_rows  # Σ_{b≠a} φ(a, b)
+    sum_squares = (  # Σ_{a≠b} φ²
+        2 * (count - 1) * total_half_sq
+        + 2 * (total_half**2 - total_half_sq)
+        + 4 * half @ pair_rows
+        + pair_weights @ second @ pair_weights
+    )
+    distinct = sum_pairs**2 + 2 * sum_squares - 4 * np.square(rows).sum()
+    statistic = sum_pairs / (count * (count - 1))
+    return float(statistic**2 - distinct / (count * (count - 1) * (count - 2) * (count - 3)))
+
+
+def walsh_estimates(
+    design: WalshDesign, ids: np.ndarray, values: np.ndarray, confidence: float = 0.95, seed: int = 0
+) -> dict[str, dict]:
+    """Estimates of the Walsh summaries (module docstring) from ``h`` on a design's masks.
+
+    ``ids`` (n,) and ``values`` (n, C): ``h`` at those mask ids, a superset of ``design.all_ids()`` in any order
+    (a :class:`PipelineError` if one is missing). Returns, for each name of :func:`estimate_names` (``design.rhos``),
+    ``{"estimate", "ci_low", "ci_high", "interval", "se"}`` (``se``: the delta-method standard error, raw scale).
+
+    Estimators (``m`` base masks ``x_a``, ``h̄`` their mean, ``g = h − h̄``; every one exactly unbiased):
+    ``variance = Σ_a ‖g_a‖² / (m − 1)``; ``influence = L/4 · mean_a ‖h(x_a) − h(x_a ⊕ e_{i_a})‖²``;
+    ``Σ_{S≠∅} ρ^{|S|}‖f̂(S)‖² = m/(m − 1) · mean_a ⟨g_a, h(y_a) − h̄⟩`` (``y_a`` the ρ-copy);
+    ``w_k = Σ_{a≠b} ⟨g_a, g_b⟩ K_k(d_ab) / (m(m − 1)) / (1 − 2/m + 2/m²)`` — centring leaves ``w_k`` (k ≥ 1) unchanged,
+    removes the ``‖E h‖² K_k`` noise term of the uncentred U-statistic, and shrinks its mean by exactly that factor
+    (``E_b K_k(d_ab) = 0``). The ratios (``kappa_w``, stabilities, ``low_degree_share``) are ratios of these.
+
+    Interval (:data:`INTERVAL`): two-sided ``confidence``, normal, with the variance of each statistic linearised at
+    the estimate (the delta method; ``h̄`` enters only at second order), estimated without bias as that of a degree-2
+    U-statistic whose kernel joins the unit terms and the pair kernels; on the log scale for ``w1 … w3`` and on
+    ``log(1 − s)`` for the stabilities, where the normal interval on the raw scale under-covered (right-skewed
+    sums of squares; a bound at 1). Needs ``m ≥ 4``. Coverage of the 95 % intervals measured on residual games'
+    exhaustive tables (200–400 replications; tests/experiment_2/test_sampling_walsh.py holds one): 0.92–0.97 for
+    every name at L = 8–12 with 1000–3000 masks; ``w3`` needs the most masks (L = 8: 0.81 at 500 masks, 0.88 at 700;
+    below 0.8 where it is 2 % of the variance in one column), so check it at the ``L`` and ``m`` of a run. ``seed`` is accepted for a
+    resampling interval; this one draws nothing. Cost: ``m²·C`` multiply-adds for the pair sums.
+    """
+    ids = np.asarray(ids, dtype=np.int64).ravel()
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2 or len(values) != len(ids):
+        raise PipelineError(f"walsh_estimates: values must be (len(ids), C) = ({len(ids)}, C), got {values.shape}")
+    count, num_blocks = len(design.base), design.num_blocks
+    if count < 4:
+        raise PipelineError(f"walsh_estimates: the design has {count} samples; draw at least 4")
+    base = values[_rows(ids, design.base)]
+    centre = base.mean(axis=0)
+    centred = base - centre
+    flipped = values[_rows(ids, design.flipped)]
+    shrink = count / (count - 1)
+    # the unit terms, one row each: ‖g_a‖²·m/(m−1), the influence term, one ρ-product per ρ (means over units)
+    unit_terms = np.stack(
+        [
+            shrink * np.einsum("ij,ij->i", centred, centred),
+            num_blocks / 4 * np.square(base - flipped).sum(axis=1),
+            *(
+                shrink * np.einsum("ij,ij->i", centred, values[_rows(ids, copies)] - centre)
+                for copies in design.correlated
+            ),
+        ]
+    )
+    row_sums, second = _pair_sums(centred, design.base, num_blocks)
+    scale = 1 / (1 - 2 / count + 2 / count**2)  # the centring's shrinkage, undone in the kernels
+    row_sums, second = scale * row_sums, scale**2 * second
+    means = unit_terms.mean(axis=1)
+    weights = row_sums.sum(axis=1) / (count * (count - 1))  # w1 … w_MAX_DEGREE
+    square, influence_row = 0, 1  # rows of unit_terms; then one row per ρ from 2
+
+    def linear(units: dict[int, float], pairs: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
+        unit_weights, pair_weights = np.zeros(len(unit_terms)), np.zeros(MAX_DEGREE)
+        for row, weight in units.items():
+            unit_weights[row] += weight
+        for degree, weight in pairs.items():
+            pair_weights[degree - 1] += weight
+        return unit_weights, pair_weights
+
+    variance, influence = means[square], means[influence_row]
+    kappa = influence / variance
+    kappa_linear = linear({influence_row: 1 / variance, square: -kappa / variance}, {})
+    # each name: its estimate and its linearisation (unit weights, pair weights)
+    estimates: dict[str, tuple[float, tuple[np.ndarray, np.ndarray]]] = {
+        "variance": (variance, linear({square: 1.0}, {})),
+        "influence": (influence, linear({influence_row: 1.0}, {})),
+        "kappa_w": (kappa, kappa_linear),
+        "kappa_w_per_block": (kappa / num_blocks, (kappa_linear[0] / num_blocks, kappa_linear[1])),
+    }
+    for row, rho in enumerate(design.rhos, start=2):
+        stability = means[row] / variance
+        estimates[f"stability_{rho}"] = (stability, linear({row: 1 / variance, square: -stability / variance}, {}))
+    for degree in range(1, MAX_DEGREE + 1):
+        estimates[f"w{degree}"] = (float(weights[degree - 1]), linear({}, {degree: 1.0}))
+    share = float(weights.sum()) / variance
+    share_pairs = {degree: 1 / variance for degree in range(1, MAX_DEGREE + 1)}
+    estimates["low_degree_share"] = (share, linear({square: -share / variance}, share_pairs))
+    quantile = float(stats.norm.ppf((1 + confidence) / 2))
+    result = {}
+    for name in estimate_names(design.rhos):
+        estimate, (unit_weights, pair_weights) = estimates[name]
+        spread = _u_statistic_variance(unit_weights, unit_terms, pair_weights, row_sums, second)
+        error = float(np.sqrt(max(spread, 0.0)))
+        low, high, interval = _interval(name, float(estimate), error, quantile)
+        result[name] = {"estimate": float(estimate), "ci_low": low, "ci_high": high, "interval": interval, "se": error}
+    return result
+
+
+def _interval(name: str, estimate: float, error: float, quantile: float) -> tuple[float, float, str]:
+    """The normal interval ``estimate ± quantile·error`` on the statistic's scale: ``log w`` for the exact-degree
+    weights while positive (right-skewed: a sum of squares), ``log(1 − s)`` for a stability below 1 (bounded by 1),
+    the statistic itself otherwise; with the scale's name."""
+    if name.startswith("w") and estimate > 0:
+        with np.errstate(over="ignore"):  # an estimate far inside its noise: the interval [0, ∞)
+            factor = float(np.exp(quantile * error / estimate))
+        return estimate / factor, estimate * factor, f"{INTERVAL}, on the log scale"
+    if name.startswith("stability_") and estimate < 1:
+        factor = float(np.exp(quantile * error / (1 - estimate)))
+        return 1 - (1 - estimate) * factor, 1 - (1 - estimate) / factor, f"{INTERVAL}, on the scale log(1 − s)"
+    return estimate - quantile * error, estimate + quantile * error, INTERVAL
+
+
+def walsh_exact(table: np.ndarray, rhos: tuple[float, ...] = RHOS) -> dict[str, float]:
+    """The names of :func:`estimate_names` computed exactly from a full ``(2^L, C)`` table (``h`` at every mask id),
+    through :func:`experiment_1.mobius.walsh_transform` in float64."""
+    table = np.asarray(table, dtype=np.float64)
+    if table.ndim != 2:
+        raise ValueError(f"table must be (2^L, C), got shape {table.shape}")
+    num_blocks = mobius.num_blocks_from_size(table.shape[0])
+    coefficients = mobius.walsh_transform(torch.from_numpy(table), dim=0).numpy()
+    orders = np.bitwise_count(np.arange(table.shape[0], dtype=np.int64)).astype(np.int64)
+    weights = np.bincount(orders, weights=np.square(coefficients).sum(axis=1), minlength=MAX_DEGREE + 1)
+    degrees = np.arange(len(weights))
+    variance = float(weights[1:].sum())
+    influence = float((degrees * weights).sum())
+    result = {
+        "variance": variance,
+        "influence": influence,
+        "kappa_w": influence / variance,
+        "kappa_w_per_block": influence / variance / num_blocks,
+    }
+    for rho in rhos:
+        result[f"stability_{float(rho)}"] = float((float(rho) ** degrees[1:] * weights[1:]).sum()) / variance
+    for k in range(1, MAX_DEGREE + 1):
+        result[f"w{k}"] = float(weights[k])
+    result["low_degree_share"] = float(weights[1 : MAX_DEGREE + 1].sum()) / variance
+    return result
+
+
+def surrogate_r2_by_size(
+    coefficient_ids: np.ndarray,
+    coefficients: np.ndarray,
+    ids: np.ndarray,
+    values: np.ndarray,
+    num_blocks: int,
+) -> list[dict]:
+    """Faithfulness of a truncated Möbius expansion on sampled masks, by mask size.
+
+    The surrogate ``g(T) = Σ_{S ⊆ T, S ∈ coefficient_ids} Δ_S`` (``coefficient_ids`` (M,) the kept sets as ids,
+    e.g. every ``|S| ≤ k``; ``coefficients`` (M, C) their ``Δ_S`` at the all-off base) is evaluated at the masks
+    ``ids`` (n,) where ``values`` (n, C) holds ``h``. For each mask size ``|T|`` present, ascending, then for all masks:
+    ``{"size", "count", "r2"}``, ``r2 = 1 − Σ‖h − g‖² / Σ‖h − mean h‖²`` over those masks (mean per column over the
+    same masks; NaN when they all share one value). ``"size"`` is ``"all"`` on the last row.
+    """
+    coefficient_ids = np.asarray(coefficient_ids, dtype=np.int64).ravel()
+    coefficients = np.asarray(coefficients, dtype=np.float64)
+    ids = np.asarray(ids, dtype=np.int64).ravel()
+    values = np.asarray(values, dtype=np.float64)
+    if coefficients.shape[0] != len(coefficient_ids) or values.shape[0] != len(ids):
+        raise ValueError("coefficients must have one row per coefficient id and values one row per mask id")
+    if len(ids) and int(ids.max()) >> num_blocks:
+        raise ValueError(f"mask ids must lie below 2^{num_blocks}")
+    surrogate = np.empty((len(ids), coefficients.shape[1]))
+    step = max(1, _CHUNK_ENTRIES // max(len(coefficient_ids), 1))
+    for start in range(0, len(ids), step):
+        inside = (coefficient_ids[None, :] & ~ids[start : start + step, None]) == 0  # S ⊆ T
+        surrogate[start : start + step] = inside.astype(np.float64) @ coefficients
+    sizes = np.bitwise_count(ids).astype(np.int64)
+
+    def row(size: int | str, chosen: np.ndarray) -> dict:
+        residual = np.square(values[chosen] - surrogate[chosen]).sum()
+        spread = np.square(values[chosen] - values[chosen].mean(axis=0)).sum()
+        r2 = float(1 - residual / spread) if spread > 0 else float("nan")
+        return {"size": size, "count": int(chosen.sum()), "r2": r2}
+
+    rows = [row(int(size), sizes == size) for size in np.unique(sizes)]
+    rows.append(row("all", np.ones(len(ids), dtype=bool)))
+    return rows
