@@ -11,7 +11,7 @@ Path elements: a dict key, a list index, or ``{"field": value}`` — the list el
 equals ``value`` (e.g. the λ = 0.1 entry of ``per_lambda``). Kinds: ``number`` (3 significant digits),
 ``integer``, ``percent`` (a share printed as 12.3 %), ``stat`` / ``stat_percent`` (mean [CI] of a
 bootstrap dict), ``power_of_two`` (2 to the value), ``hours`` (seconds summed over every file the
-``source`` glob matches, a shared pass counted once, printed in hours; the only kind whose source is a glob), ``list`` (a list of
+``source`` glob matches, each evaluation pass counted once, printed in hours; the only kind whose source is a glob), ``list`` (a list of
 numbers, comma-separated), ``text`` (a string, escaped).
 """
 
@@ -25,6 +25,7 @@ from typing import Any, Union
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.report import format_number, format_percent, format_stat
+from experiment_1.run import unique_passes
 from paper.checks import checked_json
 from paper.committed_runs import check_inside, committed_glob
 from paper.experiments import record_of
@@ -71,7 +72,9 @@ LIMIT_EXTENDED = "experiment_2/results_3c_resnet18_first_block_held_lambda_1e-4/
 LIMIT_LITE = "experiment_2/results_3c_efficientnet_lite0/summary_3c.json"  # pretrained Lite0, native and smooth
 TEST_SAMPLE = "experiment_1/sample_index_sample_test.json"
 LABELLED_SAMPLE = "experiment_1/sample_index_sample_val_min6.json"
-TIMINGS = "experiment_*/results*/timing.json"  # every committed run (the wall-time table's), a shared pass once
+# every committed run's timing.json (the wall-time table's), in its results folder or in per-seed folders under it
+# (the null seeds); a shared pass is counted once
+TIMINGS = "experiment_*/results*/**/timing.json"
 
 
 def _per_lambda(value: float, *rest: PathElement) -> tuple[PathElement, ...]:
@@ -264,18 +267,31 @@ def follow(document: Any, path: tuple[PathElement, ...]) -> Any:
     return value
 
 
-def once_per_pass(documents: list[Any], values: list[Any]) -> list[Any]:
-    """``values`` with one entry per evaluation pass: timing files of one shared all-mask pass
-    (``paper.single_pass`` writes the same ``shared_pass`` and wall time into each folder it fed) count once."""
-    seen, kept = set(), []
-    for document, value in zip(documents, values):
-        shared = document.get("shared_pass") if isinstance(document, dict) else None
-        key = (tuple(shared), value) if shared else None
-        if key is None or key not in seen:
-            kept.append(value)
-        if key is not None:
-            seen.add(key)
-    return kept
+def _pass_walls(timing: dict[str, Any]) -> dict[tuple, float]:
+    """A timing.json's passes by identity → wall seconds: its process records' pass ids (each pass's
+    slowest rank), or — for a timing.json written before the records — one pass named by the stages it
+    fed and its wall time, so two folders of one shared pass still name the same pass."""
+    if "processes" in timing:
+        return {
+            ("pass", pass_id): entry["wall_seconds"] for pass_id, entry in unique_passes(timing["processes"]).items()
+        }
+    return {
+        (
+            "shared",
+            tuple(timing.get("shared_pass") or ()),
+            timing["wall_seconds"],
+            timing.get("images_evaluated"),
+        ): timing["wall_seconds"]
+    }
+
+
+def total_pass_seconds(timings: list[dict[str, Any]]) -> float:
+    """The wall seconds of every evaluation pass the ``timings`` (timing.json documents) record, each pass once —
+    the total the wall-time table prints and ``\\WallTotalHours`` gives, from this one function."""
+    passes: dict[tuple, float] = {}
+    for timing in timings:
+        passes.update(_pass_walls(timing))
+    return sum(passes.values())
 
 
 def source_values(root: Path, macro: Macro) -> list[Any] | None:
@@ -293,7 +309,7 @@ def source_values(root: Path, macro: Macro) -> list[Any] | None:
             "update paper/macros.py to the summary's current layout"
         ) from None
     if macro.kind == "hours":
-        return [sum(once_per_pass(documents, values))]
+        return [total_pass_seconds(documents)]
     if macro.kind in ("stat", "stat_percent"):
         return [values[0]["mean"], values[0]["ci_low"], values[0]["ci_high"]]
     if macro.kind == "list":

@@ -42,7 +42,6 @@ from experiment_1.report import (
     pretty_networks,
     verdict_sentence,
 )
-from experiment_1.run import unique_passes
 from experiment_2.spectrum.null_networks import statistics_rows
 from experiment_5.formatting import SCORE_LABELS, decision_cell, difference_cell, measure_label, rho_cell
 from paper.checks import check_one_network, checked_json
@@ -51,7 +50,7 @@ from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob
 from paper.experiments import RECORDS, record_of
 from paper.figures import figures_tex
 from paper.headline import figure_reading, headline_table, null_peak_text
-from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, macros_tex
+from paper.macros import EXP1, EXP2, EXP3, EXP3AB, EXP4, EXP5, TIMINGS, macros_tex, total_pass_seconds
 from paper.plots import render_paper_figures
 from paper.render_latex import render_latex
 from paper.render_markdown import render_markdown
@@ -107,14 +106,17 @@ def _run_label(path: Path, root: Path, summary: dict[str, Any]) -> str:
 RUN_LABEL = re.compile(r"`[^`]+` — ([A-Za-z0-9_.:]+)((?: at \d+ px)?), `(pretrained|random)`, N = ")
 
 
-def reader_labels(blocks: list[Block]) -> list[Block]:
-    """The paper's form of :func:`_run_label`: the network as a reader names it (random init when untrained) and N,
-    without the results folder (tables.md keeps the folder, to find the files)."""
+def reader_label(text: str) -> str:
+    """The paper's form of :func:`_run_label` in ``text``: the network as a reader names it (random init when
+    untrained) and N, without the results folder (tables.md keeps the folder, to find the files)."""
+    return pretty_networks(
+        RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(3))}{match.group(2)}, N = ", text)
+    )
 
-    def relabel(text: str) -> str:
-        return pretty_networks(
-            RUN_LABEL.sub(lambda match: f"{network_name(match.group(1), match.group(3))}{match.group(2)}, N = ", text)
-        )
+
+def reader_labels(blocks: list[Block]) -> list[Block]:
+    """Every cell of ``blocks`` in :func:`reader_label`'s form."""
+    relabel = reader_label
 
     folder_only = [isinstance(block, Paragraph) and bool(re.fullmatch(r"`[^`]+`", block.text)) for block in blocks]
     return [
@@ -306,6 +308,19 @@ def experiment_3ab_table(root: Path) -> list[Block]:
     return blocks or [NotRun("No Experiment 3A/3B results yet.")]
 
 
+def distinguishing_notes(labels: list[str], facts: list[dict[str, str]]) -> list[str]:
+    """Per row, ``" (…)"`` naming the facts that tell it from the rows whose label reads the same in the paper
+    (:func:`reader_label`, which drops the results folder) — e.g. the replications of one network: another seed, grid
+    or image list — or ``""`` where no other row reads the same."""
+    notes = []
+    readers = [reader_label(label) for label in labels]
+    for reader, own in zip(readers, facts):
+        twins = [other for other_reader, other in zip(readers, facts) if other_reader == reader]
+        differing = [name for name in own if len({other[name] for other in twins}) > 1]
+        notes.append(f" ({'; '.join(own[name] for name in differing)})" if differing else "")
+    return notes
+
+
 def experiment_3c_table(root: Path) -> list[Block]:
     """Per 3C network and variant: the limit slope per order (vector) and both laws' verdicts, with the λ they are visible from."""
 
@@ -313,9 +328,17 @@ def experiment_3c_table(root: Path) -> list[Block]:
         visible = test["visible_from_lambda"]
         return test["verdict"] + ("" if visible is None else f" (from λ = {format_number(visible)})")
 
-    rows = []
+    rows, facts = [], []
     for path, summary in _summaries(root, record_of("3C").summaries, "3C"):
+        config = summary["config"]
         for variant, block in summary["variants"].items():
+            facts.append(
+                {
+                    "seed": f"seed {config['seed']}",
+                    "grid": f"λ ≥ {format_number(min(summary['lambdas']))}",
+                    "images": f"images of {Path(config['sample_index']).stem.removeprefix('sample_index_')}",
+                }
+            )
             slopes = ", ".join(
                 format_number(row["slope"]) if row["resolved"] else "·"
                 for row in block["limit_slopes"]
@@ -335,6 +358,8 @@ def experiment_3c_table(root: Path) -> list[Block]:
             )
     if not rows:
         return [NotRun("No Experiment 3C results yet.")]
+    for row, note in zip(rows, distinguishing_notes([row[0] for row in rows], facts)):
+        row[0] += note
     return [
         Table(
             [
@@ -679,48 +704,37 @@ def profile_table(root: Path) -> list[Block]:
     ]
 
 
-def pass_walls(timing: dict[str, Any]) -> dict[tuple, float]:
-    """A timing.json's passes by identity → wall seconds: its process records' pass ids (each pass's
-    slowest rank), or — for a timing.json written before the records — one pass named by the stages it
-    fed and its wall time, so two folders of one shared pass still name the same pass."""
-    if "processes" in timing:
-        return {
-            ("pass", pass_id): entry["wall_seconds"] for pass_id, entry in unique_passes(timing["processes"]).items()
-        }
-    return {
-        ("shared", tuple(timing.get("shared_pass") or ()), timing["wall_seconds"], timing["images_evaluated"]): timing[
-            "wall_seconds"
-        ]
-    }
-
-
 def wall_time_table(root: Path) -> list[Block]:
-    """Every results folder's evaluation time over all its processes (timing.json), and the total with
-    each pass counted once: a single pass shared by several experiments appears in each of their rows."""
+    """Every results folder's evaluation time over all its processes (timing.json; a folder of per-seed runs, as the
+    null seeds', is one row summing its seeds), and the total with each pass counted once: a single pass shared by
+    several experiments appears in each of their rows."""
+    runs: dict[Path, list[dict[str, Any]]] = {}
+    for path in committed_glob(root, TIMINGS):
+        runs.setdefault(Path(*path.relative_to(root).parts[:2]), []).append(read_timing(path))
     rows = []
-    timings = [(path, read_timing(path)) for path in committed_glob(root, "experiment_*/results*/timing.json")]
-    passes: dict[tuple, float] = {}
-    for path, timing in timings:
-        per_image = timing["wall_seconds"] / timing["images_evaluated"]
-        processes = (
+    for folder, timings in runs.items():
+        wall = sum(timing["wall_seconds"] for timing in timings)
+        images = sum(timing["images_evaluated"] for timing in timings)
+        processes = sum(
             len({(record["pass"], record["rank"]) for record in timing["processes"]}) if "processes" in timing else 1
+            for timing in timings
         )
-        shared = f" (shared by {len(timing['shared_pass'])})" if timing.get("shared_pass") else ""
+        shared = f" (shared by {len(timings[0]['shared_pass'])})" if timings[0].get("shared_pass") else ""
+        seeds = f" ({len(timings)} seeds)" if len(timings) > 1 else ""
         rows.append(
             [
-                f"`{path.parent.relative_to(root).as_posix()}`",
-                timing["device_name"],
-                timing["engine"],
-                str(timing["images_evaluated"]),
+                f"`{folder.as_posix()}`{seeds}",
+                ", ".join(sorted({timing["device_name"] for timing in timings})),
+                ", ".join(sorted({timing["engine"] for timing in timings})),
+                str(images),
                 str(processes),
-                format_number(timing["wall_seconds"]) + shared,
-                format_number(per_image),
+                format_number(wall) + shared,
+                format_number(wall / images),
             ]
         )
-        passes.update(pass_walls(timing))
     if not rows:
         return [NotRun("No timed runs yet.")]
-    total = sum(passes.values())
+    total = total_pass_seconds([timing for timings in runs.values() for timing in timings])
     rows.append(
         ["all runs, each pass once", "", "", "", "", f"{format_number(total)} ({format_number(total / 3600)} h)", ""]
     )

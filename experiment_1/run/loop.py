@@ -128,6 +128,13 @@ def run_stages(
         return PartialStore(stage.setup.config.output_dir, stage.name, key)
 
     stores = [store_of(stage) for stage in stages]
+    folders = [store.directory.resolve() for store in stores]
+    if len(set(folders)) < len(folders):
+        repeated = next(folder for folder in folders if folders.count(folder) > 1)
+        raise PipelineError(
+            f"{repeated}: two stages of one pass would share this partial store; give each stage its own output "
+            "folder or stage name"
+        )
     count = len(setup.samples)
     batches = [list(range(start, min(start + flags.batch_size, count))) for start in range(0, count, flags.batch_size)]
     settings = {name: value for store in stores for name, value in store.key.items() if name != "stage"}

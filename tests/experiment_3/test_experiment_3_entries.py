@@ -286,3 +286,11 @@ def test_a_shift_above_half_the_depth_is_named_above() -> None:
     assert entry["notes"] == ["the top-4 sits above L/2"]
     assert entry["claim"] == "vector ranking: the top-4 sits at other orders than all subsets (mean order ≠ L/2 = 2.25)"
     assert entry["effect"] == effect("mean order of the top-4 − L/2", 0.25, 0.125, 0.5)
+
+
+@pytest.mark.parametrize("fraction, label", [(0.25, "25 % of 2^L"), (0.75, "75 % of 2^L"), (0.123, "12 % of 2^L")])
+def test_the_matching_fraction_is_named_in_whole_percent(fraction: float, label: str) -> None:
+    """At 0.75 a scale of 101 would print 76 %, at 0.123 a scale of 10 would print 1 %: the label is 100 × fraction."""
+    place = row("captured_energy", "vector", 0.94, ci(0.5, 0.45, 0.55))
+    place["fraction"] = fraction
+    assert e3._place(place) == ({"value": ci(0.5, 0.45, 0.55), "k": 4}, label)

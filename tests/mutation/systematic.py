@@ -3,6 +3,7 @@ argument that mutmut knows how to change, one mutant at a time, against the modu
 
     python tests/mutation/systematic.py experiment_1/report/verdicts.py      # one module (or several)
     python tests/mutation/systematic.py --all                                 # every module in MODULES
+    python tests/mutation/systematic.py --survivors experiment_3/verdicts.py  # rerun only what the last run left alive
     python tests/mutation/systematic.py --report                              # only rewrite REPORT.md
     python tests/mutation/systematic.py --list                                # modules and their tests
 
@@ -46,6 +47,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/whole/test_planted_verdicts.py",
         "tests/experiment_1/mobius/test_spectrum.py",
         "tests/experiment_2/test_spectrum_boundaries.py",
+        "tests/experiment_2/test_middle_peak.py",
+        "tests/experiment_2/test_null_networks.py",
+        "tests/experiment_2/test_walsh_control.py",
+        "tests/experiment_2/test_null_comparison_rules.py",
     ),
     "experiment_2/lambda_sweep/verdicts.py": (
         "tests/whole/test_planted_verdicts.py",
@@ -64,7 +69,13 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "experiment_5/verdicts.py": (
         "tests/whole/test_planted_verdicts.py",
-        "tests/experiment_5/test_experiment_5_steps.py",
+        "tests/experiment_5/test_invariance_rules.py",
+        "tests/experiment_5/test_partial_rule.py",
+        "tests/experiment_5/test_measure_entries.py",
+        # the steps file's verdict tests only: its end-to-end runs (25 s) read no rule the others miss
+        "tests/experiment_5/test_experiment_5_steps.py::test_analysis_verdicts_on_planted_data",
+        "tests/experiment_5/test_experiment_5_steps.py::"
+        "test_a_non_finite_statistic_gives_no_verdict_and_keeps_its_place_in_the_holm_family",
     ),
     "experiment_1/reconstruction/verdicts.py": (
         "tests/whole/test_planted_verdicts.py",
@@ -151,23 +162,25 @@ def changed_lines(diff: str) -> tuple[str, str]:
     return " / ".join(minus), " / ".join(plus)
 
 
-def run_module(module: str, max_children: int, timeout_multiplier: float) -> dict:
-    tests = MODULES.get(module) or ()
-    if not tests:
-        raise SystemExit(f"error: {module} has no mirroring tests in MODULES (tests/mutation/systematic.py)")
-    missing = [t for t in tests if not (REPO / t.split("::")[0]).exists()]
-    tests = tuple(t for t in tests if t not in missing)
+def mutmut_in_copy(
+    module: str, tests: tuple[str, ...], max_children: int, timeout_multiplier: float, names: tuple[str, ...] = ()
+) -> dict[str, dict]:
+    """Run mutmut on ``module`` in a temporary copy of the tree (only the mutants ``names``, when given): every mutant's
+    record (name, function, status; the changed lines and diff of each one no test killed), by name."""
     mutmut = Path(sys.executable).with_name("mutmut")
-    start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mutmut-") as tmp:
         work = Path(tmp)
         copy_tree(work)
         (work / "setup.cfg").write_text(setup_cfg(module, tests, timeout_multiplier))
         env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
         env.pop("CI", None)
-        print(f"mutmut on {module} ({len(tests)} test files) in {work}", flush=True)
+        print(f"mutmut on {module} ({len(tests)} test files, {len(names) or 'all'} mutants) in {work}", flush=True)
         run = subprocess.run(
-            [str(mutmut), "run", "--max-children", str(max_children)], cwd=work, env=env, capture_output=True, text=True
+            [str(mutmut), "run", "--max-children", str(max_children), *names],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
         )
         log = (run.stdout + run.stderr)[-4000:]
         listed = subprocess.run(
@@ -180,17 +193,41 @@ def run_module(module: str, max_children: int, timeout_multiplier: float) -> dic
                 mutants[name] = status.strip()
         if not mutants:
             raise SystemExit(f"error: mutmut produced no mutants for {module}:\n{log}")
-        records = []
+        records = {}
         for name, status in sorted(
             mutants.items(), key=lambda kv: (kv[0].rsplit("_", 1)[0], int(kv[0].rsplit("_", 1)[1]))
         ):
             record = {"name": name, "function": mutant_function(name), "status": status}
-            if status not in KILLED:
+            if status not in KILLED and (not names or name in names):  # the others were not run
                 shown = subprocess.run([str(mutmut), "show", name], cwd=work, env=env, capture_output=True, text=True)
                 diff = "\n".join(line for line in shown.stdout.splitlines() if not line.startswith("# "))
                 record["removed"], record["added"] = changed_lines(diff)
                 record["diff"] = diff.strip()
-            records.append(record)
+            records[name] = record
+    return records
+
+
+def mirroring_tests(module: str) -> tuple[tuple[str, ...], list[str]]:
+    tests = MODULES.get(module) or ()
+    if not tests:
+        raise SystemExit(f"error: {module} has no mirroring tests in MODULES (tests/mutation/systematic.py)")
+    missing = [t for t in tests if not (REPO / t.split("::")[0]).exists()]
+    return tuple(t for t in tests if t not in missing), missing
+
+
+def result_path(module: str) -> Path:
+    return RESULTS / (module.replace("/", ".")[:-3] + ".json")
+
+
+def write_result(module: str, result: dict) -> None:
+    RESULTS.mkdir(exist_ok=True)
+    result_path(module).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+
+
+def run_module(module: str, max_children: int, timeout_multiplier: float) -> dict:
+    tests, missing = mirroring_tests(module)
+    start = time.monotonic()
+    records = mutmut_in_copy(module, tests, max_children, timeout_multiplier)
     result = {
         "module": module,
         "tests": list(tests),
@@ -198,12 +235,55 @@ def run_module(module: str, max_children: int, timeout_multiplier: float) -> dic
         "mutmut": mutmut_version(),
         "timeout_multiplier": timeout_multiplier,
         "seconds": round(time.monotonic() - start),
-        "mutants": records,
+        "mutants": list(records.values()),
     }
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / (module.replace("/", ".")[:-3] + ".json")).write_text(
-        json.dumps(result, indent=1, ensure_ascii=False) + "\n"
-    )
+    write_result(module, result)
+    return result
+
+
+def rerun_survivors(module: str, max_children: int, timeout_multiplier: float) -> dict:
+    """Rerun only the mutants a recorded full run did not kill (survived, timed out, not run), against today's mirroring
+    tests, and update their statuses in place. Sound only while the module is unchanged (checked: the same mutants,
+    each rerun one with the same diff) and its tests only grew (checked: the recorded tests are all still mapped), so a
+    mutant killed then is killed now."""
+    path = result_path(module)
+    if not path.exists():
+        raise SystemExit(f"error: {path.relative_to(REPO)} does not exist; run the module once in full first")
+    old = json.loads(path.read_text())
+    tests, missing = mirroring_tests(module)
+    dropped = sorted(set(old["tests"]) - set(tests))
+    if dropped:
+        raise SystemExit(
+            f"error: {module}: the recorded run read {', '.join(dropped)}, no longer mapped; run it in full"
+        )
+    names = tuple(r["name"] for r in old["mutants"] if r["status"] in ("survived", "timeout") or r["status"] in NOT_RUN)
+    if not names:
+        print(f"{module}: no mutant to rerun")
+        return old
+    start = time.monotonic()
+    records = mutmut_in_copy(module, tests, max_children, timeout_multiplier, names)
+    if set(records) != {r["name"] for r in old["mutants"]}:
+        raise SystemExit(f"error: {module} has other mutants than its recorded run (the code moved); run it in full")
+    for name in names:
+        before = next(r for r in old["mutants"] if r["name"] == name)
+        if records[name].get("diff", before.get("diff")) != before.get("diff"):
+            raise SystemExit(f"error: {module}: mutant {name} changed since its recorded run; run it in full")
+    result = {
+        **old,
+        "tests": list(tests),
+        "missing_tests": missing,
+        "mutmut": mutmut_version(),
+        "mutants": [records[r["name"]] if r["name"] in names else r for r in old["mutants"]],
+        "reruns": old.get("reruns", [])
+        + [
+            {
+                "mutants": list(names),
+                "timeout_multiplier": timeout_multiplier,
+                "seconds": round(time.monotonic() - start),
+            }
+        ],
+    }
+    write_result(module, result)
     return result
 
 
@@ -259,9 +339,12 @@ def write_report() -> None:
             if kind not in ("killed",):
                 rows.append((kind, record, why))
         tests = ", ".join(f"`{Path(t).name}`" for t in result["tests"])
+        seconds = str(result["seconds"]) + "".join(
+            f" + {rerun['seconds']} (rerun of {len(rerun['mutants'])})" for rerun in result.get("reruns", [])
+        )
         out.append(
             f"| `{module}` | {len(result['mutants'])} | {counts['killed']} | {counts['survived']} | "
-            f"{counts['equivalent']} | {counts['other']} | {tests} | {result['seconds']} |"
+            f"{counts['equivalent']} | {counts['other']} | {tests} | {seconds} |"
         )
         if rows:
             details += ["", f"## `{module}`", ""]
@@ -315,6 +398,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--coverage", action="store_true", help="branch coverage of MODULES (or the named ones) by their tests"
     )
+    parser.add_argument(
+        "--survivors",
+        action="store_true",
+        help="rerun only the mutants the recorded run of each named module did not kill (after new tests)",
+    )
     parser.add_argument("--max-children", type=int, default=2)
     parser.add_argument(
         "--timeout-multiplier",
@@ -331,7 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.coverage:
         return coverage(modules or list(MODULES))
     for module in [] if args.report else modules:
-        result = run_module(module, args.max_children, args.timeout_multiplier)
+        run = rerun_survivors if args.survivors else run_module
+        result = run(module, args.max_children, args.timeout_multiplier)
         statuses = [r["status"] for r in result["mutants"]]
         print(
             f"{module}: {len(statuses)} mutants, "

@@ -162,11 +162,43 @@ def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resume
     (tmp_path / "experiment_4" / "results_old" / "timing.json").write_text(
         json.dumps({"wall_seconds": 7.0, "images_evaluated": 1, "device_name": "cpu", "engine": "tree"})
     )
+    timing("experiment_2/results_seeds/seed_001", [record("s1", 0, 5.0, 4)])  # per-seed folders: one row
+    timing("experiment_2/results_seeds/seed_002", [record("s2", 0, 6.0, 4)])
     allow_all_runs(tmp_path)
     table = wall_time_table(tmp_path)[0]
     rows = {row[0]: row for row in table.rows}
+    assert rows["`experiment_2/results_seeds` (2 seeds)"][3:6] == ["8", "2", format_number(11.0)]
     assert rows["`experiment_3/results_b`"][3:5] == ["6", "3"] and rows["`experiment_3/results_b`"][5] == format_number(
         55.0
     )
     assert rows["`experiment_1/results_a`"][5] == format_number(100.0) + " (shared by 2)"
-    assert rows["all runs, each pass once"][5].startswith(format_number(100.0 + 30.0 + 25.0 + 7.0) + " (")
+    assert rows["all runs, each pass once"][5].startswith(format_number(100.0 + 30.0 + 25.0 + 7.0 + 11.0) + " (")
+
+
+def test_the_papers_total_hours_are_the_wall_time_tables_total() -> None:
+    """``\\WallTotalHours`` and the wall-time table's last row count the same passes (each once, per-seed runs too)."""
+    from experiment_1.paths import REPO_ROOT
+    from paper.macros import MACROS, source_values
+    from paper.make_tables import wall_time_table
+
+    (macro,) = [macro for macro in MACROS if macro.name == "WallTotalHours"]
+    (seconds,) = source_values(REPO_ROOT, macro)
+    total = {row[0]: row for row in wall_time_table(REPO_ROOT)[0].rows}["all runs, each pass once"][5]
+    assert total == f"{format_number(seconds)} ({format_number(seconds / 3600)} h)"
+
+
+def test_rows_that_read_the_same_in_the_paper_are_told_apart_by_what_differs() -> None:
+    from paper.make_tables import distinguishing_notes, reader_label
+
+    labels = [
+        "`experiment_2/results_a` — resnet18, `random`, N = 6, native",
+        "`experiment_2/results_a_seed1` — resnet18, `random`, N = 6, native",
+        "`experiment_2/results_b` — resnet18, `random`, N = 6, smooth",
+    ]
+    facts = [
+        {"seed": "seed 0", "grid": "λ ≥ 0.001"},
+        {"seed": "seed 1", "grid": "λ ≥ 0.001"},
+        {"seed": "seed 2", "grid": "λ ≥ 0.1"},
+    ]
+    assert reader_label(labels[0]) == reader_label(labels[1]) == "ResNet-18 (random init), N = 6, native"
+    assert distinguishing_notes(labels, facts) == [" (seed 0)", " (seed 1)", ""]
