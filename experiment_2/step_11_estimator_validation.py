@@ -13,7 +13,9 @@ per projection (vector: ‖·‖² over all classes; scalar: the class argmax h(
 the dense butterfly of the same images' exhaustive pass. (2) Each --table network is evaluated exhaustively (all 2^L
 masks) on its images; the estimators then run by subsampling those tables — no further forward — in --replications
 seeded replications per (table, statistic, budget): sub-cubes of --subcube-sizes blocks × --subcube-draws draws,
-Walsh designs of --walsh-samples units. The vector projection of the tables keeps a fixed seeded set of --classes
+Walsh designs of --walsh-samples units (the defaults are the budgets step 8 runs at: at
+a few hundred masks or fewer, or a handful of sub-cubes, the intervals under-cover, which an earlier run of this step
+showed). The vector projection of the tables keeps a fixed seeded set of --classes
 classes. Coverage, bias in units of the estimator's SE and relative RMSE per cell; the verdict per (table,
 statistic) by the rule of experiment_2/validation/replications.py, stored in summary.json.
 
@@ -89,12 +91,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--replications", type=int, default=500, help="replications per cell (default: %(default)s)")
     parser.add_argument("--subcube-sizes", type=int, nargs="+", default=[4, 6, 8], help="u (default: %(default)s)")
-    parser.add_argument("--subcube-draws", type=int, nargs="+", default=[16], help="draws (default: %(default)s)")
+    parser.add_argument("--subcube-draws", type=int, nargs="+", default=[30], help="draws (default: %(default)s)")
     parser.add_argument(
         "--workers", type=int, default=1, help="processes for the replications (same cells for any count; default: 1)"
     )
     parser.add_argument(
-        "--walsh-samples", type=int, nargs="+", default=[64, 256, 1024], help="Walsh units m (default: %(default)s)"
+        "--walsh-samples", type=int, nargs="+", default=[1024, 2048], help="Walsh units m (default: %(default)s)"
     )
     args = parser.parse_args(argv)
     if args.order < 1 or args.classes < 1 or args.replications < 2:
