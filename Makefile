@@ -189,11 +189,11 @@ NULL_CALIBRATION ?= 50
 NULL_DIR := experiment_2/results_efficientnet_lite0_null_seeds
 LITE0_SPECTRUM := experiment_2/results_efficientnet_lite0_sample/summary.json
 
-.PHONY: offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
+.PHONY: offline-results-estimator-validation offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
 # The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
 # which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
 OFFLINE_THREADS ?= 1
-offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
+offline-results-estimator-validation offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
 offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
 	$(BIN)/python -m paper.make_tables
@@ -297,6 +297,15 @@ DEPTH_FLAGS := --weights pretrained --batch-size 1 --mask-chunk 512 --num-worker
 DEPTH_IMAGES ?= 24
 DEPTH_SWEEP_IMAGES ?= 6
 DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_12x4.json
+# The estimators past the exhaustive pass against exhaustive tables (experiment_2.step_11_estimator_validation):
+# the family pass against Lite1's committed 24-image energies, and sub-cube / Walsh replications on exhaustive tables
+# of 4 Lite1 images and 4 random-init ResNet-34 images at 32 px.
+offline-results-estimator-validation: $(BIN)/.installed
+	$(BIN)/python -m experiment_2.step_11_estimator_validation --arch efficientnet_lite1 $(DEPTH_FLAGS) \
+		--sample-index $(SAMPLE_INDEX) --limit $(DEPTH_IMAGES) \
+		--committed experiment_2/results_efficientnet_lite1_sample/per_image.npz \
+		--table efficientnet_lite1:pretrained:native:4 --table resnet34:random:32:4 --replications 600 --workers 2 \
+		--output-dir experiment_2/results_estimator_validation
 EXP4_OVERLAP_LITE1 = $(call EXP4_OVERLAP_OF,experiment_4/results_efficientnet_lite1_sample)
 offline-results-lite1: $(BIN)/.installed
 	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \

@@ -310,7 +310,8 @@ def _interval(name: str, estimate: float, error: float, quantile: float) -> tupl
             factor = float(np.exp(quantile * error / estimate))
         return estimate / factor, estimate * factor, f"{INTERVAL}, on the log scale"
     if name.startswith("stability_") and estimate < 1:
-        factor = float(np.exp(quantile * error / (1 - estimate)))
+        with np.errstate(over="ignore"):  # an estimate far inside its noise: the interval (−∞, 1)
+            factor = float(np.exp(quantile * error / (1 - estimate)))
         return 1 - (1 - estimate) * factor, 1 - (1 - estimate) / factor, f"{INTERVAL}, on the scale log(1 − s)"
     return estimate - quantile * error, estimate + quantile * error, INTERVAL
 

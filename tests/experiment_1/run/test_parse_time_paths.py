@@ -24,6 +24,7 @@ STEPS = [  # every step whose flags come from add_evaluation_arguments
     "experiment_2.step_3_lambda_sweep",
     "experiment_2.step_6_swap_cost",
     "experiment_2.step_8_low_orders",
+    "experiment_2.step_11_estimator_validation",
     "experiment_3.step_1_evaluate",
     "experiment_4.step_1_signatures",
     "experiment_5.step_1_evaluate",

@@ -1,0 +1,350 @@
+"""Experiment 2, step 11 — are the estimators past the exhaustive pass exact, unbiased and calibrated?
+
+Question: (1) do the exact low-order tables of the family pass (the masks within k gates of either corner, and the
+Möbius transform on that family) equal the dense butterfly of the exhaustive table, and reproduce a committed
+exhaustive run's energies E_1 … E_k? (2) Do the sampling estimators — random sub-cubes (ē_j = E_j / C(L, j) for
+j ≤ u) and the Walsh summaries from random masks (variance, total influence, κ_W, κ_W / L, noise stability, the
+exact-degree weights W_1 … W_3 and the low-degree share) — cover the exact value with their nominal 95 % intervals,
+without bias, on exhaustive tables?
+
+(1) The family pass at k = --order over the run's own images (the flags: --arch, --weights, --sample-index …), E_j
+per projection (vector: ‖·‖² over all classes; scalar: the class argmax h(full)) against --committed's
+``energy_vector`` / ``energy_scalar``; and on each --table network's images, the family pass at both corners against
+the dense butterfly of the same images' exhaustive pass. (2) Each --table network is evaluated exhaustively (all 2^L
+masks) on its images; the estimators then run by subsampling those tables — no further forward — in --replications
+seeded replications per (table, statistic, budget): sub-cubes of --subcube-sizes blocks × --subcube-draws draws,
+Walsh designs of --walsh-samples units (the defaults are the budgets step 8 runs at: at
+a few hundred masks or fewer, or a handful of sub-cubes, the intervals under-cover, which an earlier run of this step
+showed). The vector projection of the tables keeps a fixed seeded set of --classes
+classes. Coverage, bias in units of the estimator's SE and relative RMSE per cell; the verdict per (table,
+statistic) by the rule of experiment_2/validation/replications.py, stored in summary.json.
+
+Inputs:  the evaluation flags (the committed run's network, images and data), --committed (its per_image.npz), one
+         --table ARCH:WEIGHTS:RESOLUTION:IMAGES per exhaustive validation network.
+Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budget.png/.pdf, timing.json,
+         partial/ (the resume state: exhaustive tables and family passes, keyed by content; not committed).
+
+    python -m experiment_2.step_11_estimator_validation --arch efficientnet_lite1 --weights pretrained \\
+        --sample-index experiment_1/sample_index_sample_test.json --data-dir imagenet-1k/sample-1750 --limit 24 \\
+        --batch-size 1 --mask-chunk 512 --num-workers 0 --seed 0 \\
+        --committed experiment_2/results_efficientnet_lite1_sample/per_image.npz \\
+        --table efficientnet_lite1:pretrained:native:4 --table resnet34:random:32:4 \\
+        --output-dir experiment_2/results_estimator_validation
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiment_1.errors import PipelineError, run_cli
+from experiment_1.files import atomic_write_json, atomic_write_text, read_json_if_exists
+from experiment_1.run import (
+    MOBIUS_DTYPES,
+    add_evaluation_arguments,
+    image_counts,
+    provenance,
+    valid_images,
+    write_timing,
+)
+from experiment_2.sampling.walsh import RHOS, estimate_names, walsh_exact
+from experiment_2.validation import replications as rep
+from experiment_2.validation.passes import BASES, TableSpec, evaluate_committed, evaluate_table
+from experiment_2.validation.report import error_by_budget, report_markdown, write_figure
+from experiment_2.validation.tables import class_slice, coefficient_agreement, committed_energies
+
+STEP = "experiment_2.step_11_estimator_validation"
+QUESTION = (
+    "Are the exact low-order tables of the family pass equal to the dense butterfly and to the committed exhaustive "
+    "energies, and do the random sub-cube and Walsh random-mask estimators cover the exact value of exhaustive tables "
+    "at their nominal 95 % without bias?"
+)
+ULP32 = 2.0**-24  # float32 unit round-off
+ROUND_OFF_ULPS = 8  # logits of two engines that batch the same convolutions differently: a few float32 ulps apart
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_evaluation_arguments(parser, "experiment_2/results_estimator_validation")
+    parser.add_argument("--order", type=int, default=3, help="k of the exact tables (default: %(default)s)")
+    parser.add_argument(
+        "--committed",
+        type=Path,
+        default=Path("experiment_2/results_efficientnet_lite1_sample/per_image.npz"),
+        help="per_image.npz of the committed exhaustive run of the same network and images (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--table",
+        type=TableSpec.parse,
+        action="append",
+        required=True,
+        help="an exhaustive validation network ARCH:WEIGHTS:RESOLUTION:IMAGES (resolution native: the arch's own)",
+    )
+    parser.add_argument(
+        "--classes", type=int, default=64, help="classes kept for the vector projection (default: %(default)s)"
+    )
+    parser.add_argument("--replications", type=int, default=500, help="replications per cell (default: %(default)s)")
+    parser.add_argument("--subcube-sizes", type=int, nargs="+", default=[4, 6, 8], help="u (default: %(default)s)")
+    parser.add_argument("--subcube-draws", type=int, nargs="+", default=[30], help="draws (default: %(default)s)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes for the replications (same cells for any count; default: 1)"
+    )
+    parser.add_argument(
+        "--walsh-samples", type=int, nargs="+", default=[1024, 2048], help="Walsh units m (default: %(default)s)"
+    )
+    args = parser.parse_args(argv)
+    if args.order < 1 or args.classes < 1 or args.replications < 2:
+        raise PipelineError("--order and --classes must be ≥ 1 and --replications ≥ 2")
+    if not args.committed.is_file():
+        raise PipelineError(f"{args.committed}: no such file; give the committed run's per_image.npz with --committed")
+    return args
+
+
+def round_off_tolerance(order: int) -> float:
+    """The agreement expected of two float32 evaluations of the same logits: an order-``k`` coefficient sums ``2^k``
+    logits, each a few ulps apart (:data:`ROUND_OFF_ULPS`), relative to the table's largest coefficient."""
+    return 2**order * ROUND_OFF_ULPS * ULP32
+
+
+def committed_check(args: argparse.Namespace, options: dict[str, Any], dtype: Any) -> tuple[Any, dict[str, Any], dict]:
+    """(1b) the family pass's E_1 … E_k against the committed run's, image by image."""
+    setup, arrays, timing = evaluate_committed(args, options, dtype, STEP)
+    valid = valid_images(arrays)
+    committed = np.load(args.committed)
+    if not np.array_equal(committed["index"], arrays["index"]):
+        raise PipelineError(
+            f"{args.committed}: holds images {committed['index'].tolist()[:4]}…, this run {arrays['index'].tolist()[:4]}…; "
+            "give the flags (--sample-index, --limit) of the committed run"
+        )
+    energies = committed_energies(arrays["order_energy_per_class"], arrays["predicted"])
+    order = options["order"]
+    # the energy of a coefficient within the coefficient tolerance moves by about twice that, relative
+    tolerance = 2 * round_off_tolerance(order) * 2 ** (order / 2)
+    projections = {}
+    for name in ("vector", "scalar"):
+        ours = energies[name][valid, 1 : order + 1]
+        theirs = committed[f"energy_{name}"][valid, 1 : order + 1]
+        relative = np.abs(ours - theirs) / np.abs(theirs)
+        projections[name] = {
+            "worst_relative_difference": float(relative.max()),
+            "worst_by_order": relative.max(axis=0).tolist(),
+            "median_relative_difference": float(np.median(relative)),
+            "within_tolerance": bool(relative.max() <= tolerance),
+        }
+    predicted_match = bool(np.array_equal(arrays["predicted"][valid], committed["full_prediction"][valid]))
+    return (
+        setup,
+        {
+            "committed": str(args.committed),
+            "committed_run_id": str(committed["run_id"]),
+            **image_counts(valid),
+            "orders": list(range(1, order + 1)),
+            "tolerance": tolerance,
+            "tolerance_reason": (
+                f"relative, {tolerance:.2g}: float32 logits (unit round-off 2^-24) from two walks that batch the same "
+                f"convolutions differently differ by a few ulps ({ROUND_OFF_ULPS} allowed); an order-{order} coefficient "
+                f"sums 2^{order} of them and an energy doubles a coefficient's relative error; the factor 2^{order}/2 "
+                "allows for the cancellation inside the order's sum"
+            ),
+            "predicted_class_matches_committed": predicted_match,
+            "projections": projections,
+        },
+        timing,
+    )
+
+
+def table_checks(
+    spec: TableSpec, families: dict[str, dict[str, np.ndarray]], arrays: dict[str, np.ndarray], order: int
+) -> dict[str, Any]:
+    """(1a) the family pass against the dense butterfly, per image and corner."""
+    tolerance = round_off_tolerance(order)
+    bases = {}
+    for base in BASES:
+        rows = [
+            coefficient_agreement(families[base]["coefficients"][image], arrays[f"butterfly_{base}"][image])
+            for image in range(len(arrays["index"]))
+        ]
+        worst = max(row["relative"] for row in rows)
+        bases[base] = {
+            "per_image": rows,
+            "worst_relative": worst,
+            "bit_identical_images": sum(row["bit_identical"] for row in rows),
+            "within_tolerance": bool(worst <= tolerance),
+        }
+    return {"network": spec.label, "images": len(arrays["index"]), "tolerance": tolerance, "bases": bases}
+
+
+def budgets(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every budget: sub-cube (u, draws) pairs, then Walsh sample counts; ``forwards`` per replication (Walsh: the
+    design's nominal count, base + flip + one copy per ρ)."""
+    subcubes = [
+        {
+            "estimator": "subcubes",
+            "size": size,
+            "draws": draws,
+            "forwards": draws * 2**size,
+            "name": f"u={size}×{draws}",
+        }
+        for size in args.subcube_sizes
+        for draws in args.subcube_draws
+    ]
+    walsh = [
+        {"estimator": "walsh", "samples": m, "forwards": m * (2 + len(RHOS)), "name": f"m={m}"}
+        for m in args.walsh_samples
+    ]
+    return subcubes + walsh
+
+
+def replicate_table(
+    table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int
+) -> list[dict[str, Any]]:
+    """Every cell of one table: per budget, per statistic, the replications' coverage, bias and error."""
+    exact_ebar = rep.exact_per_coefficient(table)
+    exact_walsh = walsh_exact(table)
+    names = list(estimate_names())
+    cells = []
+    for number, budget in enumerate(budget_list):
+        cell_seed = rep.replication_seed(seed, number)
+        if budget["estimator"] == "subcubes":
+            out = rep.subcube_replications(table, budget["size"], budget["draws"], replications, cell_seed)
+            statistics = [(f"ebar_{k}", k - 1, exact_ebar[k]) for k in range(1, budget["size"] + 1)]
+        else:
+            out = rep.walsh_replications(table, budget["samples"], replications, cell_seed, names)
+            statistics = [(name, column, exact_walsh[name]) for column, name in enumerate(names)]
+        for statistic, column, exact in statistics:
+            entry = rep.cell(out["estimate"][:, column], out["ci_low"][:, column], out["ci_high"][:, column], exact)
+            if "masks" in out:  # a Walsh design's distinct masks (units may share one)
+                entry["mean_distinct_masks"] = float(out["masks"].mean())
+            cells.append({"estimator": budget["estimator"], "statistic": statistic, "budget": budget["name"], **entry})
+    return cells
+
+
+def validation(
+    tables: list[tuple[TableSpec, dict[str, np.ndarray]]], args: argparse.Namespace
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """All cells and the verdict of every (table, statistic). The tables are independent and seeded by their
+    coordinates, so ``--workers`` processes give the same cells as one."""
+    budget_list = budgets(args)
+    jobs, places = [], []
+    for network_number, (spec, arrays) in enumerate(tables):
+        for image in range(len(arrays["index"])):
+            for projection_number, projection in enumerate(("vector", "scalar")):
+                table = (
+                    arrays["table_vector"][image] if projection == "vector" else arrays["table_scalar"][image][:, None]
+                )
+                seed = rep.replication_seed(args.seed, network_number, image, projection_number)
+                jobs.append((np.asarray(table, dtype=np.float64), budget_list, args.replications, seed))
+                places.append({"network": spec.label, "image": int(arrays["index"][image]), "projection": projection})
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            results = list(pool.map(replicate_table, *zip(*jobs)))
+    else:
+        results = [replicate_table(*job) for job in jobs]
+    cells, verdicts = [], []
+    for where, result in zip(places, results):
+        table_cells = [{**where, **entry} for entry in result]
+        cells += table_cells
+        for statistic in dict.fromkeys(entry["statistic"] for entry in table_cells):
+            chosen = [entry for entry in table_cells if entry["statistic"] == statistic]
+            verdicts.append(
+                {**where, "estimator": chosen[0]["estimator"], "statistic": statistic, **rep.decide(chosen)}
+            )
+    return cells, verdicts
+
+
+def build_summary(
+    setup: Any,
+    committed: dict[str, Any],
+    checks: list[dict[str, Any]],
+    networks: list[dict[str, Any]],
+    cells: list[dict[str, Any]],
+    verdicts: list[dict[str, Any]],
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    validated = sum(entry["verdict"] == rep.VALIDATED for entry in verdicts)
+    return {
+        "experiment": "experiment_2_estimator_validation",
+        "question": QUESTION,
+        "num_images": committed["num_images"],
+        "num_valid": committed["num_valid"],
+        "num_skipped_corrupt": committed["num_skipped_corrupt"],
+        "num_blocks": setup.model.num_blocks,
+        "exact": {
+            "committed": committed,
+            "family_vs_butterfly": checks,
+            "all_within_tolerance": bool(
+                all(item["within_tolerance"] for item in committed["projections"].values())
+                and all(base["within_tolerance"] for check in checks for base in check["bases"].values())
+            ),
+        },
+        "networks": networks,
+        "design": {
+            "replications": args.replications,
+            "nominal": rep.NOMINAL,
+            "budgets": budgets(args),
+            "classes_vector": args.classes,
+            "chance_failure_per_cell": rep.chance_failure(args.replications),
+            "rule": rep.RULE,
+        },
+        "cells": cells,
+        "estimator_verdicts": verdicts,
+        "counts": {
+            "verdicts": len(verdicts),
+            "validated": validated,
+            "not_validated": len(verdicts) - validated,
+            "cells": len(cells),
+            "failing_cells": sum(not entry["passes"] for entry in cells),
+        },
+        "error_by_budget": error_by_budget(cells),
+        "config": provenance(setup),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
+    dtype = MOBIUS_DTYPES[args.mobius_dtype]
+    options = {"order": args.order, "classes": args.classes, "class_seed": args.seed}
+    setup, committed, timing = committed_check(args, options, dtype)
+    checks, networks, tables = [], [], []
+    for spec in args.table:
+        table_setup, arrays, families, part = evaluate_table(args, spec, options, dtype, STEP)
+        timing = {name: timing[name] + part[name] for name in ("wall_seconds", "images_evaluated")}
+        checks.append(table_checks(spec, families, arrays, args.order))
+        config = provenance(table_setup)
+        networks.append(
+            {
+                "network": spec.label,
+                "description": spec.describe(),
+                "arch": spec.arch,
+                "weights": spec.weights,
+                "input_size": config["input_size"],
+                "num_blocks": table_setup.model.num_blocks,
+                "images": arrays["index"].tolist(),
+                "masks_per_table": 2**table_setup.model.num_blocks,
+                "run_id": config["run_id"],
+                "classes": class_slice(arrays["butterfly_off"].shape[2], args.classes, args.seed).tolist(),
+            }
+        )
+        tables.append((spec, arrays))
+    started = time.perf_counter()
+    cells, verdicts = validation(tables, args)
+    timing = {**timing, "replication_seconds": time.perf_counter() - started}
+    summary = build_summary(setup, committed, checks, networks, cells, verdicts, args)
+    output = Path(setup.config.output_dir)
+    atomic_write_json(output / "summary.json", summary)
+    write_timing(setup, timing, summary["config"]["device_name"])
+    timing_record = read_json_if_exists(output / "timing.json")
+    atomic_write_text(output / "error_by_budget.md", report_markdown(summary, timing_record, table_only=True))
+    write_figure(summary, output / "error_by_budget")
+    atomic_write_text(output / "REPORT.md", report_markdown(summary, timing_record))
+    print(f"wrote {output / 'summary.json'} and {output / 'REPORT.md'}")
+
+
+if __name__ == "__main__":
+    run_cli(main)

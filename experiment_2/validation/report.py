@@ -1,0 +1,265 @@
+"""What step 11 writes from its summary: the error-by-budget table, its figure and REPORT.md (numbers from the summary only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiment_1.report import (
+    COLOURS,
+    ReportDocument,
+    figure,
+    format_number,
+    format_percent,
+    markdown_table,
+    new_figure_grid,
+    save_figure,
+)
+from experiment_2.validation.replications import VALIDATED
+
+GENERATOR = "experiment_2.step_11_estimator_validation"
+FIGURE = "error_by_budget"
+PLOTTED = {  # statistics drawn in the figure, per estimator
+    "subcubes": ["ebar_1", "ebar_2", "ebar_3", "ebar_4"],
+    "walsh": ["variance", "influence", "kappa_w", "stability_0.5", "w1", "w2", "w3", "low_degree_share"],
+}
+
+
+def error_by_budget(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (network, projection, estimator, statistic, budget): the mean over the network's tables of the relative
+    RMSE, the coverage pooled over its tables' replications, and how many of its tables pass the rule."""
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for entry in cells:
+        key = (entry["network"], entry["projection"], entry["estimator"], entry["statistic"], entry["budget"])
+        groups.setdefault(key, []).append(entry)
+    rows = []
+    for (network, projection, estimator, statistic, budget), members in groups.items():
+        rows.append(
+            {
+                "network": network,
+                "projection": projection,
+                "estimator": estimator,
+                "statistic": statistic,
+                "budget": budget,
+                "tables": len(members),
+                "tables_passing": sum(entry["passes"] for entry in members),
+                "relative_rmse": float(np.mean([entry["relative_rmse"] for entry in members])),
+                "coverage": float(np.mean([entry["coverage"] for entry in members])),
+                "mean_abs_bias_in_se": float(np.mean([abs(entry["bias_in_se"]) for entry in members])),
+            }
+        )
+    return rows
+
+
+def budget_forwards(summary: dict[str, Any]) -> dict[str, int]:
+    return {budget["name"]: budget["forwards"] for budget in summary["design"]["budgets"]}
+
+
+def error_table(summary: dict[str, Any]) -> str:
+    """The error-by-budget table: one row per (network, projection, estimator, statistic), one column per budget
+    (relative RMSE, mean over tables; coverage pooled)."""
+    rows_by_key: dict[tuple, dict[str, dict[str, Any]]] = {}
+    for row in summary["error_by_budget"]:
+        key = (row["network"], row["projection"], row["estimator"], row["statistic"])
+        rows_by_key.setdefault(key, {})[row["budget"]] = row
+    budgets = [budget["name"] for budget in summary["design"]["budgets"]]
+    rows = []
+    for (network, projection, estimator, statistic), by_budget in rows_by_key.items():
+        cells = []
+        for name in budgets:
+            row = by_budget.get(name)
+            cells.append(
+                "—"
+                if row is None
+                else f"{format_number(row['relative_rmse'])} ({format_percent(row['coverage'])}, {row['tables_passing']}/{row['tables']})"
+            )
+        rows.append([network, projection, statistic, *cells])
+    forwards = budget_forwards(summary)
+    return markdown_table(
+        ["network", "projection", "statistic", *(f"{name} ({forwards[name]} masks)" for name in budgets)], rows
+    )
+
+
+def write_figure(summary: dict[str, Any], path_without_suffix: Path) -> Path:
+    """Relative RMSE against the masks each replication reads, per network (rows) and estimator (columns), vector
+    projection solid and scalar dashed; one point per budget (sub-cubes: every size × draws pair)."""
+    networks = [network["network"] for network in summary["networks"]]
+    fig, axes = new_figure_grid(len(networks), 2, width=11, height=3.6 * len(networks))
+    forwards = budget_forwards(summary)
+    colours = list(COLOURS.values()) + ["#2ca02c", "#9467bd", "#8c564b", "#e377c2"]
+    for row, network in enumerate(networks):
+        for column, estimator in enumerate(("subcubes", "walsh")):
+            ax = axes[row * 2 + column]
+            for number, statistic in enumerate(PLOTTED[estimator]):
+                for projection, style in (("vector", "-"), ("scalar", "--")):
+                    points = sorted(
+                        (forwards[entry["budget"]], entry["relative_rmse"])
+                        for entry in summary["error_by_budget"]
+                        if entry["network"] == network
+                        and entry["projection"] == projection
+                        and entry["statistic"] == statistic
+                    )
+                    if points:
+                        x, y = zip(*points)
+                        ax.plot(
+                            x,
+                            y,
+                            style,
+                            marker="o",
+                            markersize=3,
+                            color=colours[number % len(colours)],
+                            label=statistic if projection == "vector" else None,
+                        )
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("masks read per replication")
+            ax.set_ylabel("RMSE / |exact|")
+            ax.set_title(
+                f"{network}: {'random sub-cubes' if estimator == 'subcubes' else 'Walsh random masks'}", fontsize=9
+            )
+            ax.legend(fontsize=6, ncol=2)
+    fig.suptitle("Estimator error against budget (solid: vector projection, dashed: scalar)", fontsize=10)
+    return save_figure(fig, path_without_suffix)
+
+
+def exact_results(summary: dict[str, Any]) -> list[str]:
+    exact = summary["exact"]
+    committed = exact["committed"]
+    rows = [
+        [
+            name,
+            ", ".join(format_number(value) for value in entry["worst_by_order"]),
+            format_number(entry["median_relative_difference"]),
+            format_number(committed["tolerance"]),
+            "yes" if entry["within_tolerance"] else "**no**",
+        ]
+        for name, entry in committed["projections"].items()
+    ]
+    first = (
+        f"### Exact tables against the committed run ({committed['num_valid']} images)\n\n"
+        f"The family pass at the all-off corner against `{committed['committed']}` (E_j, j = "
+        f"{', '.join(str(order) for order in committed['orders'])}); predicted class equal to the committed one on every "
+        f"image: {'yes' if committed['predicted_class_matches_committed'] else 'no'}. Tolerance: {committed['tolerance_reason']}.\n\n"
+        + markdown_table(
+            ["projection", "worst relative difference by order", "median relative difference", "tolerance", "within"],
+            rows,
+        )
+    )
+    rows = [
+        [
+            check["network"],
+            base,
+            check["images"],
+            format_number(entry["worst_relative"]),
+            entry["bit_identical_images"],
+            format_number(check["tolerance"]),
+            "yes" if entry["within_tolerance"] else "**no**",
+        ]
+        for check in exact["family_vs_butterfly"]
+        for base, entry in check["bases"].items()
+    ]
+    second = (
+        "### The family pass against the dense butterfly\n\n"
+        "Every coefficient with |S| ≤ k, all classes, on each validation table's images: the largest absolute difference "
+        "relative to the largest coefficient (tolerance: 2^k logits, each within 8 float32 ulps).\n\n"
+        + markdown_table(
+            ["network", "corner", "images", "worst relative difference", "bit-identical images", "tolerance", "within"],
+            rows,
+        )
+    )
+    return [first, second]
+
+
+def verdict_results(summary: dict[str, Any]) -> list[str]:
+    design, counts = summary["design"], summary["counts"]
+    grouped: dict[tuple, list[dict[str, Any]]] = {}
+    for entry in summary["estimator_verdicts"]:
+        grouped.setdefault((entry["network"], entry["projection"], entry["estimator"]), []).append(entry)
+    rows = []
+    for (network, projection, estimator), entries in grouped.items():
+        statistics = dict.fromkeys(entry["statistic"] for entry in entries)
+        for statistic in statistics:
+            chosen = [entry for entry in entries if entry["statistic"] == statistic]
+            passed = sum(entry["verdict"] == VALIDATED for entry in chosen)
+            rows.append([network, projection, statistic, f"{passed}/{len(chosen)}"])
+    failing = [
+        [
+            entry["network"],
+            entry["image"],
+            entry["projection"],
+            entry["statistic"],
+            "; ".join(
+                f"{cell['budget']}: coverage {format_percent(cell['coverage'])} "
+                f"[{format_percent(cell['coverage_ci'][0])}, {format_percent(cell['coverage_ci'][1])}], "
+                f"bias {format_number(cell['bias_in_se'])} SE"
+                for cell in entry["failing"]
+            ),
+        ]
+        for entry in summary["estimator_verdicts"]
+        if entry["verdict"] != VALIDATED
+    ]
+    text = (
+        f"### Estimators: {counts['validated']} of {counts['verdicts']} (table, statistic) pairs validated\n\n"
+        f"{design['replications']} seeded replications per (table, statistic, budget); a table is one image of one "
+        f"network in one projection. Rule: {design['rule']}. With {design['replications']} replications an interval of "
+        f"exactly nominal coverage falls outside the band by chance with probability "
+        f"{format_percent(design['chance_failure_per_cell'])} per cell; {counts['failing_cells']} of {counts['cells']} "
+        "cells failed.\n\n" + markdown_table(["network", "projection", "statistic", "tables validated"], rows)
+    )
+    blocks = [text]
+    if failing:
+        blocks.append(
+            "Not validated (the failing budgets, coverage with its exact binomial 95 % CI, bias in units of the "
+            "estimator's SE):\n\n"
+            + markdown_table(["network", "image", "projection", "statistic", "failing budgets"], failing)
+        )
+    return blocks
+
+
+def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, table_only: bool = False) -> str:
+    """REPORT.md (or, with ``table_only``, the error-by-budget table alone), generated from summary.json."""
+    table = (
+        "Relative RMSE (RMSE / |exact|, mean over a network's tables) by budget; in brackets the coverage pooled over "
+        "its tables and how many tables pass the rule at that budget.\n\n" + error_table(summary)
+    )
+    if table_only:
+        return f"# Estimator error against budget\n\n{table}\n"
+    networks = "; ".join(
+        f"{network['description']} (L = {network['num_blocks']}, images {', '.join(str(i) for i in network['images'])}, "
+        f"{network['masks_per_table']} masks per table)"
+        for network in summary["networks"]
+    )
+    design = summary["design"]
+    method = (
+        "(1) The family pass (masks within k gates of each corner, Möbius transform on the family) against the dense "
+        "butterfly of the exhaustive pass of the same images, and against the committed exhaustive run's energies. "
+        f"(2) Exhaustive tables: {networks}. Each network's images are few because every table costs one exhaustive "
+        "pass (all 2^L masks) on two shared CPU cores, and each table already holds thousands of replications; the "
+        "committed check uses every image of the committed run. "
+        f"The vector projection of the tables keeps {design['classes_vector']} seeded classes (`networks[].classes` in summary.json), "
+        "so that an L = 16 table is a few MB and a replication does not scale with 1 000 classes; the exact values are "
+        "computed on the same classes. Estimators run by subsampling the tables: no forward beyond one exhaustive pass per image."
+    )
+    results = [
+        *exact_results(summary),
+        *verdict_results(summary),
+        "### Error against budget\n\n" + table,
+        figure("Estimator error against budget", f"{FIGURE}.png"),
+    ]
+    return ReportDocument(
+        title="Experiment 2 — validation of the estimators past the exhaustive pass",
+        summary=summary,
+        method=method,
+        results=results,
+        seed_rows=[],
+        seed_source="the original study validates no estimator: it evaluates every mask",
+        verdict=[
+            f"Exact tables within round-off: {'yes' if summary['exact']['all_within_tolerance'] else 'no'}.",
+            f"Estimators: {summary['counts']['validated']} of {summary['counts']['verdicts']} (table, statistic) pairs validated.",
+        ],
+        generator=GENERATOR,
+        timing=timing,
+        verdicts=[],
+    ).render()

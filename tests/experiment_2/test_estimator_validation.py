@@ -1,0 +1,137 @@
+"""Experiment 2 step 11 (estimator validation): the step end to end on a tiny network (its exact checks against a
+committed step-1 run and the dense butterfly, a resume that evaluates nothing), the low-order butterfly against
+brute-force subset sums, and the verdict rule on planted estimators (a biased or undercovering one is not validated)."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import experiment_1.run.loop as loop
+from conftest import evaluation_flags
+from experiment_1.files import read_json
+from experiment_1.network import MaskFamily
+from experiment_1.report import check_verdicts
+from experiment_2 import step_1_evaluate, step_11_estimator_validation
+from experiment_2.validation import replications as rep
+from experiment_2.validation.tables import butterfly_low, family_coefficients, low_sets
+
+
+def brute_force_coefficient(table: torch.Tensor, subset: int) -> torch.Tensor:
+    """``Δ_S = Σ_{T⊆S} (−1)^{|S−T|} h(T)`` by enumeration (``table`` ``(2^L, C)``, float64)."""
+    bits = [bit for bit in range(table.shape[0].bit_length() - 1) if subset >> bit & 1]
+    total = torch.zeros(table.shape[1], dtype=torch.float64)
+    for size in range(len(bits) + 1):
+        for chosen in combinations(bits, size):
+            total += (-1) ** (len(bits) - size) * table[sum(1 << bit for bit in chosen)].double()
+    return total
+
+
+def test_low_order_butterfly_and_family_equal_brute_force() -> None:
+    generator = torch.Generator().manual_seed(3)
+    logits = torch.randn(1, 2**6, 3, generator=generator)
+    full = 2**6 - 1
+    for base in ("off", "on"):
+        ours = butterfly_low(logits, 2, base, torch.float64)[0]
+        table = logits[0] if base == "off" else logits[0, full ^ torch.arange(2**6)]
+        expected = torch.stack([brute_force_coefficient(table, subset) for subset in low_sets(6, 2).tolist()])
+        torch.testing.assert_close(ours, expected, rtol=1e-12, atol=1e-12)
+        family = MaskFamily(2, base)
+        members = logits[:, family.mask_ids(6)]
+        got = family_coefficients(members, family, 6, torch.float64)["coefficients"][0]
+        assert torch.equal(got, ours)  # the same updates in the same order: bit for bit
+
+
+def test_verdict_rule_decides_planted_estimators() -> None:
+    rng = np.random.default_rng(0)
+    exact, spread, count = 2.0, 0.5, 2000
+    half = 1.959964 * spread
+    calibrated = exact + spread * rng.standard_normal(count)
+    good = rep.cell(calibrated, calibrated - half, calibrated + half, exact)
+    assert good["passes"] and 0.93 <= good["coverage"] <= 0.97 and abs(good["bias_in_se"]) < 0.1
+    biased = calibrated + 1.5 * spread  # bias of 1.5 SE; its intervals still 95 % wide
+    bad = rep.cell(biased, biased - half, biased + half, exact)
+    assert not bad["passes"] and bad["bias_in_se"] > 1
+    narrow = rep.cell(calibrated, calibrated - half / 2, calibrated + half / 2, exact)  # undercovers, unbiased
+    assert not narrow["passes"] and narrow["coverage_ci"][1] < 0.93
+    assert rep.decide([{**good, "budget": "a"}])["verdict"] == rep.VALIDATED
+    verdict = rep.decide([{**good, "budget": "a"}, {**bad, "budget": "b"}])
+    assert verdict["verdict"] == rep.NOT_VALIDATED and [cell["budget"] for cell in verdict["failing"]] == ["b"]
+    assert 0.0 < rep.chance_failure(500) < rep.chance_failure(200) < 0.2
+
+
+def test_a_real_estimator_against_a_wrong_exact_value_is_not_validated() -> None:
+    table = np.random.default_rng(1).standard_normal((2**6, 2))
+    exact = rep.exact_per_coefficient(table)
+    out = rep.subcube_replications(table, 4, 6, 300, seed=5)
+    right = rep.cell(out["estimate"][:, 0], out["ci_low"][:, 0], out["ci_high"][:, 0], exact[1])
+    wrong = rep.cell(out["estimate"][:, 0], out["ci_low"][:, 0], out["ci_high"][:, 0], exact[1] * 1.5)
+    assert abs(right["bias_in_se"]) < 0.3 and not wrong["passes"]
+
+
+@pytest.fixture
+def committed_run(tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "committed"
+    step_1_evaluate.main(
+        evaluation_flags(tiny_shards, tiny_sample_index, out, "--arch", "resnet18", "--resolution", "32")
+    )
+    return out / "per_image.npz"
+
+
+def test_step_end_to_end_exact_and_resumes_without_forwards(
+    tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, committed_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "validation"
+    flags = evaluation_flags(
+        tiny_shards,
+        tiny_sample_index,
+        out,
+        "--arch",
+        "resnet18",
+        "--resolution",
+        "32",
+        "--committed",
+        str(committed_run),
+        "--table",
+        "resnet18:random:32:2",
+        "--classes",
+        "8",
+        "--replications",
+        "40",
+        "--subcube-sizes",
+        "2",
+        "4",
+        "--subcube-draws",
+        "6",
+        "--walsh-samples",
+        "16",
+    )
+    step_11_estimator_validation.main(flags)
+    summary = read_json(out / "summary.json")
+    exact = summary["exact"]
+    assert exact["all_within_tolerance"] and exact["committed"]["num_valid"] == 3
+    assert exact["committed"]["predicted_class_matches_committed"]
+    assert all(entry["worst_relative_difference"] < 1e-5 for entry in exact["committed"]["projections"].values())
+    check = exact["family_vs_butterfly"][0]
+    assert check["images"] == 2 and all(base["worst_relative"] < check["tolerance"] for base in check["bases"].values())
+    # every (table, statistic): 2 images × 2 projections × (4 orders + 12 Walsh summaries)
+    assert summary["counts"]["verdicts"] == 2 * 2 * (4 + 12)
+    assert {entry["verdict"] for entry in summary["estimator_verdicts"]} <= {rep.VALIDATED, rep.NOT_VALIDATED}
+    check_verdicts(summary, out / "summary.json")  # the project's verdict checker (make tables) accepts the summary
+    assert len(summary["networks"][0]["classes"]) == 8
+    for name in ("REPORT.md", "error_by_budget.md", "error_by_budget.png", "error_by_budget.pdf"):
+        assert (out / name).is_file()
+    assert "validated" in (out / "REPORT.md").read_text()
+
+    def no_forward(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a resumed run evaluated masks")
+
+    for name in ("evaluate_all_masks", "evaluate_mask_family", "evaluate_masks_naive"):
+        monkeypatch.setattr(loop, name, no_forward)
+    before = (out / "summary.json").read_bytes()
+    step_11_estimator_validation.main([*flags, "--workers", "2"])  # the same cells from two processes
+    assert (out / "summary.json").read_bytes() == before
