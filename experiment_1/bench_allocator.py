@@ -1,6 +1,6 @@
 """Benchmark — the default allocator setting against glibc's tunables and against no setting.
 
-Question: does the setting every evaluation starts with (:mod:`experiment_1.run.allocator`, glibc's
+Question: does the setting every evaluation starts with (:mod:`experiment_1.network.allocator`, glibc's
 ``mallopt``) remove the page-fault cost of large activation buffers as well as the environment
 setting ``GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184``
 does? The same workload — ``--passes`` tree passes of ``--arch`` on ``--images`` random images at
@@ -44,7 +44,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 def child(args: argparse.Namespace) -> dict[str, Any]:
     """One process's measurement: start-up setting (as ``build_setup`` does), model, warm-up, timed passes."""
-    from experiment_1.run.allocator import tune_allocator
+    from experiment_1.network.allocator import tune_allocator
 
     allocator = tune_allocator()
     import torch

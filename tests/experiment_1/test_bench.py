@@ -10,9 +10,9 @@ from torch import nn
 
 from experiment_1.bench_engines import add_rate_versus_baseline
 from experiment_1.bench_engines import main as bench_main
+from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, work_ratio
 from experiment_1.network.registry import build_gated_stack
-from experiment_1.run.allocator import tune_allocator
 from paper.committed_runs import allow_all_runs
 from paper.make_tables import benchmark_table, profile_table
 from paper.render_markdown import render_markdown

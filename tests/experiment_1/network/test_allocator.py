@@ -1,4 +1,4 @@
-"""experiment_1.run.allocator: the glibc setting takes effect (a freed 64 MiB buffer is reused without
+"""experiment_1.network.allocator: the glibc setting takes effect (a freed 64 MiB buffer is reused without
 page faults), and it stays off where the user chose otherwise. Each case runs in a fresh process:
 the setting is per process and cannot be undone."""
 
@@ -19,7 +19,7 @@ ON_GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc
 # malloc 64 MiB, touch it, free it; malloc it again and count the minor page faults of touching it again
 PROBE = """
 import ctypes, json, resource
-from experiment_1.run.allocator import tune_allocator
+from experiment_1.network.allocator import tune_allocator
 record = tune_allocator()
 libc = ctypes.CDLL(None)
 libc.malloc.restype = ctypes.c_void_p
@@ -79,7 +79,7 @@ def test_a_preload_of_a_missing_library_is_not_taken_for_a_loaded_allocator() ->
 
 
 def test_the_loaded_allocator_is_read_from_the_process_maps(tmp_path: Path) -> None:
-    from experiment_1.run.allocator import loaded_allocators
+    from experiment_1.network.allocator import loaded_allocators
 
     maps = tmp_path / "maps"
     maps.write_text(
