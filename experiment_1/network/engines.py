@@ -18,7 +18,8 @@ Two engines, which agree to float32 round-off on every (image, mask):
 :class:`experiment_1.network.mask_family.MaskFamily`) and returns a sparse table, the family's mask ids and their logits.
 
 Logits come back as ``(B, M, C)``, ``M = 2^L`` indexed by mask integer (bit ``l`` = block ``l``),
-in float32 — or float64 when the model itself runs in float64. Images are moved to the model's
+in float32 — or float64 when the model itself runs in float64. Each engine applies the CPU allocator setting
+(:func:`experiment_1.network.allocator.tune_allocator`) on its first call in a process. Images are moved to the model's
 device, dtype and memory format (``model.memory_format``: channels-last unless built otherwise).
 λ (``residual_scale``) is an argument of every engine; the engines set no state on the model, so one
 model can serve concurrent calls with different λ.
@@ -40,6 +41,7 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
+from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.gating import ResidualStack
 from experiment_1.network.mask_family import MaskFamily
 
@@ -77,6 +79,7 @@ def evaluate_masks_naive(
     residual_scale: float = 1.0,
 ) -> torch.Tensor:
     """Reference engine: one full forward per (image, mask) at λ = ``residual_scale``. Returns ``(B, len(mask_indices), C)``."""
+    tune_allocator()  # once per process: glibc keeps the large activation buffers (experiment_1.network.allocator)
     device, dtype = _model_device_dtype(model)
     num_blocks = model.num_blocks
     if mask_indices is None:
@@ -100,6 +103,7 @@ def evaluate_masks_tree(
     model: ResidualStack, images: torch.Tensor, mask_chunk: int = 256, residual_scale: float = 1.0
 ) -> torch.Tensor:
     """Prefix-tree engine over all ``2^L`` masks at λ = ``residual_scale``. Returns ``(B, 2^L, C)`` logits."""
+    tune_allocator()  # once per process, as in the naive engine
     check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
     images = _to_model(images, model)
@@ -183,6 +187,7 @@ def evaluate_family_tree(
     Returns ``(mask_ids, logits)``: the family's ``M`` mask ids ascending (int64, CPU) and ``(B, M, C)`` logits in
     that order (a sparse table; float32, or float64 for a float64 network).
     """
+    tune_allocator()  # once per process, as in the naive engine
     check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
     images = _to_model(images, model)
