@@ -23,7 +23,7 @@ BIN := $(VENV)/bin
 DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS),) $(if $(MOE_DATA),--data-dir $(MOE_DATA),) \
 	$(if $(DEMO_PATTERN),--pattern '$(DEMO_PATTERN)',) $(if $(DEMO_DIR),--output-dir $(DEMO_DIR),) --num-images $(DEMO_IMAGES) --device $(DEVICE)
 
-.PHONY: install test test-quick mutation coverage lint format demo bench bench-gpu gpu-check tables reports paper clean-demo
+.PHONY: install test test-quick mutation coverage lint format demo bench bench-family bench-gpu gpu-check tables reports paper clean-demo
 
 # TORCH_INDEX=https://download.pytorch.org/whl/cpu installs torch and torchvision from that index first (the CPU-only
 # build, far smaller than the default CUDA wheels); empty (the default) installs everything from the ordinary index.
@@ -92,6 +92,12 @@ BENCH_CPU_JSON ?= experiment_1/results_bench/bench_cpu_32px.json
 bench: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.bench_engines --images 1 --resolution 32 --naive-masks 16 --repeats 1 --device $(DEVICE) \
 		--json $(BENCH_CPU_JSON)
+
+# The family walk (ResNet-152, L = 50, k ≤ 3 at both corners, 64 px) against the dense tree pass of ResNet-50
+# (L = 16) in one run, one thread, 3 interleaved rounds (about 10 minutes on an idle core).
+BENCH_FAMILY_JSON ?= experiment_1/results_bench/family_cpu_64px_resnet152.json
+bench-family: $(BIN)/.installed
+	OMP_NUM_THREADS=1 $(BIN)/python -m experiment_1.bench_family --rounds 3 --threads 1 --json $(BENCH_FAMILY_JSON)
 
 # The same table on a CUDA GPU (e.g. an H100), run as is: 224 px, float32 / tf32 / bfloat16, eager and
 # torch.compile'd, 1, 4 and 16 images per call, channels-last; then `make tables` puts it into experiment_1/PERFORMANCE.md.

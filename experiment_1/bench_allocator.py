@@ -1,6 +1,6 @@
 """Benchmark — the default allocator setting against glibc's tunables and against no setting.
 
-Question: does the setting every evaluation starts with (:mod:`experiment_1.run.allocator`, glibc's
+Question: does the setting every evaluation starts with (:mod:`experiment_1.network.allocator`, glibc's
 ``mallopt``) remove the page-fault cost of large activation buffers as well as the environment
 setting ``GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184``
 does? The same workload — ``--passes`` tree passes of ``--arch`` on ``--images`` random images at
@@ -11,13 +11,22 @@ processes under three environments, interleaved (default, tuned, untuned, defaul
 - ``tuned``: ``GLIBC_TUNABLES`` as above (the setting then leaves the allocator alone);
 - ``untuned``: ``MOE_MALLOC_TUNING=off``: glibc's own behaviour, as before the setting.
 
-Each child times its passes (model built and warmed up first) and reports wall, user and system
-seconds and minor page faults of the timed passes; the parent prints each environment's medians and
-the per-round ratios default/tuned and untuned/tuned (median, min, max). The target: default ≤ 1.25× tuned.
+``--path step`` (default) times what an evaluation step runs: the child applies the start-up setting itself
+(as ``build_setup`` does) and calls the tree engine. ``--path library`` times the README's library block instead:
+``build_gated_stack`` and ``evaluate_all_masks`` from the ``experiment_1.network`` face, no set-up call, so the
+only setting the ``default`` environment gets is the one the engine applies on its first call.
 
-Inputs:  none (random weights and images).  Outputs: a table on stdout; ``--json`` writes it.
+Each child times its passes (model built and warmed up first) and reports wall, user and system
+seconds and minor page faults of the timed passes and what the allocator setting did; the parent prints each
+environment's medians and the per-round ratios default/tuned and untuned/tuned (median, min, max). The target:
+default ≤ 1.25× tuned.
+
+Inputs:  none (random weights and images).  Outputs: a table on stdout; ``--json`` writes it, which
+         ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's allocator block
+         (``experiment_1/results_bench/allocator_*.json``).
 
     python -m experiment_1.bench_allocator --rounds 3
+    python -m experiment_1.bench_allocator --path library --rounds 5 --json experiment_1/results_bench/allocator_library.json
 """
 
 from __future__ import annotations
@@ -43,25 +52,26 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def child(args: argparse.Namespace) -> dict[str, Any]:
-    """One process's measurement: start-up setting (as ``build_setup`` does), model, warm-up, timed passes."""
-    from experiment_1.run.allocator import tune_allocator
+    """One process's measurement: model, warm-up, timed passes — after the start-up setting (as ``build_setup`` does)
+    on the step path, or through the library face with no set-up call on the library path."""
+    from experiment_1.network.allocator import allocator_record, tune_allocator
 
-    allocator = tune_allocator()
+    if args.path == "step":
+        tune_allocator()
     import torch
 
-    from experiment_1.network.engines import evaluate_masks_tree
-    from experiment_1.network.registry import build_gated_stack
+    from experiment_1.network import build_gated_stack, evaluate_all_masks
 
     torch.set_num_threads(args.threads)
     model = build_gated_stack(args.arch, "random", seed=0)
     images = torch.randn(args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(0))
-    evaluate_masks_tree(model, images[:1], mask_chunk=args.mask_chunk)  # warm-up: kernels, first heap growth
+    evaluate_all_masks(model, images[:1], mask_chunk=args.mask_chunk)  # warm-up: kernels, first heap growth
     before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     for _ in range(args.passes):
-        evaluate_masks_tree(model, images, mask_chunk=args.mask_chunk)
+        evaluate_all_masks(model, images, mask_chunk=args.mask_chunk)
     wall, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
     return {
-        "allocator": allocator,
+        "allocator": allocator_record(),
         "wall_seconds": wall,
         "user_seconds": after.ru_utime - before.ru_utime,
         "sys_seconds": after.ru_stime - before.ru_stime,
@@ -90,6 +100,8 @@ def run_child(name: str, args: argparse.Namespace) -> dict[str, Any]:
         str(args.mask_chunk),
         "--threads",
         str(args.threads),
+        "--path",
+        args.path,
     ]
     result = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
     if result.returncode != 0:
@@ -146,6 +158,13 @@ def main(argv: list[str] | None = None) -> None:
         default=3,
         help="interleaved rounds of the three environments (default: %(default)s)",
     )
+    parser.add_argument(
+        "--path",
+        choices=("step", "library"),
+        default="step",
+        help="step: the start-up setting as build_setup applies it; library: the README's library block, no set-up "
+        "call (default: %(default)s)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the measurements to this JSON file")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -162,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
             )
     summary = summarise(runs)
     print(
-        f"{args.arch}, {args.images} image(s) at {args.resolution} px, {args.passes} tree pass(es) per process, "
+        f"{args.path} path: {args.arch}, {args.images} image(s) at {args.resolution} px, {args.passes} tree pass(es) per process, "
         f"{args.threads} thread(s), {args.rounds} interleaved rounds"
     )
     print(
@@ -185,6 +204,16 @@ def main(argv: list[str] | None = None) -> None:
             args.json,
             {
                 "command": "python -m experiment_1.bench_allocator " + " ".join(sys.argv[1:] if argv is None else argv),
+                "path": args.path,
+                "workload": {
+                    "arch": args.arch,
+                    "images": args.images,
+                    "resolution": args.resolution,
+                    "passes": args.passes,
+                    "mask_chunk": args.mask_chunk,
+                    "threads": args.threads,
+                    "rounds": args.rounds,
+                },
                 **summary,
                 "runs": runs,
             },

@@ -19,7 +19,7 @@ MACs are counted as in :mod:`experiment_1.network.engines` (forward hooks on eve
 additions and pooling are not counted): the naive engine runs 2^L full forwards, the tree engine
 the stem once, block l on 2^l states and the head 2^L times.
 
-The allocator is tuned first, as in every evaluation step (:mod:`experiment_1.run.allocator`), so the
+The allocator is tuned first, as in every evaluation step (:mod:`experiment_1.network.allocator`), so the
 rates are the ones the runs get.
 
 Inputs:  none (random images).  Outputs: a table on stdout; ``--json`` also writes the rows, which
@@ -42,13 +42,13 @@ import torch
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, package_versions
+from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, work_ratio
 from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack, parse_weights
 from experiment_1.network.registry import ARCHITECTURES, DEEP_ARCHITECTURES, build_gated_stack
 from experiment_1.run import run_config
-from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.setup import DTYPES, resolve_device
 
 BENCH_DTYPES = ("float32", "tf32", "bfloat16")
@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> None:
     device = resolve_device(args.device)
     allocator = (
         tune_allocator()
-    )  # as every evaluation step does (experiment_1.run.allocator): time the rate the runs get
+    )  # as every evaluation step does (experiment_1.network.allocator): time the rate the runs get
     torch.manual_seed(args.seed)
     rows = bench_rows(args.archs, args, device)
     device_name = (

@@ -47,11 +47,11 @@ from experiment_1.bench_engines import bench_rows, print_rows
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.gpu_checks import DEVICE_CHECKS
+from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.paths import REPO_ROOT
 from experiment_1.run import run_config
-from experiment_1.run.allocator import tune_allocator
 
 DEFAULT_JSON = Path("experiment_1/results_bench/gpu_check.json")
 SAMPLE_DATA = "imagenet-1k/sample-1750"

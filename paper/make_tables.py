@@ -7,7 +7,8 @@ Question: what does each run say, side by side? One row per results folder, read
 ``experiment_2/results_3c_*/swap_cost.json`` (the smooth swap's top-1 cost),
 ``experiment_3/results*/summary.json`` (Experiment 3), ``experiment_4/results*/overlap.json``
 (Experiment 4), ``experiment_5/results*/analysis.json`` (Experiment 5),
-``experiment_1/results_bench/bench_*.json`` and ``gpu_check.json`` (engine benchmarks), ``experiment_1/results_profile/*.json``
+``experiment_1/results_bench/bench_*.json`` and ``gpu_check.json`` (engine benchmarks), ``family_*.json`` (the family walk
+against the dense pass) and ``allocator_*.json`` (the allocator setting), ``experiment_1/results_profile/*.json``
 (tree-pass profiles) and ``paper/results_depth*/depth.json`` (the depth ladder). No number is typed by hand.
 
 One generator, two renderers: every section function below returns the table model of
@@ -15,7 +16,7 @@ One generator, two renderers: every section function below returns the table mod
 :mod:`paper.render_latex` into the paper's generated tables.
 
 Inputs:  the committed runs' summaries (paper/committed_runs.txt; a demo or scratch run is never read).  Outputs: tables.md, the generated blocks of
-         README.md (the headline table) and experiment_1/PERFORMANCE.md (benchmark, wall time, profile; between their
+         README.md (the headline table) and experiment_1/PERFORMANCE.md (benchmark, family benchmark, allocator, wall time, profile; between their
          ``<!-- generated:…`` markers), and
          paper/generated/ (table_<section>.tex, macros.tex, verdicts.tex, figures.tex) for ``make paper``.
 
@@ -668,6 +669,111 @@ def benchmark_table(root: Path) -> list[Block]:
     ]
 
 
+FAMILY_BENCHMARK_FILES = "experiment_1/results_bench/family_*.json"
+"""``experiment_1.bench_family`` runs: the family walk's rate against the dense tree pass's, in one run."""
+
+
+def family_benchmark_table(root: Path) -> list[Block]:
+    """One row per (file, family base): the family pass's GMAC/s beside the dense tree pass's of the same run and their
+    ratio (median of the per-round ratios, with their range), against its target."""
+    rows = []
+    for path in committed_glob(root, FAMILY_BENCHMARK_FILES):
+        bench = read_json(path)
+        for row in bench["rows"]:
+            rows.append(
+                [
+                    f"`{path.name}`",
+                    bench["device"] + allocator_note(bench),
+                    f"{row['family_arch']} (L = {row['family_num_blocks']}), k ≤ {row['order']}, base {row['base']}",
+                    f"{bench['images']} × {bench['resolution']} px",
+                    str(row["members"]),
+                    format_number(row["family_gmac"]),
+                    format_number(row["family_seconds_median"]),
+                    format_number(row["family_gmac_per_s"]),
+                    f"{row['dense_arch']} (L = {row['dense_num_blocks']})",
+                    format_number(row["dense_seconds_median"]),
+                    format_number(row["dense_gmac_per_s"]),
+                    f"{format_percent(row['ratio_median'], 0)} ({format_percent(row['ratio_min'], 0)}–{format_percent(row['ratio_max'], 0)})",
+                    f"{'yes' if row['meets_target'] else 'no'} (≥ {format_percent(row['target'], 0)})",
+                    str(len(row["ratio_per_round"])),
+                    format_number(row["max_abs_disagreement"]),
+                ]
+            )
+    if not rows:
+        return [NotRun("No family benchmark yet (python -m experiment_1.bench_family).")]
+    return [
+        Table(
+            [
+                "file",
+                "device",
+                "family pass",
+                "images",
+                "masks",
+                "GMAC/img",
+                "s",
+                "GMAC/s",
+                "dense tree pass",
+                "dense s",
+                "dense GMAC/s",
+                "family / dense GMAC/s",
+                "reaches target",
+                "rounds",
+                "max abs(tree − naive)",
+            ],
+            rows,
+        )
+    ]
+
+
+ALLOCATOR_FILES = "experiment_1/results_bench/allocator_*.json"
+"""``experiment_1.bench_allocator --json`` runs: the default allocator setting against glibc's tunables and none."""
+
+
+def allocator_table(root: Path) -> list[Block]:
+    """One row per allocator benchmark: the path timed, the workload, each environment's median wall seconds and the
+    per-round ratios default/tuned and untuned/tuned (median and range)."""
+    rows = []
+    for path in committed_glob(root, ALLOCATOR_FILES):
+        bench = read_json(path)
+        load = bench["workload"]
+        medians, ratios = bench["medians"], bench["wall_ratios"]
+
+        def ratio(name: str) -> str:
+            found = ratios[name]
+            return f"{found['median']:.2f}× ({found['min']:.2f}–{found['max']:.2f})"
+
+        rows.append(
+            [
+                f"`{path.name}`",
+                bench["path"],
+                f"{load['arch']}, {load['images']} × {load['resolution']} px, {load['passes']} tree pass(es), "
+                f"{load['threads']} thread(s)",
+                str(load["rounds"]),
+                " / ".join(format_number(medians[name]["wall_seconds"]) for name in ("default", "tuned", "untuned")),
+                ratio("default_over_tuned"),
+                ratio("untuned_over_tuned"),
+                bench["allocator"]["default"]["tuning"] if bench["allocator"]["default"] else "—",
+            ]
+        )
+    if not rows:
+        return [NotRun("No allocator benchmark yet (python -m experiment_1.bench_allocator --json …).")]
+    return [
+        Table(
+            [
+                "file",
+                "path",
+                "workload",
+                "rounds",
+                "wall s: default / tunables / untuned (medians)",
+                "default / tunables",
+                "untuned / tunables",
+                "default's setting",
+            ],
+            rows,
+        )
+    ]
+
+
 def profile_table(root: Path) -> list[Block]:
     """One row per profiled tree pass (experiment_1/results_profile/*.json): the parts and operators that dominate."""
     rows = []
@@ -828,6 +934,8 @@ README_BLOCKS: dict[str, dict[str, Callable[[Path], list[Block]]]] = {
     "README.md": {"headline": headline_table, "figure": figure_reading},
     "experiment_1/PERFORMANCE.md": {
         "benchmark": benchmark_table,
+        "family-benchmark": family_benchmark_table,
+        "allocator": allocator_table,
         "wall-time": wall_time_table,
         "profile": profile_table,
     },

@@ -18,7 +18,8 @@ Two engines, which agree to float32 round-off on every (image, mask):
 :class:`experiment_1.network.mask_family.MaskFamily`) and returns a sparse table, the family's mask ids and their logits.
 
 Logits come back as ``(B, M, C)``, ``M = 2^L`` indexed by mask integer (bit ``l`` = block ``l``),
-in float32 — or float64 when the model itself runs in float64. Images are moved to the model's
+in float32 — or float64 when the model itself runs in float64. Each engine applies the CPU allocator setting
+(:func:`experiment_1.network.allocator.tune_allocator`) on its first call in a process. Images are moved to the model's
 device, dtype and memory format (``model.memory_format``: channels-last unless built otherwise).
 λ (``residual_scale``) is an argument of every engine; the engines set no state on the model, so one
 model can serve concurrent calls with different λ.
@@ -40,6 +41,7 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
+from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.gating import ResidualStack
 from experiment_1.network.mask_family import MaskFamily
 
@@ -77,6 +79,7 @@ def evaluate_masks_naive(
     residual_scale: float = 1.0,
 ) -> torch.Tensor:
     """Reference engine: one full forward per (image, mask) at λ = ``residual_scale``. Returns ``(B, len(mask_indices), C)``."""
+    tune_allocator()  # once per process: glibc keeps the large activation buffers (experiment_1.network.allocator)
     device, dtype = _model_device_dtype(model)
     num_blocks = model.num_blocks
     if mask_indices is None:
@@ -100,6 +103,7 @@ def evaluate_masks_tree(
     model: ResidualStack, images: torch.Tensor, mask_chunk: int = 256, residual_scale: float = 1.0
 ) -> torch.Tensor:
     """Prefix-tree engine over all ``2^L`` masks at λ = ``residual_scale``. Returns ``(B, 2^L, C)`` logits."""
+    tune_allocator()  # once per process, as in the naive engine
     check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
     images = _to_model(images, model)
@@ -177,12 +181,17 @@ def evaluate_family_tree(
     ``k`` such gates runs the block's branch once and spawns both children; a *saturated* state (``k`` gates away
     from the base) can change no further gate, so the fixed rest of its walk — every later block at the base
     value — runs once for the saturated states of its group, batched, without spawning: off at base ``off``
-    (skipping the blocks whose off path returns its input bit for bit), on at base ``on``. Groups merge and split as
-    in :func:`evaluate_masks_tree`, so the live activations stay bounded by about ``L · mask_chunk`` states per image.
+    (skipping the blocks whose off path returns its input bit for bit), on at base ``on``. A group's children that
+    are not saturated stay one group while they are at most ``mask_chunk`` states, and are split into two halves
+    of equal size beyond that (not into the gate-off and gate-on halves as in :func:`evaluate_masks_tree`: the
+    gate-on half saturates first, so groups split that way shrink level by level to a few states a call, while
+    groups merged on the unsaturated count keep near ``mask_chunk``). So the live activations stay bounded by about
+    ``L · mask_chunk`` states per image.
 
     Returns ``(mask_ids, logits)``: the family's ``M`` mask ids ascending (int64, CPU) and ``(B, M, C)`` logits in
     that order (a sparse table; float32, or float64 for a float64 network).
     """
+    tune_allocator()  # once per process, as in the naive engine
     check_mask_chunk(mask_chunk)
     device, dtype = _model_device_dtype(model)
     images = _to_model(images, model)
@@ -212,41 +221,60 @@ def evaluate_family_tree(
             prefix_ids = prefix_ids + ((1 << num_blocks) - (1 << level))
         write(states, prefix_ids)
 
+    def unsaturated(
+        handed: list[torch.Tensor], prefix_ids: torch.Tensor, counts: torch.Tensor, level: int
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
+        # handed: [states] as in descend, at the input of block ``level``; runs the tail of the saturated ones (each
+        # k gates from the base) at once and returns the others, or None
+        states = handed.pop()
+        saturated = counts >= order
+        if not bool(saturated.any()):
+            return states, prefix_ids, counts
+        grouped = states.view(len(prefix_ids), batch, *states.shape[1:])
+        del states
+        chosen = saturated.nonzero().squeeze(1)
+        tail(grouped[chosen.to(device)].flatten(0, 1), prefix_ids[chosen], level)
+        rest = (~saturated).nonzero().squeeze(1)
+        if not len(rest):
+            return None
+        return grouped[rest.to(device)].flatten(0, 1), prefix_ids[rest], counts[rest]
+
     def descend(handed: list[torch.Tensor], prefix_ids: torch.Tensor, counts: torch.Tensor, level: int) -> None:
-        # handed: [states (n·B, ...)] grouped prefix-major (popped: each group's input is freed once its children exist);
-        # prefix_ids, counts: (n,) CPU int64 — mask bits 0…level−1, and how many of them differ from the base
+        # handed: [states (n·B, ...)] grouped prefix-major, none saturated (popped: each group's input is freed once its
+        # children exist); prefix_ids, counts: (n,) CPU int64 — mask bits 0…level−1, and how many differ from the base
         states = handed.pop()
         if level == num_blocks:
             write(states, prefix_ids)
             return
-        saturated = counts >= order
-        if bool(saturated.any()):
-            grouped = states.view(len(prefix_ids), batch, *states.shape[1:])
-            del states
-            chosen = saturated.nonzero().squeeze(1)
-            tail(grouped[chosen.to(device)].flatten(0, 1), prefix_ids[chosen], level)
-            rest = (~saturated).nonzero().squeeze(1)
-            if not len(rest):
-                return
-            states = grouped[rest.to(device)].flatten(0, 1)
-            del grouped
-            prefix_ids, counts = prefix_ids[rest], counts[rest]
         gate_off, gate_on = model.blocks[level].forward_both(states, scale)
         del states
-        on_ids = prefix_ids + (1 << level)
         off_counts, on_counts = (counts + 1, counts) if base_on else (counts, counts + 1)
-        if 2 * len(prefix_ids) <= mask_chunk:
-            merged = [torch.cat([gate_off, gate_on])]
-            del gate_off, gate_on
-            descend(merged, torch.cat([prefix_ids, on_ids]), torch.cat([off_counts, on_counts]), level + 1)
-        else:
-            first, second = [gate_off], [gate_on]
-            del gate_off, gate_on
-            descend(first, prefix_ids, off_counts, level + 1)
-            descend(second, on_ids, on_counts, level + 1)
+        merged = [torch.cat([gate_off, gate_on])]
+        del gate_off, gate_on
+        children = unsaturated(
+            merged, torch.cat([prefix_ids, prefix_ids + (1 << level)]), torch.cat([off_counts, on_counts]), level + 1
+        )
+        if children is None:
+            return
+        states, prefix_ids, counts = children
+        del children
+        if len(prefix_ids) <= mask_chunk:
+            merged = [states]
+            del states
+            descend(merged, prefix_ids, counts, level + 1)
+            return
+        half = (len(prefix_ids) + 1) // 2
+        # the second half waits, a copy of its own, so the first half's input is freed once its children exist
+        first, second = [states[: half * batch]], [states[half * batch :].clone()]
+        del states
+        descend(first, prefix_ids[:half], counts[:half], level + 1)
+        descend(second, prefix_ids[half:], counts[half:], level + 1)
 
     zeros = torch.zeros(1, dtype=torch.long)
-    descend([model.stem(images)], zeros, zeros.clone(), 0)
+    root = unsaturated([model.stem(images)], zeros, zeros.clone(), 0)  # order 0: the root is saturated
+    if root is not None:
+        descend([root[0]], root[1], root[2], 0)
+        del root
     assert out is not None
     return ids, out
 

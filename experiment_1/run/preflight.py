@@ -18,7 +18,7 @@ In order, cheap refusals first:
 7. compiled (``--compile``), then held to the float32 CPU stack's logits
    (:func:`experiment_1.network.gating.check_evaluation_parity`) unless the network was changed on purpose.
 
-The allocator setting (:mod:`experiment_1.run.allocator`) comes before all of this, ahead of the model's
+The allocator setting (:mod:`experiment_1.network.allocator`) comes before all of this, ahead of the model's
 first tensor: :func:`experiment_1.run.setup.build_setup` applies it first.
 
 Refusals before a run: what would make its numbers meaningless or its run impossible, found in seconds.

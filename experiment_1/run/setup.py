@@ -25,11 +25,11 @@ from torch.utils.data import DataLoader
 from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir, load_sample_list, missing_data_dir
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
+from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.engines import ENGINES
 from experiment_1.network.gating import DEFAULT_BETA, ResidualStack, describe_swap, parse_weights, smooth_activations
 from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_user_factory, network_sha256
 from experiment_1.run import distributed, run_config
-from experiment_1.run.allocator import tune_allocator
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
 from experiment_1.run.preflight import (
     CALIBRATION_BATCH,
@@ -247,7 +247,7 @@ def build_setup(args: argparse.Namespace, config: RunConfig | None = None) -> Ev
     """Tune the allocator, seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags,
     then every check and preparation before the first batch (:func:`experiment_1.run.preflight.preflight`);
     ``config`` (default: :meth:`RunConfig.from_flags` of ``args``) when a step changes shared flags (``dataclasses.replace``)."""
-    tune_allocator()  # before the first large tensor: glibc keeps activation buffers (experiment_1.run.allocator)
+    tune_allocator()  # before the first large tensor: glibc keeps activation buffers (experiment_1.network.allocator)
     flags = RunConfig.from_flags(args) if config is None else config
     seed_everything(flags.seed)
     samples = load_sample_list(

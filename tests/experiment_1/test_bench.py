@@ -5,16 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import torch
 from torch import nn
 
 from experiment_1.bench_engines import add_rate_versus_baseline
 from experiment_1.bench_engines import main as bench_main
-from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, work_ratio
+from experiment_1.bench_family import main as family_main
+from experiment_1.network.allocator import tune_allocator
+from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, family_gmac, work_ratio
+from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.registry import build_gated_stack
-from experiment_1.run.allocator import tune_allocator
 from paper.committed_runs import allow_all_runs
-from paper.make_tables import benchmark_table, profile_table
+from paper.make_tables import allocator_table, benchmark_table, family_benchmark_table, profile_table
 from paper.render_markdown import render_markdown
 
 
@@ -162,3 +165,64 @@ def test_each_rate_is_compared_with_resnet18_in_the_same_variant_only() -> None:
         0.3,
         None,
     ]  # no ResNet-18 row at 4 images
+
+
+def test_the_family_benchmark_times_both_passes_in_one_run_and_its_table_shows_the_ratio(tmp_path: Path) -> None:
+    output = tmp_path / "experiment_1" / "results_bench" / "family_cpu.json"
+    family_main(
+        ["--family-arch", "resnet18", "--dense-arch", "resnet18", "--order", "2", "--resolution", "32"]
+        + ["--rounds", "2", "--naive-members", "5", "--target", "0.01", "--json", str(output)]
+    )
+    bench = json.loads(output.read_text())
+    assert bench["allocator"] == tune_allocator() and bench["rounds"] == 2
+    model = build_gated_stack("resnet18", "random", seed=0)
+    for row, base in zip(bench["rows"], ["off", "on"]):
+        assert (row["base"], row["order"], row["members"], row["family_num_blocks"]) == (base, 2, 37, 8)
+        assert row["family_gmac"] == family_gmac(model, 32, torch.device("cpu"), MaskFamily(2, base))
+        assert row["dense_tree_gmac"] == work_ratio(model, 32, torch.device("cpu"))["tree_gmac"]
+        assert row["dense_seconds"] == bench["rows"][0]["dense_seconds"]  # one dense timing per round, shared
+        rates = [row["family_gmac"] / seconds for seconds in row["family_seconds"]]
+        dense = [row["dense_tree_gmac"] / seconds for seconds in row["dense_seconds"]]
+        assert row["ratio_per_round"] == pytest.approx([mine / theirs for mine, theirs in zip(rates, dense)])
+        assert row["ratio_median"] == pytest.approx(sum(row["ratio_per_round"]) / 2)  # the median of two rounds
+        assert row["meets_target"] == (row["ratio_median"] >= 0.01)
+        assert row["naive_members_checked"] == 5 and 0 <= row["max_abs_disagreement"] < 1e-4
+    row = bench["rows"][0] | {"ratio_median": 0.625, "ratio_min": 0.5, "ratio_max": 0.75, "meets_target": True}
+    output.write_text(json.dumps(bench | {"rows": [row]}))
+    allow_all_runs(tmp_path)
+    table = render_markdown(family_benchmark_table(tmp_path))
+    assert (
+        "| `family_cpu.json` | cpu (1 threads), allocator tuned | resnet18 (L = 8), k ≤ 2, base off | 1 × 32 px | 37 |"
+        in table
+    )
+    assert "| resnet18 (L = 8) |" in table and "| 62 % (50 %–75 %) | yes (≥ 1 %) | 2 |" in table
+
+
+def test_the_allocator_table_shows_each_paths_ratios(tmp_path: Path) -> None:
+    ratio = {"median": 1.02, "min": 0.98, "max": 1.1, "per_round": [1.02]}
+    bench = {
+        "path": "library",
+        "workload": {
+            "arch": "efficientnet_lite0",
+            "images": 1,
+            "resolution": 224,
+            "passes": 2,
+            "threads": 1,
+            "rounds": 5,
+        },
+        "medians": {
+            name: {"wall_seconds": wall} for name, wall in (("default", 2.04), ("tuned", 2.0), ("untuned", 4.0))
+        },
+        "wall_ratios": {
+            "default_over_tuned": ratio,
+            "untuned_over_tuned": ratio | {"median": 2.0, "min": 1.5, "max": 3.0},
+        },
+        "allocator": {"default": {"tuning": "mallopt"}, "tuned": {"tuning": "none"}, "untuned": {"tuning": "none"}},
+    }
+    (tmp_path / "experiment_1" / "results_bench").mkdir(parents=True)
+    (tmp_path / "experiment_1" / "results_bench" / "allocator_library.json").write_text(json.dumps(bench))
+    allow_all_runs(tmp_path)
+    assert (
+        "| `allocator_library.json` | library | efficientnet_lite0, 1 × 224 px, 2 tree pass(es), 1 thread(s) | 5 | "
+        "2.04 / 2 / 4 | 1.02× (0.98–1.10) | 2.00× (1.50–3.00) | mallopt |"
+    ) in render_markdown(allocator_table(tmp_path))

@@ -12,7 +12,7 @@ import torch
 
 from experiment_1 import gpu_check
 from experiment_1.errors import run_cli
-from experiment_1.run.allocator import tune_allocator
+from experiment_1.network.allocator import tune_allocator
 
 
 def test_without_cuda_it_says_so_in_one_line_and_exits_non_zero(

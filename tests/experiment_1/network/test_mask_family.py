@@ -153,3 +153,55 @@ def test_family_order_energies_sum_each_order() -> None:
 def test_family_mobius_refuses_a_set_that_is_not_closed() -> None:
     with pytest.raises(ValueError, match="not closed"):
         family_mobius(torch.zeros(2, 1), torch.tensor([0, 3]), 2, dim=0)
+
+
+def planned_groups(num_blocks: int, order: int, chunk: int, split_on_gate: bool) -> list[tuple[int, int]]:
+    """(block, prefix states) of every branch call a base-off family walk makes: after each block the saturated
+    children leave (their tail runs no branch), the rest stay one group up to ``chunk`` states and are halved beyond
+    — by size, or (``split_on_gate``, the dense tree's rule applied before saturation) into gate-off and gate-on."""
+    calls: list[tuple[int, int]] = []
+
+    def descend(counts: list[int], level: int) -> None:
+        counts = [count for count in counts if count < order]
+        if level == num_blocks or not counts:
+            return
+        calls.append((level, len(counts)))
+        off, on = counts, [count + 1 for count in counts]
+        if split_on_gate and 2 * len(counts) > chunk:
+            descend(off, level + 1)
+            descend(on, level + 1)
+            return
+        rest = [count for count in off + on if count < order]
+        if len(rest) <= chunk:
+            descend(rest, level + 1)
+        else:
+            half = (len(rest) + 1) // 2
+            descend(rest[:half], level + 1)
+            descend(rest[half:], level + 1)
+
+    descend([0], 0)
+    return calls
+
+
+def test_the_family_walk_keeps_its_groups_near_the_chunk_as_states_saturate() -> None:
+    # ResNet-34 (L = 16), k = 3, chunk 8: halving the unsaturated children by size, not into gate-off and gate-on
+    # (whose gate-on half saturates first, so such groups shrink level by level), takes fewer, larger branch calls
+    model = build_gated_stack("resnet34", "random", seed=0)
+    x = images(1, 32)
+    family = MaskFamily(3, "off")
+    calls: list[tuple[int, int]] = []
+    handles = [
+        block.branch.register_forward_hook(
+            lambda module, inputs, output, level=level: calls.append((level, inputs[0].shape[0]))
+        )
+        for level, block in enumerate(model.blocks)
+    ]
+    try:
+        ids, logits = evaluate_family_tree(model, x, family, mask_chunk=8)
+    finally:
+        for handle in handles:
+            handle.remove()
+    assert calls == planned_groups(16, 3, 8, split_on_gate=False)
+    assert sum(size for _, size in calls) == family.size(16) - 1 and max(size for _, size in calls) <= 8
+    assert len(calls) < len(planned_groups(16, 3, 8, split_on_gate=True))
+    assert_close_to_roundoff(logits, evaluate_masks_naive(model, x, ids))

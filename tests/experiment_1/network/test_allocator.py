@@ -1,4 +1,4 @@
-"""experiment_1.run.allocator: the glibc setting takes effect (a freed 64 MiB buffer is reused without
+"""experiment_1.network.allocator: the glibc setting takes effect (a freed 64 MiB buffer is reused without
 page faults), and it stays off where the user chose otherwise. Each case runs in a fresh process:
 the setting is per process and cannot be undone."""
 
@@ -19,7 +19,7 @@ ON_GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc
 # malloc 64 MiB, touch it, free it; malloc it again and count the minor page faults of touching it again
 PROBE = """
 import ctypes, json, resource
-from experiment_1.run.allocator import tune_allocator
+from experiment_1.network.allocator import tune_allocator
 record = tune_allocator()
 libc = ctypes.CDLL(None)
 libc.malloc.restype = ctypes.c_void_p
@@ -79,7 +79,7 @@ def test_a_preload_of_a_missing_library_is_not_taken_for_a_loaded_allocator() ->
 
 
 def test_the_loaded_allocator_is_read_from_the_process_maps(tmp_path: Path) -> None:
-    from experiment_1.run.allocator import loaded_allocators
+    from experiment_1.network.allocator import loaded_allocators
 
     maps = tmp_path / "maps"
     maps.write_text(
@@ -91,3 +91,36 @@ def test_the_loaded_allocator_is_read_from_the_process_maps(tmp_path: Path) -> N
     maps.write_text("7f00-7f01 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n")
     assert loaded_allocators(str(maps)) == []
     assert loaded_allocators(str(tmp_path / "missing")) == []
+
+
+# the README's library block on a small network, no step script: nothing but the engine called can tune the allocator
+LIBRARY = """
+import json, sys, torch
+from experiment_1.network import MaskFamily, build_gated_stack, evaluate_all_masks
+from experiment_1.network.allocator import allocator_record
+from experiment_1.network.engines import evaluate_mask_family, evaluate_masks_naive
+model = build_gated_stack("experiment_1.examples.cifar_resnet20:build_model", "random", seed=0)
+images = torch.randn(1, 3, 32, 32)
+before = allocator_record()
+engine = sys.argv[1]
+if engine == "tree":
+    evaluate_all_masks(model, images, mask_chunk=64)
+elif engine == "family":
+    evaluate_mask_family(model, images, MaskFamily(1, "on"))
+else:
+    evaluate_masks_naive(model, images, [0, 5])
+print(json.dumps({"before": before, "after": allocator_record()}))
+"""
+
+
+@pytest.mark.skipif(not ON_GLIBC, reason="mallopt is glibc's")
+@pytest.mark.parametrize("engine", ["tree", "family", "naive"])
+def test_the_library_path_tunes_the_allocator_on_the_first_engine_call(engine: str) -> None:
+    env = {key: value for key, value in os.environ.items() if key not in ("GLIBC_TUNABLES", "MOE_MALLOC_TUNING")}
+    run = subprocess.run(
+        [sys.executable, "-c", LIBRARY, engine], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    record = json.loads(run.stdout.strip().splitlines()[-1])
+    assert record["before"] is None  # building the model and importing the face leave it alone
+    assert record["after"]["tuning"] == "mallopt" and record["after"]["mmap_threshold"] == 2**31 - 1

@@ -1,5 +1,9 @@
 """The CPU allocator setting every evaluation starts with: glibc's malloc keeps large buffers.
 
+Every evaluation step applies it at start-up (``run.setup.build_setup``), and every engine of
+:mod:`experiment_1.network.engines` on its first call, so the library path (``evaluate_all_masks``
+without a step script) gets it too.
+
 An all-mask pass allocates and frees activation tensors of tens to hundreds of MB per block and
 batch. glibc's malloc serves every request above its mmap threshold (dynamic, 128 KiB rising to at
 most 32 MiB) with a fresh ``mmap`` and returns it with ``munmap`` on free, so each batch pays the
@@ -57,6 +61,11 @@ def _glibc() -> tuple[ctypes.CDLL, str] | None:
         return None
     version.restype = ctypes.c_char_p
     return libc, version().decode()
+
+
+def allocator_record() -> dict[str, Any] | None:
+    """What :func:`tune_allocator` did in this process, or ``None`` while it has not run."""
+    return _applied
 
 
 def tune_allocator() -> dict[str, Any]:
