@@ -16,6 +16,8 @@ from typing import Any
 _EXPORTS: dict[str, str] = {
     "DEFAULT_BETA": "gating",
     "evaluate_all_masks": "engines",
+    "held_off_view": "held_off",
+    "view_mask_id": "held_off",
     "MaskFamily": "mask_family",
     "native_input_size": "registry",
     "Residual": "gating",
