@@ -1,0 +1,101 @@
+"""Random sub-cubes: unbiased mean Möbius coefficient energies of every order up to the sub-cube's size.
+
+Mask convention of :mod:`experiment_1.mobius` (a mask id is an integer, bit ``l`` the gate of block ``l``). The game
+restricted to a ``u``-subset ``U`` of the ``L`` blocks (every gate outside ``U`` held off) is ``h_U(T) = h(T)`` for
+``T ⊆ U``; since the Möbius coefficient ``Δ_S = Σ_{T⊆S} (−1)^{|S−T|} h(T)`` (base: all off) reads only masks inside
+``S``, ``h_U`` has exactly the coefficients ``Δ_S``, ``S ⊆ U``. If ``U`` is a uniformly random ``u``-subset, every
+``k``-subset ``S`` is equally likely to lie in it, so the mean of ``‖Δ_S‖²`` over the ``C(u, k)`` sets ``S ⊆ U`` of
+size ``k`` is an unbiased estimate of ``ē_k = E_k / C(L, k)``, the mean coefficient energy of order ``k``
+(``E_k = Σ_{|S|=k} ‖Δ_S‖²``), for every ``k ≤ u`` at once: one exhaustive pass over ``2^u`` masks per draw.
+
+Layout: a draw's ``2^u`` masks are held in *local* order, local index ``t`` with bit ``j`` ↔ block ``blocks[j]``
+(:func:`subcube_mask_ids`), so a draw's values are a dense ``2^u`` table the project's butterfly transforms.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import torch
+from scipy import stats
+
+from experiment_1 import mobius
+
+__all__ = ["INTERVAL", "draw_subcubes", "subcube_estimates", "subcube_mask_ids", "subcube_order_means"]
+
+INTERVAL = "Student t over draws"
+
+
+def draw_subcubes(num_blocks: int, size: int, num_draws: int, seed: int) -> np.ndarray:
+    """``(num_draws, size)`` int64: each row a uniformly random ``size``-subset of the ``num_blocks`` blocks, ascending;
+    rows independent (a subset may recur), drawn by ``np.random.default_rng(seed)`` (deterministic for a seed)."""
+    if not 0 <= size <= num_blocks:
+        raise ValueError(f"a sub-cube of {size} blocks needs 0 ≤ size ≤ num_blocks = {num_blocks}")
+    if num_draws < 0:
+        raise ValueError(f"num_draws must be ≥ 0, got {num_draws}")
+    rng = np.random.default_rng(seed)
+    keys = rng.random((num_draws, num_blocks))  # the first `size` of a uniform random permutation
+    return np.sort(np.argsort(keys, axis=1, kind="stable")[:, :size], axis=1).astype(np.int64)
+
+
+def subcube_mask_ids(blocks: np.ndarray) -> np.ndarray:
+    """The ``2^size`` global mask ids of the masks ``T ⊆ U`` for ``U = blocks`` (distinct block indices < 62), in
+    local order: entry ``t`` has block ``blocks[j]`` on iff bit ``j`` of ``t`` is set. int64. ``blocks`` of shape
+    ``(..., size)`` gives ``(..., 2^size)``, one row per sub-cube."""
+    blocks = np.asarray(blocks, dtype=np.int64)
+    size = blocks.shape[-1]
+    local = np.arange(1 << size, dtype=np.int64)
+    bits = (local[:, None] >> np.arange(size, dtype=np.int64)) & 1  # (2^size, size)
+    return (bits << blocks[..., None, :]).sum(axis=-1)
+
+
+def _local_orders(size: int) -> np.ndarray:
+    """``popcount`` of every local index ``0 … 2^size − 1``."""
+    return np.bitwise_count(np.arange(1 << size, dtype=np.int64)).astype(np.int64)
+
+
+def subcube_order_means(values: np.ndarray) -> np.ndarray:
+    """Per draw, the mean coefficient energy of each order inside its sub-cube.
+
+    ``values``: ``(num_draws, 2^size, C)`` — ``h`` at each draw's masks in local order (``C = 1`` for the scalar
+    projection). Returns ``(num_draws, size + 1)`` float64: entry ``[d, k]`` is the mean of ``‖Δ_S‖²`` (summed over the
+    ``C`` columns) over the ``C(size, k)`` sets ``S ⊆ U_d`` with ``|S| = k``; column 0 is ``‖h(∅)‖²``.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 3:
+        raise ValueError(f"values must be (num_draws, 2^size, C), got shape {values.shape}")
+    size = mobius.num_blocks_from_size(values.shape[1])
+    coefficients = mobius.mobius_transform(torch.from_numpy(values), dim=1).numpy()
+    energies = np.square(coefficients).sum(axis=2)  # (num_draws, 2^size)
+    orders = _local_orders(size)
+    weights = np.zeros((1 << size, size + 1))
+    weights[np.arange(1 << size), orders] = 1.0 / np.array([comb(size, k) for k in range(size + 1)])[orders]
+    return energies @ weights
+
+
+def subcube_estimates(order_means: np.ndarray, confidence: float = 0.95, seed: int = 0) -> list[dict]:
+    """The estimate of ``ē_k`` for each order ``k = 1 … size`` from the per-draw means of
+    :func:`subcube_order_means` (``(num_draws, size + 1)``): the mean over draws, unbiased, with a two-sided
+    ``confidence`` interval over draws.
+
+    One dict per order: ``{"order", "mean", "ci_low", "ci_high", "draws", "interval"}``; ``"interval"`` names the
+    method (:data:`INTERVAL`). With one draw the interval is NaN. ``seed`` is accepted for callers that switch to a
+    resampling interval; the Student t interval draws nothing.
+    """
+    order_means = np.asarray(order_means, dtype=np.float64)
+    if order_means.ndim != 2:
+        raise ValueError(f"order_means must be (num_draws, size + 1), got shape {order_means.shape}")
+    draws = order_means.shape[0]
+    rows = []
+    for order in range(1, order_means.shape[1]):
+        column = order_means[:, order]
+        mean = float(column.mean()) if draws else float("nan")
+        low = high = float("nan")
+        if draws > 1:
+            half = stats.t.ppf((1 + confidence) / 2, draws - 1) * column.std(ddof=1) / np.sqrt(draws)
+            low, high = mean - float(half), mean + float(half)
+        rows.append(
+            {"order": order, "mean": mean, "ci_low": low, "ci_high": high, "draws": draws, "interval": INTERVAL}
+        )
+    return rows
