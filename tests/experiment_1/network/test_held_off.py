@@ -8,8 +8,9 @@ import pytest
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.network import evaluate_all_masks, held_off_view, view_mask_id
+from experiment_1.network import evaluate_all_masks, held_off_view
 from experiment_1.network.engines import evaluate_masks_naive
+from experiment_1.network.held_off import view_mask_id
 from experiment_1.network.registry import build_gated_stack
 
 
