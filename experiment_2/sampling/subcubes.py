@@ -18,13 +18,13 @@ from math import comb
 
 import numpy as np
 import torch
-from scipy import stats
 
 from experiment_1 import mobius
 
-__all__ = ["INTERVAL", "draw_subcubes", "subcube_estimates", "subcube_mask_ids", "subcube_order_means"]
+__all__ = ["INTERVAL", "NUM_RESAMPLES", "draw_subcubes", "subcube_estimates", "subcube_mask_ids", "subcube_order_means"]
 
-INTERVAL = "Student t over draws"
+INTERVAL = "studentized bootstrap (bootstrap-t) over draws"
+NUM_RESAMPLES = 1999
 
 
 def draw_subcubes(num_blocks: int, size: int, num_draws: int, seed: int) -> np.ndarray:
@@ -74,28 +74,62 @@ def subcube_order_means(values: np.ndarray) -> np.ndarray:
     return energies @ weights
 
 
-def subcube_estimates(order_means: np.ndarray, confidence: float = 0.95, seed: int = 0) -> list[dict]:
+def _studentized_bootstrap(samples: np.ndarray, confidence: float, seed: int, num_resamples: int) -> np.ndarray:
+    """``(2, K)`` lower and upper bootstrap-t limits for the mean of each column of ``(n, K)`` ``samples``: the
+    quantiles of ``t* = (mean* − mean) / se*`` over resamples of the rows, ``[mean − t*_{hi}·se, mean − t*_{lo}·se]``.
+    A resample whose rows are all alike (``se* = 0``) has no ``t*`` and is left out."""
+    count = samples.shape[0]
+    mean, error = samples.mean(axis=0), samples.std(axis=0, ddof=1) / np.sqrt(count)
+    rng = np.random.default_rng(seed)
+    ratios = np.empty((num_resamples, samples.shape[1]))
+    step = max(1, 2_000_000 // (count * samples.shape[1]))
+    for start in range(0, num_resamples, step):
+        stop = min(num_resamples, start + step)
+        resampled = samples[rng.integers(0, count, size=(stop - start, count))]
+        spread = resampled.std(axis=1, ddof=1) / np.sqrt(count)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios[start:stop] = np.where(spread > 0, (resampled.mean(axis=1) - mean) / spread, np.nan)
+    tail = (1 - confidence) / 2
+    high, low = np.nanquantile(ratios, [1 - tail, tail], axis=0)
+    return np.stack([mean - high * error, mean - low * error])
+
+
+def subcube_estimates(
+    order_means: np.ndarray, confidence: float = 0.95, seed: int = 0, num_resamples: int = NUM_RESAMPLES
+) -> list[dict]:
     """The estimate of ``ē_k`` for each order ``k = 1 … size`` from the per-draw means of
     :func:`subcube_order_means` (``(num_draws, size + 1)``): the mean over draws, unbiased, with a two-sided
     ``confidence`` interval over draws.
 
-    One dict per order: ``{"order", "mean", "ci_low", "ci_high", "draws", "interval"}``; ``"interval"`` names the
-    method (:data:`INTERVAL`). With one draw the interval is NaN. ``seed`` is accepted for callers that switch to a
-    resampling interval; the Student t interval draws nothing.
+    One dict per order: ``{"order", "mean", "ci_low", "ci_high", "draws", "interval"}``. The interval is the
+    studentized bootstrap (bootstrap-t, :data:`INTERVAL`) over draws, ``num_resamples`` resamples drawn by
+    ``np.random.default_rng(seed)``: the per-draw means of the top orders are few coefficients each and right-skewed,
+    where the percentile bootstrap and Student's t under-cover. Coverage measured on a residual game's exhaustive
+    table (tests/experiment_2/test_sampling_subcubes.py, 1000 replications of 30 draws): 95–97 % for every order
+    whose per-draw coefficient of variation is ≤ 1.3; a top order with a heavier tail needs more draws (CV 1.9:
+    90 % at 30 draws, 95 % at 60; CV 3.4: 87 % at 30). With fewer than 3 draws the interval is NaN; an order whose draws are all equal gets
+    the mean itself.
     """
     order_means = np.asarray(order_means, dtype=np.float64)
     if order_means.ndim != 2:
         raise ValueError(f"order_means must be (num_draws, size + 1), got shape {order_means.shape}")
     draws = order_means.shape[0]
-    rows = []
-    for order in range(1, order_means.shape[1]):
-        column = order_means[:, order]
-        mean = float(column.mean()) if draws else float("nan")
-        low = high = float("nan")
-        if draws > 1:
-            half = stats.t.ppf((1 + confidence) / 2, draws - 1) * column.std(ddof=1) / np.sqrt(draws)
-            low, high = mean - float(half), mean + float(half)
-        rows.append(
-            {"order": order, "mean": mean, "ci_low": low, "ci_high": high, "draws": draws, "interval": INTERVAL}
-        )
-    return rows
+    samples = order_means[:, 1:]
+    mean = samples.mean(axis=0) if draws else np.full(samples.shape[1], np.nan)
+    limits = np.full((2, samples.shape[1]), np.nan)
+    if draws >= 3:
+        varying = samples.std(axis=0) > 0
+        limits[:, ~varying] = mean[~varying]
+        if varying.any():
+            limits[:, varying] = _studentized_bootstrap(samples[:, varying], confidence, seed, num_resamples)
+    return [
+        {
+            "order": order,
+            "mean": float(mean[order - 1]),
+            "ci_low": float(limits[0, order - 1]),
+            "ci_high": float(limits[1, order - 1]),
+            "draws": draws,
+            "interval": INTERVAL,
+        }
+        for order in range(1, order_means.shape[1])
+    ]

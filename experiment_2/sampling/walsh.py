@@ -49,8 +49,8 @@ __all__ = [
 
 RHOS: tuple[float, ...] = (0.95, 0.9, 0.75, 0.5)
 MAX_DEGREE = 3  # the exact-degree weights w1 … w3
-INTERVAL = "delta method over samples (Hoeffding projection for the U-statistics), normal"
-_CHUNK_ENTRIES = 4_000_000  # pairs per block of the pair sums
+INTERVAL = "normal, delta method, unbiased U-statistic variance"
+_CHUNK_ENTRIES = 1_000_000  # entries per block of the pair sums (and of the surrogate's subset matrix)
 
 
 def estimate_names(rhos: tuple[float, ...] = RHOS) -> tuple[str, ...]:
@@ -146,21 +146,25 @@ def krawtchouk(num_blocks: int, degree: int) -> np.ndarray:
     )
 
 
-def _pair_sums(values: np.ndarray, masks: np.ndarray, num_blocks: int, max_degree: int) -> np.ndarray:
-    """``(max_degree + 1, m)``: entry ``[k, a] = Σ_{b≠a} ⟨h_a, h_b⟩ K_k(d(x_a, x_b))``, in blocks of rows."""
+def _pair_sums(values: np.ndarray, masks: np.ndarray, num_blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pair kernels ``k_j(a, b) = ⟨h_a, h_b⟩ K_j(d(x_a, x_b))``, ``j = 1 … MAX_DEGREE``, summed over ``b ≠ a``:
+    ``(row_sums (J, m), second (J, J))`` with ``second[i, j] = Σ_{a≠b} k_i(a, b) k_j(a, b)``; in blocks of rows,
+    ``m²·C`` multiply-adds and ``O(m)`` memory per block row."""
     count = len(masks)
-    table = np.stack([krawtchouk(num_blocks, k) for k in range(max_degree + 1)])  # (K, L + 1)
-    sums = np.zeros((max_degree + 1, count))
-    step = max(1, _CHUNK_ENTRIES // max(count, 1))
+    table = np.stack([krawtchouk(num_blocks, k) for k in range(1, MAX_DEGREE + 1)])  # (J, L + 1)
+    row_sums = np.zeros((MAX_DEGREE, count))
+    second = np.zeros((MAX_DEGREE, MAX_DEGREE))
+    step = max(1, _CHUNK_ENTRIES // count)
     for start in range(0, count, step):
         stop = min(count, start + step)
         gram = values[start:stop] @ values.T  # (c, m)
-        distance = np.bitwise_count(masks[start:stop, None] ^ masks[None, :])
-        for k in range(max_degree + 1):
-            sums[k, start:stop] = (gram * table[k][distance]).sum(axis=1)
-        diagonal = np.einsum("ij,ij->i", values[start:stop], values[start:stop])
-        sums[:, start:stop] -= table[:, :1] * diagonal[None, :]  # the pair a = b, distance 0
-    return sums
+        local = np.arange(stop - start)
+        gram[local, local + start] = 0.0  # drop the pairs a = b
+        kernels = gram[None] * table[:, np.bitwise_count(masks[start:stop, None] ^ masks[None, :])]  # (J, c, m)
+        row_sums[:, start:stop] = kernels.sum(axis=2)
+        flat = kernels.reshape(len(table), -1)
+        second += flat @ flat.T
+    return row_sums, second
 
 
 def _rows(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -177,72 +181,117 @@ def _rows(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return order[position]
 
 
+def _u_statistic_variance(
+    unit_weights: np.ndarray, unit_terms: np.ndarray, pair_weights: np.ndarray, row_sums: np.ndarray, second: np.ndarray
+) -> float:
+    """Unbiased variance estimate of the degree-2 U-statistic whose kernel is
+    ``φ(a, b) = (A_a + A_b) + Σ_j pair_weights[j] k_j(a, b)`` with ``A_a = Σ_i unit_weights[i] unit_terms[i, a] / 2``
+    (a mean over units is the U-statistic of ``(t_a + t_b)/2``): ``U² − Q₄``, ``Q₄`` the mean of ``φ(a,b) φ(c,d)``
+    over distinct ``a, b, c, d`` (an unbiased estimate of ``E[U]²``), from the row sums and second moments alone."""
+    count = unit_terms.shape[1]
+    half = unit_weights @ unit_terms / 2  # A_a
+    pair_rows = pair_weights @ row_sums  # Σ_{b≠a} Σ_j w_j k_j(a, b)
+    total_half, total_half_sq = half.sum(), np.square(half).sum()
+    sum_pairs = 2 * (count - 1) * total_half + pair_rows.sum()  # Σ_{a≠b} φ
+    rows = (count - 2) * half + total_half + pair_rows  # Σ_{b≠a} φ(a, b)
+    sum_squares = (  # Σ_{a≠b} φ²
+        2 * (count - 1) * total_half_sq
+        + 2 * (total_half**2 - total_half_sq)
+        + 4 * half @ pair_rows
+        + pair_weights @ second @ pair_weights
+    )
+    distinct = sum_pairs**2 + 2 * sum_squares - 4 * np.square(rows).sum()
+    statistic = sum_pairs / (count * (count - 1))
+    return float(statistic**2 - distinct / (count * (count - 1) * (count - 2) * (count - 3)))
+
+
 def walsh_estimates(
     design: WalshDesign, ids: np.ndarray, values: np.ndarray, confidence: float = 0.95, seed: int = 0
 ) -> dict[str, dict]:
     """Estimates of the Walsh summaries (module docstring) from ``h`` on a design's masks.
 
-    ``ids`` (n,) and ``values`` (n, C): ``h`` at those mask ids, a superset of ``design.all_ids()`` in any order.
-    Returns, for each name of :func:`estimate_names` (``design.rhos``), ``{"estimate", "ci_low", "ci_high",
-    "interval"}``. Every estimate is a mean over the design's independent units or a U-statistic over distinct pairs
-    of base masks, unbiased, or a ratio of such (consistent); the two-sided ``confidence`` interval is normal with the
-    delta-method standard error (each statistic linearised into per-unit influence values, the U-statistics through
-    their Hoeffding projection; :data:`INTERVAL`). ``seed`` is accepted for a resampling interval; this one draws
-    nothing.
+    ``ids`` (n,) and ``values`` (n, C): ``h`` at those mask ids, a superset of ``design.all_ids()`` in any order
+    (a :class:`PipelineError` if one is missing). Returns, for each name of :func:`estimate_names` (``design.rhos``),
+    ``{"estimate", "ci_low", "ci_high", "interval"}``.
+
+    Estimators (``m`` base masks ``x_a``, ``h̄`` their mean, ``g = h − h̄``; every one exactly unbiased):
+    ``variance = Σ_a ‖g_a‖² / (m − 1)``; ``influence = L/4 · mean_a ‖h(x_a) − h(x_a ⊕ e_{i_a})‖²``;
+    ``Σ_{S≠∅} ρ^{|S|}‖f̂(S)‖² = m/(m − 1) · mean_a ⟨g_a, h(y_a) − h̄⟩`` (``y_a`` the ρ-copy);
+    ``w_k = Σ_{a≠b} ⟨g_a, g_b⟩ K_k(d_ab) / (m(m − 1)) / (1 − 2/m + 2/m²)`` — centring leaves ``w_k`` (k ≥ 1) unchanged,
+    removes the ``‖E h‖² K_k`` noise term of the uncentred U-statistic, and shrinks its mean by exactly that factor
+    (``E_b K_k(d_ab) = 0``). The ratios (``kappa_w``, stabilities, ``low_degree_share``) are ratios of these.
+
+    Interval (:data:`INTERVAL`): two-sided ``confidence``, normal, with the variance of each statistic linearised at
+    the estimate (the delta method; ``h̄`` enters only at second order), estimated without bias as that of a degree-2
+    U-statistic whose kernel joins the unit terms and the pair kernels. Needs ``m ≥ 4``. ``seed`` is accepted for a
+    resampling interval; this one draws nothing. Cost: ``m²·C`` multiply-adds for the pair sums.
     """
     ids = np.asarray(ids, dtype=np.int64).ravel()
     values = np.asarray(values, dtype=np.float64)
     if values.ndim != 2 or len(values) != len(ids):
         raise PipelineError(f"walsh_estimates: values must be (len(ids), C) = ({len(ids)}, C), got {values.shape}")
     count, num_blocks = len(design.base), design.num_blocks
+    if count < 4:
+        raise PipelineError(f"walsh_estimates: the design has {count} samples; draw at least 4")
     base = values[_rows(ids, design.base)]
+    centre = base.mean(axis=0)
+    centred = base - centre
     flipped = values[_rows(ids, design.flipped)]
-    # linear statistics: point value and per-unit influence values (centred terms)
-    point: dict[str, float] = {}
-    influence: dict[str, np.ndarray] = {}
+    shrink = count / (count - 1)
+    # the unit terms, one row each: ‖g_a‖²·m/(m−1), the influence term, one ρ-product per ρ (means over units)
+    unit_terms = np.stack(
+        [
+            shrink * np.einsum("ij,ij->i", centred, centred),
+            num_blocks / 4 * np.square(base - flipped).sum(axis=1),
+            *(
+                shrink * np.einsum("ij,ij->i", centred, values[_rows(ids, copies)] - centre)
+                for copies in design.correlated
+            ),
+        ]
+    )
+    row_sums, second = _pair_sums(centred, design.base, num_blocks)
+    scale = 1 / (1 - 2 / count + 2 / count**2)  # the centring's shrinkage, undone in the kernels
+    row_sums, second = scale * row_sums, scale**2 * second
+    means = unit_terms.mean(axis=1)
+    weights = row_sums.sum(axis=1) / (count * (count - 1))  # w1 … w_MAX_DEGREE
+    square, influence_row = 0, 1  # rows of unit_terms; then one row per ρ from 2
 
-    def add_mean(name: str, terms: np.ndarray) -> None:
-        point[name] = float(terms.mean())
-        influence[name] = terms - terms.mean()
+    def linear(units: dict[int, float], pairs: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
+        unit_weights, pair_weights = np.zeros(len(unit_terms)), np.zeros(MAX_DEGREE)
+        for row, weight in units.items():
+            unit_weights[row] += weight
+        for degree, weight in pairs.items():
+            pair_weights[degree - 1] += weight
+        return unit_weights, pair_weights
 
-    pair = _pair_sums(base, design.base, num_blocks, MAX_DEGREE) / (count - 1)  # (K, m): mean over b ≠ a
-    for k in range(MAX_DEGREE + 1):
-        point[f"u{k}"] = float(pair[k].mean())
-        influence[f"u{k}"] = 2 * (pair[k] - pair[k].mean())
-    add_mean("mean_square", np.einsum("ij,ij->i", base, base))
-    add_mean("influence", num_blocks / 4 * np.square(base - flipped).sum(axis=1))
-    for rho, copies in zip(design.rhos, design.correlated):
-        add_mean(f"cross_{rho}", np.einsum("ij,ij->i", base, values[_rows(ids, copies)]))
-
-    def combine(name: str, weights: dict[str, float]) -> None:
-        point[name] = sum(w * point[key] for key, w in weights.items())
-        influence[name] = sum(w * influence[key] for key, w in weights.items())
-
-    combine("variance", {"mean_square": 1.0, "u0": -1.0})
-    for rho in design.rhos:
-        combine(f"stable_{rho}", {f"cross_{rho}": 1.0, "u0": -1.0})
-    combine("low", {f"u{k}": 1.0 for k in range(1, MAX_DEGREE + 1)})
-
-    def ratio(name: str, numerator: str, scale: float = 1.0) -> None:
-        value = point[numerator] / point["variance"]
-        point[name] = scale * value
-        influence[name] = scale * (influence[numerator] - value * influence["variance"]) / point["variance"]
-
-    ratio("kappa_w", "influence")
-    ratio("kappa_w_per_block", "influence", 1.0 / num_blocks)
-    for rho in design.rhos:
-        ratio(f"stability_{rho}", f"stable_{rho}")
-    ratio("low_degree_share", "low")
-    for k in range(1, MAX_DEGREE + 1):
-        point[f"w{k}"], influence[f"w{k}"] = point[f"u{k}"], influence[f"u{k}"]
+    variance, influence = means[square], means[influence_row]
+    kappa = influence / variance
+    kappa_linear = linear({influence_row: 1 / variance, square: -kappa / variance}, {})
+    # each name: its estimate and its linearisation (unit weights, pair weights)
+    estimates: dict[str, tuple[float, tuple[np.ndarray, np.ndarray]]] = {
+        "variance": (variance, linear({square: 1.0}, {})),
+        "influence": (influence, linear({influence_row: 1.0}, {})),
+        "kappa_w": (kappa, kappa_linear),
+        "kappa_w_per_block": (kappa / num_blocks, (kappa_linear[0] / num_blocks, kappa_linear[1])),
+    }
+    for row, rho in enumerate(design.rhos, start=2):
+        stability = means[row] / variance
+        estimates[f"stability_{rho}"] = (stability, linear({row: 1 / variance, square: -stability / variance}, {}))
+    for degree in range(1, MAX_DEGREE + 1):
+        estimates[f"w{degree}"] = (float(weights[degree - 1]), linear({}, {degree: 1.0}))
+    share = float(weights.sum()) / variance
+    share_pairs = {degree: 1 / variance for degree in range(1, MAX_DEGREE + 1)}
+    estimates["low_degree_share"] = (share, linear({square: -share / variance}, share_pairs))
     quantile = float(stats.norm.ppf((1 + confidence) / 2))
     result = {}
     for name in estimate_names(design.rhos):
-        error = float(np.sqrt(np.square(influence[name]).sum() / (count - 1) / count))
+        estimate, (unit_weights, pair_weights) = estimates[name]
+        spread = _u_statistic_variance(unit_weights, unit_terms, pair_weights, row_sums, second)
+        error = float(np.sqrt(max(spread, 0.0)))
         result[name] = {
-            "estimate": point[name],
-            "ci_low": point[name] - quantile * error,
-            "ci_high": point[name] + quantile * error,
+            "estimate": float(estimate),
+            "ci_low": float(estimate) - quantile * error,
+            "ci_high": float(estimate) + quantile * error,
             "interval": INTERVAL,
         }
     return result

@@ -1,0 +1,133 @@
+"""Random sub-cubes (experiment_2.sampling.subcubes): the mask ids of a sub-cube, the draws, per-draw order means that
+average to the exact mean coefficient energies over all sub-cubes (unbiasedness, by brute force), and the coverage of
+the intervals over replications, inside a band an exact binomial argument sets (and a too-narrow interval outside it)."""
+
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+import pytest
+from sampling_tables import mobius_by_definition, popcount, residual_game_table
+from scipy import stats
+
+from experiment_2.sampling.subcubes import (
+    draw_subcubes,
+    subcube_estimates,
+    subcube_mask_ids,
+    subcube_order_means,
+)
+
+REPLICATIONS = 1000
+TAIL = 1e-4  # a method whose true coverage lies in [0.93, 0.97] leaves the band with probability below TAIL per side
+
+
+def coverage_band(replications: int) -> tuple[int, int]:
+    """Counts of covering replications consistent with a true coverage between 93 % and 97 %."""
+    low = int(stats.binom.ppf(TAIL, replications, 0.93))
+    high = int(stats.binom.isf(TAIL, replications, 0.97))
+    return low, high
+
+
+def mean_energies_by_definition(table: np.ndarray) -> np.ndarray:
+    """``ē_k = E_k / C(L, k)`` for ``k = 0 … L``."""
+    num_blocks = len(table).bit_length() - 1
+    energies = np.square(mobius_by_definition(table)).sum(axis=1)
+    orders = np.array([popcount(s) for s in range(len(table))])
+    return np.array([energies[orders == k].sum() / comb(num_blocks, k) for k in range(num_blocks + 1)])
+
+
+def test_subcube_mask_ids_by_hand() -> None:
+    blocks = np.array([1, 3, 4])
+    expected = [0, 2, 8, 10, 16, 18, 24, 26]  # local bit j ↔ block blocks[j]
+    assert subcube_mask_ids(blocks).tolist() == expected
+    assert subcube_mask_ids(blocks).dtype == np.int64
+    rows = np.array([[1, 3, 4], [0, 5, 61]])
+    np.testing.assert_array_equal(subcube_mask_ids(rows), np.stack([subcube_mask_ids(row) for row in rows]))
+    assert int(subcube_mask_ids(np.array([0, 5, 61]))[-1]) == 1 + (1 << 5) + (1 << 61)
+    assert subcube_mask_ids(np.array([], dtype=np.int64)).tolist() == [0]
+
+
+def test_draws_are_seeded_ascending_uniform_subsets() -> None:
+    draws = draw_subcubes(50, 12, 4000, seed=3)
+    assert draws.shape == (4000, 12) and draws.dtype == np.int64
+    assert (np.diff(draws, axis=1) > 0).all() and draws.min() >= 0 and draws.max() < 50
+    np.testing.assert_array_equal(draws, draw_subcubes(50, 12, 4000, seed=3))
+    assert not np.array_equal(draws, draw_subcubes(50, 12, 4000, seed=4))
+    # each block is in a draw with probability 12/50: every count inside the central 1 − 1e-6 binomial range
+    counts = np.bincount(draws.ravel(), minlength=50)
+    low, high = stats.binom.ppf(5e-7, 4000, 12 / 50), stats.binom.isf(5e-7, 4000, 12 / 50)
+    assert ((counts >= low) & (counts <= high)).all()
+    # and every 2-subset of 5 blocks equally often (chi-square, p far from 0)
+    small = draw_subcubes(5, 2, 5000, seed=0)
+    frequencies = np.unique(small[:, 0] * 5 + small[:, 1], return_counts=True)[1]
+    assert len(frequencies) == 10 and stats.chisquare(frequencies).pvalue > 1e-4
+    with pytest.raises(ValueError, match="size"):
+        draw_subcubes(4, 5, 1, seed=0)
+
+
+@pytest.mark.parametrize("num_blocks", [4, 5, 6, 7])
+def test_order_means_over_all_subcubes_equal_the_exact_mean_energies(num_blocks: int) -> None:
+    table = np.random.default_rng(num_blocks).normal(size=(2**num_blocks, 3)) + 2.0
+    exact = mean_energies_by_definition(table)
+    for size in range(1, num_blocks + 1):
+        subsets = np.array(list(itertools.combinations(range(num_blocks), size)))
+        means = subcube_order_means(table[subcube_mask_ids(subsets)])
+        assert means.shape == (len(subsets), size + 1)
+        np.testing.assert_allclose(means.mean(axis=0), exact[: size + 1], rtol=1e-10, atol=0)
+
+
+def test_order_means_of_one_subcube_by_hand() -> None:
+    table = residual_game_table(5, 2, seed=1)
+    blocks = np.array([0, 2, 3])
+    coefficients = mobius_by_definition(table)  # Δ_S of the full game; the sub-cube's are those with S ⊆ U
+    ids = subcube_mask_ids(blocks)
+    energies = np.square(coefficients[ids]).sum(axis=1)
+    sizes = np.array([popcount(t) for t in range(8)])
+    expected = [energies[sizes == k].mean() for k in range(4)]
+    np.testing.assert_allclose(subcube_order_means(table[ids][None])[0], expected, rtol=1e-12)
+
+
+def replicated_intervals(confidence: float, replications: int) -> tuple[np.ndarray, np.ndarray]:
+    """Over independent designs of 30 draws of 4 of 8 blocks: whether each order's interval covers the exact ē_k,
+    shape (replications, 4), and the estimates relative to ē_k. (The per-draw coefficients of variation are 0.4–1.3
+    here; a top order with a heavier tail needs more draws for the same coverage.)"""
+    table = residual_game_table(8, 3, seed=0)
+    exact = mean_energies_by_definition(table)[1:5]
+    subsets = np.array(list(itertools.combinations(range(8), 4)))
+    per_subset = subcube_order_means(table[subcube_mask_ids(subsets)])  # every sub-cube once
+    lookup = {tuple(row): index for index, row in enumerate(subsets)}
+    covered, estimates = [], []
+    for replication in range(replications):
+        draws = draw_subcubes(8, 4, 30, seed=replication)
+        chosen = per_subset[[lookup[tuple(d)] for d in draws]]
+        rows = subcube_estimates(chosen, confidence, seed=replication, num_resamples=999)
+        covered.append([row["ci_low"] <= truth <= row["ci_high"] for row, truth in zip(rows, exact)])
+        estimates.append([row["mean"] for row in rows])
+    return np.array(covered), np.array(estimates) / exact
+
+
+def test_intervals_cover_at_their_rate_and_estimates_are_unbiased() -> None:
+    covered, relative = replicated_intervals(0.95, REPLICATIONS)
+    low, high = coverage_band(REPLICATIONS)
+    counts = covered.sum(axis=0)
+    assert ((counts >= low) & (counts <= high)).all(), (counts, (low, high))
+    # unbiased: the mean relative estimate over replications within 4 standard errors of 1
+    spread = relative.std(axis=0) / np.sqrt(REPLICATIONS)
+    assert (np.abs(relative.mean(axis=0) - 1) < 4 * spread).all()
+    # the band can fail: 80 % intervals fall below it
+    narrow, _ = replicated_intervals(0.80, 200)
+    assert (narrow.mean(axis=0) < low / REPLICATIONS).all()
+
+
+def test_estimates_rows_and_small_inputs() -> None:
+    means = np.array([[1.0, 2.0, 5.0], [1.0, 2.0, 7.0], [1.0, 2.0, 9.0], [1.0, 2.0, 3.0]])
+    rows = subcube_estimates(means)
+    assert [row["order"] for row in rows] == [1, 2] and rows[0]["draws"] == 4
+    assert rows[0]["mean"] == rows[0]["ci_low"] == rows[0]["ci_high"] == 2.0  # all draws alike
+    assert rows[1]["mean"] == 6.0 and rows[1]["ci_low"] < 6.0 < rows[1]["ci_high"]
+    assert rows[1] == subcube_estimates(means)[1]  # seeded
+    assert "bootstrap" in rows[1]["interval"]
+    two = subcube_estimates(means[:2])
+    assert two[1]["mean"] == 6.0 and np.isnan(two[1]["ci_low"])
