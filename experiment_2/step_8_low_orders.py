@@ -76,6 +76,7 @@ BASES = ("off", "on")
 LARGEST = 5  # sets listed per order
 EXHAUSTIVE_LIMIT = 16  # the depth up to which the exhaustive step 1 gives p_k, C≤3, κ and the peak order
 SIZE_LEAST = 10  # a mask size's surrogate R² is reported when the design holds at least this many masks of it
+MIN_SUBCUBES = 3  # the bootstrap-t interval over draws needs at least 3 (experiment_2.sampling.subcubes)
 SUBCUBE_SEED_OFFSET = 1  # the sub-cubes are drawn with --seed + 1, the Walsh design with --seed: independent draws
 QUESTION = (
     "What are the exact low-order Möbius coefficients of the logits at the all-off network and about the full network "
@@ -128,8 +129,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--subcubes",
         type=natural_int,
-        default=32,
-        help="random sub-cubes per image, drawn with --seed + 1 (at least 2 for an interval; default: %(default)s)",
+        default=30,
+        help=f"random sub-cubes per image, drawn with --seed + 1 (at least {MIN_SUBCUBES} for an interval; default: %(default)s)",
     )
     parser.add_argument(
         "--budget",
@@ -141,9 +142,10 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.random_masks < 2:
         raise PipelineError(f"--random-masks {args.random_masks}: the sample variance needs at least 2 masks")
-    if args.subcube_size and args.subcubes < 2:
+    if args.subcube_size and args.subcubes < MIN_SUBCUBES:
         raise PipelineError(
-            f"--subcubes {args.subcubes}: the interval over sub-cubes needs at least 2; pass --subcubes 2 or more"
+            f"--subcubes {args.subcubes}: the interval over sub-cubes needs at least {MIN_SUBCUBES}; "
+            f"pass --subcubes {MIN_SUBCUBES} or more (30 or more for the top orders' coverage)"
         )
     return args
 

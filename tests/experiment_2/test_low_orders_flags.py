@@ -19,7 +19,7 @@ SUBCUBES = ("--subcube-size", "3", "--subcubes", "3")
     ("extra", "message"),
     [
         (("--subcube-size", "9"), r"^--subcube-size 9: the network has L = 8"),
-        (("--subcube-size", "2", "--subcubes", "1"), r"^--subcubes 1: the interval over sub-cubes needs at least 2"),
+        (("--subcube-size", "2", "--subcubes", "2"), r"^--subcubes 2: the interval over sub-cubes needs at least 3"),
         (("--budget", "50"), r"^--budget 50: the run evaluates \d+ masks per image \(family off 37"),
         (("--random-masks", "1"), r"^--random-masks 1: the sample variance needs at least 2"),
     ],
