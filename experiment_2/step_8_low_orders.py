@@ -395,7 +395,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
         + "."
     )
     if timing and "cost_estimate" in timing:
-        results.append(cost_section(timing))
+        results.append(cost_section(timing, summary["order_max"]))
     method = (
         f"Masks within k = {summary['order_max']} gates of each corner, evaluated by the family walk of the prefix tree at {config['input_size']} px "
         f"(L = {summary['num_blocks']}); Möbius coefficients by the bit-by-bit transform on the family (exact on a down-closed set), in "
@@ -483,8 +483,8 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
     return sections
 
 
-def cost_section(timing: dict[str, Any]) -> str:
-    """The step's cost estimate beside the wall time of the call that wrote it."""
+def cost_section(timing: dict[str, Any], order: int) -> str:
+    """The step's cost estimate beside the wall time of the call that wrote it, and what order ``order + 1`` would cost."""
     cost = timing["cost_estimate"]
     wall = timing["last_call"]["wall_seconds"]
     rows = [
@@ -500,7 +500,7 @@ def cost_section(timing: dict[str, Any]) -> str:
     ]
     verdict = "within" if wall <= cost["estimated_seconds"] else "over"
     further = "; ".join(
-        f"{part['pass']} at order k + 1: {format_number(part['gmac_next_order'])} GMAC per image "
+        f"{part['pass']} at k = {order + 1} would cost {format_number(part['gmac_next_order'])} GMAC per image "
         f"({format_number(part['gmac_next_order'] / part['gmac'])}× this run's, about "
         f"{format_number(part['gmac_next_order'] * cost['num_images'] / part['gmac_per_s'])} s at its rate)"
         for part in cost["parts"]
@@ -509,7 +509,7 @@ def cost_section(timing: dict[str, Any]) -> str:
     return (
         "Cost estimate (before the first batch, each pass at the rate measured for its kind on this machine): "
         f"{format_number(cost['estimated_seconds'])} s for {cost['num_images']} image(s); the evaluation took "
-        f"{format_number(wall)} s — {verdict} the estimate. One order more: {further}.\n\n"
+        f"{format_number(wall)} s — {verdict} the estimate. Why the families stop at k = {order}: {further}.\n\n"
         + markdown_table(
             ["pass", "masks per image", "GMAC per image", "GMAC/s", "rate measured on", "estimated s"], rows
         )
