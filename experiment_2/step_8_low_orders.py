@@ -199,6 +199,7 @@ def subcube_summary(
         "design": {
             "size": int(draws.shape[1]),
             "draws": int(draws.shape[0]),
+            "seed": seed + SUBCUBE_SEED_OFFSET,
             "seed_offset": SUBCUBE_SEED_OFFSET,
             "blocks": draws.tolist(),
             "masks_per_draw": 2 ** int(draws.shape[1]),
@@ -438,6 +439,7 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
             stat,
             format_number(block["mean"][0]),
             f"[{format_number(block['ci_low'][0])}, {format_number(block['ci_high'][0])}]",
+            f"[{format_number(min(block['per_image_ci_low']))}, {format_number(max(block['per_image_ci_high']))}]",
         ]
         for name, projection in walsh["projections"].items()
         for stat, block in projection.items()
@@ -445,7 +447,10 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
     sections = [
         f"### Walsh summaries from {walsh['design']['num_samples']} random base masks per image "
         f"({walsh['design']['num_ids']} distinct masks)\n\n"
-        + markdown_table(["projection", "statistic", "mean over images", "95 % CI"], rows)
+        + markdown_table(
+            ["projection", "statistic", "mean over images", "95 % CI over images", "images' own 95 % intervals span"],
+            rows,
+        )
     ]
     surrogate = summary["surrogate_r2_by_size"]
     if surrogate:
@@ -465,19 +470,30 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
             estimate, exact = block["per_coefficient_energy"], block["exact_per_coefficient_energy"]
             for position, order in enumerate(subcubes["orders"]):
                 exact_text = format_number(exact["mean"][position]) if exact and position < len(exact["mean"]) else "—"
+                own_low = min(image[position] for image in estimate["per_image_ci_low"])
+                own_high = max(image[position] for image in estimate["per_image_ci_high"])
                 rows.append(
                     [
                         name,
                         order,
                         format_number(estimate["mean"][position]),
                         f"[{format_number(estimate['ci_low'][position])}, {format_number(estimate['ci_high'][position])}]",
+                        f"[{format_number(own_low)}, {format_number(own_high)}]",
                         exact_text,
                     ]
                 )
         sections.append(
             f"### Random sub-cubes: ē_j from {subcubes['design']['draws']} draws of u = {subcubes['design']['size']} blocks per image\n\n"
             + markdown_table(
-                ["projection", "order j", "ē_j sampled (mean)", "95 % CI over images", "ē_j exact (family)"], rows
+                [
+                    "projection",
+                    "order j",
+                    "ē_j sampled (mean)",
+                    "95 % CI over images",
+                    "images' own intervals over draws span",
+                    "ē_j exact (family)",
+                ],
+                rows,
             )
         )
     return sections
