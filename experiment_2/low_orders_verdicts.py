@@ -86,28 +86,53 @@ def surrogate_verdict(projection: str, r2: np.ndarray, order: int, seed: int, we
 
 
 def depth_change_verdict(
-    verdict_id: str, quantity: str, depths: tuple[int, int], change: np.ndarray, seed: int, log: bool = True
+    verdict_id: str,
+    quantity: str,
+    depths: tuple[int, int],
+    change: np.ndarray,
+    seed: int,
+    log: bool = True,
+    own: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, Any]:
     """Does ``quantity`` (its log10 with ``log``) fall from depth ``depths[0]`` to ``depths[1]``? ``change``: per image
-    (paired), the deeper run's value minus the shallower's, on that scale."""
+    (paired), the deeper run's value minus the shallower's, on that scale; ``own``: each image's interval of that change
+    from the two runs' own intervals (interval arithmetic), which widens the bootstrap CI as in
+    :func:`low_degree_share_verdict`."""
     stat = {
         name: values[0] for name, values in bootstrap_mean_ci_rows(change[:, None], seed=seed).items() if name != "n"
     }
+    if own is not None:
+        stat["ci_low"] = min(stat["ci_low"], float(np.min(own[0])))
+        stat["ci_high"] = max(stat["ci_high"], float(np.max(own[1])))
     shallow, deep = depths
     scaled = f"log10({quantity})" if log else quantity
     return verdict(
         verdict_id,
         f"{quantity} falls from L = {shallow} to L = {deep}",
         _threshold_decision(stat["ci_low"], stat["ci_high"], 0.0, "below"),
-        f"holds when the 95 % bootstrap CI of the mean change of {scaled} lies below 0, fails when above 0, else cannot tell",
+        f"holds when the 95 % CI of the mean change of {scaled} lies below 0, fails when above 0, else cannot tell",
         parameters={"threshold": 0.0},
         effect=effect_from_stat(f"{scaled} at L = {deep} minus at L = {shallow}", stat),
         notes=[
-            f"paired over the {len(change)} image(s) both runs evaluated; different architectures, one random "
-            "initialisation each: the spread between networks is not in the interval",
+            f"paired over the {len(change)} image(s) both runs evaluated"
+            + (
+                "; interval: the bootstrap CI over images of the mean change, widened to cover every image's own "
+                "interval of the change (from the two runs' per-image 95 % intervals)"
+                if own is not None
+                else "; interval: the bootstrap CI over images of the mean change"
+            ),
+            "different architectures, one random initialisation each: the spread between networks is not in the interval",
+            *(
+                [
+                    "an image's own interval is unbounded (a run's per-image 95 % interval of Var h reaches 0: h is "
+                    "heavy-tailed over masks), so the change's interval is too"
+                ]
+                if own is not None and not np.isfinite(np.concatenate(own)).all()
+                else []
+            ),
             NULL_NOTE,
         ],
-        inputs=[change],
+        inputs=[change, *(own or ())],
     )
 
 

@@ -3,7 +3,9 @@
 Question: from one depth to the next (e.g. ResNet-50, L = 16 → ResNet-101, L = 33 → ResNet-152, L = 50), does the
 exact order-j Möbius energy at the all-off corner fall relative to the variance of the function (E_j / Var h), and does
 the low-degree Walsh share (W_1 + W_2 + W_3) / Var h fall? Each change is decided by the paired bootstrap CI over the
-images both runs evaluated of the mean change (of log10 E_j / Var h; of the share itself, whose estimate may be ≤ 0) (experiment_2/low_orders_verdicts.py,
+images both runs evaluated of the mean change (of log10 E_j / Var h; of the share itself, whose estimate may be ≤ 0),
+widened to cover every image's own interval of the change (from the two runs' per-image 95 % intervals: Var h's, the
+share's), since one seeded design serves every image of a run and its sampling error is shared by them (experiment_2/low_orders_verdicts.py,
 depth_change_verdict); where the CI straddles 0 it cannot tell. Reads only the runs' summary.json (their per-image
 ratios), evaluates nothing.
 
@@ -64,19 +66,41 @@ def load_run(folder: Path) -> dict[str, Any]:
 
 
 def per_image(summary: dict[str, Any], projection: str, order: int) -> dict[str, np.ndarray]:
-    """Per image (by sample-list position): E_j / Var h at the all-off corner and the low-degree Walsh share."""
-    ratios = np.asarray(summary["bases"]["off"]["projections"][projection]["ratio_to_variance_per_image"])
-    share = np.asarray(summary["walsh"]["projections"][projection]["low_degree_share"]["per_image"])[:, 0]
-    return {"index": np.asarray(summary["image_index"]), "ratio": ratios[:, order - 1], "share": share}
+    """Per image (by sample-list position): E_j / Var h at the all-off corner and the low-degree Walsh share, each
+    with its interval from the run's per-image 95 % intervals (E_j exact, Var h's interval; the share's own)."""
+    ratios = np.asarray(summary["bases"]["off"]["projections"][projection]["ratio_to_variance_per_image"])[:, order - 1]
+    walsh = summary["walsh"]["projections"][projection]
+    variance = np.asarray(walsh["variance"]["per_image"])[:, 0]
+    share = walsh["low_degree_share"]
+    energy = ratios * variance
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio_low = energy / np.asarray(walsh["variance"]["per_image_ci_high"])
+        ratio_high = energy / np.asarray(walsh["variance"]["per_image_ci_low"])
+    return {
+        "index": np.asarray(summary["image_index"]),
+        "ratio": ratios,
+        "ratio_low": np.where(ratio_low > 0, ratio_low, np.nan),
+        "ratio_high": np.where(ratio_high > 0, ratio_high, np.inf),
+        "share": np.asarray(share["per_image"])[:, 0],
+        "share_low": np.asarray(share["per_image_ci_low"]),
+        "share_high": np.asarray(share["per_image_ci_high"]),
+    }
 
 
-def paired_change(shallow: dict[str, np.ndarray], deep: dict[str, np.ndarray], name: str, log: bool) -> np.ndarray:
-    """Per shared image, the deeper run's value (its log10 with ``log``) minus the shallower's."""
+def paired_change(
+    shallow: dict[str, np.ndarray], deep: dict[str, np.ndarray], name: str, log: bool
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Per shared image, the deeper run's value (its log10 with ``log``) minus the shallower's, and that change's
+    interval from the two runs' per-image intervals (deeper low − shallower high, deeper high − shallower low)."""
     common, first, second = np.intersect1d(shallow["index"], deep["index"], return_indices=True)
     if not len(common):
         raise PipelineError("the runs share no image; evaluate the same sample list (--sample-index, --limit)")
     scale = np.log10 if log else np.asarray
-    return scale(deep[name][second]) - scale(shallow[name][first])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        change = scale(deep[name][second]) - scale(shallow[name][first])
+        low = scale(deep[f"{name}_low"][second]) - scale(shallow[f"{name}_high"][first])
+        high = scale(deep[f"{name}_high"][second]) - scale(shallow[f"{name}_low"][first])
+    return change, (low, high)
 
 
 def build_summary(runs: list[dict[str, Any]], seed: int) -> dict[str, Any]:
@@ -87,7 +111,7 @@ def build_summary(runs: list[dict[str, Any]], seed: int) -> dict[str, Any]:
         for shallow, deep in zip(summaries, summaries[1:]):
             depths = (shallow["num_blocks"], deep["num_blocks"])
             for j in range(1, order + 1):
-                change = paired_change(
+                change, own = paired_change(
                     per_image(shallow, projection, j), per_image(deep, projection, j), "ratio", log=True
                 )
                 verdicts.append(
@@ -97,9 +121,10 @@ def build_summary(runs: list[dict[str, Any]], seed: int) -> dict[str, Any]:
                         depths,
                         change,
                         seed,
+                        own=own,
                     )
                 )
-            change = paired_change(
+            change, own = paired_change(
                 per_image(shallow, projection, 1), per_image(deep, projection, 1), "share", log=False
             )
             verdicts.append(
@@ -110,6 +135,7 @@ def build_summary(runs: list[dict[str, Any]], seed: int) -> dict[str, Any]:
                     change,
                     seed,
                     log=False,
+                    own=own,
                 )
             )
         for summary in summaries:

@@ -500,9 +500,10 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
 
 
 def cost_section(timing: dict[str, Any], order: int) -> str:
-    """The step's cost estimate beside the wall time of the call that wrote it, and what order ``order + 1`` would cost."""
+    """The step's cost estimate (of the call that wrote timing.json) beside the run's wall time, and what order
+    ``order + 1`` would cost."""
     cost = timing["cost_estimate"]
-    wall = timing["last_call"]["wall_seconds"]
+    wall = timing["wall_seconds"]  # every call and process of the run: a resumed run's first evaluation counts
     rows = [
         [
             part["pass"],

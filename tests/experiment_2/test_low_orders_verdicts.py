@@ -65,3 +65,13 @@ def test_out_of_reach_names_the_spectrum_and_its_reason() -> None:
     assert (
         entries[0]["status"] == "out of reach" and "2^50" in entries[0]["reason"] and "order 8" in entries[0]["reason"]
     )
+
+
+def test_the_images_own_intervals_widen_the_depth_change() -> None:
+    change = np.array([-2.0, -1.9, -2.1])  # the bootstrap alone would say holds
+    wide = (change - 3.0, change + 3.0)
+    entry = depth_change_verdict("share.vector", "share", (33, 50), change, 0, log=False, own=wide)
+    assert entry["decision"] == "cannot tell" and rule_decision(entry) == "cannot tell"
+    unbounded = (change - 1.0, np.array([np.inf, -1.0, -1.0]))
+    entry = depth_change_verdict("ratio.vector", "E_1 / Var h", (33, 50), change, 0, own=unbounded)
+    assert entry["decision"] == "n/a — non-finite" and any("unbounded" in note for note in entry["notes"])
