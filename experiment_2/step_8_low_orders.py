@@ -664,6 +664,9 @@ def main(argv: list[str] | None = None) -> None:
         for name in PROJECTIONS:
             arrays[f"order_means_{name}"] = np.stack(means[name], axis=1)  # (N, draws, u + 1)
     summary = build_summary(provenance(setup), arrays, tables, args, num_blocks, design, draws, sizes)
+    previous = read_json_if_exists(Path(setup.config.output_dir) / "timing.json") or {}
+    if not timing["images_evaluated"] and "cost_estimate" in previous:
+        cost = previous["cost_estimate"]  # the estimate made before the images were evaluated, not a later call's
     path = write_results(setup, arrays, summary, {**timing, "cost_estimate": cost})
     report = Path(setup.config.output_dir) / "REPORT.md"
     atomic_write_text(

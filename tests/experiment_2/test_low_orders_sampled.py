@@ -86,12 +86,14 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
     assert "Random sub-cubes" in report and "Walsh summaries" in report and "a null" in report
     assert "cost_estimate" in read_json(run / "timing.json")
 
-    # a rerun evaluates nothing and writes the same summary
+    # a rerun evaluates nothing, writes the same summary and keeps the estimate made before the evaluation
     before = (run / "summary.json").read_bytes()
+    estimate = read_json(run / "timing.json")["cost_estimate"]
     for name in ("evaluate_all_masks", "evaluate_mask_family", "evaluate_masks_naive"):
         monkeypatch.setattr(loop, name, lambda *args, **kwargs: pytest.fail("a batch was recomputed"))
     step_8_low_orders.main(evaluation_flags(tiny_shards, tiny_sample_index, run, *FLAGS, *SUBCUBES))
     assert (run / "summary.json").read_bytes() == before
+    assert read_json(run / "timing.json")["cost_estimate"] == estimate
 
     # the depth reader on two runs of the same images (the same network twice: a change of exactly 0)
     trend = run.parent / "trend"
