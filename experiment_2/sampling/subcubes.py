@@ -101,14 +101,14 @@ def subcube_estimates(
     :func:`subcube_order_means` (``(num_draws, size + 1)``): the mean over draws, unbiased, with a two-sided
     ``confidence`` interval over draws.
 
-    One dict per order: ``{"order", "mean", "ci_low", "ci_high", "draws", "interval"}``. The interval is the
-    studentized bootstrap (bootstrap-t, :data:`INTERVAL`) over draws, ``num_resamples`` resamples drawn by
-    ``np.random.default_rng(seed)``: the per-draw means of the top orders are few coefficients each and right-skewed,
-    where the percentile bootstrap and Student's t under-cover. Coverage measured on a residual game's exhaustive
-    table (tests/experiment_2/test_sampling_subcubes.py, 1000 replications of 30 draws): 95–97 % for every order
-    whose per-draw coefficient of variation is ≤ 1.3; a top order with a heavier tail needs more draws (CV 1.9:
-    90 % at 30 draws, 95 % at 60; CV 3.4: 87 % at 30). With fewer than 3 draws the interval is NaN; an order whose draws are all equal gets
-    the mean itself.
+    One dict per order: ``{"order", "mean", "ci_low", "ci_high", "draws", "interval", "se"}`` (``se``: the standard
+    error of the mean over draws, NaN with one draw). The interval is the studentized bootstrap (bootstrap-t,
+    :data:`INTERVAL`) over draws, ``num_resamples`` resamples drawn by ``np.random.default_rng(seed)``: the per-draw
+    means of the top orders are few coefficients each and right-skewed, where the percentile bootstrap and Student's t
+    under-cover. Coverage measured on a residual game's exhaustive tables (1000 replications of 30 draws; the test is
+    tests/experiment_2/test_sampling_subcubes.py): 95–97 % for every order whose per-draw coefficient of variation is
+    ≤ 1.3; a top order with a heavier tail needs more draws (CV 1.9: 90 % at 30 draws, 95 % at 60; CV 3.4: 87 % at
+    30). With fewer than 3 draws the interval is NaN; an order whose draws are all equal gets the mean itself.
     """
     order_means = np.asarray(order_means, dtype=np.float64)
     if order_means.ndim != 2:
@@ -117,6 +117,7 @@ def subcube_estimates(
     samples = order_means[:, 1:]
     mean = samples.mean(axis=0) if draws else np.full(samples.shape[1], np.nan)
     limits = np.full((2, samples.shape[1]), np.nan)
+    error = samples.std(axis=0, ddof=1) / np.sqrt(draws) if draws > 1 else np.full(samples.shape[1], np.nan)
     if draws >= 3:
         varying = samples.std(axis=0) > 0
         limits[:, ~varying] = mean[~varying]
@@ -130,6 +131,7 @@ def subcube_estimates(
             "ci_high": float(limits[1, order - 1]),
             "draws": draws,
             "interval": INTERVAL,
+            "se": float(error[order - 1]),
         }
         for order in range(1, order_means.shape[1])
     ]

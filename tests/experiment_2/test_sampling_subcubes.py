@@ -127,6 +127,7 @@ def test_estimates_rows_and_small_inputs() -> None:
     assert [row["order"] for row in rows] == [1, 2] and rows[0]["draws"] == 4
     assert rows[0]["mean"] == rows[0]["ci_low"] == rows[0]["ci_high"] == 2.0  # all draws alike
     assert rows[1]["mean"] == 6.0 and rows[1]["ci_low"] < 6.0 < rows[1]["ci_high"]
+    assert rows[1]["se"] == pytest.approx(np.std([5.0, 7.0, 9.0, 3.0], ddof=1) / 2, rel=1e-12)
     assert rows[1] == subcube_estimates(means)[1]  # seeded
     assert "bootstrap" in rows[1]["interval"]
     two = subcube_estimates(means[:2])
