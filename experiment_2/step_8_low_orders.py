@@ -8,7 +8,15 @@ tree (experiment_1/network/engines.py, evaluate_family_tree), and the Möbius tr
 order energies E_1 … E_k, the per-coefficient means ē_j = E_j / C(L, j), the largest single blocks, pairs and
 triples, and only ratios that are observable here: E_j / ‖h(full) − h(∅)‖² (exact) and E_j / Var h, Var h the
 variance of h over a uniformly random mask, estimated from --random-masks masks (unbiased sample variance).
-The spectrum p_j, C≤k, κ and the peak order need every order's energy (all 2^L coefficients) and are not computed.
+Sampled, with intervals (experiment_2/sampling, experiment_2/low_orders_sampled.py): the Walsh summaries from a seeded
+design built on those masks (each base mask with a one-block flip and one ρ-correlated copy per ρ: variance,
+influence, κ_W, κ_W / L, noise stability, W_1 … W_3, the low-degree share); the order-≤k surrogate's R² on the design's
+masks by mask size; with --subcube-size u, ē_j for j ≤ u from --subcubes random u-block sub-cubes, each the tree pass
+over a held-off view of the network (experiment_1.network.held_off_view). Verdicts (experiment_2/low_orders_verdicts.py)
+say what these decide; the spectrum p_j, C≤k, κ and the peak order need every order's energy (all 2^L coefficients)
+and are listed as out of reach. Before the first batch the step's cost estimate counts every pass (families, random
+masks, sub-cubes; experiment_2/low_orders_cost.py); --dry-run prints it and stops, --budget refuses a run over a
+number of masks per image.
 
 Inputs:  --sample-index, shards in --data-dir, --arch/--weights (resnet101, resnet152 …), --resolution.
 Outputs: <output-dir>/summary.json, REPORT.md, per_image.npz, timing.json, partial/ (resume state).
@@ -31,7 +39,7 @@ import torch
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_text, read_json_if_exists
-from experiment_1.network import MaskFamily
+from experiment_1.network import MaskFamily, held_off_view
 from experiment_1.report import ReportDocument, bootstrap_mean_ci_rows, format_number, markdown_table
 from experiment_1.run import (
     MOBIUS_DTYPES,
@@ -46,21 +54,34 @@ from experiment_1.run import (
 )
 from experiment_2.low_orders import (
     PROJECTIONS,
+    Surrogate,
     corner_reductions,
     family_reductions,
     largest_sets,
     order_energies,
     per_coefficient,
-    random_mask_ids,
+    random_pass_ids,
+    reported_sizes,
 )
+from experiment_2.low_orders_cost import describe_cost, step_cost
+from experiment_2.low_orders_sampled import over_images, subcube_per_image, subcube_reductions, walsh_per_image
+from experiment_2.low_orders_verdicts import low_degree_share_verdict, out_of_reach, surrogate_verdict
+from experiment_2.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
+from experiment_2.sampling.subcubes import draw_subcubes
+from experiment_2.sampling.walsh import INTERVAL as WALSH_INTERVAL
+from experiment_2.sampling.walsh import estimate_names, walsh_design
 
 STEP = "experiment_2.step_8_low_orders"
 BASES = ("off", "on")
 LARGEST = 5  # sets listed per order
 EXHAUSTIVE_LIMIT = 16  # the depth up to which the exhaustive step 1 gives p_k, C≤3, κ and the peak order
+SIZE_LEAST = 10  # a mask size's surrogate R² is reported when the design holds at least this many masks of it
+MIN_SUBCUBES = 3  # the bootstrap-t interval over draws needs at least 3 (experiment_2.sampling.subcubes)
+SUBCUBE_SEED_OFFSET = 1  # the sub-cubes are drawn with --seed + 1, the Walsh design with --seed: independent draws
 QUESTION = (
     "What are the exact low-order Möbius coefficients of the logits at the all-off network and about the full network "
-    "(single blocks, pairs, triples) for a network too deep for all 2^L masks?"
+    "(single blocks, pairs, triples) for a network too deep for all 2^L masks — and what do random masks and random "
+    "sub-cubes say about the rest of its spectrum?"
 )
 
 
@@ -68,6 +89,13 @@ def positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
+    return value
+
+
+def natural_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a non-negative integer")
     return value
 
 
@@ -88,11 +116,37 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--random-masks",
         type=positive_int,
         default=256,
-        help="uniformly random masks per image for Var h (at least 2; default: %(default)s)",
+        help="uniformly random base masks per image of the Walsh design (Var h from them; each also evaluated with a "
+        "one-block flip and a ρ-correlated copy per ρ; at least 2; default: %(default)s)",
     )
+    parser.add_argument(
+        "--subcube-size",
+        type=natural_int,
+        default=0,
+        help="u: blocks per random sub-cube (its 2^u masks by the tree pass over a held-off view; 0: no sub-cubes; "
+        "default: %(default)s)",
+    )
+    parser.add_argument(
+        "--subcubes",
+        type=natural_int,
+        default=30,
+        help=f"random sub-cubes per image, drawn with --seed + 1 (at least {MIN_SUBCUBES} for an interval; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--budget",
+        type=positive_int,
+        default=None,
+        help="refuse the run before its first batch when the masks per image of all its passes exceed this",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the step's cost estimate (every pass) and stop")
     args = parser.parse_args(argv)
     if args.random_masks < 2:
         raise PipelineError(f"--random-masks {args.random_masks}: the sample variance needs at least 2 masks")
+    if args.subcube_size and args.subcubes < MIN_SUBCUBES:
+        raise PipelineError(
+            f"--subcubes {args.subcubes}: the interval over sub-cubes needs at least {MIN_SUBCUBES}; "
+            f"pass --subcubes {MIN_SUBCUBES} or more (30 or more for the top orders' coverage)"
+        )
     return args
 
 
@@ -109,18 +163,74 @@ def projection_summary(
         "per_coefficient_energy": bootstrap_mean_ci_rows(per_coefficient(energies, num_blocks)[:, 1:], seed=seed),
         "ratio_to_corner_gap": bootstrap_mean_ci_rows(to_gap, seed=seed),
         "ratio_to_variance": bootstrap_mean_ci_rows(to_variance, seed=seed),
+        "ratio_to_variance_per_image": to_variance.tolist(),
     }
+
+
+def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, design: Any, seed: int) -> dict[str, Any]:
+    """Each Walsh statistic per projection: its mean over images (one shared set of bootstrap resamples per
+    projection) and each image's estimate and interval."""
+    names = estimate_names(design.rhos)
+    projections = {}
+    for name in PROJECTIONS:
+        estimate, low, high = (arrays[f"walsh_{bound}_{name}"][valid] for bound in ("estimate", "ci_low", "ci_high"))
+        means = bootstrap_mean_ci_rows(estimate, seed=seed)
+        projections[name] = {
+            stat: {
+                "mean": [means["mean"][position]],
+                "ci_low": [means["ci_low"][position]],
+                "ci_high": [means["ci_high"][position]],
+                "n": means["n"],
+                "per_image": estimate[:, [position]].tolist(),
+                "per_image_ci_low": low[:, position].tolist(),
+                "per_image_ci_high": high[:, position].tolist(),
+            }
+            for position, stat in enumerate(names)
+        }
+    return {"design": design.describe(), "interval": WALSH_INTERVAL, "names": list(names), "projections": projections}
+
+
+def subcube_summary(
+    arrays: dict[str, np.ndarray], valid: np.ndarray, draws: np.ndarray, exact: dict[str, np.ndarray], seed: int
+) -> dict[str, Any]:
+    """ē_j, j ≤ u, per projection: means over images of the per-image sub-cube estimates, each image's interval over
+    draws, and the exact ē_j of the family beside them where j ≤ k."""
+    result: dict[str, Any] = {
+        "design": {
+            "size": int(draws.shape[1]),
+            "draws": int(draws.shape[0]),
+            "seed": seed + SUBCUBE_SEED_OFFSET,
+            "seed_offset": SUBCUBE_SEED_OFFSET,
+            "blocks": draws.tolist(),
+            "masks_per_draw": 2 ** int(draws.shape[1]),
+            "engine": "tree pass over the held-off view (experiment_1.network.held_off_view)",
+        },
+        "interval": SUBCUBE_INTERVAL,
+        "orders": list(range(1, draws.shape[1] + 1)),
+        "projections": {},
+    }
+    for name in PROJECTIONS:
+        estimates = subcube_per_image(arrays[f"order_means_{name}"][valid])
+        result["projections"][name] = {
+            "per_coefficient_energy": over_images(estimates["mean"], estimates["ci_low"], estimates["ci_high"], seed),
+            "exact_per_coefficient_energy": bootstrap_mean_ci_rows(exact[name][:, 1:], seed=seed)
+            if name in exact
+            else None,
+        }
+    return result
 
 
 def build_summary(
     config: dict[str, Any],
     arrays: dict[str, np.ndarray],
     tables: dict[str, dict[str, Any]],
-    order: int,
+    args: argparse.Namespace,
     num_blocks: int,
-    random_masks: int,
-    seed: int,
+    design: Any,
+    draws: np.ndarray | None,
+    sizes: tuple[int, ...],
 ) -> dict[str, Any]:
+    order, seed = args.order, args.seed
     valid = valid_images(arrays)
     corners = {
         name: {"corner_gap": arrays[f"corner_gap_{name}"][valid], "variance": arrays[f"variance_{name}"][valid]}
@@ -143,15 +253,52 @@ def build_summary(
             },
             "largest_sets_vector": table,
         }
+    walsh = walsh_summary(arrays, valid, design, seed)
+    verdicts = []
+    for name in PROJECTIONS:
+        share = walsh["projections"][name]["low_degree_share"]
+        verdicts.append(
+            low_degree_share_verdict(
+                name,
+                np.asarray(share["per_image"])[:, 0],
+                np.asarray(share["per_image_ci_low"]),
+                np.asarray(share["per_image_ci_high"]),
+                seed,
+                config["weights"],
+            )
+        )
+    surrogate = None
+    if "off" in tables:
+        surrogate = {
+            "order_max": order,
+            "masks": "every mask of the Walsh design (base, flipped and ρ-correlated: each marginally uniform)",
+            "sizes": [*sizes, "all"],
+            "counts": [int(count) for count in _size_counts(design, sizes)],
+            "projections": {
+                name: bootstrap_mean_ci_rows(arrays[f"surrogate_r2_{name}"][valid], seed=seed) for name in PROJECTIONS
+            },
+        }
+        verdicts += [
+            surrogate_verdict(name, arrays[f"surrogate_r2_{name}"][valid][:, -1], order, seed, config["weights"])
+            for name in PROJECTIONS
+        ]
+    exact_per_coefficient = {
+        name: per_coefficient(arrays[f"order_energy_{name}_off"][valid], num_blocks)
+        for name in PROJECTIONS
+        if "off" in tables
+    }
+    subcubes = subcube_summary(arrays, valid, draws, exact_per_coefficient, seed) if draws is not None else None
+    subcube_size = 0 if draws is None else int(draws.shape[1])
     return {
         "experiment": "experiment_2_low_orders",
         "question": QUESTION,
         **image_counts(valid),
+        "image_index": arrays["index"][valid].tolist(),
         "num_blocks": num_blocks,
         "order_max": order,
         "orders": list(range(1, order + 1)),
         "binomial": [comb(num_blocks, j) for j in range(1, order + 1)],
-        "random_masks_per_image": random_masks,
+        "random_masks_per_image": args.random_masks,
         "corner_gap": {
             name: bootstrap_mean_ci_rows(corners[name]["corner_gap"][:, None], seed=seed) for name in PROJECTIONS
         },
@@ -159,22 +306,43 @@ def build_summary(
             name: bootstrap_mean_ci_rows(corners[name]["variance"][:, None], seed=seed) for name in PROJECTIONS
         },
         "bases": bases,
+        "walsh": walsh,
+        "surrogate_r2_by_size": surrogate,
+        "subcubes": subcubes,
         "exact": [
             "every Möbius coefficient Δ_S with |S| ≤ k at each evaluated corner (the family walk and the transform on the family)",
             "E_j and ē_j = E_j / C(L, j) for j ≤ k",
             "‖h(full) − h(∅)‖² and E_j / ‖h(full) − h(∅)‖²",
         ],
         "estimated": [
-            f"Var h, the variance of h over a uniformly random mask: unbiased sample variance of {random_masks} seeded random masks per image "
-            "(E_j / Var h is a ratio to that estimate)"
+            f"Var h, the variance of h over a uniformly random mask: unbiased sample variance of the {args.random_masks} seeded "
+            "uniform base masks of the Walsh design per image (E_j / Var h is a ratio to that estimate)",
+            "the Walsh summaries (variance, influence, κ_W, κ_W / L, noise stability, W_1 … W_3, the low-degree share) "
+            f"per image with 95 % intervals ({WALSH_INTERVAL})",
+            "the order-≤k surrogate's R² on the design's masks by mask size (exact coefficients, sampled masks)",
+            *(
+                [
+                    f"ē_j for j ≤ u = {subcube_size} from {draws.shape[0]} random sub-cubes per image, unbiased, "
+                    f"95 % intervals over draws ({SUBCUBE_INTERVAL})"
+                ]
+                if draws is not None
+                else []
+            ),
         ],
         "out_of_reach": [
-            f"p_j = E_j / Σ_(i≥1) E_i, C≤k, κ and the peak order: their denominator is the energy of all 2^L − 1 coefficients, "
-            f"which no family of low orders contains (at L ≤ {EXHAUSTIVE_LIMIT} the exhaustive step 1 gives them; here L = {num_blocks})",
-            f"orders above k = {order}: not evaluated",
-        ],
+            f"{entry['quantity']}: {entry['reason']}"
+            for entry in out_of_reach(num_blocks, EXHAUSTIVE_LIMIT, order, subcube_size)
+        ]
+        + [f"orders above k = {order}: not evaluated exactly"],
+        "undecided": out_of_reach(num_blocks, EXHAUSTIVE_LIMIT, order, subcube_size),
+        "verdicts": verdicts,
         "config": config,
     }
+
+
+def _size_counts(design: Any, sizes: tuple[int, ...]) -> list[int]:
+    popcounts = np.bitwise_count(design.all_ids())
+    return [int((popcounts == size).sum()) for size in sizes] + [len(popcounts)]
 
 
 def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> str:
@@ -217,6 +385,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
             for item in items
         ]
         results.append(markdown_table(["order", "blocks", "mean ‖Δ‖² (vector)"], largest))
+    results += sampled_sections(summary)
     results.append(
         "Exact: "
         + "; ".join(summary["exact"])
@@ -226,17 +395,28 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
         + "; ".join(summary["out_of_reach"])
         + "."
     )
+    if timing and "cost_estimate" in timing:
+        results.append(cost_section(timing, summary["order_max"]))
     method = (
         f"Masks within k = {summary['order_max']} gates of each corner, evaluated by the family walk of the prefix tree at {config['input_size']} px "
         f"(L = {summary['num_blocks']}); Möbius coefficients by the bit-by-bit transform on the family (exact on a down-closed set), in "
-        f"`{config['mobius_dtype']}`; Var h from {summary['random_masks_per_image']} seeded uniformly random masks per image. Means over images "
-        "with percentile-bootstrap 95 % CIs in summary.json."
+        f"`{config['mobius_dtype']}`; Var h from {summary['random_masks_per_image']} seeded uniformly random masks per image, "
+        "the base masks of the Walsh design (each also evaluated with a one-block flip and one ρ-correlated copy per ρ, "
+        "by the naive engine on the explicit id list)"
+        + (
+            f"; {summary['subcubes']['design']['draws']} random sub-cubes of u = {summary['subcubes']['design']['size']} "
+            "blocks, each the tree pass over the held-off view (the other blocks run their gate-off path)"
+            if summary["subcubes"]
+            else ""
+        )
+        + ". Means over images with percentile-bootstrap 95 % CIs in summary.json, each image's own interval beside them."
     )
     weights = (
-        "random-init weights: a null, not a finding about the trained network"
+        "random-init weights: a demonstration and a null, not a finding about the trained network nor the original study's claim"
         if config["weights"] == "random"
         else f"weights {config['weights']}"
     )
+    undecided = [f"{entry['quantity']}: {entry['status']} — {entry['reason']}." for entry in summary["undecided"]]
     return ReportDocument(
         title=f"Experiment 2 — exact low orders at both corners ({config['arch']}, L = {summary['num_blocks']}, {config['input_size']} px)",
         summary=summary,
@@ -244,11 +424,123 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
         results=results,
         seed_rows=[],
         seed_source="the seed reports no low-order table past the exhaustive limit",
-        verdict=[f"No verdict: a measurement ({weights})."],
+        verdict=[f"The verdicts below are drawn from {weights}.", *undecided],
         generator=STEP,
         timing=timing,
-        verdicts=[],
     ).render()
+
+
+def sampled_sections(summary: dict[str, Any]) -> list[str]:
+    """The Walsh, surrogate and sub-cube tables of REPORT.md (means over images, 95 % CIs)."""
+    walsh = summary["walsh"]
+    rows = [
+        [
+            name,
+            stat,
+            format_number(block["mean"][0]),
+            f"[{format_number(block['ci_low'][0])}, {format_number(block['ci_high'][0])}]",
+            f"[{format_number(min(block['per_image_ci_low']))}, {format_number(max(block['per_image_ci_high']))}]",
+        ]
+        for name, projection in walsh["projections"].items()
+        for stat, block in projection.items()
+    ]
+    sections = [
+        f"### Walsh summaries from {walsh['design']['num_samples']} random base masks per image "
+        f"({walsh['design']['num_ids']} distinct masks)\n\n"
+        + markdown_table(
+            ["projection", "statistic", "mean over images", "95 % CI over images", "images' own 95 % intervals span"],
+            rows,
+        )
+    ]
+    surrogate = summary["surrogate_r2_by_size"]
+    if surrogate:
+        rows = [
+            [str(size), count]
+            + [format_number(surrogate["projections"][name]["mean"][position]) for name in PROJECTIONS]
+            for position, (size, count) in enumerate(zip(surrogate["sizes"], surrogate["counts"]))
+        ]
+        sections.append(
+            f"### The order-≤{surrogate['order_max']} Möbius surrogate (base ∅) on the design's masks: R² by mask size\n\n"
+            + markdown_table(["mask size |T|", "masks", "R² vector (mean)", "R² scalar (mean)"], rows)
+        )
+    subcubes = summary["subcubes"]
+    if subcubes:
+        rows = []
+        for name, block in subcubes["projections"].items():
+            estimate, exact = block["per_coefficient_energy"], block["exact_per_coefficient_energy"]
+            for position, order in enumerate(subcubes["orders"]):
+                exact_text = format_number(exact["mean"][position]) if exact and position < len(exact["mean"]) else "—"
+                own_low = min(image[position] for image in estimate["per_image_ci_low"])
+                own_high = max(image[position] for image in estimate["per_image_ci_high"])
+                rows.append(
+                    [
+                        name,
+                        order,
+                        format_number(estimate["mean"][position]),
+                        f"[{format_number(estimate['ci_low'][position])}, {format_number(estimate['ci_high'][position])}]",
+                        f"[{format_number(own_low)}, {format_number(own_high)}]",
+                        exact_text,
+                    ]
+                )
+        sections.append(
+            f"### Random sub-cubes: ē_j from {subcubes['design']['draws']} draws of u = {subcubes['design']['size']} blocks per image\n\n"
+            + markdown_table(
+                [
+                    "projection",
+                    "order j",
+                    "ē_j sampled (mean)",
+                    "95 % CI over images",
+                    "images' own intervals over draws span",
+                    "ē_j exact (family)",
+                ],
+                rows,
+            )
+        )
+    return sections
+
+
+def cost_section(timing: dict[str, Any], order: int) -> str:
+    """The step's cost estimate (of the call that wrote timing.json) beside the run's wall time, and what order
+    ``order + 1`` would cost."""
+    cost = timing["cost_estimate"]
+    wall = timing["wall_seconds"]  # every call and process of the run: a resumed run's first evaluation counts
+    rows = [
+        [
+            part["pass"],
+            part["masks"],
+            format_number(part["gmac"]),
+            format_number(part["gmac_per_s"]),
+            part["rate_from"],
+            format_number(part["seconds"]),
+        ]
+        for part in cost["parts"]
+    ]
+    verdict = "within" if wall <= cost["estimated_seconds"] else "over"
+    further = "; ".join(
+        f"{part['pass']} at k = {order + 1} would cost {format_number(part['gmac_next_order'])} GMAC per image "
+        f"({format_number(part['gmac_next_order'] / part['gmac'])}× this run's, about "
+        f"{format_number(part['gmac_next_order'] * cost['num_images'] / part['gmac_per_s'])} s at its rate)"
+        for part in cost["parts"]
+        if part.get("gmac_next_order")
+    )
+    return (
+        "Cost estimate (before the first batch, each pass at the rate measured for its kind on this machine): "
+        f"{format_number(cost['estimated_seconds'])} s for {cost['num_images']} image(s); the evaluation took "
+        f"{format_number(wall)} s — {verdict} the estimate. Why the families stop at k = {order}: {further}.\n\n"
+        + markdown_table(
+            ["pass", "masks per image", "GMAC per image", "GMAC/s", "rate measured on", "estimated s"], rows
+        )
+    )
+
+
+def check_budget(cost: dict[str, Any], budget: int | None) -> None:
+    """One line when the step's masks per image exceed ``--budget``."""
+    if budget is not None and cost["masks_per_image"] > budget:
+        parts = ", ".join(f"{part['pass']} {part['masks']}" for part in cost["parts"])
+        raise PipelineError(
+            f"--budget {budget}: the run evaluates {cost['masks_per_image']} masks per image ({parts}); "
+            "lower --order, --random-masks, --subcubes or --subcube-size, or raise --budget"
+        )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -263,6 +555,30 @@ def main(argv: list[str] | None = None) -> None:
         raise PipelineError(
             f"--order {args.order}: the network has L = {num_blocks} gated blocks; use --order {num_blocks} or less"
         )
+    if args.subcube_size > num_blocks:
+        raise PipelineError(
+            f"--subcube-size {args.subcube_size}: the network has L = {num_blocks} gated blocks; use {num_blocks} or less"
+        )
+    design = walsh_design(num_blocks, args.random_masks, args.seed)
+    random_ids, base_positions = random_pass_ids(design)
+    draws = (
+        draw_subcubes(num_blocks, args.subcube_size, args.subcubes, args.seed + SUBCUBE_SEED_OFFSET)
+        if args.subcube_size
+        else None
+    )
+    cost = step_cost(
+        setup.model,
+        setup.model.preprocess.crop,
+        len(setup.samples),
+        families,
+        len(random_ids),
+        [] if draws is None else draws.tolist(),
+        setup.config.mask_chunk,
+    )
+    print(describe_cost(cost), flush=True)
+    check_budget(cost, args.budget)
+    if args.dry_run:
+        return
     setup = replace(
         setup,
         config=setup.config.with_options(
@@ -270,15 +586,15 @@ def main(argv: list[str] | None = None) -> None:
         ),
     )
     dtype = MOBIUS_DTYPES[setup.config.mobius_dtype]
-    random_ids = random_mask_ids(num_blocks, args.random_masks, args.seed)
     corners, timing = run_per_image(
         setup,
         f"{STEP}/corners",
-        lambda logits, labels: corner_reductions(logits),
-        description=f"∅, full and {args.random_masks} random masks",
+        lambda logits, labels: corner_reductions(logits, base_positions),
+        description=f"∅, full and {len(random_ids) - 2} Walsh-design masks",
         mask_indices=random_ids,
     )
     predicted = torch.as_tensor(corners["predicted"])
+    design_logits = torch.as_tensor(corners["design_logits"])
     arrays = {
         name: corners[name]
         for name in (
@@ -289,6 +605,13 @@ def main(argv: list[str] | None = None) -> None:
             *(f"{kind}_{name}" for kind in ("corner_gap", "variance") for name in PROJECTIONS),
         )
     }
+    arrays.update(walsh_per_image(design, corners["design_logits"], corners["predicted"]))
+    sizes = reported_sizes(design.all_ids(), SIZE_LEAST)
+
+    def add(part_timing: dict[str, float]) -> None:
+        for name in ("wall_seconds", "images_evaluated"):
+            timing[name] += part_timing[name]
+
     tables = {}
     for family in families:
         ids = family.mask_ids(num_blocks)
@@ -301,23 +624,50 @@ def main(argv: list[str] | None = None) -> None:
             ids: torch.Tensor = ids,
             base: str = family.base,
         ) -> dict[str, torch.Tensor]:
-            return family_reductions(logits, ids, num_blocks, base, predicted[index.cpu()], dtype)
+            surrogate = Surrogate(design.all_ids(), design_logits[index.cpu()], sizes) if base == "off" else None
+            return family_reductions(logits, ids, num_blocks, base, predicted[index.cpu()], dtype, surrogate)
 
         part, part_timing = run_per_image(
             setup, f"{STEP}/{family.base}", reduce, description=family.describe(), pass_indices=True, mask_family=family
         )
-        timing = {name: timing[name] + part_timing[name] for name in ("wall_seconds", "images_evaluated")}
+        add(part_timing)
         arrays["valid"] = arrays["valid"] & part["valid"]
         energies = order_energies(part, set_ids, args.order)
         for name in PROJECTIONS:
             arrays[f"order_energy_{name}_{family.base}"] = energies[name]
+            if family.base == "off":
+                arrays[f"surrogate_r2_{name}"] = part[f"surrogate_r2_{name}"]
         valid = part["valid"].astype(bool)
         tables[family.base] = {
             str(size): largest_sets(part["energy_vector"][valid], set_ids, setup.model.block_names, size, LARGEST)
             for size in range(1, min(args.order, 3) + 1)
         }
-    summary = build_summary(provenance(setup), arrays, tables, args.order, num_blocks, args.random_masks, args.seed)
-    path = write_results(setup, arrays, summary, timing)
+    if draws is not None:
+        means: dict[str, list[np.ndarray]] = {name: [] for name in PROJECTIONS}
+        for number, blocks in enumerate(draws.tolist()):
+            view = replace(
+                setup,
+                model=held_off_view(setup.model, blocks),
+                config=setup.config.with_options(subcube={"blocks": blocks}),
+            )
+            part, part_timing = run_per_image(
+                view,
+                f"{STEP}/subcube_{number}",
+                lambda logits, labels, index: subcube_reductions(logits, predicted[index.cpu()]),
+                description=f"sub-cube {number + 1} of {len(draws)}: 2^{len(blocks)} masks of a held-off view",
+                pass_indices=True,
+            )
+            add(part_timing)
+            arrays["valid"] = arrays["valid"] & part["valid"]
+            for name in PROJECTIONS:
+                means[name].append(part[f"order_means_{name}"])
+        for name in PROJECTIONS:
+            arrays[f"order_means_{name}"] = np.stack(means[name], axis=1)  # (N, draws, u + 1)
+    summary = build_summary(provenance(setup), arrays, tables, args, num_blocks, design, draws, sizes)
+    previous = read_json_if_exists(Path(setup.config.output_dir) / "timing.json") or {}
+    if not timing["images_evaluated"] and "cost_estimate" in previous:
+        cost = previous["cost_estimate"]  # the estimate made before the images were evaluated, not a later call's
+    path = write_results(setup, arrays, summary, {**timing, "cost_estimate": cost})
     report = Path(setup.config.output_dir) / "REPORT.md"
     atomic_write_text(
         report, report_markdown(summary, read_json_if_exists(Path(setup.config.output_dir) / "timing.json"))

@@ -16,6 +16,10 @@ from typing import Any
 _EXPORTS: dict[str, str] = {
     "DEFAULT_BETA": "gating",
     "evaluate_all_masks": "engines",
+    "evaluate_mask_family": "engines",
+    "family_gmac": "engines",
+    "work_ratio": "engines",
+    "held_off_view": "held_off",
     "MaskFamily": "mask_family",
     "native_input_size": "registry",
     "Residual": "gating",

@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     "write_timing": "loop",
     "RunConfig": "run_config",
     "check_lambdas": "preflight",
+    "measured_rate": "preflight",
     "unique_passes": "distributed",
 }
 # modules of this package that callers import whole (``from experiment_1.run import run_config``)

@@ -19,7 +19,7 @@ from experiment_1.mobius.transform import mobius_transform
 from experiment_1.network.engines import evaluate_all_masks
 from experiment_1.network.registry import build_gated_stack
 from experiment_2 import step_8_low_orders
-from experiment_2.low_orders import random_mask_ids
+from experiment_2.sampling.walsh import walsh_design
 
 
 def test_low_orders_equal_the_dense_butterfly_at_both_corners(
@@ -67,7 +67,8 @@ def test_low_orders_equal_the_dense_butterfly_at_both_corners(
         np.testing.assert_allclose(arrays[f"order_energy_vector_{base}"], expected, rtol=1e-3)
         ratios = summary["bases"][base]["projections"]["vector"]["per_coefficient_energy"]["mean"]
         np.testing.assert_allclose(ratios, (expected[:, 1:] / [comb(8, 1), comb(8, 2)]).mean(axis=0), rtol=1e-3)
-    random = logits[:, random_mask_ids(8, 16, 0)[2:]]
+    design = walsh_design(8, 16, 0)
+    random = logits[:, design.base]
     np.testing.assert_allclose(arrays["variance_vector"], random.var(dim=1, correction=1).sum(dim=1).numpy(), rtol=1e-4)
     np.testing.assert_allclose(
         arrays["corner_gap_vector"], (logits[:, full] - logits[:, 0]).square().sum(dim=1).numpy(), rtol=1e-4

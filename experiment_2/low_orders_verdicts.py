@@ -1,0 +1,157 @@
+"""What step 8's estimates decide, as verdict data (:mod:`experiment_1.report`'s schema), and what they cannot.
+
+Thresholds are fixed here, before any run:
+
+- ``walsh_low_degree_share.<projection>``: do the Walsh degrees 1–3 hold more than :data:`LOW_DEGREE_SHARE` of Var h?
+  The interval is the bootstrap CI over images of the mean share, widened to cover every image's own 95 % interval
+  (the estimator's): with a handful of images the bootstrap alone cannot see the sampling error of each estimate.
+- ``surrogate_r2.<projection>``: does the exact order-≤k Möbius expansion about the all-off network explain more than
+  :data:`SURROGATE_R2` of the spread of h over the design's uniformly random masks (R² over all of them)? Bootstrap CI
+  over images (the R² of an image is computed on its masks, without an interval of its own).
+- across depths (:func:`depth_change_verdict`, used by step 11): does a ratio (or its log10) fall from one depth to
+  the next? The paired bootstrap CI over the images both runs evaluated of the mean change.
+
+The decision is :func:`experiment_1.report.decide_by_ci` on the CI shifted by the threshold. What no estimate here
+can decide — the Möbius spectrum's fractions, κ, C≤k and its peak order — is listed by :func:`out_of_reach` with the
+reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from experiment_1.report import bootstrap_mean_ci_rows, decide_by_ci, effect_from_stat, verdict
+
+LOW_DEGREE_SHARE = 0.5
+SURROGATE_R2 = 0.5
+NULL_NOTE = (
+    "random-init weights: a demonstration of the method and a null, not a finding about a trained network "
+    "(nor the original study's claim)"
+)
+
+
+def _threshold_decision(low: float, high: float, threshold: float, side: str) -> str:
+    """holds when the CI lies on ``side`` (above / below) of ``threshold``, fails when on the other, else cannot tell."""
+    return decide_by_ci(
+        {"ci_low": low - threshold, "ci_high": high - threshold}, "positive" if side == "above" else "negative"
+    )
+
+
+def low_degree_share_verdict(
+    projection: str, share: np.ndarray, low: np.ndarray, high: np.ndarray, seed: int, weights: str
+) -> dict[str, Any]:
+    """The low-degree Walsh share against :data:`LOW_DEGREE_SHARE` (per-image estimates and intervals)."""
+    stat = {
+        name: values[0] for name, values in bootstrap_mean_ci_rows(share[:, None], seed=seed).items() if name != "n"
+    }
+    stat = {
+        "mean": stat["mean"],
+        "ci_low": min(stat["ci_low"], float(np.min(low))),
+        "ci_high": max(stat["ci_high"], float(np.max(high))),
+    }
+    return verdict(
+        f"walsh_low_degree_share.{projection}",
+        f"the Walsh degrees 1–3 hold more than {LOW_DEGREE_SHARE:g} of Var h ({projection} projection)",
+        _threshold_decision(stat["ci_low"], stat["ci_high"], LOW_DEGREE_SHARE, "above"),
+        f"holds when the 95 % CI of the mean low-degree Walsh share lies above {LOW_DEGREE_SHARE:g}, "
+        f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell",
+        parameters={"threshold": LOW_DEGREE_SHARE},
+        effect=effect_from_stat("(W_1 + W_2 + W_3) / Var h", stat, percent=True),
+        notes=[
+            "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
+            f"(delta method over the design's samples); {len(share)} image(s)",
+            *([] if weights != "random" else [NULL_NOTE]),
+        ],
+        inputs=[share, low, high],
+    )
+
+
+def surrogate_verdict(projection: str, r2: np.ndarray, order: int, seed: int, weights: str) -> dict[str, Any]:
+    """The order-≤k surrogate's R² over all the design's masks against :data:`SURROGATE_R2` (per-image R²)."""
+    stat = {name: values[0] for name, values in bootstrap_mean_ci_rows(r2[:, None], seed=seed).items() if name != "n"}
+    return verdict(
+        f"surrogate_r2.{projection}",
+        f"the exact order-≤{order} Möbius expansion about the all-off network explains more than {SURROGATE_R2:g} "
+        f"of the spread of h over uniformly random masks ({projection} projection)",
+        _threshold_decision(stat["ci_low"], stat["ci_high"], SURROGATE_R2, "above"),
+        f"holds when the 95 % bootstrap CI of the mean R² lies above {SURROGATE_R2:g}, "
+        f"fails when below {SURROGATE_R2:g}, else cannot tell",
+        parameters={"threshold": SURROGATE_R2},
+        effect=effect_from_stat("R² of the order-≤k surrogate on the design's masks", stat),
+        notes=[f"bootstrap over {len(r2)} image(s)", *([] if weights != "random" else [NULL_NOTE])],
+        inputs=[r2],
+    )
+
+
+def depth_change_verdict(
+    verdict_id: str,
+    quantity: str,
+    depths: tuple[int, int],
+    change: np.ndarray,
+    seed: int,
+    log: bool = True,
+    own: tuple[np.ndarray, np.ndarray] | None = None,
+) -> dict[str, Any]:
+    """Does ``quantity`` (its log10 with ``log``) fall from depth ``depths[0]`` to ``depths[1]``? ``change``: per image
+    (paired), the deeper run's value minus the shallower's, on that scale; ``own``: each image's interval of that change
+    from the two runs' own intervals (interval arithmetic), which widens the bootstrap CI as in
+    :func:`low_degree_share_verdict`."""
+    stat = {
+        name: values[0] for name, values in bootstrap_mean_ci_rows(change[:, None], seed=seed).items() if name != "n"
+    }
+    if own is not None:
+        stat["ci_low"] = min(stat["ci_low"], float(np.min(own[0])))
+        stat["ci_high"] = max(stat["ci_high"], float(np.max(own[1])))
+    shallow, deep = depths
+    scaled = f"log10({quantity})" if log else quantity
+    return verdict(
+        verdict_id,
+        f"{quantity} falls from L = {shallow} to L = {deep}",
+        _threshold_decision(stat["ci_low"], stat["ci_high"], 0.0, "below"),
+        f"holds when the 95 % CI of the mean change of {scaled} lies below 0, fails when above 0, else cannot tell",
+        parameters={"threshold": 0.0},
+        effect=effect_from_stat(f"{scaled} at L = {deep} minus at L = {shallow}", stat),
+        notes=[
+            f"paired over the {len(change)} image(s) both runs evaluated"
+            + (
+                "; interval: the bootstrap CI over images of the mean change, widened to cover every image's own "
+                "interval of the change (from the two runs' per-image 95 % intervals)"
+                if own is not None
+                else "; interval: the bootstrap CI over images of the mean change"
+            ),
+            "different architectures, one random initialisation each: the spread between networks is not in the interval",
+            *(
+                [
+                    "an image's own interval is unbounded (a run's per-image 95 % interval of Var h reaches 0: h is "
+                    "heavy-tailed over masks), so the change's interval is too"
+                ]
+                if own is not None and not np.isfinite(np.concatenate(own)).all()
+                else []
+            ),
+            NULL_NOTE,
+        ],
+        inputs=[change, *(own or ())],
+    )
+
+
+def out_of_reach(num_blocks: int, exhaustive_limit: int, order: int, subcube_size: int) -> list[dict[str, str]]:
+    """What the run cannot decide, with the reason (never a verdict: nothing was measured)."""
+    beyond = "" if num_blocks > exhaustive_limit else f" (here L = {num_blocks}: the exhaustive step 1 gives them)"
+    return [
+        {
+            "quantity": "where the Möbius spectrum peaks (the peak order), κ, p_j and C≤k",
+            "status": "out of reach",
+            "reason": f"each needs every order's energy Σ_j E_j, i.e. all 2^{num_blocks} − 1 coefficients; the exact "
+            f"family stops at order {order} and the sub-cubes"
+            + (f" at order {subcube_size}" if subcube_size else " were not run")
+            + f"; the per-order sampling of single coefficients cannot reach the middle orders{beyond}",
+        },
+        {
+            "quantity": "the Walsh weights W_j of degree j > 3 one by one",
+            "status": "out of reach",
+            "reason": "the U-statistic's variance grows with C(L, j); only their sum (Var h − W_1 − W_2 − W_3) and "
+            "moments (influence, noise stability) are estimated",
+        },
+    ]

@@ -1,0 +1,77 @@
+"""Step 8's verdicts (experiment_2/low_orders_verdicts.py) on planted numbers: each outcome — holds, fails, cannot
+tell — for the low-degree share, the surrogate's R² and the change with depth; the project's checker re-derives every
+one from its own CI; a non-finite input gives no verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from experiment_1.report import check_verdicts
+from experiment_1.report.verdict_check import rule_decision
+from experiment_2.low_orders_verdicts import (
+    LOW_DEGREE_SHARE,
+    depth_change_verdict,
+    low_degree_share_verdict,
+    out_of_reach,
+    surrogate_verdict,
+)
+
+
+@pytest.mark.parametrize(
+    ("share", "half_width", "expected"),
+    [
+        ([0.8, 0.82, 0.81], 0.05, "holds"),
+        ([0.2, 0.22, 0.21], 0.05, "fails"),
+        ([0.45, 0.55, 0.5], 0.01, "cannot tell"),  # the images straddle the threshold
+        ([0.7, 0.71, 0.72], 0.3, "cannot tell"),  # the images agree but their own intervals reach below 0.5
+    ],
+)
+def test_low_degree_share_outcomes(share: list[float], half_width: float, expected: str) -> None:
+    values = np.array(share)
+    entry = low_degree_share_verdict("vector", values, values - half_width, values + half_width, 0, "random")
+    assert entry["decision"] == expected and rule_decision(entry) == expected
+    assert entry["parameters"]["threshold"] == LOW_DEGREE_SHARE and "null" in " ".join(entry["notes"])
+    check_verdicts({"verdicts": [entry]}, "planted.json")
+
+
+@pytest.mark.parametrize(
+    ("r2", "expected"), [([0.9, 0.95], "holds"), ([-3.0, -2.5, -2.8], "fails"), ([0.1, 0.9, 0.5], "cannot tell")]
+)
+def test_surrogate_outcomes(r2: list[float], expected: str) -> None:
+    entry = surrogate_verdict("scalar", np.array(r2), 3, 0, "pretrained")
+    assert entry["decision"] == expected and rule_decision(entry) == expected
+    assert not any("null" in note for note in entry["notes"])
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [([-2.0, -1.5, -1.8], "holds"), ([1.0, 1.2, 0.9], "fails"), ([-1.0, 1.0, 0.1], "cannot tell")],
+)
+def test_depth_change_outcomes(change: list[float], expected: str) -> None:
+    entry = depth_change_verdict("ratio.vector.order_1", "E_1 / Var h", (16, 33), np.array(change), 0)
+    assert entry["decision"] == expected and rule_decision(entry) == expected
+    assert "L = 16 to L = 33" in entry["claim"]
+    check_verdicts({"verdicts": [entry]}, "planted.json")
+
+
+def test_a_non_finite_input_decides_nothing() -> None:
+    values = np.array([0.8, np.nan])
+    assert low_degree_share_verdict("vector", values, values, values, 0, "random")["decision"] == "n/a — non-finite"
+
+
+def test_out_of_reach_names_the_spectrum_and_its_reason() -> None:
+    entries = out_of_reach(50, 16, 2, 8)
+    assert (
+        entries[0]["status"] == "out of reach" and "2^50" in entries[0]["reason"] and "order 8" in entries[0]["reason"]
+    )
+
+
+def test_the_images_own_intervals_widen_the_depth_change() -> None:
+    change = np.array([-2.0, -1.9, -2.1])  # the bootstrap alone would say holds
+    wide = (change - 3.0, change + 3.0)
+    entry = depth_change_verdict("share.vector", "share", (33, 50), change, 0, log=False, own=wide)
+    assert entry["decision"] == "cannot tell" and rule_decision(entry) == "cannot tell"
+    unbounded = (change - 1.0, np.array([np.inf, -1.0, -1.0]))
+    entry = depth_change_verdict("ratio.vector", "E_1 / Var h", (33, 50), change, 0, own=unbounded)
+    assert entry["decision"] == "n/a — non-finite" and any("unbounded" in note for note in entry["notes"])
