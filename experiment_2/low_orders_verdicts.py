@@ -8,7 +8,7 @@ Thresholds are fixed here, before any run:
 - ``surrogate_r2.<projection>``: does the exact order-≤k Möbius expansion about the all-off network explain more than
   :data:`SURROGATE_R2` of the spread of h over the design's uniformly random masks (R² over all of them)? Bootstrap CI
   over images (the R² of an image is computed on its masks, without an interval of its own).
-- across depths (:func:`depth_change_verdict`, used by step 11): does a ratio (or its log10) fall from one depth to
+- across depths (:func:`depth_change_verdict`, used by step 12): does a ratio (or its log10) fall from one depth to
   the next? The paired bootstrap CI over the images both runs evaluated of the mean change.
 
 The decision is :func:`experiment_1.report.decide_by_ci` on the CI shifted by the threshold. What no estimate here

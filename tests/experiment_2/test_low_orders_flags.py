@@ -9,7 +9,7 @@ import pytest
 
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
-from experiment_2 import step_8_low_orders, step_11_depth_trend
+from experiment_2 import step_8_low_orders, step_12_depth_trend
 
 FLAGS = ("--arch", "resnet18", "--order", "2", "--resolution", "32", "--random-masks", "12", "--limit", "2")
 SUBCUBES = ("--subcube-size", "3", "--subcubes", "3")
@@ -45,6 +45,6 @@ def test_a_dry_run_prints_the_cost_of_every_pass_and_writes_nothing(
 
 def test_the_depth_reader_refuses_one_run(tmp_path: Path) -> None:
     with pytest.raises(PipelineError, match=r"^--runs: a change with depth needs two or more"):
-        step_11_depth_trend.main(["--runs", str(tmp_path), "--output-dir", str(tmp_path / "o")])
+        step_12_depth_trend.main(["--runs", str(tmp_path), "--output-dir", str(tmp_path / "o")])
     with pytest.raises(PipelineError, match=r"summary.json: no summary; run python -m experiment_2.step_8"):
-        step_11_depth_trend.main(["--runs", str(tmp_path), str(tmp_path), "--output-dir", str(tmp_path / "o")])
+        step_12_depth_trend.main(["--runs", str(tmp_path), str(tmp_path), "--output-dir", str(tmp_path / "o")])

@@ -19,7 +19,7 @@ from experiment_1.network.engines import evaluate_all_masks
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.report import check_verdicts
 from experiment_1.run import loop
-from experiment_2 import step_8_low_orders, step_11_depth_trend
+from experiment_2 import step_8_low_orders, step_12_depth_trend
 from experiment_2.sampling.subcubes import draw_subcubes, subcube_mask_ids, subcube_order_means
 from experiment_2.sampling.walsh import estimate_names, surrogate_r2_by_size, walsh_design, walsh_estimates
 
@@ -97,7 +97,7 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
 
     # the depth reader on two runs of the same images (the same network twice: a change of exactly 0)
     trend = run.parent / "trend"
-    step_11_depth_trend.main(["--runs", str(run), str(run), "--output-dir", str(trend)])
+    step_12_depth_trend.main(["--runs", str(run), str(run), "--output-dir", str(trend)])
     trend_summary = read_json(trend / "summary.json")
     check_verdicts(trend_summary, trend / "summary.json")
     assert {entry["decision"] for entry in trend_summary["verdicts"]} == {"cannot tell"}

@@ -1,4 +1,4 @@
-"""Experiment 2, step 11 — how the observable low-order ratios change with depth, read from step 8's runs.
+"""Experiment 2, step 12 — how the observable low-order ratios change with depth, read from step 8's runs.
 
 Question: from one depth to the next (e.g. ResNet-50, L = 16 → ResNet-101, L = 33 → ResNet-152, L = 50), does the
 exact order-j Möbius energy at the all-off corner fall relative to the variance of the function (E_j / Var h), and does
@@ -12,7 +12,7 @@ ratios), evaluates nothing.
 Inputs:  --runs: two or more step-8 output folders (summary.json each), any order (sorted by L).
 Outputs: <output-dir>/summary.json, REPORT.md.
 
-    python -m experiment_2.step_11_depth_trend --runs experiment_2/results_low_orders_resnet50_random_64px \\
+    python -m experiment_2.step_12_depth_trend --runs experiment_2/results_low_orders_resnet50_random_64px \\
         experiment_2/results_low_orders_resnet101_random_64px experiment_2/results_low_orders_resnet152_random_64px \\
         --output-dir experiment_2/results_low_orders_depth_trend_random_64px
 """
@@ -32,7 +32,7 @@ from experiment_1.run import run_config
 from experiment_2.low_orders import PROJECTIONS
 from experiment_2.low_orders_verdicts import NULL_NOTE, depth_change_verdict
 
-STEP = "experiment_2.step_11_depth_trend"
+STEP = "experiment_2.step_12_depth_trend"
 PRODUCER = "experiment_2_low_orders"
 QUESTION = (
     "Does the exact order-j Möbius energy at the all-off network fall relative to Var h from one depth to the next, "
