@@ -195,11 +195,11 @@ NULL_CALIBRATION ?= 50
 NULL_DIR := experiment_2/results_efficientnet_lite0_null_seeds
 LITE0_SPECTRUM := experiment_2/results_efficientnet_lite0_sample/summary.json
 
-.PHONY: offline-results-estimator-validation offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
+.PHONY: offline-results-low-orders offline-results-estimator-validation offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
 # The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
 # which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
 OFFLINE_THREADS ?= 1
-offline-results-estimator-validation offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
+offline-results-low-orders offline-results-estimator-validation offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
 offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
 	$(BIN)/python -m paper.make_tables
@@ -303,6 +303,19 @@ DEPTH_FLAGS := --weights pretrained --batch-size 1 --mask-chunk 512 --num-worker
 DEPTH_IMAGES ?= 24
 DEPTH_SWEEP_IMAGES ?= 6
 DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_12x4.json
+
+# Experiment 2 past the exhaustive pass (step 8, then the depth reader, step 12): random-init ResNet-50/101/152 at
+# 64 px on 3 images, k = 2 at both corners, 1024 Walsh base masks, 30 sub-cubes of 8 blocks — a demonstration and a null.
+LOW_ORDER_ARCHS := resnet50 resnet101 resnet152
+offline-results-low-orders: $(BIN)/.installed
+	for arch in $(LOW_ORDER_ARCHS); do \
+		$(BIN)/python -m experiment_2.step_8_low_orders --arch $$arch --weights random --resolution 64 --order 2 \
+			--data-dir $(SAMPLE_DATA) --sample-index $(SAMPLE_INDEX) --limit 3 --batch-size 1 --num-workers 0 --seed 0 \
+			--subcube-size 8 --subcubes 30 --output-dir experiment_2/results_low_orders_$${arch}_random_64px || exit 1; \
+	done
+	$(BIN)/python -m experiment_2.step_12_depth_trend \
+		--runs $(foreach arch,$(LOW_ORDER_ARCHS),experiment_2/results_low_orders_$(arch)_random_64px) \
+		--output-dir experiment_2/results_low_orders_depth_trend_random_64px
 # The estimators past the exhaustive pass against exhaustive tables (experiment_2.step_11_estimator_validation):
 # the family pass against Lite1's committed 24-image energies, and sub-cube / Walsh replications on exhaustive tables
 # of 4 Lite1 images and 4 random-init ResNet-34 images at 32 px.

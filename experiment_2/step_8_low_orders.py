@@ -115,7 +115,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--random-masks",
         type=positive_int,
-        default=256,
+        default=1024,
         help="uniformly random base masks per image of the Walsh design (Var h from them; each also evaluated with a "
         "one-block flip and a ρ-correlated copy per ρ; at least 2; default: %(default)s)",
     )

@@ -313,6 +313,9 @@ def _interval(name: str, estimate: float, error: float, quantile: float) -> tupl
         with np.errstate(over="ignore"):  # an estimate far inside its noise: the interval (−∞, 1)
             factor = float(np.exp(quantile * error / (1 - estimate)))
         return 1 - (1 - estimate) * factor, 1 - (1 - estimate) / factor, f"{INTERVAL}, on the scale log(1 − s)"
+    if name == "low_degree_share":  # a share of the variance: the interval cut to [0, 1] (the estimate is left as is)
+        low, high = max(estimate - quantile * error, 0.0), min(estimate + quantile * error, 1.0)
+        return min(low, 1.0), max(high, 0.0), f"{INTERVAL}, cut to [0, 1]"
     return estimate - quantile * error, estimate + quantile * error, INTERVAL
 
 

@@ -245,3 +245,14 @@ def test_surrogate_at_fifty_blocks_equals_a_subset_loop() -> None:
     rows = surrogate_r2_by_size(kept, coefficients, masks, np.array(by_hand), num_blocks)
     assert [row["size"] for row in rows] == [5, 20, 45, "all"]
     assert all(row["r2"] == pytest.approx(1.0, abs=1e-12) for row in rows)
+
+
+def test_the_low_degree_shares_interval_is_cut_to_the_unit_interval() -> None:
+    """A share of the variance lies in [0, 1]: its interval is cut there (so it covers the truth exactly when the uncut
+    one does), while the estimate stays unbiased, above 1 when the noise puts it there."""
+    from experiment_2.sampling.walsh import _interval
+
+    low, high, how = _interval("low_degree_share", 2.5, 1.0, 1.96)
+    assert (low, high) == (pytest.approx(0.54), 1.0) and how.endswith("cut to [0, 1]")
+    assert _interval("low_degree_share", 0.5, 0.1, 1.96)[:2] == (pytest.approx(0.304), pytest.approx(0.696))
+    assert _interval("low_degree_share", -0.5, 0.1, 1.96)[:2] == (0.0, 0.0)
