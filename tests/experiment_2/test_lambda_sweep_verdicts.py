@@ -215,6 +215,19 @@ def test_one_significant_rise_fails_monotone_whatever_the_other_steps() -> None:
     assert entry["test"]["p_value"] == 0.9 and entry["test"]["family_size"] == 3
 
 
+def test_a_significant_rise_beside_a_step_without_power_still_fails() -> None:
+    rises = grid_step(0.1, 1.0, 0.001, (1.0, 0.5))
+    tied = grid_step(-1.0, 1.0, 1.0, (0.5, 0.1), power=0.2, falls=2)  # most images tied at that step: little power
+    entry = monotone_verdict(monotone_summary(rises, tied), "scalar")
+    assert entry["decision"] == FAILS and not any("power" in note for note in entry["notes"])
+
+
+def test_the_share_falling_is_printed_in_whole_percent() -> None:
+    summary = migration_summary(-0.5, -0.1, 0.02)
+    summary["kappa_changes"]["vector"]["end_to_end"]["share_falling"].update(ci_low=0.55, ci_high=0.875)
+    assert migration_verdict(summary, "vector")["notes"] == ["κ falls on 7 of 10 images (70 % [55, 88], exact)"]
+
+
 def test_monotone_reads_the_weakest_power_of_its_steps() -> None:
     weak = grid_step(-1.0, 1.0, 0.5, (1.0, 0.5), power=0.8 - EPS)
     strong = grid_step(-1.0, 1.0, 0.5, (0.5, 0.1), power=0.95)

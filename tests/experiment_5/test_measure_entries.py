@@ -337,3 +337,10 @@ def test_a_saturated_order_measure_leaves_the_tost_family() -> None:
     # Holm over κ^v and C≤3^s only: κ^v 2/128; the Mann–Whitney family loses κ^s too (four measures)
     assert entries["kappa_vector.hard_minus_easy"]["parameters"]["tost_p_adjusted"] == 2 / 128
     assert entries["c_le3_scalar.hard_minus_easy"]["test"]["family_size"] == 4
+
+
+def test_the_saturation_note_names_every_tau_where_k_err_moves() -> None:
+    study = analysis()
+    study["measures"] = [*MEASURES, "k_err_tau_0.2"]
+    study["saturation"]["k_err_tau_0.2"] = None
+    assert "; it moves at K_τ^err (τ = 0.3), K_τ^err (τ = 0.2); " in e5._saturation_note(study, "k_err")

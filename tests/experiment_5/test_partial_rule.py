@@ -134,3 +134,19 @@ def test_a_failing_part_beside_undecided_ones_is_named_partly_contradicted() -> 
         "partly contradicted: k̄ (vector) fails while other parts are undecided, so the claim as a whole cannot be "
         "decided, but it does not hold as stated"
     )
+
+
+def test_the_seed_claim_entry_and_its_first_order_part() -> None:
+    entry = seed_claim([HOLDS, HOLDS, FAILS, HOLDS])  # every part decided, the first order measure fails
+    assert entry["claim"] == (
+        "the seed's claim — difficulty broadens the support (N_eff^v, K_τ^err larger on hard images) without moving the "
+        "orders (k̄, κ, C≤3)"
+    )
+    assert entry["decision"] == FAILS and entry["parameters"] == {"failing_parts": ["k̄ (vector)"]}
+
+
+def test_two_failing_parts_beside_undecided_ones_are_named_together() -> None:
+    entry = seed_claim([CANNOT_TELL, HOLDS, FAILS, FAILS])
+    assert entry["decision"] != FAILS and entry["notes"][1].startswith(
+        "partly contradicted: k̄ (vector), k̄ (scalar) fails while other parts are undecided"
+    )

@@ -21,6 +21,7 @@ The hand-made list (tests/mutation/run.py) stays the fast check of the bugs we h
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -41,7 +42,13 @@ PACKAGES = ("experiment_1", "experiment_2", "experiment_3", "experiment_4", "exp
 R = "tests/experiment_1/report/"
 # module → the tests that mirror it (the decision code and the statistics under it)
 MODULES: dict[str, tuple[str, ...]] = {
-    "experiment_1/report/verdicts.py": (R + "test_verdict_rules.py", R + "test_verdicts.py", R + "test_boundaries.py"),
+    "experiment_1/report/verdicts.py": (
+        R + "test_verdict_rules.py",
+        R + "test_verdicts.py",
+        R + "test_boundaries.py",
+        R + "test_tost.py",
+        R + "test_shared_rule_edges.py",
+    ),
     "experiment_1/report/stats.py": (R + "test_stats.py", R + "test_verdicts.py", R + "test_stats_properties.py"),
     "experiment_2/spectrum/verdicts.py": (
         "tests/whole/test_planted_verdicts.py",
@@ -215,6 +222,27 @@ def mirroring_tests(module: str) -> tuple[tuple[str, ...], list[str]]:
     return tuple(t for t in tests if t not in missing), missing
 
 
+def source_sha256(module: str) -> str:
+    return hashlib.sha256((REPO / module).read_bytes()).hexdigest()
+
+
+def outdated(result: dict) -> bool:
+    """Whether the module moved since its recorded run: its hash differs from the recorded one, or (a run recorded before
+    the hash was) its last commit is newer than the outcome file's."""
+    module = result["module"]
+    if "source_sha256" in result:
+        return result["source_sha256"] != source_sha256(module)
+
+    def committed(path: str) -> int:
+        stamp = subprocess.run(
+            ["git", "log", "-1", "--format=%ct", "--", path], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
+        return int(stamp) if stamp else 0
+
+    outcome = str(result_path(module).relative_to(REPO))
+    return committed(module) > committed(outcome) > 0
+
+
 def result_path(module: str) -> Path:
     return RESULTS / (module.replace("/", ".")[:-3] + ".json")
 
@@ -227,9 +255,11 @@ def write_result(module: str, result: dict) -> None:
 def run_module(module: str, max_children: int, timeout_multiplier: float) -> dict:
     tests, missing = mirroring_tests(module)
     start = time.monotonic()
+    source = source_sha256(module)
     records = mutmut_in_copy(module, tests, max_children, timeout_multiplier)
     result = {
         "module": module,
+        "source_sha256": source,
         "tests": list(tests),
         "missing_tests": missing,
         "mutmut": mutmut_version(),
@@ -261,6 +291,9 @@ def rerun_survivors(module: str, max_children: int, timeout_multiplier: float) -
         print(f"{module}: no mutant to rerun")
         return old
     start = time.monotonic()
+    source = source_sha256(module)
+    if old.get("source_sha256", source) != source:
+        raise SystemExit(f"error: {module} changed since its recorded run; run it in full")
     records = mutmut_in_copy(module, tests, max_children, timeout_multiplier, names)
     if set(records) != {r["name"] for r in old["mutants"]}:
         raise SystemExit(f"error: {module} has other mutants than its recorded run (the code moved); run it in full")
@@ -351,8 +384,12 @@ def write_report() -> None:
             for kind, record, why in rows:
                 change = f"`{record.get('removed', '')}` → `{record.get('added', '')}`"
                 details.append(f"- **{kind}** `{record['function']}`: {change}" + (f" — {why}" if why else ""))
+    moved = [result["module"] for result in results if outdated(result)]
     stale = sorted(set(equivalents) - used)
     out += details
+    if moved:
+        out += ["", "## Outcomes older than their module (the code moved since the run: rerun it in full)", ""]
+        out += [f"- `{module}`" for module in moved]
     if stale:
         out += ["", "## Equivalence arguments with no surviving mutant (stale: the code or the tests moved)", ""]
         out += [f"- {key}" for key in stale]
