@@ -48,6 +48,7 @@ from experiment_1.run import (
     build_setup,
     image_counts,
     provenance,
+    run_config,
     run_per_image,
     valid_images,
     write_results,
@@ -85,25 +86,11 @@ QUESTION = (
 )
 
 
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive integer")
-    return value
-
-
-def natural_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a non-negative integer")
-    return value
-
-
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_evaluation_arguments(parser, "experiment_2/results_low_orders")
     parser.add_argument(
-        "--order", type=positive_int, default=3, help="k: every Δ_S with |S| ≤ k (default: %(default)s)"
+        "--order", type=run_config.positive_int, default=3, help="k: every Δ_S with |S| ≤ k (default: %(default)s)"
     )
     parser.add_argument(
         "--bases",
@@ -114,27 +101,27 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--random-masks",
-        type=positive_int,
+        type=run_config.positive_int,
         default=1024,
         help="uniformly random base masks per image of the Walsh design (Var h from them; each also evaluated with a "
         "one-block flip and a ρ-correlated copy per ρ; at least 2; default: %(default)s)",
     )
     parser.add_argument(
         "--subcube-size",
-        type=natural_int,
+        type=run_config.non_negative_int,
         default=0,
         help="u: blocks per random sub-cube (its 2^u masks by the tree pass over a held-off view; 0: no sub-cubes; "
         "default: %(default)s)",
     )
     parser.add_argument(
         "--subcubes",
-        type=natural_int,
+        type=run_config.non_negative_int,
         default=30,
         help=f"random sub-cubes per image, drawn with --seed + 1 (at least {MIN_SUBCUBES} for an interval; default: %(default)s)",
     )
     parser.add_argument(
         "--budget",
-        type=positive_int,
+        type=run_config.positive_int,
         default=None,
         help="refuse the run before its first batch when the masks per image of all its passes exceed this",
     )

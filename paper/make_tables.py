@@ -117,13 +117,13 @@ def reader_label(text: str) -> str:
 
 def reader_labels(blocks: list[Block]) -> list[Block]:
     """Every cell of ``blocks`` in :func:`reader_label`'s form."""
-    relabel = reader_label
-
     folder_only = [isinstance(block, Paragraph) and bool(re.fullmatch(r"`[^`]+`", block.text)) for block in blocks]
     return [
-        Table([relabel(cell) for cell in block.header], [[relabel(cell) for cell in row] for row in block.rows])
+        Table(
+            [reader_label(cell) for cell in block.header], [[reader_label(cell) for cell in row] for row in block.rows]
+        )
         if isinstance(block, Table)
-        else Paragraph(relabel(block.text))
+        else Paragraph(reader_label(block.text))
         if isinstance(block, Paragraph)
         else block
         for block, folder in zip(blocks, folder_only)
