@@ -63,7 +63,16 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/whole/test_planted_verdicts.py",
         "tests/experiment_2/test_lambda_sweep_verdicts.py",
     ),
-    "experiment_2/limit/laws.py": ("tests/experiment_2/test_limit_rules.py", "tests/experiment_2/test_limit.py"),
+    "experiment_2/limit/laws.py": (
+        "tests/experiment_2/test_limit_rules.py",
+        "tests/experiment_2/test_law_replications.py",
+        # test_limit.py's rule tests only: its end-to-end sweep (19 s) and the swap check read no rule the others miss
+        "tests/experiment_2/test_limit.py::test_analytic_activations_follow_the_lambda_k_law",
+        "tests/experiment_2/test_limit.py::test_relu_networks_follow_the_kink_law",
+        "tests/experiment_2/test_limit.py::test_exact_zero_chain_of_resnet18",
+        "tests/experiment_2/test_limit.py::test_float64_floor_marks_planted_roundoff_unresolved",
+        "tests/experiment_2/test_limit.py::test_order_verdict_rule",
+    ),
     "experiment_3/verdicts.py": (
         "tests/experiment_3/test_experiment_3_verdicts.py",
         "tests/experiment_3/test_experiment_3_boundaries.py",
