@@ -113,6 +113,11 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_1/network/test_mask_family.py",
         "tests/experiment_1/mobius/test_family_edges.py",
     ),
+    "experiment_2/low_orders_verdicts.py": (
+        "tests/experiment_2/test_low_orders_verdicts.py",
+        "tests/experiment_2/test_low_orders_sampled.py",
+    ),
+    "experiment_2/spectrum/null_networks.py": ("tests/experiment_2/test_null_networks.py",),
     "experiment_1/run/partial_store.py": (
         "tests/experiment_1/run/test_run_identity.py",
         "tests/experiment_1/run/test_resume_key.py",
