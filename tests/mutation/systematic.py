@@ -48,6 +48,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         R + "test_boundaries.py",
         R + "test_tost.py",
         R + "test_shared_rule_edges.py",
+        R + "test_tost_edges.py",
     ),
     "experiment_1/report/stats.py": (R + "test_stats.py", R + "test_verdicts.py", R + "test_stats_properties.py"),
     "experiment_2/spectrum/verdicts.py": (
