@@ -74,6 +74,11 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_limit.py::test_float64_floor_marks_planted_roundoff_unresolved",
         "tests/experiment_2/test_limit.py::test_order_verdict_rule",
     ),
+    "experiment_2/scaling.py": (
+        "tests/experiment_1/mobius/test_spectrum.py",
+        "tests/experiment_2/test_lambda_sweep_verdicts.py",
+        "tests/experiment_2/test_limit_rules.py",
+    ),
     "experiment_3/verdicts.py": (
         "tests/experiment_3/test_experiment_3_verdicts.py",
         "tests/experiment_3/test_experiment_3_boundaries.py",
