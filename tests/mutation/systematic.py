@@ -59,6 +59,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_null_networks.py",
         "tests/experiment_2/test_walsh_control.py",
         "tests/experiment_2/test_null_comparison_rules.py",
+        "tests/experiment_2/test_spectrum_entries.py",
     ),
     "experiment_2/lambda_sweep/verdicts.py": (
         "tests/whole/test_planted_verdicts.py",
