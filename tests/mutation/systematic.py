@@ -107,6 +107,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "experiment_4/inference.py": (
         "tests/experiment_4/test_inference.py",
         "tests/experiment_4/test_sampled_inference.py",
+        "tests/experiment_4/test_inference_edges.py",
     ),
     "experiment_4/sampled_inference.py": ("tests/experiment_4/test_sampled_inference.py",),
     "experiment_5/association.py": ("tests/experiment_5/test_association.py",),
