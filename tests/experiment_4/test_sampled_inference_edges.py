@@ -267,3 +267,22 @@ def test_a_first_permutation_that_is_not_the_identity_is_refused_with_its_messag
     permutations = permutations_of(len(labels), 3, 3)[::-1]
     with pytest.raises(ValueError, match=r"^the first permutation must be the identity \(the observed labelling\)$"):
         sampled_permutation_accumulators(views, labels, permutations)
+
+
+def test_the_view_sorts_its_pairs_by_similarity_ties_in_the_sample_s_order_with_their_groups() -> None:
+    """Tied pairs keep the sample's order, so the view (and the order in which its sums add) is a function of the
+    sample alone, not of numpy's sort algorithm."""
+    rng = np.random.default_rng(17)
+    count = 24
+    sets = random_sets(rng, count)
+    pairs = sample_pairs(count, 200, view_rng(5, 4001, 0))
+    held = membership(sets)
+    overlap = [int(held[a] @ held[b]) for a, b in pairs.tolist()]  # ties in overlap are ties in Jaccard
+    order = sorted(range(len(pairs)), key=lambda i: (overlap[i], i))
+    view = view_of(sets, np.arange(count), pairs, None, 0)
+    assert np.array_equal(view.pairs, pairs[order])
+    assert view.values.tolist() == pytest.approx([overlap[i] / (2 * K - overlap[i]) for i in order], abs=1e-15)
+    sorted_overlap = [overlap[i] for i in order]
+    starts = [sorted_overlap.index(o) for o in sorted_overlap]
+    ends = [len(sorted_overlap) - sorted_overlap[::-1].index(o) for o in sorted_overlap]
+    assert view.group_start.tolist() == starts and view.group_end.tolist() == ends and len(set(starts)) < 12
