@@ -109,7 +109,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_4/test_sampled_inference.py",
         "tests/experiment_4/test_inference_edges.py",
     ),
-    "experiment_4/sampled_inference.py": ("tests/experiment_4/test_sampled_inference.py",),
+    "experiment_4/sampled_inference.py": (
+        "tests/experiment_4/test_sampled_inference.py",
+        "tests/experiment_4/test_sampled_inference_edges.py",
+    ),
     "experiment_5/association.py": ("tests/experiment_5/test_association.py",),
     "paper/depth_ladder.py": ("tests/paper/test_depth_ladder.py",),
     "experiment_1/mobius/transform.py": (
