@@ -268,6 +268,7 @@ def build_summary(
     args: argparse.Namespace,
 ) -> dict[str, Any]:
     validated = sum(entry["verdict"] == rep.VALIDATED for entry in verdicts)
+    with_interval = sum(entry["budgets_with_interval"] > 0 for entry in verdicts)
     return {
         "experiment": "experiment_2_estimator_validation",
         "question": QUESTION,
@@ -296,9 +297,12 @@ def build_summary(
         "estimator_verdicts": verdicts,
         "counts": {
             "verdicts": len(verdicts),
+            "with_interval": with_interval,
             "validated": validated,
-            "not_validated": len(verdicts) - validated,
+            "not_validated": sum(entry["verdict"] == rep.NOT_VALIDATED for entry in verdicts),
+            "estimate_only": len(verdicts) - with_interval,
             "cells": len(cells),
+            "cells_with_interval": sum(entry["interval_reported"] for entry in cells),
             "failing_cells": sum(not entry["passes"] for entry in cells),
         },
         "error_by_budget": error_by_budget(cells),
