@@ -4,6 +4,7 @@ brute-force subset sums, and the verdict rule on planted estimators (a biased or
 
 from __future__ import annotations
 
+import shutil
 from itertools import combinations
 from pathlib import Path
 
@@ -165,5 +166,17 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     for name in ("evaluate_all_masks", "evaluate_mask_family", "evaluate_masks_naive"):
         monkeypatch.setattr(loop, name, no_forward)
     before = (out / "summary.json").read_bytes()
+    store = out / "partial" / step_11_estimator_validation.STEP / "replications"
+    assert len(list(store.glob("*.json"))) == 2 * 2  # one file of cells per table (image, projection)
+    shutil.rmtree(store)
     step_11_estimator_validation.main([*flags, "--workers", "2"])  # the same cells from two processes
     assert (out / "summary.json").read_bytes() == before
+
+    def no_replication(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a resumed run replicated a table it holds")
+
+    monkeypatch.setattr(step_11_estimator_validation, "replicate_table", no_replication)
+    step_11_estimator_validation.main(flags)  # every table's cells from the store
+    assert (out / "summary.json").read_bytes() == before
+    with pytest.raises(AssertionError, match="replicated"):  # another count is another key
+        step_11_estimator_validation.main([*flags, "--replications", "41"])
