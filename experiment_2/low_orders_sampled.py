@@ -8,7 +8,8 @@ Per image and projection (vector: every class; scalar: the class ``c = argmax h(
   κ_W, κ_W / L, noise stability at each ρ, W_1 … W_3, the low-degree share), each with its delta-method interval;
 - sub-cubes: per draw, the ``2^u`` table of the held-off view (``experiment_1.network.held_off_view``) gives the mean
   ``‖Δ_S‖²`` of each order inside the draw (:func:`~experiment_2.sampling.subcubes.subcube_order_means`); over the
-  draws, :func:`~experiment_2.sampling.subcubes.subcube_estimates` (mean, Student-t interval over draws).
+  draws, :func:`~experiment_2.sampling.subcubes.subcube_estimates` (mean; bootstrap-t interval over draws for every
+  order below the top one, none for the top order j = u).
 """
 
 from __future__ import annotations
@@ -61,11 +62,18 @@ def subcube_per_image(order_means: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+def finite_or_none(values: np.ndarray) -> list:
+    """``values`` as nested lists with ``None`` (JSON null) where a limit is NaN: an estimate without an interval (the
+    top sub-cube order), which the summary may hold but no verdict reads."""
+    array = np.asarray(values, dtype=np.float64)
+    return np.where(np.isfinite(array), array, None).tolist()
+
+
 def over_images(per_image: np.ndarray, low: np.ndarray, high: np.ndarray, seed: int) -> dict[str, Any]:
     """Means over images with percentile-bootstrap CIs (over images), and each image's own interval beside them."""
     return {
         **bootstrap_mean_ci_rows(per_image, seed=seed),
         "per_image": np.asarray(per_image).tolist(),
-        "per_image_ci_low": np.asarray(low).tolist(),
-        "per_image_ci_high": np.asarray(high).tolist(),
+        "per_image_ci_low": finite_or_none(low),
+        "per_image_ci_high": finite_or_none(high),
     }

@@ -22,7 +22,8 @@ statistic) by the rule of experiment_2/validation/replications.py, stored in sum
 Inputs:  the evaluation flags (the committed run's network, images and data), --committed (its per_image.npz), one
          --table ARCH:WEIGHTS:RESOLUTION:IMAGES per exhaustive validation network.
 Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budget.png/.pdf, timing.json,
-         partial/ (the resume state: exhaustive tables and family passes, keyed by content; not committed).
+         partial/ (the resume state, keyed by content; not committed: exhaustive tables and family passes, and
+         partial/<step>/replications/ with each table's cells, so a run stopped part way keeps the tables it finished).
 
     python -m experiment_2.step_11_estimator_validation --arch efficientnet_lite1 --weights pretrained \\
         --sample-index experiment_1/sample_index_sample_test.json --data-dir imagenet-1k/sample-1750 --limit 24 \\
@@ -35,6 +36,8 @@ Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budg
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -53,6 +56,7 @@ from experiment_1.run import (
     valid_images,
     write_timing,
 )
+from experiment_2.sampling import subcubes, walsh
 from experiment_2.sampling.walsh import RHOS, estimate_names, walsh_exact
 from experiment_2.validation import replications as rep
 from experiment_2.validation.passes import BASES, TableSpec, evaluate_committed, evaluate_table
@@ -225,11 +229,37 @@ def replicate_table(
     return cells
 
 
+def replication_key(table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int) -> str:
+    """The content key of one table's replications: the table's float64 bytes and shape, the budgets, the count and
+    seed, and the source of the code that computes the cells (the estimators, the rule and this step)."""
+    digest = hashlib.sha256(np.ascontiguousarray(table, dtype="<f8").tobytes())
+    setting = {"shape": list(table.shape), "budgets": budget_list, "replications": replications, "seed": seed}
+    digest.update(json.dumps(setting, sort_keys=True).encode())
+    for module in (walsh, subcubes, rep):
+        digest.update(Path(module.__file__).read_bytes())
+    digest.update(Path(__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def replicate_or_resume(
+    store: Path, table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int
+) -> list[dict[str, Any]]:
+    """:func:`replicate_table`, kept in ``store`` under its :func:`replication_key`: a rerun (or a run stopped part
+    way) reads the tables it already holds instead of replicating them again."""
+    path = store / f"{replication_key(table, budget_list, replications, seed)}.json"
+    cells = read_json_if_exists(path)
+    if cells is None:
+        cells = replicate_table(table, budget_list, replications, seed)
+        atomic_write_json(path, cells)
+    return cells
+
+
 def validation(
-    tables: list[tuple[TableSpec, dict[str, np.ndarray]]], args: argparse.Namespace
+    tables: list[tuple[TableSpec, dict[str, np.ndarray]]], args: argparse.Namespace, store: Path
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """All cells and the verdict of every (table, statistic). The tables are independent and seeded by their
-    coordinates, so ``--workers`` processes give the same cells as one."""
+    coordinates, so ``--workers`` processes give the same cells as one; each table's cells are kept in ``store``
+    (:func:`replicate_or_resume`)."""
     budget_list = budgets(args)
     jobs, places = [], []
     for network_number, (spec, arrays) in enumerate(tables):
@@ -239,13 +269,13 @@ def validation(
                     arrays["table_vector"][image] if projection == "vector" else arrays["table_scalar"][image][:, None]
                 )
                 seed = rep.replication_seed(args.seed, network_number, image, projection_number)
-                jobs.append((np.asarray(table, dtype=np.float64), budget_list, args.replications, seed))
+                jobs.append((store, np.asarray(table, dtype=np.float64), budget_list, args.replications, seed))
                 places.append({"network": spec.label, "image": int(arrays["index"][image]), "projection": projection})
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            results = list(pool.map(replicate_table, *zip(*jobs)))
+            results = list(pool.map(replicate_or_resume, *zip(*jobs)))
     else:
-        results = [replicate_table(*job) for job in jobs]
+        results = [replicate_or_resume(*job) for job in jobs]
     cells, verdicts = [], []
     for where, result in zip(places, results):
         table_cells = [{**where, **entry} for entry in result]
@@ -268,6 +298,7 @@ def build_summary(
     args: argparse.Namespace,
 ) -> dict[str, Any]:
     validated = sum(entry["verdict"] == rep.VALIDATED for entry in verdicts)
+    with_interval = sum(entry["budgets_with_interval"] > 0 for entry in verdicts)
     return {
         "experiment": "experiment_2_estimator_validation",
         "question": QUESTION,
@@ -296,9 +327,12 @@ def build_summary(
         "estimator_verdicts": verdicts,
         "counts": {
             "verdicts": len(verdicts),
+            "with_interval": with_interval,
             "validated": validated,
-            "not_validated": len(verdicts) - validated,
+            "not_validated": sum(entry["verdict"] == rep.NOT_VALIDATED for entry in verdicts),
+            "estimate_only": len(verdicts) - with_interval,
             "cells": len(cells),
+            "cells_with_interval": sum(entry["interval_reported"] for entry in cells),
             "failing_cells": sum(not entry["passes"] for entry in cells),
         },
         "error_by_budget": error_by_budget(cells),
@@ -333,7 +367,7 @@ def main(argv: list[str] | None = None) -> None:
         )
         tables.append((spec, arrays))
     started = time.perf_counter()
-    cells, verdicts = validation(tables, args)
+    cells, verdicts = validation(tables, args, Path(setup.config.output_dir) / "partial" / STEP / "replications")
     timing = {**timing, "replication_seconds": time.perf_counter() - started}
     summary = build_summary(setup, committed, checks, networks, cells, verdicts, args)
     output = Path(setup.config.output_dir)

@@ -68,6 +68,7 @@ from experiment_2.low_orders_cost import describe_cost, step_cost
 from experiment_2.low_orders_sampled import over_images, subcube_per_image, subcube_reductions, walsh_per_image
 from experiment_2.low_orders_verdicts import low_degree_share_verdict, out_of_reach, surrogate_verdict
 from experiment_2.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
+from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
 from experiment_2.sampling.subcubes import draw_subcubes
 from experiment_2.sampling.walsh import INTERVAL as WALSH_INTERVAL
 from experiment_2.sampling.walsh import estimate_names, walsh_design
@@ -310,7 +311,7 @@ def build_summary(
             *(
                 [
                     f"ē_j for j ≤ u = {subcube_size} from {draws.shape[0]} random sub-cubes per image, unbiased, "
-                    f"95 % intervals over draws ({SUBCUBE_INTERVAL})"
+                    f"95 % intervals over draws ({SUBCUBE_INTERVAL}) for j < u; ē_u without one ({SUBCUBE_NO_INTERVAL})"
                 ]
                 if draws is not None
                 else []
@@ -417,6 +418,13 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
     ).render()
 
 
+def own_bound(pick: Any, bounds: Any) -> float | None:
+    """``min`` or ``max`` of the images' own interval limits, ``None`` (shown as "—") where no image has one (the top
+    sub-cube order has no interval)."""
+    finite = [float(value) for value in bounds if value is not None]
+    return pick(finite) if finite else None
+
+
 def sampled_sections(summary: dict[str, Any]) -> list[str]:
     """The Walsh, surrogate and sub-cube tables of REPORT.md (means over images, 95 % CIs)."""
     walsh = summary["walsh"]
@@ -457,15 +465,17 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
             estimate, exact = block["per_coefficient_energy"], block["exact_per_coefficient_energy"]
             for position, order in enumerate(subcubes["orders"]):
                 exact_text = format_number(exact["mean"][position]) if exact and position < len(exact["mean"]) else "—"
-                own_low = min(image[position] for image in estimate["per_image_ci_low"])
-                own_high = max(image[position] for image in estimate["per_image_ci_high"])
+                own_low = own_bound(min, (image[position] for image in estimate["per_image_ci_low"]))
+                own_high = own_bound(max, (image[position] for image in estimate["per_image_ci_high"]))
                 rows.append(
                     [
                         name,
                         order,
                         format_number(estimate["mean"][position]),
                         f"[{format_number(estimate['ci_low'][position])}, {format_number(estimate['ci_high'][position])}]",
-                        f"[{format_number(own_low)}, {format_number(own_high)}]",
+                        "none (top order)"
+                        if own_low is None
+                        else f"[{format_number(own_low)}, {format_number(own_high)}]",
                         exact_text,
                     ]
                 )

@@ -21,9 +21,18 @@ import torch
 
 from experiment_1 import mobius
 
-__all__ = ["INTERVAL", "NUM_RESAMPLES", "draw_subcubes", "subcube_estimates", "subcube_mask_ids", "subcube_order_means"]
+__all__ = [
+    "INTERVAL",
+    "NO_INTERVAL",
+    "NUM_RESAMPLES",
+    "draw_subcubes",
+    "subcube_estimates",
+    "subcube_mask_ids",
+    "subcube_order_means",
+]
 
 INTERVAL = "studentized bootstrap (bootstrap-t) over draws"
+NO_INTERVAL = "none: the top order j = u holds one coefficient per draw, too heavy-tailed for an interval over draws"
 NUM_RESAMPLES = 1999
 
 
@@ -99,16 +108,21 @@ def subcube_estimates(
 ) -> list[dict]:
     """The estimate of ``ē_k`` for each order ``k = 1 … size`` from the per-draw means of
     :func:`subcube_order_means` (``(num_draws, size + 1)``): the mean over draws, unbiased, with a two-sided
-    ``confidence`` interval over draws.
+    ``confidence`` interval over draws for every order below the top one.
 
     One dict per order: ``{"order", "mean", "ci_low", "ci_high", "draws", "interval", "se"}`` (``se``: the standard
     error of the mean over draws, NaN with one draw). The interval is the studentized bootstrap (bootstrap-t,
     :data:`INTERVAL`) over draws, ``num_resamples`` resamples drawn by ``np.random.default_rng(seed)``: the per-draw
-    means of the top orders are few coefficients each and right-skewed, where the percentile bootstrap and Student's t
+    means of the high orders are few coefficients each and right-skewed, where the percentile bootstrap and Student's t
     under-cover. Coverage measured on a residual game's exhaustive tables (1000 replications of 30 draws; the test is
-    tests/experiment_2/test_sampling_subcubes.py): 95–97 % for every order whose per-draw coefficient of variation is
-    ≤ 1.3; a top order with a heavier tail needs more draws (CV 1.9: 90 % at 30 draws, 95 % at 60; CV 3.4: 87 % at
-    30). With fewer than 3 draws the interval is NaN; an order whose draws are all equal gets the mean itself.
+    tests/experiment_2/test_sampling_subcubes.py) and on the exhaustive tables of step 11: 93–97 % for every order
+    below the top one. The top order ``k = size`` gets the mean alone (``ci_low = ci_high = NaN``, ``interval`` =
+    :data:`NO_INTERVAL`), a design rule: its per-draw value is one coefficient's energy, whose distribution over
+    sub-cubes is too heavy-tailed for any interval over a few dozen draws (on step 11's scalar tables: per-draw
+    coefficient of variation 3.6–3.8, kurtosis 100–130; bootstrap-t coverage 0.86–0.89 at 30 draws and still
+    0.925–0.935 at 100–150, BCa 0.84 and Student's t 0.74 at 30), while the order below it averages ``size``
+    coefficients per draw (kurtosis ~12) and covers. With fewer than 3 draws every interval is NaN; an order whose
+    draws are all equal gets the mean itself.
     """
     order_means = np.asarray(order_means, dtype=np.float64)
     if order_means.ndim != 2:
@@ -118,11 +132,14 @@ def subcube_estimates(
     mean = samples.mean(axis=0) if draws else np.full(samples.shape[1], np.nan)
     limits = np.full((2, samples.shape[1]), np.nan)
     error = samples.std(axis=0, ddof=1) / np.sqrt(draws) if draws > 1 else np.full(samples.shape[1], np.nan)
-    if draws >= 3:
-        varying = samples.std(axis=0) > 0
-        limits[:, ~varying] = mean[~varying]
+    below_top = samples[:, :-1]  # the top order's column gets no interval (the docstring's design rule)
+    if draws >= 3 and below_top.shape[1]:
+        varying = below_top.std(axis=0) > 0
+        interval_limits = limits[:, :-1]
+        interval_limits[:, ~varying] = mean[:-1][~varying]
         if varying.any():
-            limits[:, varying] = _studentized_bootstrap(samples[:, varying], confidence, seed, num_resamples)
+            interval_limits[:, varying] = _studentized_bootstrap(below_top[:, varying], confidence, seed, num_resamples)
+    top = order_means.shape[1] - 1
     return [
         {
             "order": order,
@@ -130,8 +147,8 @@ def subcube_estimates(
             "ci_low": float(limits[0, order - 1]),
             "ci_high": float(limits[1, order - 1]),
             "draws": draws,
-            "interval": INTERVAL,
+            "interval": NO_INTERVAL if order == top else INTERVAL,
             "se": float(error[order - 1]),
         }
-        for order in range(1, order_means.shape[1])
+        for order in range(1, top + 1)
     ]

@@ -17,7 +17,8 @@ from experiment_1.report import (
     new_figure_grid,
     save_figure,
 )
-from experiment_2.validation.replications import VALIDATED
+from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
+from experiment_2.validation.replications import ESTIMATE_ONLY, NOT_VALIDATED, VALIDATED
 
 GENERATOR = "experiment_2.step_11_estimator_validation"
 FIGURE = "error_by_budget"
@@ -46,11 +47,22 @@ def error_by_budget(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "tables": len(members),
                 "tables_passing": sum(entry["passes"] for entry in members),
                 "relative_rmse": float(np.mean([entry["relative_rmse"] for entry in members])),
-                "coverage": float(np.mean([entry["coverage"] for entry in members])),
+                # None where the estimator gives no interval at this budget (the top sub-cube order)
+                "coverage": None
+                if any(entry["coverage"] is None for entry in members)
+                else float(np.mean([entry["coverage"] for entry in members])),
                 "mean_abs_bias_in_se": float(np.mean([abs(entry["bias_in_se"]) for entry in members])),
             }
         )
     return rows
+
+
+def validated_sentence(counts: dict[str, Any]) -> str:
+    """``x of y (table, statistic) pairs with an interval validated`` and the estimate-only pairs beside them."""
+    return (
+        f"{counts['validated']} of {counts['with_interval']} (table, statistic) pairs with an interval validated; "
+        f"{counts['estimate_only']} pairs estimate only"
+    )
 
 
 def budget_forwards(summary: dict[str, Any]) -> dict[str, int]:
@@ -70,11 +82,11 @@ def error_table(summary: dict[str, Any]) -> str:
         cells = []
         for name in budgets:
             row = by_budget.get(name)
-            cells.append(
-                "—"
-                if row is None
-                else f"{format_number(row['relative_rmse'])} ({format_percent(row['coverage'])}, {row['tables_passing']}/{row['tables']})"
-            )
+            if row is None:
+                cells.append("—")
+                continue
+            coverage = "no interval" if row["coverage"] is None else format_percent(row["coverage"])
+            cells.append(f"{format_number(row['relative_rmse'])} ({coverage}, {row['tables_passing']}/{row['tables']})")
         rows.append([network, projection, statistic, *cells])
     forwards = budget_forwards(summary)
     return markdown_table(
@@ -172,6 +184,20 @@ def exact_results(summary: dict[str, Any]) -> list[str]:
     return [first, second]
 
 
+def failing_cell(cell: dict[str, Any]) -> str:
+    """One failing budget: its coverage with the CI and where the misses fall, and the bias in SE."""
+    if not cell["interval_reported"]:
+        return f"{cell['budget']}: no interval, bias {format_number(cell['bias_in_se'])} SE"
+    correlation = cell["estimate_half_width_correlation"]
+    return (
+        f"{cell['budget']}: coverage {format_percent(cell['coverage'])} "
+        f"[{format_percent(cell['coverage_ci'][0])}, {format_percent(cell['coverage_ci'][1])}] "
+        f"(exact above the interval {format_percent(cell['exact_above_interval'])}, below "
+        f"{format_percent(cell['exact_below_interval'])}; estimate–half-width correlation {format_number(correlation)}), "
+        f"bias {format_number(cell['bias_in_se'])} SE"
+    )
+
+
 def verdict_results(summary: dict[str, Any]) -> list[str]:
     design, counts = summary["design"], summary["counts"]
     grouped: dict[tuple, list[dict[str, Any]]] = {}
@@ -183,30 +209,31 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
         for statistic in statistics:
             chosen = [entry for entry in entries if entry["statistic"] == statistic]
             passed = sum(entry["verdict"] == VALIDATED for entry in chosen)
-            rows.append([network, projection, statistic, f"{passed}/{len(chosen)}"])
+            only = sum(entry["verdict"] == ESTIMATE_ONLY for entry in chosen)
+            text = (
+                f"{passed}/{len(chosen)}" if not only else f"{ESTIMATE_ONLY}: bias below 1 SE in {only}/{len(chosen)}"
+            )
+            rows.append([network, projection, statistic, text])
     failing = [
         [
             entry["network"],
             entry["image"],
             entry["projection"],
             entry["statistic"],
-            "; ".join(
-                f"{cell['budget']}: coverage {format_percent(cell['coverage'])} "
-                f"[{format_percent(cell['coverage_ci'][0])}, {format_percent(cell['coverage_ci'][1])}], "
-                f"bias {format_number(cell['bias_in_se'])} SE"
-                for cell in entry["failing"]
-            ),
+            "; ".join(failing_cell(cell) for cell in entry["failing"]),
         ]
         for entry in summary["estimator_verdicts"]
-        if entry["verdict"] != VALIDATED
+        if entry["verdict"] == NOT_VALIDATED
     ]
     text = (
-        f"### Estimators: {counts['validated']} of {counts['verdicts']} (table, statistic) pairs validated\n\n"
+        f"### Estimators: {validated_sentence(counts)}\n\n"
         f"{design['replications']} seeded replications per (table, statistic, budget); a table is one image of one "
-        f"network in one projection. Rule: {design['rule']}. With {design['replications']} replications an interval of "
+        f"network in one projection. Rule: {design['rule']}. The top sub-cube order j = u has no interval by design "
+        f"({SUBCUBE_NO_INTERVAL}). With {design['replications']} replications an interval of "
         f"exactly nominal coverage falls outside the band by chance with probability "
-        f"{format_percent(design['chance_failure_per_cell'])} per cell; {counts['failing_cells']} of {counts['cells']} "
-        "cells failed.\n\n" + markdown_table(["network", "projection", "statistic", "tables validated"], rows)
+        f"{format_number(design['chance_failure_per_cell'])} per cell; {counts['failing_cells']} of {counts['cells']} "
+        f"cells failed ({counts['cells_with_interval']} cells with an interval).\n\n"
+        + markdown_table(["network", "projection", "statistic", "tables validated"], rows)
     )
     blocks = [text]
     if failing:
@@ -257,7 +284,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, tabl
         seed_source="the original study validates no estimator: it evaluates every mask",
         verdict=[
             f"Exact tables within round-off: {'yes' if summary['exact']['all_within_tolerance'] else 'no'}.",
-            f"Estimators: {summary['counts']['validated']} of {summary['counts']['verdicts']} (table, statistic) pairs validated.",
+            f"Estimators: {validated_sentence(summary['counts'])}.",
         ],
         generator=GENERATOR,
         timing=timing,

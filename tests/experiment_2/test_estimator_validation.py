@@ -4,6 +4,7 @@ brute-force subset sums, and the verdict rule on planted estimators (a biased or
 
 from __future__ import annotations
 
+import shutil
 from itertools import combinations
 from pathlib import Path
 
@@ -64,6 +65,26 @@ def test_verdict_rule_decides_planted_estimators() -> None:
     assert 0.0 < rep.chance_failure(500) < rep.chance_failure(200) < 0.2
 
 
+def test_a_cell_without_an_interval_is_judged_on_its_bias() -> None:
+    """The top sub-cube order has no interval by design: its cell has no coverage, passes on the bias alone, and a
+    (table, statistic) without an interval at any budget is estimate only (not validated when biased)."""
+    rng = np.random.default_rng(2)
+    estimate, none = 2.0 + 0.5 * rng.standard_normal(500), np.full(500, np.nan)
+    unbiased, biased = rep.cell(estimate, none, none, 2.0), rep.cell(estimate + 1.0, none, none, 2.0)
+    assert unbiased["coverage"] is None and not unbiased["interval_reported"] and unbiased["passes"]
+    assert not biased["passes"] and biased["bias_in_se"] > 1
+    assert rep.decide([{**unbiased, "budget": "u=4×30"}])["verdict"] == rep.ESTIMATE_ONLY
+    assert rep.decide([{**biased, "budget": "u=4×30"}])["verdict"] == rep.NOT_VALIDATED
+    half = 1.959964 * 0.5
+    with_interval = {**rep.cell(estimate, estimate - half, estimate + half, 2.0), "budget": "u=6×30"}
+    verdict = rep.decide([{**unbiased, "budget": "u=4×30"}, with_interval])
+    assert verdict["verdict"] == rep.VALIDATED and verdict["budgets_with_interval"] == 1
+    # where the misses fall: an interval shifted down misses with the exact value above it
+    low = rep.cell(estimate, estimate - half - 1.0, estimate + half - 1.0, 2.0)
+    assert low["exact_above_interval"] > 0.3 > low["exact_below_interval"] and not low["passes"]
+    assert low["exact_above_interval"] + low["exact_below_interval"] == pytest.approx(1 - low["coverage"])
+
+
 def test_a_real_estimator_against_a_wrong_exact_value_is_not_validated() -> None:
     table = np.random.default_rng(1).standard_normal((2**6, 2))
     exact = rep.exact_per_coefficient(table)
@@ -120,12 +141,24 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     assert check["images"] == 2 and all(base["worst_relative"] < check["tolerance"] for base in check["bases"].values())
     # every (table, statistic): 2 images × 2 projections × (4 orders + 12 Walsh summaries)
     assert summary["counts"]["verdicts"] == 2 * 2 * (4 + 12)
-    assert {entry["verdict"] for entry in summary["estimator_verdicts"]} <= {rep.VALIDATED, rep.NOT_VALIDATED}
+    assert {entry["verdict"] for entry in summary["estimator_verdicts"]} <= {
+        rep.VALIDATED,
+        rep.NOT_VALIDATED,
+        rep.ESTIMATE_ONLY,
+    }
+    # the top order of each sub-cube size has no interval: ē_4 (only at u = 4) is estimate only, ē_2 keeps u = 4's
+    assert summary["counts"]["with_interval"] == 2 * 2 * (3 + 12)
+    top = [entry for entry in summary["cells"] if entry["statistic"] == "ebar_4" or entry["budget"] == "u=2×6"]
+    top = [entry for entry in top if entry["statistic"] in ("ebar_4", "ebar_2")]
+    assert top and all(not entry["interval_reported"] and entry["coverage"] is None for entry in top)
+    assert all(entry["interval_reported"] for entry in summary["cells"] if entry["estimator"] == "walsh") and summary[
+        "counts"
+    ]["cells_with_interval"] == len(summary["cells"]) - len(top)
     check_verdicts(summary, out / "summary.json")  # the project's verdict checker (make tables) accepts the summary
     assert len(summary["networks"][0]["classes"]) == 8
     for name in ("REPORT.md", "error_by_budget.md", "error_by_budget.png", "error_by_budget.pdf"):
         assert (out / name).is_file()
-    assert "validated" in (out / "REPORT.md").read_text()
+    assert "validated" in (out / "REPORT.md").read_text() and "estimate only" in (out / "REPORT.md").read_text()
 
     def no_forward(*args: object, **kwargs: object) -> None:
         raise AssertionError("a resumed run evaluated masks")
@@ -133,5 +166,17 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     for name in ("evaluate_all_masks", "evaluate_mask_family", "evaluate_masks_naive"):
         monkeypatch.setattr(loop, name, no_forward)
     before = (out / "summary.json").read_bytes()
+    store = out / "partial" / step_11_estimator_validation.STEP / "replications"
+    assert len(list(store.glob("*.json"))) == 2 * 2  # one file of cells per table (image, projection)
+    shutil.rmtree(store)
     step_11_estimator_validation.main([*flags, "--workers", "2"])  # the same cells from two processes
     assert (out / "summary.json").read_bytes() == before
+
+    def no_replication(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a resumed run replicated a table it holds")
+
+    monkeypatch.setattr(step_11_estimator_validation, "replicate_table", no_replication)
+    step_11_estimator_validation.main(flags)  # every table's cells from the store
+    assert (out / "summary.json").read_bytes() == before
+    with pytest.raises(AssertionError, match="replicated"):  # another count is another key
+        step_11_estimator_validation.main([*flags, "--replications", "41"])

@@ -13,6 +13,7 @@ from sampling_tables import mobius_by_definition, popcount, residual_game_table
 from scipy import stats
 
 from experiment_2.sampling.subcubes import (
+    NO_INTERVAL,
     draw_subcubes,
     subcube_estimates,
     subcube_mask_ids,
@@ -91,8 +92,8 @@ def test_order_means_of_one_subcube_by_hand() -> None:
 
 def replicated_intervals(confidence: float, replications: int) -> tuple[np.ndarray, np.ndarray]:
     """Over independent designs of 30 draws of 4 of 8 blocks: whether each order's interval covers the exact ē_k,
-    shape (replications, 4), and the estimates relative to ē_k. (The per-draw coefficients of variation are 0.4–1.3
-    here; a top order with a heavier tail needs more draws for the same coverage.)"""
+    shape (replications, 4) (the top order k = 4 has none: never covered), and the estimates relative to ē_k. (The
+    per-draw coefficients of variation are 0.4–1.3 here.)"""
     table = residual_game_table(8, 3, seed=0)
     exact = mean_energies_by_definition(table)[1:5]
     subsets = np.array(list(itertools.combinations(range(8), 4)))
@@ -111,24 +112,28 @@ def replicated_intervals(confidence: float, replications: int) -> tuple[np.ndarr
 def test_intervals_cover_at_their_rate_and_estimates_are_unbiased() -> None:
     covered, relative = replicated_intervals(0.95, REPLICATIONS)
     low, high = coverage_band(REPLICATIONS)
-    counts = covered.sum(axis=0)
+    counts = covered[:, :3].sum(axis=0)  # orders 1 … 3; the top order 4 has no interval
     assert ((counts >= low) & (counts <= high)).all(), (counts, (low, high))
+    assert not covered[:, 3].any()
     # unbiased: the mean relative estimate over replications within 4 standard errors of 1
     spread = relative.std(axis=0) / np.sqrt(REPLICATIONS)
     assert (np.abs(relative.mean(axis=0) - 1) < 4 * spread).all()
     # the band can fail: 80 % intervals fall below it
     narrow, _ = replicated_intervals(0.80, 200)
-    assert (narrow.mean(axis=0) < low / REPLICATIONS).all()
+    assert (narrow[:, :3].mean(axis=0) < low / REPLICATIONS).all()
 
 
 def test_estimates_rows_and_small_inputs() -> None:
-    means = np.array([[1.0, 2.0, 5.0], [1.0, 2.0, 7.0], [1.0, 2.0, 9.0], [1.0, 2.0, 3.0]])
+    means = np.array([[1.0, 2.0, 5.0, 4.0], [1.0, 2.0, 7.0, 0.0], [1.0, 2.0, 9.0, 8.0], [1.0, 2.0, 3.0, 1.0]])
     rows = subcube_estimates(means)
-    assert [row["order"] for row in rows] == [1, 2] and rows[0]["draws"] == 4
+    assert [row["order"] for row in rows] == [1, 2, 3] and rows[0]["draws"] == 4
     assert rows[0]["mean"] == rows[0]["ci_low"] == rows[0]["ci_high"] == 2.0  # all draws alike
     assert rows[1]["mean"] == 6.0 and rows[1]["ci_low"] < 6.0 < rows[1]["ci_high"]
     assert rows[1]["se"] == pytest.approx(np.std([5.0, 7.0, 9.0, 3.0], ddof=1) / 2, rel=1e-12)
     assert rows[1] == subcube_estimates(means)[1]  # seeded
     assert "bootstrap" in rows[1]["interval"]
+    # the top order: the unbiased mean and its SE, no interval (the design rule)
+    assert rows[2]["mean"] == 3.25 and np.isnan(rows[2]["ci_low"]) and np.isnan(rows[2]["ci_high"])
+    assert rows[2]["interval"] == NO_INTERVAL and rows[2]["se"] > 0
     two = subcube_estimates(means[:2])
     assert two[1]["mean"] == 6.0 and np.isnan(two[1]["ci_low"])
