@@ -1,0 +1,255 @@
+"""The depth ladder (paper/depth_ladder.py) on hand-built rungs, its entries compared whole to hand-written ones, so a
+changed id, claim, decision, effect, parameter, rule, note or table cell shows: a ladder of three networks and a
+resolution control whose valid images differ (so each paired statistic is read on the shared positions only), a depth
+step that holds at exactly the minimum number of shared images, a width step shown equivalent, a resolution control, a
+trunk-removed measure; the paired rule at α, at 0 and just off them, at and around the minimum N; the equivalence rule
+at a margin of 1 and with a shift inside it; the bounds; the refusals. Rungs are built in memory (no files) except where
+the loading is under test. Written against the survivors of `make mutation MODULES=paper/depth_ladder.py`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from experiment_1.errors import PipelineError
+from experiment_1.report import bootstrap_mean_ci, tost
+from paper import depth_ladder as dl
+from paper.depth_ladder import Rung
+
+SAMPLE = "sample_list.json"
+PAIRED_RULE = (
+    "holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < 0.05 "
+    "(at least 6 shared images); fails when the CI lies below 0 with p < 0.05; otherwise cannot tell; "
+    "saturated when either network's measure sits at its bound on ≥ 90 % of images (the shallower: it cannot move; "
+    "the deeper: censored, the test would read only how often the shallower sits below the bound)"
+)
+EQUIVALENCE_RULE = (
+    "equivalence by two one-sided t-tests (TOST) at level α: holds when the 1 − 2α t-interval of the mean difference "
+    "lies inside ±margin (TOST p ≤ α); fails when it lies wholly beyond the margin (the mean differs by more than the "
+    "margin at level α); otherwise cannot tell; the margin is a fixed fraction of the depth effect; saturated when "
+    "either network sits at the measure's bound on ≥ 90 % of images"
+)
+SIGN_TEST = "exact two-sided sign test"
+TOST = "TOST (two one-sided t-tests)"
+
+
+def stat(mean: float, n: int = 8) -> dict[str, float]:
+    return {"mean": mean, "ci_low": mean - 1, "ci_high": mean + 1, "median": mean, "min": mean - 2, "max": mean + 2, "n": n}
+
+
+def agreement(starts: list[int], num_blocks: int) -> np.ndarray:
+    """``(N, 1, L + 1)`` float 0/1 top-1 agreement that holds from grid position ``starts[i]`` on (L + 1: never)."""
+    rows = [[float(position >= start) for position in range(num_blocks + 1)] for start in starts]
+    return np.asarray(rows, dtype=np.float32)[:, None, :]
+
+
+def make(
+    arch: str,
+    num_blocks: int,
+    peaks: list[int],
+    starts: list[int],
+    *,
+    kappas: list[float] | None = None,
+    removed: list[int] | None = None,
+    invalid: tuple[int, ...] = (),
+    input_size: int | None = None,
+    label: str = "",
+    spectrum_list: str = SAMPLE,
+    topk_list: str = SAMPLE,
+    overlap: dict[str, Any] | None = None,
+) -> Rung:
+    """One network: per-image peak orders (and κ^v), agreement from grid positions ``starts`` (and trunk-removed
+    ``removed``), the images at positions ``invalid`` marked invalid."""
+    count = len(peaks)
+    valid = np.array([position not in invalid for position in range(count)])
+
+    def config(sample: str) -> dict[str, Any]:
+        return {"num_blocks": num_blocks, "sample_index": sample, **({"input_size": input_size} if input_size else {})}
+
+    spectrum = {
+        "config": config(spectrum_list),
+        "num_valid": int(valid.sum()),
+        "projections": {
+            "vector": {
+                "mean_spectrum_peak_order": 2,
+                "peak_order": stat(2.0),
+                "kappa": stat(3.0),
+                "c_le3": stat(0.5),
+                "trunk_share": stat(0.25),
+            }
+        },
+    }
+    spectrum_arrays = {
+        "index": np.arange(count),
+        "valid": valid.astype(np.uint8),
+        "peak_order_vector": np.asarray(peaks, dtype=np.int64),
+        **({"kappa_vector": np.asarray(kappas, dtype=np.float64)} if kappas is not None else {}),
+    }
+    masks = 2**num_blocks
+    ks = [2**power for power in range(num_blocks + 1)]
+    curve = {
+        "mean": [10.0 * k for k in ks],
+        "ci_low": [10.0 * k - 1 for k in ks],
+        "ci_high": [10.0 * k + 1 for k in ks],
+    }
+    topk = {
+        "config": config(topk_list),
+        "num_valid": int(valid.sum()),
+        "num_masks": masks,
+        "ks": ks,
+        "k_eff": {"vector": stat(4.0)},
+        "sources": {
+            "magnitude_vector": {
+                "grid_k_reaching": {"top1_agreement_0.9": masks // 2},
+                "curves": {"captured_energy": curve},
+            }
+        },
+    }
+    topk_arrays = {
+        "index": np.arange(count),
+        "valid": valid.astype(np.uint8),
+        "top1_agreement_magnitude_vector": agreement(starts, num_blocks),
+        **({f"top1_agreement_{dl.TRUNK_REMOVED_SOURCE}": agreement(removed, num_blocks)} if removed else {}),
+    }
+    return Rung(arch, spectrum, spectrum_arrays, topk, topk_arrays, overlap, label)
+
+
+def ladder() -> tuple[list[Rung], dict[str, Any]]:
+    """shallow (L = 3, 224 px, image 0 invalid) → deep (L = 5, 240 px, image 7 invalid) → wide (L = 5, 260 px), and
+    shallow at 240 px (image 6 invalid) as the resolution control."""
+    shallow = make(
+        "shallow", 3, [9, 1, 2, 2, 1, 2, 1, 2], [0, 3, 1, 3, 3, 2, 3, 3],
+        kappas=[0.0, 1.5, 1.5, 1.2, 1.8, 1.5, 1.5, 1.5], removed=[0, 3, 3, 2, 3, 3, 3, 3], invalid=(0,), input_size=224,
+    )  # fmt: skip
+    deep = make(
+        "deep", 5, [2, 3, 3, 4, 3, 3, 4, 0], [5, 5, 5, 4, 5, 5, 3, 0],
+        kappas=[3.0, 3.0, 3.5, 2.5, 3.0, 3.0, 3.0, 0.0], removed=[5, 5, 4, 5, 5, 5, 5, 0], invalid=(7,), input_size=240,
+    )  # fmt: skip
+    wide = make(
+        "wide", 5, [2, 3, 3, 4, 3, 3, 5, 4], [5, 5, 5, 4, 5, 4, 3, 5],
+        kappas=[3.0, 3.0, 3.5, 2.5, 3.0, 3.0, 3.0, 3.0], input_size=260,
+    )  # fmt: skip
+    control = make(
+        "shallow", 3, [2, 2, 2, 2, 2, 2, 0, 2], [3, 3, 1, 3, 3, 2, 0, 3],
+        kappas=[1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 0.0, 1.5], invalid=(6,), input_size=240, label="240px",
+    )  # fmt: skip
+    return [shallow, deep, wide], {"control": control}
+
+
+def paired_numbers(shared: list[int], differences: list[float], seed: int = 0) -> dict[str, Any]:
+    """A :func:`paired_difference` by hand: counts, ties and the sign test of ``differences`` on positions ``shared``."""
+    values = np.asarray(differences, dtype=np.float64)
+    positive, negative = int((values > 0).sum()), int((values < 0).sum())
+    return {
+        "num_shared": len(shared),
+        "shared_positions": shared,
+        "num_finite": len(differences),
+        "difference": bootstrap_mean_ci(values, seed=seed),
+        "positive": positive,
+        "negative": negative,
+        "ties": len(differences) - positive - negative,
+        "sign_test_p": float(binomtest(positive, positive + negative).pvalue) if positive + negative else 1.0,
+    }
+
+
+DEPTH, WIDTH, RESOLUTION, AT_INPUT = [1, 2, 3, 4, 5, 6], [0, 1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 7], [0, 1, 2, 3, 4, 5]
+# each measure's per-image differences on the shared positions, by hand from the planted rungs
+DIFFERENCES = {
+    ("width", "peak_order"): (WIDTH, [0, 0, 0, 0, 0, 0, 1]),
+    ("depth", "peak_order"): (DEPTH, [2, 1, 2, 2, 1, 3]),
+    ("resolution", "peak_order"): (RESOLUTION, [1, 0, 0, 1, 0, 0]),
+    ("depth_at_input", "peak_order"): (AT_INPUT, [0, 1, 1, 2, 1, 1]),
+    ("width", "peak_minus_null"): (WIDTH, [0, 0, 0, 0, 0, 0, 1]),
+    ("depth", "peak_minus_null"): (DEPTH, [1, 0, 1, 1, 0, 2]),  # (deep − 5/2) − (shallow − 3/2)
+    ("resolution", "peak_minus_null"): (RESOLUTION, [1, 0, 0, 1, 0, 0]),
+    ("depth_at_input", "peak_minus_null"): (AT_INPUT, [-1, 0, 0, 1, 0, 0]),  # (deep − 5/2) − (control − 3/2)
+    ("width", "kappa_over_l"): (WIDTH, [0.0] * 7),
+    ("depth", "kappa_over_l"): (
+        DEPTH,
+        [3 / 5 - 1.5 / 3, 3.5 / 5 - 1.5 / 3, 2.5 / 5 - 1.2 / 3, 3 / 5 - 1.8 / 3, 3 / 5 - 1.5 / 3, 3 / 5 - 1.5 / 3],
+    ),
+    ("resolution", "kappa_over_l"): (
+        RESOLUTION,
+        [0.0, 0.0, 1.5 / 3 - 1.2 / 3, 1.5 / 3 - 1.8 / 3, 0.0, 0.0],
+    ),
+    ("depth_at_input", "kappa_over_l"): (
+        AT_INPUT,
+        [3 / 5 - 0.5, 3 / 5 - 0.5, 3.5 / 5 - 0.5, 2.5 / 5 - 0.5, 3 / 5 - 0.5, 3 / 5 - 0.5],
+    ),
+    # preserving fractions: shallow [·, 1, 1/4, 1, 1, 1/2, 1, 1], deep [1, 1, 1, 1/2, 1, 1, 1/4, ·],
+    # wide [1, 1, 1, 1/2, 1, 1/2, 1/4, 1], control [1, 1, 1/4, 1, 1, 1/2, ·, 1]
+    ("width", "preserving_fraction"): (WIDTH, [0, 0, 0, 0, 0, -0.5, 0]),
+    ("depth", "preserving_fraction"): (DEPTH, [0, 0.75, -0.5, 0, 0.5, -0.75]),
+    ("resolution", "preserving_fraction"): (RESOLUTION, [0.0] * 6),
+    ("depth_at_input", "preserving_fraction"): (AT_INPUT, [0, 0, 0.75, -0.5, 0, 0.5]),
+    # trunk removed: shallow [·, 1, 1, 1/2, 1, 1, 1, 1], deep [1, 1, 1/2, 1, 1, 1, 1, ·]; wide and control lack it
+    ("depth", "preserving_fraction_trunk_removed"): (DEPTH, [0, -0.5, 0.5, 0, 0, 0]),
+}
+ENDS = {"width": ("deep", "wide"), "depth": ("shallow", "deep"), "resolution": ("shallow", "shallow_240px")}
+ENDS["depth_at_input"] = ("shallow_240px", "deep")
+
+
+def comparison(kind: str, measure: str, seed: int = 0) -> dict[str, Any]:
+    shared, differences = DIFFERENCES[kind, measure]
+    first, second = ENDS[kind]
+    return {"from": first, "to": second, "measure": measure, **paired_numbers(shared, differences, seed), "kind": kind}
+
+
+def test_the_comparisons_are_the_paired_differences_on_the_shared_positions_in_order() -> None:
+    rungs, options = ladder()
+    analysis = dl.depth_analysis(rungs, **options)  # the default seed is 0
+    order = [("width", "depth", "resolution", "depth_at_input")] * 4
+    expected = [
+        comparison(kind, measure)
+        for measure, kinds in zip(dl.SPECTRUM_MEASURES + ("preserving_fraction",), order)
+        for kind in kinds
+    ] + [comparison("depth", "preserving_fraction_trunk_removed")]
+    assert analysis["comparisons"] == expected
+    assert {key: analysis[key] for key in ("experiment", "question", "rule_parameters")} == {
+        "experiment": "depth",
+        "question": "Do the interaction statistics move with depth (and not with width), as the paper claims?",
+        "rule_parameters": {
+            "alpha": 0.05,
+            "min_paired_images": 6,
+            "equivalence_margin_fraction": 0.25,
+            "gamma_fractions": [0.125, 0.25, 0.5],
+            "agreement_target": 0.9,
+            "seed": 0,
+        },
+    }
+    assert [(entry["id"], entry["decision"]) for entry in analysis["verdicts"]] == [
+        ("peak_order.depth.shallow-deep", "holds"),  # 6 of 6 up: p = 2/64, at the minimum N
+        ("peak_order.width.deep-wide", "holds"),
+        ("peak_order.resolution.shallow-shallow_240px", "cannot tell"),
+        ("peak_order.depth_at_input.shallow_240px-deep", "cannot tell"),  # 5 up, 1 tied: p = 1/16
+        ("peak_minus_null.depth.shallow-deep", "cannot tell"),
+        ("peak_minus_null.width.deep-wide", "cannot tell"),
+        ("peak_minus_null.resolution.shallow-shallow_240px", "cannot tell"),
+        ("peak_minus_null.depth_at_input.shallow_240px-deep", "cannot tell"),
+        ("kappa_over_l.depth.shallow-deep", "cannot tell"),
+        ("kappa_over_l.width.deep-wide", "holds"),
+        ("kappa_over_l.resolution.shallow-shallow_240px", "cannot tell"),
+        ("kappa_over_l.depth_at_input.shallow_240px-deep", "cannot tell"),
+        ("preserving_fraction.depth.shallow-deep", "cannot tell"),
+        ("preserving_fraction.width.deep-wide", "cannot tell"),
+        ("preserving_fraction.resolution.shallow-shallow_240px", "cannot tell"),
+        ("preserving_fraction.depth_at_input.shallow_240px-deep", "cannot tell"),
+        ("preserving_fraction_trunk_removed.depth.shallow-deep", "cannot tell"),
+    ]
+    seeded = dl.depth_analysis(rungs, seed=3, **options)
+    assert seeded["comparisons"][1] == comparison("depth", "peak_order", seed=3)
+    assert seeded["rule_parameters"]["seed"] == 3
+
+
+def test_a_width_step_first_does_not_stop_the_depth_steps_after_it() -> None:
+    rungs, _ = ladder()
+    first = make("first", 3, [1, 2, 2, 1, 2, 1, 2, 2], [1, 1, 1, 1, 1, 1, 1, 1], input_size=224)
+    analysis = dl.depth_analysis([first, *rungs[:2]])
+    assert [(entry["kind"], entry["measure"]) for entry in analysis["comparisons"]][:2] == [
+        ("width", "peak_order"),
+        ("depth", "peak_order"),
+    ]
+    assert analysis["comparisons"][1] == {**comparison("depth", "peak_order"), "kind": "depth"}
