@@ -253,3 +253,187 @@ def test_a_width_step_first_does_not_stop_the_depth_steps_after_it() -> None:
         ("depth", "peak_order"),
     ]
     assert analysis["comparisons"][1] == {**comparison("depth", "peak_order"), "kind": "depth"}
+
+
+def sign_test(p_value: float) -> dict[str, Any]:
+    return {"name": SIGN_TEST, "p_value": p_value, "p_adjusted": None, "correction": None, "family_size": None, "p_floor": None}
+
+
+def paired_entry(
+    verdict_id: str, claim: str, decision: str, effect_name: str, paired: dict[str, Any], notes: list[str]
+) -> dict[str, Any]:
+    difference = paired["difference"]
+    return {
+        "id": verdict_id,
+        "claim": claim,
+        "decision": decision,
+        "rule": PAIRED_RULE,
+        "parameters": {"alpha": 0.05, "min_paired_images": 6},
+        "statistic": {"name": "shared images", "value": paired["num_finite"]},
+        "effect": {
+            "name": effect_name,
+            "value": difference["mean"],
+            "ci_low": difference["ci_low"],
+            "ci_high": difference["ci_high"],
+            "confidence": 0.95,
+            "percent": False,
+        },
+        "test": sign_test(paired["sign_test_p"]),
+        "seed": None,
+        "notes": notes,
+    }
+
+
+def equivalence_entry(
+    verdict_id: str,
+    claim: str,
+    decision: str,
+    effect_name: str,
+    differences: list[float],
+    margin: float | None,
+    depth_effect: float | None,
+    notes: list[str],
+) -> dict[str, Any]:
+    result = tost(differences, 0.0 if margin is None else margin)
+    return {
+        "id": verdict_id,
+        "claim": claim,
+        "decision": decision,
+        "rule": EQUIVALENCE_RULE,
+        "parameters": {
+            "alpha": 0.05,
+            "margin": margin,
+            "margin_fraction": 0.25,
+            "depth_effect": depth_effect,
+            "p_beyond": result["p_beyond"],
+        },
+        "statistic": {"name": "shared images", "value": len(differences)},
+        "effect": {
+            "name": effect_name,
+            "value": result["mean"],
+            "ci_low": result["ci_low"],
+            "ci_high": result["ci_high"],
+            "confidence": 0.9,
+            "interval": "t-interval (the TOST's)",
+        },
+        "test": {**sign_test(result["p_value"]), "name": TOST},
+        "seed": None,
+        "notes": notes,
+    }
+
+
+def bootstrap_text(kind: str, measure: str) -> str:
+    difference = comparison(kind, measure)["difference"]
+    return f"95 % bootstrap CI [{difference['ci_low']:.3g}, {difference['ci_high']:.3g}]"
+
+
+def width_note(measure: str) -> str:
+    difference = comparison("width", measure)["difference"]
+    return (
+        f"width control at L = 5 (deep → wide): mean difference {difference['mean']:+.3g} "
+        f"[{difference['ci_low']:.3g}, {difference['ci_high']:.3g}] on 7 image(s)"
+    )
+
+
+STEP_NOTE = (
+    "depth step L = 3 → 5 (shallow → deep); the input resolution changes with it (224 px → 240 px), so depth and "
+    "resolution are not separated here (the resolution control, where run, holds the input fixed)"
+)
+STEP_CLAIM = " (shallow → deep: L = 3 → 5, input 224 px → 240 px)"
+DEPTH_MARGIN = 0.25 * 11 / 6  # a quarter of the peak order's depth effect, 11/6
+MARGIN_NOTE = "margin ±0.458 = 0.25 × the depth effect +1.83 (shallow → deep, same images)"
+
+
+def test_the_depth_verdicts_are_the_hand_written_entries() -> None:
+    rungs, options = ladder()
+    verdicts = {entry["id"]: entry for entry in dl.depth_analysis(rungs, **options)["verdicts"]}
+    assert verdicts["peak_order.depth.shallow-deep"] == paired_entry(
+        "peak_order.depth.shallow-deep",
+        "the peak order of the interaction spectrum grows with depth (expected of subset counting alone: the binomial "
+        "null's peak, L/2, grows too)" + STEP_CLAIM,
+        "holds",
+        "deep − shallow",
+        comparison("depth", "peak_order"),
+        [
+            "6 shared image(s): 6 up, 0 down, 0 tied",
+            "trivial: the binomial null's peak moves too (1 and 2 (tied) → 2 and 3 (tied)); growth with L alone is what "
+            "equal energy per subset gives — the shape is judged by peak − L/2 and κ^v / L",
+            STEP_NOTE,
+            width_note("peak_order"),
+        ],
+    )
+    assert verdicts["preserving_fraction.depth.shallow-deep"] == paired_entry(
+        "preserving_fraction.depth.shallow-deep",
+        "prediction-preserving sparsity weakens with depth" + STEP_CLAIM,
+        "cannot tell",
+        "deep − shallow",
+        comparison("depth", "preserving_fraction"),
+        [
+            "6 shared image(s): 2 up, 2 down, 2 tied",
+            STEP_NOTE,
+            width_note("preserving_fraction"),
+            "shallow sits at the bound 1 on 5 of its 7 images but on 4 of the 6 shared ones: the shared images need "
+            "not represent its sample",
+        ],
+    )
+    assert verdicts["preserving_fraction_trunk_removed.depth.shallow-deep"] == paired_entry(
+        "preserving_fraction_trunk_removed.depth.shallow-deep",
+        "prediction-preserving sparsity of the interactions weakens with depth (trunk removed: ranking S ≠ ∅, target "
+        "h(full) − h(∅))" + STEP_CLAIM,
+        "cannot tell",
+        "deep − shallow",
+        comparison("depth", "preserving_fraction_trunk_removed"),
+        [
+            "6 shared image(s): 1 up, 1 down, 4 tied",
+            STEP_NOTE,
+            "no width control at L = 5: depth and width are not separated",
+        ],
+    )
+    assert verdicts["kappa_over_l.depth_at_input.shallow_240px-deep"] == paired_entry(
+        "kappa_over_l.depth_at_input.shallow_240px-deep",
+        "the spectrum shifts to higher relative orders with depth (κ^v / L grows) (shallow_240px → deep: L = 3 → 5, "
+        "input 240 px → 240 px)",
+        "cannot tell",
+        "deep − shallow_240px",
+        comparison("depth_at_input", "kappa_over_l"),
+        [
+            "6 shared image(s): 5 up, 0 down, 1 tied",
+            "depth step L = 3 → 5 (shallow_240px → deep); both at 240 px: depth separated from resolution",
+        ],
+    )
+
+
+def test_the_width_and_resolution_verdicts_are_the_hand_written_entries() -> None:
+    rungs, options = ladder()
+    verdicts = {entry["id"]: entry for entry in dl.depth_analysis(rungs, **options)["verdicts"]}
+    assert verdicts["peak_order.width.deep-wide"] == equivalence_entry(
+        "peak_order.width.deep-wide",
+        "at equal depth (L = 5), wide (wider; input 240 px → 260 px) moves peak order (per image, vector) by less than "
+        "25% of the depth effect",
+        "holds",
+        "wide − deep",
+        [0, 0, 0, 0, 0, 0, 1],
+        DEPTH_MARGIN,
+        11 / 6,
+        [
+            f"7 shared image(s): 1 up, 0 down, 6 tied (sign test p = 1; {bootstrap_text('width', 'peak_order')})",
+            "width step at L = 5 (deep → wide); the input resolution changes with it (240 px → 260 px), so width and "
+            "resolution are not separated",
+            MARGIN_NOTE,
+        ],
+    )
+    assert verdicts["peak_order.resolution.shallow-shallow_240px"] == equivalence_entry(
+        "peak_order.resolution.shallow-shallow_240px",
+        "at equal depth (L = 3), shallow at 240 px instead of 224 px moves peak order (per image, vector) by less than "
+        "25% of the depth effect",
+        "cannot tell",
+        "shallow_240px − shallow",
+        [1, 0, 0, 1, 0, 0],
+        DEPTH_MARGIN,
+        11 / 6,
+        [
+            f"6 shared image(s): 2 up, 0 down, 4 tied (sign test p = 0.5; {bootstrap_text('resolution', 'peak_order')})",
+            "resolution control: the same network and images, input 224 px → 240 px",
+            MARGIN_NOTE,
+        ],
+    )
