@@ -437,3 +437,127 @@ def test_the_width_and_resolution_verdicts_are_the_hand_written_entries() -> Non
             MARGIN_NOTE,
         ],
     )
+
+
+def scaled(mean: float, scale: float) -> dict[str, float]:
+    """:func:`stat` of ``mean`` with every location divided by ``scale`` (``n`` is a count: kept)."""
+    return {
+        "mean": mean / scale,
+        "ci_low": (mean - 1) / scale,
+        "ci_high": (mean + 1) / scale,
+        "median": mean / scale,
+        "min": (mean - 2) / scale,
+        "max": (mean + 2) / scale,
+        "n": 8,
+    }
+
+
+def nearest(num_valid: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "num_valid": num_valid,
+        **extra,
+        "rankings": {"scalar": {"binary": {"true_label": {"nn_accuracy_ci": stat(0.5), "chance": 0.1}}}},
+    }
+
+
+def test_the_rows_are_the_hand_written_table() -> None:
+    rungs, _ = ladder()
+    shallow = Rung(**{**rungs[0].__dict__, "overlap": nearest(7, num_classes=10, settings={"nn_k": 16})})
+    bare = Rung(**{**rungs[1].__dict__, "overlap": nearest(7)})  # no class count, no settings
+    assert dl.rung_row(shallow) == {
+        "arch": "shallow",
+        "label": "",
+        "num_blocks": 3,
+        "num_masks": 8,
+        "input_size": 224,
+        "spectrum": {
+            "num_images": 7,
+            "mean_spectrum_peak_order": 2,
+            "peak_order": stat(2.0),
+            "peak_order_over_l": scaled(2.0, 3),
+            "kappa": stat(3.0),
+            "kappa_over_l": scaled(3.0, 3),
+            "c_le3": stat(0.5),
+            "trunk_share": stat(0.25),
+            "binomial_null_peak_order": 1.5,
+            "binomial_null_peak_orders": [1, 2],
+        },
+        "topk": {
+            "num_images": 7,
+            "k_eff_fraction": scaled(4.0, 8),
+            "captured_energy": {  # 1/8, 1/4, 1/2 of 2^3: K = 1, 2, 4, where the planted curve is 10·K ± 1
+                "0.125": {"mean": 10.0, "ci_low": 9.0, "ci_high": 11.0},
+                "0.25": {"mean": 20.0, "ci_low": 19.0, "ci_high": 21.0},
+                "0.5": {"mean": 40.0, "ci_low": 39.0, "ci_high": 41.0},
+            },
+            "agreement_k_fraction": 0.5,
+            "preserving_fraction": {
+                **bootstrap_mean_ci(np.array([1, 0.25, 1, 1, 0.5, 1, 1])),
+                "at_bound_share": 5 / 7,
+                "bound": 1.0,
+            },
+            "preserving_fraction_trunk_removed": {
+                **bootstrap_mean_ci(np.array([1, 1, 0.5, 1, 1, 1, 1])),
+                "at_bound_share": 6 / 7,
+                "bound": 1.0,
+            },
+        },
+        "nearest_neighbour": {
+            "accuracy": stat(0.5),
+            "chance": 0.1,
+            "num_images": 7,
+            "num_classes": 10,
+            "nn_k": 16,
+        },
+    }
+    row = dl.rung_row(bare)
+    assert row["nearest_neighbour"] == {
+        "accuracy": stat(0.5),
+        "chance": 0.1,
+        "num_images": 7,
+        "num_classes": None,
+        "nn_k": None,
+    }
+    assert row["topk"]["preserving_fraction_trunk_removed"] is not None
+    assert dl.rung_row(rungs[2])["topk"]["preserving_fraction_trunk_removed"] is None  # wide has no such run
+    assert dl.rung_row(Rung(**{**rungs[1].__dict__, "overlap": {"rankings": {}}}))["nearest_neighbour"] is None
+
+
+def test_a_row_off_the_grid_without_a_reaching_k_or_arrays_or_any_results() -> None:
+    rungs, _ = ladder()
+    topk = dict(rungs[0].topk)
+    topk["ks"] = [1, 4, 8]  # 1/4 of 2^3 = 2 is not on the grid
+    topk["sources"] = {
+        "magnitude_vector": {
+            "grid_k_reaching": {},  # no K reached 90 % agreement
+            "curves": {"captured_energy": {name: [1.0, 4.0, 8.0] for name in ("mean", "ci_low", "ci_high")}},
+        }
+    }
+    row = dl.rung_row(Rung("net", None, None, topk, None, None))  # a summary without per-image arrays
+    assert row == {
+        "arch": "net",
+        "label": "",
+        "num_blocks": 3,
+        "num_masks": 8,
+        "input_size": 224,
+        "topk": {
+            "num_images": 7,
+            "k_eff_fraction": scaled(4.0, 8),
+            "captured_energy": {
+                "0.125": {"mean": 1.0, "ci_low": 1.0, "ci_high": 1.0},
+                "0.25": None,
+                "0.5": {"mean": 4.0, "ci_low": 4.0, "ci_high": 4.0},
+            },
+            "agreement_k_fraction": None,
+            "preserving_fraction": None,
+            "preserving_fraction_trunk_removed": None,
+        },
+    }
+    assert dl.per_image_measures(Rung("net", None, None, topk, None, None)) == {}
+    assert dl.rung_row(Rung("gone", None, None, None, None, None, "240px")) == {
+        "arch": "gone",
+        "label": "240px",
+        "num_blocks": None,
+        "num_masks": None,
+        "input_size": None,
+    }
