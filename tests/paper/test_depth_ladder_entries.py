@@ -561,3 +561,101 @@ def test_a_row_off_the_grid_without_a_reaching_k_or_arrays_or_any_results() -> N
         "num_masks": None,
         "input_size": None,
     }
+
+
+def planted(count: int, p_value: float, low: float, high: float, up: int = 0, down: int = 0) -> dict[str, Any]:
+    """A paired comparison with the given number of finite images, sign test p and bootstrap CI (mean its midpoint)."""
+    return {
+        "num_finite": count,
+        "positive": up,
+        "negative": down,
+        "ties": count - up - down,
+        "sign_test_p": p_value,
+        "difference": {"mean": (low + high) / 2, "ci_low": low, "ci_high": high},
+        "from": "a",
+        "to": "b",
+    }
+
+
+FEW = "fewer than 6 shared images: no sign test can reach p < 0.05, so the data cannot decide"
+
+
+@pytest.mark.parametrize(
+    ("count", "p_value", "low", "high", "decision"),
+    [
+        (6, 0.03, 0.1, 1.0, "holds"),  # at the minimum N
+        (5, 0.03, 0.1, 1.0, "cannot tell"),  # just below it
+        (7, 0.05, 0.1, 1.0, "cannot tell"),  # p at α is not below it
+        (7, 0.049, 0.1, 1.0, "holds"),
+        (7, 0.03, 0.0, 1.0, "cannot tell"),  # a CI touching 0 does not lie above it
+        (7, 0.03, -1.0, -0.1, "fails"),
+        (6, 0.03, -1.0, -0.1, "fails"),
+        (5, 0.03, -1.0, -0.1, "cannot tell"),
+        (7, 0.05, -1.0, -0.1, "cannot tell"),
+        (7, 0.03, -1.0, 0.0, "cannot tell"),  # touching 0 from below
+        (7, 0.03, -1.0, 0.5, "cannot tell"),  # across 0
+        (7, 0.5, -1.0, -0.1, "cannot tell"),  # below 0 but no significant sign test
+    ],
+)
+def test_the_paired_rule_at_and_around_its_thresholds(
+    count: int, p_value: float, low: float, high: float, decision: str
+) -> None:
+    entry = dl.paired_verdict("m.depth.a-b", "claim", planted(count, p_value, low, high, up=count), "b − a", [])
+    assert entry["decision"] == decision
+    assert entry["notes"] == [f"{count} shared image(s): {count} up, 0 down, 0 tied"] + ([FEW] if count < 6 else [])
+
+
+@pytest.mark.parametrize(("count", "few"), [(0, False), (1, True), (5, True), (6, False)])
+def test_the_few_images_note_is_written_from_one_to_five_images(count: int, few: bool) -> None:
+    paired = planted(count, 1.0, 0.0, 0.0, up=min(count, 1), down=0)
+    entry = dl.paired_verdict("m.depth.a-b", "a claim", paired, "b − a", ["bound"], notes=["first", "second"])
+    assert entry == paired_entry(
+        "m.depth.a-b",
+        "a claim",
+        "saturated",
+        "b − a",
+        paired,
+        [f"{count} shared image(s): {min(count, 1)} up, 0 down, {count - min(count, 1)} tied", "first", "second", "bound"]
+        + ([FEW] if few else []),
+    )
+
+
+def margin_note(margin: str, effect: str) -> str:
+    return f"margin ±{margin} = 0.25 × the depth effect {effect} (a → b, same images)"
+
+
+def test_the_equivalence_rule_at_a_margin_of_one_without_a_reference_and_with_a_shift_inside_it() -> None:
+    differences = [0.1, 0.2, 0.1, 0.2, 0.1, 0.2]
+    reference = planted(6, 0.03, 3.0, 5.0)  # a depth effect of 4: the margin is exactly 1
+    shifted = planted(6, 0.03, 0.1, 0.2, up=6)
+    head = "6 shared image(s): 6 up, 0 down, 0 tied (sign test p = 0.03; 95 % bootstrap CI [0.1, 0.2])"
+    shift = (
+        "a consistent shift inside the margin: the step moves the measure (sign test p < α), by less than 25% of the "
+        "depth effect"
+    )
+    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), shifted, reference, "b − a", [], ["n"])
+    assert entry == equivalence_entry(
+        "m.width.a-b", "claim", "holds", "b − a", differences, 1.0, 4.0, [head, "n", margin_note("1", "+4"), shift]
+    )
+    at_alpha = {**shifted, "sign_test_p": 0.05}  # p at α: no consistent shift
+    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), at_alpha, reference, "b − a", [], [])
+    assert entry["decision"] == "holds" and entry["notes"][1:] == [margin_note("1", "+4")]
+    beyond = [5.1, 5.2, 5.1, 5.2, 5.1, 5.2]  # wholly beyond ±1 with a significant sign test: fails, no shift note
+    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(beyond), shifted, reference, "b − a", [], [])
+    assert entry["decision"] == "fails" and entry["notes"][1:] == [margin_note("1", "+4")]
+    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), shifted, None, "b − a", ["s"], [])
+    assert entry == equivalence_entry(
+        "m.width.a-b",
+        "claim",
+        "saturated",
+        "b − a",
+        differences,
+        None,
+        None,
+        [head, "no depth comparison of this measure to size the margin: cannot tell", "s"],
+    )
+    flat = planted(6, 0.03, -1.0, 1.0)  # a depth effect of 0: no margin to be inside
+    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), shifted, flat, "b − a", [], [])
+    assert entry["decision"] == "cannot tell" and entry["parameters"]["margin"] == 0.0
+    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), shifted, None, "b − a", [], [])
+    assert entry["decision"] == "cannot tell"
