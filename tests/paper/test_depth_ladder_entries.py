@@ -659,3 +659,141 @@ def test_the_equivalence_rule_at_a_margin_of_one_without_a_reference_and_with_a_
     assert entry["decision"] == "cannot tell" and entry["parameters"]["margin"] == 0.0
     entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), shifted, None, "b − a", [], [])
     assert entry["decision"] == "cannot tell"
+
+
+def test_a_paired_difference_reads_the_shared_finite_positions_only() -> None:
+    first = (np.array([0, 1, 2, 3, 5]), np.array([9.0, 1.0, 2.0, 3.0, 4.0]))
+    second = (np.array([1, 2, 3, 4, 5]), np.array([2.0, 2.0, np.nan, 7.0, 1.0]))
+    assert dl.paired_difference(first, second) == {  # shared 1, 2, 3, 5; position 3 is NaN: 1, 0, −3
+        "num_shared": 4,
+        "shared_positions": [1, 2, 3, 5],
+        "num_finite": 3,
+        "difference": bootstrap_mean_ci(np.array([1.0, 0.0, -3.0]), seed=0),
+        "positive": 1,
+        "negative": 1,
+        "ties": 1,
+        "sign_test_p": 1.0,
+    }
+    up = (np.arange(5), np.array([1.0, 2.0, 3.0, 4.0, 0.0]))
+    result = dl.paired_difference((np.arange(5), np.zeros(5)), up, seed=2)
+    assert (result["positive"], result["negative"], result["ties"]) == (4, 0, 1)
+    assert result["sign_test_p"] == pytest.approx(2 / 16) and result["difference"] == bootstrap_mean_ci(up[1], seed=2)
+    tied = dl.paired_difference((np.arange(3), np.ones(3)), (np.arange(3), np.ones(3)))
+    assert (tied["sign_test_p"], tied["ties"], tied["negative"]) == (1.0, 3, 0)
+
+
+def bare(arch: str, num_blocks: int | None) -> Rung:
+    summary = None if num_blocks is None else {"config": {"num_blocks": num_blocks}}
+    return Rung(arch, summary, None, None, None, None)
+
+
+def test_a_ladder_naming_a_network_twice_or_out_of_order_is_refused() -> None:
+    with pytest.raises(PipelineError) as error:
+        dl.check_ladder([bare("a", 3), bare("b", 5), bare("a", 5)])
+    assert str(error.value) == "the depth ladder names a twice; each rung must be another network"
+    with pytest.raises(PipelineError) as error:
+        dl.check_ladder([bare("c", 3), bare("b", 3), bare("b", 5), bare("c", 5)])
+    assert str(error.value) == "the depth ladder names b twice; each rung must be another network"
+    with pytest.raises(PipelineError) as error:
+        dl.check_ladder([bare("a", 5), bare("gone", None), bare("b", 3)])
+    assert str(error.value) == (
+        "the depth ladder is not ordered shallow to deep (L = 5 → 3); list the networks by increasing number of blocks"
+    )
+    dl.check_ladder([bare("a", 3), bare("gone", None), bare("b", 3), bare("c", 5)])  # equal L and a missing rung: fine
+
+
+def with_config(rung: Rung, **config: Any) -> Rung:
+    """``rung`` with ``config`` added to both its summaries."""
+    spectrum = {**rung.spectrum, "config": {**rung.spectrum["config"], **config}}
+    topk = {**rung.topk, "config": {**rung.topk["config"], **config}}
+    return Rung(**{**rung.__dict__, "spectrum": spectrum, "topk": topk})
+
+
+def test_images_pair_only_on_the_same_sample_list_of_the_measure_s_own_summary() -> None:
+    rungs, _ = ladder()
+    shallow, deep = rungs[0], rungs[1]
+    apart = [with_config(shallow, sample_list_sha256="aaa"), with_config(deep, sample_list_sha256="bbb")]
+    assert dl.depth_analysis(apart)["comparisons"] == []  # the same path, other contents
+    same = [with_config(shallow, sample_list_sha256="aaa"), with_config(deep, sample_list_sha256="aaa", sample_index="x")]
+    assert dl.depth_analysis(same)["comparisons"][0] == {**comparison("depth", "peak_order"), "kind": "depth"}
+    # the spectrum on one list, the top-K on another: only the spectrum measures pair; without κ^v on one side, no κ
+    mixed = Rung(**{**shallow.__dict__, "topk": {**shallow.topk, "config": {**shallow.topk["config"], "sample_index": "y"}}})
+    no_kappa = {name: values for name, values in shallow.spectrum_arrays.items() if name != "kappa_vector"}
+    mixed = Rung(**{**mixed.__dict__, "spectrum_arrays": no_kappa})
+    analysis = dl.depth_analysis([mixed, deep])
+    assert [(entry["kind"], entry["measure"]) for entry in analysis["comparisons"]] == [
+        ("depth", "peak_order"),
+        ("depth", "peak_minus_null"),
+    ]
+
+
+def test_a_shallower_network_at_its_bound_is_saturated_and_a_resolution_control_at_it_censored() -> None:
+    shallow = make("shallow", 3, [1] * 8, [3] * 8)  # every image needs all 2^3 masks: at the bound 1; no input sizes
+    deep = make("deep", 5, [2] * 8, [3] * 8)  # 8 of 32 on every image
+    control = make("shallow", 3, [1] * 8, [3] * 8, label="240px")
+    verdicts = {entry["id"]: entry for entry in dl.depth_analysis([shallow, deep], control=control)["verdicts"]}
+    assert verdicts["preserving_fraction.depth.shallow-deep"] == paired_entry(
+        "preserving_fraction.depth.shallow-deep",
+        "prediction-preserving sparsity weakens with depth (shallow → deep: L = 3 → 5, input unrecorded → unrecorded)",
+        "saturated",
+        "deep − shallow",
+        paired_numbers(list(range(8)), [-0.75] * 8),
+        [
+            "8 shared image(s): 0 up, 8 down, 0 tied",
+            "depth step L = 3 → 5 (shallow → deep); the input resolution changes with it (unrecorded → unrecorded), so "
+            "depth and resolution are not separated here (the resolution control, where run, holds the input fixed)",
+            "no width control at L = 5: depth and width are not separated",
+            "shallow sits at the bound 1 on 8 of its 8 images but on 8 of the 8 shared ones: the shared images need not "
+            "represent its sample",
+            "shallow (the shallower network): preserving_fraction already at its bound 1 on 100% of images, so it cannot "
+            "move in the claimed direction",
+        ],
+    )
+    censored = "censored: {} sits at the bound 1 on 100% of images (≥ 90%), so the measure cannot move there"
+    assert verdicts["preserving_fraction.resolution.shallow-shallow_240px"] == equivalence_entry(
+        "preserving_fraction.resolution.shallow-shallow_240px",
+        "at equal depth (L = 3), shallow at unrecorded instead of unrecorded moves preserving fraction K/2^L (per "
+        "image, vector ranking) by less than 25% of the depth effect",
+        "saturated",
+        "shallow_240px − shallow",
+        [0.0] * 8,
+        0.25 * 0.75,
+        -0.75,
+        [
+            "8 shared image(s): 0 up, 0 down, 8 tied (sign test p = 1; 95 % bootstrap CI [0, 0])",
+            "resolution control: the same network and images, input unrecorded → unrecorded",
+            "margin ±0.188 = 0.25 × the depth effect -0.75 (shallow → deep, same images)",
+            censored.format("shallow"),
+            censored.format("shallow_240px"),
+        ],
+    )
+    assert verdicts["preserving_fraction.depth_at_input.shallow_240px-deep"]["notes"][1:] == [
+        "depth step L = 3 → 5 (shallow_240px → deep); the input resolution changes with it (unrecorded → unrecorded), "
+        "so depth and resolution are not separated here (the resolution control, where run, holds the input fixed)",
+        "shallow_240px sits at the bound 1 on 8 of its 8 images but on 8 of the 8 shared ones: the shared images need "
+        "not represent its sample",
+        "shallow_240px (the shallower network): preserving_fraction already at its bound 1 on 100% of images, so it "
+        "cannot move in the claimed direction",
+    ]
+
+
+def test_a_resolution_control_of_the_deepest_rung_or_below_a_rung_without_results() -> None:
+    shallow = make("shallow", 3, [1] * 8, [1] * 8)
+    deep = make("deep", 5, [2, 3, 2, 3, 2, 3, 2, 3], [1] * 8)
+    control = make("deep", 5, [3] * 8, [1] * 8, label="240px")  # no deeper rung: no margin, no depth step at its size
+    analysis = dl.depth_analysis([shallow, deep], control=control)
+    assert [(entry["kind"], entry["from"], entry["to"]) for entry in analysis["comparisons"]][:3] == [
+        ("depth", "shallow", "deep"),
+        ("resolution", "deep", "deep_240px"),
+        ("depth", "shallow", "deep"),
+    ]
+    resolution = {entry["id"]: entry for entry in analysis["verdicts"]}["peak_order.resolution.deep-deep_240px"]
+    assert resolution["decision"] == "cannot tell" and resolution["parameters"]["margin"] is None
+    # the control's own network has no results: the first rung of more blocks than none is the deeper one
+    one = make("one", 1, [1, 0, 1, 0, 1, 0, 1, 0], [1] * 8)
+    analysis = dl.depth_analysis([bare("net", None), one], control=make("net", 1, [0] * 8, [1] * 8, label="x"))
+    assert [(entry["kind"], entry["from"], entry["to"]) for entry in analysis["comparisons"]][0] == (
+        "depth_at_input",
+        "net_x",
+        "one",
+    )
