@@ -111,7 +111,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "experiment_4/sampled_inference.py": ("tests/experiment_4/test_sampled_inference.py",),
     "experiment_5/association.py": ("tests/experiment_5/test_association.py",),
-    "paper/depth_ladder.py": ("tests/paper/test_depth_ladder.py",),
+    "paper/depth_ladder.py": ("tests/paper/test_depth_ladder.py", "tests/paper/test_depth_ladder_entries.py"),
     "experiment_1/mobius/transform.py": (
         "tests/experiment_1/mobius/test_mobius.py",
         "tests/experiment_1/mobius/test_walsh.py",

@@ -8,6 +8,7 @@ the loading is under test. Written against the survivors of `make mutation MODUL
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 from scipy.stats import binomtest
 
 from experiment_1.errors import PipelineError
+from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, atomic_write_json
 from experiment_1.report import bootstrap_mean_ci, tost
 from paper import depth_ladder as dl
 from paper.depth_ladder import Rung
@@ -37,7 +39,15 @@ TOST = "TOST (two one-sided t-tests)"
 
 
 def stat(mean: float, n: int = 8) -> dict[str, float]:
-    return {"mean": mean, "ci_low": mean - 1, "ci_high": mean + 1, "median": mean, "min": mean - 2, "max": mean + 2, "n": n}
+    return {
+        "mean": mean,
+        "ci_low": mean - 1,
+        "ci_high": mean + 1,
+        "median": mean,
+        "min": mean - 2,
+        "max": mean + 2,
+        "n": n,
+    }
 
 
 def agreement(starts: list[int], num_blocks: int) -> np.ndarray:
@@ -256,7 +266,14 @@ def test_a_width_step_first_does_not_stop_the_depth_steps_after_it() -> None:
 
 
 def sign_test(p_value: float) -> dict[str, Any]:
-    return {"name": SIGN_TEST, "p_value": p_value, "p_adjusted": None, "correction": None, "family_size": None, "p_floor": None}
+    return {
+        "name": SIGN_TEST,
+        "p_value": p_value,
+        "p_adjusted": None,
+        "correction": None,
+        "family_size": None,
+        "p_floor": None,
+    }
 
 
 def paired_entry(
@@ -615,7 +632,12 @@ def test_the_few_images_note_is_written_from_one_to_five_images(count: int, few:
         "saturated",
         "b − a",
         paired,
-        [f"{count} shared image(s): {min(count, 1)} up, 0 down, {count - min(count, 1)} tied", "first", "second", "bound"]
+        [
+            f"{count} shared image(s): {min(count, 1)} up, 0 down, {count - min(count, 1)} tied",
+            "first",
+            "second",
+            "bound",
+        ]
         + ([FEW] if few else []),
     )
 
@@ -633,7 +655,9 @@ def test_the_equivalence_rule_at_a_margin_of_one_without_a_reference_and_with_a_
         "a consistent shift inside the margin: the step moves the measure (sign test p < α), by less than 25% of the "
         "depth effect"
     )
-    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), shifted, reference, "b − a", [], ["n"])
+    entry = dl.equivalence_verdict(
+        "m.width.a-b", "claim", np.array(differences), shifted, reference, "b − a", [], ["n"]
+    )
     assert entry == equivalence_entry(
         "m.width.a-b", "claim", "holds", "b − a", differences, 1.0, 4.0, [head, "n", margin_note("1", "+4"), shift]
     )
@@ -714,10 +738,15 @@ def test_images_pair_only_on_the_same_sample_list_of_the_measure_s_own_summary()
     shallow, deep = rungs[0], rungs[1]
     apart = [with_config(shallow, sample_list_sha256="aaa"), with_config(deep, sample_list_sha256="bbb")]
     assert dl.depth_analysis(apart)["comparisons"] == []  # the same path, other contents
-    same = [with_config(shallow, sample_list_sha256="aaa"), with_config(deep, sample_list_sha256="aaa", sample_index="x")]
+    same = [
+        with_config(shallow, sample_list_sha256="aaa"),
+        with_config(deep, sample_list_sha256="aaa", sample_index="x"),
+    ]
     assert dl.depth_analysis(same)["comparisons"][0] == {**comparison("depth", "peak_order"), "kind": "depth"}
     # the spectrum on one list, the top-K on another: only the spectrum measures pair; without κ^v on one side, no κ
-    mixed = Rung(**{**shallow.__dict__, "topk": {**shallow.topk, "config": {**shallow.topk["config"], "sample_index": "y"}}})
+    mixed = Rung(
+        **{**shallow.__dict__, "topk": {**shallow.topk, "config": {**shallow.topk["config"], "sample_index": "y"}}}
+    )
     no_kappa = {name: values for name, values in shallow.spectrum_arrays.items() if name != "kappa_vector"}
     mixed = Rung(**{**mixed.__dict__, "spectrum_arrays": no_kappa})
     analysis = dl.depth_analysis([mixed, deep])
@@ -796,4 +825,37 @@ def test_a_resolution_control_of_the_deepest_rung_or_below_a_rung_without_result
         "depth_at_input",
         "net_x",
         "one",
+    )
+
+
+def test_a_rung_loads_the_arrays_of_its_own_run_only(tmp_path: Path) -> None:
+    spectrum = tmp_path / "experiment_2" / "results_net_sample"
+    atomic_write_json(spectrum / "summary.json", {"config": {"run_id": "run-a", "num_blocks": 3}})
+    atomic_save_npz(spectrum / "per_image.npz", {RUN_ID_ARRAY: np.array("run-b"), "index": np.arange(2)})
+    with pytest.raises(PipelineError) as error:
+        dl.load_rung(tmp_path, "net", "_sample")
+    assert str(error.value) == (
+        f"{spectrum / 'per_image.npz'}: from run run-b, but {spectrum / 'summary.json'} is from run run-a; pass files "
+        "of the same run (rerun the step that wrote per_image.npz)"
+    )
+    topk = tmp_path / "experiment_3" / "results_net_sample"  # arrays without a summary, and a summary without arrays
+    atomic_save_npz(topk / "per_image.npz", {RUN_ID_ARRAY: np.array("run-a"), "index": np.arange(2)})
+    atomic_save_npz(spectrum / "per_image.npz", {RUN_ID_ARRAY: np.array("run-a"), "index": np.arange(2)})
+    (spectrum / "per_image.npz").rename(spectrum / "elsewhere.npz")
+    rung = dl.load_rung(tmp_path, "net", "_sample", label="240px")
+    assert (rung.spectrum, rung.spectrum_arrays, rung.topk, rung.topk_arrays, rung.overlap, rung.label) == (
+        {"config": {"run_id": "run-a", "num_blocks": 3}},
+        None,
+        None,
+        None,
+        None,
+        "240px",
+    )
+    (spectrum / "elsewhere.npz").rename(spectrum / "per_image.npz")
+    assert dl.load_rung(tmp_path, "net", "_sample").spectrum_arrays["index"].tolist() == [0, 1]
+    with pytest.raises(PipelineError) as error:
+        dl.load_rung(tmp_path, "a/b", "_sample")
+    assert str(error.value) == (
+        "--ladder 'a/b': a rung of the ladder must be a plain name (no '/', '\\', '..' or control characters), the name "
+        "of its results folders; pass the network's name, not a path"
     )
