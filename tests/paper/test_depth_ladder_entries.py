@@ -859,3 +859,26 @@ def test_a_rung_loads_the_arrays_of_its_own_run_only(tmp_path: Path) -> None:
         "--ladder 'a/b': a rung of the ladder must be a plain name (no '/', '\\', '..' or control characters), the name "
         "of its results folders; pass the network's name, not a path"
     )
+
+
+def test_a_deeper_network_at_its_bound_is_censored() -> None:
+    shallow = make("shallow", 3, [1] * 8, [1] * 8)  # 2 of 8 masks on every image
+    deep = make("deep", 5, [2] * 8, [5] * 8)  # all 32 on every image: at the bound
+    verdicts = {entry["id"]: entry for entry in dl.depth_analysis([shallow, deep])["verdicts"]}
+    assert verdicts["preserving_fraction.depth.shallow-deep"] == paired_entry(
+        "preserving_fraction.depth.shallow-deep",
+        "prediction-preserving sparsity weakens with depth (shallow → deep: L = 3 → 5, input unrecorded → unrecorded)",
+        "saturated",
+        "deep − shallow",
+        paired_numbers(list(range(8)), [0.75] * 8),
+        [
+            "8 shared image(s): 8 up, 0 down, 0 tied",
+            "depth step L = 3 → 5 (shallow → deep); the input resolution changes with it (unrecorded → unrecorded), so "
+            "depth and resolution are not separated here (the resolution control, where run, holds the input fixed)",
+            "no width control at L = 5: depth and width are not separated",
+            "shallow sits at the bound 1 on 0 of its 8 images but on 0 of the 8 shared ones: the shared images need not "
+            "represent its sample",
+            "censored: deep (the deeper network) sits at the bound 1 on 100% of images, so every image where the "
+            "shallower one is below it counts as up: the comparison reads the shallower network alone",
+        ],
+    )
