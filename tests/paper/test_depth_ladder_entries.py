@@ -882,3 +882,38 @@ def test_a_deeper_network_at_its_bound_is_censored() -> None:
             "shallower one is below it counts as up: the comparison reads the shallower network alone",
         ],
     )
+
+
+def test_every_comparison_bootstraps_with_the_analysis_seed() -> None:
+    """κ^v spread over a continuum on 16 images: the bootstrap CI of each comparison is the one of the given seed."""
+    count, positions = 16, np.arange(16)
+    kappas = {
+        "shallow": 1.5 + 0.1 * np.sin(positions),
+        "deep": 3.0 + 0.2 * np.cos(1.3 * positions),
+        "wide": 3.0 + 0.2 * np.cos(1.3 * positions) + 0.01 * np.sin(2.0 * positions),
+        "control": 1.5 + 0.1 * np.sin(positions) + 0.01 * np.cos(3.0 * positions),
+    }
+    blocks = {"shallow": 3, "deep": 5, "wide": 5, "control": 3}
+
+    def network(name: str) -> Rung:
+        arch, label = ("shallow", "240px") if name == "control" else (name, "")
+        return make(arch, blocks[name], [1] * count, [1] * count, kappas=list(kappas[name]), label=label)
+
+    rungs = [network(name) for name in ("shallow", "deep", "wide")]
+    steps = {"width": ("deep", "wide"), "depth": ("shallow", "deep"), "resolution": ("shallow", "control")}
+    steps["depth_at_input"] = ("control", "deep")
+    for seed, options in ((0, {}), (5, {"seed": 5})):
+        analysis = dl.depth_analysis(rungs, control=network("control"), **options)
+        found = {
+            entry["kind"]: entry["difference"]
+            for entry in analysis["comparisons"]
+            if entry["measure"] == "kappa_over_l"
+        }
+        expected = {
+            kind: bootstrap_mean_ci(kappas[second] / blocks[second] - kappas[first] / blocks[first], seed=seed)
+            for kind, (first, second) in steps.items()
+        }
+        assert found == expected
+    assert expected["depth"] != bootstrap_mean_ci(kappas["deep"] / 5 - kappas["shallow"] / 3, seed=0)  # seeds differ
+    values = (positions, kappas["deep"])
+    assert dl.paired_difference((positions, np.zeros(count)), values)["difference"] == bootstrap_mean_ci(values[1])
