@@ -114,7 +114,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_4/test_sampled_inference_edges.py",
     ),
     "experiment_5/association.py": ("tests/experiment_5/test_association.py",),
-    "paper/depth_ladder.py": ("tests/paper/test_depth_ladder.py",),
+    "paper/depth_ladder.py": ("tests/paper/test_depth_ladder.py", "tests/paper/test_depth_ladder_entries.py"),
     "experiment_1/mobius/transform.py": (
         "tests/experiment_1/mobius/test_mobius.py",
         "tests/experiment_1/mobius/test_walsh.py",
