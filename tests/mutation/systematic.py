@@ -132,6 +132,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "experiment_1/run/partial_store.py": (
         "tests/experiment_1/run/test_run_identity.py",
         "tests/experiment_1/run/test_resume_key.py",
+        "tests/experiment_1/run/test_store_identity_edges.py",
     ),
 }
 # tests that read the repository's own git history (committed predictions before their runs), which the temporary copy
