@@ -99,21 +99,24 @@ def test_a_cuda_device_is_identified_by_its_model_and_software_stack(monkeypatch
     monkeypatch.setattr(torch.backends.cudnn, "version", lambda: 90100)
     matmul = torch.backends.cuda.matmul  # torch's own flags (monkeypatch cannot restore them): set, then put back
     saved = matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction
+    identities = []
     try:
-        matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction = True, False
-        identity = device_identity(device)
+        for flags in ((True, False), (False, True)):
+            matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction = flags
+            identities.append(device_identity(device))
     finally:
         matmul.allow_bf16_reduced_precision_reduction, matmul.allow_fp16_reduced_precision_reduction = saved
-    assert identity == {
-        "cuda_device": {
-            "name": "NVIDIA H100 80GB HBM3",
-            "capability": "9.0",
-            "torch": torch.__version__,
-            "cuda": "12.4",
-            "cudnn": 90100,
-            "reduced_precision_reduction": {"bfloat16": True, "float16": False},
+    for identity, (bf16, fp16) in zip(identities, ((True, False), (False, True))):
+        assert identity == {
+            "cuda_device": {
+                "name": "NVIDIA H100 80GB HBM3",
+                "capability": "9.0",
+                "torch": torch.__version__,
+                "cuda": "12.4",
+                "cudnn": 90100,
+                "reduced_precision_reduction": {"bfloat16": bf16, "float16": fp16},
+            }
         }
-    }
     assert device_identity(torch.device("cpu")) == {}
 
 
