@@ -68,6 +68,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "experiment_2/limit/laws.py": (
         "tests/experiment_2/test_limit_rules.py",
         "tests/experiment_2/test_law_replications.py",
+        "tests/experiment_2/test_law_entries.py",
         # test_limit.py's rule tests only: its end-to-end sweep (19 s) and the swap check read no rule the others miss
         "tests/experiment_2/test_limit.py::test_analytic_activations_follow_the_lambda_k_law",
         "tests/experiment_2/test_limit.py::test_relu_networks_follow_the_kink_law",
