@@ -75,6 +75,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_limit.py::test_exact_zero_chain_of_resnet18",
         "tests/experiment_2/test_limit.py::test_float64_floor_marks_planted_roundoff_unresolved",
         "tests/experiment_2/test_limit.py::test_order_verdict_rule",
+        "tests/experiment_2/test_law_rule_edges.py",
     ),
     "experiment_2/scaling.py": (
         "tests/experiment_1/mobius/test_spectrum.py",
