@@ -64,3 +64,9 @@ def test_without_git_it_says_so(history: dict[str, str], tmp_path: Path, monkeyp
     assert laws.after_prediction({"git_commit": history["after"]}, tmp_path) == (
         "git is not available to compare its commit with the prediction's"
     )
+
+
+def test_git_says_nothing_on_the_terminal(history: dict[str, str], tmp_path: Path, capfd) -> None:
+    laws.after_prediction({"git_commit": "0123456789abcdef0123456789abcdef01234567"}, tmp_path)  # git: "fatal: …"
+    laws.after_prediction({"git_commit": history["before"]}, tmp_path)
+    assert capfd.readouterr() == ("", "")
