@@ -11,6 +11,7 @@ and the spectrum renormalised over k ≥ 2. Written against the survivors of
 from __future__ import annotations
 
 import numpy as np
+from planted_laws import HALF_WIDTH, block
 
 from experiment_2.limit.laws import (
     DECIDING_ORDER_RULE,
@@ -28,43 +29,6 @@ from experiment_2.limit.laws import (
     successive_slopes,
 )
 from experiment_2.scaling import fit_power_law
-
-LAMBDAS = [0.03, 0.01, 0.003, 0.001]
-HALF_WIDTH = 0.02
-
-
-def block(
-    successive: list[list[float]], resolved_to: list[int] | None = None, chain: int = 0, exponent: float = 1.5
-) -> dict:
-    """A 3C block from successive slopes per step (``successive[step][order]``) on ``LAMBDAS``; order k resolved down to
-    ``LAMBDAS[resolved_to[k]]``; the limit slope is the mean of the window's successive slopes, CI ± ``HALF_WIDTH``."""
-    num_orders = len(successive[0])
-    resolved_to = resolved_to or [len(LAMBDAS) - 1] * num_orders
-    pairs = [
-        {
-            "lambdas": [LAMBDAS[step], LAMBDAS[step + 1]],
-            "slope": slopes,
-            "ci_low": [s - HALF_WIDTH for s in slopes],
-            "ci_high": [s + HALF_WIDTH for s in slopes],
-            "resolved": [step + 1 <= resolved_to[order] for order in range(num_orders)],
-        }
-        for step, slopes in enumerate(successive)
-    ]
-    limit = []
-    for order in range(num_orders):
-        columns = list(range(max(0, resolved_to[order] - 2), resolved_to[order] + 1))
-        slope = float(np.mean([successive[step][order] for step in columns[:-1]])) if len(columns) >= 2 else 0.0
-        limit.append(
-            {
-                "order": order,
-                "fit_lambdas": [LAMBDAS[column] for column in columns],
-                "resolved": len(columns) >= 2,
-                "slope": slope,
-                "ci_low": slope - HALF_WIDTH,
-                "ci_high": slope + HALF_WIDTH,
-            }
-        )
-    return {"successive_slopes": pairs, "limit_slopes": limit, "kink_exponent": exponent, "exact_zero_chain": chain}
 
 
 def scored_block(planted: dict, post_hoc: bool = False, convergence_tolerance: float | None = None) -> dict:
