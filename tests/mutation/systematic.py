@@ -130,6 +130,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "experiment_2/low_orders_verdicts.py": (
         "tests/experiment_2/test_low_orders_verdicts.py",
         "tests/experiment_2/test_low_orders_sampled.py",
+        "tests/experiment_2/test_low_orders_verdict_entries.py",
     ),
     "experiment_2/spectrum/null_networks.py": ("tests/experiment_2/test_null_networks.py",),
     "experiment_1/run/partial_store.py": (
