@@ -36,7 +36,7 @@ def walsh_per_image(design: WalshDesign, design_logits: np.ndarray, predicted: n
     }
     for image, logits in enumerate(np.asarray(design_logits, dtype=np.float64)):
         for name, values in (("vector", logits), ("scalar", logits[:, [int(predicted[image])]])):
-            estimates = walsh_estimates(design, ids, values)
+            estimates = walsh_estimates(design, ids, values, seed=design.seed)
             for bound in BOUNDS:
                 arrays[f"walsh_{bound}_{name}"][image] = [estimates[stat][bound] for stat in names]
     return arrays

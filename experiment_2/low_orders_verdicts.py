@@ -61,7 +61,7 @@ def low_degree_share_verdict(
         effect=effect_from_stat("(W_1 + W_2 + W_3) / Var h", stat, percent=True),
         notes=[
             "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
-            f"(delta method over the design's samples); {len(share)} image(s)",
+            f"(a bootstrap-t over the design's samples); {len(share)} image(s)",
             *([] if weights != "random" else [NULL_NOTE]),
         ],
         inputs=[share, low, high],

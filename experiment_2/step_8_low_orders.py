@@ -70,7 +70,7 @@ from experiment_2.low_orders_verdicts import low_degree_share_verdict, out_of_re
 from experiment_2.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
 from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
 from experiment_2.sampling.subcubes import draw_subcubes
-from experiment_2.sampling.walsh import INTERVAL as WALSH_INTERVAL
+from experiment_2.sampling.walsh import INTERVALS as WALSH_INTERVALS
 from experiment_2.sampling.walsh import estimate_names, walsh_design
 
 STEP = "experiment_2.step_8_low_orders"
@@ -175,7 +175,7 @@ def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, design: Any,
             }
             for position, stat in enumerate(names)
         }
-    return {"design": design.describe(), "interval": WALSH_INTERVAL, "names": list(names), "projections": projections}
+    return {"design": design.describe(), "interval": WALSH_INTERVALS, "names": list(names), "projections": projections}
 
 
 def subcube_summary(
@@ -306,7 +306,7 @@ def build_summary(
             f"Var h, the variance of h over a uniformly random mask: unbiased sample variance of the {args.random_masks} seeded "
             "uniform base masks of the Walsh design per image (E_j / Var h is a ratio to that estimate)",
             "the Walsh summaries (variance, influence, κ_W, κ_W / L, noise stability, W_1 … W_3, the low-degree share) "
-            f"per image with 95 % intervals ({WALSH_INTERVAL})",
+            f"per image with 95 % intervals ({WALSH_INTERVALS})",
             "the order-≤k surrogate's R² on the design's masks by mask size (exact coefficients, sampled masks)",
             *(
                 [

@@ -95,7 +95,9 @@ def walsh_replications(
     for replication in range(replications):
         design = walsh_design(num_blocks, samples, replication_seed(seed, replication), RHOS)
         ids = design.all_ids()
-        result = walsh_estimates(design, ids, table[ids], confidence=NOMINAL)
+        result = walsh_estimates(  # the share's bootstrap draws, independent of the design's
+            design, ids, table[ids], confidence=NOMINAL, seed=replication_seed(seed, replication, 1)
+        )
         masks[replication] = len(ids)
         for column, name in enumerate(names):
             for key in ("estimate", "ci_low", "ci_high"):

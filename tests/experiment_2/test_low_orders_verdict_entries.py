@@ -65,7 +65,7 @@ def share_entry(projection: str, decision: str, stat: tuple, images: int, null: 
         "seed": None,
         "notes": [
             "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
-            f"(delta method over the design's samples); {images} image(s)",
+            f"(a bootstrap-t over the design's samples); {images} image(s)",
             *([NULL] if null else []),
             *extra,
         ],

@@ -135,12 +135,20 @@ def test_estimates_converge_and_take_ids_in_any_order() -> None:
     for name, value in estimates.items():  # 3000 samples: every estimate within 10 %, inside its 99.99 % interval
         assert abs(value["estimate"] - exact[name]) <= 0.1 * abs(exact[name]), name
         assert wide[name]["ci_low"] <= exact[name] <= wide[name]["ci_high"], name
-        assert value["ci_low"] < value["estimate"] < value["ci_high"] and value["interval"].startswith(walsh.INTERVAL)
+        assert value["ci_low"] < value["estimate"] < value["ci_high"], name
         assert value["se"] > 0
+    intervals = {name: value["interval"] for name, value in estimates.items()}
+    assert intervals == {
+        **{name: walsh.INTERVAL for name in ("variance", "influence", "kappa_w", "kappa_w_per_block")},
+        **{f"stability_{rho}": f"{walsh.INTERVAL}, on the scale log(1 − s)" for rho in walsh.RHOS},
+        **{f"w{k}": f"{walsh.PAIR_INTERVAL}, cut at 0" for k in (1, 2, 3)},
+        "low_degree_share": f"{walsh.PAIR_INTERVAL}, cut to [0, 1]",
+    }
     order = np.random.default_rng(0).permutation(len(ids))
     shuffled = walsh_estimates(design, ids[order], table[order])
-    for name in estimates:
-        assert shuffled[name]["estimate"] == pytest.approx(estimates[name]["estimate"], rel=1e-12)
+    for name in estimates:  # the share's bootstrap runs over the design's units, whatever the order of the ids
+        for key in ("estimate", "ci_low", "ci_high"):
+            assert shuffled[name][key] == pytest.approx(estimates[name][key], rel=1e-12), (name, key)
     with pytest.raises(PipelineError, match="no value"):
         walsh_estimates(design, ids[1:], table[1:])
 
@@ -174,7 +182,8 @@ def replicated_coverage(table: np.ndarray, count: int, replications: int, confid
     num_blocks, ids = len(table).bit_length() - 1, np.arange(len(table))
     covered = dict.fromkeys(exact, 0)
     for replication in range(replications):
-        estimates = walsh_estimates(walsh_design(num_blocks, count, seed=replication), ids, table, confidence)
+        design = walsh_design(num_blocks, count, seed=replication)
+        estimates = walsh_estimates(design, ids, table, confidence, seed=replication)
         for name, value in estimates.items():
             covered[name] += value["ci_low"] <= exact[name] <= value["ci_high"]
     return covered
@@ -247,12 +256,79 @@ def test_surrogate_at_fifty_blocks_equals_a_subset_loop() -> None:
     assert all(row["r2"] == pytest.approx(1.0, abs=1e-12) for row in rows)
 
 
-def test_the_low_degree_shares_interval_is_cut_to_the_unit_interval() -> None:
-    """A share of the variance lies in [0, 1]: its interval is cut there (so it covers the truth exactly when the uncut
-    one does), while the estimate stays unbiased, above 1 when the noise puts it there."""
-    from experiment_2.sampling.walsh import _interval
+def test_the_bootstrap_t_by_hand() -> None:
+    """The pair statistics' intervals recomputed with a loop over the resamples: the pivot of each resample of the
+    pseudo-values, its 2.5 % and 97.5 % quantiles, the jackknife SE; each column cut to [0, its bound]; the whole range
+    when a pseudo-value is not finite; the estimate when they do not spread; another seed, other draws."""
+    from experiment_2.sampling.walsh import _bootstrap_t_intervals
 
-    low, high, how = _interval("low_degree_share", 2.5, 1.0, 1.96)
-    assert (low, high) == (pytest.approx(0.54), 1.0) and how.endswith("cut to [0, 1]")
-    assert _interval("low_degree_share", 0.5, 0.1, 1.96)[:2] == (pytest.approx(0.304), pytest.approx(0.696))
-    assert _interval("low_degree_share", -0.5, 0.1, 1.96)[:2] == (0.0, 0.0)
+    rng = np.random.default_rng(2)
+    pseudo = np.column_stack([rng.lognormal(size=50) * 0.1 + 0.3, rng.normal(size=50) * 0.1 + 0.99])
+    estimates, count = pseudo.mean(axis=0), len(pseudo)
+    quantile = float(stats.norm.ppf(0.975))
+    draws = np.random.default_rng(11)
+    resamples = [draws.integers(0, count, size=count) for _ in range(500)]
+    expected = []
+    for column in range(2):
+        values = pseudo[:, column]
+        pivots = [(values[r].mean() - values.mean()) / (values[r].std(ddof=1) / np.sqrt(count)) for r in resamples]
+        upper, lower = np.quantile(pivots, [0.975, 0.025])
+        error = values.std(ddof=1) / np.sqrt(count)
+        expected.append((estimates[column] - upper * error, estimates[column] - lower * error))
+    unbounded = _bootstrap_t_intervals(estimates, pseudo, quantile, 11, np.array([np.inf, np.inf]), 500)
+    for got, want in zip(unbounded, expected):
+        assert got == (pytest.approx(want[0], rel=1e-9), pytest.approx(want[1], rel=1e-9))
+    low, high = unbounded[0]
+    assert high - estimates[0] > estimates[0] - low  # right-skewed pseudo-values: the interval reaches further up
+    assert unbounded[1][1] > 1.0
+    bounded = _bootstrap_t_intervals(estimates, pseudo, quantile, 11, np.array([np.inf, 1.0]), 500)
+    assert bounded[0] == unbounded[0] and bounded[1] == (unbounded[1][0], 1.0)
+    assert _bootstrap_t_intervals(estimates, pseudo, quantile, 12, np.array([np.inf, 1.0]), 500)[0] != (low, high)
+    shift = estimates[0] - 0.001  # an estimate just above 0: the lower end cut there
+    below = _bootstrap_t_intervals(estimates - shift, pseudo - shift, quantile, 11, np.array([np.inf, 1.0]), 500)
+    assert below[0][0] == 0.0 and below[0][1] == pytest.approx(unbounded[0][1] - shift)
+    odd = np.column_stack([[0.5, np.inf, 0.4], [0.5, np.nan, 0.4], [0.5, 0.5, 0.5], [1.5, 1.5, 1.5], [-0.5] * 3])
+    assert _bootstrap_t_intervals(
+        np.array([0.5, 0.5, 0.5, 1.5, -0.5]), odd, quantile, 0, np.array([1.0, np.inf, np.inf, 1.0, np.inf])
+    ) == [(0.0, 1.0), (0.0, np.inf), (0.5, 0.5), (1.0, 1.0), (0.0, 0.0)]
+
+
+def test_the_pseudo_values_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pseudo-values the intervals of w1 … w3 and the share read: ``m·θ̂ − (m − 1)·θ̂₍₋ₐ₎`` with ``θ̂₍₋ₐ₎`` the
+    statistic of the other units (the same centred values): Σ over their ordered pairs of ⟨g_b, g_c⟩ K_k(d_bc) /
+    ((m − 1)(m − 2)) with the centring's correction, and for the share the sum over k = 1 … 3 of those over the mean of
+    their ‖g_b‖²·m/(m − 1); each with its bound and the call's seed."""
+    seen = {}
+    real = walsh._bootstrap_t_intervals
+
+    def record(estimates: np.ndarray, pseudo: np.ndarray, quantile: float, seed: int, bounds: np.ndarray) -> list:
+        seen.update(estimates=estimates.copy(), pseudo=pseudo.copy(), seed=seed, bounds=bounds.copy())
+        return real(estimates, pseudo, quantile, seed, bounds)
+
+    monkeypatch.setattr(walsh, "_bootstrap_t_intervals", record)
+    num_blocks, count = 5, 12
+    table = residual_game_table(num_blocks, 2, seed=6)
+    design = walsh_design(num_blocks, count, seed=3)
+    estimates = walsh_estimates(design, np.arange(2**num_blocks), table, seed=8)
+    centred = table[design.base] - table[design.base].mean(axis=0)
+    correction = 1 / (1 - 2 / count + 2 / count**2)
+    weights = np.zeros((count, 3))
+    variances = np.zeros(count)
+    for left_out in range(count):
+        rest = [a for a in range(count) if a != left_out]
+        for k in (1, 2, 3):
+            kernel = krawtchouk(num_blocks, k)
+            pairs = sum(
+                float(centred[a] @ centred[b]) * kernel[popcount(int(design.base[a] ^ design.base[b]))]
+                for a in rest
+                for b in rest
+                if a != b
+            )
+            weights[left_out, k - 1] = correction * pairs / ((count - 1) * (count - 2))
+        variances[left_out] = np.mean([count / (count - 1) * float(centred[a] @ centred[a]) for a in rest])
+    names = ["w1", "w2", "w3", "low_degree_share"]
+    without = [*weights.T, weights.sum(axis=1) / variances]
+    assert seen["seed"] == 8 and seen["bounds"].tolist() == [np.inf, np.inf, np.inf, 1.0]
+    assert seen["estimates"].tolist() == [estimates[name]["estimate"] for name in names]
+    expected = count * seen["estimates"][None, :] - (count - 1) * np.column_stack(without)
+    np.testing.assert_allclose(seen["pseudo"], expected, rtol=1e-10, atol=1e-12)
