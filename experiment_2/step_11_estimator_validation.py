@@ -330,6 +330,7 @@ def build_summary(
             "with_interval": with_interval,
             "validated": validated,
             "not_validated": sum(entry["verdict"] == rep.NOT_VALIDATED for entry in verdicts),
+            "conservative": sum(entry["verdict"] == rep.CONSERVATIVE for entry in verdicts),
             "estimate_only": len(verdicts) - with_interval,
             "cells": len(cells),
             "cells_with_interval": sum(entry["interval_reported"] for entry in cells),

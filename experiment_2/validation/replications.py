@@ -40,12 +40,15 @@ NOMINAL = 0.95
 COVERAGE_BAND = (0.93, 0.97)
 MAX_BIAS_SE = 1.0
 VALIDATED, NOT_VALIDATED, ESTIMATE_ONLY = "validated", "not validated", "estimate only"
+CONSERVATIVE = "conservative"  # fails only by covering more than the band, without bias
 RULE = (
     f"a (table, statistic) is {VALIDATED} when, at every budget, the nominal {NOMINAL:.0%} interval covers the exact value "
     f"in {COVERAGE_BAND[0]:.0%}–{COVERAGE_BAND[1]:.0%} of the replications and the mean bias is below {MAX_BIAS_SE:g} "
     f"standard error of the estimator (|mean estimate − exact| < {MAX_BIAS_SE:g} × SD of the estimates over the "
     f"replications); otherwise {NOT_VALIDATED}; a budget at which the estimator gives no interval by design is judged "
-    f"on the bias alone, and a (table, statistic) with no interval at any budget is {ESTIMATE_ONLY}"
+    f"on the bias alone, and a (table, statistic) with no interval at any budget is {ESTIMATE_ONLY}; a (table, "
+    f"statistic) that is not validated only because some budget covers more than {COVERAGE_BAND[1]:.0%} (its "
+    f"intervals wider than they need be), with the bias below {MAX_BIAS_SE:g} SE everywhere, is {CONSERVATIVE}"
 )
 
 
@@ -148,7 +151,13 @@ def cell(estimate: np.ndarray, ci_low: np.ndarray, ci_high: np.ndarray, exact: f
 def decide(cells: list[dict[str, Any]]) -> dict[str, Any]:
     """The verdict of one (table, statistic) from its budget cells (each with a ``budget`` entry)."""
     failing = [entry for entry in cells if not entry["passes"]]
-    if failing:
+    wide = [
+        entry["interval_reported"] and entry["coverage"] > COVERAGE_BAND[1] and abs(entry["bias_in_se"]) < MAX_BIAS_SE
+        for entry in failing
+    ]
+    if failing and all(wide):
+        verdict = CONSERVATIVE
+    elif failing:
         verdict = NOT_VALIDATED
     else:
         verdict = VALIDATED if any(entry["interval_reported"] for entry in cells) else ESTIMATE_ONLY

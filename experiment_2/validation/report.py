@@ -18,7 +18,7 @@ from experiment_1.report import (
     save_figure,
 )
 from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
-from experiment_2.validation.replications import ESTIMATE_ONLY, NOT_VALIDATED, VALIDATED
+from experiment_2.validation.replications import CONSERVATIVE, ESTIMATE_ONLY, NOT_VALIDATED, VALIDATED
 
 GENERATOR = "experiment_2.step_11_estimator_validation"
 FIGURE = "error_by_budget"
@@ -59,9 +59,11 @@ def error_by_budget(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def validated_sentence(counts: dict[str, Any]) -> str:
     """``x of y (table, statistic) pairs with an interval validated`` and the estimate-only pairs beside them."""
+    conservative = counts.get("conservative", 0)  # a summary written before the label: none
     return (
-        f"{counts['validated']} of {counts['with_interval']} (table, statistic) pairs with an interval validated; "
-        f"{counts['estimate_only']} pairs estimate only"
+        f"{counts['validated']} of {counts['with_interval']} (table, statistic) pairs with an interval validated"
+        + (f", {conservative} {CONSERVATIVE}" if conservative else "")
+        + f"; {counts['estimate_only']} pairs estimate only"
     )
 
 
@@ -210,8 +212,11 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
             chosen = [entry for entry in entries if entry["statistic"] == statistic]
             passed = sum(entry["verdict"] == VALIDATED for entry in chosen)
             only = sum(entry["verdict"] == ESTIMATE_ONLY for entry in chosen)
+            wide = sum(entry["verdict"] == CONSERVATIVE for entry in chosen)
             text = (
-                f"{passed}/{len(chosen)}" if not only else f"{ESTIMATE_ONLY}: bias below 1 SE in {only}/{len(chosen)}"
+                f"{passed}/{len(chosen)}" + (f" ({wide} more {CONSERVATIVE})" if wide else "")
+                if not only
+                else f"{ESTIMATE_ONLY}: bias below 1 SE in {only}/{len(chosen)}"
             )
             rows.append([network, projection, statistic, text])
     failing = [
@@ -220,10 +225,11 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
             entry["image"],
             entry["projection"],
             entry["statistic"],
+            entry["verdict"],
             "; ".join(failing_cell(cell) for cell in entry["failing"]),
         ]
         for entry in summary["estimator_verdicts"]
-        if entry["verdict"] == NOT_VALIDATED
+        if entry["verdict"] in (NOT_VALIDATED, CONSERVATIVE)
     ]
     text = (
         f"### Estimators: {validated_sentence(counts)}\n\n"
@@ -238,9 +244,9 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
     blocks = [text]
     if failing:
         blocks.append(
-            "Not validated (the failing budgets, coverage with its exact binomial 95 % CI, bias in units of the "
-            "estimator's SE):\n\n"
-            + markdown_table(["network", "image", "projection", "statistic", "failing budgets"], failing)
+            f"Not validated or {CONSERVATIVE} (the failing budgets, coverage with its exact binomial 95 % CI, bias in "
+            "units of the estimator's SE):\n\n"
+            + markdown_table(["network", "image", "projection", "statistic", "verdict", "failing budgets"], failing)
         )
     return blocks
 

@@ -65,6 +65,35 @@ def test_verdict_rule_decides_planted_estimators() -> None:
     assert 0.0 < rep.chance_failure(500) < rep.chance_failure(200) < 0.2
 
 
+def test_an_interval_that_only_covers_too_much_is_conservative() -> None:
+    """Twice as wide: coverage above the band, no bias: conservative, also beside a validated budget; a budget that
+    also under-covers or is biased, or a wide one without an interval's bias check passing, keeps it not validated."""
+    rng = np.random.default_rng(1)
+    exact, spread, count = 2.0, 0.5, 2000
+    half = 1.959964 * spread
+    estimate = exact + spread * rng.standard_normal(count)
+    good = {**rep.cell(estimate, estimate - half, estimate + half, exact), "budget": "a"}
+    wide = {**rep.cell(estimate, estimate - 2 * half, estimate + 2 * half, exact), "budget": "b"}
+    narrow = {**rep.cell(estimate, estimate - half / 2, estimate + half / 2, exact), "budget": "c"}
+    shifted = estimate + 1.5 * spread
+    biased_wide = {**rep.cell(shifted, shifted - 6 * half, shifted + 6 * half, exact), "budget": "d"}
+    assert wide["coverage"] > 0.97 and not wide["passes"] and biased_wide["coverage"] > 0.97
+    assert rep.decide([wide])["verdict"] == rep.CONSERVATIVE
+    assert rep.decide([good, wide])["verdict"] == rep.CONSERVATIVE
+    assert [cell["budget"] for cell in rep.decide([good, wide])["failing"]] == ["b"]
+    assert rep.decide([wide, narrow])["verdict"] == rep.NOT_VALIDATED
+    assert rep.decide([good, biased_wide])["verdict"] == rep.NOT_VALIDATED
+    # at the band's upper edge: 97 % covered passes, one replication more does not
+    edge = np.zeros(1000)
+    covering = np.r_[np.full(970, -1.0), np.full(30, 1.0)]  # [covering, covering + 1.5] holds 0 in 970 of 1000
+    at = rep.cell(edge + rng.normal(0, 1e-3, 1000), covering, covering + 1.5, 0.0)
+    assert at["coverage"] == 0.97 and at["passes"]
+    above = rep.cell(edge + rng.normal(0, 1e-3, 1000), np.r_[np.full(971, -1.0), np.full(29, 1.0)], covering + 1.5, 0.0)
+    assert above["coverage"] == pytest.approx(0.971) and rep.decide([{**above, "budget": "x"}])["verdict"] == (
+        rep.CONSERVATIVE
+    )
+
+
 def test_a_cell_without_an_interval_is_judged_on_its_bias() -> None:
     """The top sub-cube order has no interval by design: its cell has no coverage, passes on the bias alone, and a
     (table, statistic) without an interval at any budget is estimate only (not validated when biased)."""
@@ -145,6 +174,7 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
         rep.VALIDATED,
         rep.NOT_VALIDATED,
         rep.ESTIMATE_ONLY,
+        rep.CONSERVATIVE,
     }
     # the top order of each sub-cube size has no interval: ē_4 (only at u = 4) is estimate only, ē_2 keeps u = 4's
     assert summary["counts"]["with_interval"] == 2 * 2 * (3 + 12)
