@@ -82,6 +82,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_1/mobius/test_spectrum.py",
         "tests/experiment_2/test_lambda_sweep_verdicts.py",
         "tests/experiment_2/test_limit_rules.py",
+        "tests/experiment_2/test_scaling_edges.py",
     ),
     "experiment_3/verdicts.py": (
         "tests/experiment_3/test_experiment_3_verdicts.py",
