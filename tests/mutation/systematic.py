@@ -132,7 +132,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_low_orders_verdicts.py",
         "tests/experiment_2/test_low_orders_sampled.py",
     ),
-    "experiment_2/spectrum/null_networks.py": ("tests/experiment_2/test_null_networks.py",),
+    "experiment_2/spectrum/null_networks.py": (
+        "tests/experiment_2/test_null_networks.py",
+        "tests/experiment_2/test_null_networks_entries.py",
+    ),
     "experiment_1/run/partial_store.py": (
         "tests/experiment_1/run/test_run_identity.py",
         "tests/experiment_1/run/test_resume_key.py",
