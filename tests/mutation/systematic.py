@@ -82,6 +82,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_1/mobius/test_spectrum.py",
         "tests/experiment_2/test_lambda_sweep_verdicts.py",
         "tests/experiment_2/test_limit_rules.py",
+        "tests/experiment_2/test_scaling_edges.py",
     ),
     "experiment_3/verdicts.py": (
         "tests/experiment_3/test_experiment_3_verdicts.py",
@@ -132,7 +133,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_low_orders_sampled.py",
         "tests/experiment_2/test_low_orders_verdict_entries.py",
     ),
-    "experiment_2/spectrum/null_networks.py": ("tests/experiment_2/test_null_networks.py",),
+    "experiment_2/spectrum/null_networks.py": (
+        "tests/experiment_2/test_null_networks.py",
+        "tests/experiment_2/test_null_networks_entries.py",
+    ),
     "experiment_1/run/partial_store.py": (
         "tests/experiment_1/run/test_run_identity.py",
         "tests/experiment_1/run/test_resume_key.py",
