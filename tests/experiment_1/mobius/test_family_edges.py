@@ -74,3 +74,11 @@ def test_a_family_not_closed_is_refused_with_its_line() -> None:
         "the mask family is not closed under removing a gate from its corner; the Möbius transform on it would not "
         "be exact"
     )
+
+
+def test_order_energies_of_a_scalar_projection_by_hand() -> None:
+    """``(B, M)`` coefficients (one class, no class axis): each set's square added to its order, float64."""
+    coefficients = torch.tensor([[1.0, 2.0, -3.0, 0.5], [0.0, -1.0, 1.0, 2.0]])  # sets ∅, {0}, {1}, {0, 1}
+    energies = family_order_energies(coefficients, torch.arange(4), 2)
+    assert energies.dtype == torch.float64
+    assert energies.tolist() == [[1.0, 4.0 + 9.0, 0.25], [0.0, 1.0 + 1.0, 4.0]]
