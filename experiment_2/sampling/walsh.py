@@ -289,7 +289,7 @@ def walsh_estimates(
     method; ``h̄`` enters only at second order) and estimated without bias as that of a degree-2 U-statistic whose
     kernel joins the unit terms and the pair kernels. Variance, influence and ``kappa_w``: normal
     (:data:`INTERVAL`); the stabilities: normal on ``log(1 − s)`` (bounded by 1). ``w1 … w3`` and
-    ``low_degree_share``, built on the pairs of masks: the bootstrap-t of :func:`_bootstrap_t_interval`
+    ``low_degree_share``, built on the pairs of masks: the bootstrap-t of :func:`_bootstrap_t_intervals`
     (:data:`PAIR_INTERVAL`; ``seed`` draws its resamples), because the masks' squared deviations are heavy-tailed and
     a sample that misses the largest has both a low estimate and a low plug-in SE (on the exhaustive L = 16 tables of
     a random-init ResNet-34 the normal interval left the exact value above it in 6–12 % of replications for w2, w3
@@ -384,7 +384,7 @@ def walsh_estimates(
 def _interval(name: str, estimate: float, error: float, quantile: float) -> tuple[float, float, str]:
     """The normal interval ``estimate ± quantile·error`` on the statistic's scale: ``log(1 − s)`` for a stability below
     1 (bounded by 1), the statistic itself otherwise; with the scale's name. (The weights and the share have their own:
-    :func:`_weight_interval`, :func:`_share_interval`.)"""
+    :func:`_bootstrap_t_intervals`.)"""
     if name.startswith("stability_") and estimate < 1:
         with np.errstate(over="ignore"):  # an estimate far inside its noise: the interval (−∞, 1)
             factor = float(np.exp(quantile * error / (1 - estimate)))

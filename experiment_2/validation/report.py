@@ -59,7 +59,7 @@ def error_by_budget(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def validated_sentence(counts: dict[str, Any]) -> str:
     """``x of y (table, statistic) pairs with an interval validated`` and the estimate-only pairs beside them."""
-    conservative = counts.get("conservative", 0)  # a summary written before the label: none
+    conservative = counts["conservative"]
     return (
         f"{counts['validated']} of {counts['with_interval']} (table, statistic) pairs with an interval validated"
         + (f", {conservative} {CONSERVATIVE}" if conservative else "")
