@@ -305,11 +305,11 @@ DEPTH_SWEEP_IMAGES ?= 6
 DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_12x4.json
 
 # Experiment 2 past the exhaustive pass (step 8, then the depth reader, step 12): random-init ResNet-50/101/152 at
-# 64 px on 3 images, k = 2 at both corners, 1024 Walsh base masks, 30 sub-cubes of 8 blocks — a demonstration and a null.
+# 64 px on 3 images, k = 3 at both corners, 1024 Walsh base masks, 30 sub-cubes of 8 blocks — a demonstration and a null.
 LOW_ORDER_ARCHS := resnet50 resnet101 resnet152
 offline-results-low-orders: $(BIN)/.installed
 	for arch in $(LOW_ORDER_ARCHS); do \
-		$(BIN)/python -m experiment_2.step_8_low_orders --arch $$arch --weights random --resolution 64 --order 2 \
+		$(BIN)/python -m experiment_2.step_8_low_orders --arch $$arch --weights random --resolution 64 --order 3 \
 			--data-dir $(SAMPLE_DATA) --sample-index $(SAMPLE_INDEX) --limit 3 --batch-size 1 --num-workers 0 --seed 0 \
 			--subcube-size 8 --subcubes 30 --output-dir experiment_2/results_low_orders_$${arch}_random_64px || exit 1; \
 	done
