@@ -5,6 +5,9 @@ Thresholds are fixed here, before any run:
 - ``walsh_low_degree_share.<projection>``: do the Walsh degrees 1–3 hold more than :data:`LOW_DEGREE_SHARE` of Var h?
   The interval is the bootstrap CI over images of the mean share, widened to cover every image's own 95 % interval
   (the estimator's): with a handful of images the bootstrap alone cannot see the sampling error of each estimate.
+  An estimate at, near (within :data:`~experiment_1.report.NEAR_BOUND_MARGIN`) or beyond the share's bounds 0 and 1
+  on at least 90 % of the images makes the verdict ``saturated``: the share cannot leave [0, 1], so an estimate
+  beyond a bound says the weights' pair noise dominates at that depth and budget, not where the share lies.
 - ``surrogate_r2.<projection>``: does the exact order-≤k Möbius expansion about the all-off network explain more than
   :data:`SURROGATE_R2` of the spread of h over the design's uniformly random masks (R² over all of them)? Bootstrap CI
   over images (the R² of an image is computed on its masks, without an interval of its own).
@@ -22,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report import bootstrap_mean_ci_rows, decide_by_ci, effect_from_stat, verdict
+from experiment_1.report import (
+    NEAR_BOUND_MARGIN,
+    SATURATED,
+    bootstrap_mean_ci_rows,
+    decide_by_ci,
+    effect_from_stat,
+    saturation,
+    verdict,
+)
 
 LOW_DEGREE_SHARE = 0.5
 SURROGATE_R2 = 0.5
@@ -42,7 +53,8 @@ def _threshold_decision(low: float, high: float, threshold: float, side: str) ->
 def low_degree_share_verdict(
     projection: str, share: np.ndarray, low: np.ndarray, high: np.ndarray, seed: int, weights: str
 ) -> dict[str, Any]:
-    """The low-degree Walsh share against :data:`LOW_DEGREE_SHARE` (per-image estimates and intervals)."""
+    """The low-degree Walsh share against :data:`LOW_DEGREE_SHARE` (per-image estimates and intervals);
+    ``saturated`` where the estimates sit at or beyond a bound of the share (module docstring)."""
     stat = {
         name: values[0] for name, values in bootstrap_mean_ci_rows(share[:, None], seed=seed).items() if name != "n"
     }
@@ -51,19 +63,36 @@ def low_degree_share_verdict(
         "ci_low": min(stat["ci_low"], float(np.min(low))),
         "ci_high": max(stat["ci_high"], float(np.max(high))),
     }
+    decision = _threshold_decision(stat["ci_low"], stat["ci_high"], LOW_DEGREE_SHARE, "above")
+    notes = [
+        "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
+        f"(a bootstrap-t over the design's samples); {len(share)} image(s)"
+    ]
+    at_bound = saturation(np.clip(share, 0.0, 1.0), bounds=(0.0, 1.0), margin=NEAR_BOUND_MARGIN)
+    if at_bound is not None and at_bound["at"] != "mode" and np.isfinite(share).all():
+        beyond = int(np.sum((share < 0) | (share > 1)))
+        noise = (
+            ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget (more "
+            "masks would resolve it)"
+            if beyond
+            else ""
+        )
+        notes.append(
+            f"saturated: the estimate sits at or near the share's bound {at_bound['value']:g} on "
+            f"{at_bound['share']:.0%} of the images, {beyond} of {len(share)} beyond it (estimates "
+            f"{float(np.min(share)):.3g} … {float(np.max(share)):.3g}){noise}; the rule alone would have said {decision}"
+        )
+        decision = SATURATED
     return verdict(
         f"walsh_low_degree_share.{projection}",
         f"the Walsh degrees 1–3 hold more than {LOW_DEGREE_SHARE:g} of Var h ({projection} projection)",
-        _threshold_decision(stat["ci_low"], stat["ci_high"], LOW_DEGREE_SHARE, "above"),
+        decision,
         f"holds when the 95 % CI of the mean low-degree Walsh share lies above {LOW_DEGREE_SHARE:g}, "
-        f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell",
-        parameters={"threshold": LOW_DEGREE_SHARE},
+        f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell; saturated when the estimates sit at or beyond "
+        f"the share's bound 0 or 1 (within {NEAR_BOUND_MARGIN:g} of it) on at least 90 % of the images",
+        parameters={"threshold": LOW_DEGREE_SHARE, "bounds": [0.0, 1.0], "near_bound_margin": NEAR_BOUND_MARGIN},
         effect=effect_from_stat("(W_1 + W_2 + W_3) / Var h", stat, percent=True),
-        notes=[
-            "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
-            f"(a bootstrap-t over the design's samples); {len(share)} image(s)",
-            *([] if weights != "random" else [NULL_NOTE]),
-        ],
+        notes=[*notes, *([] if weights != "random" else [NULL_NOTE])],
         inputs=[share, low, high],
     )
 

@@ -28,7 +28,13 @@ NULL = (
     "(nor the original study's claim)"
 )
 SHARE_RULE = (
-    "holds when the 95 % CI of the mean low-degree Walsh share lies above 0.5, fails when below 0.5, else cannot tell"
+    "holds when the 95 % CI of the mean low-degree Walsh share lies above 0.5, fails when below 0.5, else cannot tell; "
+    "saturated when the estimates sit at or beyond the share's bound 0 or 1 (within 0.05 of it) on at least 90 % of "
+    "the images"
+)
+NOISE = (
+    ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget (more masks "
+    "would resolve it)"
 )
 R2_RULE = "holds when the 95 % bootstrap CI of the mean R² lies above 0.5, fails when below 0.5, else cannot tell"
 ARCHITECTURES = (
@@ -52,13 +58,15 @@ def seeded_ci(values: list[float], seed: int) -> tuple[float, float]:
     return rows["ci_low"][0], rows["ci_high"][0]
 
 
-def share_entry(projection: str, decision: str, stat: tuple, images: int, null: bool, extra: tuple = ()) -> dict:
+def share_entry(
+    projection: str, decision: str, stat: tuple, images: int, null: bool, extra: tuple = (), saturated: tuple = ()
+) -> dict:
     return {
         "id": f"walsh_low_degree_share.{projection}",
         "claim": f"the Walsh degrees 1–3 hold more than 0.5 of Var h ({projection} projection)",
         "decision": decision,
         "rule": SHARE_RULE,
-        "parameters": {"threshold": 0.5},
+        "parameters": {"threshold": 0.5, "bounds": [0.0, 1.0], "near_bound_margin": 0.05},
         "statistic": None,
         "effect": effect("(W_1 + W_2 + W_3) / Var h", *stat, percent=True),
         "test": None,
@@ -66,6 +74,7 @@ def share_entry(projection: str, decision: str, stat: tuple, images: int, null: 
         "notes": [
             "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
             f"(a bootstrap-t over the design's samples); {images} image(s)",
+            *saturated,
             *([NULL] if null else []),
             *extra,
         ],
@@ -123,6 +132,52 @@ def test_a_nan_own_bound_decides_nothing_and_leaves_the_bootstrap_side() -> None
     )
     note = "non-finite input: the rule would have said 'holds'; no verdict is drawn"
     assert entry == share_entry("vector", NON_FINITE, (0.75, 0.625, 0.9375), 2, null=True, extra=(note,))
+
+
+def saturated_note(bound: str, share: str, beyond: int, images: int, span: str, noise: bool, rule: str) -> str:
+    return (
+        f"saturated: the estimate sits at or near the share's bound {bound} on {share} of the images, {beyond} of "
+        f"{images} beyond it (estimates {span}){NOISE if noise else ''}; the rule alone would have said {rule}"
+    )
+
+
+def test_shares_beyond_one_are_saturated_not_holds() -> None:
+    """Estimates above 1 on every image (W_1 + W_2 + W_3 > Var h: pair noise) with own intervals cut at 1 whose lowest
+    bound lies above 0.5: the CI rule says holds, the entry says saturated and why."""
+    share = np.array([1.25, 1.3125, 1.375])
+    entry = low_degree_share_verdict("vector", share, np.array([0.625, 0.6875, 0.75]), np.ones(3), SEED, "random")
+    note = saturated_note("1", "100%", 3, 3, "1.25 … 1.38", True, HOLDS)
+    assert entry == share_entry("vector", "saturated", (1.3125, 0.625, 1.375), 3, null=True, saturated=(note,))
+
+
+@pytest.mark.parametrize(
+    ("share", "saturated"),
+    [
+        ([0.953125, 1.0, 0.96875], True),  # every image within 0.05 of 1, none beyond
+        ([0.953125] * 9 + [0.875], True),  # 9 of 10 (the 90 % share) near 1
+        ([0.953125] * 8 + [0.875] * 2, False),  # 8 of 10
+        ([0.9375, 1.0, 0.96875], False),  # one image 0.0625 below 1: 2 of 3 near it
+    ],
+)
+def test_shares_near_one_are_saturated_on_nine_in_ten_images(share: list[float], saturated: bool) -> None:
+    values = np.array(share)
+    entry = low_degree_share_verdict("scalar", values, values - 0.25, np.minimum(values + 0.25, 1.0), SEED, "trained")
+    low, high = min(values - 0.25), max(np.minimum(values + 0.25, 1.0))
+    mean = float(values.mean())
+    if saturated:
+        span = f"{min(share):.3g} … {max(share):.3g}"
+        note = saturated_note("1", f"{np.mean(values >= 0.95):.0%}", 0, len(share), span, False, HOLDS)
+        expected = share_entry("scalar", "saturated", (mean, low, high), len(share), null=False, saturated=(note,))
+    else:
+        expected = share_entry("scalar", HOLDS, (mean, low, high), len(share), null=False)
+    assert entry == expected
+
+
+def test_shares_at_or_below_zero_are_saturated_not_fails() -> None:
+    share = np.array([-0.0625, 0.0, 0.03125])
+    entry = low_degree_share_verdict("vector", share, np.zeros(3), np.array([0.125, 0.25, 0.1875]), SEED, "random")
+    note = saturated_note("0", "100%", 1, 3, "-0.0625 … 0.0312", True, FAILS)
+    assert entry == share_entry("vector", "saturated", (-1 / 96, -0.0625, 0.25), 3, null=True, saturated=(note,))
 
 
 def test_one_image_takes_its_own_interval() -> None:
