@@ -17,7 +17,9 @@ from experiment_1.report import (
     new_figure_grid,
     save_figure,
 )
+from experiment_2.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
 from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
+from experiment_2.sampling.walsh import INTERVALS as WALSH_INTERVALS
 from experiment_2.validation.replications import CONSERVATIVE, ESTIMATE_ONLY, NOT_VALIDATED, VALIDATED
 
 GENERATOR = "experiment_2.step_11_estimator_validation"
@@ -240,6 +242,10 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
         f"{format_number(design['chance_failure_per_cell'])} per cell; {counts['failing_cells']} of {counts['cells']} "
         f"cells failed ({counts['cells_with_interval']} cells with an interval).\n\n"
         + markdown_table(["network", "projection", "statistic", "tables validated"], rows)
+        + f"\n\nThe intervals: sub-cube ē_j, {SUBCUBE_INTERVAL}; Walsh summaries, {WALSH_INTERVALS}. The jackknife SE "
+        "of a statistic built on pairs of masks counts the single pairs' noise twice where the U-statistic's variance "
+        "counts it once, so where that noise dominates (W_3 above all: its Krawtchouk weights grow as C(L, 3)) the "
+        "interval is wider than it need be: the conservative cells."
     )
     blocks = [text]
     if failing:

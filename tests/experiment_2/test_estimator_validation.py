@@ -18,6 +18,7 @@ from experiment_1.files import read_json
 from experiment_1.network import MaskFamily
 from experiment_1.report import check_verdicts
 from experiment_2 import step_1_evaluate, step_11_estimator_validation
+from experiment_2.sampling import subcubes, walsh
 from experiment_2.validation import replications as rep
 from experiment_2.validation.tables import butterfly_low, family_coefficients, low_sets
 
@@ -188,7 +189,9 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     assert len(summary["networks"][0]["classes"]) == 8
     for name in ("REPORT.md", "error_by_budget.md", "error_by_budget.png", "error_by_budget.pdf"):
         assert (out / name).is_file()
-    assert "validated" in (out / "REPORT.md").read_text() and "estimate only" in (out / "REPORT.md").read_text()
+    report = (out / "REPORT.md").read_text()
+    assert "validated" in report and "estimate only" in report
+    assert f"The intervals: sub-cube ē_j, {subcubes.INTERVAL}; Walsh summaries, {walsh.INTERVALS}." in report
 
     def no_forward(*args: object, **kwargs: object) -> None:
         raise AssertionError("a resumed run evaluated masks")
