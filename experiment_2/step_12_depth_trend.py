@@ -6,8 +6,9 @@ the low-degree Walsh share (W_1 + W_2 + W_3) / Var h fall? Each change is decide
 images both runs evaluated of the mean change (of log10 E_j / Var h; of the share itself, whose estimate may be ≤ 0),
 widened to cover every image's own interval of the change (from the two runs' per-image 95 % intervals: Var h's, the
 share's), since one seeded design serves every image of a run and its sampling error is shared by them (experiment_2/low_orders_verdicts.py,
-depth_change_verdict); where the CI straddles 0 it cannot tell. Reads only the runs' summary.json (their per-image
-ratios), evaluates nothing.
+depth_change_verdict); where the CI straddles 0 it cannot tell. A share change is saturated where either run's own
+low-degree-share verdict is (estimates at or beyond a bound of the share). Reads only the runs' summary.json (their
+per-image ratios and verdicts), evaluates nothing.
 
 Inputs:  --runs: two or more step-8 output folders (summary.json each), any order (sorted by L).
 Outputs: <output-dir>/summary.json, REPORT.md.
@@ -27,7 +28,7 @@ import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json
-from experiment_1.report import bootstrap_mean_ci_rows, format_number, markdown_table, verdict_lines
+from experiment_1.report import SATURATED, bootstrap_mean_ci_rows, format_number, markdown_table, verdict_lines
 from experiment_1.run import run_config
 from experiment_2.low_orders import PROJECTIONS
 from experiment_2.low_orders_verdicts import NULL_NOTE, depth_change_verdict
@@ -103,6 +104,26 @@ def paired_change(
     return change, (low, high)
 
 
+def saturated_by_runs(entry: dict[str, Any], projection: str, summaries: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    """A share-change verdict with the saturation clause in its rule, made ``saturated`` where either run's own
+    low-degree-share verdict is (its estimates at or beyond a bound of the share: noise there, so a change from it says
+    nothing)."""
+    saturated = [
+        f"L = {summary['num_blocks']}"
+        for summary in summaries
+        for own in summary["verdicts"]
+        if own["id"] == f"walsh_low_degree_share.{projection}" and own["decision"] == SATURATED
+    ]
+    entry = {**entry, "rule": f"{entry['rule']}; saturated when either run's own low-degree-share verdict is"}
+    if not saturated:
+        return entry
+    note = (
+        f"saturated: the low-degree share of the run at {' and '.join(saturated)} is saturated (its estimates sit at "
+        f"or beyond a bound of the share; that run's REPORT); the rule alone would have said {entry['decision']}"
+    )
+    return {**entry, "decision": SATURATED, "notes": [*entry["notes"], note]}
+
+
 def build_summary(runs: list[dict[str, Any]], seed: int) -> dict[str, Any]:
     summaries = [run["summary"] for run in runs]
     order = min(summary["order_max"] for summary in summaries)
@@ -127,17 +148,16 @@ def build_summary(runs: list[dict[str, Any]], seed: int) -> dict[str, Any]:
             change, own = paired_change(
                 per_image(shallow, projection, 1), per_image(deep, projection, 1), "share", log=False
             )
-            verdicts.append(
-                depth_change_verdict(
-                    f"low_degree_share.{projection}.L{depths[0]}_to_L{depths[1]}",
-                    f"(W_1 + W_2 + W_3) / Var h ({projection})",
-                    depths,
-                    change,
-                    seed,
-                    log=False,
-                    own=own,
-                )
+            share_change = depth_change_verdict(
+                f"low_degree_share.{projection}.L{depths[0]}_to_L{depths[1]}",
+                f"(W_1 + W_2 + W_3) / Var h ({projection})",
+                depths,
+                change,
+                seed,
+                log=False,
+                own=own,
             )
+            verdicts.append(saturated_by_runs(share_change, projection, (shallow, deep)))
         for summary in summaries:
             values = per_image(summary, projection, 1)
             ratios = np.asarray(summary["bases"]["off"]["projections"][projection]["ratio_to_variance_per_image"])

@@ -5,6 +5,7 @@ depth reader's verdicts on two runs. (The flags: test_low_orders_flags.py.)"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -102,3 +103,24 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
     check_verdicts(trend_summary, trend / "summary.json")
     assert {entry["decision"] for entry in trend_summary["verdicts"]} == {"cannot tell"}
     assert len(trend_summary["verdicts"]) == 2 * (2 + 1)  # per projection: E_1, E_2 and the share
+    # a run whose own vector share is saturated makes the vector share's change saturated, and nothing else
+    saturated_run = run.parent / "saturated"
+    saturated_run.mkdir()
+    marked = read_json(run / "summary.json")
+    for entry in marked["verdicts"]:
+        if entry["id"] == "walsh_low_degree_share.vector":
+            entry["decision"] = "saturated"
+    (saturated_run / "summary.json").write_text(json.dumps(marked))
+    step_12_depth_trend.main(["--runs", str(run), str(saturated_run), "--output-dir", str(trend)])
+    decisions = {entry["id"]: entry for entry in read_json(trend / "summary.json")["verdicts"]}
+    share = decisions["low_degree_share.vector.L8_to_L8"]
+    assert share["decision"] == "saturated" and share["notes"][-1].startswith(
+        "saturated: the low-degree share of the run at L = 8 is saturated"
+    )
+    assert share["notes"][-1].endswith("the rule alone would have said cannot tell")
+    assert {entry["decision"] for name, entry in decisions.items() if name != share["id"]} == {"cannot tell"}
+    assert all(
+        entry["rule"].endswith("own low-degree-share verdict is")
+        for entry in decisions.values()
+        if "share" in entry["id"]
+    )
