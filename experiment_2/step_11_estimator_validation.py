@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json_if_exists
@@ -254,6 +255,11 @@ def replicate_or_resume(
     return cells
 
 
+def _one_thread() -> None:
+    """A replication worker's start: one torch thread (the workers already divide the cores)."""
+    torch.set_num_threads(1)
+
+
 def validation(
     tables: list[tuple[TableSpec, dict[str, np.ndarray]]], args: argparse.Namespace, store: Path
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -272,7 +278,10 @@ def validation(
                 jobs.append((store, np.asarray(table, dtype=np.float64), budget_list, args.replications, seed))
                 places.append({"network": spec.label, "image": int(arrays["index"][image]), "projection": projection})
     if args.workers > 1:
-        with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        # spawn, not fork: a child forked from a parent whose torch / OpenMP threads have run can hang at its first
+        # parallel region (seen here: one worker stuck from its start, the other then waiting on the shared queue)
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(args.workers, mp_context=context, initializer=_one_thread) as pool:
             results = list(pool.map(replicate_or_resume, *zip(*jobs)))
     else:
         results = [replicate_or_resume(*job) for job in jobs]

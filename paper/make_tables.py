@@ -697,6 +697,8 @@ def family_benchmark_table(root: Path) -> list[Block]:
                     f"{'yes' if row['meets_target'] else 'no'} (≥ {format_percent(row['target'], 0)})",
                     str(len(row["ratio_per_round"])),
                     format_number(row["max_abs_disagreement"]),
+                    format_number(row["max_abs_logit"]),
+                    format_number(row["max_abs_disagreement"] / max(row["max_abs_logit"], 1e-30)),
                 ]
             )
     if not rows:
@@ -719,6 +721,8 @@ def family_benchmark_table(root: Path) -> list[Block]:
                 "reaches target",
                 "rounds",
                 "max abs(tree − naive)",
+                "max abs(logit)",
+                "relative",
             ],
             rows,
         )

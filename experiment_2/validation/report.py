@@ -192,12 +192,12 @@ def failing_cell(cell: dict[str, Any]) -> str:
     """One failing budget: its coverage with the CI and where the misses fall, and the bias in SE."""
     if not cell["interval_reported"]:
         return f"{cell['budget']}: no interval, bias {format_number(cell['bias_in_se'])} SE"
-    correlation = cell["estimate_half_width_correlation"]
+    correlation = cell["estimate_half_width_rank_correlation"]
     return (
         f"{cell['budget']}: coverage {format_percent(cell['coverage'])} "
         f"[{format_percent(cell['coverage_ci'][0])}, {format_percent(cell['coverage_ci'][1])}] "
         f"(exact above the interval {format_percent(cell['exact_above_interval'])}, below "
-        f"{format_percent(cell['exact_below_interval'])}; estimate–half-width correlation {format_number(correlation)}), "
+        f"{format_percent(cell['exact_below_interval'])}; estimate–half-width rank correlation {format_number(correlation)}), "
         f"bias {format_number(cell['bias_in_se'])} SE"
     )
 

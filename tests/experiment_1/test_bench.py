@@ -187,7 +187,9 @@ def test_the_family_benchmark_times_both_passes_in_one_run_and_its_table_shows_t
         assert row["ratio_median"] == pytest.approx(sum(row["ratio_per_round"]) / 2)  # the median of two rounds
         assert row["meets_target"] == (row["ratio_median"] >= 0.01)
         assert row["naive_members_checked"] == 5 and 0 <= row["max_abs_disagreement"] < 1e-4
+        assert row["max_abs_logit"] > 0
     row = bench["rows"][0] | {"ratio_median": 0.625, "ratio_min": 0.5, "ratio_max": 0.75, "meets_target": True}
+    row |= {"max_abs_disagreement": 2.0, "max_abs_logit": 4e8}  # the disagreement read against the logits' size
     output.write_text(json.dumps(bench | {"rows": [row]}))
     allow_all_runs(tmp_path)
     table = render_markdown(family_benchmark_table(tmp_path))
@@ -195,7 +197,9 @@ def test_the_family_benchmark_times_both_passes_in_one_run_and_its_table_shows_t
         "| `family_cpu.json` | cpu (1 threads), allocator tuned | resnet18 (L = 8), k ≤ 2, base off | 1 × 32 px | 37 |"
         in table
     )
-    assert "| resnet18 (L = 8) |" in table and "| 62 % (50 %–75 %) | yes (≥ 1 %) | 2 |" in table
+    assert (
+        "| resnet18 (L = 8) |" in table and "| 62 % (50 %–75 %) | yes (≥ 1 %) | 2 | 2 | 4.00e+08 | 5.00e-09 |" in table
+    )
 
 
 def test_the_allocator_table_shows_each_paths_ratios(tmp_path: Path) -> None:

@@ -115,6 +115,27 @@ def test_a_cell_without_an_interval_is_judged_on_its_bias() -> None:
     assert low["exact_above_interval"] + low["exact_below_interval"] == pytest.approx(1 - low["coverage"])
 
 
+def test_the_estimate_half_width_correlation_is_by_rank() -> None:
+    """The estimate–half-width correlation of a cell is Spearman's: a half-width that grows monotonically but not
+    linearly with the estimate gives exactly 1 (Pearson's would be below 1), a reversed one −1; a constant half-width
+    or estimate gives none; non-finite half-widths are left out."""
+    estimate = np.linspace(0.1, 3.0, 200)
+    convex = np.exp(4 * estimate)  # monotone, far from linear
+    assert np.corrcoef(estimate, convex)[0, 1] < 0.9
+    rising = rep.cell(estimate, estimate - convex, estimate + convex, 1.0)
+    assert rising["estimate_half_width_rank_correlation"] == pytest.approx(1.0)
+    falling = rep.cell(estimate, estimate - 1 / convex, estimate + 1 / convex, 1.0)
+    assert falling["estimate_half_width_rank_correlation"] == pytest.approx(-1.0)
+    constant = rep.cell(estimate, estimate - 0.5, estimate + 0.5, 1.0)
+    assert constant["estimate_half_width_rank_correlation"] is None
+    flat = rep.cell(np.ones(200), 1 - convex, 1 + convex, 1.0)
+    assert flat["estimate_half_width_rank_correlation"] is None
+    gapped = rep.cell(estimate, np.where(estimate < 2, estimate - convex, -np.inf), estimate + convex, 1.0)
+    assert gapped["estimate_half_width_rank_correlation"] == pytest.approx(1.0)
+    two = rep.cell(estimate[:2], estimate[:2] - convex[:2], estimate[:2] + convex[:2], 1.0)
+    assert two["estimate_half_width_rank_correlation"] is None
+
+
 def test_a_real_estimator_against_a_wrong_exact_value_is_not_validated() -> None:
     table = np.random.default_rng(1).standard_normal((2**6, 2))
     exact = rep.exact_per_coefficient(table)
