@@ -104,15 +104,19 @@ def paired_change(
     return change, (low, high)
 
 
+def share_decision(summary: dict[str, Any], projection: str) -> str | None:
+    """The run's own low-degree-share verdict for ``projection`` (holds / fails / cannot tell / saturated …), if any."""
+    return next(
+        (own["decision"] for own in summary["verdicts"] if own["id"] == f"walsh_low_degree_share.{projection}"), None
+    )
+
+
 def saturated_by_runs(entry: dict[str, Any], projection: str, summaries: tuple[dict[str, Any], ...]) -> dict[str, Any]:
     """A share-change verdict with the saturation clause in its rule, made ``saturated`` where either run's own
     low-degree-share verdict is (its estimates at or beyond a bound of the share: noise there, so a change from it says
     nothing)."""
     saturated = [
-        f"L = {summary['num_blocks']}"
-        for summary in summaries
-        for own in summary["verdicts"]
-        if own["id"] == f"walsh_low_degree_share.{projection}" and own["decision"] == SATURATED
+        f"L = {summary['num_blocks']}" for summary in summaries if share_decision(summary, projection) == SATURATED
     ]
     entry = {**entry, "rule": f"{entry['rule']}; saturated when either run's own low-degree-share verdict is"}
     if not saturated:
@@ -168,6 +172,7 @@ def build_summary(runs: list[dict[str, Any]], seed: int) -> dict[str, Any]:
                     "arch": summary["config"]["arch"],
                     "log10_ratio_to_variance": bootstrap_mean_ci_rows(np.log10(ratios[:, :order]), seed=seed),
                     "low_degree_share": bootstrap_mean_ci_rows(values["share"][:, None], seed=seed),
+                    "low_degree_share_decision": share_decision(summary, projection),
                 }
             )
     return {
@@ -199,7 +204,8 @@ def report_markdown(summary: dict[str, Any]) -> str:
             level["arch"],
             level["num_blocks"],
             *(format_number(value) for value in level["log10_ratio_to_variance"]["mean"]),
-            format_number(level["low_degree_share"]["mean"][0]),
+            format_number(level["low_degree_share"]["mean"][0])
+            + (" (saturated: at or beyond a bound of the share)" if level["low_degree_share_decision"] == SATURATED else ""),
         ]
         for level in summary["levels"]
     ]

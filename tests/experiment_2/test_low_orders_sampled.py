@@ -119,6 +119,16 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
     )
     assert share["notes"][-1].endswith("the rule alone would have said cannot tell")
     assert {entry["decision"] for name, entry in decisions.items() if name != share["id"]} == {"cannot tell"}
+    levels = read_json(trend / "summary.json")["levels"]
+    own_decisions = {
+        (number, own["id"]): own["decision"]
+        for number, run_summary in enumerate((summary, marked))
+        for own in run_summary["verdicts"]
+    }
+    assert [level["low_degree_share_decision"] for level in levels] == [
+        own_decisions[number, f"walsh_low_degree_share.{name}"] for name in ("vector", "scalar") for number in (0, 1)
+    ]
+    assert (trend / "REPORT.md").read_text().count("(saturated: at or beyond a bound of the share)") == 1
     assert all(
         entry["rule"].endswith("own low-degree-share verdict is")
         for entry in decisions.values()
