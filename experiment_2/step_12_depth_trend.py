@@ -205,7 +205,11 @@ def report_markdown(summary: dict[str, Any]) -> str:
             level["num_blocks"],
             *(format_number(value) for value in level["log10_ratio_to_variance"]["mean"]),
             format_number(level["low_degree_share"]["mean"][0])
-            + (" (saturated: at or beyond a bound of the share)" if level["low_degree_share_decision"] == SATURATED else ""),
+            + (
+                " (saturated: at or beyond a bound of the share)"
+                if level["low_degree_share_decision"] == SATURATED
+                else ""
+            ),
         ]
         for level in summary["levels"]
     ]
