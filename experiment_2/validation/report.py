@@ -245,7 +245,7 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
         + f"\n\nThe intervals: sub-cube ē_j, {SUBCUBE_INTERVAL}; Walsh summaries, {WALSH_INTERVALS}. The jackknife SE "
         "of a statistic built on pairs of masks counts the single pairs' noise twice where the U-statistic's variance "
         "counts it once, so where that noise dominates (W_3 above all: its Krawtchouk weights grow as C(L, 3)) the "
-        "interval is wider than it need be: the conservative cells."
+        f"interval is wider than it need be: the {CONSERVATIVE} cells."
     )
     blocks = [text]
     if failing:
