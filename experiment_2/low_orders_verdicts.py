@@ -6,7 +6,7 @@ Thresholds are fixed here, before any run:
   The interval is the bootstrap CI over images of the mean share, widened to cover every image's own 95 % interval
   (the estimator's): with a handful of images the bootstrap alone cannot see the sampling error of each estimate.
   An estimate at, near (within :data:`~experiment_1.report.NEAR_BOUND_MARGIN`) or beyond the share's bounds 0 and 1
-  on at least 90 % of the images makes the verdict ``saturated``: the share cannot leave [0, 1], so an estimate
+  on at least :data:`~experiment_1.report.SATURATION_SHARE` of the images makes the verdict ``saturated``: the share cannot leave [0, 1], so an estimate
   beyond a bound says the weights' pair noise dominates at that depth and budget, not where the share lies.
 - ``surrogate_r2.<projection>``: does the exact order-≤k Möbius expansion about the all-off network explain more than
   :data:`SURROGATE_R2` of the spread of h over the design's uniformly random masks (R² over all of them)? Bootstrap CI
@@ -28,6 +28,7 @@ import numpy as np
 from experiment_1.report import (
     NEAR_BOUND_MARGIN,
     SATURATED,
+    SATURATION_SHARE,
     bootstrap_mean_ci_rows,
     decide_by_ci,
     effect_from_stat,
@@ -89,7 +90,7 @@ def low_degree_share_verdict(
         decision,
         f"holds when the 95 % CI of the mean low-degree Walsh share lies above {LOW_DEGREE_SHARE:g}, "
         f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell; saturated when the estimates sit at or beyond "
-        f"the share's bound 0 or 1 (within {NEAR_BOUND_MARGIN:g} of it) on at least 90 % of the images",
+        f"the share's bound 0 or 1 (within {NEAR_BOUND_MARGIN:g} of it) on at least {SATURATION_SHARE * 100:g} % of the images",
         parameters={"threshold": LOW_DEGREE_SHARE, "bounds": [0.0, 1.0], "near_bound_margin": NEAR_BOUND_MARGIN},
         effect=effect_from_stat("(W_1 + W_2 + W_3) / Var h", stat, percent=True),
         notes=[*notes, *([] if weights != "random" else [NULL_NOTE])],
