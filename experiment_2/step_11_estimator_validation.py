@@ -36,8 +36,6 @@ Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budg
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -57,9 +55,9 @@ from experiment_1.run import (
     valid_images,
     write_timing,
 )
-from experiment_2.sampling import subcubes, walsh
-from experiment_2.sampling.walsh import RHOS, estimate_names, walsh_exact
+from experiment_2.sampling.walsh import RHOS
 from experiment_2.validation import replications as rep
+from experiment_2.validation import resume
 from experiment_2.validation.passes import BASES, TableSpec, evaluate_committed, evaluate_table
 from experiment_2.validation.report import error_by_budget, report_markdown, write_figure
 from experiment_2.validation.tables import class_slice, coefficient_agreement, committed_energies
@@ -206,55 +204,6 @@ def budgets(args: argparse.Namespace) -> list[dict[str, Any]]:
     return subcubes + walsh
 
 
-def replicate_table(
-    table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int
-) -> list[dict[str, Any]]:
-    """Every cell of one table: per budget, per statistic, the replications' coverage, bias and error."""
-    exact_ebar = rep.exact_per_coefficient(table)
-    exact_walsh = walsh_exact(table)
-    names = list(estimate_names())
-    cells = []
-    for number, budget in enumerate(budget_list):
-        cell_seed = rep.replication_seed(seed, number)
-        if budget["estimator"] == "subcubes":
-            out = rep.subcube_replications(table, budget["size"], budget["draws"], replications, cell_seed)
-            statistics = [(f"ebar_{k}", k - 1, exact_ebar[k]) for k in range(1, budget["size"] + 1)]
-        else:
-            out = rep.walsh_replications(table, budget["samples"], replications, cell_seed, names)
-            statistics = [(name, column, exact_walsh[name]) for column, name in enumerate(names)]
-        for statistic, column, exact in statistics:
-            entry = rep.cell(out["estimate"][:, column], out["ci_low"][:, column], out["ci_high"][:, column], exact)
-            if "masks" in out:  # a Walsh design's distinct masks (units may share one)
-                entry["mean_distinct_masks"] = float(out["masks"].mean())
-            cells.append({"estimator": budget["estimator"], "statistic": statistic, "budget": budget["name"], **entry})
-    return cells
-
-
-def replication_key(table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int) -> str:
-    """The content key of one table's replications: the table's float64 bytes and shape, the budgets, the count and
-    seed, and the source of the code that computes the cells (the estimators, the rule and this step)."""
-    digest = hashlib.sha256(np.ascontiguousarray(table, dtype="<f8").tobytes())
-    setting = {"shape": list(table.shape), "budgets": budget_list, "replications": replications, "seed": seed}
-    digest.update(json.dumps(setting, sort_keys=True).encode())
-    for module in (walsh, subcubes, rep):
-        digest.update(Path(module.__file__).read_bytes())
-    digest.update(Path(__file__).read_bytes())
-    return digest.hexdigest()
-
-
-def replicate_or_resume(
-    store: Path, table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int
-) -> list[dict[str, Any]]:
-    """:func:`replicate_table`, kept in ``store`` under its :func:`replication_key`: a rerun (or a run stopped part
-    way) reads the tables it already holds instead of replicating them again."""
-    path = store / f"{replication_key(table, budget_list, replications, seed)}.json"
-    cells = read_json_if_exists(path)
-    if cells is None:
-        cells = replicate_table(table, budget_list, replications, seed)
-        atomic_write_json(path, cells)
-    return cells
-
-
 def _one_thread() -> None:
     """A replication worker's start: one torch thread (the workers already divide the cores)."""
     torch.set_num_threads(1)
@@ -262,10 +211,11 @@ def _one_thread() -> None:
 
 def validation(
     tables: list[tuple[TableSpec, dict[str, np.ndarray]]], args: argparse.Namespace, store: Path
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """All cells and the verdict of every (table, statistic). The tables are independent and seeded by their
-    coordinates, so ``--workers`` processes give the same cells as one; each table's cells are kept in ``store``
-    (:func:`replicate_or_resume`)."""
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], float]:
+    """All cells, the verdict of every (table, statistic), and the seconds the tables' replications took (summed over
+    the tables, each timed in the process that replicated it, stored tables included). The tables are independent
+    and seeded by their coordinates, so ``--workers`` processes give the same cells as one; each table's cells are
+    kept in ``store`` (:func:`experiment_2.validation.resume.replicate_or_resume`)."""
     budget_list = budgets(args)
     jobs, places = [], []
     for network_number, (spec, arrays) in enumerate(tables):
@@ -282,11 +232,11 @@ def validation(
         # parallel region (seen here: one worker stuck from its start, the other then waiting on the shared queue)
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(args.workers, mp_context=context, initializer=_one_thread) as pool:
-            results = list(pool.map(replicate_or_resume, *zip(*jobs)))
+            results = list(pool.map(resume.replicate_or_resume, *zip(*jobs)))
     else:
-        results = [replicate_or_resume(*job) for job in jobs]
+        results = [resume.replicate_or_resume(*job) for job in jobs]
     cells, verdicts = [], []
-    for where, result in zip(places, results):
+    for where, (result, _) in zip(places, results):
         table_cells = [{**where, **entry} for entry in result]
         cells += table_cells
         for statistic in dict.fromkeys(entry["statistic"] for entry in table_cells):
@@ -294,7 +244,7 @@ def validation(
             verdicts.append(
                 {**where, "estimator": chosen[0]["estimator"], "statistic": statistic, **rep.decide(chosen)}
             )
-    return cells, verdicts
+    return cells, verdicts, sum(seconds for _, seconds in results)
 
 
 def build_summary(
@@ -377,8 +327,13 @@ def main(argv: list[str] | None = None) -> None:
         )
         tables.append((spec, arrays))
     started = time.perf_counter()
-    cells, verdicts = validation(tables, args, Path(setup.config.output_dir) / "partial" / STEP / "replications")
-    timing = {**timing, "replication_seconds": time.perf_counter() - started}
+    store = Path(setup.config.output_dir) / "partial" / STEP / "replications"
+    cells, verdicts, replication_seconds = validation(tables, args, store)
+    timing = {
+        **timing,
+        "replication_seconds": replication_seconds,  # every table's, when it was replicated
+        "replication_wall_seconds_this_call": time.perf_counter() - started,
+    }
     summary = build_summary(setup, committed, checks, networks, cells, verdicts, args)
     output = Path(setup.config.output_dir)
     atomic_write_json(output / "summary.json", summary)

@@ -35,7 +35,7 @@ from scipy import stats
 from experiment_1.mobius import mobius_transform, num_blocks_from_size
 from experiment_1.report import exact_proportion_ci
 from experiment_2.sampling.subcubes import draw_subcubes, subcube_estimates, subcube_mask_ids, subcube_order_means
-from experiment_2.sampling.walsh import RHOS, walsh_design, walsh_estimates
+from experiment_2.sampling.walsh import RHOS, estimate_names, walsh_design, walsh_estimates, walsh_exact
 
 NOMINAL = 0.95
 COVERAGE_BAND = (0.93, 0.97)
@@ -189,3 +189,29 @@ def chance_failure(replications: int) -> float:
     high = int(np.floor(COVERAGE_BAND[1] * replications + 1e-9))
     inside = stats.binom.cdf(high, replications, NOMINAL) - stats.binom.cdf(low - 1, replications, NOMINAL)
     return float(1 - inside)
+
+
+def replicate_table(
+    table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int
+) -> list[dict[str, Any]]:
+    """Every cell of one table ``(2^L, C)``: per budget (step 11's budget entries: ``estimator`` "subcubes" with
+    ``size`` and ``draws``, or "walsh" with ``samples``; ``name``), per statistic, :func:`cell` of ``replications``
+    seeded replications (budget ``i`` seeded by ``replication_seed(seed, i)``)."""
+    exact_ebar = exact_per_coefficient(table)
+    exact_walsh = walsh_exact(table)
+    names = list(estimate_names())
+    cells = []
+    for number, budget in enumerate(budget_list):
+        cell_seed = replication_seed(seed, number)
+        if budget["estimator"] == "subcubes":
+            out = subcube_replications(table, budget["size"], budget["draws"], replications, cell_seed)
+            statistics = [(f"ebar_{k}", k - 1, exact_ebar[k]) for k in range(1, budget["size"] + 1)]
+        else:
+            out = walsh_replications(table, budget["samples"], replications, cell_seed, names)
+            statistics = [(name, column, exact_walsh[name]) for column, name in enumerate(names)]
+        for statistic, column, exact in statistics:
+            entry = cell(out["estimate"][:, column], out["ci_low"][:, column], out["ci_high"][:, column], exact)
+            if "masks" in out:  # a Walsh design's distinct masks (units may share one)
+                entry["mean_distinct_masks"] = float(out["masks"].mean())
+            cells.append({"estimator": budget["estimator"], "statistic": statistic, "budget": budget["name"], **entry})
+    return cells

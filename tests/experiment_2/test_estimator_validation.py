@@ -229,8 +229,11 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     def no_replication(*args: object, **kwargs: object) -> None:
         raise AssertionError("a resumed run replicated a table it holds")
 
-    monkeypatch.setattr(step_11_estimator_validation, "replicate_table", no_replication)
+    spent = read_json(out / "timing.json")["replication_seconds"]
+    monkeypatch.setattr(rep, "replicate_table", no_replication)
     step_11_estimator_validation.main(flags)  # every table's cells from the store
     assert (out / "summary.json").read_bytes() == before
+    timing = read_json(out / "timing.json")  # the stored tables' seconds, not the resume's
+    assert timing["replication_seconds"] == spent > timing["replication_wall_seconds_this_call"]
     with pytest.raises(AssertionError, match="replicated"):  # another count is another key
         step_11_estimator_validation.main([*flags, "--replications", "41"])
