@@ -5,7 +5,8 @@ coefficient energies ē_j, j ≤ u, from random sub-cubes — each with its own 
 Per image and projection (vector: every class; scalar: the class ``c = argmax h(full)``):
 
 - Walsh: :func:`experiment_2.sampling.walsh.walsh_estimates` on ``h`` at the design's masks (variance, influence,
-  κ_W, κ_W / L, noise stability at each ρ, W_1 … W_3, the low-degree share), each with its delta-method interval;
+  κ_W, κ_W / L, noise stability at each ρ, W_1 … W_3, the low-degree share), each with its 95 % interval
+  (:data:`~experiment_2.sampling.walsh.INTERVALS`);
 - sub-cubes: per draw, the ``2^u`` table of the held-off view (``experiment_1.network.held_off_view``) gives the mean
   ``‖Δ_S‖²`` of each order inside the draw (:func:`~experiment_2.sampling.subcubes.subcube_order_means`); over the
   draws, :func:`~experiment_2.sampling.subcubes.subcube_estimates` (mean; bootstrap-t interval over draws for every

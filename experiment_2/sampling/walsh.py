@@ -38,8 +38,10 @@ from experiment_1.errors import PipelineError
 __all__ = [
     "INTERVAL",
     "INTERVALS",
+    "NORMAL_INTERVAL",
     "PAIR_INTERVAL",
     "RHOS",
+    "STABILITY_INTERVAL",
     "WalshDesign",
     "estimate_names",
     "krawtchouk",
@@ -51,13 +53,15 @@ __all__ = [
 
 RHOS: tuple[float, ...] = (0.95, 0.9, 0.75, 0.5)
 MAX_DEGREE = 3  # the exact-degree weights w1 … w3
-INTERVAL = "normal, delta method, unbiased U-statistic variance"
+INTERVAL = "bootstrap-t over the mask units, studentised by the delta-method SE"
+NORMAL_INTERVAL = "normal, delta method, unbiased U-statistic variance"
+STABILITY_INTERVAL = f"{NORMAL_INTERVAL}, on the scale log(1 − s)"
 PAIR_INTERVAL = "bootstrap-t over the jackknife pseudo-values, studentised by the jackknife SE"
 INTERVALS = (
-    f"variance, influence and κ_W: {INTERVAL}; the stabilities: the same on the scale log(1 − s); W_1 … W_3 and the "
-    f"low-degree share: {PAIR_INTERVAL}"
+    f"variance, influence and κ_W: {INTERVAL}; the stabilities: {STABILITY_INTERVAL}; W_1 … W_3 and the low-degree "
+    f"share: {PAIR_INTERVAL}"
 )  # every name's interval, in one line (the reports)
-PAIR_RESAMPLES = 2000  # bootstrap resamples of the pseudo-values of w1 … w3 and the share
+RESAMPLES = 2000  # bootstrap resamples of the mask units, for every interval
 _CHUNK_ENTRIES = 1_000_000  # entries per block of the pair sums (and of the surrogate's subset matrix)
 
 
@@ -216,13 +220,85 @@ def _u_statistic_variance(
     return float(statistic**2 - distinct / (count * (count - 1) * (count - 2) * (count - 3)))
 
 
+def _resample_counts(count: int, resamples: int, seed: int) -> np.ndarray:
+    """``(resamples, count)`` float64: how often each of ``count`` units appears in each bootstrap resample (``count``
+    draws with replacement by ``np.random.default_rng(seed)``), so that resampled sums are matrix products."""
+    draws = np.random.default_rng(seed).integers(0, count, size=(resamples, count))
+    cells = (draws + count * np.arange(resamples)[:, None]).ravel()
+    return np.bincount(cells, minlength=resamples * count).reshape(resamples, count).astype(np.float64)
+
+
+def _unit_ratio(means: np.ndarray, ratio: tuple[int, int | None, float]) -> tuple[np.ndarray, np.ndarray]:
+    """A statistic ``M_i / (M_j · c)`` (or ``M_i / c`` when ``j`` is None) of the unit-term means ``means``
+    ``(..., R)``, ``ratio = (i, j, c)``: its value ``(...)`` and gradient ``(..., R)`` in the means."""
+    numerator, denominator, divisor = ratio
+    gradient = np.zeros(means.shape)
+    if denominator is None:
+        value = means[..., numerator] / divisor
+        gradient[..., numerator] = 1 / divisor
+        return value, gradient
+    with np.errstate(divide="ignore", invalid="ignore"):  # a resample of zero variance: no value, no pivot
+        value = means[..., numerator] / (means[..., denominator] * divisor)
+        gradient[..., numerator] = 1 / (means[..., denominator] * divisor)
+        gradient[..., denominator] -= value / means[..., denominator]
+    return value, gradient
+
+
+def _unit_bootstrap_t_intervals(
+    unit_terms: np.ndarray,
+    ratios: dict[str, tuple[int, int | None, float]],
+    quantile: float,
+    seed: int,
+    resamples: int = RESAMPLES,
+) -> dict[str, tuple[float, float]]:
+    """The intervals of the statistics that are ratios of unit-term means (variance, influence, κ_W, κ_W / L): for
+    each name, the ratio of :func:`_unit_ratio` of the rows of ``unit_terms`` ``(R, m)``.
+
+    Bootstrap-t over the ``m`` units (``resamples`` resamples drawn by ``np.random.default_rng(seed)``): each resample's
+    statistic is recomputed from its means and studentised by its own delta-method SE ``sqrt(∇ᵀ S ∇ / m)`` (``S`` the
+    resample's covariance of the unit terms, divisor ``m − 1``); the interval is ``θ̂ − t*_{hi}·SE, θ̂ − t*_{lo}·SE``
+    with the sample's SE. Why not the normal interval: the masks' squared deviations are right-skewed, so a sample
+    that misses the largest has both a low estimate and a low SE; on the exhaustive tables of step 11 the normal
+    interval of the variance left the exact value above it in 4–7 % of replications at 1 024 masks (the bootstrap-t:
+    2–4 %). No spread over the units: the estimate itself; no resample with a pivot: the whole line."""
+    count = unit_terms.shape[1]
+    means = unit_terms.mean(axis=1)
+    centred = unit_terms - means[:, None]  # the pivot is unchanged by the shift; the sums lose less to round-off
+    rows = len(unit_terms)
+    counts = _resample_counts(count, resamples, seed)
+    shifts = counts @ centred.T / count  # (B, R): each resample's means minus the sample's
+    products = (centred[:, None, :] * centred[None, :, :]).reshape(rows * rows, count)
+    seconds = (counts @ products.T / count).reshape(resamples, rows, rows)
+    covariances = (seconds - shifts[:, :, None] * shifts[:, None, :]) * count / (count - 1)
+    covariance = centred @ centred.T / (count - 1)
+    tail = (1 - float(stats.norm.cdf(quantile))) * 2  # the two-sided level of ``quantile``
+    out = {}
+    for name, ratio in ratios.items():
+        estimate, gradient = _unit_ratio(means, ratio)
+        error = float(np.sqrt(max(gradient @ covariance @ gradient, 0.0) / count))
+        if error == 0:
+            out[name] = (float(estimate), float(estimate))
+            continue
+        values, gradients = _unit_ratio(means + shifts, ratio)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            errors = np.sqrt(np.maximum(np.einsum("bi,bij,bj->b", gradients, covariances, gradients), 0.0) / count)
+            pivots = (values - estimate) / errors
+        pivots = pivots[np.isfinite(pivots) & (errors > 0)]
+        if len(pivots) == 0:
+            out[name] = (-np.inf, np.inf)
+            continue
+        upper_pivot, lower_pivot = np.quantile(pivots, [1 - tail / 2, tail / 2])
+        out[name] = (float(estimate - upper_pivot * error), float(estimate - lower_pivot * error))
+    return out
+
+
 def _bootstrap_t_intervals(
     estimates: np.ndarray,
     pseudo_values: np.ndarray,
     quantile: float,
     seed: int,
     upper_bounds: np.ndarray,
-    resamples: int = PAIR_RESAMPLES,
+    resamples: int = RESAMPLES,
 ) -> list[tuple[float, float]]:
     """The intervals of the statistics built on the pairs of masks (``w1 … w3``, the low-degree share), one per column
     of ``pseudo_values`` ``(m, S)``: bootstrap-t over the jackknife pseudo-values ``p_a = m·θ̂ − (m − 1)·θ̂₍₋ₐ₎``
@@ -238,9 +314,7 @@ def _bootstrap_t_intervals(
     noise dominates (``w3`` at ``L = 16`` and ``m = 1 024``) the interval is wider than it needs to be. A resample is
     its count of each unit, so the resampled means and spreads of every column are two matrix products."""
     count = len(pseudo_values)
-    draws = np.random.default_rng(seed).integers(0, count, size=(resamples, count))
-    cells = (draws + count * np.arange(resamples)[:, None]).ravel()
-    counts = np.bincount(cells, minlength=resamples * count).reshape(resamples, count).astype(np.float64)
+    counts = _resample_counts(count, resamples, seed)
     tail = (1 - float(stats.norm.cdf(quantile))) * 2  # the two-sided level of ``quantile``
     out = []
     for column, (estimate, bound) in enumerate(zip(estimates, upper_bounds)):
@@ -285,15 +359,17 @@ def walsh_estimates(
     removes the ``‖E h‖² K_k`` noise term of the uncentred U-statistic, and shrinks its mean by exactly that factor
     (``E_b K_k(d_ab) = 0``). The ratios (``kappa_w``, stabilities, ``low_degree_share``) are ratios of these.
 
-    Intervals, two-sided ``confidence``. The variance of each statistic is linearised at the estimate (the delta
-    method; ``h̄`` enters only at second order) and estimated without bias as that of a degree-2 U-statistic whose
-    kernel joins the unit terms and the pair kernels. Variance, influence and ``kappa_w``: normal
-    (:data:`INTERVAL`); the stabilities: normal on ``log(1 − s)`` (bounded by 1). ``w1 … w3`` and
-    ``low_degree_share``, built on the pairs of masks: the bootstrap-t of :func:`_bootstrap_t_intervals`
-    (:data:`PAIR_INTERVAL`; ``seed`` draws its resamples), because the masks' squared deviations are heavy-tailed and
-    a sample that misses the largest has both a low estimate and a low plug-in SE (on the exhaustive L = 16 tables of
-    a random-init ResNet-34 the normal interval left the exact value above it in 6–12 % of replications for w2, w3
-    and the share at 1 024–4 096 masks). Coverage at the budgets a run uses is measured by
+    Intervals, two-sided ``confidence``; a bootstrap-t over the mask units where it helps (``seed`` draws the
+    resamples, the same for every name), because the masks' squared deviations are heavy-tailed and a sample that
+    misses the largest has both a low estimate and a low plug-in SE: the normal interval left the exact value above it
+    too often (on the exhaustive L = 16 tables of a random-init ResNet-34: 4–7 % of replications for the variance,
+    6–12 % for w2, w3 and the share, at 1 024–4 096 masks). Variance, influence and ``kappa_w``, ratios of the unit
+    terms' means: :func:`_unit_bootstrap_t_intervals` (:data:`INTERVAL`). The stabilities: normal on ``log(1 − s)``,
+    bounded by 1 (:data:`STABILITY_INTERVAL`; their bootstrap-t covered less, 0.93–0.94 against 0.95 for ρ = 0.95 on
+    scalar tables). ``w1 … w3`` and ``low_degree_share``, built on the pairs of masks: :func:`_bootstrap_t_intervals`
+    (:data:`PAIR_INTERVAL`). ``se`` is the delta-method SE, the statistic's variance estimated without bias as that of
+    a degree-2 U-statistic whose kernel joins the unit terms and the pair kernels (for the unit statistics, the SE
+    their intervals use). Coverage at the budgets a run uses is measured by
     ``experiment_2.step_11_estimator_validation`` on exhaustive tables (its REPORT.md); ``w3`` needs the most masks,
     so check it at the ``L`` and ``m`` of a run. Needs ``m ≥ 4``. Cost: ``m²·C`` multiply-adds for the pair sums and
     ``2000·m`` draws per bootstrap.
@@ -367,6 +443,13 @@ def walsh_estimates(
     pair_intervals = dict(
         zip(pair_names, _bootstrap_t_intervals(pair_estimates, pseudo_values, quantile, seed, bounds))
     )
+    ratios = {
+        "variance": (square, None, 1.0),
+        "influence": (influence_row, None, 1.0),
+        "kappa_w": (influence_row, square, 1.0),
+        "kappa_w_per_block": (influence_row, square, float(num_blocks)),
+    }
+    unit_intervals = _unit_bootstrap_t_intervals(unit_terms, ratios, quantile, seed)
     result = {}
     for name in estimate_names(design.rhos):
         estimate, (unit_weights, pair_weights) = estimates[name]
@@ -375,21 +458,23 @@ def walsh_estimates(
         if name in pair_intervals:
             low, high = pair_intervals[name]
             interval = f"{PAIR_INTERVAL}, cut to [0, 1]" if name == "low_degree_share" else f"{PAIR_INTERVAL}, cut at 0"
+        elif name in unit_intervals:
+            low, high = unit_intervals[name]
+            interval = INTERVAL
         else:
-            low, high, interval = _interval(name, float(estimate), error, quantile)
+            low, high, interval = _stability_interval(float(estimate), error, quantile)
         result[name] = {"estimate": float(estimate), "ci_low": low, "ci_high": high, "interval": interval, "se": error}
     return result
 
 
-def _interval(name: str, estimate: float, error: float, quantile: float) -> tuple[float, float, str]:
-    """The normal interval ``estimate ± quantile·error`` on the statistic's scale: ``log(1 − s)`` for a stability below
-    1 (bounded by 1), the statistic itself otherwise; with the scale's name. (The weights and the share have their own:
-    :func:`_bootstrap_t_intervals`.)"""
-    if name.startswith("stability_") and estimate < 1:
+def _stability_interval(estimate: float, error: float, quantile: float) -> tuple[float, float, str]:
+    """A stability's normal interval on the scale ``log(1 − s)`` (bounded by 1): ``1 − (1 − s)·exp(±quantile·error /
+    (1 − s))``; for an estimate at or above 1, ``estimate ± quantile·error`` on the raw scale. With its name."""
+    if estimate < 1:
         with np.errstate(over="ignore"):  # an estimate far inside its noise: the interval (−∞, 1)
             factor = float(np.exp(quantile * error / (1 - estimate)))
-        return 1 - (1 - estimate) * factor, 1 - (1 - estimate) / factor, f"{INTERVAL}, on the scale log(1 − s)"
-    return estimate - quantile * error, estimate + quantile * error, INTERVAL
+        return 1 - (1 - estimate) * factor, 1 - (1 - estimate) / factor, STABILITY_INTERVAL
+    return estimate - quantile * error, estimate + quantile * error, NORMAL_INTERVAL
 
 
 def walsh_exact(table: np.ndarray, rhos: tuple[float, ...] = RHOS) -> dict[str, float]:

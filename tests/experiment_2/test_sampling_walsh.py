@@ -140,7 +140,7 @@ def test_estimates_converge_and_take_ids_in_any_order() -> None:
     intervals = {name: value["interval"] for name, value in estimates.items()}
     assert intervals == {
         **{name: walsh.INTERVAL for name in ("variance", "influence", "kappa_w", "kappa_w_per_block")},
-        **{f"stability_{rho}": f"{walsh.INTERVAL}, on the scale log(1 − s)" for rho in walsh.RHOS},
+        **{f"stability_{rho}": walsh.STABILITY_INTERVAL for rho in walsh.RHOS},
         **{f"w{k}": f"{walsh.PAIR_INTERVAL}, cut at 0" for k in (1, 2, 3)},
         "low_degree_share": f"{walsh.PAIR_INTERVAL}, cut to [0, 1]",
     }
@@ -332,3 +332,87 @@ def test_the_pseudo_values_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
     assert seen["estimates"].tolist() == [estimates[name]["estimate"] for name in names]
     expected = count * seen["estimates"][None, :] - (count - 1) * np.column_stack(without)
     np.testing.assert_allclose(seen["pseudo"], expected, rtol=1e-10, atol=1e-12)
+
+
+def test_the_unit_bootstrap_t_by_hand() -> None:
+    """The intervals of the variance, influence and κ_W recomputed with a loop over the resamples: each resample's
+    ratio of means and its delta-method SE from the resample's covariance (divisor m − 1), the pivots' 2.5 % and
+    97.5 % quantiles, the sample's SE; the estimate when the terms do not spread; another seed, other draws."""
+    from experiment_2.sampling.walsh import _unit_bootstrap_t_intervals
+
+    rng = np.random.default_rng(4)
+    count = 40
+    terms = np.vstack([rng.lognormal(size=count), rng.lognormal(size=count) * 2 + 0.5, rng.normal(size=count)])
+    ratios = {"mean": (0, None, 1.0), "ratio": (1, 0, 1.0), "per_block": (1, 0, 7.0), "third": (2, None, 3.0)}
+    quantile = float(stats.norm.ppf(0.975))
+    draws = np.random.default_rng(13)
+    resamples = [draws.integers(0, count, size=count) for _ in range(300)]
+
+    def ratio_and_error(sample: np.ndarray, ratio: tuple) -> tuple[float, float]:
+        numerator, denominator, divisor = ratio
+        means = sample.mean(axis=1)
+        gradient = np.zeros(len(means))
+        if denominator is None:
+            value = means[numerator] / divisor
+            gradient[numerator] = 1 / divisor
+        else:
+            value = means[numerator] / means[denominator] / divisor
+            gradient[numerator] = 1 / means[denominator] / divisor
+            gradient[denominator] = -value / means[denominator]
+        return value, float(np.sqrt(gradient @ np.cov(sample, ddof=1) @ gradient / sample.shape[1]))
+
+    got = _unit_bootstrap_t_intervals(terms, ratios, quantile, 13, 300)
+    assert list(got) == list(ratios)
+    for name, ratio in ratios.items():
+        estimate, error = ratio_and_error(terms, ratio)
+        pivots = []
+        for chosen in resamples:
+            value, spread = ratio_and_error(terms[:, chosen], ratio)
+            pivots.append((value - estimate) / spread)
+        upper, lower = np.quantile(pivots, [0.975, 0.025])
+        want = (estimate - upper * error, estimate - lower * error)
+        assert got[name] == (pytest.approx(want[0], rel=1e-9), pytest.approx(want[1], rel=1e-9)), name
+        assert want[0] < estimate < want[1]
+    low, high = got["mean"]
+    mean = terms[0].mean()
+    assert high - mean > mean - low  # right-skewed terms: the interval reaches further up than down
+    assert _unit_bootstrap_t_intervals(terms, ratios, quantile, 14, 300)["mean"] != got["mean"]
+    flat = np.vstack([np.full(count, 2.0), np.full(count, 3.0), np.full(count, -1.0)])
+    assert _unit_bootstrap_t_intervals(flat, ratios, quantile, 13, 300) == {
+        "mean": (2.0, 2.0),
+        "ratio": (1.5, 1.5),
+        "per_block": (1.5 / 7, 1.5 / 7),
+        "third": (-1 / 3, -1 / 3),
+    }
+
+
+def test_unit_intervals_use_the_u_statistic_se() -> None:
+    """For the variance, influence and κ_W the SE that studentises the interval is the reported ``se`` (the U-statistic
+    variance of a function of means is the delta method's with divisor m − 1): the interval's half-widths, in units of
+    ``se``, are the bootstrap pivots' quantiles, and they differ from the normal interval's."""
+    table = residual_game_table(8, 2, seed=3)
+    design = walsh_design(8, 300, seed=1)
+    ids = design.all_ids()
+    result = walsh_estimates(design, ids, table[ids], seed=5)
+    from experiment_2.sampling.walsh import _unit_bootstrap_t_intervals
+
+    base = table[design.base]
+    centred = base - base.mean(axis=0)
+    shrink = 300 / 299
+    terms = np.vstack(
+        [shrink * np.square(centred).sum(axis=1), 8 / 4 * np.square(base - table[design.flipped]).sum(axis=1)]
+    )
+    ratios = {"variance": (0, None, 1.0), "influence": (1, None, 1.0), "kappa_w": (1, 0, 1.0)}
+    quantile = float(stats.norm.ppf(0.975))
+    expected = _unit_bootstrap_t_intervals(terms, ratios, quantile, 5)
+    for name in ratios:
+        entry = result[name]
+        assert (entry["ci_low"], entry["ci_high"]) == (
+            pytest.approx(expected[name][0]),
+            pytest.approx(expected[name][1]),
+        )
+        estimate, gradient = walsh._unit_ratio(terms.mean(axis=1), ratios[name])
+        assert entry["estimate"] == pytest.approx(float(estimate), rel=1e-12)
+        assert entry["se"] == pytest.approx(float(np.sqrt(gradient @ np.cov(terms) @ gradient / 300)), rel=1e-9)
+        normal = (entry["estimate"] - quantile * entry["se"], entry["estimate"] + quantile * entry["se"])
+        assert (entry["ci_low"], entry["ci_high"]) != pytest.approx(normal, rel=1e-6)
