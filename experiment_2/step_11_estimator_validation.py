@@ -247,6 +247,24 @@ def validation(
     return cells, verdicts, sum(seconds for _, seconds in results)
 
 
+def failing_cell_counts(cells: list[dict[str, Any]], replications: int) -> dict[str, float | int]:
+    """How the cells that fail the rule fail: ``failing_cells``; among the cells with an interval, those covering
+    above the band (``cells_above_band``), below it (``cells_below_band``) and in it but biased
+    (``cells_biased_in_band``); and ``expected_failing_by_chance``, how many cells with an interval would fail the
+    band by chance alone if every interval had exactly nominal coverage (``chance_failure`` per cell)."""
+    with_interval = [entry for entry in cells if entry["interval_reported"]]
+    low, high = rep.COVERAGE_BAND
+    return {
+        "failing_cells": sum(not entry["passes"] for entry in cells),
+        "cells_above_band": sum(entry["coverage"] > high for entry in with_interval),
+        "cells_below_band": sum(entry["coverage"] < low for entry in with_interval),
+        "cells_biased_in_band": sum(
+            not entry["passes"] and low <= entry["coverage"] <= high for entry in with_interval
+        ),
+        "expected_failing_by_chance": len(with_interval) * rep.chance_failure(replications),
+    }
+
+
 def build_summary(
     setup: Any,
     committed: dict[str, Any],
@@ -293,7 +311,7 @@ def build_summary(
             "estimate_only": len(verdicts) - with_interval,
             "cells": len(cells),
             "cells_with_interval": sum(entry["interval_reported"] for entry in cells),
-            "failing_cells": sum(not entry["passes"] for entry in cells),
+            **failing_cell_counts(cells, args.replications),
         },
         "error_by_budget": error_by_budget(cells),
         "config": provenance(setup),

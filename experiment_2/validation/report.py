@@ -20,7 +20,13 @@ from experiment_1.report import (
 from experiment_2.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
 from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
 from experiment_2.sampling.walsh import INTERVALS as WALSH_INTERVALS
-from experiment_2.validation.replications import CONSERVATIVE, ESTIMATE_ONLY, NOT_VALIDATED, VALIDATED
+from experiment_2.validation.replications import (
+    CONSERVATIVE,
+    COVERAGE_BAND,
+    ESTIMATE_ONLY,
+    NOT_VALIDATED,
+    VALIDATED,
+)
 
 GENERATOR = "experiment_2.step_11_estimator_validation"
 FIGURE = "error_by_budget"
@@ -66,6 +72,18 @@ def validated_sentence(counts: dict[str, Any]) -> str:
         f"{counts['validated']} of {counts['with_interval']} (table, statistic) pairs with an interval validated"
         + (f", {conservative} {CONSERVATIVE}" if conservative else "")
         + f"; {counts['estimate_only']} pairs estimate only"
+    )
+
+
+def failing_sentence(counts: dict[str, Any]) -> str:
+    """How many cells failed and how, against the count chance alone would explain."""
+    low, high = COVERAGE_BAND
+    return (
+        f"{counts['failing_cells']} of {counts['cells']} cells failed ({counts['cells_with_interval']} cells with an "
+        f"interval: {counts['cells_above_band']} covered more than {high:.0%}, {counts['cells_below_band']} less than "
+        f"{low:.0%}, {counts['cells_biased_in_band']} in the band but biased), against "
+        f"{format_number(counts['expected_failing_by_chance'])} expected by chance if every interval had exactly "
+        "nominal coverage"
     )
 
 
@@ -239,8 +257,7 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
         f"network in one projection. Rule: {design['rule']}. The top sub-cube order j = u has no interval by design "
         f"({SUBCUBE_NO_INTERVAL}). With {design['replications']} replications an interval of "
         f"exactly nominal coverage falls outside the band by chance with probability "
-        f"{format_number(design['chance_failure_per_cell'])} per cell; {counts['failing_cells']} of {counts['cells']} "
-        f"cells failed ({counts['cells_with_interval']} cells with an interval).\n\n"
+        f"{format_number(design['chance_failure_per_cell'])} per cell; {failing_sentence(counts)}.\n\n"
         + markdown_table(["network", "projection", "statistic", "tables validated"], rows)
         + f"\n\nThe intervals: sub-cube ē_j, {SUBCUBE_INTERVAL}; Walsh summaries, {WALSH_INTERVALS}. The jackknife SE "
         "of a statistic built on pairs of masks counts the single pairs' noise twice where the U-statistic's variance "

@@ -237,3 +237,29 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     assert timing["replication_seconds"] == spent > timing["replication_wall_seconds_this_call"]
     with pytest.raises(AssertionError, match="replicated"):  # another count is another key
         step_11_estimator_validation.main([*flags, "--replications", "41"])
+
+
+def test_the_failing_cells_are_counted_by_how_they_fail() -> None:
+    """Cells above, below and inside the band (one biased), one without an interval failing on its bias: each counted
+    where it belongs, and the count expected by chance is the cells with an interval times chance_failure."""
+
+    def planted(coverage: float | None, passes: bool) -> dict:
+        return {"interval_reported": coverage is not None, "coverage": coverage, "passes": passes}
+
+    cells = [
+        planted(0.95, True),
+        planted(0.971, False),
+        planted(0.99, False),
+        planted(0.929, False),
+        planted(0.93, False),  # at the band's lower edge, failing on its bias
+        planted(None, False),  # no interval, biased
+        planted(None, True),
+    ]
+    counts = step_11_estimator_validation.failing_cell_counts(cells, 1000)
+    assert counts == {
+        "failing_cells": 5,
+        "cells_above_band": 2,
+        "cells_below_band": 1,
+        "cells_biased_in_band": 1,
+        "expected_failing_by_chance": pytest.approx(5 * rep.chance_failure(1000)),
+    }
