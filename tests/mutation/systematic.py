@@ -133,6 +133,17 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_low_orders_sampled.py",
         "tests/experiment_2/test_low_orders_verdict_entries.py",
     ),
+    "experiment_2/validation/replications.py": (
+        # the rule, the cell statistics and the replications on planted and real estimators; not the step's end-to-end
+        # run (19 s): test_validation_entries.py checks replicate_table and the replications against the estimators
+        "tests/experiment_2/test_estimator_validation.py::test_verdict_rule_decides_planted_estimators",
+        "tests/experiment_2/test_estimator_validation.py::test_an_interval_that_only_covers_too_much_is_conservative",
+        "tests/experiment_2/test_estimator_validation.py::test_a_cell_without_an_interval_is_judged_on_its_bias",
+        "tests/experiment_2/test_estimator_validation.py::test_the_estimate_half_width_correlation_is_by_rank",
+        "tests/experiment_2/test_estimator_validation.py::test_a_real_estimator_against_a_wrong_exact_value_is_not_validated",
+        "tests/experiment_2/test_estimator_validation.py::test_the_failing_cells_are_counted_by_how_they_fail",
+        "tests/experiment_2/test_validation_entries.py",
+    ),
     "experiment_2/spectrum/null_networks.py": (
         "tests/experiment_2/test_null_networks.py",
         "tests/experiment_2/test_null_networks_entries.py",
