@@ -248,13 +248,14 @@ def validation(
 
 
 def failing_cell_counts(cells: list[dict[str, Any]], replications: int) -> dict[str, float | int]:
-    """How the cells that fail the rule fail: ``failing_cells``; among the cells with an interval, those covering
-    above the band (``cells_above_band``), below it (``cells_below_band``) and in it but biased
-    (``cells_biased_in_band``); and ``expected_failing_by_chance``, how many cells with an interval would fail the
-    band by chance alone if every interval had exactly nominal coverage (``chance_failure`` per cell)."""
+    """How the cells that fail the rule fail: ``cells_with_interval``; ``failing_cells``; among the cells with an
+    interval, those covering above the band (``cells_above_band``), below it (``cells_below_band``) and in it but
+    biased (``cells_biased_in_band``); and ``expected_failing_by_chance``, how many cells with an interval would fail
+    the band by chance alone if every interval had exactly nominal coverage (``chance_failure`` per cell)."""
     with_interval = [entry for entry in cells if entry["interval_reported"]]
     low, high = rep.COVERAGE_BAND
     return {
+        "cells_with_interval": len(with_interval),
         "failing_cells": sum(not entry["passes"] for entry in cells),
         "cells_above_band": sum(entry["coverage"] > high for entry in with_interval),
         "cells_below_band": sum(entry["coverage"] < low for entry in with_interval),
@@ -310,7 +311,6 @@ def build_summary(
             "conservative": sum(entry["verdict"] == rep.CONSERVATIVE for entry in verdicts),
             "estimate_only": len(verdicts) - with_interval,
             "cells": len(cells),
-            "cells_with_interval": sum(entry["interval_reported"] for entry in cells),
             **failing_cell_counts(cells, args.replications),
         },
         "error_by_budget": error_by_budget(cells),

@@ -257,6 +257,7 @@ def test_the_failing_cells_are_counted_by_how_they_fail() -> None:
     ]
     counts = step_11_estimator_validation.failing_cell_counts(cells, 1000)
     assert counts == {
+        "cells_with_interval": 5,
         "failing_cells": 5,
         "cells_above_band": 2,
         "cells_below_band": 1,
