@@ -51,6 +51,16 @@ def _threshold_decision(low: float, high: float, threshold: float, side: str) ->
     )
 
 
+def _widened(stat: dict[str, float], low: np.ndarray, high: np.ndarray) -> dict[str, float]:
+    """``stat`` with its CI widened to cover every interval ``[low_i, high_i]``; an undefined (NaN) bound makes the CI's
+    end NaN (no decision), never one left out."""
+    return {
+        **stat,
+        "ci_low": float(np.min(np.append(np.asarray(low, dtype=np.float64), stat["ci_low"]))),
+        "ci_high": float(np.max(np.append(np.asarray(high, dtype=np.float64), stat["ci_high"]))),
+    }
+
+
 def low_degree_share_verdict(
     projection: str, share: np.ndarray, low: np.ndarray, high: np.ndarray, seed: int, weights: str
 ) -> dict[str, Any]:
@@ -59,11 +69,7 @@ def low_degree_share_verdict(
     stat = {
         name: values[0] for name, values in bootstrap_mean_ci_rows(share[:, None], seed=seed).items() if name != "n"
     }
-    stat = {
-        "mean": stat["mean"],
-        "ci_low": min(stat["ci_low"], float(np.min(low))),
-        "ci_high": max(stat["ci_high"], float(np.max(high))),
-    }
+    stat = _widened({"mean": stat["mean"], "ci_low": stat["ci_low"], "ci_high": stat["ci_high"]}, low, high)
     decision = _threshold_decision(stat["ci_low"], stat["ci_high"], LOW_DEGREE_SHARE, "above")
     notes = [
         "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
@@ -132,8 +138,7 @@ def depth_change_verdict(
         name: values[0] for name, values in bootstrap_mean_ci_rows(change[:, None], seed=seed).items() if name != "n"
     }
     if own is not None:
-        stat["ci_low"] = min(stat["ci_low"], float(np.min(own[0])))
-        stat["ci_high"] = max(stat["ci_high"], float(np.max(own[1])))
+        stat = _widened(stat, *own)
     shallow, deep = depths
     scaled = f"log10({quantity})" if log else quantity
     return verdict(
@@ -154,8 +159,8 @@ def depth_change_verdict(
             "different architectures, one random initialisation each: the spread between networks is not in the interval",
             *(
                 [
-                    "an image's own interval is unbounded (a run's per-image 95 % interval of Var h reaches 0: h is "
-                    "heavy-tailed over masks), so the change's interval is too"
+                    "an image's own interval is unbounded or undefined (a run's per-image 95 % interval of Var h "
+                    "reaches 0: h is heavy-tailed over masks), so the change's interval is too"
                 ]
                 if own is not None and not np.isfinite(np.concatenate(own)).all()
                 else []

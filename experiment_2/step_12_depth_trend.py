@@ -74,14 +74,16 @@ def per_image(summary: dict[str, Any], projection: str, order: int) -> dict[str,
     variance = np.asarray(walsh["variance"]["per_image"])[:, 0]
     share = walsh["low_degree_share"]
     energy = ratios * variance
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio_low = energy / np.asarray(walsh["variance"]["per_image_ci_high"])
-        ratio_high = energy / np.asarray(walsh["variance"]["per_image_ci_low"])
+    variance_low = np.asarray(walsh["variance"]["per_image_ci_low"], dtype=np.float64)
+    variance_high = np.asarray(walsh["variance"]["per_image_ci_high"], dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a variance interval reaching 0: the ratio's bound is 0 or ∞
+        ratio_low = np.where(variance_high > 0, energy / variance_high, 0.0)
+        ratio_high = np.where(variance_low > 0, energy / variance_low, np.inf)
     return {
         "index": np.asarray(summary["image_index"]),
         "ratio": ratios,
-        "ratio_low": np.where(ratio_low > 0, ratio_low, np.nan),
-        "ratio_high": np.where(ratio_high > 0, ratio_high, np.inf),
+        "ratio_low": ratio_low,
+        "ratio_high": ratio_high,
         "share": np.asarray(share["per_image"])[:, 0],
         "share_low": np.asarray(share["per_image_ci_low"]),
         "share_high": np.asarray(share["per_image_ci_high"]),

@@ -41,8 +41,8 @@ ARCHITECTURES = (
     "different architectures, one random initialisation each: the spread between networks is not in the interval"
 )
 UNBOUNDED = (
-    "an image's own interval is unbounded (a run's per-image 95 % interval of Var h reaches 0: h is heavy-tailed over "
-    "masks), so the change's interval is too"
+    "an image's own interval is unbounded or undefined (a run's per-image 95 % interval of Var h reaches 0: h is "
+    "heavy-tailed over masks), so the change's interval is too"
 )
 
 
@@ -125,13 +125,16 @@ def test_share_own_intervals_inside_the_bootstrap_ci_leave_the_seeded_bootstrap_
     assert entry == share_entry("vector", CANNOT_TELL, (303 / 512, low, high), 8, null=False)
 
 
-def test_a_nan_own_bound_decides_nothing_and_leaves_the_bootstrap_side() -> None:
+def test_a_nan_own_bound_decides_nothing_and_makes_its_end_undefined() -> None:
     share = [0.625, 0.875]  # bootstrap CI [0.625, 0.875] (each image alone in at least 2.5 % of resamples)
     entry = low_degree_share_verdict(
         "vector", np.array(share), np.array([np.nan, 0.75]), np.array([0.6875, 0.9375]), SEED, "random"
     )
-    note = "non-finite input: the rule would have said 'holds'; no verdict is drawn"
-    assert entry == share_entry("vector", NON_FINITE, (0.75, 0.625, 0.9375), 2, null=True, extra=(note,))
+    assert np.isnan(entry["effect"]["ci_low"])  # the first image's interval has no lower end: neither has the union
+    entry["effect"]["ci_low"] = "nan"
+    expected = share_entry("vector", NON_FINITE, (0.75, 0.625, 0.9375), 2, null=True)  # the rule itself says n/a
+    expected["effect"]["ci_low"] = "nan"
+    assert entry == expected
 
 
 def saturated_note(bound: str, share: str, beyond: int, images: int, span: str, noise: bool, rule: str) -> str:
@@ -333,11 +336,12 @@ def test_an_unbounded_own_interval_decides_nothing_and_says_why() -> None:
     assert entry == expected
 
 
-def test_a_nan_own_bound_decides_nothing_though_the_ci_stays_finite() -> None:
-    # min(ci_low, nan) keeps the bootstrap's −0.5: only the raw inputs show the NaN
+def test_a_nan_own_bound_decides_nothing_and_its_end_is_undefined() -> None:
+    # the NaN lower end of the first image's change is the union's: not the bootstrap's −0.5
     own = (np.array([np.nan, -0.625]), np.array([-0.0625, -0.125]))
     entry = depth_change_verdict("r.v", "E_1 / Var h", (16, 33), np.array([-0.5, -0.25]), SEED, own=own)
-    note = "non-finite input: the rule would have said 'holds'; no verdict is drawn"
+    assert np.isnan(entry["effect"]["ci_low"])
+    entry["effect"]["ci_low"] = "nan"
     expected = change_entry(
         "r.v",
         "E_1 / Var h",
@@ -349,7 +353,7 @@ def test_a_nan_own_bound_decides_nothing_though_the_ci_stays_finite() -> None:
         own=True,
         extra=(UNBOUNDED,),
     )
-    expected["notes"].append(note)
+    expected["effect"]["ci_low"] = "nan"
     assert entry == expected
 
 
