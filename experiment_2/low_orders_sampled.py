@@ -25,7 +25,7 @@ from experiment_2.low_orders import PROJECTIONS
 from experiment_2.sampling.subcubes import subcube_estimates, subcube_order_means
 from experiment_2.sampling.walsh import WalshDesign, estimate_names, walsh_estimates
 
-BOUNDS = ("estimate", "ci_low", "ci_high")
+FIELDS = ("estimate", "ci_low", "ci_high", "se")  # per statistic: its estimate, interval and standard error
 
 
 def walsh_per_image(design: WalshDesign, design_logits: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:
@@ -33,12 +33,12 @@ def walsh_per_image(design: WalshDesign, design_logits: np.ndarray, predicted: n
     design's ``(N, n, C)`` logits (``n`` = ``design.all_ids()``, in that order)."""
     ids, names = design.all_ids(), estimate_names(design.rhos)
     arrays = {
-        f"walsh_{bound}_{name}": np.empty((len(design_logits), len(names))) for bound in BOUNDS for name in PROJECTIONS
+        f"walsh_{bound}_{name}": np.empty((len(design_logits), len(names))) for bound in FIELDS for name in PROJECTIONS
     }
     for image, logits in enumerate(np.asarray(design_logits, dtype=np.float64)):
         for name, values in (("vector", logits), ("scalar", logits[:, [int(predicted[image])]])):
             estimates = walsh_estimates(design, ids, values, seed=design.seed)
-            for bound in BOUNDS:
+            for bound in FIELDS:
                 arrays[f"walsh_{bound}_{name}"][image] = [estimates[stat][bound] for stat in names]
     return arrays
 

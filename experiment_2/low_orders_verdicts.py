@@ -61,11 +61,36 @@ def _widened(stat: dict[str, float], low: np.ndarray, high: np.ndarray) -> dict[
     }
 
 
+def _noise_clause(errors: np.ndarray, num_samples: int) -> str:
+    """Why a share estimate lies beyond its bound, and the base masks that would bring its standard error (the median
+    of ``errors`` over the images, at ``num_samples`` masks) under :data:`~experiment_1.report.NEAR_BOUND_MARGIN`:
+    the pair noise falls as 1/m and the rest as 1/√m, so ``m · SE / margin`` masks is a lower bound."""
+    clause = ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget"
+    error = float(np.median(errors)) if len(errors) else float("nan")
+    if not np.isfinite(error):
+        return clause
+    clause += f" (the share's SE {error:.2g}, median over the images, at {num_samples} random base masks"
+    needed = int(np.ceil(num_samples * error / NEAR_BOUND_MARGIN))
+    if needed <= num_samples:
+        return f"{clause})"
+    return f"{clause}; the pair noise falls as 1/m, so an SE under {NEAR_BOUND_MARGIN:g} takes at least {needed} masks)"
+
+
 def low_degree_share_verdict(
-    projection: str, share: np.ndarray, low: np.ndarray, high: np.ndarray, seed: int, weights: str
+    projection: str,
+    share: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    seed: int,
+    weights: str,
+    *,
+    errors: np.ndarray,
+    num_samples: int,
 ) -> dict[str, Any]:
     """The low-degree Walsh share against :data:`LOW_DEGREE_SHARE` (per-image estimates and intervals);
-    ``saturated`` where the estimates sit at or beyond a bound of the share (module docstring)."""
+    ``saturated`` where the estimates sit at or beyond a bound of the share (module docstring). ``errors``: each
+    image's standard error of the share, from ``num_samples`` random base masks; where an estimate lies beyond a bound
+    they size the masks that would resolve it (:func:`_noise_clause`)."""
     stat = {
         name: values[0] for name, values in bootstrap_mean_ci_rows(share[:, None], seed=seed).items() if name != "n"
     }
@@ -78,12 +103,7 @@ def low_degree_share_verdict(
     at_bound = saturation(np.clip(share, 0.0, 1.0), bounds=(0.0, 1.0), margin=NEAR_BOUND_MARGIN)
     if at_bound is not None and at_bound["at"] != "mode" and np.isfinite(share).all():
         beyond = int(np.sum((share < 0) | (share > 1)))
-        noise = (
-            ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget (more "
-            "masks would resolve it)"
-            if beyond
-            else ""
-        )
+        noise = _noise_clause(np.asarray(errors, dtype=np.float64), num_samples) if beyond else ""
         notes.append(
             f"saturated: the estimate sits at or near the share's bound {at_bound['value']:g} on "
             f"{at_bound['share']:.0%} of the images, {beyond} of {len(share)} beyond it (estimates "

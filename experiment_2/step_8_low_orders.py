@@ -157,11 +157,13 @@ def projection_summary(
 
 def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, design: Any, seed: int) -> dict[str, Any]:
     """Each Walsh statistic per projection: its mean over images (one shared set of bootstrap resamples per
-    projection) and each image's estimate and interval."""
+    projection) and each image's estimate, interval and standard error."""
     names = estimate_names(design.rhos)
     projections = {}
     for name in PROJECTIONS:
-        estimate, low, high = (arrays[f"walsh_{bound}_{name}"][valid] for bound in ("estimate", "ci_low", "ci_high"))
+        estimate, low, high, error = (
+            arrays[f"walsh_{field}_{name}"][valid] for field in ("estimate", "ci_low", "ci_high", "se")
+        )
         means = bootstrap_mean_ci_rows(estimate, seed=seed)
         projections[name] = {
             stat: {
@@ -172,6 +174,7 @@ def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, design: Any,
                 "per_image": estimate[:, [position]].tolist(),
                 "per_image_ci_low": low[:, position].tolist(),
                 "per_image_ci_high": high[:, position].tolist(),
+                "per_image_se": error[:, position].tolist(),
             }
             for position, stat in enumerate(names)
         }
@@ -253,6 +256,8 @@ def build_summary(
                 np.asarray(share["per_image_ci_high"]),
                 seed,
                 config["weights"],
+                errors=np.asarray(share["per_image_se"]),
+                num_samples=int(walsh["design"]["num_samples"]),
             )
         )
     surrogate = None

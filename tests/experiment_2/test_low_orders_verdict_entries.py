@@ -32,9 +32,11 @@ SHARE_RULE = (
     "saturated when the estimates sit at or beyond the share's bound 0 or 1 (within 0.05 of it) on at least 90 % of "
     "the images"
 )
+SE = {"errors": np.array([0.25, 0.125, 0.5]), "num_samples": 1024}  # median SE 0.25: 1024 · 0.25 / 0.05 = 5120 masks
 NOISE = (
-    ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget (more masks "
-    "would resolve it)"
+    ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget (the share's "
+    "SE 0.25, median over the images, at 1024 random base masks; the pair noise falls as 1/m, so an SE under 0.05 "
+    "takes at least 5120 masks)"
 )
 R2_RULE = "holds when the 95 % bootstrap CI of the mean R² lies above 0.5, fails when below 0.5, else cannot tell"
 ARCHITECTURES = (
@@ -94,7 +96,7 @@ def test_the_share_holds_only_when_every_own_interval_lies_above_the_threshold(
     low: list[float], high: list[float], expected: str
 ) -> None:
     entry = low_degree_share_verdict(
-        "vector", np.array([0.75, 0.75]), np.array(low), np.array(high), SEED, "pretrained"
+        "vector", np.array([0.75, 0.75]), np.array(low), np.array(high), SEED, "pretrained", **SE
     )
     assert entry == share_entry("vector", expected, (0.75, min(low), 0.875), 2, null=False)
 
@@ -112,7 +114,7 @@ def test_the_share_fails_only_when_every_own_interval_lies_below_the_threshold(
 ) -> None:
     low = [0.125, 0.0625, 0.25]
     share = np.array([0.25, 0.25, 0.25])
-    entry = low_degree_share_verdict("scalar", share, np.array(low), np.array([*high, 0.3125]), SEED, "random")
+    entry = low_degree_share_verdict("scalar", share, np.array(low), np.array([*high, 0.3125]), SEED, "random", **SE)
     assert entry == share_entry("scalar", expected, (0.25, 0.0625, max(high)), 3, null=True)
 
 
@@ -121,14 +123,14 @@ def test_share_own_intervals_inside_the_bootstrap_ci_leave_the_seeded_bootstrap_
     point = np.full(8, 0.625)  # the union is the bootstrap's CI when every own interval lies inside it
     low, high = seeded_ci(share, SEED)
     assert low < 0.5 < 0.625 < high
-    entry = low_degree_share_verdict("vector", np.array(share), point, point, SEED, "trained")
+    entry = low_degree_share_verdict("vector", np.array(share), point, point, SEED, "trained", **SE)
     assert entry == share_entry("vector", CANNOT_TELL, (303 / 512, low, high), 8, null=False)
 
 
 def test_a_nan_own_bound_decides_nothing_and_makes_its_end_undefined() -> None:
     share = [0.625, 0.875]  # bootstrap CI [0.625, 0.875] (each image alone in at least 2.5 % of resamples)
     entry = low_degree_share_verdict(
-        "vector", np.array(share), np.array([np.nan, 0.75]), np.array([0.6875, 0.9375]), SEED, "random"
+        "vector", np.array(share), np.array([np.nan, 0.75]), np.array([0.6875, 0.9375]), SEED, "random", **SE
     )
     assert np.isnan(entry["effect"]["ci_low"])  # the first image's interval has no lower end: neither has the union
     entry["effect"]["ci_low"] = "nan"
@@ -148,7 +150,7 @@ def test_shares_beyond_one_are_saturated_not_holds() -> None:
     """Estimates above 1 on every image (W_1 + W_2 + W_3 > Var h: pair noise) with own intervals cut at 1 whose lowest
     bound lies above 0.5: the CI rule says holds, the entry says saturated and why."""
     share = np.array([1.25, 1.3125, 1.375])
-    entry = low_degree_share_verdict("vector", share, np.array([0.625, 0.6875, 0.75]), np.ones(3), SEED, "random")
+    entry = low_degree_share_verdict("vector", share, np.array([0.625, 0.6875, 0.75]), np.ones(3), SEED, "random", **SE)
     note = saturated_note("1", "100%", 3, 3, "1.25 … 1.38", True, HOLDS)
     assert entry == share_entry("vector", "saturated", (1.3125, 0.625, 1.375), 3, null=True, saturated=(note,))
 
@@ -164,7 +166,9 @@ def test_shares_beyond_one_are_saturated_not_holds() -> None:
 )
 def test_shares_near_one_are_saturated_on_nine_in_ten_images(share: list[float], saturated: bool) -> None:
     values = np.array(share)
-    entry = low_degree_share_verdict("scalar", values, values - 0.25, np.minimum(values + 0.25, 1.0), SEED, "trained")
+    entry = low_degree_share_verdict(
+        "scalar", values, values - 0.25, np.minimum(values + 0.25, 1.0), SEED, "trained", **SE
+    )
     low, high = min(values - 0.25), max(np.minimum(values + 0.25, 1.0))
     mean = float(values.mean())
     if saturated:
@@ -178,13 +182,17 @@ def test_shares_near_one_are_saturated_on_nine_in_ten_images(share: list[float],
 
 def test_shares_at_or_below_zero_are_saturated_not_fails() -> None:
     share = np.array([-0.0625, 0.0, 0.03125])
-    entry = low_degree_share_verdict("vector", share, np.zeros(3), np.array([0.125, 0.25, 0.1875]), SEED, "random")
+    entry = low_degree_share_verdict(
+        "vector", share, np.zeros(3), np.array([0.125, 0.25, 0.1875]), SEED, "random", **SE
+    )
     note = saturated_note("0", "100%", 1, 3, "-0.0625 … 0.0312", True, FAILS)
     assert entry == share_entry("vector", "saturated", (-1 / 96, -0.0625, 0.25), 3, null=True, saturated=(note,))
 
 
 def test_one_image_takes_its_own_interval() -> None:
-    entry = low_degree_share_verdict("scalar", np.array([0.625]), np.array([0.5625]), np.array([0.6875]), 0, "random")
+    entry = low_degree_share_verdict(
+        "scalar", np.array([0.625]), np.array([0.5625]), np.array([0.6875]), 0, "random", **SE
+    )
     assert entry == share_entry("scalar", HOLDS, (0.625, 0.5625, 0.6875), 1, null=True)
 
 
@@ -397,3 +405,35 @@ def test_out_of_reach_entries_whole(num_blocks: int, subcube_size: int, reason: 
         {"quantity": SPECTRUM, "status": "out of reach", "reason": reason},
         WALSH,
     ]
+
+
+@pytest.mark.parametrize(
+    ("errors", "clause"),
+    [
+        # 1024 · 0.05 / 0.05 = 1024 masks, no more than the run's: no masks to ask for
+        ([0.05, 0.05, 0.0], " (the share's SE 0.05, median over the images, at 1024 random base masks)"),
+        ([0.0625, 0.0], " (the share's SE 0.031, median over the images, at 1024 random base masks)"),
+        (  # 1024 · 0.0500001 / 0.05 → 1025
+            [0.0500001] * 3,
+            " (the share's SE 0.05, median over the images, at 1024 random base masks; the pair noise falls as 1/m, so "
+            "an SE under 0.05 takes at least 1025 masks)",
+        ),
+        ([np.nan, 0.25, 0.25], ""),  # an undefined SE: no number
+        ([], ""),
+    ],
+)
+def test_the_noise_clause_sizes_the_masks_only_when_more_are_needed(errors: list[float], clause: str) -> None:
+    share = np.array([1.25, 1.375, 1.3125])
+    entry = low_degree_share_verdict(
+        "vector",
+        share,
+        np.array([0.625, 0.6875, 0.75]),
+        np.ones(3),
+        SEED,
+        "random",
+        errors=np.array(errors),
+        num_samples=1024,
+    )
+    head = ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget"
+    saturated = [note for note in entry["notes"] if note.startswith("saturated")]
+    assert len(saturated) == 1 and f"(estimates 1.25 … 1.38){head}{clause}; the rule alone" in saturated[0]

@@ -17,6 +17,8 @@ from experiment_2.low_orders_verdicts import (
     surrogate_verdict,
 )
 
+SE = {"errors": np.full(3, 0.01), "num_samples": 1024}  # each image's SE of the share, at 1024 random base masks
+
 
 @pytest.mark.parametrize(
     ("share", "half_width", "expected"),
@@ -29,7 +31,7 @@ from experiment_2.low_orders_verdicts import (
 )
 def test_low_degree_share_outcomes(share: list[float], half_width: float, expected: str) -> None:
     values = np.array(share)
-    entry = low_degree_share_verdict("vector", values, values - half_width, values + half_width, 0, "random")
+    entry = low_degree_share_verdict("vector", values, values - half_width, values + half_width, 0, "random", **SE)
     assert entry["decision"] == expected and rule_decision(entry) == expected
     assert entry["parameters"]["threshold"] == LOW_DEGREE_SHARE and "null" in " ".join(entry["notes"])
     check_verdicts({"verdicts": [entry]}, "planted.json")
@@ -57,7 +59,9 @@ def test_depth_change_outcomes(change: list[float], expected: str) -> None:
 
 def test_a_non_finite_input_decides_nothing() -> None:
     values = np.array([0.8, np.nan])
-    assert low_degree_share_verdict("vector", values, values, values, 0, "random")["decision"] == "n/a — non-finite"
+    assert (
+        low_degree_share_verdict("vector", values, values, values, 0, "random", **SE)["decision"] == "n/a — non-finite"
+    )
 
 
 def test_out_of_reach_names_the_spectrum_and_its_reason() -> None:
@@ -90,7 +94,7 @@ def test_an_undefined_own_bound_is_never_left_out() -> None:
         == "holds"
     )
     share = np.array([0.8, 0.81, 0.82])
-    entry = low_degree_share_verdict("vector", share, np.array([0.7, np.nan, 0.7]), share + 0.05, 0, "random")
+    entry = low_degree_share_verdict("vector", share, np.array([0.7, np.nan, 0.7]), share + 0.05, 0, "random", **SE)
     assert np.isnan(entry["effect"]["ci_low"]) and entry["decision"] == "n/a — non-finite"
 
 
