@@ -56,8 +56,8 @@ def _widened(stat: dict[str, float], low: np.ndarray, high: np.ndarray) -> dict[
     end NaN (no decision), never one left out."""
     return {
         **stat,
-        "ci_low": float(np.min(np.append(np.asarray(low, dtype=np.float64), stat["ci_low"]))),
-        "ci_high": float(np.max(np.append(np.asarray(high, dtype=np.float64), stat["ci_high"]))),
+        "ci_low": float(np.min(np.append(low, stat["ci_low"]))),
+        "ci_high": float(np.max(np.append(high, stat["ci_high"]))),
     }
 
 
@@ -66,7 +66,7 @@ def _noise_clause(errors: np.ndarray, num_samples: int) -> str:
     of ``errors`` over the images, at ``num_samples`` masks) under :data:`~experiment_1.report.NEAR_BOUND_MARGIN`:
     the pair noise falls as 1/m and the rest as 1/√m, so ``m · SE / margin`` masks is a lower bound."""
     clause = ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget"
-    error = float(np.median(errors)) if len(errors) else float("nan")
+    error = float(np.median(errors))
     if not np.isfinite(error):
         return clause
     clause += f" (the share's SE {error:.2g}, median over the images, at {num_samples} random base masks"
@@ -103,7 +103,7 @@ def low_degree_share_verdict(
     at_bound = saturation(np.clip(share, 0.0, 1.0), bounds=(0.0, 1.0), margin=NEAR_BOUND_MARGIN)
     if at_bound is not None and at_bound["at"] != "mode" and np.isfinite(share).all():
         beyond = int(np.sum((share < 0) | (share > 1)))
-        noise = _noise_clause(np.asarray(errors, dtype=np.float64), num_samples) if beyond else ""
+        noise = _noise_clause(errors, num_samples) if beyond else ""
         notes.append(
             f"saturated: the estimate sits at or near the share's bound {at_bound['value']:g} on "
             f"{at_bound['share']:.0%} of the images, {beyond} of {len(share)} beyond it (estimates "
@@ -120,7 +120,6 @@ def low_degree_share_verdict(
         parameters={"threshold": LOW_DEGREE_SHARE, "bounds": [0.0, 1.0], "near_bound_margin": NEAR_BOUND_MARGIN},
         effect=effect_from_stat("(W_1 + W_2 + W_3) / Var h", stat, percent=True),
         notes=[*notes, *([] if weights != "random" else [NULL_NOTE])],
-        inputs=[share, low, high],
     )
 
 
@@ -137,7 +136,6 @@ def surrogate_verdict(projection: str, r2: np.ndarray, order: int, seed: int, we
         parameters={"threshold": SURROGATE_R2},
         effect=effect_from_stat("R² of the order-≤k surrogate on the design's masks", stat),
         notes=[f"bootstrap over {len(r2)} image(s)", *([] if weights != "random" else [NULL_NOTE])],
-        inputs=[r2],
     )
 
 
@@ -187,7 +185,6 @@ def depth_change_verdict(
             ),
             NULL_NOTE,
         ],
-        inputs=[change, *(own or ())],
     )
 
 

@@ -419,7 +419,6 @@ def test_out_of_reach_entries_whole(num_blocks: int, subcube_size: int, reason: 
             "an SE under 0.05 takes at least 1025 masks)",
         ),
         ([np.nan, 0.25, 0.25], ""),  # an undefined SE: no number
-        ([], ""),
     ],
 )
 def test_the_noise_clause_sizes_the_masks_only_when_more_are_needed(errors: list[float], clause: str) -> None:
