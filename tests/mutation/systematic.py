@@ -133,6 +133,11 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_low_orders_sampled.py",
         "tests/experiment_2/test_low_orders_verdict_entries.py",
     ),
+    "experiment_2/sampling/walsh.py": (
+        # the exact summaries, the Krawtchouk identity, the estimates and their intervals by hand; not the thousands of
+        # seeded designs of test_sampling_walsh_replications.py (minutes a run, so hours over the mutants)
+        "tests/experiment_2/test_sampling_walsh.py",
+    ),
     "experiment_2/validation/replications.py": (
         # the rule, the cell statistics and the replications on planted and real estimators; not the step's end-to-end
         # run (19 s): test_validation_entries.py checks replicate_table and the replications against the estimators
