@@ -137,6 +137,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         # the exact summaries, the Krawtchouk identity, the estimates and their intervals by hand; not the thousands of
         # seeded designs of test_sampling_walsh_replications.py (minutes a run, so hours over the mutants)
         "tests/experiment_2/test_sampling_walsh.py",
+        "tests/experiment_2/test_walsh_exactness.py",
+        "tests/experiment_2/test_walsh_entries.py",
     ),
     "experiment_2/validation/replications.py": (
         # the rule, the cell statistics and the replications on planted and real estimators; not the step's end-to-end

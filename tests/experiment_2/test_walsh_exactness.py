@@ -1,0 +1,148 @@
+"""The Walsh estimators (experiment_2.sampling.walsh) against brute force, with no sampling error: the mean of the
+estimates over every tuple of base masks equals the exact value (unbiasedness by enumeration, not by replication); a
+design holding every (mask, flipped block) pair once gives the exact influence; a design holding every mask once
+gives the U-statistic's closed form over all pairs. Seconds, so the mutation run maps these to the module."""
+
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+import pytest
+from sampling_tables import residual_game_table, walsh_by_definition
+
+from experiment_2.sampling.walsh import WalshDesign, walsh_design, walsh_estimates, walsh_exact
+
+
+def fixed_design(num_blocks: int, base: list[int], flip_bits: list[int] | None = None) -> WalshDesign:
+    """A design with the given base masks and flipped blocks (block 0 when none are given) and no ρ-copies."""
+    base_ids = np.array(base, dtype=np.int64)
+    flips = np.zeros(len(base), dtype=np.int64) if flip_bits is None else np.array(flip_bits, dtype=np.int64)
+    return WalshDesign(
+        num_blocks=num_blocks,
+        seed=0,
+        rhos=(),
+        base=base_ids,
+        flip_bits=flips,
+        flipped=base_ids ^ (np.int64(1) << flips),
+        correlated=np.zeros((0, len(base)), dtype=np.int64),
+    )
+
+
+@pytest.mark.parametrize("columns", [1, 3])
+def test_the_mean_over_every_base_tuple_is_the_exact_value(columns: int) -> None:
+    """L = 2 and m = 4: all 4^4 = 256 equally likely tuples of base masks (repeats included, as independent uniform
+    draws make them); the mean of the variance, w1 and w2 estimates equals the exact value to round-off (w3 has no
+    character at L = 2: exactly 0)."""
+    num_blocks, count = 2, 4
+    table = residual_game_table(num_blocks, columns, seed=5)
+    ids, exact = np.arange(4), walsh_exact(table, rhos=())
+    names = ("variance", "w1", "w2", "w3")
+    draws = np.array(
+        [
+            [walsh_estimates(fixed_design(num_blocks, list(base)), ids, table)[name]["estimate"] for name in names]
+            for base in itertools.product(range(4), repeat=count)
+        ]
+    )
+    np.testing.assert_allclose(draws.mean(axis=0), [exact[name] for name in names], rtol=1e-12, atol=1e-12)
+    assert exact["w1"] > 0 and exact["w2"] > 0 and (draws[:, 3] == 0).all()
+    assert draws[:, 1].std() > 0.1 * exact["w1"]  # the tuples differ: the mean is not one repeated value
+
+
+def test_every_mask_and_block_once_gives_the_exact_influence() -> None:
+    """Units (x, i) over all 2^3 masks and 3 blocks: the influence estimate, a mean over units of
+    L/4·‖h(x) − h(x ⊕ e_i)‖², is the exact Σ_S |S| ‖f̂(S)‖²; the variance estimate of these n = 24 units (every mask L
+    times) is the exact variance times n/(n − 1), and κ_W, κ_W / L their ratios."""
+    num_blocks = 3
+    table = residual_game_table(num_blocks, 2, seed=7)
+    units = list(itertools.product(range(2**num_blocks), range(num_blocks)))
+    design = fixed_design(num_blocks, [mask for mask, _ in units], [block for _, block in units])
+    estimates = walsh_estimates(design, np.arange(2**num_blocks), table)
+    exact = walsh_exact(table, rhos=())
+    assert estimates["influence"]["estimate"] == pytest.approx(exact["influence"], rel=1e-12)
+    count = len(units)
+    variance = exact["variance"] * count / (count - 1)  # every mask L times: the sample variance with divisor n − 1
+    assert estimates["variance"]["estimate"] == pytest.approx(variance, rel=1e-12)
+    assert estimates["kappa_w"]["estimate"] == pytest.approx(exact["influence"] / variance, rel=1e-12)
+    assert estimates["kappa_w_per_block"]["estimate"] == pytest.approx(
+        exact["influence"] / variance / num_blocks, rel=1e-12
+    )
+
+
+@pytest.mark.parametrize("num_blocks", [4, 5])
+def test_every_mask_once_gives_the_u_statistics_closed_form(num_blocks: int) -> None:
+    """Base masks = all N = 2^L masks once: Σ_{a≠b} ⟨g_a, g_b⟩ K_k(d_ab) = N² w_k − C(L, k) Σ_a ‖g_a‖² (the sum over
+    all ordered pairs is N² Σ_{|S|=k} ‖ĝ(S)‖², the diagonal holds K_k(0) = C(L, k)), so the estimate is that over
+    N(N − 1), divided by the centring's shrinkage 1 − 2/N + 2/N²; the share is their sum over the variance."""
+    size = 2**num_blocks
+    table = residual_game_table(num_blocks, 2, seed=num_blocks)
+    estimates = walsh_estimates(fixed_design(num_blocks, list(range(size))), np.arange(size), table)
+    coefficients = walsh_by_definition(table)
+    orders = np.bitwise_count(np.arange(size))
+    squares = float(np.square(table - table.mean(axis=0)).sum())
+    weights = []
+    for degree in (1, 2, 3):
+        weight = float(np.square(coefficients[orders == degree]).sum())
+        closed = (size**2 * weight - comb(num_blocks, degree) * squares) / (size * (size - 1))
+        weights.append(closed / (1 - 2 / size + 2 / size**2))
+        assert estimates[f"w{degree}"]["estimate"] == pytest.approx(weights[-1], rel=1e-10), degree
+    variance = squares / (size - 1)
+    assert estimates["variance"]["estimate"] == pytest.approx(variance, rel=1e-12)
+    assert estimates["low_degree_share"]["estimate"] == pytest.approx(sum(weights) / variance, rel=1e-10)
+
+
+def test_every_standard_error_is_the_u_statistic_variance_by_brute_force() -> None:
+    """Each statistic's ``se``: the unbiased variance U² − Q₄ of the degree-2 U-statistic with kernel
+    φ(a, b) = A_a + A_b + P(a, b) (A: half the unit terms in the statistic's linearisation, P: its pair kernels),
+    Q₄ the mean of φ(a, b)·φ(c, d) over every ordered quadruple of distinct units, looped here over all 1 680 of
+    m = 8 units; the kernels and unit terms written from their definitions."""
+    num_blocks, count = 4, 8
+    table = residual_game_table(num_blocks, 2, seed=11) * 3.0 + 1.0
+    design = walsh_design(num_blocks, count, seed=5, rhos=(0.5,))
+    estimates = walsh_estimates(design, np.arange(2**num_blocks), table, seed=2)
+    base = table[design.base]
+    centre = base.mean(axis=0)
+    centred = base - centre
+    shrink, scale = count / (count - 1), 1 / (1 - 2 / count + 2 / count**2)
+    square = shrink * np.square(centred).sum(axis=1)
+    influence = num_blocks / 4 * np.square(base - table[design.flipped]).sum(axis=1)
+    product = shrink * (centred * (table[design.correlated[0]] - centre)).sum(axis=1)
+    distance = np.bitwise_count(design.base[:, None] ^ design.base[None, :])
+    pairs = [
+        scale * (centred @ centred.T) * np.vectorize(lambda d, k=k: kernel_value(num_blocks, k, d))(distance)
+        for k in (1, 2, 3)
+    ]
+    variance, total = square.mean(), influence.mean()
+    weights = [float(p[~np.eye(count, dtype=bool)].mean()) for p in pairs]
+    share, kappa, stability = sum(weights) / variance, total / variance, product.mean() / variance
+    zero = np.zeros((count, count))
+    linear = {  # name: (unit terms A_a·2, pair kernel)
+        "variance": (square, zero),
+        "influence": (influence, zero),
+        "kappa_w": (influence / variance - kappa * square / variance, zero),
+        "stability_0.5": (product / variance - stability * square / variance, zero),
+        "w1": (np.zeros(count), pairs[0]),
+        "w2": (np.zeros(count), pairs[1]),
+        "w3": (np.zeros(count), pairs[2]),
+        "low_degree_share": (-share * square / variance, sum(pairs) / variance),
+    }
+    for name, (units, pair) in linear.items():
+        kernel = (units[:, None] + units[None, :]) / 2 + pair
+        mean = kernel[~np.eye(count, dtype=bool)].mean()
+        quadruples = [kernel[a, b] * kernel[c, d] for a, b, c, d in itertools.permutations(range(count), 4)]
+        expected = np.sqrt(max(mean**2 - float(np.mean(quadruples)), 0.0))
+        assert expected > 0, name
+        assert estimates[name]["se"] == pytest.approx(expected, rel=1e-9), name
+    assert estimates["kappa_w_per_block"]["se"] == pytest.approx(estimates["kappa_w"]["se"] / num_blocks, rel=1e-12)
+
+
+def kernel_value(num_blocks: int, degree: int, distance: int) -> float:
+    """K_degree(d) = Σ_{|S|=degree} χ_S(z) for a z of weight d, summed over the subsets by brute force."""
+    z = (1 << distance) - 1
+    return float(
+        sum(
+            (-1) ** bin(sum(1 << b for b in subset) & z).count("1")
+            for subset in itertools.combinations(range(num_blocks), degree)
+        )
+    )
