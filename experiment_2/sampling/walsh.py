@@ -343,6 +343,8 @@ def _bootstrap_t_intervals(
     return out
 
 
+@np.errstate(divide="ignore", invalid="ignore")  # a variance of 0 on the base masks: non-finite ratios (docstring)
+@np.errstate(divide="ignore", invalid="ignore")  # a variance of 0 on the base masks: non-finite ratios (docstring)
 def walsh_estimates(
     design: WalshDesign, ids: np.ndarray, values: np.ndarray, confidence: float = 0.95, seed: int = 0
 ) -> dict[str, dict]:
@@ -370,9 +372,12 @@ def walsh_estimates(
     (:data:`PAIR_INTERVAL`). ``se`` is the delta-method SE, the statistic's variance estimated without bias as that of
     a degree-2 U-statistic whose kernel joins the unit terms and the pair kernels (for the unit statistics, the SE
     their intervals use). Coverage at the budgets a run uses is measured by
-    ``experiment_2.step_11_estimator_validation`` on exhaustive tables (its REPORT.md); ``w3`` needs the most masks,
-    so check it at the ``L`` and ``m`` of a run. Needs ``m ≥ 4``. Cost: ``m²·C`` multiply-adds for the pair sums and
-    ``2000·m`` draws per bootstrap.
+    ``experiment_2.step_11_estimator_validation`` on exhaustive tables (its REPORT.md); ``w3`` needs the most masks, so
+    check it at the ``L`` and ``m`` of a run. Each interval of the unit and pair statistics is cut to its statistic's
+    range (variance and influence ≥ 0, κ_W in [1, L], the weights ≥ 0, the share in [0, 1]; the stabilities' stays below
+    1 by its scale). Where ``h`` is constant on the base masks (a variance of 0) the ratios are non-finite, the
+    intervals of κ_W and the share their whole range and the stabilities' NaN, without a numpy warning. Needs ``m ≥ 4``.
+    Cost: ``m²·C`` multiply-adds for the pair sums and ``2000·m`` draws per bootstrap.
     """
     ids = np.asarray(ids, dtype=np.int64).ravel()
     values = np.asarray(values, dtype=np.float64)
@@ -436,9 +441,9 @@ def walsh_estimates(
     variance_without = (unit_terms[square].sum() - unit_terms[square]) / (count - 1)
     pair_names = [*(f"w{k}" for k in range(1, MAX_DEGREE + 1)), "low_degree_share"]
     pair_estimates = np.append(weights, share)
-    with np.errstate(divide="ignore", invalid="ignore"):  # a leave-one-out variance of 0: a non-finite pseudo-value
-        without = np.vstack([weights_without, weights_without.sum(axis=0) / variance_without])  # (J + 1, m)
-        pseudo_values = (count * pair_estimates[:, None] - (count - 1) * without).T
+    # a leave-one-out variance of 0 gives a non-finite pseudo-value
+    without = np.vstack([weights_without, weights_without.sum(axis=0) / variance_without])  # (J + 1, m)
+    pseudo_values = (count * pair_estimates[:, None] - (count - 1) * without).T
     bounds = np.array([np.inf] * MAX_DEGREE + [1.0])
     pair_intervals = dict(
         zip(pair_names, _bootstrap_t_intervals(pair_estimates, pseudo_values, quantile, seed, bounds))
@@ -450,6 +455,13 @@ def walsh_estimates(
         "kappa_w_per_block": (influence_row, square, float(num_blocks)),
     }
     unit_intervals = _unit_bootstrap_t_intervals(unit_terms, ratios, quantile, seed)
+    # each unit statistic's range (κ_W is a mean degree, 1 … L), its interval cut to it, and the cut's name
+    ranges = {
+        "variance": (0.0, np.inf, "cut at 0"),
+        "influence": (0.0, np.inf, "cut at 0"),
+        "kappa_w": (1.0, float(num_blocks), "cut to [1, L]"),
+        "kappa_w_per_block": (1 / num_blocks, 1.0, "cut to [1/L, 1]"),
+    }
     result = {}
     for name in estimate_names(design.rhos):
         estimate, (unit_weights, pair_weights) = estimates[name]
@@ -459,8 +471,10 @@ def walsh_estimates(
             low, high = pair_intervals[name]
             interval = f"{PAIR_INTERVAL}, cut to [0, 1]" if name == "low_degree_share" else f"{PAIR_INTERVAL}, cut at 0"
         elif name in unit_intervals:
+            floor, ceiling, cut = ranges[name]
             low, high = unit_intervals[name]
-            interval = INTERVAL
+            low, high = min(max(low, floor), ceiling), max(min(high, ceiling), floor)
+            interval = f"{INTERVAL}, {cut}"
         else:
             low, high, interval = _stability_interval(float(estimate), error, quantile)
         result[name] = {"estimate": float(estimate), "ci_low": low, "ci_high": high, "interval": interval, "se": error}

@@ -139,6 +139,7 @@ def cell(estimate: np.ndarray, ci_low: np.ndarray, ci_high: np.ndarray, exact: f
     covered = (ci_low <= exact) & (exact <= ci_high)  # a NaN interval covers nothing
     coverage = exact_proportion_ci(covered.astype(np.float64))
     half_width = (ci_high - ci_low) / 2
+    defined = ~np.isnan(half_width)  # an unbounded interval's half-width is ∞; one with a NaN end has none
     finite = np.isfinite(half_width)
     correlation = None  # fewer than 3 finite half-widths, or an estimate or half-width constant to round-off: none
     if finite.sum() > 2 and not (_constant(estimate[finite]) or _constant(half_width[finite])):
@@ -150,7 +151,7 @@ def cell(estimate: np.ndarray, ci_low: np.ndarray, ci_high: np.ndarray, exact: f
         "exact_above_interval": float(np.mean(exact > ci_high)),
         "exact_below_interval": float(np.mean(exact < ci_low)),
         "estimate_half_width_rank_correlation": correlation,
-        "mean_ci_half_width": float(np.nanmean(half_width)),
+        "mean_ci_half_width": float(np.mean(half_width[defined])) if defined.any() else None,
         "passes": bool(COVERAGE_BAND[0] <= coverage["mean"] <= COVERAGE_BAND[1] and abs(bias_se) < MAX_BIAS_SE),
     }
 

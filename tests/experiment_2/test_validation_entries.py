@@ -85,14 +85,16 @@ def test_a_constant_estimator_and_an_exact_zero() -> None:
     assert biased_constant["bias_in_se"] == INF and not biased_constant["passes"]
 
 
-@pytest.mark.filterwarnings("ignore:Mean of empty slice")  # no finite half-width: the mean half-width is NaN
 def test_an_interval_with_one_finite_end_is_an_interval() -> None:
-    """Only the lower ends finite: the estimator reports an interval (NaN upper ends cover nothing)."""
+    """Only the lower ends finite: the estimator reports an interval (NaN upper ends cover nothing) with no mean
+    half-width (None, and no numpy warning); an infinite end gives an infinite one."""
     estimate = np.array([0.9, 1.1, 1.0])
     entry = rep.cell(estimate, np.zeros(3), np.full(3, np.nan), 1.0)
-    assert entry["interval_reported"] and entry["coverage"] == 0.0 and np.isnan(entry["mean_ci_half_width"])
+    assert entry["interval_reported"] and entry["coverage"] == 0.0 and entry["mean_ci_half_width"] is None
     entry = rep.cell(estimate, np.full(3, np.nan), np.full(3, 2.0), 1.0)
     assert entry["interval_reported"] and entry["coverage"] == 0.0
+    entry = rep.cell(estimate, np.array([0.0, np.nan, 0.5]), np.array([np.inf, 2.0, 1.5]), 1.0)
+    assert entry["mean_ci_half_width"] == np.inf and entry["coverage"] == pytest.approx(2 / 3)
 
 
 def test_a_bias_of_exactly_one_se_fails_inside_the_band() -> None:

@@ -6,6 +6,7 @@ gives the U-statistic's closed form over all pairs. Seconds, so the mutation run
 from __future__ import annotations
 
 import itertools
+import warnings
 from math import comb
 
 import numpy as np
@@ -146,3 +147,34 @@ def kernel_value(num_blocks: int, degree: int, distance: int) -> float:
             for subset in itertools.combinations(range(num_blocks), degree)
         )
     )
+
+
+def test_the_unit_intervals_are_cut_to_their_ranges() -> None:
+    """Four base masks, three alike (L = 2): the variance's bootstrap-t reaches below 0 and κ_W's lies above L before
+    the cut; after it the variance's starts at 0 and κ_W's, κ_W / L's sit at their ceilings L and 1."""
+    table = residual_game_table(2, 3, seed=5)
+    estimates = walsh_estimates(fixed_design(2, [1, 1, 1, 2]), np.arange(4), table)
+    assert (
+        estimates["variance"]["ci_low"] == 0.0 < estimates["variance"]["estimate"] <= estimates["variance"]["ci_high"]
+    )
+    assert estimates["kappa_w"]["estimate"] > 2
+    assert (estimates["kappa_w"]["ci_low"], estimates["kappa_w"]["ci_high"]) == (2.0, 2.0)
+    assert (estimates["kappa_w_per_block"]["ci_low"], estimates["kappa_w_per_block"]["ci_high"]) == (1.0, 1.0)
+    assert estimates["influence"]["ci_low"] >= 0.0
+
+
+def test_a_constant_table_gives_non_finite_ratios_without_a_warning() -> None:
+    """h equal on every base mask: variance 0, so κ_W, the stabilities and the share have no value; κ_W's and the
+    share's intervals are their whole ranges, the stabilities' NaN, and numpy says nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        constant = walsh_estimates(walsh_design(2, 4, seed=0), np.arange(4), np.ones((4, 2)))
+        alike = walsh_estimates(fixed_design(2, [1, 1, 1, 1]), np.arange(4), residual_game_table(2, 3, seed=5))
+    for estimates in (constant, alike):
+        assert estimates["variance"]["estimate"] == 0.0
+        assert (estimates["kappa_w"]["ci_low"], estimates["kappa_w"]["ci_high"]) == (1.0, 2.0)
+        assert (estimates["kappa_w_per_block"]["ci_low"], estimates["kappa_w_per_block"]["ci_high"]) == (0.5, 1.0)
+        share = estimates["low_degree_share"]
+        assert np.isnan(share["estimate"]) and (share["ci_low"], share["ci_high"]) == (0.0, 1.0)
+    assert all(np.isnan(constant[f"stability_{rho}"]["ci_low"]) for rho in (0.95, 0.9, 0.75, 0.5))
+    assert np.isinf(alike["kappa_w"]["estimate"])  # an influence above 0 over a variance of 0
