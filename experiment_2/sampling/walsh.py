@@ -62,6 +62,9 @@ INTERVALS = (
     f"share: {PAIR_INTERVAL}"
 )  # every name's interval, in one line (the reports)
 RESAMPLES = 2000  # bootstrap resamples of the mask units, for every interval
+# a resample's spread is a difference of sums, exact to about 1e-8 of the sample's (half of float64's digits): one
+# below this fraction of the sample's is a repeated value up to round-off, and has no pivot
+ROUND_OFF_SPREAD = 1e-6
 _CHUNK_ENTRIES = 1_000_000  # entries per block of the pair sums (and of the surrogate's subset matrix)
 
 
@@ -283,7 +286,7 @@ def _unit_bootstrap_t_intervals(
         with np.errstate(divide="ignore", invalid="ignore"):
             errors = np.sqrt(np.maximum(np.einsum("bi,bij,bj->b", gradients, covariances, gradients), 0.0) / count)
             pivots = (values - estimate) / errors
-        pivots = pivots[np.isfinite(pivots) & (errors > 0)]
+        pivots = pivots[np.isfinite(pivots) & (errors > ROUND_OFF_SPREAD * error)]
         if len(pivots) == 0:
             out[name] = (-np.inf, np.inf)
             continue
@@ -331,7 +334,7 @@ def _bootstrap_t_intervals(
         with np.errstate(divide="ignore", invalid="ignore"):  # a resample of one repeated value has no pivot
             deviations = np.sqrt(np.maximum(squares - sums**2 / count, 0.0) / (count - 1))
             pivots = sums / count / (deviations / np.sqrt(count))
-        pivots = pivots[np.isfinite(pivots) & (deviations > 1e-12 * spread)]
+        pivots = pivots[np.isfinite(pivots) & (deviations > ROUND_OFF_SPREAD * spread)]
         if len(pivots) == 0:
             out.append((0.0, float(bound)))
             continue

@@ -139,6 +139,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_sampling_walsh.py",
         "tests/experiment_2/test_walsh_exactness.py",
         "tests/experiment_2/test_walsh_entries.py",
+        "tests/experiment_2/test_walsh_helpers.py",
     ),
     "experiment_2/validation/replications.py": (
         # the rule, the cell statistics and the replications on planted and real estimators; not the step's end-to-end
