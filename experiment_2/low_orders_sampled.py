@@ -29,17 +29,17 @@ FIELDS = ("estimate", "ci_low", "ci_high", "se")  # per statistic: its estimate,
 
 
 def walsh_per_image(design: WalshDesign, design_logits: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:
-    """``walsh_<bound>_<projection>`` ``(N, K)`` (K names, :func:`~experiment_2.sampling.walsh.estimate_names`) from the
+    """``walsh_<field>_<projection>`` ``(N, K)`` (K names, :func:`~experiment_2.sampling.walsh.estimate_names`) from the
     design's ``(N, n, C)`` logits (``n`` = ``design.all_ids()``, in that order)."""
     ids, names = design.all_ids(), estimate_names(design.rhos)
     arrays = {
-        f"walsh_{bound}_{name}": np.empty((len(design_logits), len(names))) for bound in FIELDS for name in PROJECTIONS
+        f"walsh_{field}_{name}": np.empty((len(design_logits), len(names))) for field in FIELDS for name in PROJECTIONS
     }
     for image, logits in enumerate(np.asarray(design_logits, dtype=np.float64)):
         for name, values in (("vector", logits), ("scalar", logits[:, [int(predicted[image])]])):
             estimates = walsh_estimates(design, ids, values, seed=design.seed)
-            for bound in FIELDS:
-                arrays[f"walsh_{bound}_{name}"][image] = [estimates[stat][bound] for stat in names]
+            for field in FIELDS:
+                arrays[f"walsh_{field}_{name}"][image] = [estimates[stat][field] for stat in names]
     return arrays
 
 

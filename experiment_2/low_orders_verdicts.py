@@ -94,7 +94,7 @@ def low_degree_share_verdict(
     stat = {
         name: values[0] for name, values in bootstrap_mean_ci_rows(share[:, None], seed=seed).items() if name != "n"
     }
-    stat = _widened({"mean": stat["mean"], "ci_low": stat["ci_low"], "ci_high": stat["ci_high"]}, low, high)
+    stat = _widened(stat, low, high)
     decision = _threshold_decision(stat["ci_low"], stat["ci_high"], LOW_DEGREE_SHARE, "above")
     notes = [
         "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "

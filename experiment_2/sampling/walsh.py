@@ -347,7 +347,6 @@ def _bootstrap_t_intervals(
 
 
 @np.errstate(divide="ignore", invalid="ignore")  # a variance of 0 on the base masks: non-finite ratios (docstring)
-@np.errstate(divide="ignore", invalid="ignore")  # a variance of 0 on the base masks: non-finite ratios (docstring)
 def walsh_estimates(
     design: WalshDesign, ids: np.ndarray, values: np.ndarray, confidence: float = 0.95, seed: int = 0
 ) -> dict[str, dict]:
