@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from experiment_1 import mobius
+from experiment_2.sampling.bootstrap import bootstrap_t_limits
 
 __all__ = [
     "INTERVAL",
@@ -83,26 +84,6 @@ def subcube_order_means(values: np.ndarray) -> np.ndarray:
     return energies @ weights
 
 
-def _studentized_bootstrap(samples: np.ndarray, confidence: float, seed: int, num_resamples: int) -> np.ndarray:
-    """``(2, K)`` lower and upper bootstrap-t limits for the mean of each column of ``(n, K)`` ``samples``: the
-    quantiles of ``t* = (mean* − mean) / se*`` over resamples of the rows, ``[mean − t*_{hi}·se, mean − t*_{lo}·se]``.
-    A resample whose rows are all alike (``se* = 0``) has no ``t*`` and is left out."""
-    count = samples.shape[0]
-    mean, error = samples.mean(axis=0), samples.std(axis=0, ddof=1) / np.sqrt(count)
-    rng = np.random.default_rng(seed)
-    ratios = np.empty((num_resamples, samples.shape[1]))
-    step = max(1, 2_000_000 // (count * samples.shape[1]))
-    for start in range(0, num_resamples, step):
-        stop = min(num_resamples, start + step)
-        resampled = samples[rng.integers(0, count, size=(stop - start, count))]
-        spread = resampled.std(axis=1, ddof=1) / np.sqrt(count)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratios[start:stop] = np.where(spread > 0, (resampled.mean(axis=1) - mean) / spread, np.nan)
-    tail = (1 - confidence) / 2
-    high, low = np.nanquantile(ratios, [1 - tail, tail], axis=0)
-    return np.stack([mean - high * error, mean - low * error])
-
-
 def subcube_estimates(
     order_means: np.ndarray, confidence: float = 0.95, seed: int = 0, num_resamples: int = NUM_RESAMPLES
 ) -> list[dict]:
@@ -112,7 +93,8 @@ def subcube_estimates(
 
     One dict per order: ``{"order", "mean", "ci_low", "ci_high", "draws", "interval", "se"}`` (``se``: the standard
     error of the mean over draws, NaN with one draw). The interval is the studentized bootstrap (bootstrap-t,
-    :data:`INTERVAL`) over draws, ``num_resamples`` resamples drawn by ``np.random.default_rng(seed)``: the per-draw
+    :data:`INTERVAL`) over draws, ``num_resamples`` resamples drawn by ``seed``
+    (:func:`experiment_2.sampling.bootstrap.bootstrap_t_limits`): the per-draw
     means of the high orders are few coefficients each and right-skewed, where the percentile bootstrap and Student's t
     under-cover. Coverage measured on a residual game's exhaustive tables (1000 replications of 30 draws; the test is
     tests/experiment_2/test_sampling_subcubes.py) and on the exhaustive tables of step 11: 93–97 % for every order
@@ -134,11 +116,7 @@ def subcube_estimates(
     error = samples.std(axis=0, ddof=1) / np.sqrt(draws) if draws > 1 else np.full(samples.shape[1], np.nan)
     below_top = samples[:, :-1]  # the top order's column gets no interval (the docstring's design rule)
     if draws >= 3 and below_top.shape[1]:
-        varying = below_top.std(axis=0) > 0
-        interval_limits = limits[:, :-1]
-        interval_limits[:, ~varying] = mean[:-1][~varying]
-        if varying.any():
-            interval_limits[:, varying] = _studentized_bootstrap(below_top[:, varying], confidence, seed, num_resamples)
+        limits[:, :-1] = bootstrap_t_limits(below_top, 1 - confidence, seed, num_resamples)
     top = order_means.shape[1] - 1
     return [
         {

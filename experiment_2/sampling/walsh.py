@@ -34,6 +34,7 @@ from scipy import stats
 
 from experiment_1 import mobius
 from experiment_1.errors import PipelineError
+from experiment_2.sampling.bootstrap import ROUND_OFF_SPREAD, bootstrap_t_limits, resample_counts
 
 __all__ = [
     "INTERVAL",
@@ -62,9 +63,6 @@ INTERVALS = (
     f"share: {PAIR_INTERVAL}"
 )  # every name's interval, in one line (the reports)
 RESAMPLES = 2000  # bootstrap resamples of the mask units, for every interval
-# a resample's spread is a difference of sums, exact to about 1e-8 of the sample's (half of float64's digits): one
-# below this fraction of the sample's is a repeated value up to round-off, and has no pivot
-ROUND_OFF_SPREAD = 1e-6
 _CHUNK_ENTRIES = 1_000_000  # entries per block of the pair sums (and of the surrogate's subset matrix)
 
 
@@ -223,14 +221,6 @@ def _u_statistic_variance(
     return float(statistic**2 - distinct / (count * (count - 1) * (count - 2) * (count - 3)))
 
 
-def _resample_counts(count: int, resamples: int, seed: int) -> np.ndarray:
-    """``(resamples, count)`` float64: how often each of ``count`` units appears in each bootstrap resample (``count``
-    draws with replacement by ``np.random.default_rng(seed)``), so that resampled sums are matrix products."""
-    draws = np.random.default_rng(seed).integers(0, count, size=(resamples, count))
-    cells = (draws + count * np.arange(resamples)[:, None]).ravel()
-    return np.bincount(cells, minlength=resamples * count).reshape(resamples, count).astype(np.float64)
-
-
 def _unit_ratio(means: np.ndarray, ratio: tuple[int, int | None, float]) -> tuple[np.ndarray, np.ndarray]:
     """A statistic ``M_i / (M_j · c)`` (or ``M_i / c`` when ``j`` is None) of the unit-term means ``means``
     ``(..., R)``, ``ratio = (i, j, c)``: its value ``(...)`` and gradient ``(..., R)`` in the means."""
@@ -268,7 +258,7 @@ def _unit_bootstrap_t_intervals(
     means = unit_terms.mean(axis=1)
     centred = unit_terms - means[:, None]  # the pivot is unchanged by the shift; the sums lose less to round-off
     rows = len(unit_terms)
-    counts = _resample_counts(count, resamples, seed)
+    counts = resample_counts(count, resamples, seed)
     shifts = counts @ centred.T / count  # (B, R): each resample's means minus the sample's
     products = (centred[:, None, :] * centred[None, :, :]).reshape(rows * rows, count)
     seconds = (counts @ products.T / count).reshape(resamples, rows, rows)
@@ -305,8 +295,8 @@ def _bootstrap_t_intervals(
 ) -> list[tuple[float, float]]:
     """The intervals of the statistics built on the pairs of masks (``w1 … w3``, the low-degree share), one per column
     of ``pseudo_values`` ``(m, S)``: bootstrap-t over the jackknife pseudo-values ``p_a = m·θ̂ − (m − 1)·θ̂₍₋ₐ₎``
-    (``resamples`` resamples of the ``m`` units drawn by ``np.random.default_rng(seed)``, the same for every column;
-    the pivot ``(p̄* − p̄) / (sd(p*)/√m)``), studentised by the jackknife SE ``sd(p)/√m``; column ``j`` cut to
+    (``resamples`` resamples of the ``m`` units drawn by ``seed``, the same for every column; the pivot
+    ``(p̄* − p̄) / (sd(p*)/√m)``), studentised by the jackknife SE ``sd(p)/√m``; column ``j`` cut to
     ``[0, upper_bounds[j]]``.
 
     Why not the normal interval: the masks' squared deviations are heavy-tailed (a handful of masks hold a large part
@@ -314,36 +304,22 @@ def _bootstrap_t_intervals(
     interval missed on one side (the exact value above it in 6–12 % of replications at 1 024–4 096 masks for w2, w3
     and the share, not shrinking with the budget). The pivot's bootstrap sees that skew. The jackknife SE counts the
     single pairs' noise ``2 Var φ / (m(m − 1))`` twice where the U-statistic variance counts it once: where that
-    noise dominates (``w3`` at ``L = 16`` and ``m = 1 024``) the interval is wider than it needs to be. A resample is
-    its count of each unit, so the resampled means and spreads of every column are two matrix products."""
-    count = len(pseudo_values)
-    counts = _resample_counts(count, resamples, seed)
+    noise dominates (``w3`` at ``L = 16`` and ``m = 1 024``) the interval is wider than it needs to be. The limits:
+    :func:`experiment_2.sampling.bootstrap.bootstrap_t_limits` about the estimates."""
     tail = (1 - float(stats.norm.cdf(quantile))) * 2  # the two-sided level of ``quantile``
-    out = []
-    for column, (estimate, bound) in enumerate(zip(estimates, upper_bounds)):
-        values = pseudo_values[:, column]
-        if not np.isfinite(values).all():  # a leave-one-out variance of 0: no interval to read, the whole range
-            out.append((0.0, float(bound)))
-            continue
-        spread = float(values.std(ddof=1))
-        if spread == 0:  # no spread over the units
-            out.append((min(max(float(estimate), 0.0), float(bound)), max(min(float(estimate), float(bound)), 0.0)))
-            continue
-        centred = values - values.mean()  # the pivot is unchanged by the shift; the sums lose less to round-off
-        sums, squares = counts @ centred, counts @ np.square(centred)
-        with np.errstate(divide="ignore", invalid="ignore"):  # a resample of one repeated value has no pivot
-            deviations = np.sqrt(np.maximum(squares - sums**2 / count, 0.0) / (count - 1))
-            pivots = sums / count / (deviations / np.sqrt(count))
-        pivots = pivots[np.isfinite(pivots) & (deviations > ROUND_OFF_SPREAD * spread)]
-        if len(pivots) == 0:
-            out.append((0.0, float(bound)))
-            continue
-        upper_pivot, lower_pivot = np.quantile(pivots, [1 - tail / 2, tail / 2])
-        error = spread / np.sqrt(count)
-        low = max(float(estimate) - upper_pivot * error, 0.0)
-        high = min(float(estimate) - lower_pivot * error, float(bound))
-        out.append((min(low, float(bound)), max(high, 0.0)))
+    out = [(0.0, float(bound)) for bound in upper_bounds]  # a leave-one-out variance of 0: no interval, the whole range
+    finite = np.isfinite(pseudo_values).all(axis=0)
+    if finite.any():
+        lows, highs = bootstrap_t_limits(pseudo_values[:, finite], tail, seed, resamples, centres=estimates[finite])
+        for column, low, high in zip(np.flatnonzero(finite), lows, highs):
+            out[column] = _cut(float(low), float(high), 0.0, float(upper_bounds[column]))
     return out
+
+
+def _cut(low: float, high: float, floor: float, ceiling: float) -> tuple[float, float]:
+    """An interval's ends, each moved into its statistic's range ``[floor, ceiling]`` (a cut to the parameter space
+    never drops the exact value); a NaN end stays NaN."""
+    return float(np.clip(low, floor, ceiling)), float(np.clip(high, floor, ceiling))
 
 
 @np.errstate(divide="ignore", invalid="ignore")  # a variance of 0 on the base masks: non-finite ratios (docstring)
@@ -376,8 +352,8 @@ def walsh_estimates(
     their intervals use). Coverage at the budgets a run uses is measured by
     ``experiment_2.step_11_estimator_validation`` on exhaustive tables (its REPORT.md); ``w3`` needs the most masks, so
     check it at the ``L`` and ``m`` of a run. Each interval of the unit and pair statistics is cut to its statistic's
-    range (variance and influence ≥ 0, κ_W in [1, L], the weights ≥ 0, the share in [0, 1]; the stabilities' stays below
-    1 by its scale). Where ``h`` is constant on the base masks (a variance of 0) the ratios are non-finite, the
+    range (variance and influence ≥ 0, κ_W in [1, L], the weights ≥ 0, the share in [0, 1], ``stability_ρ`` in
+    [ρ^L, ρ]: a mean of ``ρ^{|S|}`` over degrees 1 … L). Where ``h`` is constant on the base masks (a variance of 0) the ratios are non-finite, the
     intervals of κ_W and the share their whole range and the stabilities' NaN, without a numpy warning. Needs ``m ≥ 4``.
     Cost: ``m²·C`` multiply-adds for the pair sums and ``2000·m`` draws per bootstrap.
     """
@@ -457,12 +433,14 @@ def walsh_estimates(
         "kappa_w_per_block": (influence_row, square, float(num_blocks)),
     }
     unit_intervals = _unit_bootstrap_t_intervals(unit_terms, ratios, quantile, seed)
-    # each unit statistic's range (κ_W is a mean degree, 1 … L), its interval cut to it, and the cut's name
+    # each unit statistic's range (κ_W is a mean degree, 1 … L; a stability a mean of ρ^{|S|} over degrees 1 … L),
+    # its interval cut to it, and the cut's name
     ranges = {
         "variance": (0.0, np.inf, "cut at 0"),
         "influence": (0.0, np.inf, "cut at 0"),
         "kappa_w": (1.0, float(num_blocks), "cut to [1, L]"),
         "kappa_w_per_block": (1 / num_blocks, 1.0, "cut to [1/L, 1]"),
+        **{f"stability_{rho}": (rho**num_blocks, rho, "cut to [ρ^L, ρ]") for rho in design.rhos},
     }
     result = {}
     for name in estimate_names(design.rhos):
@@ -472,13 +450,15 @@ def walsh_estimates(
         if name in pair_intervals:
             low, high = pair_intervals[name]
             interval = f"{PAIR_INTERVAL}, cut to [0, 1]" if name == "low_degree_share" else f"{PAIR_INTERVAL}, cut at 0"
-        elif name in unit_intervals:
-            floor, ceiling, cut = ranges[name]
-            low, high = unit_intervals[name]
-            low, high = min(max(low, floor), ceiling), max(min(high, ceiling), floor)
-            interval = f"{INTERVAL}, {cut}"
         else:
-            low, high, interval = _stability_interval(float(estimate), error, quantile)
+            low, high, method = (
+                (*unit_intervals[name], INTERVAL)
+                if name in unit_intervals
+                else _stability_interval(float(estimate), error, quantile)
+            )
+            floor, ceiling, cut = ranges[name]
+            low, high = _cut(low, high, floor, ceiling)
+            interval = f"{method}, {cut}"
         result[name] = {"estimate": float(estimate), "ci_low": low, "ci_high": high, "interval": interval, "se": error}
     return result
 

@@ -143,7 +143,7 @@ def test_estimates_converge_and_take_ids_in_any_order() -> None:
         **{name: f"{walsh.INTERVAL}, cut at 0" for name in ("variance", "influence")},
         "kappa_w": f"{walsh.INTERVAL}, cut to [1, L]",
         "kappa_w_per_block": f"{walsh.INTERVAL}, cut to [1/L, 1]",
-        **{f"stability_{rho}": walsh.STABILITY_INTERVAL for rho in walsh.RHOS},
+        **{f"stability_{rho}": f"{walsh.STABILITY_INTERVAL}, cut to [ρ^L, ρ]" for rho in walsh.RHOS},
         **{f"w{k}": f"{walsh.PAIR_INTERVAL}, cut at 0" for k in (1, 2, 3)},
         "low_degree_share": f"{walsh.PAIR_INTERVAL}, cut to [0, 1]",
     }

@@ -178,3 +178,25 @@ def test_a_constant_table_gives_non_finite_ratios_without_a_warning() -> None:
         assert np.isnan(share["estimate"]) and (share["ci_low"], share["ci_high"]) == (0.0, 1.0)
     assert all(np.isnan(constant[f"stability_{rho}"]["ci_low"]) for rho in (0.95, 0.9, 0.75, 0.5))
     assert np.isinf(alike["kappa_w"]["estimate"])  # an influence above 0 over a variance of 0
+
+
+def test_the_stability_intervals_are_cut_to_their_range() -> None:
+    """``stability_ρ`` is a mean of ``ρ^{|S|}`` over degrees 1 … L, so it lies in [ρ^L, ρ] (checked on exact values
+    of residual games); on eight base masks its log-scale interval reaches past ρ and the cut moves the end to ρ, and
+    below ρ^L to ρ^L."""
+    num_blocks = 3
+    for seed in range(5):
+        exact = walsh_exact(residual_game_table(num_blocks, 2, seed=seed))
+        for rho in (0.95, 0.9, 0.75, 0.5):
+            assert rho**num_blocks <= exact[f"stability_{rho}"] <= rho
+    ends = set()
+    for seed in range(20):
+        design = walsh_design(num_blocks, 8, seed=seed)
+        estimates = walsh_estimates(design, np.arange(2**num_blocks), residual_game_table(num_blocks, 2, seed=seed))
+        for rho in design.rhos:
+            entry = estimates[f"stability_{rho}"]
+            assert entry["interval"].endswith(", cut to [ρ^L, ρ]")
+            assert rho**num_blocks <= entry["ci_low"] <= entry["ci_high"] <= rho
+            ends |= {("floor", rho)} if entry["ci_low"] == rho**num_blocks else set()
+            ends |= {("ceiling", rho)} if entry["ci_high"] == rho else set()
+    assert {kind for kind, _ in ends} == {"floor", "ceiling"}

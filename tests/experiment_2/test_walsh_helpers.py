@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from experiment_2.sampling import walsh
+from experiment_2.sampling.bootstrap import ROUND_OFF_SPREAD, resample_counts
 from experiment_2.sampling.walsh import krawtchouk, walsh_design
 
 QUANTILE = float(stats.norm.ppf(0.975))
@@ -89,13 +90,13 @@ def test_the_pair_bootstrap_t_drops_near_constant_resamples() -> None:
     values = np.array([0.0, 0.0, 0.0, 1e-13, 10.0])
     pseudo = values[:, None]
     count, resamples = len(values), 400
-    counts = walsh._resample_counts(count, resamples, 3)
+    counts = resample_counts(count, resamples, 3)
     spread = values.std(ddof=1)
     pivots = []
     for row in counts:
         sample = np.repeat(values, row.astype(int))
         deviation = sample.std(ddof=1)
-        if deviation > walsh.ROUND_OFF_SPREAD * spread:
+        if deviation > ROUND_OFF_SPREAD * spread:
             pivots.append((sample.mean() - values.mean()) / (deviation / np.sqrt(count)))
     assert len(pivots) < resamples - 100  # many resamples drew only the near-equal four
     upper, lower = np.quantile(pivots, [0.975, 0.025])
@@ -114,9 +115,9 @@ def test_the_pair_bootstrap_t_with_one_resample_or_none() -> None:
     seed = next(
         s
         for s in range(1000)
-        if walsh._resample_counts(4, 1, s)[0, 3] == 0 and walsh._resample_counts(4, 1, s)[0].max() < 4
+        if resample_counts(4, 1, s)[0, 3] == 0 and resample_counts(4, 1, s)[0].max() < 4
     )
-    row = walsh._resample_counts(4, 1, seed)[0]
+    row = resample_counts(4, 1, seed)[0]
     degenerate = np.array([1.0, 1.0, 1.0, 5.0])  # the resample misses the 5: every value 1, no pivot
     varied = np.array([1.0, 2.0, 4.0, 8.0])
     pseudo = np.column_stack([degenerate, varied])
@@ -132,14 +133,14 @@ def test_the_pair_bootstrap_t_with_one_resample_or_none() -> None:
 def test_the_unit_bootstrap_t_with_one_resample_or_none() -> None:
     """The unit statistics' bootstrap-t: one resample with a pivot gives an interval from it; one whose resample has no
     spread gets (−∞, ∞), and the next name is still read; quietly."""
-    seed = next(s for s in range(1000) if walsh._resample_counts(4, 1, s)[0, 3] == 0)
+    seed = next(s for s in range(1000) if resample_counts(4, 1, s)[0, 3] == 0)
     terms = np.array([[1.0, 1.0, 1.0, 5.0], [1.0, 2.0, 4.0, 8.0]])
     ratios = {"flat": (0, None, 1.0), "varied": (1, None, 1.0)}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = walsh._unit_bootstrap_t_intervals(terms, ratios, QUANTILE, seed, resamples=1)
     assert got["flat"] == (-np.inf, np.inf)
-    row = walsh._resample_counts(4, 1, seed)[0]
+    row = resample_counts(4, 1, seed)[0]
     sample = np.repeat(terms[1], row.astype(int))
     error = terms[1].std(ddof=1) / 2
     pivot = (sample.mean() - terms[1].mean()) / (sample.std(ddof=1) / 2)

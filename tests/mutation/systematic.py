@@ -141,6 +141,10 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_walsh_entries.py",
         "tests/experiment_2/test_walsh_helpers.py",
     ),
+    "experiment_2/sampling/bootstrap.py": (
+        "tests/experiment_2/test_sampling_bootstrap.py",
+        "tests/experiment_2/test_walsh_helpers.py",
+    ),
     "experiment_2/validation/replications.py": (
         # the rule, the cell statistics and the replications on planted and real estimators; not the step's end-to-end
         # run (19 s): test_validation_entries.py checks replicate_table and the replications against the estimators

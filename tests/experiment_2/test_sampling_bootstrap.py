@@ -1,0 +1,78 @@
+"""The shared bootstrap-t of column means (experiment_2.sampling.bootstrap) against a loop over the resamples: the
+limits of every column, the centres, and the edges (no spread, round-off spreads only, one resample) — each quiet."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from experiment_2.sampling.bootstrap import ROUND_OFF_SPREAD, bootstrap_t_limits, resample_counts
+
+
+def loop_limits(values: np.ndarray, counts: np.ndarray, tail: float, centre: float) -> tuple[float, float]:
+    """One column's bootstrap-t limits, a resample at a time."""
+    spread = values.std(ddof=1)
+    pivots = []
+    for row in counts:
+        sample = np.repeat(values, row.astype(int))
+        deviation = sample.std(ddof=1)
+        if deviation > ROUND_OFF_SPREAD * spread:
+            pivots.append((sample.mean() - values.mean()) / (deviation / np.sqrt(len(values))))
+    high, low = np.quantile(pivots, [1 - tail / 2, tail / 2])
+    error = spread / np.sqrt(len(values))
+    return centre - high * error, centre - low * error
+
+
+def test_the_resample_counts_are_draws_with_replacement() -> None:
+    counts = resample_counts(7, 50, seed=4)
+    assert counts.shape == (50, 7) and counts.dtype == np.float64
+    np.testing.assert_array_equal(counts.sum(axis=1), 7)
+    np.testing.assert_array_equal(counts, resample_counts(7, 50, seed=4))
+    assert not np.array_equal(counts, resample_counts(7, 50, seed=5))
+    draws = np.random.default_rng(4).integers(0, 7, size=(50, 7))
+    np.testing.assert_array_equal(counts[3], np.bincount(draws[3], minlength=7))
+
+
+@pytest.mark.parametrize("tail", [0.05, 0.2])
+def test_every_column_equals_the_loop(tail: float) -> None:
+    rng = np.random.default_rng(0)
+    samples = np.column_stack([rng.exponential(size=12), rng.normal(size=12) * 1e3 + 5e6, rng.pareto(2.0, size=12)])
+    centres = np.array([0.5, 5e6 + 1.0, -2.0])
+    counts = resample_counts(12, 300, seed=9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        about_means = bootstrap_t_limits(samples, tail, seed=9, resamples=300)
+        about_centres = bootstrap_t_limits(samples, tail, seed=9, resamples=300, centres=centres)
+    for column in range(3):
+        values = samples[:, column]
+        want = loop_limits(values, counts, tail, values.mean())
+        assert tuple(about_means[:, column]) == pytest.approx(want, rel=1e-9), column
+        want = loop_limits(values, counts, tail, centres[column])
+        assert tuple(about_centres[:, column]) == pytest.approx(want, rel=1e-9), column
+    assert (about_means[0] < samples.mean(axis=0)).all() and (samples.mean(axis=0) < about_means[1]).all()
+
+
+def test_the_edges() -> None:
+    """No spread: the centre; resamples of a repeated value up to round-off (four values 1e-13 apart and one far):
+    left out, as the loop leaves them; a column whose one resample has no pivot: the whole line, the next column read."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        flat = bootstrap_t_limits(np.full((5, 1), 3.0), 0.05, seed=0, resamples=50, centres=np.array([2.5]))
+        np.testing.assert_array_equal(flat, [[2.5], [2.5]])
+        values = np.array([0.0, 0.0, 0.0, 1e-13, 10.0])
+        counts = resample_counts(5, 400, seed=3)
+        got = bootstrap_t_limits(values[:, None], 0.05, seed=3, resamples=400)
+        assert tuple(got[:, 0]) == pytest.approx(loop_limits(values, counts, 0.05, values.mean()), rel=1e-9)
+        seed = next(
+            s for s in range(1000) if resample_counts(4, 1, s)[0, 3] == 0 and resample_counts(4, 1, s)[0].max() < 4
+        )
+        pair = np.column_stack([[1.0, 1.0, 1.0, 5.0], [1.0, 2.0, 4.0, 8.0]])
+        one = bootstrap_t_limits(pair, 0.05, seed=seed, resamples=1)
+    assert tuple(one[:, 0]) == (-np.inf, np.inf)
+    row = resample_counts(4, 1, seed)[0]
+    sample = np.repeat(pair[:, 1], row.astype(int))
+    pivot = (sample.mean() - pair[:, 1].mean()) / (sample.std(ddof=1) / 2)
+    want = pair[:, 1].mean() - pivot * pair[:, 1].std(ddof=1) / 2
+    assert tuple(one[:, 1]) == pytest.approx((want, want), rel=1e-12)
