@@ -76,3 +76,17 @@ def test_the_edges() -> None:
     pivot = (sample.mean() - pair[:, 1].mean()) / (sample.std(ddof=1) / 2)
     want = pair[:, 1].mean() - pivot * pair[:, 1].std(ddof=1) / 2
     assert tuple(one[:, 1]) == pytest.approx((want, want), rel=1e-12)
+
+
+def test_float32_and_integer_samples_are_read_in_float64() -> None:
+    """A float32 column sums in float64 like the same values given as float64 (its mean in float32 would move the limits
+    by ~1e-7); integers likewise."""
+    samples = (np.random.default_rng(1).normal(size=(40, 2)) * 1e3 + 1e5).astype(np.float32)
+    want = bootstrap_t_limits(samples.astype(np.float64), 0.05, seed=2, resamples=200)
+    np.testing.assert_allclose(bootstrap_t_limits(samples, 0.05, seed=2, resamples=200), want, rtol=1e-12)
+    integers = np.arange(12).reshape(6, 2) ** 2
+    np.testing.assert_allclose(
+        bootstrap_t_limits(integers, 0.05, seed=2, resamples=200),
+        bootstrap_t_limits(integers.astype(np.float64), 0.05, seed=2, resamples=200),
+        rtol=1e-12,
+    )
