@@ -430,6 +430,34 @@ def own_bound(pick: Any, bounds: Any) -> float | None:
     return pick(finite) if finite else None
 
 
+def shared_design_note(walsh: dict[str, Any]) -> str:
+    """What the Walsh table's two intervals hold: every image is read on the one design, so the CI over images leaves
+    out the masks' sampling error, which the images share and their own intervals hold; the intervals are cut to each
+    statistic's range and the estimates are not, so a mean outside the span of the images' own intervals is that
+    shared error (named, with its projection)."""
+    outside = []
+    for name, projection in walsh["projections"].items():
+        for stat, block in projection.items():
+            mean = block["mean"][0]
+            low, high = own_bound(min, block["per_image_ci_low"]), own_bound(max, block["per_image_ci_high"])
+            if (low is not None and mean < low) or (high is not None and mean > high):
+                outside.append(f"{stat} ({name}, mean {format_number(mean)})")
+    note = (
+        f"Every image is read on the same {walsh['design']['num_samples']} base masks (seed "
+        f"{walsh['design']['seed']}): the CI over images holds how the images differ, not the masks' sampling error, "
+        "which they share and each image's own interval holds. The images' intervals are cut to their statistic's "
+        "range; the estimates are not (each is unbiased, or a ratio of unbiased ones)"
+    )
+    if not outside:
+        return note + "."
+    return (
+        note
+        + ", so a mean outside the span of the images' own intervals is that shared error: "
+        + ", ".join(outside)
+        + "."
+    )
+
+
 def sampled_sections(summary: dict[str, Any]) -> list[str]:
     """The Walsh, surrogate and sub-cube tables of REPORT.md (means over images, 95 % CIs)."""
     walsh = summary["walsh"]
@@ -451,6 +479,8 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
             ["projection", "statistic", "mean over images", "95 % CI over images", "images' own 95 % intervals span"],
             rows,
         )
+        + "\n\n"
+        + shared_design_note(walsh)
     ]
     surrogate = summary["surrogate_r2_by_size"]
     if surrogate:

@@ -1,0 +1,40 @@
+"""Experiment 2 step 8's note under the Walsh table: the CI over images leaves out the masks' sampling error (one design
+for every image), and a mean outside the span of the images' own (range-cut) intervals is named, with its projection."""
+
+from __future__ import annotations
+
+from experiment_2.step_8_low_orders import shared_design_note
+
+
+def block(mean: float, lows: list, highs: list) -> dict:
+    return {"mean": [mean], "per_image_ci_low": lows, "per_image_ci_high": highs}
+
+
+def walsh(projections: dict) -> dict:
+    return {"design": {"num_samples": 1024, "seed": 7}, "projections": projections}
+
+
+def test_a_mean_outside_the_images_intervals_is_named() -> None:
+    note = shared_design_note(
+        walsh(
+            {
+                "vector": {
+                    "stability_0.95": block(0.99, [0.44, 0.5], [0.95, 0.95]),  # above every image's interval
+                    "w3": block(-0.5, [0.0, 0.0], [3.0, 2.0]),  # below
+                    "variance": block(2.0, [1.0, 1.5], [3.0, 2.5]),  # inside
+                },
+                "scalar": {
+                    "stability_0.95": block(0.95, [0.8, 0.9], [0.95, 0.95]),  # at the end: inside
+                    "stability_0.5": block(0.4, [None, None], [None, None]),  # no interval: never named
+                },
+            }
+        )
+    )
+    assert note.startswith("Every image is read on the same 1024 base masks (seed 7): the CI over images")
+    assert note.endswith("that shared error: stability_0.95 (vector, mean 0.99), w3 (vector, mean -0.5).")
+
+
+def test_no_mean_outside_gives_the_plain_note() -> None:
+    note = shared_design_note(walsh({"vector": {"variance": block(2.0, [1.0], [3.0])}}))
+    assert note.endswith("(each is unbiased, or a ratio of unbiased ones).")
+    assert "shared error:" not in note
