@@ -112,11 +112,7 @@ def test_the_pair_bootstrap_t_drops_near_constant_resamples() -> None:
 def test_the_pair_bootstrap_t_with_one_resample_or_none() -> None:
     """One resample with a pivot gives an interval from it; a column whose one resample is degenerate gets [0, bound]
     and the next column is still read."""
-    seed = next(
-        s
-        for s in range(1000)
-        if resample_counts(4, 1, s)[0, 3] == 0 and resample_counts(4, 1, s)[0].max() < 4
-    )
+    seed = next(s for s in range(1000) if resample_counts(4, 1, s)[0, 3] == 0 and resample_counts(4, 1, s)[0].max() < 4)
     row = resample_counts(4, 1, seed)[0]
     degenerate = np.array([1.0, 1.0, 1.0, 5.0])  # the resample misses the 5: every value 1, no pivot
     varied = np.array([1.0, 2.0, 4.0, 8.0])
