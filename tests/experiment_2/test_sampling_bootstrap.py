@@ -7,22 +7,9 @@ import warnings
 
 import numpy as np
 import pytest
+from bootstrap_by_loop import bootstrap_t_by_loop, seed_missing_the_last
 
-from experiment_2.sampling.bootstrap import ROUND_OFF_SPREAD, bootstrap_t_limits, resample_counts
-
-
-def loop_limits(values: np.ndarray, counts: np.ndarray, tail: float, centre: float) -> tuple[float, float]:
-    """One column's bootstrap-t limits, a resample at a time."""
-    spread = values.std(ddof=1)
-    pivots = []
-    for row in counts:
-        sample = np.repeat(values, row.astype(int))
-        deviation = sample.std(ddof=1)
-        if deviation > ROUND_OFF_SPREAD * spread:
-            pivots.append((sample.mean() - values.mean()) / (deviation / np.sqrt(len(values))))
-    high, low = np.quantile(pivots, [1 - tail / 2, tail / 2])
-    error = spread / np.sqrt(len(values))
-    return centre - high * error, centre - low * error
+from experiment_2.sampling.bootstrap import bootstrap_t_limits, resample_counts
 
 
 def test_the_resample_counts_are_draws_with_replacement() -> None:
@@ -47,9 +34,9 @@ def test_every_column_equals_the_loop(tail: float) -> None:
         about_centres = bootstrap_t_limits(samples, tail, seed=9, resamples=300, centres=centres)
     for column in range(3):
         values = samples[:, column]
-        want = loop_limits(values, counts, tail, values.mean())
+        want = bootstrap_t_by_loop(values, counts, tail, values.mean())[:2]
         assert tuple(about_means[:, column]) == pytest.approx(want, rel=1e-9), column
-        want = loop_limits(values, counts, tail, centres[column])
+        want = bootstrap_t_by_loop(values, counts, tail, centres[column])[:2]
         assert tuple(about_centres[:, column]) == pytest.approx(want, rel=1e-9), column
     assert (about_means[0] < samples.mean(axis=0)).all() and (samples.mean(axis=0) < about_means[1]).all()
 
@@ -64,18 +51,14 @@ def test_the_edges() -> None:
         values = np.array([0.0, 0.0, 0.0, 1e-13, 10.0])
         counts = resample_counts(5, 400, seed=3)
         got = bootstrap_t_limits(values[:, None], 0.05, seed=3, resamples=400)
-        assert tuple(got[:, 0]) == pytest.approx(loop_limits(values, counts, 0.05, values.mean()), rel=1e-9)
-        seed = next(
-            s for s in range(1000) if resample_counts(4, 1, s)[0, 3] == 0 and resample_counts(4, 1, s)[0].max() < 4
-        )
+        assert tuple(got[:, 0]) == pytest.approx(bootstrap_t_by_loop(values, counts, 0.05, values.mean())[:2], rel=1e-9)
+        seed = seed_missing_the_last()
         pair = np.column_stack([[1.0, 1.0, 1.0, 5.0], [1.0, 2.0, 4.0, 8.0]])
         one = bootstrap_t_limits(pair, 0.05, seed=seed, resamples=1)
     assert tuple(one[:, 0]) == (-np.inf, np.inf)
-    row = resample_counts(4, 1, seed)[0]
-    sample = np.repeat(pair[:, 1], row.astype(int))
-    pivot = (sample.mean() - pair[:, 1].mean()) / (sample.std(ddof=1) / 2)
-    want = pair[:, 1].mean() - pivot * pair[:, 1].std(ddof=1) / 2
-    assert tuple(one[:, 1]) == pytest.approx((want, want), rel=1e-12)
+    low, high, kept = bootstrap_t_by_loop(pair[:, 1], resample_counts(4, 1, seed), 0.05, pair[:, 1].mean())
+    assert kept == 1 and low == high  # one pivot: both quantiles are it
+    assert tuple(one[:, 1]) == pytest.approx((low, high), rel=1e-12)
 
 
 def test_float32_and_integer_samples_are_read_in_float64() -> None:

@@ -8,10 +8,11 @@ import warnings
 
 import numpy as np
 import pytest
+from bootstrap_by_loop import bootstrap_t_by_loop, seed_missing_the_last
 from scipy import stats
 
 from experiment_2.sampling import walsh
-from experiment_2.sampling.bootstrap import ROUND_OFF_SPREAD, resample_counts
+from experiment_2.sampling.bootstrap import resample_counts
 from experiment_2.sampling.walsh import krawtchouk, walsh_design
 
 QUANTILE = float(stats.norm.ppf(0.975))
@@ -89,20 +90,11 @@ def test_the_pair_bootstrap_t_drops_near_constant_resamples() -> None:
     them out, where keeping their huge finite pivots would reach ~1e8."""
     values = np.array([0.0, 0.0, 0.0, 1e-13, 10.0])
     pseudo = values[:, None]
-    count, resamples = len(values), 400
-    counts = resample_counts(count, resamples, 3)
-    spread = values.std(ddof=1)
-    pivots = []
-    for row in counts:
-        sample = np.repeat(values, row.astype(int))
-        deviation = sample.std(ddof=1)
-        if deviation > ROUND_OFF_SPREAD * spread:
-            pivots.append((sample.mean() - values.mean()) / (deviation / np.sqrt(count)))
-    assert len(pivots) < resamples - 100  # many resamples drew only the near-equal four
-    upper, lower = np.quantile(pivots, [0.975, 0.025])
-    error = spread / np.sqrt(count)
+    resamples = 400
     estimate = values.mean()
-    want = (max(estimate - upper * error, 0.0), estimate - lower * error)
+    low, high, kept = bootstrap_t_by_loop(values, resample_counts(len(values), resamples, 3), 0.05, estimate)
+    assert kept < resamples - 100  # many resamples drew only the near-equal four
+    want = (max(low, 0.0), high)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = walsh._bootstrap_t_intervals(np.array([estimate]), pseudo, QUANTILE, 3, np.array([np.inf]), resamples)
@@ -112,18 +104,15 @@ def test_the_pair_bootstrap_t_drops_near_constant_resamples() -> None:
 def test_the_pair_bootstrap_t_with_one_resample_or_none() -> None:
     """One resample with a pivot gives an interval from it; a column whose one resample is degenerate gets [0, bound]
     and the next column is still read."""
-    seed = next(s for s in range(1000) if resample_counts(4, 1, s)[0, 3] == 0 and resample_counts(4, 1, s)[0].max() < 4)
-    row = resample_counts(4, 1, seed)[0]
+    seed = seed_missing_the_last()
     degenerate = np.array([1.0, 1.0, 1.0, 5.0])  # the resample misses the 5: every value 1, no pivot
     varied = np.array([1.0, 2.0, 4.0, 8.0])
     pseudo = np.column_stack([degenerate, varied])
     estimates = pseudo.mean(axis=0)
     got = walsh._bootstrap_t_intervals(estimates, pseudo, QUANTILE, seed, np.array([7.0, np.inf]), 1)
     assert got[0] == (0.0, 7.0)
-    sample = np.repeat(varied, row.astype(int))
-    pivot = (sample.mean() - varied.mean()) / (sample.std(ddof=1) / 2)
-    error = varied.std(ddof=1) / 2
-    assert got[1] == pytest.approx((max(estimates[1] - pivot * error, 0.0), estimates[1] - pivot * error), rel=1e-12)
+    low, high, _ = bootstrap_t_by_loop(varied, resample_counts(4, 1, seed), 0.05, estimates[1])
+    assert got[1] == pytest.approx((max(low, 0.0), high), rel=1e-12)
 
 
 def test_the_unit_bootstrap_t_with_one_resample_or_none() -> None:

@@ -1,0 +1,32 @@
+"""The bootstrap-t of a column mean computed one resample at a time: the brute-force reference for
+experiment_2.sampling.bootstrap and the Walsh intervals built on it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from experiment_2.sampling.bootstrap import ROUND_OFF_SPREAD, resample_counts
+
+
+def bootstrap_t_by_loop(values: np.ndarray, counts: np.ndarray, tail: float, centre: float) -> tuple[float, float, int]:
+    """Lower and upper limits about ``centre`` from the resamples ``counts`` (rows of counts per value), leaving out
+    resamples whose spread is round-off; and how many resamples gave a pivot."""
+    spread = values.std(ddof=1)
+    pivots = []
+    for row in counts:
+        sample = np.repeat(values, row.astype(int))
+        deviation = sample.std(ddof=1)
+        if deviation > ROUND_OFF_SPREAD * spread:
+            pivots.append((sample.mean() - values.mean()) / (deviation / np.sqrt(len(values))))
+    high, low = np.quantile(pivots, [1 - tail / 2, tail / 2])
+    error = spread / np.sqrt(len(values))
+    return centre - high * error, centre - low * error, len(pivots)
+
+
+def seed_missing_the_last(count: int = 4) -> int:
+    """A seed whose one resample of ``count`` rows leaves out the last row and is not one row repeated."""
+    return next(
+        s
+        for s in range(1000)
+        if resample_counts(count, 1, s)[0, -1] == 0 and resample_counts(count, 1, s)[0].max() < count
+    )
