@@ -1,5 +1,7 @@
-"""The shared bootstrap-t of column means (experiment_2.sampling.bootstrap) against a loop over the resamples: the
-limits of every column, the centres, and the edges (no spread, round-off spreads only, one resample) — each quiet."""
+"""The shared bootstrap-t intervals (experiment_2.sampling.bootstrap) against a loop over the resamples: of column
+means (every column, the centres) and of a statistic with its variance estimate through their pseudo-values (every
+column, the scale λ, the variance's movement), and the edges of each (no spread, round-off spreads or variances only,
+non-finite input, one resample) — each quiet."""
 
 from __future__ import annotations
 
@@ -7,9 +9,9 @@ import warnings
 
 import numpy as np
 import pytest
-from bootstrap_by_loop import bootstrap_t_by_loop, seed_missing_the_last
+from bootstrap_by_loop import bootstrap_t_by_loop, linearised_bootstrap_t_by_loop, seed_missing_the_last
 
-from experiment_2.sampling.bootstrap import bootstrap_t_limits, resample_counts
+from experiment_2.sampling.bootstrap import bootstrap_t_limits, linearised_bootstrap_t_limits, resample_counts
 
 
 def test_the_resample_counts_are_draws_with_replacement() -> None:
@@ -73,3 +75,69 @@ def test_float32_and_integer_samples_are_read_in_float64() -> None:
         bootstrap_t_limits(integers.astype(np.float64), 0.05, seed=2, resamples=200),
         rtol=1e-12,
     )
+
+
+def correlated_pseudo_values(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(count, 2)`` pseudo-values of two statistics and of their variances, the variances rising with the
+    statistics (right-skewed, as the Walsh weights' are)."""
+    rng = np.random.default_rng(seed)
+    estimate_pseudo = np.column_stack([rng.lognormal(size=count), rng.normal(size=count) * 10 + 100])
+    variance_pseudo = np.column_stack([0.01 * estimate_pseudo[:, 0] ** 2, 0.5 + 0.01 * rng.normal(size=count)])
+    return estimate_pseudo, variance_pseudo
+
+
+@pytest.mark.parametrize("tail", [0.05, 0.2])
+def test_the_linearised_bootstrap_t_equals_the_loop(tail: float) -> None:
+    """Every column against the loop, with an SE other than the jackknife's (so λ ≠ 1 matters) and the estimate
+    other than the pseudo-values' mean; the variance's movement matters (holding it at se² gives other limits)."""
+    estimate_pseudo, variance_pseudo = correlated_pseudo_values(30, seed=1)
+    estimates, errors = np.array([1.5, 99.0]), np.array([0.4, 2.5])
+    counts = resample_counts(30, 300, seed=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = linearised_bootstrap_t_limits(estimates, errors, estimate_pseudo, variance_pseudo, tail, 6, 300)
+        held = linearised_bootstrap_t_limits(estimates, errors, estimate_pseudo, 0 * variance_pseudo, tail, 6, 300)
+    for column in range(2):
+        want = linearised_bootstrap_t_by_loop(
+            estimates[column], errors[column], estimate_pseudo[:, column], variance_pseudo[:, column], counts, tail
+        )
+        assert tuple(got[:, column]) == pytest.approx(want[:2], rel=1e-9), column
+        assert want[2] == 300 and got[0, column] < estimates[column] < got[1, column]
+    # the variance rises with the statistic: a resample below has a smaller SE, a larger |pivot|, so both ends sit
+    # higher than with the variance held at se²
+    assert (got[:, 0] > held[:, 0] + 1e-3).all()
+
+
+def test_the_linearised_bootstrap_t_edges() -> None:
+    """An SE of 0: the estimate; a non-finite pseudo-value (of the statistic or its variance), a non-finite SE or no
+    jackknife spread: the whole line; resamples whose first-order variance is at or below round-off: left out, as the
+    loop leaves them, and a column where none is left: the whole line; every other column still read."""
+    estimate_pseudo, variance_pseudo = correlated_pseudo_values(20, seed=2)
+    pseudo = np.column_stack([estimate_pseudo[:, 0]] * 6 + [np.full(20, 4.0)])
+    variances = np.column_stack([variance_pseudo[:, 0]] * 7)
+    pseudo[3, 1], variances[5, 2] = np.inf, np.nan
+    errors = np.array([0.3, 0.3, 0.3, np.nan, 0.0, 0.3, 0.3])
+    # column 5: the variance pseudo-values fall so far that most resamples' first-order variance is ≤ 0
+    variances[:, 5] = 0.09 - 2.0 * (pseudo[:, 5] > np.median(pseudo[:, 5]))
+    estimates = np.full(7, 2.0)
+    counts = resample_counts(20, 200, seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = linearised_bootstrap_t_limits(estimates, errors, pseudo, variances, 0.05, 4, 200)
+    want = linearised_bootstrap_t_by_loop(2.0, 0.3, pseudo[:, 0], variances[:, 0], counts, 0.05)
+    assert tuple(got[:, 0]) == pytest.approx(want[:2], rel=1e-9)
+    for column in (1, 2, 3, 6):
+        assert tuple(got[:, column]) == (-np.inf, np.inf), column
+    assert tuple(got[:, 4]) == (2.0, 2.0)
+    low, high, kept = linearised_bootstrap_t_by_loop(2.0, 0.3, pseudo[:, 5], variances[:, 5], counts, 0.05)
+    assert 0 < kept < 150
+    assert tuple(got[:, 5]) == pytest.approx((low, high), rel=1e-9)
+    seed = seed_missing_the_last()  # one resample, without the last unit
+    pseudo = np.column_stack([[1.0, 2.0, 4.0, 8.0]] * 2)
+    variances = np.column_stack([[0.0, 0.0, 0.0, 10.0], [1.0, 1.0, 1.0, 1.0]])  # v* = 0.09 − 2.5, and 0.09
+    one = linearised_bootstrap_t_limits(np.array([3.0, 3.0]), np.array([0.3, 0.3]), pseudo, variances, 0.05, seed, 1)
+    assert tuple(one[:, 0]) == (-np.inf, np.inf)
+    low, high, kept = linearised_bootstrap_t_by_loop(
+        3.0, 0.3, pseudo[:, 1], variances[:, 1], resample_counts(4, 1, seed), 0.05
+    )
+    assert kept == 1 and low == high and tuple(one[:, 1]) == pytest.approx((low, high), rel=1e-12)
