@@ -34,7 +34,8 @@ from scipy import stats
 
 from experiment_1 import mobius
 from experiment_1.errors import PipelineError
-from experiment_2.sampling.bootstrap import ROUND_OFF_SPREAD, bootstrap_t_limits, resample_counts
+from experiment_2.sampling.bootstrap import ROUND_OFF_SPREAD, linearised_bootstrap_t_limits, resample_counts
+from experiment_2.sampling.u_statistics import KernelSums, kernel_sums, leave_one_out, variance_parts
 
 __all__ = [
     "INTERVAL",
@@ -57,7 +58,9 @@ MAX_DEGREE = 3  # the exact-degree weights w1 … w3
 INTERVAL = "bootstrap-t over the mask units, studentised by the delta-method SE"
 NORMAL_INTERVAL = "normal, delta method, unbiased U-statistic variance"
 STABILITY_INTERVAL = f"{NORMAL_INTERVAL}, on the scale log(1 − s)"
-PAIR_INTERVAL = "bootstrap-t over the jackknife pseudo-values, studentised by the jackknife SE"
+PAIR_INTERVAL = (
+    "bootstrap-t of the estimate with its U-statistic variance, both resampled through their jackknife pseudo-values"
+)
 INTERVALS = (
     f"variance, influence and κ_W: {INTERVAL}; the stabilities: {STABILITY_INTERVAL}; W_1 … W_3 and the low-degree "
     f"share: {PAIR_INTERVAL}"
@@ -159,28 +162,54 @@ def krawtchouk(num_blocks: int, degree: int) -> np.ndarray:
     )
 
 
-def _pair_sums(values: np.ndarray, masks: np.ndarray, num_blocks: int) -> tuple[np.ndarray, np.ndarray]:
-    """The pair kernels ``k_j(a, b) = ⟨h_a, h_b⟩ K_j(d(x_a, x_b))``, ``j = 1 … MAX_DEGREE``, summed over ``b ≠ a``:
-    ``(row_sums (J, m), second (J, J))`` with ``second[i, j] = Σ_{a≠b} k_i(a, b) k_j(a, b)``. The kernels depend on
-    the pair only through ``⟨h_a, h_b⟩`` and the distance, so the inner products are binned by distance (row by row,
-    and their squares over all pairs) and the Krawtchouk tables applied to the bins: ``m²·C`` multiply-adds for the
-    Gram blocks, ``O(m)`` memory per block row."""
+@dataclass(frozen=True)
+class _PairSums:
+    """Row sums of the pair kernels ``k_j(a, b) = s·⟨h_a, h_b⟩ K_j(d(x_a, x_b))``, ``j = 1 … MAX_DEGREE`` (``s`` the
+    centring's correction), over ``b ≠ a``: ``rows`` (J, m) ``Σ_b k_j(a, b)``; ``seconds`` (m, J, J)
+    ``Σ_b k_i(a, b) k_j(a, b)``; ``against`` (m, J, R + J) ``Σ_b k_j(a, b) v_b`` for ``v_b`` the ``R`` unit terms of
+    unit ``b`` followed by its ``J`` row sums (what the leave-one-out sums of every linearised kernel need)."""
+
+    rows: np.ndarray
+    seconds: np.ndarray
+    against: np.ndarray
+
+
+def _pair_sums(
+    values: np.ndarray, masks: np.ndarray, num_blocks: int, unit_terms: np.ndarray, scale: float
+) -> _PairSums:
+    """The :class:`_PairSums` of ``values`` (m, C) on ``masks`` (m,). The kernels depend on the pair only through
+    ``⟨h_a, h_b⟩`` and the distance, so for the row sums the inner products are binned by row and distance (and their
+    squares) and the Krawtchouk tables applied to the bins; ``against`` needs the row sums, so a second pass forms
+    each kernel's block and multiplies it into the unit values. ``O(m²·C)`` multiply-adds for the Gram blocks,
+    ``O(m·L)`` memory beyond one block of rows."""
     count = len(masks)
-    table = np.stack([krawtchouk(num_blocks, k) for k in range(1, MAX_DEGREE + 1)])  # (J, L + 1)
+    table = scale * np.stack([krawtchouk(num_blocks, k) for k in range(1, MAX_DEGREE + 1)])  # (J, L + 1)
     bins = num_blocks + 1
-    by_row = np.zeros((count, bins))  # Σ_{b ≠ a, d_ab = d} ⟨h_a, h_b⟩
-    squares = np.zeros(bins)  # Σ_{a ≠ b, d_ab = d} ⟨h_a, h_b⟩²
     step = max(1, _CHUNK_ENTRIES // count)
-    for start in range(0, count, step):
-        stop = min(count, start + step)
-        gram = values[start:stop] @ values.T  # (c, m)
-        local = np.arange(stop - start)
-        gram[local, local + start] = 0.0  # drop the pairs a = b
-        cells = (np.bitwise_count(masks[start:stop, None] ^ masks[None, :]) + bins * local[:, None]).ravel()
-        size = bins * len(local)  # one bin per (row, distance)
-        by_row[start:stop] = np.bincount(cells, weights=gram.ravel(), minlength=size).reshape(-1, bins)
-        squares += np.bincount(cells, weights=np.square(gram).ravel(), minlength=size).reshape(-1, bins).sum(axis=0)
-    return table @ by_row.T, (table * squares) @ table.T
+
+    def blocks():  # (first row, Gram block without the pairs a = b, distances), block by block of rows
+        for start in range(0, count, step):
+            gram = values[start : start + step] @ values.T
+            local = np.arange(len(gram))
+            gram[local, local + start] = 0.0
+            yield start, gram, np.bitwise_count(masks[start : start + step, None] ^ masks[None, :])
+
+    by_row = np.zeros((count, bins))  # Σ_{b ≠ a, d_ab = d} ⟨h_a, h_b⟩
+    squares = np.zeros((count, bins))  # Σ_{b ≠ a, d_ab = d} ⟨h_a, h_b⟩²
+    for start, gram, distances in blocks():
+        cells = (distances + bins * np.arange(len(gram))[:, None]).ravel()
+        size = bins * len(gram)  # one bin per (row, distance)
+        by_row[start : start + len(gram)] = np.bincount(cells, weights=gram.ravel(), minlength=size).reshape(-1, bins)
+        squares[start : start + len(gram)] = np.bincount(
+            cells, weights=np.square(gram).ravel(), minlength=size
+        ).reshape(-1, bins)
+    rows = table @ by_row.T
+    unit_values = np.vstack([unit_terms, rows]).T  # (m, R + J)
+    against = np.empty((count, len(table), len(unit_values[0])))
+    for start, gram, distances in blocks():
+        for degree, kernel in enumerate(table):
+            against[start : start + len(gram), degree] = (gram * kernel[distances]) @ unit_values
+    return _PairSums(rows, np.einsum("id,ad,jd->aij", table, squares, table), against)
 
 
 def _rows(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -197,28 +226,38 @@ def _rows(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return order[position]
 
 
-def _u_statistic_variance(
-    unit_weights: np.ndarray, unit_terms: np.ndarray, pair_weights: np.ndarray, row_sums: np.ndarray, second: np.ndarray
-) -> float:
-    """Unbiased variance estimate of the degree-2 U-statistic whose kernel is
-    ``φ(a, b) = (A_a + A_b) + Σ_j pair_weights[j] k_j(a, b)`` with ``A_a = Σ_i unit_weights[i] unit_terms[i, a] / 2``
-    (a mean over units is the U-statistic of ``(t_a + t_b)/2``): ``U² − Q₄``, ``Q₄`` the mean of ``φ(a,b) φ(c,d)``
-    over distinct ``a, b, c, d`` (an unbiased estimate of ``E[U]²``), from the row sums and second moments alone."""
-    count = unit_terms.shape[1]
+def _kernel_rows(
+    unit_weights: np.ndarray, unit_terms: np.ndarray, pair_weights: np.ndarray, pairs: _PairSums
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The row sums ``R_a``, ``r_a`` and ``(φR)_a`` (:mod:`experiment_2.sampling.u_statistics`) of the degree-2
+    U-statistic kernel ``φ(a, b) = (A_a + A_b) + κ(a, b)``, ``A_a = Σ_i unit_weights[i] unit_terms[i, a] / 2`` (a mean
+    over units is the U-statistic of ``(t_a + t_b)/2``) and ``κ = Σ_j pair_weights[j] k_j``: a statistic's
+    linearisation. From the pair sums alone, with ``P_a = Σ_b κ(a, b)``, ``X_a = Σ_b κ(a, b) A_b`` and
+    ``Y_a = Σ_b κ(a, b) P_b``."""
+    count, units = unit_terms.shape[1], len(unit_terms)
     half = unit_weights @ unit_terms / 2  # A_a
-    pair_rows = pair_weights @ row_sums  # Σ_{b≠a} Σ_j w_j k_j(a, b)
+    pair_rows = pair_weights @ pairs.rows  # P_a
+    pair_squares = np.einsum("i,aij,j->a", pair_weights, pairs.seconds, pair_weights)  # Σ_b κ(a, b)²
+    pair_halves = pairs.against[:, :, :units] @ (unit_weights / 2) @ pair_weights  # X_a
+    pair_pairs = pairs.against[:, :, units:] @ pair_weights @ pair_weights  # Y_a
     total_half, total_half_sq = half.sum(), np.square(half).sum()
-    sum_pairs = 2 * (count - 1) * total_half + pair_rows.sum()  # Σ_{a≠b} φ
-    rows = (count - 2) * half + total_half + pair_rows  # Σ_{b≠a} φ(a, b)
-    sum_squares = (  # Σ_{a≠b} φ²
-        2 * (count - 1) * total_half_sq
-        + 2 * (total_half**2 - total_half_sq)
-        + 4 * half @ pair_rows
-        + pair_weights @ second @ pair_weights
+    rows = (count - 2) * half + total_half + pair_rows
+    seconds = (
+        (count - 4) * np.square(half)
+        + 2 * half * total_half
+        + total_half_sq
+        + 2 * half * pair_rows
+        + 2 * pair_halves
+        + pair_squares
     )
-    distinct = sum_pairs**2 + 2 * sum_squares - 4 * np.square(rows).sum()
-    statistic = sum_pairs / (count * (count - 1))
-    return float(statistic**2 - distinct / (count * (count - 1) * (count - 2) * (count - 3)))
+    products = (  # Σ_{b≠a} (A_a + A_b + κ(a, b)) R_b
+        half * (rows.sum() - rows)
+        + (half @ rows - half * rows)
+        + (count - 2) * pair_halves
+        + total_half * pair_rows
+        + pair_pairs
+    )
+    return rows, seconds, products
 
 
 def _unit_ratio(means: np.ndarray, ratio: tuple[int, int | None, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -240,7 +279,7 @@ def _unit_ratio(means: np.ndarray, ratio: tuple[int, int | None, float]) -> tupl
 def _unit_bootstrap_t_intervals(
     unit_terms: np.ndarray,
     ratios: dict[str, tuple[int, int | None, float]],
-    quantile: float,
+    tail: float,
     seed: int,
     resamples: int = RESAMPLES,
 ) -> dict[str, tuple[float, float]]:
@@ -264,7 +303,6 @@ def _unit_bootstrap_t_intervals(
     seconds = (counts @ products.T / count).reshape(resamples, rows, rows)
     covariances = (seconds - shifts[:, :, None] * shifts[:, None, :]) * count / (count - 1)
     covariance = centred @ centred.T / (count - 1)
-    tail = (1 - float(stats.norm.cdf(quantile))) * 2  # the two-sided level of ``quantile``
     out = {}
     for name, ratio in ratios.items():
         estimate, gradient = _unit_ratio(means, ratio)
@@ -285,35 +323,30 @@ def _unit_bootstrap_t_intervals(
     return out
 
 
-def _bootstrap_t_intervals(
+def _pair_intervals(
     estimates: np.ndarray,
-    pseudo_values: np.ndarray,
-    quantile: float,
+    errors: np.ndarray,
+    estimate_pseudo: np.ndarray,
+    variance_pseudo: np.ndarray,
+    tail: float,
     seed: int,
     upper_bounds: np.ndarray,
     resamples: int = RESAMPLES,
 ) -> list[tuple[float, float]]:
-    """The intervals of the statistics built on the pairs of masks (``w1 … w3``, the low-degree share), one per column
-    of ``pseudo_values`` ``(m, S)``: bootstrap-t over the jackknife pseudo-values ``p_a = m·θ̂ − (m − 1)·θ̂₍₋ₐ₎``
-    (``resamples`` resamples of the ``m`` units drawn by ``seed``, the same for every column; the pivot
-    ``(p̄* − p̄) / (sd(p*)/√m)``), studentised by the jackknife SE ``sd(p)/√m``; column ``j`` cut to
-    ``[0, upper_bounds[j]]``.
+    """The intervals of the statistics built on the pairs of masks (``w1 … w3``, the low-degree share), one per
+    column: :func:`experiment_2.sampling.bootstrap.linearised_bootstrap_t_limits` of the estimates with their SEs
+    ``errors``, from the jackknife pseudo-values ``(m, S)`` of each estimate and of its U-statistic variance
+    (``resamples`` resamples of the ``m`` units drawn by ``seed``); column ``j`` cut to ``[0, upper_bounds[j]]``, so a
+    column with no interval (a leave-one-out variance of 0) gets that whole range.
 
-    Why not the normal interval: the masks' squared deviations are heavy-tailed (a handful of masks hold a large part
-    of the variance), so a sample that misses the largest has a low estimate *and* a low plug-in SE; the normal
-    interval missed on one side (the exact value above it in 6–12 % of replications at 1 024–4 096 masks for w2, w3
-    and the share, not shrinking with the budget). The pivot's bootstrap sees that skew. The jackknife SE counts the
-    single pairs' noise ``2 Var φ / (m(m − 1))`` twice where the U-statistic variance counts it once: where that
-    noise dominates (``w3`` at ``L = 16`` and ``m = 1 024``) the interval is wider than it needs to be. The limits:
-    :func:`experiment_2.sampling.bootstrap.bootstrap_t_limits` about the estimates."""
-    tail = (1 - float(stats.norm.cdf(quantile))) * 2  # the two-sided level of ``quantile``
-    out = [(0.0, float(bound)) for bound in upper_bounds]  # a leave-one-out variance of 0: no interval, the whole range
-    finite = np.isfinite(pseudo_values).all(axis=0)
-    if finite.any():
-        lows, highs = bootstrap_t_limits(pseudo_values[:, finite], tail, seed, resamples, centres=estimates[finite])
-        for column, low, high in zip(np.flatnonzero(finite), lows, highs):
-            out[column] = _cut(float(low), float(high), 0.0, float(upper_bounds[column]))
-    return out
+    Why this interval: the masks' squared deviations are heavy-tailed (a handful of masks hold a large part of the
+    variance), so a sample that misses the largest has a low estimate *and* a low SE; the normal interval missed on
+    one side (the exact value above it in 6–12 % of replications at 1 024–4 096 masks for w2, w3 and the share). A
+    bootstrap-t of the pseudo-values alone sees that skew but studentises by the jackknife's variance, which counts
+    the single pairs' noise ``2 Var φ / (m(m − 1))`` twice where the U-statistic variance counts it once: on step 11's
+    exhaustive tables it was conservative (96–99 %) for ``w3`` at ``L = 16``, where that noise dominates."""
+    limits = linearised_bootstrap_t_limits(estimates, errors, estimate_pseudo, variance_pseudo, tail, seed, resamples)
+    return [_cut(float(low), float(high), 0.0, float(bound)) for low, high, bound in zip(*limits, upper_bounds)]
 
 
 def _cut(low: float, high: float, floor: float, ceiling: float) -> tuple[float, float]:
@@ -330,7 +363,8 @@ def walsh_estimates(
 
     ``ids`` (n,) and ``values`` (n, C): ``h`` at those mask ids, a superset of ``design.all_ids()`` in any order
     (a :class:`PipelineError` if one is missing). Returns, for each name of :func:`estimate_names` (``design.rhos``),
-    ``{"estimate", "ci_low", "ci_high", "interval", "se"}`` (``se``: the delta-method standard error, raw scale).
+    ``{"estimate", "ci_low", "ci_high", "interval", "se"}`` (``se``: the delta-method standard error, raw scale, as
+    below).
 
     Estimators (``m`` base masks ``x_a``, ``h̄`` their mean, ``g = h − h̄``; every one exactly unbiased):
     ``variance = Σ_a ‖g_a‖² / (m − 1)``; ``influence = L/4 · mean_a ‖h(x_a) − h(x_a ⊕ e_{i_a})‖²``;
@@ -346,16 +380,21 @@ def walsh_estimates(
     6–12 % for w2, w3 and the share, at 1 024–4 096 masks). Variance, influence and ``kappa_w``, ratios of the unit
     terms' means: :func:`_unit_bootstrap_t_intervals` (:data:`INTERVAL`). The stabilities: normal on ``log(1 − s)``,
     bounded by 1 (:data:`STABILITY_INTERVAL`; their bootstrap-t covered less, 0.93–0.94 against 0.95 for ρ = 0.95 on
-    scalar tables). ``w1 … w3`` and ``low_degree_share``, built on the pairs of masks: :func:`_bootstrap_t_intervals`
-    (:data:`PAIR_INTERVAL`). ``se`` is the delta-method SE, the statistic's variance estimated without bias as that of
-    a degree-2 U-statistic whose kernel joins the unit terms and the pair kernels (for the unit statistics, the SE
-    their intervals use). Coverage at the budgets a run uses is measured by
-    ``experiment_2.step_11_estimator_validation`` on exhaustive tables (its REPORT.md); ``w3`` needs the most masks, so
-    check it at the ``L`` and ``m`` of a run. Each interval of the unit and pair statistics is cut to its statistic's
-    range (variance and influence ≥ 0, κ_W in [1, L], the weights ≥ 0, the share in [0, 1], ``stability_ρ`` in
-    [ρ^L, ρ]: a mean of ``ρ^{|S|}`` over degrees 1 … L). Where ``h`` is constant on the base masks (a variance of 0) the ratios are non-finite, the
-    intervals of κ_W and the share their whole range and the stabilities' NaN, without a numpy warning. Needs ``m ≥ 4``.
-    Cost: ``m²·C`` multiply-adds for the pair sums and ``2000·m`` draws per bootstrap.
+    scalar tables). ``w1 … w3`` and ``low_degree_share``, built on the pairs of masks: :func:`_pair_intervals`
+    (:data:`PAIR_INTERVAL`; the share's variance with a unit left out is that of its linearisation at the other
+    units' share and variance). ``se`` is the delta-method SE from the degree-2 U-statistic whose kernel joins the unit
+    terms and the pair kernels of the statistic's linearisation (:mod:`experiment_2.sampling.u_statistics`): for the
+    unit statistics the root of its unbiased variance (the SE their intervals use); for the pair statistics the root
+    of its linear and degenerate parts, each cut at 0 (either alone can be negative where the other dominates, and
+    their sum then understates the SE). Coverage at the budgets a run uses is measured by
+    ``experiment_2.step_11_estimator_validation`` on exhaustive tables (its REPORT.md); ``w3`` needs the most masks,
+    so check it at the ``L`` and ``m`` of a run. Each interval of the unit and pair statistics is cut to its
+    statistic's range (variance and influence ≥ 0, κ_W in [1, L], the weights ≥ 0, the share in [0, 1],
+    ``stability_ρ`` in [ρ^L, ρ]: a mean of ``ρ^{|S|}`` over degrees 1 … L). Where ``h`` is constant on the base masks
+    (a variance of 0) the ratios are non-finite, the intervals of κ_W and the share their whole range and the
+    stabilities' NaN, without a numpy warning. Needs ``m ≥ 4`` (the pair intervals ``m ≥ 5``: a variance left out
+    needs four units; at 4 they are their whole range). Cost: about ``2·m²·C`` multiply-adds for the pair sums and
+    ``2000·m`` draws per bootstrap.
     """
     ids = np.asarray(ids, dtype=np.int64).ravel()
     values = np.asarray(values, dtype=np.float64)
@@ -380,9 +419,9 @@ def walsh_estimates(
             ),
         ]
     )
-    row_sums, second = _pair_sums(centred, design.base, num_blocks)
     scale = 1 / (1 - 2 / count + 2 / count**2)  # the centring's shrinkage, undone in the kernels
-    row_sums, second = scale * row_sums, scale**2 * second
+    pairs = _pair_sums(centred, design.base, num_blocks, unit_terms, scale)
+    row_sums = pairs.rows
     means = unit_terms.mean(axis=1)
     weights = row_sums.sum(axis=1) / (count * (count - 1))  # w1 … w_MAX_DEGREE
     square, influence_row = 0, 1  # rows of unit_terms; then one row per ρ from 2
@@ -413,18 +452,51 @@ def walsh_estimates(
     share = float(weights.sum()) / variance
     share_pairs = {degree: 1 / variance for degree in range(1, MAX_DEGREE + 1)}
     estimates["low_degree_share"] = (share, linear({square: -share / variance}, share_pairs))
-    quantile = float(stats.norm.ppf((1 + confidence) / 2))
-    # leave one unit out (the same centred values): w1 … w3 and the share of the others, and the pseudo-values
+    tail = 1 - confidence
+    pair_names = [*(f"w{k}" for k in range(1, MAX_DEGREE + 1)), "low_degree_share"]
+    # leave one unit out (the same centred values): w1 … w3, the variance and the share of the others
     weights_without = (row_sums.sum(axis=1, keepdims=True) - 2 * row_sums) / ((count - 1) * (count - 2))  # (J, m)
     variance_without = (unit_terms[square].sum() - unit_terms[square]) / (count - 1)
-    pair_names = [*(f"w{k}" for k in range(1, MAX_DEGREE + 1)), "low_degree_share"]
+    share_without = weights_without.sum(axis=0) / variance_without  # a leave-one-out variance of 0: not finite
+
+    def kernel_variances(unit_weights: np.ndarray, pair_weights: np.ndarray) -> tuple[KernelSums, np.ndarray]:
+        """A linearised kernel's sums, and its U-statistic variance with each unit left out (m,)."""
+        rows, seconds, products = _kernel_rows(unit_weights, unit_terms, pair_weights, pairs)
+        sums = kernel_sums(rows, seconds)
+        return sums, leave_one_out(sums, rows, seconds, products).variance()
+
+    errors, left_out = {}, {}  # each name's SE; a pair statistic's variance, whole and with each unit left out
+    for name in estimate_names(design.rhos):
+        sums, without = kernel_variances(*estimates[name][1])
+        if name in pair_names:
+            linear_part, degenerate_part = variance_parts(sums)
+            errors[name] = float(np.sqrt(max(linear_part, 0.0) + max(degenerate_part, 0.0)))
+            left_out[name] = (sums.variance(), without)
+        else:
+            errors[name] = float(np.sqrt(max(sums.variance(), 0.0)))
+    # the share's variance without unit a is that of its linearisation at the others' share and variance,
+    # (P − s₍₋ₐ₎·A) / V₍₋ₐ₎ (P the summed pair kernels, A the squared deviations' unit kernel), not at the whole
+    # sample's: a variance estimate is a quadratic form in the kernel, v(P − sA) = v(P) − s·(v(P + A) − v(P) − v(A))
+    # + s²·v(A), so three fixed kernels give every unit's
+    every_degree, squares_only = np.ones(MAX_DEGREE), linear({square: 1.0}, {})[0]
+    pairs_left = kernel_variances(np.zeros(len(unit_terms)), every_degree)[1]
+    squares_left = kernel_variances(squares_only, np.zeros(MAX_DEGREE))[1]
+    cross_left = kernel_variances(squares_only, every_degree)[1] - pairs_left - squares_left
+    share_left = (pairs_left - share_without * cross_left + share_without**2 * squares_left) / variance_without**2
+    left_out["low_degree_share"] = (left_out["low_degree_share"][0], share_left)
     pair_estimates = np.append(weights, share)
-    # a leave-one-out variance of 0 gives a non-finite pseudo-value
-    without = np.vstack([weights_without, weights_without.sum(axis=0) / variance_without])  # (J + 1, m)
-    pseudo_values = (count * pair_estimates[:, None] - (count - 1) * without).T
+    estimates_without = np.vstack([weights_without, share_without])  # (J + 1, m)
+    pseudo_values = (count * pair_estimates[:, None] - (count - 1) * estimates_without).T
     bounds = np.array([np.inf] * MAX_DEGREE + [1.0])
+    pair_errors = np.array([errors[name] for name in pair_names])
+    variance_pseudo_values = np.column_stack(
+        [count * whole - (count - 1) * without for whole, without in (left_out[name] for name in pair_names)]
+    )
     pair_intervals = dict(
-        zip(pair_names, _bootstrap_t_intervals(pair_estimates, pseudo_values, quantile, seed, bounds))
+        zip(
+            pair_names,
+            _pair_intervals(pair_estimates, pair_errors, pseudo_values, variance_pseudo_values, tail, seed, bounds),
+        )
     )
     ratios = {
         "variance": (square, None, 1.0),
@@ -432,7 +504,7 @@ def walsh_estimates(
         "kappa_w": (influence_row, square, 1.0),
         "kappa_w_per_block": (influence_row, square, float(num_blocks)),
     }
-    unit_intervals = _unit_bootstrap_t_intervals(unit_terms, ratios, quantile, seed)
+    unit_intervals = _unit_bootstrap_t_intervals(unit_terms, ratios, tail, seed)
     # each unit statistic's range (κ_W is a mean degree, 1 … L; a stability a mean of ρ^{|S|} over degrees 1 … L),
     # its interval cut to it, and the cut's name
     ranges = {
@@ -444,9 +516,7 @@ def walsh_estimates(
     }
     result = {}
     for name in estimate_names(design.rhos):
-        estimate, (unit_weights, pair_weights) = estimates[name]
-        spread = _u_statistic_variance(unit_weights, unit_terms, pair_weights, row_sums, second)
-        error = float(np.sqrt(max(spread, 0.0)))
+        estimate, error = estimates[name][0], errors[name]
         if name in pair_intervals:
             low, high = pair_intervals[name]
             interval = f"{PAIR_INTERVAL}, cut to [0, 1]" if name == "low_degree_share" else f"{PAIR_INTERVAL}, cut at 0"
@@ -454,7 +524,7 @@ def walsh_estimates(
             low, high, method = (
                 (*unit_intervals[name], INTERVAL)
                 if name in unit_intervals
-                else _stability_interval(float(estimate), error, quantile)
+                else _stability_interval(float(estimate), error, float(stats.norm.ppf(1 - tail / 2)))
             )
             floor, ceiling, cut = ranges[name]
             low, high = _cut(low, high, floor, ceiling)

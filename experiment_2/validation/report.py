@@ -259,10 +259,10 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
         f"exactly nominal coverage falls outside the band by chance with probability "
         f"{format_number(design['chance_failure_per_cell'])} per cell; {failing_sentence(counts)}.\n\n"
         + markdown_table(["network", "projection", "statistic", "tables validated"], rows)
-        + f"\n\nThe intervals: sub-cube ē_j, {SUBCUBE_INTERVAL}; Walsh summaries, {WALSH_INTERVALS}. The jackknife SE "
-        "of a statistic built on pairs of masks counts the single pairs' noise twice where the U-statistic's variance "
-        "counts it once, so where that noise dominates (W_3 above all: its Krawtchouk weights grow as C(L, 3)) the "
-        f"interval is wider than it need be: the {CONSERVATIVE} cells."
+        + f"\n\nThe intervals: sub-cube ē_j, {SUBCUBE_INTERVAL}; Walsh summaries, {WALSH_INTERVALS}. A statistic "
+        "built on pairs of masks is studentised by its U-statistic variance (the linear and the degenerate part, each "
+        "cut at 0), and each resample moves the estimate and that variance together, to first order through their "
+        "jackknife pseudo-values: a sample that misses the heaviest masks has both low, and the pivot carries it."
     )
     blocks = [text]
     if failing:

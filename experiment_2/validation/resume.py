@@ -3,7 +3,7 @@
 The key (:func:`replication_key`) is the table's float64 bytes and shape, the budgets, the replication count and
 seed, the store's format, and the source of the code that computes the cells — the estimators
 (:mod:`experiment_2.sampling.walsh`, :mod:`experiment_2.sampling.subcubes`, their bootstrap-t
-:mod:`experiment_2.sampling.bootstrap`) and the replications and rule
+:mod:`experiment_2.sampling.bootstrap`, the pair statistics' variance :mod:`experiment_2.sampling.u_statistics`) and the replications and rule
 (:mod:`experiment_2.validation.replications`) — so an edit there recomputes every table, and an edit anywhere else
 (the step script, its report) does not. Each entry keeps the seconds its table's replications took, so a resumed
 run still reports what the replications cost.
@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from experiment_1.files import atomic_write_json, read_json_if_exists
-from experiment_2.sampling import bootstrap, subcubes, walsh
+from experiment_2.sampling import bootstrap, subcubes, u_statistics, walsh
 from experiment_2.validation import replications
 
 STORE_FORMAT = "cells and seconds per table, 2"  # the layout of one entry; part of the key
-SOURCES = (walsh, subcubes, bootstrap, replications)  # the modules whose source is part of the key
+SOURCES = (walsh, subcubes, bootstrap, u_statistics, replications)  # the modules whose source is part of the key
 
 
 def replication_key(table: np.ndarray, budget_list: list[dict[str, Any]], count: int, seed: int) -> str:

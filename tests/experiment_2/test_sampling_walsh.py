@@ -17,6 +17,8 @@ from scipy import stats
 
 from experiment_1.errors import PipelineError
 from experiment_2.sampling import walsh
+from experiment_2.sampling.bootstrap import linearised_bootstrap_t_limits
+from experiment_2.sampling.u_statistics import KernelSums, kernel_sums, variance_parts
 from experiment_2.sampling.walsh import (
     RHOS,
     estimate_names,
@@ -208,82 +210,85 @@ def test_surrogate_at_fifty_blocks_equals_a_subset_loop() -> None:
     assert all(row["r2"] == pytest.approx(1.0, abs=1e-12) for row in rows)
 
 
-def test_the_bootstrap_t_by_hand() -> None:
-    """The pair statistics' intervals recomputed with a loop over the resamples: the pivot of each resample of the
-    pseudo-values, its 2.5 % and 97.5 % quantiles, the jackknife SE; each column cut to [0, its bound]; the whole range
-    when a pseudo-value is not finite; the estimate when they do not spread; another seed, other draws."""
-    from experiment_2.sampling.walsh import _bootstrap_t_intervals
-
-    rng = np.random.default_rng(2)
-    pseudo = np.column_stack([rng.lognormal(size=50) * 0.1 + 0.3, rng.normal(size=50) * 0.1 + 0.99])
-    estimates, count = pseudo.mean(axis=0), len(pseudo)
-    quantile = float(stats.norm.ppf(0.975))
-    draws = np.random.default_rng(11)
-    resamples = [draws.integers(0, count, size=count) for _ in range(500)]
-    expected = []
-    for column in range(2):
-        values = pseudo[:, column]
-        pivots = [(values[r].mean() - values.mean()) / (values[r].std(ddof=1) / np.sqrt(count)) for r in resamples]
-        upper, lower = np.quantile(pivots, [0.975, 0.025])
-        error = values.std(ddof=1) / np.sqrt(count)
-        expected.append((estimates[column] - upper * error, estimates[column] - lower * error))
-    unbounded = _bootstrap_t_intervals(estimates, pseudo, quantile, 11, np.array([np.inf, np.inf]), 500)
-    for got, want in zip(unbounded, expected):
-        assert got == (pytest.approx(want[0], rel=1e-9), pytest.approx(want[1], rel=1e-9))
-    low, high = unbounded[0]
-    assert high - estimates[0] > estimates[0] - low  # right-skewed pseudo-values: the interval reaches further up
-    assert unbounded[1][1] > 1.0
-    bounded = _bootstrap_t_intervals(estimates, pseudo, quantile, 11, np.array([np.inf, 1.0]), 500)
-    assert bounded[0] == unbounded[0] and bounded[1] == (unbounded[1][0], 1.0)
-    assert _bootstrap_t_intervals(estimates, pseudo, quantile, 12, np.array([np.inf, 1.0]), 500)[0] != (low, high)
-    shift = estimates[0] - 0.001  # an estimate just above 0: the lower end cut there
-    below = _bootstrap_t_intervals(estimates - shift, pseudo - shift, quantile, 11, np.array([np.inf, 1.0]), 500)
-    assert below[0][0] == 0.0 and below[0][1] == pytest.approx(unbounded[0][1] - shift)
-    odd = np.column_stack([[0.5, np.inf, 0.4], [0.5, np.nan, 0.4], [0.5, 0.5, 0.5], [1.5, 1.5, 1.5], [-0.5] * 3])
-    assert _bootstrap_t_intervals(
-        np.array([0.5, 0.5, 0.5, 1.5, -0.5]), odd, quantile, 0, np.array([1.0, np.inf, np.inf, 1.0, np.inf])
-    ) == [(0.0, 1.0), (0.0, np.inf), (0.5, 0.5), (1.0, 1.0), (0.0, 0.0)]
-
-
-def test_the_pseudo_values_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pseudo-values the intervals of w1 … w3 and the share read: ``m·θ̂ − (m − 1)·θ̂₍₋ₐ₎`` with ``θ̂₍₋ₐ₎`` the
-    statistic of the other units (the same centred values): Σ over their ordered pairs of ⟨g_b, g_c⟩ K_k(d_bc) /
-    ((m − 1)(m − 2)) with the centring's correction, and for the share the sum over k = 1 … 3 of those over the mean of
-    their ‖g_b‖²·m/(m − 1); each with its bound and the call's seed."""
+def test_the_pair_intervals_read_pseudo_values_by_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the intervals of w1 … w3 and the share read, each recomputed from the kernels written out: the estimates'
+    pseudo-values ``m·θ̂ − (m − 1)·θ̂₍₋ₐ₎`` (θ̂₍₋ₐ₎ the statistic of the other units, the same centred values, with the
+    centring's correction; the share over the others' mean ‖g_b‖²·m/(m − 1)); the pseudo-values of each statistic's
+    U-statistic variance, that of its kernel on the other units (the share's linearised at the others' share and
+    variance, (P − s₍₋ₐ₎·A) / V₍₋ₐ₎, not at the whole sample's); the SEs
+    from the linear and degenerate parts of the whole kernel, each cut at 0; the bounds, the tail and the call's seed;
+    and the intervals returned are the ones reported."""
     seen = {}
-    real = walsh._bootstrap_t_intervals
+    real = walsh._pair_intervals
 
-    def record(estimates: np.ndarray, pseudo: np.ndarray, quantile: float, seed: int, bounds: np.ndarray) -> list:
-        seen.update(estimates=estimates.copy(), pseudo=pseudo.copy(), seed=seed, bounds=bounds.copy())
-        return real(estimates, pseudo, quantile, seed, bounds)
+    def record(*args: object) -> list:
+        seen["args"] = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+        seen["out"] = real(*args)
+        return seen["out"]
 
-    monkeypatch.setattr(walsh, "_bootstrap_t_intervals", record)
+    monkeypatch.setattr(walsh, "_pair_intervals", record)
     num_blocks, count = 5, 12
     table = residual_game_table(num_blocks, 2, seed=6)
     design = walsh_design(num_blocks, count, seed=3)
-    estimates = walsh_estimates(design, np.arange(2**num_blocks), table, seed=8)
+    estimates = walsh_estimates(design, np.arange(2**num_blocks), table, confidence=0.9, seed=8)
     centred = table[design.base] - table[design.base].mean(axis=0)
     correction = 1 / (1 - 2 / count + 2 / count**2)
-    weights = np.zeros((count, 3))
-    variances = np.zeros(count)
+    distance = np.bitwise_count(design.base[:, None] ^ design.base[None, :])
+    gram = centred @ centred.T
+    np.fill_diagonal(gram, 0.0)
+    pairs = [correction * gram * krawtchouk(num_blocks, k)[distance] for k in (1, 2, 3)]
+    square = count / (count - 1) * np.square(centred).sum(axis=1)
+    variance = square.mean()
+    weights = [p.sum() / (count * (count - 1)) for p in pairs]
+    share = sum(weights) / variance
+    units = -share * square / variance
+    kernels = [*pairs, (units[:, None] + units[None, :]) / 2 + sum(pairs) / variance]
+    for kernel in kernels:
+        np.fill_diagonal(kernel, 0.0)
+
+    def sums(kernel: np.ndarray) -> KernelSums:
+        return kernel_sums(kernel.sum(axis=1), np.square(kernel).sum(axis=1))
+
+    without = np.zeros((count, 4))
+    variance_without = np.zeros((count, 4))
     for left_out in range(count):
         rest = [a for a in range(count) if a != left_out]
-        for k in (1, 2, 3):
-            kernel = krawtchouk(num_blocks, k)
-            pairs = sum(
-                float(centred[a] @ centred[b]) * kernel[popcount(int(design.base[a] ^ design.base[b]))]
-                for a in rest
-                for b in rest
-                if a != b
-            )
-            weights[left_out, k - 1] = correction * pairs / ((count - 1) * (count - 2))
-        variances[left_out] = np.mean([count / (count - 1) * float(centred[a] @ centred[a]) for a in rest])
+        inner = [p[np.ix_(rest, rest)].sum() / ((count - 1) * (count - 2)) for p in pairs]
+        without[left_out] = [*inner, sum(inner) / square[rest].mean()]
+        units_left = -without[left_out, 3] * square / square[rest].mean()  # the share linearised at the others'
+        share_left = (units_left[:, None] + units_left[None, :]) / 2 + sum(pairs) / square[rest].mean()
+        np.fill_diagonal(share_left, 0.0)
+        variance_without[left_out] = [sums(k[np.ix_(rest, rest)]).variance() for k in [*pairs, share_left]]
     names = ["w1", "w2", "w3", "low_degree_share"]
-    without = [*weights.T, weights.sum(axis=1) / variances]
-    assert seen["seed"] == 8 and seen["bounds"].tolist() == [np.inf, np.inf, np.inf, 1.0]
-    assert seen["estimates"].tolist() == [estimates[name]["estimate"] for name in names]
-    expected = count * seen["estimates"][None, :] - (count - 1) * np.column_stack(without)
-    np.testing.assert_allclose(seen["pseudo"], expected, rtol=1e-10, atol=1e-12)
+    pair_estimates, errors, estimate_pseudo, variance_pseudo, tail, seed, bounds = seen["args"]
+    assert (tail, seed, bounds.tolist()) == (pytest.approx(0.1), 8, [np.inf, np.inf, np.inf, 1.0])
+    assert pair_estimates.tolist() == [estimates[name]["estimate"] for name in names]
+    np.testing.assert_allclose(pair_estimates, [*weights, share], rtol=1e-10)
+    np.testing.assert_allclose(estimate_pseudo, count * pair_estimates - (count - 1) * without, rtol=1e-10, atol=1e-12)
+    whole = np.array([sums(kernel).variance() for kernel in kernels])
+    np.testing.assert_allclose(variance_pseudo, count * whole - (count - 1) * variance_without, rtol=1e-8)
+    parts = [variance_parts(sums(kernel)) for kernel in kernels]
+    np.testing.assert_allclose(errors, [np.sqrt(max(a, 0) + max(b, 0)) for a, b in parts], rtol=1e-9)
+    assert errors.tolist() == [estimates[name]["se"] for name in names]
+    assert [(estimates[name]["ci_low"], estimates[name]["ci_high"]) for name in names] == seen["out"]
+
+
+def test_the_pair_intervals_are_the_linearised_bootstrap_cut_to_range() -> None:
+    """``_pair_intervals`` is the linearised bootstrap-t of each column, each end cut to [0, its bound]: a lower end
+    below 0 moved to 0, an upper end above the bound moved to it; a column with no interval (a non-finite
+    pseudo-value) gets [0, its bound]."""
+    rng = np.random.default_rng(5)
+    estimate_pseudo = np.column_stack([rng.lognormal(size=40) * 0.1 + 0.01, rng.normal(size=40) * 0.1 + 0.98])
+    estimate_pseudo = np.column_stack([estimate_pseudo, estimate_pseudo[:, 0]])
+    estimate_pseudo[0, 2] = np.nan
+    variance_pseudo = np.square(estimate_pseudo) * 0.01
+    estimates = np.array([0.02, 0.98, 0.02])
+    errors = np.array([0.03, 0.03, 0.03])
+    bounds = np.array([np.inf, 1.0, 1.0])
+    limits = linearised_bootstrap_t_limits(estimates, errors, estimate_pseudo, variance_pseudo, 0.05, 3, 400)
+    assert limits[0, 0] < 0 and limits[1, 1] > 1  # the cuts below have something to do
+    got = walsh._pair_intervals(estimates, errors, estimate_pseudo, variance_pseudo, 0.05, 3, bounds, 400)
+    assert got == [(0.0, limits[1, 0]), (limits[0, 1], 1.0), (0.0, 1.0)]
 
 
 def test_the_unit_bootstrap_t_by_hand() -> None:
@@ -296,7 +301,6 @@ def test_the_unit_bootstrap_t_by_hand() -> None:
     count = 40
     terms = np.vstack([rng.lognormal(size=count), rng.lognormal(size=count) * 2 + 0.5, rng.normal(size=count)])
     ratios = {"mean": (0, None, 1.0), "ratio": (1, 0, 1.0), "per_block": (1, 0, 7.0), "third": (2, None, 3.0)}
-    quantile = float(stats.norm.ppf(0.975))
     draws = np.random.default_rng(13)
     resamples = [draws.integers(0, count, size=count) for _ in range(300)]
 
@@ -313,7 +317,7 @@ def test_the_unit_bootstrap_t_by_hand() -> None:
             gradient[denominator] = -value / means[denominator]
         return value, float(np.sqrt(gradient @ np.cov(sample, ddof=1) @ gradient / sample.shape[1]))
 
-    got = _unit_bootstrap_t_intervals(terms, ratios, quantile, 13, 300)
+    got = _unit_bootstrap_t_intervals(terms, ratios, 0.05, 13, 300)
     assert list(got) == list(ratios)
     for name, ratio in ratios.items():
         estimate, error = ratio_and_error(terms, ratio)
@@ -328,9 +332,9 @@ def test_the_unit_bootstrap_t_by_hand() -> None:
     low, high = got["mean"]
     mean = terms[0].mean()
     assert high - mean > mean - low  # right-skewed terms: the interval reaches further up than down
-    assert _unit_bootstrap_t_intervals(terms, ratios, quantile, 14, 300)["mean"] != got["mean"]
+    assert _unit_bootstrap_t_intervals(terms, ratios, 0.05, 14, 300)["mean"] != got["mean"]
     flat = np.vstack([np.full(count, 2.0), np.full(count, 3.0), np.full(count, -1.0)])
-    assert _unit_bootstrap_t_intervals(flat, ratios, quantile, 13, 300) == {
+    assert _unit_bootstrap_t_intervals(flat, ratios, 0.05, 13, 300) == {
         "mean": (2.0, 2.0),
         "ratio": (1.5, 1.5),
         "per_block": (1.5 / 7, 1.5 / 7),
@@ -356,7 +360,7 @@ def test_unit_intervals_use_the_u_statistic_se() -> None:
     )
     ratios = {"variance": (0, None, 1.0), "influence": (1, None, 1.0), "kappa_w": (1, 0, 1.0)}
     quantile = float(stats.norm.ppf(0.975))
-    expected = _unit_bootstrap_t_intervals(terms, ratios, quantile, 5)
+    expected = _unit_bootstrap_t_intervals(terms, ratios, 0.05, 5)
     for name in ratios:
         entry = result[name]
         assert (entry["ci_low"], entry["ci_high"]) == (
@@ -368,3 +372,34 @@ def test_unit_intervals_use_the_u_statistic_se() -> None:
         assert entry["se"] == pytest.approx(float(np.sqrt(gradient @ np.cov(terms) @ gradient / 300)), rel=1e-9)
         normal = (entry["estimate"] - quantile * entry["se"], entry["estimate"] + quantile * entry["se"])
         assert (entry["ci_low"], entry["ci_high"]) != pytest.approx(normal, rel=1e-6)
+
+
+@pytest.mark.parametrize("chunk", [1_000_000, 25])
+def test_the_kernel_rows_equal_the_kernel_written_out(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """``R_a``, ``r_a`` and ``(φR)_a`` of linearised kernels A_a + A_b + Σ_j w_j k_j(a, b) (unit weights on every
+    unit row, pair weights on every degree, each alone and mixed) from the binned pair sums equal the kernel matrix's,
+    in one block of rows or in blocks of two."""
+    monkeypatch.setattr(walsh, "_CHUNK_ENTRIES", chunk)
+    num_blocks, count = 5, 11
+    rng = np.random.default_rng(0)
+    design = walsh_design(num_blocks, count, seed=3, rhos=(0.5,))
+    values = rng.standard_normal((count, 3))
+    terms = rng.standard_normal((3, count))
+    pairs = walsh._pair_sums(values, design.base, num_blocks, terms, 1.3)
+    distance = np.bitwise_count(design.base[:, None] ^ design.base[None, :])
+    gram = values @ values.T
+    np.fill_diagonal(gram, 0.0)
+    kernels = [1.3 * gram * krawtchouk(num_blocks, k)[distance] for k in (1, 2, 3)]
+    cases = [
+        (np.array([0.3, -1.0, 0.2]), np.array([0.5, 1.5, -0.7])),
+        (np.zeros(3), np.array([0.0, 1.0, 0.0])),
+        (np.array([0.0, 0.0, 2.0]), np.zeros(3)),
+    ]
+    for unit_weights, pair_weights in cases:
+        half = unit_weights @ terms / 2
+        kernel = half[:, None] + half[None, :] + sum(w * k for w, k in zip(pair_weights, kernels))
+        np.fill_diagonal(kernel, 0.0)
+        rows = kernel.sum(axis=1)
+        got = walsh._kernel_rows(unit_weights, terms, pair_weights, pairs)
+        for have, want in zip(got, (rows, np.square(kernel).sum(axis=1), kernel @ rows)):
+            np.testing.assert_allclose(have, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())

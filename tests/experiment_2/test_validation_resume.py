@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from experiment_2.sampling import walsh
 from experiment_2.validation import replications, resume
 
 BUDGETS = [{"kind": "walsh", "samples": 8}]
@@ -33,13 +34,11 @@ def test_the_key_changes_with_each_input() -> None:
 
 @pytest.mark.parametrize("module", resume.SOURCES, ids=lambda module: module.__name__)
 def test_the_key_reads_each_source(module, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An edit to the estimators, their bootstrap or the replications recomputes the cells."""
-    assert {source.__name__ for source in resume.SOURCES} >= {
-        "experiment_2.sampling.walsh",
-        "experiment_2.sampling.subcubes",
-        "experiment_2.sampling.bootstrap",
-        "experiment_2.validation.replications",
-    }
+    """An edit to the estimators (every module of experiment_2.sampling, so a new one cannot be left out), their
+    helpers or the replications recomputes the cells."""
+    sampling = {f"experiment_2.sampling.{path.stem}" for path in Path(walsh.__file__).parent.glob("[!_]*.py")}
+    assert len(sampling) >= 4
+    assert {source.__name__ for source in resume.SOURCES} >= sampling | {"experiment_2.validation.replications"}
     table = np.ones((4, 1))
     key = resume.replication_key(table, BUDGETS, 10, 0)
     edited = tmp_path / Path(module.__file__).name

@@ -1,6 +1,6 @@
 """The Walsh module's helpers (experiment_2.sampling.walsh) by hand: the design's argument checks at and around every
 limit, the Krawtchouk table's dtype, the stability interval on both scales, a unit ratio's value and gradient, and the
-bootstrap-t intervals where resamples are degenerate — each edge quiet (no numpy warning)."""
+unit statistics' bootstrap-t where resamples are degenerate — each edge quiet (no numpy warning)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import warnings
 
 import numpy as np
 import pytest
-from bootstrap_by_loop import bootstrap_t_by_loop, seed_missing_the_last
 from scipy import stats
 
 from experiment_2.sampling import walsh
@@ -84,37 +83,6 @@ def test_a_unit_ratio_and_its_gradient() -> None:
     np.testing.assert_array_equal(gradient[0], [1 / 8, -0.25 / 4])
 
 
-def test_the_pair_bootstrap_t_drops_near_constant_resamples() -> None:
-    """Resamples whose pseudo-values spread by no more than ROUND_OFF_SPREAD of the column's SD (here: four near-equal
-    values, 1e-13 apart, whose resampled spread is round-off) give no pivot: the interval equals the loop that leaves
-    them out, where keeping their huge finite pivots would reach ~1e8."""
-    values = np.array([0.0, 0.0, 0.0, 1e-13, 10.0])
-    pseudo = values[:, None]
-    resamples = 400
-    estimate = values.mean()
-    low, high, kept = bootstrap_t_by_loop(values, resample_counts(len(values), resamples, 3), 0.05, estimate)
-    assert kept < resamples - 100  # many resamples drew only the near-equal four
-    want = (max(low, 0.0), high)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        got = walsh._bootstrap_t_intervals(np.array([estimate]), pseudo, QUANTILE, 3, np.array([np.inf]), resamples)
-    assert got[0] == pytest.approx(want, rel=1e-9)
-
-
-def test_the_pair_bootstrap_t_with_one_resample_or_none() -> None:
-    """One resample with a pivot gives an interval from it; a column whose one resample is degenerate gets [0, bound]
-    and the next column is still read."""
-    seed = seed_missing_the_last()
-    degenerate = np.array([1.0, 1.0, 1.0, 5.0])  # the resample misses the 5: every value 1, no pivot
-    varied = np.array([1.0, 2.0, 4.0, 8.0])
-    pseudo = np.column_stack([degenerate, varied])
-    estimates = pseudo.mean(axis=0)
-    got = walsh._bootstrap_t_intervals(estimates, pseudo, QUANTILE, seed, np.array([7.0, np.inf]), 1)
-    assert got[0] == (0.0, 7.0)
-    low, high, _ = bootstrap_t_by_loop(varied, resample_counts(4, 1, seed), 0.05, estimates[1])
-    assert got[1] == pytest.approx((max(low, 0.0), high), rel=1e-12)
-
-
 def test_the_unit_bootstrap_t_with_one_resample_or_none() -> None:
     """The unit statistics' bootstrap-t: one resample with a pivot gives an interval from it; one whose resample has no
     spread gets (−∞, ∞), and the next name is still read; quietly."""
@@ -123,7 +91,7 @@ def test_the_unit_bootstrap_t_with_one_resample_or_none() -> None:
     ratios = {"flat": (0, None, 1.0), "varied": (1, None, 1.0)}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = walsh._unit_bootstrap_t_intervals(terms, ratios, QUANTILE, seed, resamples=1)
+        got = walsh._unit_bootstrap_t_intervals(terms, ratios, 0.05, seed, resamples=1)
     assert got["flat"] == (-np.inf, np.inf)
     row = resample_counts(4, 1, seed)[0]
     sample = np.repeat(terms[1], row.astype(int))

@@ -143,7 +143,12 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "experiment_2/sampling/bootstrap.py": (
         "tests/experiment_2/test_sampling_bootstrap.py",
-        "tests/experiment_2/test_walsh_helpers.py",
+        "tests/experiment_2/test_sampling_walsh.py",
+    ),
+    "experiment_2/sampling/u_statistics.py": (
+        "tests/experiment_2/test_sampling_u_statistics.py",
+        "tests/experiment_2/test_walsh_exactness.py",
+        "tests/experiment_2/test_sampling_walsh.py",
     ),
     "experiment_2/validation/replications.py": (
         # the rule, the cell statistics and the replications on planted and real estimators; not the step's end-to-end
