@@ -102,11 +102,12 @@ def linearised_bootstrap_t_limits(
             pivots = shifts / np.sqrt(variances)
         pivots[~(variances > np.square(ROUND_OFF_SPREAD * error))] = np.nan
         pivoted = ~np.isnan(pivots).all(axis=0)
-        high, low = np.nanquantile(pivots[:, pivoted], [1 - tail / 2, tail / 2], axis=0)
-        chosen = columns[pivoted]
-        limits[:, chosen] = np.stack(
-            [estimates[chosen] - high * error[pivoted], estimates[chosen] - low * error[pivoted]]
-        )
+        if pivoted.any():
+            high, low = np.nanquantile(pivots[:, pivoted], [1 - tail / 2, tail / 2], axis=0)
+            chosen = columns[pivoted]
+            limits[:, chosen] = np.stack(
+                [estimates[chosen] - high * error[pivoted], estimates[chosen] - low * error[pivoted]]
+            )
     flat = errors == 0
     limits[:, flat] = estimates[flat]
     return limits

@@ -141,3 +141,34 @@ def test_the_linearised_bootstrap_t_edges() -> None:
         3.0, 0.3, pseudo[:, 1], variances[:, 1], resample_counts(4, 1, seed), 0.05
     )
     assert kept == 1 and low == high and tuple(one[:, 1]) == pytest.approx((low, high), rel=1e-12)
+
+
+def test_the_linearised_bootstrap_t_reads_float64_and_its_flat_columns() -> None:
+    """float32 and integer input sum in float64 like the same values given as float64; an SE of 0 gives the estimate
+    with or without a jackknife spread, an SE of 1 an interval like any other; a resample whose first-order variance
+    is exactly 0 has no pivot, quietly."""
+    estimate_pseudo, variance_pseudo = correlated_pseudo_values(30, seed=3)
+    estimates, errors = np.array([1.5, 99.0]), np.array([0.4, 1.0])
+    want = linearised_bootstrap_t_limits(estimates, errors, estimate_pseudo, variance_pseudo, 0.05, 5, 200)
+    narrow = [a.astype(np.float32) for a in (estimates, errors, estimate_pseudo, variance_pseudo)]
+    got = linearised_bootstrap_t_limits(*narrow, 0.05, 5, 200)
+    wide = [a.astype(np.float64) for a in narrow]
+    np.testing.assert_allclose(got, linearised_bootstrap_t_limits(*wide, 0.05, 5, 200), rtol=1e-12)
+    assert want[0, 1] < 99.0 < want[1, 1]
+    integers = [np.array([3, 4]), np.array([1, 2]), np.arange(20).reshape(10, 2) ** 2, np.arange(20).reshape(10, 2)]
+    np.testing.assert_allclose(
+        linearised_bootstrap_t_limits(*integers, 0.05, 5, 200),
+        linearised_bootstrap_t_limits(*[a.astype(np.float64) for a in integers], 0.05, 5, 200),
+        rtol=1e-12,
+    )
+    flat = linearised_bootstrap_t_limits(
+        np.array([2.0]), np.array([0.0]), np.ones((6, 1)), np.ones((6, 1)), 0.05, 0, 50
+    )
+    assert tuple(flat[:, 0]) == (2.0, 2.0)
+    seed = seed_missing_the_last()
+    pseudo = np.array([[1.0], [2.0], [4.0], [8.0]])
+    variances = np.array([[0.0], [0.0], [0.0], [1.0]])  # the resample without the last: v* = 0.25 − 0.25 = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        zero = linearised_bootstrap_t_limits(np.array([3.0]), np.array([0.5]), pseudo, variances, 0.05, seed, 1)
+    assert tuple(zero[:, 0]) == (-np.inf, np.inf)
