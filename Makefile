@@ -323,7 +323,8 @@ offline-results-estimator-validation: $(BIN)/.installed
 	$(BIN)/python -m experiment_2.step_11_estimator_validation --arch efficientnet_lite1 $(DEPTH_FLAGS) \
 		--sample-index $(SAMPLE_INDEX) --limit $(DEPTH_IMAGES) \
 		--committed experiment_2/results_efficientnet_lite1_sample/per_image.npz \
-		--table efficientnet_lite1:pretrained:native:4 --table resnet34:random:32:4 --replications 1000 --workers 2 \
+		--table efficientnet_lite1:pretrained:native:4 --table resnet34:random:32:4 \
+		--table resnet34:random:32:4:experiment_2/sample_index_validation_8_11.json --replications 1000 --workers 2 \
 		--output-dir experiment_2/results_estimator_validation
 EXP4_OVERLAP_LITE1 = $(call EXP4_OVERLAP_OF,experiment_4/results_efficientnet_lite1_sample)
 offline-results-lite1: $(BIN)/.installed

@@ -20,7 +20,8 @@ classes. Coverage, bias in units of the estimator's SE and relative RMSE per cel
 statistic) by the rule of experiment_2/validation/replications.py, stored in summary.json.
 
 Inputs:  the evaluation flags (the committed run's network, images and data), --committed (its per_image.npz), one
-         --table ARCH:WEIGHTS:RESOLUTION:IMAGES per exhaustive validation network.
+         --table ARCH:WEIGHTS:RESOLUTION:IMAGES[:SAMPLE_LIST] per exhaustive validation network (SAMPLE_LIST: images
+         of its own, e.g. ones no interval was chosen on; default: the run's).
 Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budget.png/.pdf, timing.json,
          partial/ (the resume state, keyed by content; not committed: exhaustive tables and family passes, and
          partial/<step>/replications/ with each table's cells, so a run stopped part way keeps the tables it finished).
@@ -30,6 +31,7 @@ Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budg
         --batch-size 1 --mask-chunk 512 --num-workers 0 --seed 0 \\
         --committed experiment_2/results_efficientnet_lite1_sample/per_image.npz \\
         --table efficientnet_lite1:pretrained:native:4 --table resnet34:random:32:4 \\
+        --table resnet34:random:32:4:experiment_2/sample_index_validation_8_11.json --replications 1000 --workers 2 \\
         --output-dir experiment_2/results_estimator_validation
 """
 
@@ -87,7 +89,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         type=TableSpec.parse,
         action="append",
         required=True,
-        help="an exhaustive validation network ARCH:WEIGHTS:RESOLUTION:IMAGES (resolution native: the arch's own)",
+        help="an exhaustive validation network ARCH:WEIGHTS:RESOLUTION:IMAGES[:SAMPLE_LIST] (resolution native: the arch's "
+        "own; SAMPLE_LIST: the table's images are the first IMAGES of that list, not of --sample-index)",
     )
     parser.add_argument(
         "--classes", type=int, default=64, help="classes kept for the vector projection (default: %(default)s)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,55 +18,77 @@ import torch
 
 from experiment_1.errors import PipelineError
 from experiment_1.network import MaskFamily
-from experiment_1.run import EvaluationSetup, RunConfig, add_evaluation_arguments, build_setup, run_per_image
+from experiment_1.run import (
+    EvaluationSetup,
+    RunConfig,
+    add_evaluation_arguments,
+    build_setup,
+    run_config,
+    run_per_image,
+)
 from experiment_2.validation.tables import class_slice, family_coefficients, family_order_energies, table_reductions
 
 BASES = ("off", "on")
 
 
+SAMPLE_LIST_PREFIX = "sample_index_"  # dropped from a table's own sample list's name in its label
+
+
 @dataclass(frozen=True)
 class TableSpec:
-    """One exhaustive validation network: ``arch:weights:resolution:images`` (resolution ``native``: the arch's own)."""
+    """One exhaustive validation network: ``arch:weights:resolution:images[:sample_list]`` (resolution ``native``: the
+    arch's own). Its images are the first ``images`` of ``sample_list`` when one is given (images other than the
+    run's, e.g. ones no estimator was chosen on), else of the run's ``--sample-index``."""
 
     arch: str
     weights: str
     resolution: int | None
     images: int
+    sample_list: Path | None = None
 
     @classmethod
     def parse(cls, text: str) -> TableSpec:
-        parts = text.split(":")
-        if len(parts) != 4 or not parts[3].isdigit() or not (parts[2] == "native" or parts[2].isdigit()):
+        parts = text.split(":", 4)
+        if len(parts) not in (4, 5) or not parts[3].isdigit() or not (parts[2] == "native" or parts[2].isdigit()):
             raise argparse.ArgumentTypeError(
-                f"'{text}' is not ARCH:WEIGHTS:RESOLUTION:IMAGES (e.g. resnet34:random:32:4, efficientnet_lite1:pretrained:native:4)"
+                f"'{text}' is not ARCH:WEIGHTS:RESOLUTION:IMAGES[:SAMPLE_LIST] (e.g. resnet34:random:32:4, "
+                "efficientnet_lite1:pretrained:native:4, resnet34:random:32:4:experiment_2/sample_index_validation_8_11.json)"
             )
         resolution = None if parts[2] == "native" else int(parts[2])
-        return cls(parts[0], parts[1], resolution, int(parts[3]))
+        sample_list = None
+        if len(parts) == 5:
+            try:
+                sample_list = run_config.sample_list_file(parts[4])
+            except PipelineError as error:
+                raise argparse.ArgumentTypeError(str(error)) from None
+        return cls(parts[0], parts[1], resolution, int(parts[3]), sample_list)
 
     @property
     def label(self) -> str:
         size = "" if self.resolution is None else f"_{self.resolution}px"
-        return f"{self.arch}_{self.weights}{size}"
+        images = "" if self.sample_list is None else f"_{self.sample_list.stem.removeprefix(SAMPLE_LIST_PREFIX)}"
+        return f"{self.arch}_{self.weights}{size}{images}"
 
     def describe(self) -> str:
         size = "its own resolution" if self.resolution is None else f"{self.resolution} px"
-        return f"{self.arch} ({self.weights} weights) at {size}, {self.images} image(s)"
+        images = "" if self.sample_list is None else f" of {self.sample_list}"
+        return f"{self.arch} ({self.weights} weights) at {size}, {self.images} image(s){images}"
 
 
 def table_flags(args: argparse.Namespace, spec: TableSpec) -> argparse.Namespace:
-    """``args`` with the table's architecture, weights, resolution and image count (parsed as the flags would be)."""
+    """``args`` with the table's architecture, weights, resolution, image count and sample list (parsed as the flags
+    would be)."""
     parser = argparse.ArgumentParser()
     add_evaluation_arguments(parser, None)
     flags = ["--arch", spec.arch, "--weights", spec.weights, "--limit", str(spec.images)]
     if spec.resolution is not None:
         flags += ["--resolution", str(spec.resolution)]
+    names = ["arch", "weights", "limit", "resolution"]
+    if spec.sample_list is not None:
+        flags += ["--sample-index", str(spec.sample_list)]
+        names.append("sample_index")
     given = parser.parse_args(flags)
-    return argparse.Namespace(
-        **{
-            **vars(args),
-            **{name: getattr(given, name) for name in ("arch", "weights", "limit", "resolution")},
-        }
-    )
+    return argparse.Namespace(**{**vars(args), **{name: getattr(given, name) for name in names}})
 
 
 def with_options(setup: EvaluationSetup, options: dict[str, Any]) -> EvaluationSetup:

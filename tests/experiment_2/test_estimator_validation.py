@@ -4,6 +4,7 @@ brute-force subset sums, and the verdict rule on planted estimators (a biased or
 
 from __future__ import annotations
 
+import argparse
 import shutil
 from itertools import combinations
 from pathlib import Path
@@ -14,12 +15,15 @@ import torch
 
 import experiment_1.run.loop as loop
 from conftest import evaluation_flags
-from experiment_1.files import read_json
+from experiment_1.data.shards import load_sample_list
+from experiment_1.files import atomic_write_json, read_json
 from experiment_1.network import MaskFamily
 from experiment_1.report import check_verdicts
+from experiment_1.run import build_setup
 from experiment_2 import step_1_evaluate, step_11_estimator_validation
 from experiment_2.sampling import subcubes, walsh
 from experiment_2.validation import replications as rep
+from experiment_2.validation.passes import TableSpec, table_flags
 from experiment_2.validation.tables import butterfly_low, family_coefficients, low_sets
 
 
@@ -237,6 +241,43 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     assert timing["replication_seconds"] == spent > timing["replication_wall_seconds_this_call"]
     with pytest.raises(AssertionError, match="replicated"):  # another count is another key
         step_11_estimator_validation.main([*flags, "--replications", "41"])
+
+
+def test_a_table_reads_the_images_of_its_own_sample_list(
+    tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path
+) -> None:
+    """A table's fifth field is a sample list of its own (images no estimator was chosen on): the table evaluates its
+    first IMAGES entries, not the run's, and the list's name (less ``sample_index_``) marks the table's label, so its
+    passes are kept apart from a table of the same network on the run's images; a missing list is a one-line error
+    while the flags are parsed."""
+    listing = read_json(tiny_sample_index)
+    own = tmp_path / "sample_index_later.json"
+    atomic_write_json(own, {**listing, "samples": listing["samples"][1:]})
+    committed = tmp_path / "per_image.npz"
+    committed.write_bytes(b"")
+    args = step_11_estimator_validation.parse(
+        evaluation_flags(
+            tiny_shards,
+            tiny_sample_index,
+            tmp_path / "out",
+            "--committed",
+            str(committed),
+            "--table",
+            f"resnet18:random:32:2:{own}",
+            "--table",
+            "resnet18:random:32:2",
+        )  # fmt: skip
+    )
+    held_out, first = args.table
+    assert (held_out.label, first.label) == ("resnet18_random_32px_later", "resnet18_random_32px")
+    assert held_out.describe().endswith(f"2 image(s) of {own}") and first.describe().endswith("2 image(s)")
+    run_images = load_sample_list(tiny_sample_index)
+    assert build_setup(table_flags(args, held_out)).dataset.samples == run_images[1:3]
+    assert build_setup(table_flags(args, first)).dataset.samples == run_images[:2]
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^\S*nowhere.json: sample list not found; create it with"):
+        TableSpec.parse(f"resnet18:random:32:2:{tmp_path / 'nowhere.json'}")
+    with pytest.raises(argparse.ArgumentTypeError, match="is not ARCH:WEIGHTS:RESOLUTION:IMAGES"):
+        TableSpec.parse("resnet18:random:32")
 
 
 def test_the_failing_cells_are_counted_by_how_they_fail() -> None:
