@@ -58,8 +58,8 @@ from experiment_1.run import (
     write_timing,
 )
 from experiment_2.sampling.walsh import RHOS
+from experiment_2.validation import calibration, resume
 from experiment_2.validation import replications as rep
-from experiment_2.validation import resume
 from experiment_2.validation.passes import BASES, TableSpec, evaluate_committed, evaluate_table
 from experiment_2.validation.report import error_by_budget, report_markdown, write_figure
 from experiment_2.validation.tables import class_slice, coefficient_agreement, committed_energies
@@ -316,6 +316,7 @@ def build_summary(
             "cells": len(cells),
             **failing_cell_counts(cells, args.replications),
         },
+        "calibration": calibration.over_tables(cells),
         "error_by_budget": error_by_budget(cells),
         "config": provenance(setup),
     }

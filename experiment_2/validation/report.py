@@ -20,6 +20,7 @@ from experiment_1.report import (
 from experiment_2.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
 from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
 from experiment_2.sampling.walsh import INTERVALS as WALSH_INTERVALS
+from experiment_2.validation.calibration import CALIBRATED
 from experiment_2.validation.replications import (
     CONSERVATIVE,
     COVERAGE_BAND,
@@ -274,6 +275,56 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
     return blocks
 
 
+def calibration_sentence(calibration: dict[str, Any]) -> str:
+    """``x of y (estimator, statistic, budget) groups calibrated over the tables`` and how the others fall."""
+    counts = calibration["counts"]
+    others = ", ".join(f"{count} {name}" for name, count in counts.items() if name != CALIBRATED and count)
+    return (
+        f"{counts[CALIBRATED]} of {len(calibration['groups'])} (estimator, statistic, budget) groups calibrated over the "
+        "tables" + (f" ({others})" if others else "")
+    )
+
+
+def calibration_results(summary: dict[str, Any]) -> str:
+    """The calibration over tables: the rule, the sentence and one row per group."""
+    calibration = summary["calibration"]
+    rows = [
+        [
+            row["estimator"],
+            row["statistic"],
+            row["budget"],
+            row["tables"],
+            f"{format_percent(row['coverage'])} [{format_percent(row['coverage_ci'][0])}, "
+            f"{format_percent(row['coverage_ci'][1])}]",
+            f"{format_percent(row['lowest_table_coverage'])}–{format_percent(row['highest_table_coverage'])}",
+            row["cells_outside_band"],
+            format_number(row["homogeneity_p_holm"]),
+            row["verdict"],
+        ]
+        for row in calibration["groups"]
+    ]
+    return (
+        f"### Calibration over tables: {calibration_sentence(calibration)}\n\n"
+        "A cell fails the band by chance now and then, so the cells of one (estimator, statistic, budget) are read "
+        "together: the coverage pooled over the tables' replications (exact 95 % CI), and whether the tables share one "
+        f"coverage ({calibration['test']}). Rule: {calibration['rule']}.\n\n"
+        + markdown_table(
+            [
+                "estimator",
+                "statistic",
+                "budget",
+                "tables",
+                "pooled coverage [95 % CI]",
+                "range over tables",
+                "cells outside band",
+                "homogeneity p (Holm)",
+                "verdict",
+            ],
+            rows,
+        )
+    )
+
+
 def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, table_only: bool = False) -> str:
     """REPORT.md (or, with ``table_only``, the error-by-budget table alone), generated from summary.json."""
     table = (
@@ -301,6 +352,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, tabl
     results = [
         *exact_results(summary),
         *verdict_results(summary),
+        calibration_results(summary),
         "### Error against budget\n\n" + table,
         figure("Estimator error against budget", f"{FIGURE}.png"),
     ]
@@ -314,6 +366,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, tabl
         verdict=[
             f"Exact tables within round-off: {'yes' if summary['exact']['all_within_tolerance'] else 'no'}.",
             f"Estimators: {validated_sentence(summary['counts'])}.",
+            f"Calibration over tables: {calibration_sentence(summary['calibration'])}.",
         ],
         generator=GENERATOR,
         timing=timing,

@@ -211,11 +211,17 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
         "counts"
     ]["cells_with_interval"] == len(summary["cells"]) - len(top)
     check_verdicts(summary, out / "summary.json")  # the project's verdict checker (make tables) accepts the summary
+    groups = summary["calibration"][
+        "groups"
+    ]  # per (estimator, statistic, budget) with an interval: ē_1 at u = 2, ē_1…3 at 4, 12 Walsh
+    assert len(groups) == 1 + 3 + 12 and all(row["tables"] == 2 * 2 for row in groups)
+    assert sum(summary["calibration"]["counts"].values()) == len(groups)
     assert len(summary["networks"][0]["classes"]) == 8
     for name in ("REPORT.md", "error_by_budget.md", "error_by_budget.png", "error_by_budget.pdf"):
         assert (out / name).is_file()
     report = (out / "REPORT.md").read_text()
     assert "validated" in report and "estimate only" in report
+    assert "### Calibration over tables: " in report and "homogeneity p (Holm)" in report
     assert f"The intervals: sub-cube ē_j, {subcubes.INTERVAL}; Walsh summaries, {walsh.INTERVALS}." in report
 
     def no_forward(*args: object, **kwargs: object) -> None:

@@ -161,6 +161,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_estimator_validation.py::test_the_failing_cells_are_counted_by_how_they_fail",
         "tests/experiment_2/test_validation_entries.py",
     ),
+    "experiment_2/validation/calibration.py": ("tests/experiment_2/test_validation_calibration.py",),
     "experiment_2/spectrum/null_networks.py": (
         "tests/experiment_2/test_null_networks.py",
         "tests/experiment_2/test_null_networks_entries.py",

@@ -1,0 +1,89 @@
+"""Step 11's calibration over tables (experiment_2/validation/calibration.py): the pooled coverage and its exact CI
+from the cells' counts, the homogeneity test against the chi-square statistic written out, Holm over the groups, and
+each verdict of the rule on planted cells."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from experiment_2.validation import calibration
+
+
+def cells(coverages: list[float], replications: int = 1000, statistic: str = "w1", budget: str = "m=1024") -> list:
+    return [
+        {
+            "estimator": "walsh",
+            "statistic": statistic,
+            "budget": budget,
+            "replications": replications,
+            "coverage": coverage,
+            "interval_reported": True,
+        }
+        for coverage in coverages
+    ]
+
+
+def only_group(entries: list) -> dict:
+    (row,) = calibration.over_tables(entries)["groups"]
+    return row
+
+
+def test_the_pooled_coverage_is_the_counts_over_every_table_with_its_exact_ci() -> None:
+    row = only_group(cells([0.94, 0.96, 0.95], replications=400))
+    assert row["tables"] == 3 and row["coverage"] == pytest.approx((376 + 384 + 380) / 1200, abs=1e-15)
+    interval = stats.binomtest(1140, 1200).proportion_ci(method="exact")
+    assert row["coverage_ci"] == pytest.approx([interval.low, interval.high], abs=1e-15)
+    assert (row["lowest_table_coverage"], row["highest_table_coverage"]) == (0.94, 0.96)
+
+
+def test_homogeneity_is_pearsons_chi_square_over_the_tables() -> None:
+    covered, total = np.array([900, 950, 930, 970]), np.array([1000, 1000, 1000, 1000])
+    missed = total - covered
+    expected_covered = total * covered.sum() / total.sum()
+    expected_missed = total - expected_covered
+    statistic = (np.square(covered - expected_covered) / expected_covered).sum() + (
+        np.square(missed - expected_missed) / expected_missed
+    ).sum()
+    assert calibration.homogeneity_p(covered, total) == pytest.approx(stats.chi2.sf(statistic, 3), rel=1e-12)
+    assert calibration.homogeneity_p(np.array([1000, 1000]), total[:2]) == 1.0  # no miss anywhere: no variation
+    assert calibration.homogeneity_p(np.array([950]), total[:1]) == 1.0  # one table: nothing to compare
+
+
+def test_each_verdict_of_the_rule_on_planted_tables() -> None:
+    assert only_group(cells([0.95] * 10))["verdict"] == calibration.CALIBRATED
+    varied = only_group(cells([0.90] * 5 + [0.99] * 5))  # pooled 94.5 %, in the band, but the tables differ
+    assert varied["coverage_ci"][0] > 0.93 and varied["verdict"] == calibration.TABLE_DEPENDENT
+    assert only_group(cells([0.90] * 10))["verdict"] == calibration.UNDER
+    assert only_group(cells([0.985] * 10))["verdict"] == calibration.OVER
+    straddling = only_group(cells([0.93, 0.93], replications=200))  # the CI reaches below the band's edge
+    assert straddling["coverage_ci"][0] < 0.93 < straddling["coverage_ci"][1]
+    assert straddling["verdict"] == calibration.CANNOT_TELL
+
+
+def test_holm_adjusts_the_homogeneity_tests_over_the_groups() -> None:
+    mild = cells([0.936, 0.955, 0.945, 0.963], statistic="w1")  # unadjusted p 0.034
+    flat = cells([0.95] * 4, statistic="w2")
+    summary = calibration.over_tables(mild + flat)
+    first, second = summary["groups"]
+    assert 0.025 < first["homogeneity_p"] < 0.05 and second["homogeneity_p"] == 1.0
+    assert first["homogeneity_p_holm"] == pytest.approx(2 * first["homogeneity_p"], rel=1e-12)
+    assert first["verdict"] == calibration.CALIBRATED  # rejected alone, not after Holm
+    assert calibration.over_tables(mild)["groups"][0]["verdict"] == calibration.TABLE_DEPENDENT
+    assert summary["counts"] == {
+        calibration.CALIBRATED: 2,
+        calibration.TABLE_DEPENDENT: 0,
+        calibration.UNDER: 0,
+        calibration.OVER: 0,
+        calibration.CANNOT_TELL: 0,
+    }
+
+
+def test_groups_are_per_statistic_and_budget_and_skip_cells_without_an_interval() -> None:
+    entries = cells([0.95, 0.95], budget="m=1024") + cells([0.95], budget="m=2048")
+    entries.append({**entries[0], "interval_reported": False, "coverage": None})
+    groups = calibration.over_tables(entries)["groups"]
+    assert [(row["budget"], row["tables"]) for row in groups] == [("m=1024", 2), ("m=2048", 1)]
+    assert groups[0]["cells_outside_band"] == 0
+    assert only_group(cells([0.92, 0.95, 0.975]))["cells_outside_band"] == 2
