@@ -87,3 +87,30 @@ def test_groups_are_per_statistic_and_budget_and_skip_cells_without_an_interval(
     assert [(row["budget"], row["tables"]) for row in groups] == [("m=1024", 2), ("m=2048", 1)]
     assert groups[0]["cells_outside_band"] == 0
     assert only_group(cells([0.92, 0.95, 0.975]))["cells_outside_band"] == 2
+
+
+def test_the_verdicts_edges_belong_to_the_band_and_alpha_rejects_only_below() -> None:
+    """A CI exactly on the band's edges is inside it; one that ends on an edge is not wholly outside; a p-value of
+    exactly α does not reject."""
+    assert calibration.group_verdict((0.93, 0.97), calibration.ALPHA) == calibration.CALIBRATED
+    assert calibration.group_verdict((0.90, 0.93), 1.0) == calibration.CANNOT_TELL
+    assert calibration.group_verdict((0.97, 0.99), 1.0) == calibration.CANNOT_TELL
+    assert calibration.group_verdict((0.96, 0.98), 1.0) == calibration.CANNOT_TELL
+    assert calibration.group_verdict((0.96, 0.98), 0.049) == calibration.TABLE_DEPENDENT
+    assert only_group(cells([0.93, 0.97, 0.95]))["cells_outside_band"] == 0
+
+
+def test_two_tables_are_compared_without_yates_correction() -> None:
+    covered, total = np.array([900, 960]), np.array([1000, 1000])
+    statistic = stats.chi2_contingency(np.stack([covered, total - covered]), correction=False).statistic
+    assert calibration.homogeneity_p(covered, total) == pytest.approx(stats.chi2.sf(statistic, 1), rel=1e-12)
+    assert calibration.homogeneity_p(covered, total) < 1e-6
+
+
+def test_the_summary_names_each_group_and_its_test() -> None:
+    summary = calibration.over_tables(cells([0.95, 0.94], statistic="w3", budget="m=2048"))
+    (row,) = summary["groups"]
+    assert (row["estimator"], row["statistic"], row["budget"]) == ("walsh", "w3", "m=2048")
+    assert summary["rule"] == calibration.RULE
+    assert "chi-square" in summary["test"] and "no continuity correction" in summary["test"]
+    assert summary["test"].endswith("Holm-adjusted")
