@@ -10,7 +10,8 @@ Per image and projection (vector: every class; scalar: the class ``c = argmax h(
 - sub-cubes: per draw, the ``2^u`` table of the held-off view (``experiment_1.network.held_off_view``) gives the mean
   ``‖Δ_S‖²`` of each order inside the draw (:func:`~experiment_2.sampling.subcubes.subcube_order_means`); over the
   draws, :func:`~experiment_2.sampling.subcubes.subcube_estimates` (mean; bootstrap-t interval over draws for every
-  order below the top one, none for the top order j = u).
+  order with at least :data:`~experiment_2.sampling.subcubes.MIN_COEFFICIENTS` coefficients per draw, none for the
+  others, the top order j = u among them).
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ def subcube_per_image(order_means: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def finite_or_none(values: np.ndarray) -> list:
-    """``values`` as nested lists with ``None`` (JSON null) where a limit is NaN: an estimate without an interval (the
-    top sub-cube order), which the summary may hold but no verdict reads."""
+    """``values`` as nested lists with ``None`` (JSON null) where a limit is NaN: an estimate without an interval (a
+    sub-cube order with too few coefficients per draw), which the summary may hold but no verdict reads."""
     array = np.asarray(values, dtype=np.float64)
     return np.where(np.isfinite(array), array, None).tolist()
 

@@ -68,6 +68,7 @@ from experiment_2.low_orders_cost import describe_cost, step_cost
 from experiment_2.low_orders_sampled import over_images, subcube_per_image, subcube_reductions, walsh_per_image
 from experiment_2.low_orders_verdicts import low_degree_share_verdict, out_of_reach, surrogate_verdict
 from experiment_2.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
+from experiment_2.sampling.subcubes import MIN_COEFFICIENTS as SUBCUBE_MIN_COEFFICIENTS
 from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
 from experiment_2.sampling.subcubes import draw_subcubes
 from experiment_2.sampling.walsh import INTERVALS as WALSH_INTERVALS
@@ -111,8 +112,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--subcube-size",
         type=run_config.non_negative_int,
         default=0,
-        help="u: blocks per random sub-cube (its 2^u masks by the tree pass over a held-off view; 0: no sub-cubes; "
-        "default: %(default)s)",
+        help="u: blocks per random sub-cube (its 2^u masks by the tree pass over a held-off view; an order j gets an "
+        f"interval where C(u, j) ≥ {SUBCUBE_MIN_COEFFICIENTS}, every j < u from u = 6 on; 0: no sub-cubes; default: %(default)s)",
     )
     parser.add_argument(
         "--subcubes",
@@ -133,7 +134,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     if args.subcube_size and args.subcubes < MIN_SUBCUBES:
         raise PipelineError(
             f"--subcubes {args.subcubes}: the interval over sub-cubes needs at least {MIN_SUBCUBES}; "
-            f"pass --subcubes {MIN_SUBCUBES} or more (30 or more for the top orders' coverage)"
+            f"pass --subcubes {MIN_SUBCUBES} or more (30 or more for the high orders' coverage)"
         )
     return args
 
@@ -316,7 +317,8 @@ def build_summary(
             *(
                 [
                     f"ē_j for j ≤ u = {subcube_size} from {draws.shape[0]} random sub-cubes per image, unbiased, "
-                    f"95 % intervals over draws ({SUBCUBE_INTERVAL}) for j < u; ē_u without one ({SUBCUBE_NO_INTERVAL})"
+                    f"95 % intervals over draws ({SUBCUBE_INTERVAL}) for the orders with C(u, j) ≥ {SUBCUBE_MIN_COEFFICIENTS} "
+                    f"coefficients per draw; the others without one ({SUBCUBE_NO_INTERVAL})"
                 ]
                 if draws is not None
                 else []
@@ -424,8 +426,8 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
 
 
 def own_bound(pick: Any, bounds: Any) -> float | None:
-    """``min`` or ``max`` of the images' own interval limits, ``None`` (shown as "—") where no image has one (the top
-    sub-cube order has no interval)."""
+    """``min`` or ``max`` of the images' own interval limits, ``None`` (shown as "—") where no image has one (a
+    sub-cube order with too few coefficients per draw has no interval)."""
     finite = [float(value) for value in bounds if value is not None]
     return pick(finite) if finite else None
 
@@ -508,7 +510,7 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
                         order,
                         format_number(estimate["mean"][position]),
                         f"[{format_number(estimate['ci_low'][position])}, {format_number(estimate['ci_high'][position])}]",
-                        "none (top order)"
+                        f"none (C(u, j) < {SUBCUBE_MIN_COEFFICIENTS})"
                         if own_low is None
                         else f"[{format_number(own_low)}, {format_number(own_high)}]",
                         exact_text,

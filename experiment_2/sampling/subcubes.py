@@ -24,16 +24,22 @@ from experiment_2.sampling.bootstrap import bootstrap_t_limits
 
 __all__ = [
     "INTERVAL",
+    "MIN_COEFFICIENTS",
     "NO_INTERVAL",
     "NUM_RESAMPLES",
     "draw_subcubes",
+    "interval_orders",
     "subcube_estimates",
     "subcube_mask_ids",
     "subcube_order_means",
 ]
 
 INTERVAL = "studentized bootstrap (bootstrap-t) over draws"
-NO_INTERVAL = "none: the top order j = u holds one coefficient per draw, too heavy-tailed for an interval over draws"
+MIN_COEFFICIENTS = 6  # an order's interval needs each draw to average at least this many of its coefficients
+NO_INTERVAL = (
+    f"none: fewer than {MIN_COEFFICIENTS} coefficients of order j per draw (C(u, j) < {MIN_COEFFICIENTS}, always the top "
+    "order j = u), too heavy-tailed for an interval over draws"
+)
 NUM_RESAMPLES = 1999
 
 
@@ -84,27 +90,39 @@ def subcube_order_means(values: np.ndarray) -> np.ndarray:
     return energies @ weights
 
 
+def interval_orders(size: int, min_coefficients: int = MIN_COEFFICIENTS) -> np.ndarray:
+    """``(size,)`` bool: whether order ``k = 1 … size`` of a ``size``-block sub-cube gets an interval, i.e. whether each
+    draw's mean of that order averages at least ``min_coefficients`` coefficients (``C(size, k) ≥ min_coefficients``)."""
+    return np.array([comb(size, order) >= min_coefficients for order in range(1, size + 1)], dtype=bool)
+
+
 def subcube_estimates(
-    order_means: np.ndarray, confidence: float = 0.95, seed: int = 0, num_resamples: int = NUM_RESAMPLES
+    order_means: np.ndarray,
+    confidence: float = 0.95,
+    seed: int = 0,
+    num_resamples: int = NUM_RESAMPLES,
+    min_coefficients: int = MIN_COEFFICIENTS,
 ) -> list[dict]:
     """The estimate of ``ē_k`` for each order ``k = 1 … size`` from the per-draw means of
     :func:`subcube_order_means` (``(num_draws, size + 1)``): the mean over draws, unbiased, with a two-sided
-    ``confidence`` interval over draws for every order below the top one.
+    ``confidence`` interval over draws for every order whose per-draw mean averages at least ``min_coefficients``
+    coefficients (:func:`interval_orders`).
 
     One dict per order: ``{"order", "mean", "ci_low", "ci_high", "draws", "interval", "se"}`` (``se``: the standard
     error of the mean over draws, NaN with one draw). The interval is the studentized bootstrap (bootstrap-t,
     :data:`INTERVAL`) over draws, ``num_resamples`` resamples drawn by ``seed``
-    (:func:`experiment_2.sampling.bootstrap.bootstrap_t_limits`): the per-draw
-    means of the high orders are few coefficients each and right-skewed, where the percentile bootstrap and Student's t
-    under-cover. Coverage measured on a residual game's exhaustive tables (1000 replications of 30 draws; the test is
-    tests/experiment_2/test_sampling_subcubes.py) and on the exhaustive tables of step 11: 93–97 % for every order
-    below the top one. The top order ``k = size`` gets the mean alone (``ci_low = ci_high = NaN``, ``interval`` =
-    :data:`NO_INTERVAL`), a design rule: its per-draw value is one coefficient's energy, whose distribution over
-    sub-cubes is too heavy-tailed for any interval over a few dozen draws (on step 11's scalar tables: per-draw
-    coefficient of variation 3.6–3.8, kurtosis 100–130; bootstrap-t coverage 0.86–0.89 at 30 draws and still
-    0.925–0.935 at 100–150, BCa 0.84 and Student's t 0.74 at 30), while the order below it averages ``size``
-    coefficients per draw (kurtosis ~12) and covers. With fewer than 3 draws every interval is NaN; an order whose
-    draws are all equal gets the mean itself.
+    (:func:`experiment_2.sampling.bootstrap.bootstrap_t_limits`; each order's limits read the same resamples, so they
+    do not depend on which other orders get one): the per-draw means of the high orders are few coefficients each and
+    right-skewed, where the percentile bootstrap and Student's t under-cover. An order with fewer than
+    ``min_coefficients`` coefficients per draw gets the mean alone (``ci_low = ci_high = NaN``, ``interval`` =
+    :data:`NO_INTERVAL`), a design rule. The top order ``k = size`` is one coefficient's energy per draw, whose
+    distribution over sub-cubes is too heavy-tailed for any interval over a few dozen draws (on step 11's scalar
+    tables: per-draw coefficient of variation 3.6–3.8, kurtosis 100–130; bootstrap-t coverage 0.86–0.89 at 30 draws
+    and still 0.925–0.935 at 100–150, BCa 0.84 and Student's t 0.74 at 30). Averaging four coefficients is not enough
+    either: step 11 found order 3 of a 4-block sub-cube (30 draws) table-dependent, 90.0–97.1 % over its 24 tables.
+    The default of :data:`MIN_COEFFICIENTS` (6) is the smallest count step 11 validates (orders 1 and 5 of 6-block
+    sub-cubes); it was set after step 11 had shown the failure at four, so it is a rule fitted to those tables. With
+    fewer than 3 draws every interval is NaN; an order whose draws are all equal gets the mean itself.
     """
     order_means = np.asarray(order_means, dtype=np.float64)
     if order_means.ndim != 2:
@@ -114,10 +132,9 @@ def subcube_estimates(
     mean = samples.mean(axis=0) if draws else np.full(samples.shape[1], np.nan)
     limits = np.full((2, samples.shape[1]), np.nan)
     error = samples.std(axis=0, ddof=1) / np.sqrt(draws) if draws > 1 else np.full(samples.shape[1], np.nan)
-    below_top = samples[:, :-1]  # the top order's column gets no interval (the docstring's design rule)
-    if draws >= 3 and below_top.shape[1]:
-        limits[:, :-1] = bootstrap_t_limits(below_top, 1 - confidence, seed, num_resamples)
-    top = order_means.shape[1] - 1
+    with_interval = interval_orders(samples.shape[1], min_coefficients)
+    if draws >= 3 and with_interval.any():
+        limits[:, with_interval] = bootstrap_t_limits(samples[:, with_interval], 1 - confidence, seed, num_resamples)
     return [
         {
             "order": order,
@@ -125,8 +142,8 @@ def subcube_estimates(
             "ci_low": float(limits[0, order - 1]),
             "ci_high": float(limits[1, order - 1]),
             "draws": draws,
-            "interval": NO_INTERVAL if order == top else INTERVAL,
+            "interval": INTERVAL if with_interval[order - 1] else NO_INTERVAL,
             "se": float(error[order - 1]),
         }
-        for order in range(1, top + 1)
+        for order in range(1, samples.shape[1] + 1)
     ]

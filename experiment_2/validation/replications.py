@@ -16,8 +16,8 @@ its nominal 95 % interval beside the exact value computed from the whole table. 
 
 The rule (:data:`RULE`): a cell passes when its coverage lies in [93 %, 97 %] and ``|bias| < 1 SE``; a
 (table, statistic) is *validated* when every budget's cell passes, otherwise *not validated* with the failing cells'
-numbers. A cell whose estimator gives no interval by design (the top sub-cube order,
-:data:`experiment_2.sampling.subcubes.NO_INTERVAL`) is judged on its bias alone, and a (table, statistic) with no
+numbers. A cell whose estimator gives no interval by design (a sub-cube order with too few coefficients per
+draw, :data:`experiment_2.sampling.subcubes.NO_INTERVAL`) is judged on its bias alone, and a (table, statistic) with no
 interval at any budget is *estimate only* (validated or not on its bias; not counted among the pairs with an
 interval). :func:`chance_failure` gives the probability that a perfectly calibrated interval fails the coverage band
 at a given number of replications, so a reader can judge how many failures chance alone explains.

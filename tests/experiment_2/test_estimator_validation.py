@@ -143,9 +143,10 @@ def test_the_estimate_half_width_correlation_is_by_rank() -> None:
 def test_a_real_estimator_against_a_wrong_exact_value_is_not_validated() -> None:
     table = np.random.default_rng(1).standard_normal((2**6, 2))
     exact = rep.exact_per_coefficient(table)
-    out = rep.subcube_replications(table, 4, 6, 300, seed=5)
-    right = rep.cell(out["estimate"][:, 0], out["ci_low"][:, 0], out["ci_high"][:, 0], exact[1])
-    wrong = rep.cell(out["estimate"][:, 0], out["ci_low"][:, 0], out["ci_high"][:, 0], exact[1] * 1.5)
+    out = rep.subcube_replications(table, 4, 6, 300, seed=5)  # order 2: C(4, 2) = 6 coefficients a draw, an interval
+    right = rep.cell(out["estimate"][:, 1], out["ci_low"][:, 1], out["ci_high"][:, 1], exact[2])
+    wrong = rep.cell(out["estimate"][:, 1], out["ci_low"][:, 1], out["ci_high"][:, 1], exact[2] * 1.5)
+    assert right["coverage"] is not None and wrong["coverage"] is not None
     assert abs(right["bias_in_se"]) < 0.3 and not wrong["passes"]
 
 
@@ -179,8 +180,8 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
         "--replications",
         "40",
         "--subcube-sizes",
-        "2",
         "4",
+        "6",
         "--subcube-draws",
         "6",
         "--walsh-samples",
@@ -194,27 +195,29 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     assert all(entry["worst_relative_difference"] < 1e-5 for entry in exact["committed"]["projections"].values())
     check = exact["family_vs_butterfly"][0]
     assert check["images"] == 2 and all(base["worst_relative"] < check["tolerance"] for base in check["bases"].values())
-    # every (table, statistic): 2 images × 2 projections × (4 orders + 12 Walsh summaries)
-    assert summary["counts"]["verdicts"] == 2 * 2 * (4 + 12)
+    # every (table, statistic): 2 images × 2 projections × (6 orders + 12 Walsh summaries)
+    assert summary["counts"]["verdicts"] == 2 * 2 * (6 + 12)
     assert {entry["verdict"] for entry in summary["estimator_verdicts"]} <= {
         rep.VALIDATED,
         rep.NOT_VALIDATED,
         rep.ESTIMATE_ONLY,
         rep.CONSERVATIVE,
     }
-    # the top order of each sub-cube size has no interval: ē_4 (only at u = 4) is estimate only, ē_2 keeps u = 4's
-    assert summary["counts"]["with_interval"] == 2 * 2 * (3 + 12)
-    top = [entry for entry in summary["cells"] if entry["statistic"] == "ebar_4" or entry["budget"] == "u=2×6"]
-    top = [entry for entry in top if entry["statistic"] in ("ebar_4", "ebar_2")]
-    assert top and all(not entry["interval_reported"] and entry["coverage"] is None for entry in top)
-    assert all(entry["interval_reported"] for entry in summary["cells"] if entry["estimator"] == "walsh") and summary[
-        "counts"
-    ]["cells_with_interval"] == len(summary["cells"]) - len(top)
+    # an order with C(u, j) < 6 coefficients a draw has no interval: ē_1, ē_3, ē_4 at u = 4 and ē_6 at u = 6, so ē_6
+    # (only at u = 6) is estimate only and ē_1 … ē_5 keep an interval at u = 6
+    assert summary["counts"]["with_interval"] == 2 * 2 * (5 + 12)
+    without = {("u=4×6", "ebar_1"), ("u=4×6", "ebar_3"), ("u=4×6", "ebar_4"), ("u=6×6", "ebar_6")}
+    few = [entry for entry in summary["cells"] if (entry["budget"], entry["statistic"]) in without]
+    assert len(few) == 2 * 2 * len(without)
+    assert all(not entry["interval_reported"] and entry["coverage"] is None for entry in few)
+    assert all(entry["interval_reported"] for entry in summary["cells"] if entry not in few) and summary["counts"][
+        "cells_with_interval"
+    ] == len(summary["cells"]) - len(few)
     check_verdicts(summary, out / "summary.json")  # the project's verdict checker (make tables) accepts the summary
     groups = summary["calibration"][
         "groups"
-    ]  # per (estimator, statistic, budget) with an interval: ē_1 at u = 2, ē_1…3 at 4, 12 Walsh
-    assert len(groups) == 1 + 3 + 12 and all(row["tables"] == 2 * 2 for row in groups)
+    ]  # per (estimator, statistic, budget) with an interval: ē_2 at u = 4, ē_1…5 at 6, 12 Walsh
+    assert len(groups) == 1 + 5 + 12 and all(row["tables"] == 2 * 2 for row in groups)
     assert sum(summary["calibration"]["counts"].values()) == len(groups)
     assert len(summary["networks"][0]["classes"]) == 8
     for name in ("REPORT.md", "error_by_budget.md", "error_by_budget.png", "error_by_budget.pdf"):

@@ -13,8 +13,11 @@ from sampling_tables import mobius_by_definition, popcount, residual_game_table
 from scipy import stats
 
 from experiment_2.sampling.subcubes import (
+    INTERVAL,
+    MIN_COEFFICIENTS,
     NO_INTERVAL,
     draw_subcubes,
+    interval_orders,
     subcube_estimates,
     subcube_mask_ids,
     subcube_order_means,
@@ -91,17 +94,17 @@ def test_order_means_of_one_subcube_by_hand() -> None:
 
 
 def replicated_intervals(confidence: float, replications: int) -> tuple[np.ndarray, np.ndarray]:
-    """Over independent designs of 30 draws of 4 of 8 blocks: whether each order's interval covers the exact ē_k,
-    shape (replications, 4) (the top order k = 4 has none: never covered), and the estimates relative to ē_k. (The
-    per-draw coefficients of variation are 0.4–1.3 here.)"""
-    table = residual_game_table(8, 3, seed=0)
-    exact = mean_energies_by_definition(table)[1:5]
-    subsets = np.array(list(itertools.combinations(range(8), 4)))
+    """Over independent designs of 30 draws of 6 of 9 blocks: whether each order's interval covers the exact ē_k,
+    shape (replications, 6) (the top order k = 6, one coefficient per draw, has none: never covered), and the
+    estimates relative to ē_k."""
+    table = residual_game_table(9, 3, seed=0)
+    exact = mean_energies_by_definition(table)[1:7]
+    subsets = np.array(list(itertools.combinations(range(9), 6)))
     per_subset = subcube_order_means(table[subcube_mask_ids(subsets)])  # every sub-cube once
     lookup = {tuple(row): index for index, row in enumerate(subsets)}
     covered, estimates = [], []
     for replication in range(replications):
-        draws = draw_subcubes(8, 4, 30, seed=replication)
+        draws = draw_subcubes(9, 6, 30, seed=replication)
         chosen = per_subset[[lookup[tuple(d)] for d in draws]]
         rows = subcube_estimates(chosen, confidence, seed=replication, num_resamples=999)
         covered.append([row["ci_low"] <= truth <= row["ci_high"] for row, truth in zip(rows, exact)])
@@ -112,28 +115,47 @@ def replicated_intervals(confidence: float, replications: int) -> tuple[np.ndarr
 def test_intervals_cover_at_their_rate_and_estimates_are_unbiased() -> None:
     covered, relative = replicated_intervals(0.95, REPLICATIONS)
     low, high = coverage_band(REPLICATIONS)
-    counts = covered[:, :3].sum(axis=0)  # orders 1 … 3; the top order 4 has no interval
+    counts = covered[:, :5].sum(axis=0)  # orders 1 … 5 (6 to 20 coefficients per draw); the top order 6 has none
     assert ((counts >= low) & (counts <= high)).all(), (counts, (low, high))
-    assert not covered[:, 3].any()
+    assert not covered[:, 5].any()
     # unbiased: the mean relative estimate over replications within 4 standard errors of 1
     spread = relative.std(axis=0) / np.sqrt(REPLICATIONS)
     assert (np.abs(relative.mean(axis=0) - 1) < 4 * spread).all()
     # the band can fail: 80 % intervals fall below it
     narrow, _ = replicated_intervals(0.80, 200)
-    assert (narrow[:, :3].mean(axis=0) < low / REPLICATIONS).all()
+    assert (narrow[:, :5].mean(axis=0) < low / REPLICATIONS).all()
+
+
+def test_an_order_gets_an_interval_when_each_draw_averages_enough_of_its_coefficients() -> None:
+    assert MIN_COEFFICIENTS == 6
+    assert interval_orders(4).tolist() == [False, True, False, False]  # C(4, k) = 4, 6, 4, 1
+    assert interval_orders(6).tolist() == [True] * 5 + [False]  # 6, 15, 20, 15, 6, 1
+    assert interval_orders(8).tolist() == [True] * 7 + [False]
+    assert interval_orders(4, min_coefficients=4).tolist() == [True, True, True, False]
+    assert interval_orders(3, min_coefficients=1).all() and not interval_orders(3, min_coefficients=7).any()
+    assert interval_orders(0).shape == (0,)
+    draws = np.random.default_rng(5).gamma(0.5, size=(30, 5))  # ‖h(∅)‖² and orders 1 … 4
+    default, every = subcube_estimates(draws), subcube_estimates(draws, min_coefficients=1)
+    assert [row["interval"] == INTERVAL for row in default] == [False, True, False, False]
+    assert all(np.isnan([row["ci_low"], row["ci_high"]]).all() for row in default if row["interval"] == NO_INTERVAL)
+    assert [row["interval"] == INTERVAL for row in every] == [True] * 4
+    # each order's limits read the same resamples whichever other orders get one
+    assert (default[1]["ci_low"], default[1]["ci_high"]) == pytest.approx((every[1]["ci_low"], every[1]["ci_high"]))
+    assert [row["mean"] for row in default] == [row["mean"] for row in every]
 
 
 def test_estimates_rows_and_small_inputs() -> None:
     means = np.array([[1.0, 2.0, 5.0, 4.0], [1.0, 2.0, 7.0, 0.0], [1.0, 2.0, 9.0, 8.0], [1.0, 2.0, 3.0, 1.0]])
-    rows = subcube_estimates(means)
+    rows = subcube_estimates(means, min_coefficients=3)  # a 3-block sub-cube: 3, 3 and 1 coefficients per draw
     assert [row["order"] for row in rows] == [1, 2, 3] and rows[0]["draws"] == 4
     assert rows[0]["mean"] == rows[0]["ci_low"] == rows[0]["ci_high"] == 2.0  # all draws alike
     assert rows[1]["mean"] == 6.0 and rows[1]["ci_low"] < 6.0 < rows[1]["ci_high"]
     assert rows[1]["se"] == pytest.approx(np.std([5.0, 7.0, 9.0, 3.0], ddof=1) / 2, rel=1e-12)
-    assert rows[1] == subcube_estimates(means)[1]  # seeded
+    assert rows[1] == subcube_estimates(means, min_coefficients=3)[1]  # seeded
     assert "bootstrap" in rows[1]["interval"]
-    # the top order: the unbiased mean and its SE, no interval (the design rule)
+    # the top order (one coefficient per draw): the unbiased mean and its SE, no interval (the design rule)
     assert rows[2]["mean"] == 3.25 and np.isnan(rows[2]["ci_low"]) and np.isnan(rows[2]["ci_high"])
     assert rows[2]["interval"] == NO_INTERVAL and rows[2]["se"] > 0
-    two = subcube_estimates(means[:2])
+    assert all(row["interval"] == NO_INTERVAL for row in subcube_estimates(means))  # the default: too few anywhere
+    two = subcube_estimates(means[:2], min_coefficients=3)
     assert two[1]["mean"] == 6.0 and np.isnan(two[1]["ci_low"])
