@@ -288,6 +288,18 @@ def calibration_sentence(calibration: dict[str, Any]) -> str:
     )
 
 
+def outside_band_sentence(calibration: dict[str, Any]) -> str:
+    """The cells outside the band against the count each group's own pooled coverage explains."""
+    outside = calibration["outside_band"]
+    return (
+        f"Of the {outside['cells']} cells with an interval, {outside['observed']} lie outside the band; if each "
+        "group's interval had exactly its pooled coverage (not 95 %), "
+        f"{format_number(outside['expected_at_pooled_coverage'])} would be expected (independent cells: "
+        f"P(≥ {outside['observed']}) = {format_number(outside['p_at_least_observed'])}; descriptive, the pooled "
+        "coverages are read off the same cells)."
+    )
+
+
 def calibration_results(summary: dict[str, Any]) -> str:
     """The calibration over tables: the rule, the sentence and one row per group."""
     calibration = summary["calibration"]
@@ -300,7 +312,7 @@ def calibration_results(summary: dict[str, Any]) -> str:
             f"{format_percent(row['coverage'])} [{format_percent(row['coverage_ci'][0])}, "
             f"{format_percent(row['coverage_ci'][1])}]",
             f"{format_percent(row['lowest_table_coverage'])}–{format_percent(row['highest_table_coverage'])}",
-            row["cells_outside_band"],
+            f"{row['cells_outside_band']} ({format_number(row['expected_outside_band'])})",
             format_number(row["homogeneity_p_holm"]),
             row["verdict"],
         ]
@@ -310,7 +322,7 @@ def calibration_results(summary: dict[str, Any]) -> str:
         f"### Calibration over tables: {calibration_sentence(calibration)}\n\n"
         "A cell fails the band by chance now and then, so the cells of one (estimator, statistic, budget) are read "
         "together: the coverage pooled over the tables' replications (exact 95 % CI), and whether the tables share one "
-        f"coverage ({calibration['test']}). Rule: {calibration['rule']}.\n\n"
+        f"coverage ({calibration['test']}). Rule: {calibration['rule']}. {outside_band_sentence(calibration)}\n\n"
         + markdown_table(
             [
                 "estimator",
@@ -319,7 +331,7 @@ def calibration_results(summary: dict[str, Any]) -> str:
                 "tables",
                 "pooled coverage [95 % CI]",
                 "range over tables",
-                "cells outside band",
+                "cells outside band (expected at the pooled coverage)",
                 "homogeneity p (Holm)",
                 "verdict",
             ],

@@ -4,11 +4,15 @@ each verdict of the rule on planted cells."""
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
 
 from experiment_2.validation import calibration
+from experiment_2.validation.replications import chance_failure
 
 
 def cells(coverages: list[float], replications: int = 1000, statistic: str = "w1", budget: str = "m=1024") -> list:
@@ -114,3 +118,47 @@ def test_the_summary_names_each_group_and_its_test() -> None:
     assert summary["rule"] == calibration.RULE
     assert "chi-square" in summary["test"] and "no continuity correction" in summary["test"]
     assert summary["test"].endswith("Holm-adjusted")
+
+
+def test_the_chance_of_leaving_the_band_at_a_given_coverage_is_the_binomial_sum() -> None:
+    for replications in (200, 1000, 1001):
+        inside = range(math.ceil(0.93 * replications - 1e-9), math.floor(0.97 * replications + 1e-9) + 1)
+        for coverage in (0.95, 0.94, 0.965):
+            pmf = [math.comb(replications, k) * coverage**k * (1 - coverage) ** (replications - k) for k in inside]
+            assert calibration.outside_band_probability(coverage, replications) == pytest.approx(1 - sum(pmf), rel=1e-9)
+        nominal = calibration.outside_band_probability(0.95, replications)
+        assert nominal == pytest.approx(chance_failure(replications), rel=1e-12)
+    # both ends count: 93 % and 97 % are inside, one replication past either is outside
+    assert calibration.outside_band_probability(1.0, 100) == pytest.approx(1.0)
+    assert calibration.outside_band_probability(0.0, 100) == pytest.approx(1.0)
+    assert calibration.outside_band_probability(0.95, 1000) < calibration.outside_band_probability(0.94, 1000)
+
+
+def test_at_least_probability_is_the_poisson_binomial_tail() -> None:
+    probabilities = np.array([0.1, 0.5, 0.02, 0.9, 0.3, 0.07])
+    for count in range(-1, 8):
+        by_enumeration = sum(
+            np.prod(np.where(outcome, probabilities, 1 - probabilities))
+            for outcome in itertools.product([False, True], repeat=len(probabilities))
+            if sum(outcome) >= count
+        )
+        assert calibration.at_least_probability(probabilities, count) == pytest.approx(by_enumeration, abs=1e-14)
+    assert calibration.at_least_probability(np.full(40, 0.2), 11) == pytest.approx(stats.binom.sf(10, 40, 0.2))
+    assert calibration.at_least_probability(np.array([]), 0) == 1.0
+
+
+def test_the_cells_outside_the_band_are_set_against_each_groups_own_coverage() -> None:
+    low = cells([0.925, 0.94, 0.95, 0.945], statistic="w1")  # pooled 94 %: one cell outside
+    high = cells([0.96] * 3, statistic="w2", replications=400)  # pooled 96 %: none
+    summary = calibration.over_tables(low + high)
+    first, second = summary["groups"]
+    assert first["cells_outside_band"] == 1 and second["cells_outside_band"] == 0
+    assert first["expected_outside_band"] == pytest.approx(4 * calibration.outside_band_probability(0.94, 1000))
+    assert second["expected_outside_band"] == pytest.approx(3 * calibration.outside_band_probability(0.96, 400))
+    outside = summary["outside_band"]
+    probabilities = [calibration.outside_band_probability(0.94, 1000)] * 4 + [
+        calibration.outside_band_probability(0.96, 400)
+    ] * 3
+    assert outside["cells"] == 7 and outside["observed"] == 1
+    assert outside["expected_at_pooled_coverage"] == pytest.approx(sum(probabilities))
+    assert outside["p_at_least_observed"] == pytest.approx(1 - np.prod(1 - np.array(probabilities)))
