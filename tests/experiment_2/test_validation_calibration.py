@@ -162,3 +162,20 @@ def test_the_cells_outside_the_band_are_set_against_each_groups_own_coverage() -
     assert outside["cells"] == 7 and outside["observed"] == 1
     assert outside["expected_at_pooled_coverage"] == pytest.approx(sum(probabilities))
     assert outside["p_at_least_observed"] == pytest.approx(1 - np.prod(1 - np.array(probabilities)))
+
+
+def test_the_tail_is_read_in_float64_and_never_passes_one() -> None:
+    single = np.array([0.1, 0.2, 0.3, 0.7], dtype=np.float32)  # float32 steps (1 − p) would move the tail by ~1e-9
+    for count in range(5):
+        expected = calibration.at_least_probability(single.astype(np.float64), count)
+        assert calibration.at_least_probability(single, count) == pytest.approx(expected, rel=1e-14, abs=0)
+
+    def raw_total(probabilities: np.ndarray) -> float:
+        distribution = np.ones(1)
+        for probability in probabilities:
+            distribution = np.convolve(distribution, [1 - probability, probability])
+        return float(distribution.sum())
+
+    draws = (np.random.default_rng(seed).uniform(size=30) for seed in range(1000))
+    over = next(probabilities for probabilities in draws if raw_total(probabilities) > 1)  # round-off above 1
+    assert calibration.at_least_probability(over, 0) == 1.0
