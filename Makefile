@@ -318,13 +318,16 @@ offline-results-low-orders: $(BIN)/.installed
 		--output-dir experiment_2/results_low_orders_depth_trend_random_64px
 # The estimators past the exhaustive pass against exhaustive tables (experiment_2.step_11_estimator_validation):
 # the family pass against Lite1's committed 24-image energies, and sub-cube / Walsh replications on exhaustive tables
-# of 4 Lite1 images and 4 random-init ResNet-34 images at 32 px.
+# of 4 Lite1 images and 4 random-init ResNet-34 images at 32 px, and two held-out sets: ResNet-34 on test images 8-11
+# and Lite1 on test images 12-15 (the second read after the sub-cube interval rule was set).
 offline-results-estimator-validation: $(BIN)/.installed
 	$(BIN)/python -m experiment_2.step_11_estimator_validation --arch efficientnet_lite1 $(DEPTH_FLAGS) \
 		--sample-index $(SAMPLE_INDEX) --limit $(DEPTH_IMAGES) \
 		--committed experiment_2/results_efficientnet_lite1_sample/per_image.npz \
 		--table efficientnet_lite1:pretrained:native:4 --table resnet34:random:32:4 \
-		--table resnet34:random:32:4:experiment_2/sample_index_validation_8_11.json --replications 1000 --workers 2 \
+		--table resnet34:random:32:4:experiment_2/sample_index_validation_8_11.json \
+		--table efficientnet_lite1:pretrained:native:4:experiment_2/sample_index_validation_12_15.json \
+		--replications 1000 --workers 2 \
 		--output-dir experiment_2/results_estimator_validation
 EXP4_OVERLAP_LITE1 = $(call EXP4_OVERLAP_OF,experiment_4/results_efficientnet_lite1_sample)
 offline-results-lite1: $(BIN)/.installed
