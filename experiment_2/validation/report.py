@@ -259,7 +259,8 @@ def verdict_results(summary: dict[str, Any]) -> list[str]:
         f"network in one projection. Rule: {design['rule']}. A sub-cube order has an interval only where each draw "
         f"averages at least {SUBCUBE_MIN_COEFFICIENTS} of its coefficients, by design ({SUBCUBE_NO_INTERVAL}; the "
         "count was set after this step had found order 3 of 4-block sub-cubes table-dependent, so it is fitted to "
-        f"these tables). With {design['replications']} replications an interval of "
+        "the tables it was set on; experiment_2/README.md names the tables added after it, and the calibration below "
+        f"reads every table). With {design['replications']} replications an interval of "
         f"exactly nominal coverage falls outside the band by chance with probability "
         f"{format_number(design['chance_failure_per_cell'])} per cell; {failing_sentence(counts)}.\n\n"
         + markdown_table(["network", "projection", "statistic", "tables validated"], rows)
