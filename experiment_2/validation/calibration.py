@@ -100,7 +100,8 @@ def over_tables(cells: list[dict[str, Any]]) -> dict[str, Any]:
         covered = np.rint(np.array([entry["coverage"] for entry in members]) * total).astype(np.int64)
         interval = stats.binomtest(int(covered.sum()), int(total.sum())).proportion_ci(method="exact")
         pooled = float(covered.sum() / total.sum())
-        miss_probabilities += [outside_band_probability(pooled, int(count)) for count in total]
+        group_misses = [outside_band_probability(pooled, int(count)) for count in total]
+        miss_probabilities += group_misses
         rows.append(
             {
                 "estimator": estimator,
@@ -114,7 +115,7 @@ def over_tables(cells: list[dict[str, Any]]) -> dict[str, Any]:
                 "cells_outside_band": int(
                     sum(not COVERAGE_BAND[0] <= entry["coverage"] <= COVERAGE_BAND[1] for entry in members)
                 ),
-                "expected_outside_band": float(sum(miss_probabilities[-len(members) :])),
+                "expected_outside_band": float(sum(group_misses)),
                 "homogeneity_p": homogeneity_p(covered, total),
             }
         )

@@ -210,9 +210,9 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     few = [entry for entry in summary["cells"] if (entry["budget"], entry["statistic"]) in without]
     assert len(few) == 2 * 2 * len(without)
     assert all(not entry["interval_reported"] and entry["coverage"] is None for entry in few)
-    assert all(entry["interval_reported"] for entry in summary["cells"] if entry not in few) and summary["counts"][
-        "cells_with_interval"
-    ] == len(summary["cells"]) - len(few)
+    others = [entry for entry in summary["cells"] if (entry["budget"], entry["statistic"]) not in without]
+    assert all(entry["interval_reported"] for entry in others)
+    assert summary["counts"]["cells_with_interval"] == len(others) == len(summary["cells"]) - len(few)
     check_verdicts(summary, out / "summary.json")  # the project's verdict checker (make tables) accepts the summary
     groups = summary["calibration"][
         "groups"
