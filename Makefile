@@ -195,11 +195,11 @@ NULL_CALIBRATION ?= 50
 NULL_DIR := experiment_2/results_efficientnet_lite0_null_seeds
 LITE0_SPECTRUM := experiment_2/results_efficientnet_lite0_sample/summary.json
 
-.PHONY: offline-results-low-orders offline-results-estimator-validation offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
+.PHONY: offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
 # The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
 # which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
 OFFLINE_THREADS ?= 1
-offline-results-low-orders offline-results-estimator-validation offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
+offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
 offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
 	$(BIN)/python -m paper.make_tables
@@ -305,13 +305,14 @@ DEPTH_SWEEP_IMAGES ?= 6
 DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_12x4.json
 
 # Experiment 2 past the exhaustive pass (step 8, then the depth reader, step 12): random-init ResNet-50/101/152 at
-# 64 px on 3 images, k = 3 at both corners, 1024 Walsh base masks, 30 sub-cubes of 8 blocks — a demonstration and a null.
+# 64 px on 3 images, k = 3 at both corners, 1024 Walsh base masks, 120 sub-cubes of 8 blocks (the draws step 11
+# validates) — a demonstration and a null.
 LOW_ORDER_ARCHS := resnet50 resnet101 resnet152
 offline-results-low-orders: $(BIN)/.installed
 	for arch in $(LOW_ORDER_ARCHS); do \
 		$(BIN)/python -m experiment_2.step_8_low_orders --arch $$arch --weights random --resolution 64 --order 3 \
 			--data-dir $(SAMPLE_DATA) --sample-index $(SAMPLE_INDEX) --limit 3 --batch-size 1 --num-workers 0 --seed 0 \
-			--subcube-size 8 --subcubes 30 --output-dir experiment_2/results_low_orders_$${arch}_random_64px || exit 1; \
+			--subcube-size 8 --subcubes 120 --output-dir experiment_2/results_low_orders_$${arch}_random_64px || exit 1; \
 	done
 	$(BIN)/python -m experiment_2.step_12_depth_trend \
 		--runs $(foreach arch,$(LOW_ORDER_ARCHS),experiment_2/results_low_orders_$(arch)_random_64px) \
@@ -320,15 +321,25 @@ offline-results-low-orders: $(BIN)/.installed
 # the family pass against Lite1's committed 24-image energies, and sub-cube / Walsh replications on exhaustive tables
 # of 4 Lite1 images and 4 random-init ResNet-34 images at 32 px, and two held-out sets: ResNet-34 on test images 8-11
 # and Lite1 on test images 12-15 (the second read after the sub-cube interval rule was set).
+VALIDATION_TABLES := --table efficientnet_lite1:pretrained:native:4 --table resnet34:random:32:4 \
+	--table resnet34:random:32:4:experiment_2/sample_index_validation_8_11.json \
+	--table efficientnet_lite1:pretrained:native:4:experiment_2/sample_index_validation_12_15.json
 offline-results-estimator-validation: $(BIN)/.installed
 	$(BIN)/python -m experiment_2.step_11_estimator_validation --arch efficientnet_lite1 $(DEPTH_FLAGS) \
 		--sample-index $(SAMPLE_INDEX) --limit $(DEPTH_IMAGES) \
 		--committed experiment_2/results_efficientnet_lite1_sample/per_image.npz \
-		--table efficientnet_lite1:pretrained:native:4 --table resnet34:random:32:4 \
-		--table resnet34:random:32:4:experiment_2/sample_index_validation_8_11.json \
-		--table efficientnet_lite1:pretrained:native:4:experiment_2/sample_index_validation_12_15.json \
-		--replications 1000 --workers 2 \
+		$(VALIDATION_TABLES) --replications 1000 --workers 2 \
 		--output-dir experiment_2/results_estimator_validation
+# The sub-cube intervals at the draws step 8 runs by default (120; at 30 the run above finds the middle orders
+# table-dependent): the same 32 tables and a third held-out set, Lite1 on test images 16-19, read after 120 was set;
+# sub-cubes only (the Walsh budgets are the run above's).
+offline-results-estimator-validation-draws: $(BIN)/.installed
+	$(BIN)/python -m experiment_2.step_11_estimator_validation --arch efficientnet_lite1 $(DEPTH_FLAGS) \
+		--sample-index $(SAMPLE_INDEX) --limit $(DEPTH_IMAGES) \
+		--committed experiment_2/results_efficientnet_lite1_sample/per_image.npz \
+		$(VALIDATION_TABLES) --table efficientnet_lite1:pretrained:native:4:experiment_2/sample_index_validation_16_19.json \
+		--subcube-draws 120 --walsh-samples --replications 1000 --workers 2 \
+		--output-dir experiment_2/results_estimator_validation_120_draws
 EXP4_OVERLAP_LITE1 = $(call EXP4_OVERLAP_OF,experiment_4/results_efficientnet_lite1_sample)
 offline-results-lite1: $(BIN)/.installed
 	$(BIN)/python -m paper.single_pass --experiments 1 2 3 --arch efficientnet_lite1 $(DEPTH_FLAGS) --sample-index $(SAMPLE_INDEX) \

@@ -102,7 +102,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--workers", type=int, default=1, help="processes for the replications (same cells for any count; default: 1)"
     )
     parser.add_argument(
-        "--walsh-samples", type=int, nargs="+", default=[1024, 2048], help="Walsh units m (default: %(default)s)"
+        "--walsh-samples",
+        type=int,
+        nargs="*",
+        default=[1024, 2048],
+        help="Walsh units m; the flag alone: no Walsh budget, the sub-cubes only (default: %(default)s)",
     )
     args = parser.parse_args(argv)
     if args.order < 1 or args.classes < 1 or args.replications < 2:

@@ -70,6 +70,7 @@ from experiment_2.low_orders_verdicts import low_degree_share_verdict, out_of_re
 from experiment_2.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
 from experiment_2.sampling.subcubes import MIN_COEFFICIENTS as SUBCUBE_MIN_COEFFICIENTS
 from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
+from experiment_2.sampling.subcubes import VALIDATED_DRAWS as SUBCUBE_VALIDATED_DRAWS
 from experiment_2.sampling.subcubes import draw_subcubes
 from experiment_2.sampling.walsh import INTERVALS as WALSH_INTERVALS
 from experiment_2.sampling.walsh import estimate_names, walsh_design
@@ -118,8 +119,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--subcubes",
         type=run_config.non_negative_int,
-        default=30,
-        help=f"random sub-cubes per image, drawn with --seed + 1 (at least {MIN_SUBCUBES} for an interval; default: %(default)s)",
+        default=SUBCUBE_VALIDATED_DRAWS,
+        help=f"random sub-cubes per image, drawn with --seed + 1 (at least {MIN_SUBCUBES} for an interval; step 11 "
+        "validates the intervals at the default, fewer under-cover where h is heavy-tailed; default: %(default)s)",
     )
     parser.add_argument(
         "--budget",
@@ -134,7 +136,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     if args.subcube_size and args.subcubes < MIN_SUBCUBES:
         raise PipelineError(
             f"--subcubes {args.subcubes}: the interval over sub-cubes needs at least {MIN_SUBCUBES}; "
-            f"pass --subcubes {MIN_SUBCUBES} or more (30 or more for the high orders' coverage)"
+            f"pass --subcubes {MIN_SUBCUBES} or more ({SUBCUBE_VALIDATED_DRAWS}, the default, for the coverage step 11 validates)"
         )
     return args
 
@@ -195,6 +197,8 @@ def subcube_summary(
             "seed_offset": SUBCUBE_SEED_OFFSET,
             "blocks": draws.tolist(),
             "masks_per_draw": 2 ** int(draws.shape[1]),
+            "validated_draws": SUBCUBE_VALIDATED_DRAWS,
+            "draws_validated": bool(draws.shape[0] >= SUBCUBE_VALIDATED_DRAWS),
             "engine": "tree pass over the held-off view (experiment_1.network.held_off_view)",
         },
         "interval": SUBCUBE_INTERVAL,
@@ -318,7 +322,9 @@ def build_summary(
                 [
                     f"ē_j for j ≤ u = {subcube_size} from {draws.shape[0]} random sub-cubes per image, unbiased, "
                     f"95 % intervals over draws ({SUBCUBE_INTERVAL}) for the orders with C(u, j) ≥ {SUBCUBE_MIN_COEFFICIENTS} "
-                    f"coefficients per draw; the others without one ({SUBCUBE_NO_INTERVAL})"
+                    f"coefficients per draw; the others without one ({SUBCUBE_NO_INTERVAL}); step 11 validates the "
+                    f"intervals at {SUBCUBE_VALIDATED_DRAWS} draws or more"
+                    + ("" if draws.shape[0] >= SUBCUBE_VALIDATED_DRAWS else f", this run has {draws.shape[0]}")
                 ]
                 if draws is not None
                 else []
@@ -460,6 +466,18 @@ def shared_design_note(walsh: dict[str, Any]) -> str:
     )
 
 
+def draws_sentence(design: dict[str, Any]) -> str:
+    """Whether the run's draws reach those at which step 11 validates the intervals over draws."""
+    validated = design["validated_draws"]
+    if design["draws_validated"]:
+        return f"The intervals over draws: {design['draws']} draws, at or above the {validated} at which step 11 validates them."
+    return (
+        f"The intervals over draws: **{design['draws']} draws, fewer than the {validated} at which step 11 validates "
+        "them**; with fewer draws a sample often misses the heavy tail of the per-draw means, and the interval then "
+        "misses above (under-coverage of the middle orders, experiment_2/README.md)."
+    )
+
+
 def sampled_sections(summary: dict[str, Any]) -> list[str]:
     """The Walsh, surrogate and sub-cube tables of REPORT.md (means over images, 95 % CIs)."""
     walsh = summary["walsh"]
@@ -518,6 +536,7 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
                 )
         sections.append(
             f"### Random sub-cubes: ē_j from {subcubes['design']['draws']} draws of u = {subcubes['design']['size']} blocks per image\n\n"
+            + f"{draws_sentence(subcubes['design'])}\n\n"
             + markdown_table(
                 [
                     "projection",

@@ -119,15 +119,19 @@ def error_table(summary: dict[str, Any]) -> str:
 
 
 def write_figure(summary: dict[str, Any], path_without_suffix: Path) -> Path:
-    """Relative RMSE against the masks each replication reads, per network (rows) and estimator (columns), vector
-    projection solid and scalar dashed; one point per budget (sub-cubes: every size × draws pair)."""
+    """Relative RMSE against the masks each replication reads, per network (rows) and estimator with a budget
+    (columns), vector projection solid and scalar dashed; one point per budget (sub-cubes: every size × draws pair)."""
     networks = [network["network"] for network in summary["networks"]]
-    fig, axes = new_figure_grid(len(networks), 2, width=11, height=3.6 * len(networks))
+    estimators = [
+        name for name in PLOTTED if any(budget["estimator"] == name for budget in summary["design"]["budgets"])
+    ]
+    columns = len(estimators)
+    fig, axes = new_figure_grid(len(networks), columns, width=5.5 * columns, height=3.6 * len(networks))
     forwards = budget_forwards(summary)
     colours = list(COLOURS.values()) + ["#2ca02c", "#9467bd", "#8c564b", "#e377c2"]
     for row, network in enumerate(networks):
-        for column, estimator in enumerate(("subcubes", "walsh")):
-            ax = axes[row * 2 + column]
+        for column, estimator in enumerate(estimators):
+            ax = axes[row * columns + column]
             for number, statistic in enumerate(PLOTTED[estimator]):
                 for projection, style in (("vector", "-"), ("scalar", "--")):
                     points = sorted(

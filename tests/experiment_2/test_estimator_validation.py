@@ -18,11 +18,12 @@ from conftest import evaluation_flags
 from experiment_1.data.shards import load_sample_list
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.network import MaskFamily
-from experiment_1.report import check_verdicts
+from experiment_1.report import check_verdicts, new_figure_grid
 from experiment_1.run import build_setup
 from experiment_2 import step_1_evaluate, step_11_estimator_validation
 from experiment_2.sampling import subcubes, walsh
 from experiment_2.validation import replications as rep
+from experiment_2.validation import report as validation_report
 from experiment_2.validation.passes import TableSpec, table_flags
 from experiment_2.validation.tables import butterfly_low, family_coefficients, low_sets
 
@@ -287,6 +288,53 @@ def test_a_table_reads_the_images_of_its_own_sample_list(
         TableSpec.parse(f"resnet18:random:32:2:{tmp_path / 'nowhere.json'}")
     with pytest.raises(argparse.ArgumentTypeError, match="is not ARCH:WEIGHTS:RESOLUTION:IMAGES"):
         TableSpec.parse("resnet18:random:32")
+
+
+def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
+    tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), and the
+    error-by-budget figure draws one column per network, the sub-cubes', not an empty Walsh panel."""
+    committed = tmp_path / "per_image.npz"
+    committed.write_bytes(b"")
+    flags = evaluation_flags(
+        tiny_shards,
+        tiny_sample_index,
+        tmp_path / "out",
+        "--committed",
+        str(committed),
+        "--table",
+        "resnet18:random:32:2",
+    )
+    args = step_11_estimator_validation.parse(
+        [*flags, "--subcube-sizes", "4", "6", "--subcube-draws", "30", "120", "--walsh-samples"]
+    )
+    budgets = step_11_estimator_validation.budgets(args)
+    assert args.walsh_samples == [] and [budget["name"] for budget in budgets] == [
+        "u=4×30",
+        "u=4×120",
+        "u=6×30",
+        "u=6×120",
+    ]
+    assert [budget["forwards"] for budget in budgets] == [30 * 16, 120 * 16, 30 * 64, 120 * 64]
+    assert {
+        budget["estimator"]
+        for budget in step_11_estimator_validation.budgets(step_11_estimator_validation.parse(flags))
+    } == {"subcubes", "walsh"}
+    grids = []
+
+    def recording_grid(rows: int, columns: int, **kwargs: object) -> object:
+        grids.append((rows, columns))
+        return new_figure_grid(rows, columns, **kwargs)
+
+    monkeypatch.setattr(validation_report, "new_figure_grid", recording_grid)
+    rows = [
+        {"network": "n", "projection": "vector", "statistic": "ebar_2", "budget": budget["name"], "relative_rmse": 0.1}
+        for budget in budgets
+    ]
+    summary = {"networks": [{"network": "n"}], "design": {"budgets": budgets}, "error_by_budget": rows}
+    validation_report.write_figure(summary, tmp_path / "figure")
+    assert grids == [(1, 1)] and (tmp_path / "figure.png").is_file()
 
 
 def test_the_failing_cells_are_counted_by_how_they_fail() -> None:

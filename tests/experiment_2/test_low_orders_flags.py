@@ -10,6 +10,7 @@ import pytest
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
 from experiment_2 import step_8_low_orders, step_12_depth_trend
+from experiment_2.sampling.subcubes import VALIDATED_DRAWS
 
 FLAGS = ("--arch", "resnet18", "--order", "2", "--resolution", "32", "--random-masks", "12", "--limit", "2")
 SUBCUBES = ("--subcube-size", "3", "--subcubes", "3")
@@ -48,3 +49,19 @@ def test_the_depth_reader_refuses_one_run(tmp_path: Path) -> None:
         step_12_depth_trend.main(["--runs", str(tmp_path), "--output-dir", str(tmp_path / "o")])
     with pytest.raises(PipelineError, match=r"summary.json: no summary; run python -m experiment_2.step_8"):
         step_12_depth_trend.main(["--runs", str(tmp_path), str(tmp_path), "--output-dir", str(tmp_path / "o")])
+
+
+def test_the_default_draws_are_the_validated_ones_and_the_report_says_so(
+    tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path
+) -> None:
+    """Step 8 draws, by default, the sub-cubes step 11 validates the intervals at; a run at that many says it reaches
+    them, one below says it does not (in bold)."""
+    args = step_8_low_orders.parse(evaluation_flags(tiny_shards, tiny_sample_index, tmp_path, *FLAGS))
+    assert args.subcubes == VALIDATED_DRAWS
+    at = {"draws": VALIDATED_DRAWS, "validated_draws": VALIDATED_DRAWS, "draws_validated": True}
+    assert step_8_low_orders.draws_sentence(at) == (
+        f"The intervals over draws: {VALIDATED_DRAWS} draws, at or above the {VALIDATED_DRAWS} at which step 11 "
+        "validates them."
+    )
+    below = {"draws": VALIDATED_DRAWS - 1, "validated_draws": VALIDATED_DRAWS, "draws_validated": False}
+    assert f"**{VALIDATED_DRAWS - 1} draws, fewer than the {VALIDATED_DRAWS}" in step_8_low_orders.draws_sentence(below)

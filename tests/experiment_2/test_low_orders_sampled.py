@@ -21,7 +21,7 @@ from experiment_1.network.registry import build_gated_stack
 from experiment_1.report import check_verdicts
 from experiment_1.run import loop
 from experiment_2 import step_8_low_orders, step_12_depth_trend
-from experiment_2.sampling.subcubes import draw_subcubes, subcube_mask_ids, subcube_order_means
+from experiment_2.sampling.subcubes import VALIDATED_DRAWS, draw_subcubes, subcube_mask_ids, subcube_order_means
 from experiment_2.sampling.walsh import estimate_names, surrogate_r2_by_size, walsh_design, walsh_estimates
 
 FLAGS = ("--arch", "resnet18", "--order", "2", "--resolution", "32", "--random-masks", "12", "--limit", "2")
@@ -85,6 +85,10 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
     assert summary["undecided"][0]["status"] == "out of reach" and "peak" in summary["undecided"][0]["quantity"]
     report = (run / "REPORT.md").read_text()
     assert "Random sub-cubes" in report and "Walsh summaries" in report and "a null" in report
+    # 3 draws: fewer than those at which step 11 validates the intervals, and the summary and REPORT say so
+    assert summary["subcubes"]["design"]["validated_draws"] == VALIDATED_DRAWS > 3
+    assert summary["subcubes"]["design"]["draws_validated"] is False
+    assert f"**3 draws, fewer than the {VALIDATED_DRAWS} at which step 11 validates them**" in report
     assert "cost_estimate" in read_json(run / "timing.json")
 
     # a rerun evaluates nothing, writes the same summary and keeps the estimate made before the evaluation
