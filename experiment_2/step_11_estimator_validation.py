@@ -24,7 +24,7 @@ Inputs:  the evaluation flags (the committed run's network, images and data), --
          of its own, e.g. ones no interval was chosen on; default: the run's).
 Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budget.png/.pdf, timing.json,
          partial/ (the resume state, keyed by content; not committed: exhaustive tables and family passes, and
-         partial/<step>/replications/ with each table's cells, so a run stopped part way keeps the tables it finished).
+         partial/<step>/replications/ with each table's cells per estimator, so a run stopped part way keeps the tables it finished).
 
     python -m experiment_2.step_11_estimator_validation --arch efficientnet_lite1 --weights pretrained \\
         --sample-index experiment_1/sample_index_sample_test.json --data-dir imagenet-1k/sample-1750 --limit 24 \\

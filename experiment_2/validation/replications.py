@@ -193,16 +193,19 @@ def chance_failure(replications: int) -> float:
 
 
 def replicate_table(
-    table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int
+    table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int, estimator: str | None = None
 ) -> list[dict[str, Any]]:
     """Every cell of one table ``(2^L, C)``: per budget (step 11's budget entries: ``estimator`` "subcubes" with
     ``size`` and ``draws``, or "walsh" with ``samples``; ``name``), per statistic, :func:`cell` of ``replications``
-    seeded replications (budget ``i`` seeded by ``replication_seed(seed, i)``)."""
-    exact_ebar = exact_per_coefficient(table)
-    exact_walsh = walsh_exact(table)
+    seeded replications (budget ``i`` of the list seeded by ``replication_seed(seed, i)``); with ``estimator``, the
+    cells of that estimator's budgets alone, seeded by their places in the whole list (the same cells)."""
+    chosen = [(number, budget) for number, budget in enumerate(budget_list) if estimator in (None, budget["estimator"])]
+    kinds = {budget["estimator"] for _, budget in chosen}
+    exact_ebar = exact_per_coefficient(table) if "subcubes" in kinds else None
+    exact_walsh = walsh_exact(table) if "walsh" in kinds else None
     names = list(estimate_names())
     cells = []
-    for number, budget in enumerate(budget_list):
+    for number, budget in chosen:
         cell_seed = replication_seed(seed, number)
         if budget["estimator"] == "subcubes":
             out = subcube_replications(table, budget["size"], budget["draws"], replications, cell_seed)

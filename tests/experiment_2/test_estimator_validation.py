@@ -235,7 +235,7 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
         monkeypatch.setattr(loop, name, no_forward)
     before = (out / "summary.json").read_bytes()
     store = out / "partial" / step_11_estimator_validation.STEP / "replications"
-    assert len(list(store.glob("*.json"))) == 2 * 2  # one file of cells per table (image, projection)
+    assert len(list(store.glob("*.json"))) == 2 * 2 * 2  # one file of cells per table (image, projection) and estimator
     shutil.rmtree(store)
     step_11_estimator_validation.main([*flags, "--workers", "2"])  # the same cells from two processes
     assert (out / "summary.json").read_bytes() == before
