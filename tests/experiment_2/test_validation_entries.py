@@ -275,6 +275,15 @@ def test_replicate_table_is_every_budget_cell_by_hand() -> None:
         }
         for column, name in enumerate(names)
     ]
+    assert_same_cells(cells, expected)
+    # one estimator's budgets alone: the same cells, each budget still seeded by its place in the whole list
+    for estimator in ("subcubes", "walsh"):
+        alone = rep.replicate_table(table, budgets, 3, seed=17, estimator=estimator)
+        assert_same_cells(alone, [entry for entry in expected if entry["estimator"] == estimator])
+
+
+def assert_same_cells(cells: list[dict], expected: list[dict]) -> None:
+    """The same cells in the same order, every entry equal (NaN where both are NaN)."""
     assert len(cells) == len(expected)
     for got, want in zip(cells, expected):
         assert got.keys() == want.keys()

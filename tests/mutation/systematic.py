@@ -160,6 +160,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_estimator_validation.py::test_a_real_estimator_against_a_wrong_exact_value_is_not_validated",
         "tests/experiment_2/test_estimator_validation.py::test_the_failing_cells_are_counted_by_how_they_fail",
         "tests/experiment_2/test_validation_entries.py",
+        "tests/experiment_2/test_validation_resume.py",
     ),
     "experiment_2/validation/calibration.py": ("tests/experiment_2/test_validation_calibration.py",),
     "experiment_2/spectrum/null_networks.py": (
