@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from experiment_1.report import (
     COLOURS,
@@ -126,7 +127,8 @@ def write_figure(summary: dict[str, Any], path_without_suffix: Path) -> Path:
         name for name in PLOTTED if any(budget["estimator"] == name for budget in summary["design"]["budgets"])
     ]
     columns = len(estimators)
-    fig, axes = new_figure_grid(len(networks), columns, width=5.5 * columns, height=3.6 * len(networks))
+    # at least 8 in wide, so that the title fits above a single column
+    fig, axes = new_figure_grid(len(networks), columns, width=max(8.0, 5.5 * columns), height=3.6 * len(networks))
     forwards = budget_forwards(summary)
     colours = list(COLOURS.values()) + ["#2ca02c", "#9467bd", "#8c564b", "#e377c2"]
     for row, network in enumerate(networks):
@@ -154,13 +156,14 @@ def write_figure(summary: dict[str, Any], path_without_suffix: Path) -> Path:
                         )
             ax.set_xscale("log")
             ax.set_yscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # 2×10³, 3×10³, … would overlap; the decades are labelled
             ax.set_xlabel("masks read per replication")
             ax.set_ylabel("RMSE / |exact|")
             ax.set_title(
                 f"{network}: {'random sub-cubes' if estimator == 'subcubes' else 'Walsh random masks'}", fontsize=9
             )
             ax.legend(fontsize=6, ncol=2)
-    fig.suptitle("Estimator error against budget (solid: vector projection, dashed: scalar)", fontsize=10)
+    fig.suptitle("Estimator error against budget (solid: vector projection, dashed: scalar)", fontsize=10, y=1.0)
     return save_figure(fig, path_without_suffix)
 
 
