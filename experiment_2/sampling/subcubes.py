@@ -45,8 +45,8 @@ NUM_RESAMPLES = 1999
 # The draws at which step 11 validates the intervals over draws (its sub-cube run, experiment_2/README.md). What sets
 # an interval's coverage is the per-draw means' tail against the number of draws, not the coefficients per draw: at
 # 30 draws step 11 found ē_4 of 6-block and ē_6 of 8-block sub-cubes table-dependent on held-out Lite1 tables (one at
-# 91 %), where the per-draw means have skew near 4, and a sample that missed the tail looks light, so no rule read off
-# the draws themselves withholds those intervals. Fewer draws still get an interval; a run says it is below this.
+# 91 %), and a sample that missed the tail looks light, so no rule read off the draws themselves withholds those
+# intervals. Fewer draws still get an interval; a run says it is below this.
 VALIDATED_DRAWS = 120
 
 
