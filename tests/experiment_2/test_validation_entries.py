@@ -214,10 +214,14 @@ def _tiny_table() -> np.ndarray:
 
 
 def test_subcube_replications_are_the_estimator_at_their_seeds() -> None:
-    table = _tiny_table()
-    out = rep.subcube_replications(table, 3, 5, 3, seed=9)
+    """4-block sub-cubes of 6 blocks: order 2 has C(4, 2) = 6 coefficients a draw, so an interval, whose limits read
+    the resamples' seed; the other orders have none."""
+    table = np.random.default_rng(11).standard_normal((2**6, 2))
+    out = rep.subcube_replications(table, 4, 5, 3, seed=9)
+    assert np.isfinite(out["ci_low"][:, 1]).all() and np.isfinite(out["ci_high"][:, 1]).all()
+    assert np.isnan(out["ci_low"][:, [0, 2, 3]]).all()
     for replication in range(3):
-        blocks = draw_subcubes(4, 3, 5, rep.replication_seed(9, replication))
+        blocks = draw_subcubes(6, 4, 5, rep.replication_seed(9, replication))
         rows = subcube_estimates(
             subcube_order_means(table[subcube_mask_ids(blocks)]),
             confidence=rep.NOMINAL,
