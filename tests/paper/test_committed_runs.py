@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from experiment_1.errors import PipelineError
-from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob, committed_runs
+from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob, committed_runs, is_committed
 from paper.make_tables import wall_time_table
 from paper.render_markdown import render_markdown
 
@@ -66,3 +66,19 @@ def test_the_manifest_lists_exactly_the_committed_results() -> None:
     assert not unlisted, f"committed results missing from {MANIFEST}: {unlisted}"
     untracked = sorted(run for run in runs if not any(path == run or path.startswith(run + "/") for path in tracked))
     assert not untracked, f"{MANIFEST} lists runs that are not committed: {untracked}"
+
+
+def test_every_committed_results_file_is_in_the_manifest() -> None:
+    """A results folder committed without its manifest line never reaches tables.md or the paper, silently: every
+    tracked file under a results folder (``experiment_*/results*/``, ``paper/results*/``) must be covered by a line of
+    paper/committed_runs.txt."""
+    listed = subprocess.run(
+        ["git", "ls-files", "experiment_*/results*/*", "paper/results*/*"], cwd=REPO, capture_output=True, text=True
+    )
+    if listed.returncode != 0:
+        pytest.skip(f"not a git checkout: {listed.stderr.strip()}")
+    files = [REPO / line for line in listed.stdout.splitlines()]
+    assert len(files) > 100  # the committed runs are there to check
+    runs = committed_runs(REPO)
+    unlisted = sorted({str(path.relative_to(REPO).parent) for path in files if not is_committed(path, REPO, runs)})
+    assert not unlisted, f"add these results folders to {MANIFEST}: {unlisted}"
