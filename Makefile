@@ -201,7 +201,8 @@ LITE0_SPECTRUM := experiment_2/results_efficientnet_lite0_sample/summary.json
 OFFLINE_THREADS ?= 1
 offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
-offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth
+offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth \
+	offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws
 	$(BIN)/python -m paper.make_tables
 
 # EfficientNet-Lite0, Experiments 1, 2 and 3 from one all-mask pass over the 250 test-shard images and the λ sweep
