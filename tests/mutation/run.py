@@ -52,7 +52,7 @@ SP = "experiment_1/mobius/spectrum.py"
 SQ = "experiment_1/mobius/sparsity.py"
 
 MUTATIONS: list[Mutation] = [
-    # ---- the audit's 19 (../shared/review/tests.md), on the new layout
+    # ---- the 19 planted bugs of an early test audit, on the new layout
     m(
         "M1",
         "butterfly sign flipped (zeta and Möbius swap)",
