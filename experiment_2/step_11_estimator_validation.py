@@ -65,13 +65,19 @@ from experiment_2.validation.report import error_by_budget, report_markdown, wri
 from experiment_2.validation.tables import class_slice, coefficient_agreement, committed_energies
 
 STEP = "experiment_2.step_11_estimator_validation"
-QUESTION = (
-    "Are the exact low-order tables of the family pass equal to the dense butterfly and to the committed exhaustive "
-    "energies, and do the random sub-cube and Walsh random-mask estimators cover the exact value of exhaustive tables "
-    "at their nominal 95 % without bias?"
-)
+ESTIMATOR_NAMES = {"subcubes": "random sub-cube", "walsh": "Walsh random-mask"}
 ULP32 = 2.0**-24  # float32 unit round-off
 ROUND_OFF_ULPS = 8  # logits of two engines that batch the same convolutions differently: a few float32 ulps apart
+
+
+def question(budget_list: list[dict[str, Any]]) -> str:
+    """The step's question, naming the estimators the run has budgets for (a sub-cube-only run names no Walsh)."""
+    present = " and ".join(ESTIMATOR_NAMES[name] for name in dict.fromkeys(b["estimator"] for b in budget_list))
+    return (
+        "Are the exact low-order tables of the family pass equal to the dense butterfly and to the committed exhaustive "
+        f"energies, and do the {present} estimators cover the exact value of exhaustive tables at their nominal 95 % "
+        "without bias?"
+    )
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -286,7 +292,7 @@ def build_summary(
     with_interval = sum(entry["budgets_with_interval"] > 0 for entry in verdicts)
     return {
         "experiment": "experiment_2_estimator_validation",
-        "question": QUESTION,
+        "question": question(budgets(args)),
         "num_images": committed["num_images"],
         "num_valid": committed["num_valid"],
         "num_skipped_corrupt": committed["num_skipped_corrupt"],

@@ -293,8 +293,9 @@ def test_a_table_reads_the_images_of_its_own_sample_list(
 def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
     tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), and the
-    error-by-budget figure draws one column per network, the sub-cubes', not an empty Walsh panel."""
+    """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), the question
+    names them alone, and the error-by-budget figure draws one column per network, the sub-cubes', not an empty Walsh
+    panel."""
     committed = tmp_path / "per_image.npz"
     committed.write_bytes(b"")
     flags = evaluation_flags(
@@ -321,6 +322,11 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
         budget["estimator"]
         for budget in step_11_estimator_validation.budgets(step_11_estimator_validation.parse(flags))
     } == {"subcubes", "walsh"}
+    assert "do the random sub-cube estimators cover" in step_11_estimator_validation.question(budgets)
+    both = step_11_estimator_validation.budgets(step_11_estimator_validation.parse(flags))
+    assert "do the random sub-cube and Walsh random-mask estimators cover" in step_11_estimator_validation.question(
+        both
+    )
     grids = []
 
     def recording_grid(rows: int, columns: int, **kwargs: object) -> object:
