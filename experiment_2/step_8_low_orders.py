@@ -324,9 +324,9 @@ def build_summary(
                     f"95 % intervals over draws ({SUBCUBE_INTERVAL}) for the orders with C(u, j) ≥ {SUBCUBE_MIN_COEFFICIENTS} "
                     f"coefficients per draw; the others without one ({SUBCUBE_NO_INTERVAL}); step 11 validates the "
                     f"intervals at {SUBCUBE_VALIDATED_DRAWS} draws or more"
-                    + ("" if draws.shape[0] >= SUBCUBE_VALIDATED_DRAWS else f", this run has {draws.shape[0]}")
+                    + ("" if subcubes["design"]["draws_validated"] else f", this run has {draws.shape[0]}")
                 ]
-                if draws is not None
+                if subcubes is not None
                 else []
             ),
         ],

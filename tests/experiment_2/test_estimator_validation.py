@@ -253,6 +253,14 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
         step_11_estimator_validation.main([*flags, "--replications", "41"])
 
 
+def parse_only_flags(shards: Path, sample_index: Path, tmp_path: Path, *extra: str) -> list[str]:
+    """Step 11's flags for a test that only parses them: an empty file stands in for --committed (parse checks that
+    it exists, nothing reads it)."""
+    committed = tmp_path / "per_image.npz"
+    committed.write_bytes(b"")
+    return evaluation_flags(shards, sample_index, tmp_path / "out", "--committed", str(committed), *extra)
+
+
 def test_a_table_reads_the_images_of_its_own_sample_list(
     tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path
 ) -> None:
@@ -263,20 +271,16 @@ def test_a_table_reads_the_images_of_its_own_sample_list(
     listing = read_json(tiny_sample_index)
     own = tmp_path / "sample_index_later.json"
     atomic_write_json(own, {**listing, "samples": listing["samples"][1:]})
-    committed = tmp_path / "per_image.npz"
-    committed.write_bytes(b"")
     args = step_11_estimator_validation.parse(
-        evaluation_flags(
+        parse_only_flags(
             tiny_shards,
             tiny_sample_index,
-            tmp_path / "out",
-            "--committed",
-            str(committed),
+            tmp_path,
             "--table",
             f"resnet18:random:32:2:{own}",
             "--table",
             "resnet18:random:32:2",
-        )  # fmt: skip
+        )
     )
     held_out, first = args.table
     assert (held_out.label, first.label) == ("resnet18_random_32px_later", "resnet18_random_32px")
@@ -296,17 +300,7 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
     """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), the question
     names them alone, and the error-by-budget figure draws one column per network, the sub-cubes', not an empty Walsh
     panel."""
-    committed = tmp_path / "per_image.npz"
-    committed.write_bytes(b"")
-    flags = evaluation_flags(
-        tiny_shards,
-        tiny_sample_index,
-        tmp_path / "out",
-        "--committed",
-        str(committed),
-        "--table",
-        "resnet18:random:32:2",
-    )
+    flags = parse_only_flags(tiny_shards, tiny_sample_index, tmp_path, "--table", "resnet18:random:32:2")
     args = step_11_estimator_validation.parse(
         [*flags, "--subcube-sizes", "4", "6", "--subcube-draws", "30", "120", "--walsh-samples"]
     )
@@ -318,12 +312,9 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
         "u=6×120",
     ]
     assert [budget["forwards"] for budget in budgets] == [30 * 16, 120 * 16, 30 * 64, 120 * 64]
-    assert {
-        budget["estimator"]
-        for budget in step_11_estimator_validation.budgets(step_11_estimator_validation.parse(flags))
-    } == {"subcubes", "walsh"}
-    assert "do the random sub-cube estimators cover" in step_11_estimator_validation.question(budgets)
     both = step_11_estimator_validation.budgets(step_11_estimator_validation.parse(flags))
+    assert {budget["estimator"] for budget in both} == {"subcubes", "walsh"}
+    assert "do the random sub-cube estimators cover" in step_11_estimator_validation.question(budgets)
     assert "do the random sub-cube and Walsh random-mask estimators cover" in step_11_estimator_validation.question(
         both
     )
