@@ -136,7 +136,7 @@ summaries: $(BIN)/.installed
 reports: $(BIN)/.installed
 	for lite in lite0 lite1 lite2; do \
 		$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_$${lite}_sample/summary.json || exit 1; done
-	$(BIN)/python -m experiment_2.step_10_null_compare --summary $(LITE0_SPECTRUM) --seeds-dir $(NULL_DIR)
+	$(BIN)/python -m experiment_2.step_14_null_compare --summary $(LITE0_SPECTRUM) --seeds-dir $(NULL_DIR)
 	$(BIN)/python -m experiment_2.step_2_plot --summary $(LITE0_SPECTRUM) --null-seeds $(NULL_DIR)/summary.json
 	for lite in lite1 lite2; do \
 		$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_$${lite}_sample/summary.json && \
@@ -220,15 +220,15 @@ offline-results-lite0: $(BIN)/.installed
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_sample/summary.json
 
 # Experiment 2's random-init null over networks: NULL_SEEDS initialisation seeds of EfficientNet-Lite0 in one process
-# (experiment_2.step_9_null_seeds), each with batch-norm statistics re-estimated on the NULL_CALIBRATION test images
+# (experiment_2.step_13_null_seeds), each with batch-norm statistics re-estimated on the NULL_CALIBRATION test images
 # after the evaluated ones and evaluated on the first NULL_IMAGES; then the trained network ranked among them
-# (experiment_2.step_10_null_compare) and Experiment 2's REPORT re-rendered with it. 44 seeds: the one-sided rank
+# (experiment_2.step_14_null_compare) and Experiment 2's REPORT re-rendered with it. 44 seeds: the one-sided rank
 # test's smallest p, 1/(n + 1), must clear α = 0.05 after Holm over 2 statistics (n ≥ 39), with a few seeds to spare
 # for the input rule; about 20 min on one core. Resumes seed by seed.
 offline-results-null-seeds: $(BIN)/.installed
-	$(BIN)/python -m experiment_2.step_9_null_seeds --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --weights random \
+	$(BIN)/python -m experiment_2.step_13_null_seeds --sample-index $(SAMPLE_INDEX) $(OFFLINE_FLAGS) --weights random \
 		--calibrate-batchnorm $(NULL_CALIBRATION) --limit $(NULL_IMAGES) --seeds $(NULL_SEEDS) --output-dir $(NULL_DIR)
-	$(BIN)/python -m experiment_2.step_10_null_compare --summary $(LITE0_SPECTRUM) --seeds-dir $(NULL_DIR)
+	$(BIN)/python -m experiment_2.step_14_null_compare --summary $(LITE0_SPECTRUM) --seeds-dir $(NULL_DIR)
 	$(BIN)/python -m experiment_2.step_2_plot --summary $(LITE0_SPECTRUM) --null-seeds $(NULL_DIR)/summary.json
 
 # Experiment 3C: the small-λ limit in float64 on 6 test images, random-init ResNet-18 (224 px) and pretrained

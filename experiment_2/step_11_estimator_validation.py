@@ -17,7 +17,7 @@ Walsh designs of --walsh-samples units (the defaults are the budgets step 8 runs
 a few hundred masks or fewer, or a handful of sub-cubes, the intervals under-cover, which an earlier run of this step
 showed). The vector projection of the tables keeps a fixed seeded set of --classes
 classes. Coverage, bias in units of the estimator's SE and relative RMSE per cell; the verdict per (table,
-statistic) by the rule of experiment_2/validation/replications.py, stored in summary.json.
+statistic) by the rule of experiment_2/past_exhaustive/validation/replications.py, stored in summary.json.
 
 Inputs:  the evaluation flags (the committed run's network, images and data), --committed (its per_image.npz), one
          --table ARCH:WEIGHTS:RESOLUTION:IMAGES[:SAMPLE_LIST] per exhaustive validation network (SAMPLE_LIST: images
@@ -57,12 +57,12 @@ from experiment_1.run import (
     valid_images,
     write_timing,
 )
-from experiment_2.sampling.walsh import RHOS
-from experiment_2.validation import calibration, resume
-from experiment_2.validation import replications as rep
-from experiment_2.validation.passes import BASES, TableSpec, evaluate_committed, evaluate_table
-from experiment_2.validation.report import error_by_budget, report_markdown, write_figure
-from experiment_2.validation.tables import class_slice, coefficient_agreement, committed_energies
+from experiment_2.past_exhaustive.sampling.walsh import RHOS
+from experiment_2.past_exhaustive.validation import calibration, resume
+from experiment_2.past_exhaustive.validation import replications as rep
+from experiment_2.past_exhaustive.validation.passes import BASES, TableSpec, evaluate_committed, evaluate_table
+from experiment_2.past_exhaustive.validation.report import error_by_budget, report_markdown, write_figure
+from experiment_2.past_exhaustive.validation.tables import class_slice, coefficient_agreement, committed_energies
 
 STEP = "experiment_2.step_11_estimator_validation"
 ESTIMATOR_NAMES = {"subcubes": "random sub-cube", "walsh": "Walsh random-mask"}
@@ -228,7 +228,7 @@ def validation(
     """All cells, the verdict of every (table, statistic), and the seconds the tables' replications took (summed over
     the tables, each timed in the process that replicated it, stored tables included). The tables are independent
     and seeded by their coordinates, so ``--workers`` processes give the same cells as one; each table's cells are
-    kept in ``store`` (:func:`experiment_2.validation.resume.replicate_or_resume`)."""
+    kept in ``store`` (:func:`experiment_2.past_exhaustive.validation.resume.replicate_or_resume`)."""
     budget_list = budgets(args)
     jobs, places = [], []
     for network_number, (spec, arrays) in enumerate(tables):

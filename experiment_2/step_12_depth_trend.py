@@ -5,7 +5,7 @@ exact order-j Möbius energy at the all-off corner fall relative to the variance
 the low-degree Walsh share (W_1 + W_2 + W_3) / Var h fall? Each change is decided by the paired bootstrap CI over the
 images both runs evaluated of the mean change (of log10 E_j / Var h; of the share itself, whose estimate may be ≤ 0),
 widened to cover every image's own interval of the change (from the two runs' per-image 95 % intervals: Var h's, the
-share's), since one seeded design serves every image of a run and its sampling error is shared by them (experiment_2/low_orders_verdicts.py,
+share's), since one seeded design serves every image of a run and its sampling error is shared by them (experiment_2/past_exhaustive/verdicts.py,
 depth_change_verdict); where the CI straddles 0 it cannot tell. A share change is saturated where either run's own
 low-degree-share verdict is (estimates at or beyond a bound of the share). Reads only the runs' summary.json (their
 per-image ratios and verdicts), evaluates nothing.
@@ -30,8 +30,8 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json
 from experiment_1.report import SATURATED, bootstrap_mean_ci_rows, format_number, markdown_table, verdict_lines
 from experiment_1.run import run_config
-from experiment_2.low_orders import PROJECTIONS
-from experiment_2.low_orders_verdicts import NULL_NOTE, depth_change_verdict
+from experiment_2.past_exhaustive.low_orders import PROJECTIONS
+from experiment_2.past_exhaustive.verdicts import NULL_NOTE, depth_change_verdict
 
 STEP = "experiment_2.step_12_depth_trend"
 PRODUCER = "experiment_2_low_orders"

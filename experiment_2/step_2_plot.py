@@ -5,7 +5,7 @@ Question: how is the Möbius energy of the logits distributed across interaction
 Inputs:  --summary (experiment_2.step_1_evaluate's summary.json; timing.json beside it if present),
          optionally --compare-summary: the same step run with --weights random (the random-init null;
          the committed one adds --calibrate-batchnorm, see experiment_2/README.md); or --null-seeds: the random-init
-         null over networks (experiment_2.step_10_null_compare's summary.json), whose verdicts and table the REPORT
+         null over networks (experiment_2.step_14_null_compare's summary.json), whose verdicts and table the REPORT
          shows and whose networks' spectrum the figures overlay.
 Outputs: spectrum.png/.pdf, kappa_histogram.png/.pdf and REPORT.md in the summary's folder; with a null,
          null_comparison.json beside them (the run-against-null verdicts of
@@ -381,7 +381,7 @@ def report_markdown(
         else " and random-init networks of the same architecture over many initialisation seeds, batch-norm statistics "
         "re-estimated on images disjoint from the evaluated ones (experiment_2/README.md, The random-init null over networks)."
         if nulls is not None
-        else "; run experiment_2.step_9_null_seeds and step_10_null_compare and pass `--null-seeds` for the random-init null."
+        else "; run experiment_2.step_13_null_seeds and step_14_null_compare and pass `--null-seeds` for the random-init null."
     )
     return ReportDocument(
         title="Experiment 2 — the interaction-order spectrum",
@@ -419,7 +419,7 @@ def main(argv: list[str] | None = None) -> None:
         "--null-seeds",
         type=Path,
         default=None,
-        help="summary.json of experiment_2.step_10_null_compare for this run, the random-init null over networks (optional)",
+        help="summary.json of experiment_2.step_14_null_compare for this run, the random-init null over networks (optional)",
     )
     args = parser.parse_args(argv)
     if args.compare_summary and args.null_seeds:
@@ -451,11 +451,11 @@ def main(argv: list[str] | None = None) -> None:
         )
     nulls = None
     if args.null_seeds is not None:
-        between = read_json(args.null_seeds, fix="rerun `python -m experiment_2.step_10_null_compare`")
-        check_verdicts(between, args.null_seeds, fix="rerun `python -m experiment_2.step_10_null_compare`")
+        between = read_json(args.null_seeds, fix="rerun `python -m experiment_2.step_14_null_compare`")
+        check_verdicts(between, args.null_seeds, fix="rerun `python -m experiment_2.step_14_null_compare`")
         if between.get("config", {}).get("trained_run_id") != summary["config"]["run_id"]:
             raise PipelineError(
-                f"{args.null_seeds}: ranks another run than {args.summary}; rerun experiment_2.step_10_null_compare "
+                f"{args.null_seeds}: ranks another run than {args.summary}; rerun experiment_2.step_14_null_compare "
                 f"--summary {args.summary}"
             )
         comparison, nulls = between["verdicts"], (between, args.null_seeds)

@@ -8,14 +8,14 @@ tree (experiment_1/network/engines.py, evaluate_family_tree), and the Möbius tr
 order energies E_1 … E_k, the per-coefficient means ē_j = E_j / C(L, j), the largest single blocks, pairs and
 triples, and only ratios that are observable here: E_j / ‖h(full) − h(∅)‖² (exact) and E_j / Var h, Var h the
 variance of h over a uniformly random mask, estimated from --random-masks masks (unbiased sample variance).
-Sampled, with intervals (experiment_2/sampling, experiment_2/low_orders_sampled.py): the Walsh summaries from a seeded
+Sampled, with intervals (experiment_2/past_exhaustive/sampling, experiment_2/past_exhaustive/sampled.py): the Walsh summaries from a seeded
 design built on those masks (each base mask with a one-block flip and one ρ-correlated copy per ρ: variance,
 influence, κ_W, κ_W / L, noise stability, W_1 … W_3, the low-degree share); the order-≤k surrogate's R² on the design's
 masks by mask size; with --subcube-size u, ē_j for j ≤ u from --subcubes random u-block sub-cubes, each the tree pass
-over a held-off view of the network (experiment_1.network.held_off_view). Verdicts (experiment_2/low_orders_verdicts.py)
+over a held-off view of the network (experiment_1.network.held_off_view). Verdicts (experiment_2/past_exhaustive/verdicts.py)
 say what these decide; the spectrum p_j, C≤k, κ and the peak order need every order's energy (all 2^L coefficients)
 and are listed as out of reach. Before the first batch the step's cost estimate counts every pass (families, random
-masks, sub-cubes; experiment_2/low_orders_cost.py); --dry-run prints it and stops, --budget refuses a run over a
+masks, sub-cubes; experiment_2/past_exhaustive/cost.py); --dry-run prints it and stops, --budget refuses a run over a
 number of masks per image.
 
 Inputs:  --sample-index, shards in --data-dir, --arch/--weights (resnet101, resnet152 …), --resolution.
@@ -53,7 +53,8 @@ from experiment_1.run import (
     valid_images,
     write_results,
 )
-from experiment_2.low_orders import (
+from experiment_2.past_exhaustive.cost import describe_cost, step_cost
+from experiment_2.past_exhaustive.low_orders import (
     PROJECTIONS,
     Surrogate,
     corner_reductions,
@@ -64,23 +65,24 @@ from experiment_2.low_orders import (
     random_pass_ids,
     reported_sizes,
 )
-from experiment_2.low_orders_cost import describe_cost, step_cost
-from experiment_2.low_orders_sampled import over_images, subcube_per_image, subcube_reductions, walsh_per_image
-from experiment_2.low_orders_verdicts import low_degree_share_verdict, out_of_reach, surrogate_verdict
-from experiment_2.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
-from experiment_2.sampling.subcubes import MIN_COEFFICIENTS as SUBCUBE_MIN_COEFFICIENTS
-from experiment_2.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
-from experiment_2.sampling.subcubes import VALIDATED_DRAWS as SUBCUBE_VALIDATED_DRAWS
-from experiment_2.sampling.subcubes import draw_subcubes
-from experiment_2.sampling.walsh import INTERVALS as WALSH_INTERVALS
-from experiment_2.sampling.walsh import estimate_names, walsh_design
+from experiment_2.past_exhaustive.sampled import over_images, subcube_per_image, subcube_reductions, walsh_per_image
+from experiment_2.past_exhaustive.sampling.subcubes import INTERVAL as SUBCUBE_INTERVAL
+from experiment_2.past_exhaustive.sampling.subcubes import MIN_COEFFICIENTS as SUBCUBE_MIN_COEFFICIENTS
+from experiment_2.past_exhaustive.sampling.subcubes import NO_INTERVAL as SUBCUBE_NO_INTERVAL
+from experiment_2.past_exhaustive.sampling.subcubes import VALIDATED_DRAWS as SUBCUBE_VALIDATED_DRAWS
+from experiment_2.past_exhaustive.sampling.subcubes import draw_subcubes
+from experiment_2.past_exhaustive.sampling.walsh import INTERVALS as WALSH_INTERVALS
+from experiment_2.past_exhaustive.sampling.walsh import estimate_names, walsh_design
+from experiment_2.past_exhaustive.verdicts import low_degree_share_verdict, out_of_reach, surrogate_verdict
 
 STEP = "experiment_2.step_8_low_orders"
 BASES = ("off", "on")
 LARGEST = 5  # sets listed per order
 EXHAUSTIVE_LIMIT = 16  # the depth up to which the exhaustive step 1 gives p_k, C≤3, κ and the peak order
 SIZE_LEAST = 10  # a mask size's surrogate R² is reported when the design holds at least this many masks of it
-MIN_SUBCUBES = 3  # the bootstrap-t interval over draws needs at least 3 (experiment_2.sampling.subcubes)
+MIN_SUBCUBES = (
+    3  # the bootstrap-t interval over draws needs at least 3 (experiment_2.past_exhaustive.sampling.subcubes)
+)
 SUBCUBE_SEED_OFFSET = 1  # the sub-cubes are drawn with --seed + 1, the Walsh design with --seed: independent draws
 QUESTION = (
     "What are the exact low-order Möbius coefficients of the logits at the all-off network and about the full network "

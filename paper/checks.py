@@ -88,7 +88,7 @@ def figure_has_its_run(figure: Path) -> bool:
 PRODUCERS = {
     1: "experiment_1.step_3_evaluate",
     2: "experiment_2.step_1_evaluate",
-    "2N": "experiment_2.step_10_null_compare",
+    "2N": "experiment_2.step_14_null_compare",
     "3A/3B": "experiment_2.step_3_lambda_sweep",
     3: "experiment_3.step_1_evaluate",
     "3C": "experiment_2.step_5_limit_report",

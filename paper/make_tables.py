@@ -261,7 +261,7 @@ def experiment_2_walsh_table(root: Path) -> list[Block]:
 
 
 def experiment_2_null_table(root: Path) -> list[Block]:
-    """The trained network against the random-init networks (experiment_2.step_10_null_compare), one table per run."""
+    """The trained network against the random-init networks (experiment_2.step_14_null_compare), one table per run."""
     blocks: list[Block] = []
     for path in committed_glob(root, record_of("2N").summaries):
         summary = checked_json(path)

@@ -1,11 +1,11 @@
-"""The bootstrap-t intervals of experiment_2.sampling.bootstrap computed one resample at a time: the brute-force
+"""The bootstrap-t intervals of experiment_2.past_exhaustive.sampling.bootstrap computed one resample at a time: the brute-force
 references for that module and the Walsh intervals built on it."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from experiment_2.sampling.bootstrap import ROUND_OFF_SPREAD, resample_counts
+from experiment_2.past_exhaustive.sampling.bootstrap import ROUND_OFF_SPREAD, resample_counts
 
 
 def bootstrap_t_by_loop(values: np.ndarray, counts: np.ndarray, tail: float, centre: float) -> tuple[float, float, int]:

@@ -1,4 +1,4 @@
-"""Tables for the tests of :mod:`experiment_2.sampling`: a small residual game (a network's mask table in miniature:
+"""Tables for the tests of :mod:`experiment_2.past_exhaustive.sampling`: a small residual game (a network's mask table in miniature:
 dense, with a large mean and most of its Walsh weight at low degree, like the measured networks) and the Möbius and
 Walsh coefficients by their definitions (no butterfly)."""
 

@@ -20,7 +20,7 @@ The rules, fixed before the seeds ran (experiment_2/README.md, The random-init n
 
 The statistics outside the family (:data:`DESCRIBED`) are reported with their rank p, undecided.
 
-The REPORT of the random-init null over networks (experiment_2.step_10_null_compare), and the table of it that
+The REPORT of the random-init null over networks (experiment_2.step_14_null_compare), and the table of it that
 Experiment 2's own REPORT shows — from the between-network summary only.
 """
 
@@ -327,7 +327,7 @@ def check_seed_runs(seeds: list[tuple[dict[str, Any], dict[str, np.ndarray]]], p
     """Refuse seed runs that are not one null design: batch-norm statistics from images they evaluate, other images
     than the first seed's, or two runs of one seed."""
     if not seeds:
-        raise PipelineError("--seeds-dir: no seed_*/summary.json found; run experiment_2.step_9_null_seeds first")
+        raise PipelineError("--seeds-dir: no seed_*/summary.json found; run experiment_2.step_13_null_seeds first")
     first = np.asarray(seeds[0][1]["index"])
     seen: set[int] = set()
     for (summary, arrays), path in zip(seeds, paths):
@@ -335,7 +335,7 @@ def check_seed_runs(seeds: list[tuple[dict[str, Any], dict[str, np.ndarray]]], p
         if not calibration_disjoint(summary["config"], indices.tolist()):
             raise PipelineError(
                 f"{path}: its batch-norm statistics were not estimated on images disjoint from the evaluated ones; rerun it "
-                "with experiment_2.step_9_null_seeds (--calibrate-batchnorm N takes the N images after the evaluated ones)"
+                "with experiment_2.step_13_null_seeds (--calibrate-batchnorm N takes the N images after the evaluated ones)"
             )
         if not np.array_equal(indices, first):
             raise PipelineError(f"{path}: evaluated other images than {paths[0]}; run every seed with the same --limit")

@@ -225,21 +225,21 @@ def test_lambda_sweep_end_to_end_resume_and_report(
 def test_null_over_seeds_calibrates_on_other_images_and_is_ranked_between_networks(
     tiny_shards: Path, tmp_path: Path
 ) -> None:
-    from experiment_2 import step_9_null_seeds, step_10_null_compare
+    from experiment_2 import step_13_null_seeds, step_14_null_compare
 
     sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json", count=5)
     trained_dir, seeds_dir = tmp_path / "results", tmp_path / "results_null_seeds"
     step_1_evaluate.main(common_flags(tiny_shards, sample_index, trained_dir, limit=3))
     flags = common_flags(tiny_shards, sample_index, seeds_dir, limit=2)  # its --seed is replaced by --seeds
     with pytest.raises(PipelineError, match="--calibrate-batchnorm N"):
-        step_9_null_seeds.main([*flags, "--seeds", "1", "2"])
+        step_13_null_seeds.main([*flags, "--seeds", "1", "2"])
     with pytest.raises(PipelineError, match="needs 4 images after the 2 evaluated ones"):
-        step_9_null_seeds.main([*flags, "--seeds", "1", "1", "--calibrate-batchnorm", "4"])
-    step_9_null_seeds.main([*flags, "--seeds", "1", "2", "--calibrate-batchnorm", "3"])
+        step_13_null_seeds.main([*flags, "--seeds", "1", "1", "--calibrate-batchnorm", "4"])
+    step_13_null_seeds.main([*flags, "--seeds", "1", "2", "--calibrate-batchnorm", "3"])
     for seed in (1, 2):
         config = read_json(seeds_dir / f"seed_{seed:03d}" / "summary.json")["config"]
         assert config["seed"] == seed and config["batchnorm_calibration"]["positions"] == [2, 5]  # after the evaluated
-    step_10_null_compare.main(["--summary", str(trained_dir / "summary.json"), "--seeds-dir", str(seeds_dir)])
+    step_14_null_compare.main(["--summary", str(trained_dir / "summary.json"), "--seeds-dir", str(seeds_dir)])
     between = read_json(seeds_dir / "summary.json")
     assert between["num_seeds"] == 2 and between["config"]["image_positions"] == [0, 1]
     tested = [entry for entry in between["verdicts"] if entry["id"].startswith("null_networks.")]

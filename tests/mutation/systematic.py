@@ -128,41 +128,43 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_1/network/test_mask_family.py",
         "tests/experiment_1/mobius/test_family_edges.py",
     ),
-    "experiment_2/low_orders_verdicts.py": (
-        "tests/experiment_2/test_low_orders_verdicts.py",
-        "tests/experiment_2/test_low_orders_sampled.py",
-        "tests/experiment_2/test_low_orders_verdict_entries.py",
+    "experiment_2/past_exhaustive/verdicts.py": (
+        "tests/experiment_2/past_exhaustive/test_low_orders_verdicts.py",
+        "tests/experiment_2/past_exhaustive/test_low_orders_sampled.py",
+        "tests/experiment_2/past_exhaustive/test_low_orders_verdict_entries.py",
     ),
-    "experiment_2/sampling/walsh.py": (
+    "experiment_2/past_exhaustive/sampling/walsh.py": (
         # the exact summaries, the Krawtchouk identity, the estimates and their intervals by hand; not the thousands of
         # seeded designs of test_sampling_walsh_replications.py (minutes a run, so hours over the mutants)
-        "tests/experiment_2/test_sampling_walsh.py",
-        "tests/experiment_2/test_walsh_exactness.py",
-        "tests/experiment_2/test_walsh_entries.py",
-        "tests/experiment_2/test_walsh_helpers.py",
+        "tests/experiment_2/past_exhaustive/test_sampling_walsh.py",
+        "tests/experiment_2/past_exhaustive/test_walsh_exactness.py",
+        "tests/experiment_2/past_exhaustive/test_walsh_entries.py",
+        "tests/experiment_2/past_exhaustive/test_walsh_helpers.py",
     ),
-    "experiment_2/sampling/bootstrap.py": (
-        "tests/experiment_2/test_sampling_bootstrap.py",
-        "tests/experiment_2/test_sampling_walsh.py",
+    "experiment_2/past_exhaustive/sampling/bootstrap.py": (
+        "tests/experiment_2/past_exhaustive/test_sampling_bootstrap.py",
+        "tests/experiment_2/past_exhaustive/test_sampling_walsh.py",
     ),
-    "experiment_2/sampling/u_statistics.py": (
-        "tests/experiment_2/test_sampling_u_statistics.py",
-        "tests/experiment_2/test_walsh_exactness.py",
-        "tests/experiment_2/test_sampling_walsh.py",
+    "experiment_2/past_exhaustive/sampling/u_statistics.py": (
+        "tests/experiment_2/past_exhaustive/test_sampling_u_statistics.py",
+        "tests/experiment_2/past_exhaustive/test_walsh_exactness.py",
+        "tests/experiment_2/past_exhaustive/test_sampling_walsh.py",
     ),
-    "experiment_2/validation/replications.py": (
+    "experiment_2/past_exhaustive/validation/replications.py": (
         # the rule, the cell statistics and the replications on planted and real estimators; not the step's end-to-end
         # run (19 s): test_validation_entries.py checks replicate_table and the replications against the estimators
-        "tests/experiment_2/test_estimator_validation.py::test_verdict_rule_decides_planted_estimators",
-        "tests/experiment_2/test_estimator_validation.py::test_an_interval_that_only_covers_too_much_is_conservative",
-        "tests/experiment_2/test_estimator_validation.py::test_a_cell_without_an_interval_is_judged_on_its_bias",
-        "tests/experiment_2/test_estimator_validation.py::test_the_estimate_half_width_correlation_is_by_rank",
-        "tests/experiment_2/test_estimator_validation.py::test_a_real_estimator_against_a_wrong_exact_value_is_not_validated",
-        "tests/experiment_2/test_estimator_validation.py::test_the_failing_cells_are_counted_by_how_they_fail",
-        "tests/experiment_2/test_validation_entries.py",
-        "tests/experiment_2/test_validation_resume.py",
+        "tests/experiment_2/past_exhaustive/test_estimator_validation.py::test_verdict_rule_decides_planted_estimators",
+        "tests/experiment_2/past_exhaustive/test_estimator_validation.py::test_an_interval_that_only_covers_too_much_is_conservative",
+        "tests/experiment_2/past_exhaustive/test_estimator_validation.py::test_a_cell_without_an_interval_is_judged_on_its_bias",
+        "tests/experiment_2/past_exhaustive/test_estimator_validation.py::test_the_estimate_half_width_correlation_is_by_rank",
+        "tests/experiment_2/past_exhaustive/test_estimator_validation.py::test_a_real_estimator_against_a_wrong_exact_value_is_not_validated",
+        "tests/experiment_2/past_exhaustive/test_estimator_validation.py::test_the_failing_cells_are_counted_by_how_they_fail",
+        "tests/experiment_2/past_exhaustive/test_validation_entries.py",
+        "tests/experiment_2/past_exhaustive/test_validation_resume.py",
     ),
-    "experiment_2/validation/calibration.py": ("tests/experiment_2/test_validation_calibration.py",),
+    "experiment_2/past_exhaustive/validation/calibration.py": (
+        "tests/experiment_2/past_exhaustive/test_validation_calibration.py",
+    ),
     "experiment_2/spectrum/null_networks.py": (
         "tests/experiment_2/test_null_networks.py",
         "tests/experiment_2/test_null_networks_entries.py",
