@@ -31,7 +31,8 @@ from pathlib import Path
 from experiment_1 import step_2_sample, step_3_evaluate, step_4_plot
 from experiment_1.data.shards import default_data_dir
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.network.gating import checkpoints_dir, load_torchvision_state_dict, parse_weights, torch_hub_cache
+from experiment_1.network.choices import parse_weights
+from experiment_1.network.gating import checkpoints_dir, load_torchvision_state_dict, torch_hub_cache
 from experiment_1.paths import REPO_ROOT
 from experiment_1.run import run_config
 

@@ -14,7 +14,7 @@ from typing import Any
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
-    "DEFAULT_BETA": "gating",
+    "DEFAULT_BETA": "choices",
     "evaluate_all_masks": "engines",
     "evaluate_mask_family": "engines",
     "family_gmac": "engines",
@@ -30,7 +30,7 @@ _EXPORTS: dict[str, str] = {
     "Preprocess": "gating",
     "ResidualStack": "gating",
     "torchvision_resnet": "registry",
-    "Weights": "gating",
+    "Weights": "choices",
     "load_weights_into": "gating",
 }
 _SUBMODULES: tuple[str, ...] = ()

@@ -72,20 +72,18 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
+from experiment_1.network.choices import PRETRAINED, Weights, parse_weights
 from experiment_1.network.gating import (
     MEMORY_FORMATS,
-    PRETRAINED,
     Factory,
     Preprocess,
     Residual,
     ResidualNetwork,
     ResidualStack,
-    Weights,
     gate,
     load_state_dict_file,
     load_torchvision_state_dict,
     load_weights_into,
-    parse_weights,
 )
 
 
@@ -420,7 +418,7 @@ def build_gated_stack(
 ) -> ResidualStack:
     """Build the gated stack of ``arch`` in ``eval()`` mode.
 
-    ``weights``: a parsed :class:`~experiment_1.network.gating.Weights` or its text (``pretrained``,
+    ``weights``: a parsed :class:`~experiment_1.network.choices.Weights` or its text (``pretrained``,
     ``random`` — the default initialisation under ``torch.manual_seed(seed)`` —, a state-dict path,
     a named entry such as ``IMAGENET1K_V1``). ``model.weights`` records it with ``pretrained`` made
     concrete. ``memory_format``: a key of :data:`MEMORY_FORMATS` (channels-last: faster on CPU and CUDA).

@@ -26,8 +26,8 @@ from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir,
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
 from experiment_1.network.allocator import tune_allocator
-from experiment_1.network.engines import ENGINES
-from experiment_1.network.gating import DEFAULT_BETA, ResidualStack, describe_swap, parse_weights, smooth_activations
+from experiment_1.network.choices import DEFAULT_BETA, ENGINES, parse_weights
+from experiment_1.network.gating import ResidualStack, describe_swap, smooth_activations
 from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_user_factory, network_sha256
 from experiment_1.run import distributed, run_config
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
