@@ -21,6 +21,7 @@ import pytest
 import torch
 
 import experiment_1.step_3_evaluate as step_3
+import experiment_2.limit.limit_report as limit_report
 import experiment_2.step_5_limit_report as step_5
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
@@ -243,9 +244,9 @@ def test_the_limit_report_refuses_an_arch_that_climbs_out_of_the_results_folder(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     summary = {"config": {"arch": "x/../../../escaped", "seed": 0}}
-    monkeypatch.setattr(step_5, "load_variants", lambda native, smooth: {"native": summary, "smooth": summary})
-    monkeypatch.setattr(step_5, "swap_agreement", lambda native, smooth, seed: {})
-    monkeypatch.setattr(step_5, "summarize", lambda summaries, agreement: summary)
+    monkeypatch.setattr(limit_report, "load_variants", lambda native, smooth: {"native": summary, "smooth": summary})
+    monkeypatch.setattr(limit_report, "swap_agreement", lambda native, smooth, seed: {})
+    monkeypatch.setattr(limit_report, "summarize", lambda summaries, agreement: summary)
     line = expect_one_line(step_5.main, ["--native", "n/summary_all.json", "--smooth", "s/summary_all.json"])
     assert "n/summary_all.json: config.arch 'x/../../../escaped' is not a plain name" in line
     assert not any(tmp_path.rglob("summary_3c.json")) and not (tmp_path.parent / "escaped").exists()
