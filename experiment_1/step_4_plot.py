@@ -12,10 +12,27 @@ Outputs: reconstruction_error.png/.pdf and REPORT.md in the summary's folder. Ev
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_1.reconstruction.plot import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+
+@dataclass(frozen=True)
+class PlotFlags:
+    """The summary the figure and REPORT are drawn from."""
+
+    summary: Path = flag(
+        "summary.json of step_3_evaluate (default: %(default)s)",
+        path="file",
+        fix="run `python -m experiment_1.step_3_evaluate` first",
+        default=Path("experiment_1/results/summary.json"),
+    )
+
+
+COMMAND = Command(__doc__, PlotFlags, "experiment_1.reconstruction.plot:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

@@ -54,7 +54,7 @@ RECORDS = (
             ("FigExpTwoSpectrum", f"{RESULTS}/spectrum.pdf"),
             ("FigExpTwoKappa", f"{RESULTS}/kappa_histogram.pdf"),
         ),
-        single_pass="experiment_2.spectrum.evaluation:EXPERIMENT_2",
+        single_pass="experiment_2.step_1_evaluate:COMMAND",
         rebuild="experiment_2.record:rebuild_spectrum",
     ),
     ExperimentRecord(

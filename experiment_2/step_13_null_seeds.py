@@ -20,10 +20,41 @@ Outputs: <output-dir>/seed_<s>/summary.json, per_image.npz and timing.json per s
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_2.spectrum.null_seeds import main
+from dataclasses import dataclass
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, RunConfig, flag, run_config
+
+
+@dataclass(frozen=True, kw_only=True)
+class NullSeedsConfig(RunConfig):
+    """The evaluation flags (random weights, batch-norm re-estimated) and the seeds, FIRST … LAST."""
+
+    seeds: list[int] = flag(
+        "initialisation seeds FIRST … LAST (inclusive), one network each",
+        type=run_config.seed,
+        nargs=2,
+        metavar=("FIRST", "LAST"),
+    )
+
+    def problems(self) -> list[str]:
+        """Not the null's network, or the seeds in the wrong order."""
+        found = []
+        if str(self.weights) != "random" or self.calibrate_batchnorm is None:
+            found.append(
+                "experiment_2.step_13_null_seeds: the null over seeds is random-init with its batch-norm statistics "
+                "re-estimated; pass --weights random --calibrate-batchnorm N"
+            )
+        first, last = self.seeds
+        if last < first:
+            found.append(f"--seeds {first} {last}: the last seed is below the first; pass FIRST ≤ LAST")
+        return found
+
+
+COMMAND = Command(
+    __doc__, NullSeedsConfig, "experiment_2.spectrum.null_seeds:run", {"output_dir": "experiment_2/results_null_seeds"}
+)
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

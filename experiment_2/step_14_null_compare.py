@@ -15,10 +15,31 @@ Outputs: <seeds-dir>/summary.json (the per-network means, the input rule per see
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_2.spectrum.null_compare import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+
+@dataclass(frozen=True)
+class NullCompareFlags:
+    """The trained run and the seeds' folder."""
+
+    summary: Path = flag(
+        "the trained run's summary.json (step_1_evaluate)",
+        path="file",
+        fix="run `python -m experiment_2.step_1_evaluate` first",
+    )
+    seeds_dir: Path = flag(
+        "experiment_2.step_13_null_seeds' output folder",
+        path="folder",
+        fix="run `python -m experiment_2.step_13_null_seeds` first",
+    )
+
+
+COMMAND = Command(__doc__, NullCompareFlags, "experiment_2.spectrum.null_compare:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

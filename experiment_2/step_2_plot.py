@@ -25,10 +25,41 @@ the method text.
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_2.spectrum.plot import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+
+@dataclass(frozen=True)
+class SpectrumPlotFlags:
+    """The run's summary and at most one random-init null (the two null flags exclude each other)."""
+
+    summary: Path = flag(
+        "summary.json of step_1_evaluate (default: %(default)s)",
+        path="file",
+        fix="run `python -m experiment_2.step_1_evaluate` first",
+        default=Path("experiment_2/results/summary.json"),
+    )
+    compare_summary: Path | None = flag(
+        "summary.json of step_1_evaluate run with --weights random, the random-init null (optional)",
+        path="file",
+        fix="run `python -m experiment_2.step_1_evaluate --weights random` first",
+        exclusive="null",
+        default=None,
+    )
+    null_seeds: Path | None = flag(
+        "summary.json of experiment_2.step_14_null_compare for this run, the random-init null over networks (optional)",
+        path="file",
+        fix="run `python -m experiment_2.step_14_null_compare` first",
+        exclusive="null",
+        default=None,
+    )
+
+
+COMMAND = Command(__doc__, SpectrumPlotFlags, "experiment_2.spectrum.plot:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

@@ -26,10 +26,79 @@ Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CI
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_2.lambda_sweep.sweep import main
+import math
+from dataclasses import dataclass
 
-__all__ = ["main"]
+from experiment_1.errors import PipelineError, run_cli
+from experiment_1.run import UNSCALED, Command, RunConfig, flag
+
+DEFAULT_FIT_COUNT = 3
+DEFAULT_SLOPE_TOLERANCE = 0.25  # an order follows the λ^k law when |slope − k| ≤ this
+
+
+def sweep_lambdas(requested: list[float]) -> list[float]:
+    """The λs to evaluate: the requested ones plus λ = 1, largest first; one-line errors for bad values."""
+    bad = [value for value in requested if not value > 0 or not math.isfinite(value)]
+    if bad:
+        raise PipelineError(f"--lambdas {bad[0]:g}: every λ must be a positive finite number (log λ is fitted)")
+    if len(set(requested)) != len(requested):
+        raise PipelineError(f"--lambdas {' '.join(f'{value:g}' for value in requested)}: contains duplicates")
+    return sorted(set(requested) | {UNSCALED}, reverse=True)
+
+
+def choose_fit_lambdas(evaluated: list[float], requested: list[float] | None) -> list[float]:
+    """The λs of the slope fit: ``requested`` (each must be evaluated), else the smallest three; at least two."""
+    if requested is None:
+        chosen = sorted(evaluated)[:DEFAULT_FIT_COUNT]
+    else:
+        missing = [value for value in requested if value not in evaluated]
+        if missing:
+            raise PipelineError(
+                f"--fit-lambdas {missing[0]:g} is not among the evaluated λs ({' '.join(f'{value:g}' for value in evaluated)}); add it to --lambdas"
+            )
+        chosen = sorted(set(requested))
+    if len(chosen) < 2:
+        raise PipelineError(
+            f"the slope fit needs at least two distinct λs; got {' '.join(f'{value:g}' for value in chosen)} (set --lambdas / --fit-lambdas)"
+        )
+    return sorted(chosen, reverse=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LambdaSweepConfig(RunConfig):
+    """The evaluation flags and the sweep's own."""
+
+    lambdas: list[float] = flag(
+        "residual scales λ to sweep; λ = 1 is always added (default: %(default)s)",
+        type=float,
+        nargs="+",
+        factory=lambda: [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1],
+    )
+    fit_lambdas: list[float] | None = flag(
+        f"λs of the λ^k slope fit, each in --lambdas (default: the {DEFAULT_FIT_COUNT} smallest)",
+        type=float,
+        nargs="+",
+        default=None,
+    )
+    slope_tolerance: float = flag(
+        "an order follows the λ^k law when |slope − k| ≤ this (default: %(default)s)",
+        type=float,
+        default=DEFAULT_SLOPE_TOLERANCE,
+    )
+
+    def problems(self) -> list[str]:
+        """A λ that cannot be fitted, or a fit without two evaluated λs."""
+        try:
+            choose_fit_lambdas(sweep_lambdas(self.lambdas), self.fit_lambdas)
+        except PipelineError as error:
+            return [str(error)]
+        return []
+
+
+COMMAND = Command(
+    __doc__, LambdaSweepConfig, "experiment_2.lambda_sweep.sweep:run", {"output_dir": "experiment_2/results_lambda"}
+)
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

@@ -13,10 +13,27 @@ Outputs: kappa_vs_lambda, spectra_per_lambda, agreement_vs_lambda and lambda_law
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_2.lambda_sweep.plot import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+
+@dataclass(frozen=True)
+class LambdaPlotFlags:
+    """The sweep's summary."""
+
+    summary: Path = flag(
+        "summary_all.json of step_3_lambda_sweep (default: %(default)s)",
+        path="file",
+        fix="run `python -m experiment_2.step_3_lambda_sweep` first",
+        default=Path("experiment_2/results_lambda/summary_all.json"),
+    )
+
+
+COMMAND = Command(__doc__, LambdaPlotFlags, "experiment_2.lambda_sweep.plot:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

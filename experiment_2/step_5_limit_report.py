@@ -17,10 +17,36 @@ Outputs: <output-dir>/summary_3c.json (per variant: limit slopes with CIs, succe
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_2.limit.limit_report import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+
+@dataclass(frozen=True)
+class LimitReportFlags:
+    """The two sweeps and where the report goes."""
+
+    native: Path = flag(
+        "summary_all.json of step_3_lambda_sweep with the network's own activations",
+        path="file",
+        fix="run `python -m experiment_2.step_3_lambda_sweep` first",
+    )
+    smooth: Path = flag(
+        "summary_all.json of the same sweep with --smooth-activations",
+        path="file",
+        fix="run `python -m experiment_2.step_3_lambda_sweep --smooth-activations` first",
+    )
+    output_dir: Path | None = flag(
+        "where summary_3c.json, the figures and REPORT.md go (default: experiment_2/results_3c_<arch>)",
+        path="output",
+        default=None,
+    )
+
+
+COMMAND = Command(__doc__, LimitReportFlags, "experiment_2.limit.limit_report:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

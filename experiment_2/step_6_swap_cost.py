@@ -22,9 +22,12 @@ Outputs: <output-dir>/swap_cost.json (both top-1s and the difference with 95 % C
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
-from experiment_2.limit.swap_cost_pass import main
+from experiment_1.run import Command, RunConfig
 
-__all__ = ["main"]
+COMMAND = Command(
+    __doc__, RunConfig, "experiment_2.limit.swap_cost_pass:run", {"output_dir": "experiment_2/results_3c_swap_cost"}
+)
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

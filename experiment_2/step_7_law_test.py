@@ -26,10 +26,40 @@ Outputs: <output-dir>/summary_3c.json (the native variant's limit block re-score
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_2.limit.law_test import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+REPORT_NAME = (
+    "REPORT_law_test.md"  # not REPORT.md: that is experiment_2.step_4_lambda_plot's in the same (sweep) folder
+)
+
+
+@dataclass(frozen=True)
+class LawTestFlags:
+    """The sweep, where the test goes, and the prediction committed before the run."""
+
+    sweep: Path = flag(
+        "summary_all.json of step_3_lambda_sweep (the network's own activations)",
+        path="file",
+        fix="run `python -m experiment_2.step_3_lambda_sweep` first",
+    )
+    output_dir: Path | None = flag(
+        f"where summary_3c.json and {REPORT_NAME} go (default: the sweep's folder)", path="output", default=None
+    )
+    prediction: Path | None = flag(
+        "the run's prediction file (experiment_2/limit/predictions/), committed before it ran; "
+        "without it: the first held-block test (the README's prediction)",
+        path="file",
+        fix="pass a prediction file of experiment_2/limit/predictions/",
+        default=None,
+    )
+
+
+COMMAND = Command(__doc__, LawTestFlags, "experiment_2.limit.law_test:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

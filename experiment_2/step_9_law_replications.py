@@ -22,10 +22,28 @@ Outputs: <output-dir>/summary_replications.json (each replication's run, predict
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_2.limit.law_replications import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+
+@dataclass(frozen=True)
+class LawReplicationsFlags:
+    """Every replication's law test and where the combination goes."""
+
+    tests: list[Path] = flag(
+        "summary_3c.json of each replication's law test",
+        nargs="+",
+        path="file",
+        fix="run `python -m experiment_2.step_7_law_test` on that replication first",
+    )
+    output_dir: Path = flag("where summary_replications.json and REPORT.md go", path="output")
+
+
+COMMAND = Command(__doc__, LawReplicationsFlags, "experiment_2.limit.law_replications:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

@@ -1,29 +1,17 @@
-"""Experiment 3, step 2 — top-K figures and REPORT.md from summary.json.
-
-Question: is the Möbius decomposition sparse at the level of individual subsets?
-
-Inputs:  --summary (experiment_3.step_1_evaluate's summary.json; timing.json beside it if present).
-Outputs: topk_curves.png/.pdf (Γ_K on vector and on scalar energy, top-1 agreement and relative error vs K, magnitude rankings and
-         controls with 95 % CIs, log-2 K axis), topk_orders.png/.pdf (the order histogram of the
-         magnitude top-K) and REPORT.md in the summary's folder. Every number in the REPORT is read
-         and every decision from the JSON (its verdicts block, built by experiment_3.verdicts).
-
-    python -m experiment_3.step_2_plot --summary experiment_3/results/summary.json
-"""
+"""Experiment 3's figures and REPORT (experiment_3.step_2_plot), from step 1's summary."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.mobius import RANKINGS
 from experiment_1.report import load_checked_summary, new_figure_grid, plt, run_title, save_figure
 from experiment_3.report import LABELS, build_report
+from experiment_3.step_2_plot import TopKPlotFlags
 from experiment_3.summary import controls_of
 
 COLOURS = {"magnitude": "#2a6fb0", "order_matched": "#e07b22", "random": "#888888", "low_order_first": "#2e9e4f"}
@@ -100,15 +88,8 @@ def plot_orders(summary: dict[str, Any], output: Path) -> Path:
     return save_figure(figure, output)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--summary",
-        type=Path,
-        default=Path("experiment_3/results/summary.json"),
-        help="summary.json of step_1_evaluate (default: %(default)s)",
-    )
-    args = parser.parse_args(argv)
+def run(args: TopKPlotFlags) -> None:
+    """The two figures and REPORT.md beside the summary."""
     summary = load_checked_summary(
         args.summary,
         3,
@@ -138,7 +119,3 @@ def main(argv: list[str] | None = None) -> None:
     )
     atomic_write_text(folder / "REPORT.md", report)
     print(f"wrote {curves}, {orders} and {folder / 'REPORT.md'}")
-
-
-if __name__ == "__main__":
-    run_cli(main)

@@ -13,10 +13,27 @@ Outputs: topk_curves.png/.pdf (Γ_K on vector and on scalar energy, top-1 agreem
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_3.plot import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+
+@dataclass(frozen=True)
+class TopKPlotFlags:
+    """The summary the figures and REPORT are drawn from."""
+
+    summary: Path = flag(
+        "summary.json of step_1_evaluate (default: %(default)s)",
+        path="file",
+        fix="run `python -m experiment_3.step_1_evaluate` first",
+        default=Path("experiment_3/results/summary.json"),
+    )
+
+
+COMMAND = Command(__doc__, TopKPlotFlags, "experiment_3.plot:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

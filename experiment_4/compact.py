@@ -33,7 +33,7 @@ from experiment_1.files import atomic_save_npz, check_schema
 
 COMPACT_FORMAT = "experiment_4.compact_signatures"
 COMPACT_NAME = "signatures.npz"
-COMPACT_K = 256  # the default K sweep's largest size (experiment_4.overlap.MAX_SWEEP_K)
+COMPACT_K = 256  # the default K sweep's largest size (step_2_overlap.MAX_SWEEP_K)
 COMPACT_MAGNITUDE_K = 64  # magnitudes kept per ranking: weighted signatures up to --nn-K 64
 COMPACT_CLASS_K = 32  # class-control ids kept per image and coordinate: its --nn-K 32 and its sweep up to 32
 PER_IMAGE_RANKINGS = ("vector", "scalar", "scalar_true")

@@ -1,25 +1,13 @@
-"""Experiment 4, step 3 — expert-set figures and REPORT.md from overlap.json.
-
-Question: do the dominant subsets depend on the input and on its class?
-
-Inputs:  --summary (step_2_overlap's overlap.json; timing.json beside it if present).
-Outputs: in the summary's folder: jaccard_histograms, nn_accuracy_vs_k and global_core (.png/.pdf)
-         and REPORT.md. Every number and verdict in the REPORT is read from the JSON (the verdicts
-         from its ``verdicts`` block, decided by experiment_4.verdicts).
-
-    python -m experiment_4.step_3_plot --summary experiment_4/results/overlap.json
-"""
+"""Experiment 4's figures and REPORT (experiment_4.step_3_plot), from overlap.json."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import (
     ReportDocument,
@@ -31,6 +19,7 @@ from experiment_1.report import (
 )
 from experiment_4.formats import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
 from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows
+from experiment_4.step_3_plot import SignaturePlotFlags
 
 SUMMARY_KEYS = (
     "config",
@@ -48,6 +37,7 @@ SUMMARY_KEYS = (
     "published.resnet18",
     "verdicts",
 )
+
 COLOURS = {"vector": "#2a6fb0", "scalar": "#e07b22", "scalar_true": "#3a9a4a", CONTROL: "#8a3ab9"}
 
 
@@ -133,21 +123,8 @@ def plot_core(summary: dict[str, Any], output: Path) -> Path:
     return save_figure(figure_, output)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--summary",
-        type=Path,
-        default=Path("experiment_4/results/overlap.json"),
-        help="overlap.json of step_2_overlap (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--signatures",
-        type=Path,
-        default=None,
-        help="the original study's second input; accepted so its command runs as written, but overlap.json holds all the figures read",
-    )
-    args = parser.parse_args(argv)
+def run(args: SignaturePlotFlags) -> None:
+    """The three figures and REPORT.md beside overlap.json."""
     if args.signatures is not None:
         print(
             f"note: --signatures {args.signatures} is not read: overlap.json holds every number the figures and the REPORT use",
@@ -174,7 +151,3 @@ def main(argv: list[str] | None = None) -> None:
     path = folder / "REPORT.md"
     atomic_write_text(path, report)
     print(f"wrote {', '.join(str(value) for value in figures.values())} and {path}")
-
-
-if __name__ == "__main__":
-    run_cli(main)

@@ -50,10 +50,68 @@ Outputs: <output-dir>/overlap.json (default: beside the signatures). Determinist
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_4.overlap import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag, run_config
+from experiment_4.contrast import NUM_RESAMPLES
+
+MAX_SWEEP_K = 256
+
+
+@dataclass(frozen=True)
+class OverlapFlags:
+    """The signatures, the analysis' sizes and its resampling."""
+
+    signatures: Path = flag(
+        "signatures.pt of step_1_signatures (default: %(default)s)",
+        path="file",
+        fix="run `python -m experiment_4.step_1_signatures` first",
+        default=Path("experiment_4/results/signatures.pt"),
+    )
+    output_dir: Path | None = flag(
+        "where overlap.json goes (default: the signatures' folder)", path="output", default=None
+    )
+    nn_k: int = flag(
+        "signature size for the pairs, 1-NN, the global core and the verdicts (default: %(default)s)",
+        low=1,
+        option="--nn-K",
+        default=32,
+    )
+    sweep_k: list[int] | None = flag(
+        f"signature sizes of the 1-NN sweep (default: 8, 16, … up to min(store-K, 2^L/2, {MAX_SWEEP_K}); the class "
+        "control's stop at its class-store-K)",
+        low=1,
+        nargs="+",
+        option="--sweep-K",
+        default=None,
+    )
+    num_permutations: int = flag(
+        "label permutations of every null (default: %(default)s; p-values are at least 1 / (n + 1))",
+        low=1,
+        default=1000,
+    )
+    num_bootstrap: int = flag(
+        "class-bootstrap replicates of the scalar − vector AUC difference (default: %(default)s; its two-sided p is "
+        "at least 2 / (B + 1))",
+        low=1,
+        default=NUM_RESAMPLES,
+    )
+    seed: int = flag(
+        "seed of the permutations and the bootstraps (default: %(default)s)", type=run_config.seed, default=0
+    )
+    max_pairs: int | None = flag(
+        "compare a seeded, label-blind sample of M image pairs per per-image ranking (about M over the class "
+        "control's coordinates, which also samples its 1-NN queries) instead of all pairs (default: all pairs, "
+        "exact; see the docstring)",
+        low=1,
+        default=None,
+    )
+
+
+COMMAND = Command(__doc__, OverlapFlags, "experiment_4.overlap:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

@@ -1,35 +1,21 @@
-"""Experiment 5, step 3 — figures and REPORT.md from analysis.json (and per_image.pt for the scatter plots).
-
-Question: do hard images use more, or higher-order, block interactions?
-
-Inputs:  --analysis (experiment_5.step_2_analyze's analysis.json; timing.json beside it if present),
-         --per-image (experiment_5.step_1_evaluate's per_image.pt, for the per-image scatter plots).
-Outputs: rho_heatmap.png/.pdf (Spearman ρ of every difficulty score with every complexity measure, CIs
-         marked), quartile_bars.png/.pdf (each measure's mean per quartile of the primary score),
-         strongest_pairs.png/.pdf (scatter plots of the two pairs with the largest |ρ|) and REPORT.md, in
-         the analysis's folder. Every number in the REPORT is read from analysis.json; the verdicts are
-         the rule recorded there, applied to its numbers.
-
-    python -m experiment_5.step_3_plot --analysis experiment_5/results/analysis.json \\
-        --per-image experiment_5/results/per_image.pt
-"""
+"""Experiment 5's figures and REPORT (experiment_5.step_3_plot), from step 2's analysis and the same run's record."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from experiment_1.errors import PipelineError, run_cli
+from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import load_checked_summary, new_figure, new_figure_grid, save_figure
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formats import analysed_images, load_per_image
 from experiment_5.formatting import SCORE_LABELS, measure_figure_label
 from experiment_5.report import build_report, measure_verdict
+from experiment_5.step_3_plot import DifficultyPlotFlags
 
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]
 
@@ -129,13 +115,8 @@ def plot_strongest_pairs(analysis: dict[str, Any], record: dict[str, Any], outpu
     return save_figure(figure_, output)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--analysis", type=Path, required=True, help="analysis.json of experiment_5.step_2_analyze")
-    parser.add_argument(
-        "--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate (the same run)"
-    )
-    args = parser.parse_args(argv)
+def run(args: DifficultyPlotFlags) -> None:
+    """The three figures and REPORT.md beside the analysis."""
     analysis = load_checked_summary(
         args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False
     )  # NaN: ρ of a constant measure, shown as n/a
@@ -152,7 +133,3 @@ def main(argv: list[str] | None = None) -> None:
         folder / "REPORT.md", build_report(analysis, read_timing(folder / "timing.json", analysis.get("num_images")))
     )
     print(f"wrote {folder / 'REPORT.md'} and its figures")
-
-
-if __name__ == "__main__":
-    run_cli(main)

@@ -17,10 +17,44 @@ Outputs: analysis.json beside it (or --output), with the evaluation's configurat
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_5.analyze import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.report import NUM_RESAMPLES
+from experiment_1.run import Command, flag, run_config
+
+# the difficulty scores (experiment_5.difficulty computes them), each a --primary-score choice
+DIFFICULTY_SCORES = ("cross_entropy", "one_minus_p_true", "one_minus_max_softmax", "entropy", "negative_margin")
+
+
+@dataclass(frozen=True)
+class AnalyzeFlags:
+    """The per-image record, where the analysis goes, its primary score and its bootstrap."""
+
+    per_image: Path = flag(
+        "per_image.pt of experiment_5.step_1_evaluate",
+        path="file",
+        fix="run `python -m experiment_5.step_1_evaluate` first",
+    )
+    output: Path | None = flag(
+        "analysis JSON to write (default: analysis.json beside --per-image)", path="output", default=None
+    )
+    primary_score: str = flag(
+        "difficulty score whose quartiles decide the verdicts (default: %(default)s)",
+        choices=DIFFICULTY_SCORES,
+        default="cross_entropy",
+    )
+    seed: int = flag("seed of the bootstrap resamples (default: %(default)s)", type=run_config.seed, default=0)
+    num_resamples: int = flag(
+        "bootstrap resamples, at least 100 for a 95 %% percentile CI (default: %(default)s)",
+        low=100,
+        default=NUM_RESAMPLES,
+    )
+
+
+COMMAND = Command(__doc__, AnalyzeFlags, "experiment_5.analyze:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

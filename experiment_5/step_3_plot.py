@@ -16,10 +16,31 @@ Outputs: rho_heatmap.png/.pdf (Spearman ρ of every difficulty score with every 
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_5.plot import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+
+@dataclass(frozen=True)
+class DifficultyPlotFlags:
+    """The analysis and the per-image record it analysed."""
+
+    analysis: Path = flag(
+        "analysis.json of experiment_5.step_2_analyze",
+        path="file",
+        fix="run `python -m experiment_5.step_2_analyze` first",
+    )
+    per_image: Path = flag(
+        "per_image.pt of experiment_5.step_1_evaluate (the same run)",
+        path="file",
+        fix="run `python -m experiment_5.step_1_evaluate` first",
+    )
+
+
+COMMAND = Command(__doc__, DifficultyPlotFlags, "experiment_5.plot:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "ResidualStack": "gating",
     "torchvision_resnet": "registry",
     "Weights": "choices",
+    "parse_weights": "choices",
     "load_weights_into": "gating",
 }
 _SUBMODULES: tuple[str, ...] = ()

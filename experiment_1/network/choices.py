@@ -1,5 +1,5 @@
-"""What a command line may name in the network package, importable without torch: the all-mask engines, the smooth
-swap's default β, and the ``--weights`` value.
+"""What a command line may name in the network package, importable without torch: the built-in architectures, the
+all-mask engines, the smooth swap's default β, and the ``--weights`` value.
 
 ``--weights`` is one of
 
@@ -23,6 +23,17 @@ from typing import Literal
 
 from experiment_1.errors import PipelineError
 
+# the built-in architectures (experiment_1.network.registry registers each): torchvision's ResNets, EfficientNet-Lite
+ARCHITECTURE_NAMES = (
+    "resnet18",
+    "resnet34",
+    "resnet50",
+    "resnet101",
+    "resnet152",
+    "efficientnet_lite0",
+    "efficientnet_lite1",
+    "efficientnet_lite2",
+)
 ENGINES = ("tree", "naive")
 DEFAULT_BETA = 10.0
 

@@ -1,21 +1,9 @@
-"""Experiment 1, step 4 — figure and REPORT.md from summary.json.
-
-Question: does adding up subnetwork outputs reconstruct the network, or do we need Möbius?
-
-Inputs:  --summary (experiment_1.step_3_evaluate's summary.json; timing.json beside it if present).
-Outputs: reconstruction_error.png/.pdf and REPORT.md in the summary's folder. Every number in the
-         REPORT is read from the JSON; the verdicts are the summary's ``verdicts`` block (decided by
-         experiment_1.reconstruction.verdicts), rendered, never decided here.
-
-    python -m experiment_1.step_4_plot --summary experiment_1/results/summary.json
-"""
+"""Experiment 1's figure and REPORT (experiment_1.step_4_plot), from step 3's summary."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import load_checked_summary
 from experiment_1.report.markdown import (
@@ -27,6 +15,7 @@ from experiment_1.report.markdown import (
     published_value,
 )
 from experiment_1.report.plotting import new_figure, run_title, save_figure
+from experiment_1.step_4_plot import PlotFlags
 
 READINGS = [
     ("Möbius Σ_S Δ_S h (float32)", "mobius_rel_error_float32", "mobius_top1_agreement_float32"),
@@ -154,15 +143,8 @@ def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str
     ).render()
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--summary",
-        type=Path,
-        default=Path("experiment_1/results/summary.json"),
-        help="summary.json of step_3_evaluate (default: %(default)s)",
-    )
-    args = parser.parse_args(argv)
+def run(args: PlotFlags) -> None:
+    """The figure and REPORT.md beside the summary."""
     summary = load_checked_summary(
         args.summary,
         1,
@@ -182,7 +164,3 @@ def main(argv: list[str] | None = None) -> None:
     report = args.summary.parent / "REPORT.md"
     atomic_write_text(report, report_markdown(summary, timing, figure.name))
     print(f"wrote {figure} and {report}")
-
-
-if __name__ == "__main__":
-    run_cli(main)

@@ -1,4 +1,4 @@
-"""The shared evaluation loop: flags, the set-up of a run, the per-batch loop, provenance and the writers, the
+"""The shared evaluation loop: flags and the steps' command line, the set-up of a run, the per-batch loop, provenance and the writers, the
 single-pass ExperimentPass, torchrun sharding.
 
 This face is the package's contract: experiments, paper/ and users' factories import these names from
@@ -14,15 +14,13 @@ from typing import Any
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
-    "UNSCALED": "loop",
+    "UNSCALED": "run_config",
     "ExperimentPass": "loop",
     "run_passes": "loop",
-    "run_step": "loop",
     "BatchFunction": "loop",
     "DTYPES": "setup",
     "EvaluationSetup": "setup",
     "MOBIUS_DTYPES": "setup",
-    "add_evaluation_arguments": "setup",
     "build_setup": "setup",
     "image_counts": "loop",
     "provenance": "setup",
@@ -31,6 +29,8 @@ _EXPORTS: dict[str, str] = {
     "write_results": "loop",
     "write_timing": "loop",
     "RunConfig": "run_config",
+    "Command": "run_config",
+    "flag": "run_config",
     "check_lambdas": "preflight",
     "measured_rate": "preflight",
     "unique_passes": "distributed",

@@ -1,27 +1,14 @@
-"""Experiment 3A/3B, step 4 — residual-scaling figures and REPORT.md from summary_all.json.
-
-Question: does the interaction spectrum migrate to low orders under residual scaling λ, what does
-it cost in top-1 agreement, and does each order follow the λ^k law?
-
-Inputs:  --summary (experiment_2.step_3_lambda_sweep's summary_all.json; timing.json beside it if present).
-Outputs: kappa_vs_lambda, spectra_per_lambda, agreement_vs_lambda and lambda_law (each .png/.pdf) and
-         REPORT.md in the summary's folder. Every number in the REPORT is read from the JSON; the
-         verdicts are the summary's block (decided by experiment_2.lambda_sweep.verdicts), rendered.
-
-    python -m experiment_2.step_4_lambda_plot --summary experiment_2/results_lambda/summary_all.json
-"""
+"""Experiment 3A/3B's figures and REPORT (experiment_2.step_4_lambda_plot), from the λ sweep's summary."""
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
 from typing import Any
 
-from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import ReportDocument, load_checked_summary
 from experiment_2.lambda_sweep.figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
 from experiment_2.lambda_sweep.report import method_text, results_blocks, seed_rows
+from experiment_2.step_4_lambda_plot import LambdaPlotFlags
 
 
 def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
@@ -43,15 +30,8 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figu
     ).render()
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--summary",
-        type=Path,
-        default=Path("experiment_2/results_lambda/summary_all.json"),
-        help="summary_all.json of step_3_lambda_sweep (default: %(default)s)",
-    )
-    args = parser.parse_args(argv)
+def run(args: LambdaPlotFlags) -> None:
+    """The four figures and REPORT.md beside the sweep's summary."""
     summary = load_checked_summary(
         args.summary,
         "3A/3B",
@@ -80,7 +60,3 @@ def main(argv: list[str] | None = None) -> None:
     report = folder / "REPORT.md"
     atomic_write_text(report, report_markdown(summary, timing, {name: path.name for name, path in figures.items()}))
     print(f"wrote {', '.join(str(path) for path in figures.values())} and {report}")
-
-
-if __name__ == "__main__":
-    run_cli(main)

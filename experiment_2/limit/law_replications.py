@@ -1,32 +1,11 @@
-"""Experiment 3C, step 9 — the exact-zero-chain law over its a priori replications, one verdict for them all.
-
-Question: does the refined kink law's prediction for the held-block ResNet-18 (slope 3/2 at every k > R = 1; the
-deciding order k = 2) hold in every replication predicted before it ran — the λ grid extended to 1e-4, a second
-initialisation seed, other images?
-
-Rule (all must hold, fixed before the runs): the combined verdict holds when every replication's verdict holds — an
-intersection–union test, each replication at its own 95 % level, which needs no multiplicity correction; it fails when
-any replication fails (not corrected: a law stated for every setting is refuted by one; with n replications a false
-"fails" is at most n times as likely as in one); it reads cannot tell (not converged) when none fails and every one
-that does not hold has not converged; else cannot tell. Given once for the whole law and once for its deciding order.
-
-Inputs:  --tests: the summary_3c.json of experiment_2.step_7_law_test for each replication, each judged against a
-         prediction file (refused: a test without one, two of the same seed and images, tests of different laws or
-         deciding orders).
-Outputs: <output-dir>/summary_replications.json (each replication's run, prediction and decisions; the combined
-         verdicts) and REPORT.md.
-
-    python -m experiment_2.step_9_law_replications --tests experiment_2/results_3c_resnet18_first_block_held_*/summary_3c.json \\
-        --output-dir experiment_2/results_3c_resnet18_first_block_held_replications
-"""
+"""The law test over replications (experiment_2.step_9_law_replications): every replication's test combined."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
-from experiment_1.errors import PipelineError, run_cli
+from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json
 from experiment_1.report import (
     all_must_hold,
@@ -36,6 +15,7 @@ from experiment_1.report import (
     verdict,
     verdict_lines,
 )
+from experiment_2.step_9_law_replications import LawReplicationsFlags
 
 QUESTION = (
     "Does the exact-zero-chain law's a priori prediction for the held-block ResNet-18 hold in every replication predicted "
@@ -179,15 +159,8 @@ def load_law_test(path: Path) -> dict[str, Any]:
     return test
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--tests", type=Path, nargs="+", required=True, help="summary_3c.json of each replication's law test"
-    )
-    parser.add_argument(
-        "--output-dir", type=Path, required=True, help="where summary_replications.json and REPORT.md go"
-    )
-    args = parser.parse_args(argv)
+def run(args: LawReplicationsFlags) -> None:
+    """The combined summary_replications.json and its REPORT."""
     tests = [(path, load_law_test(path)) for path in args.tests]
     summary = summarize(tests)
     atomic_write_json(args.output_dir / "summary_replications.json", summary)
@@ -196,7 +169,3 @@ def main(argv: list[str] | None = None) -> None:
         f"wrote {args.output_dir / 'summary_replications.json'}: "
         + "; ".join(f"{entry['id']} {entry['decision']}" for entry in summary["verdicts"])
     )
-
-
-if __name__ == "__main__":
-    run_cli(main)

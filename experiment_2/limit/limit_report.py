@@ -1,29 +1,13 @@
-"""Experiment 3C, step 5 — which law each order follows as λ → 0: the network's own activations against the smooth swap.
-
-Question: is it the smoothness assumption that breaks the λ^k law, and do piecewise-linear
-activations follow the kink law derived in experiment_2/README.md (limit slope min(k, s))?
-
-Inputs:  --native and --smooth: the summary_all.json of two step_3_lambda_sweep runs of the same
-         network, images and λ grid — one with its own activations, one with --smooth-activations
-         (per_image.npz beside each, for the swap's top-1 agreement at λ = 1).
-Outputs: <output-dir>/summary_3c.json (per variant: limit slopes with CIs, successive slopes, per-order
-         convergence, the spectrum renormalised over k ≥ 2 per λ, the laws' tests re-scored by the current
-         rule of experiment_2.limit; verdicts),
-         slope_vs_k and spectrum_above_order_1 (.png/.pdf), REPORT.md.
-
-    python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_resnet18_native/summary_all.json \\
-        --smooth experiment_2/results_3c_resnet18_smooth/summary_all.json --output-dir experiment_2/results_3c_resnet18
-"""
+"""Experiment 3C's limit report (experiment_2.step_5_limit_report): the native and the smooth sweep side by side."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from experiment_1.errors import PipelineError, run_cli
+from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, atomic_write_text, inside, load_run_arrays, name_from_file, read_json
 from experiment_1.report import (
     COLOURS,
@@ -44,6 +28,7 @@ from experiment_2.lambda_sweep.figures import format_lambdas
 from experiment_2.limit.laws import LAWS, law_verdict
 from experiment_2.limit.report import limit_document, slope_cell, successive_table
 from experiment_2.limit.summary import LIMIT_KEYS, variant_block
+from experiment_2.step_5_limit_report import LimitReportFlags
 
 QUESTION = (
     "Is it the smoothness assumption that breaks the λ^k law, and does each order of the network with its own (piecewise-linear) "
@@ -333,24 +318,8 @@ def report_markdown(summary: dict[str, Any], figures: dict[str, str]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--native",
-        type=Path,
-        required=True,
-        help="summary_all.json of step_3_lambda_sweep with the network's own activations",
-    )
-    parser.add_argument(
-        "--smooth", type=Path, required=True, help="summary_all.json of the same sweep with --smooth-activations"
-    )
-    parser.add_argument(
-        "--output-dir",
-        type=Path,
-        default=None,
-        help="where summary_3c.json, the figures and REPORT.md go (default: experiment_2/results_3c_<arch>)",
-    )
-    args = parser.parse_args(argv)
+def run(args: LimitReportFlags) -> None:
+    """The 3C summary, its two figures and REPORT.md."""
     summaries = load_variants(args.native, args.smooth)
     config = summaries["native"]["config"]
     folder = args.output_dir or inside(
@@ -372,7 +341,3 @@ def main(argv: list[str] | None = None) -> None:
         f"wrote {folder / 'summary_3c.json'}, {', '.join(str(path) for path in figures.values())} and {folder / 'REPORT.md'}: "
         + "; ".join(f"{entry['id']} {entry['decision']}" for entry in summary["verdicts"])
     )
-
-
-if __name__ == "__main__":
-    run_cli(main)

@@ -1,27 +1,8 @@
-"""Experiment 3C, step 6 — the top-1 cost of the smooth activation swap.
-
-Question: what does --smooth-activations (every ReLU → Softplus_β, every ReLU6 → Softplus_β(x) −
-Softplus_β(x − 6), weights kept; experiment_1/network/gating.py) cost the network in top-1 accuracy?
-The full mask at λ = 1 is evaluated once with the network's own activations and once with the swap
-(β from --smooth-activations, default 10 when the flag is absent), on the same labelled images;
-both accuracies, their paired difference (bootstrap over images) and the exact McNemar test.
-One mask per image is evaluated by the naive engine (a plain forward), so --engine is not used and
-the configuration records engine naive.
-
-Inputs:  --sample-index (labelled images, e.g. experiment_1/sample_index_sample_val_min6.json),
-         shards in --data-dir, --arch/--weights; the other evaluation flags as every step.
-Outputs: <output-dir>/swap_cost.json (both top-1s and the difference with 95 % CIs, the 2 × 2
-         counts, prediction agreement, the verdict, configuration), REPORT.md, per_image.npz
-         (both predictions), timing.json, partial/ (resume state).
-
-    python -m experiment_2.step_6_swap_cost --arch efficientnet_lite0 --weights pretrained \\
-        --data-dir imagenet-1k/sample-1750 --sample-index experiment_1/sample_index_sample_val_min6.json \\
-        --num-workers 0 --seed 0 --output-dir experiment_2/results_3c_efficientnet_lite0_swap_cost
-"""
+"""Experiment 3C's swap cost (experiment_2.step_6_swap_cost): the full mask with the network's own activations and with the
+smooth swap, on the same labelled images; swap_cost.json, REPORT.md."""
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,14 +10,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.network import DEFAULT_BETA
 from experiment_1.report import ReportDocument, format_percent, format_stat, markdown_table
 from experiment_1.run import (
     EvaluationSetup,
     RunConfig,
-    add_evaluation_arguments,
     build_setup,
     distributed,
     provenance,
@@ -54,13 +33,12 @@ def top1_prediction(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, tor
 
 
 def evaluate_variant(
-    args: argparse.Namespace, variant: str, beta: float | None
+    config: RunConfig, variant: str, beta: float | None
 ) -> tuple[EvaluationSetup, dict[str, np.ndarray], dict[str, float]]:
     """One variant's full-mask predictions at λ = 1 (``beta`` None: the network's own activations)."""
-    config = replace(
-        RunConfig.from_flags(args), smooth_activations=beta, engine="naive", masks_per_image=1
+    setup = build_setup(
+        replace(config, smooth_activations=beta, engine="naive", masks_per_image=1)
     )  # one mask: the cost estimate's count
-    setup = build_setup(args, config)
     full_mask = 2**setup.model.num_blocks - 1
     arrays, timing = run_per_image(
         setup,
@@ -129,13 +107,11 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
     ).render()
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, "experiment_2/results_3c_swap_cost")
-    args = parser.parse_args(argv)
-    beta = DEFAULT_BETA if args.smooth_activations is None else args.smooth_activations
-    native_setup, native, native_timing = evaluate_variant(args, "native", None)
-    smooth_setup, smooth, smooth_timing = evaluate_variant(args, "smooth", beta)
+def run(config: RunConfig) -> None:
+    """Both variants' full-mask predictions, their top-1s compared; the summary and REPORT written."""
+    beta = DEFAULT_BETA if config.smooth_activations is None else config.smooth_activations
+    native_setup, native, native_timing = evaluate_variant(config, "native", None)
+    smooth_setup, smooth, smooth_timing = evaluate_variant(config, "smooth", beta)
     arrays = {
         "index": native["index"],
         "label": native["label"],
@@ -144,21 +120,18 @@ def main(argv: list[str] | None = None) -> None:
         "prediction_smooth": smooth["prediction"],
     }
     variants = {"native": variant_description(native_setup), "smooth": variant_description(smooth_setup)}
-    summary = swap_cost_summary(arrays, provenance(native_setup), variants, args.seed)
+    summary = swap_cost_summary(arrays, provenance(native_setup), variants, config.seed)
     timing = {name: native_timing[name] + smooth_timing[name] for name in ("wall_seconds", "images_evaluated")}
     path = write_results(native_setup, arrays, summary, timing, summary_name="swap_cost.json")
     if not distributed.is_main():
         return
-    report = Path(args.output_dir) / "REPORT.md"
+    report = Path(config.output_dir) / "REPORT.md"
     atomic_write_text(
-        report, report_markdown(summary, read_timing(Path(args.output_dir) / "timing.json", summary.get("num_images")))
+        report,
+        report_markdown(summary, read_timing(Path(config.output_dir) / "timing.json", summary.get("num_images"))),
     )
     counts = summary["counts"]
     print(
         f"wrote {path} and {report}: top-1 native {counts['correct_native']}/{counts['labelled']}, swapped {counts['correct_smooth']}/{counts['labelled']}, "
         f"difference {format_stat(summary['top1_difference'], percent=True)}; {summary['verdicts'][0]['decision']}"
     )
-
-
-if __name__ == "__main__":
-    run_cli(main)

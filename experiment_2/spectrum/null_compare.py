@@ -1,31 +1,18 @@
-"""Experiment 2, step 14 — training against the random-init null, decided between networks.
-
-Question: does training change the spectrum, when the trained network is compared with many random-init networks
-rather than with the images of one?
-
-Inputs:  --summary: the trained run's summary.json (experiment_2.step_1_evaluate; per_image.npz beside it);
-         --seeds-dir: experiment_2.step_13_null_seeds' folder (seed_*/summary.json and per_image.npz).
-Outputs: <seeds-dir>/summary.json (the per-network means, the input rule per seed, the rank tests and the verdicts of
-         experiment_2.spectrum.null_networks) and <seeds-dir>/REPORT.md generated from it; a re-decision that changes nothing
-         but the commit leaves summary.json as it is (the commit that decided it stays). Evaluates nothing.
-
-    python -m experiment_2.step_14_null_compare --summary experiment_2/results_efficientnet_lite0_sample/summary.json \\
-        --seeds-dir experiment_2/results_efficientnet_lite0_null_seeds
-"""
+"""The random-init null over networks (experiment_2.step_14_null_compare): the trained run ranked among the seeds' runs."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
 
-from experiment_1.errors import PipelineError, run_cli
+from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_text, git_commit, read_json, read_timing, write_json_keeping_commit
 from experiment_1.report import check_verdicts, load_checked_summary
 from experiment_2.spectrum.null_networks import check_seed_runs, compare_networks, null_markdown
 from experiment_2.spectrum.plot import SUMMARY_KEYS
 from experiment_2.spectrum.verdicts import check_random_init_null
+from experiment_2.step_14_null_compare import NullCompareFlags
 
 GENERATOR = "experiment_2.step_14_null_compare"
 
@@ -39,11 +26,8 @@ def per_image_arrays(summary_path: Path) -> dict[str, np.ndarray]:
         return {name: arrays[name] for name in arrays.files}
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--summary", type=Path, required=True, help="the trained run's summary.json (step_1_evaluate)")
-    parser.add_argument("--seeds-dir", type=Path, required=True, help="experiment_2.step_13_null_seeds' output folder")
-    args = parser.parse_args(argv)
+def run(args: NullCompareFlags) -> None:
+    """The null's summary.json and REPORT.md in the seeds' folder."""
     trained = load_checked_summary(args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS)
     paths = sorted(args.seeds_dir.glob("seed_*/summary.json"))
     seeds = []
@@ -72,7 +56,3 @@ def main(argv: list[str] | None = None) -> None:
     wall = sum(timing["wall_seconds"] for timing in timings if timing) if all(timings) else None
     atomic_write_text(args.seeds_dir / "REPORT.md", null_markdown(written, GENERATOR, f"`{output.as_posix()}`", wall))
     print(f"{verb} {output}, wrote {args.seeds_dir / 'REPORT.md'}: {result['num_null_networks']} null networks")
-
-
-if __name__ == "__main__":
-    run_cli(main)

@@ -1,37 +1,13 @@
-"""Experiment 2, step 2 — spectrum figures and REPORT.md from summary.json.
-
-Question: how is the Möbius energy of the logits distributed across interaction orders?
-
-Inputs:  --summary (experiment_2.step_1_evaluate's summary.json; timing.json beside it if present),
-         optionally --compare-summary: the same step run with --weights random (the random-init null;
-         the committed one adds --calibrate-batchnorm, see experiment_2/README.md); or --null-seeds: the random-init
-         null over networks (experiment_2.step_14_null_compare's summary.json), whose verdicts and table the REPORT
-         shows and whose networks' spectrum the figures overlay.
-Outputs: spectrum.png/.pdf, kappa_histogram.png/.pdf and REPORT.md in the summary's folder; with a null,
-         null_comparison.json beside them (the run-against-null verdicts of
-         experiment_2.spectrum.verdicts.null_verdicts, decided from the two summaries' numbers). Every number
-         in the REPORT is read from the JSON; the verdicts are the summaries' blocks, rendered.
-
-    python -m experiment_2.step_2_plot --summary experiment_2/results/summary.json \\
-        --compare-summary experiment_2/results_random/summary.json
-
-The figures, drawn from summary.json only: the mean spectrum per projection with the binomial and
-random-init nulls overlaid, and the per-image κ histograms.
-
-The REPORT's blocks, from summary.json only: the headline and per-order tables, per-image κ quantiles,
-the round-off floor per order, the Walsh-basis control (when the run recorded it), the seed's numbers beside ours, and
-the method text.
-"""
+"""Experiment 2's figures and REPORT (experiment_2.step_2_plot), from step 1's summary and, where given, a random-init null."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from experiment_1.errors import PipelineError, run_cli
+from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json, read_timing
 from experiment_1.mobius import PROJECTIONS
 from experiment_1.report import (
@@ -52,6 +28,7 @@ from experiment_1.report import (
 )
 from experiment_2.spectrum.null_networks import design_sentence, statistics_rows
 from experiment_2.spectrum.verdicts import check_random_init_null, null_verdicts
+from experiment_2.step_2_plot import SpectrumPlotFlags
 
 
 def element_stat(block: dict[str, list[float]], index: int) -> dict[str, float]:
@@ -401,29 +378,8 @@ def report_markdown(
     ).render()
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--summary",
-        type=Path,
-        default=Path("experiment_2/results/summary.json"),
-        help="summary.json of step_1_evaluate (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--compare-summary",
-        type=Path,
-        default=None,
-        help="summary.json of step_1_evaluate run with --weights random, the random-init null (optional)",
-    )
-    parser.add_argument(
-        "--null-seeds",
-        type=Path,
-        default=None,
-        help="summary.json of experiment_2.step_14_null_compare for this run, the random-init null over networks (optional)",
-    )
-    args = parser.parse_args(argv)
-    if args.compare_summary and args.null_seeds:
-        raise PipelineError("--compare-summary and --null-seeds: pass one random-init null, not both")
+def run(args: SpectrumPlotFlags) -> None:
+    """The spectrum and κ figures and REPORT.md beside the summary (with the null's comparison where one is given)."""
     summary = load_checked_summary(args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS)
     compare = (
         load_checked_summary(args.compare_summary, 2, "experiment_2.step_1_evaluate", "--compare-summary", SUMMARY_KEYS)
@@ -469,7 +425,3 @@ def main(argv: list[str] | None = None) -> None:
         report_markdown(summary, compare, comparison, timing, {"spectrum": spectrum.name, "kappa": kappa.name}, nulls),
     )
     print(f"wrote {spectrum}, {kappa} and {report}")
-
-
-if __name__ == "__main__":
-    run_cli(main)

@@ -14,8 +14,7 @@ import torch
 from experiment_1.errors import PipelineError
 from experiment_1.run import preflight as run_preflight
 from experiment_1.run.preflight import preflight
-from experiment_1.run.run_config import RunConfig
-from experiment_1.run.setup import add_evaluation_arguments
+from experiment_1.run.run_config import RunConfig, add_flags, from_flags
 
 CPU = torch.device("cpu")
 
@@ -26,8 +25,8 @@ class NoImages(list):
 
 def config(*argv: str) -> RunConfig:
     parser = argparse.ArgumentParser()
-    add_evaluation_arguments(parser, "out")
-    return RunConfig.from_flags(parser.parse_args(list(argv)))
+    add_flags(parser, RunConfig, {"output_dir": "out"})
+    return from_flags(RunConfig, parser.parse_args(list(argv)))
 
 
 def stack(blocks: int, classes: int = 1000) -> SimpleNamespace:
