@@ -1,10 +1,16 @@
-"""Shared fixtures: tiny parquet shards with the real schema, small-input models, the committed sample shards (imagenet-1k/sample-1750)."""
+"""Shared fixtures: tiny parquet shards with the real schema, small-input models, the committed sample shards (imagenet-1k/sample-1750).
+
+The test order: ``MOE_TEST_ORDER=random`` (or an integer seed) shuffles the test files, and the tests inside each file,
+with a seed printed at the end of the run (``MOE_TEST_ORDER=<seed>`` repeats that order); CI runs the suite so. A file
+stays one block, so its module-scoped fixtures are built once.
+"""
 
 from __future__ import annotations
 
 import importlib
 import io
 import os
+import random
 from pathlib import Path
 
 import numpy as np
@@ -143,6 +149,34 @@ def expect_one_line(capsys: pytest.CaptureFixture[str]):
     from fault_harness import expect_error
 
     return lambda main, argv: expect_error(main, argv, capsys, argparse_line=False)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    order = os.environ.get("MOE_TEST_ORDER", "")
+    if not order:
+        return
+    seed = random.SystemRandom().randrange(2**32) if order == "random" else int(order)
+    shuffle = random.Random(seed).shuffle
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    blocks = list(files.values())
+    shuffle(blocks)
+    for block in blocks:
+        shuffle(block)
+    items[:] = [item for block in blocks for item in block]
+    config.stash[ORDER_SEED] = seed
+
+
+ORDER_SEED = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if ORDER_SEED in config.stash:
+        seed = config.stash[ORDER_SEED]
+        terminalreporter.write_line(
+            f"test order: files and tests shuffled with seed {seed} (MOE_TEST_ORDER={seed} repeats it)"
+        )
 
 
 # The fault harness's fixtures, for every test module (imported last: the harness imports this module's helpers).
