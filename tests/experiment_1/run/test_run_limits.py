@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
-import experiment_1.profile_tree as profile_tree
 import experiment_1.step_3_evaluate as step_3
+import experiment_1.tools.profile_tree as profile_tree
 import experiment_2.step_3_lambda_sweep as sweep
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError

@@ -25,8 +25,8 @@ Inputs:  none (random weights and images).  Outputs: a table on stdout; ``--json
          ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's allocator block
          (``experiment_1/results_bench/allocator_*.json``).
 
-    python -m experiment_1.bench_allocator --rounds 3
-    python -m experiment_1.bench_allocator --path library --rounds 5 --json experiment_1/results_bench/allocator_library.json
+    python -m experiment_1.tools.bench_allocator --rounds 3
+    python -m experiment_1.tools.bench_allocator --path library --rounds 5 --json experiment_1/results_bench/allocator_library.json
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from experiment_1.run import run_config
 TUNABLES = "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184"
 ENVIRONMENTS = {"default": {}, "tuned": {"GLIBC_TUNABLES": TUNABLES}, "untuned": {"MOE_MALLOC_TUNING": "off"}}
 CLEARED = ("GLIBC_TUNABLES", "MOE_MALLOC_TUNING", "LD_PRELOAD")
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def child(args: argparse.Namespace) -> dict[str, Any]:
@@ -86,7 +86,7 @@ def run_child(name: str, args: argparse.Namespace) -> dict[str, Any]:
     command = [
         sys.executable,
         "-m",
-        "experiment_1.bench_allocator",
+        "experiment_1.tools.bench_allocator",
         "--child",
         "--arch",
         args.arch,
@@ -203,7 +203,8 @@ def main(argv: list[str] | None = None) -> None:
         atomic_write_json(
             args.json,
             {
-                "command": "python -m experiment_1.bench_allocator " + " ".join(sys.argv[1:] if argv is None else argv),
+                "command": "python -m experiment_1.tools.bench_allocator "
+                + " ".join(sys.argv[1:] if argv is None else argv),
                 "path": args.path,
                 "workload": {
                     "arch": args.arch,

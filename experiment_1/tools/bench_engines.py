@@ -25,7 +25,7 @@ rates are the ones the runs get.
 Inputs:  none (random images).  Outputs: a table on stdout; ``--json`` also writes the rows, which
          ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's benchmark table.
 
-    python -m experiment_1.bench_engines --images 1 --resolution 64 --json experiment_1/results_bench/bench_cpu.json
+    python -m experiment_1.tools.bench_engines --images 1 --resolution 64 --json experiment_1/results_bench/bench_cpu.json
     make bench-gpu        # CUDA: float32 / tf32 / bfloat16, eager and compiled, batch sizes 1 4 16
 """
 
@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     print_rows(rows, device_name)
     if args.json:
-        command = "python -m experiment_1.bench_engines " + " ".join(sys.argv[1:] if argv is None else argv)
+        command = "python -m experiment_1.tools.bench_engines " + " ".join(sys.argv[1:] if argv is None else argv)
         atomic_write_json(
             args.json,
             {

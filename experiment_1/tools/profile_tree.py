@@ -13,7 +13,7 @@ Outputs: a table on stdout; ``--json`` writes it, and ``make_tables`` puts a sum
 A network of more than L = 20 gated blocks (2^L masks per image) is refused unless ``--confirm-long-run``, as the
 evaluation steps refuse one.
 
-    python -m experiment_1.profile_tree --arch efficientnet_lite0 --json experiment_1/results_profile/profile_cpu_efficientnet_lite0.json
+    python -m experiment_1.tools.profile_tree --arch efficientnet_lite0 --json experiment_1/results_profile/profile_cpu_efficientnet_lite0.json
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
     for row in result["top_operators"]:
         print(f"  {row['operator']:<40} {row['calls']:>6} calls {100 * row['self_share']:6.1f} %")
     if args.json:
-        command = "python -m experiment_1.profile_tree " + " ".join(sys.argv[1:] if argv is None else argv)
+        command = "python -m experiment_1.tools.profile_tree " + " ".join(sys.argv[1:] if argv is None else argv)
         config = {
             "arch": args.arch,
             "images": args.images,

@@ -12,7 +12,7 @@ The measurement runs on the CPU (live tensor bytes do not depend on the device);
 Inputs:  none (random weights, zero images).
 Outputs: a table on stdout; ``--json`` writes it (experiment_1/PERFORMANCE.md's GPU section quotes it).
 
-    python -m experiment_1.gpu_memory_plan --json experiment_1/results_bench/gpu_memory_plan.json
+    python -m experiment_1.tools.gpu_memory_plan --json experiment_1/results_bench/gpu_memory_plan.json
 """
 
 from __future__ import annotations

@@ -9,13 +9,13 @@ import pytest
 import torch
 from torch import nn
 
-from experiment_1.bench_engines import add_rate_versus_baseline
-from experiment_1.bench_engines import main as bench_main
-from experiment_1.bench_family import main as family_main
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, family_gmac, work_ratio
 from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.registry import build_gated_stack
+from experiment_1.tools.bench_engines import add_rate_versus_baseline
+from experiment_1.tools.bench_engines import main as bench_main
+from experiment_1.tools.bench_family import main as family_main
 from paper.committed_runs import allow_all_runs
 from paper.make_tables import allocator_table, benchmark_table, family_benchmark_table, profile_table
 from paper.render_markdown import render_markdown

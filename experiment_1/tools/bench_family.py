@@ -17,7 +17,7 @@ disagreement is read relative to that).
 Inputs:  none (random weights and images).  Outputs: a table on stdout; ``--json`` also writes it, which
          ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's family-benchmark block.
 
-    python -m experiment_1.bench_family --rounds 3 --threads 1 --json experiment_1/results_bench/family_cpu_64px_resnet152.json
+    python -m experiment_1.tools.bench_family --rounds 3 --threads 1 --json experiment_1/results_bench/family_cpu_64px_resnet152.json
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from typing import Any
 
 import torch
 
-from experiment_1.bench_engines import timed
 from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.network.allocator import tune_allocator
@@ -44,6 +43,7 @@ from experiment_1.network.engines import (
 from experiment_1.network.mask_family import BASES, MaskFamily
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.run import run_config
+from experiment_1.tools.bench_engines import timed
 
 TARGET = 0.6
 """The family pass's GMAC/s as a share of the dense tree pass's that issue #37 asks for."""
@@ -193,7 +193,8 @@ def main(argv: list[str] | None = None) -> None:
             args.json,
             {
                 "device": device_name,
-                "command": "python -m experiment_1.bench_family " + " ".join(sys.argv[1:] if argv is None else argv),
+                "command": "python -m experiment_1.tools.bench_family "
+                + " ".join(sys.argv[1:] if argv is None else argv),
                 "versions": package_versions(),
                 "allocator": allocator,
                 "images": args.images,

@@ -1,4 +1,4 @@
-"""experiment_1.gpu_check: without CUDA one line and exit 2; the named checks run in order, each outcome
+"""experiment_1.tools.gpu_check: without CUDA one line and exit 2; the named checks run in order, each outcome
 written to the JSON, a failing or raising check recorded without stopping the others (exit 1)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from experiment_1 import gpu_check
 from experiment_1.errors import run_cli
 from experiment_1.network.allocator import tune_allocator
+from experiment_1.tools import gpu_check
 
 
 def test_without_cuda_it_says_so_in_one_line_and_exits_non_zero(

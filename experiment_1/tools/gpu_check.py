@@ -8,7 +8,7 @@ is recorded with its one-line error and the next one runs):
 - ``correctness``: tree and naive engines on CUDA in float32 (TF32 off) against a CPU float64 tree pass,
   on 2 random images at each network's input size (ResNet-18, EfficientNet-Lite0; random weights): the
   largest error relative to the image's largest |logit|, which must stay below ``--tolerance``;
-- ``throughput``: the engine benchmark's rows (``experiment_1.bench_engines``: tree over all 2^L masks,
+- ``throughput``: the engine benchmark's rows (``experiment_1.tools.bench_engines``: tree over all 2^L masks,
   naive over ``--naive-masks`` masks) for ResNet-18/34/50, Lite0 and Lite1 at 224 px, float32, eager,
   channels-last, random weights — the rows experiment_1/PERFORMANCE.md's benchmark table is made from;
 - ``single_pass``: Experiment 1's evaluation step (one all-mask pass) over 64 images of the repository's
@@ -16,7 +16,7 @@ is recorded with its one-line error and the next one runs):
 - ``torchrun_nccl``: the same step on 4 images under ``torchrun --standalone --nproc_per_node 1`` (the NCCL
   process group on cuda:0).
 - ``environment``, ``deterministic_reductions``, ``memory_bound``, ``no_host_sync``, ``evaluation_parity``: the
-  CUDA paths' checks of :mod:`experiment_1.gpu_checks` (versions and API differences, bit-identical
+  CUDA paths' checks of :mod:`experiment_1.tools.gpu_checks` (versions and API differences, bit-identical
   reductions, the stated memory bounds, no host synchronisation in the engine, full-mask parity per dtype).
 
 Without a CUDA device it says so in one line and exits with status 2. Exit status 1 if a check failed.
@@ -25,8 +25,8 @@ Inputs:  none (random weights and images; imagenet-1k/sample-1750 for the passes
 Outputs: ``--json`` (default experiment_1/results_bench/gpu_check.json): every check's outcome, plus the
          throughput rows, which ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's benchmark table.
 
-    python -m experiment_1.gpu_check && python -m paper.make_tables     # = make gpu-check
-    python -m experiment_1.gpu_check --checks correctness                # some checks only
+    python -m experiment_1.tools.gpu_check && python -m paper.make_tables     # = make gpu-check
+    python -m experiment_1.tools.gpu_check --checks correctness                # some checks only
 """
 
 from __future__ import annotations
@@ -43,15 +43,15 @@ from typing import Any, Callable
 
 import torch
 
-from experiment_1.bench_engines import bench_rows, print_rows
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, package_versions
-from experiment_1.gpu_checks import DEVICE_CHECKS
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.paths import REPO_ROOT
 from experiment_1.run import run_config
+from experiment_1.tools.bench_engines import bench_rows, print_rows
+from experiment_1.tools.gpu_checks import DEVICE_CHECKS
 
 DEFAULT_JSON = Path("experiment_1/results_bench/gpu_check.json")
 SAMPLE_DATA = "imagenet-1k/sample-1750"
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
     )  # as every evaluation step and the CPU benchmark do: its host-side timings are the runs'
     document: dict[str, Any] = {
         "device": torch.cuda.get_device_name(device),
-        "command": "python -m experiment_1.gpu_check " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": "python -m experiment_1.tools.gpu_check " + " ".join(sys.argv[1:] if argv is None else argv),
         "versions": {**package_versions(), "cuda": torch.version.cuda},
         "allocator": allocator,
         "checks": {},
