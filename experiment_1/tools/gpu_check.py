@@ -220,8 +220,8 @@ def require_cuda() -> torch.device:
     return torch.device("cuda", 0)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags: which checks, where the outcome goes, and each check's settings."""
     parser.add_argument(
         "--checks",
         nargs="+",
@@ -261,6 +261,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--seed", type=run_config.seed, default=0, help="seed of weights and images (default: %(default)s)"
     )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
     args = parser.parse_args(argv)
     chosen = [entry for entry in CHECKS if entry.name in args.checks]
     device = require_cuda() if any(entry.cuda for entry in chosen) else torch.device("cpu")
