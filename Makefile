@@ -90,20 +90,20 @@ demo: $(BIN)/.installed
 # CPU size: 1 image at 32 px, naive engine timed on 16 masks.
 BENCH_CPU_JSON ?= experiment_1/results_bench/bench_cpu_32px.json
 bench: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.bench_engines --images 1 --resolution 32 --naive-masks 16 --repeats 1 --device $(DEVICE) \
+	$(BIN)/python -m experiment_1.tools.bench engines --images 1 --resolution 32 --naive-masks 16 --repeats 1 --device $(DEVICE) \
 		--json $(BENCH_CPU_JSON)
 
 # The family walk (ResNet-152, L = 50, k ≤ 3 at both corners, 64 px) against the dense tree pass of ResNet-50
 # (L = 16) in one run, one thread, 3 interleaved rounds (about 10 minutes on an idle core).
 BENCH_FAMILY_JSON ?= experiment_1/results_bench/family_cpu_64px_resnet152.json
 bench-family: $(BIN)/.installed
-	OMP_NUM_THREADS=1 $(BIN)/python -m experiment_1.bench_family --rounds 3 --threads 1 --json $(BENCH_FAMILY_JSON)
+	OMP_NUM_THREADS=1 $(BIN)/python -m experiment_1.tools.bench family --rounds 3 --threads 1 --json $(BENCH_FAMILY_JSON)
 
 # The same table on a CUDA GPU (e.g. an H100), run as is: 224 px, float32 / tf32 / bfloat16, eager and
 # torch.compile'd, 1, 4 and 16 images per call, channels-last; then `make tables` puts it into experiment_1/PERFORMANCE.md.
 BENCH_GPU_JSON ?= experiment_1/results_bench/bench_gpu.json
 bench-gpu: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.bench_engines --device cuda --resolution 224 --images 1 4 16 --dtypes float32 tf32 bfloat16 \
+	$(BIN)/python -m experiment_1.tools.bench engines --device cuda --resolution 224 --images 1 4 16 --dtypes float32 tf32 bfloat16 \
 		--compile-modes eager compiled --memory-formats channels_last --naive-masks 256 --repeats 2 --json $(BENCH_GPU_JSON)
 
 # The first run on a CUDA machine (under 8 minutes on one H100): correctness on CUDA against a CPU float64 pass,
@@ -111,7 +111,7 @@ bench-gpu: $(BIN)/.installed
 # one JSON, then experiment_1/PERFORMANCE.md's benchmark table from it. Without CUDA: one line, exit status 2.
 GPU_CHECK_JSON ?= experiment_1/results_bench/gpu_check.json
 gpu-check: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.gpu_check --json $(GPU_CHECK_JSON)
+	$(BIN)/python -m experiment_1.tools.gpu_check --json $(GPU_CHECK_JSON)
 	$(BIN)/python -m paper.make_tables
 
 tables: $(BIN)/.installed

@@ -600,7 +600,7 @@ beside them is not a benchmark)."""
 
 def allocator_note(bench: dict) -> str:
     """How the benchmark's process allocated memory: tuned as in every run, or (files written before
-    experiment_1.bench_engines tuned it) glibc's default, which pays page faults on large buffers."""
+    experiment_1.tools.bench_engines tuned it) glibc's default, which pays page faults on large buffers."""
     allocator = bench.get("allocator")
     if allocator is None:
         return ", allocator untuned (written before the benchmark tuned it)"
@@ -670,7 +670,7 @@ def benchmark_table(root: Path) -> list[Block]:
 
 
 FAMILY_BENCHMARK_FILES = "experiment_1/results_bench/family_*.json"
-"""``experiment_1.bench_family`` runs: the family walk's rate against the dense tree pass's, in one run."""
+"""``python -m experiment_1.tools.bench family`` runs: the family walk's rate against the dense tree pass's, in one run."""
 
 
 def family_benchmark_table(root: Path) -> list[Block]:
@@ -702,7 +702,7 @@ def family_benchmark_table(root: Path) -> list[Block]:
                 ]
             )
     if not rows:
-        return [NotRun("No family benchmark yet (python -m experiment_1.bench_family).")]
+        return [NotRun("No family benchmark yet (python -m experiment_1.tools.bench family).")]
     return [
         Table(
             [
@@ -730,7 +730,7 @@ def family_benchmark_table(root: Path) -> list[Block]:
 
 
 ALLOCATOR_FILES = "experiment_1/results_bench/allocator_*.json"
-"""``experiment_1.bench_allocator --json`` runs: the default allocator setting against glibc's tunables and none."""
+"""``python -m experiment_1.tools.bench allocator --json`` runs: the default allocator setting against glibc's tunables and none."""
 
 
 def allocator_table(root: Path) -> list[Block]:
@@ -760,7 +760,7 @@ def allocator_table(root: Path) -> list[Block]:
             ]
         )
     if not rows:
-        return [NotRun("No allocator benchmark yet (python -m experiment_1.bench_allocator --json …).")]
+        return [NotRun("No allocator benchmark yet (python -m experiment_1.tools.bench allocator --json …).")]
     return [
         Table(
             [
@@ -868,8 +868,8 @@ TABLES: dict[str, tuple[str, Callable[[Path], list[Block]]]] = {
     "experiment_5": (record_of(5).title, experiment_5_table),
     "depth": (record_of("depth").title, depth_table),
     "wall_time": ("Wall time of every evaluation run, over all its processes (timing.json)", wall_time_table),
-    "benchmark": ("Engine benchmark (`python -m experiment_1.bench_engines`)", benchmark_table),
-    "profile": ("Where a tree pass spends its time (`python -m experiment_1.profile_tree`)", profile_table),
+    "benchmark": ("Engine benchmark (`python -m experiment_1.tools.bench engines`)", benchmark_table),
+    "profile": ("Where a tree pass spends its time (`python -m experiment_1.tools.bench profile`)", profile_table),
 }
 """Table key → (title, section function); the key names the paper's generated table file (paper/generated/table_<key>.tex)."""
 ENGINE_TABLES = ("wall_time", "benchmark", "profile")  # not of one experiment: after the experiments'

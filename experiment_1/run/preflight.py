@@ -384,7 +384,7 @@ def check_blocks(cost: CostEstimate, confirmed: bool) -> None:
 
 def check_depth(num_blocks: int, confirmed: bool, what: str = "an exhaustive pass") -> None:
     """Refuse ``what`` (a pass over all 2^L masks) over more than :data:`MAX_BLOCKS` gated blocks unless ``confirmed``: the
-    same limit as :func:`check_blocks`, for a tool that makes no cost estimate (``python -m experiment_1.profile_tree``)."""
+    same limit as :func:`check_blocks`, for a tool that makes no cost estimate (``python -m experiment_1.tools.bench profile``)."""
     if not confirmed and num_blocks > MAX_BLOCKS:
         raise PipelineError(
             f"L = {num_blocks} gated blocks means 2^{num_blocks} masks per image, beyond the limit of L = {MAX_BLOCKS} "
