@@ -1,5 +1,5 @@
 """The set-function mathematics on the 2^L mask axis (torch only, no project imports): the mask convention and
-the butterfly, order spectra, top-K rankings.
+the butterfly, the Möbius–Walsh change of basis, order spectra, top-K rankings.
 
 This face is the package's contract: experiments, paper/ and users' factories import these names from
 ``experiment_1.mobius``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
@@ -29,6 +29,8 @@ _EXPORTS: dict[str, str] = {
     "spectrum_statistics": "spectrum",
     "unit_in_last_place": "spectrum",
     "family_mobius": "family",
+    "mobius_from_walsh": "basis_change",
+    "walsh_from_mobius": "basis_change",
     "full_mask_index": "transform",
     "mobius_transform": "transform",
     "num_blocks_from_size": "transform",
