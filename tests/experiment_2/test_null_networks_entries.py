@@ -194,7 +194,7 @@ INPUT_ENTRY = {
     "seed": None,
     "notes": [
         "3 of 5 seeds are nulls; the trained network's spread is 0.2, the threshold 0.002",
-        "left out of the null: seed 7 (constant function), seed 8 (unresolved: round-off)",
+        "left out of the null: seed 7 (trunk-energy spread below the threshold), seed 8 (unresolved: round-off)",
     ],
 }
 
@@ -331,7 +331,7 @@ def test_no_null_at_all_gives_the_input_verdict_alone_and_the_spectra_of_every_s
     assert [entry["id"] for entry in result["verdicts"]] == ["null_input_function"]
     assert result["verdicts"][0]["notes"] == [
         "0 of 2 seeds are nulls; the trained network's spread is 0.2, the threshold 0.002",
-        "left out of the null: seed 1 (constant function), seed 2 (constant function)",
+        "left out of the null: seed 1 (trunk-energy spread below the threshold), seed 2 (trunk-energy spread below the threshold)",
     ]
     assert result["random_init"] == random_init(seeds)
     empty = {"networks": [], "mean": None, "min": None, "max": None, "networks_below": 0, "rank_p": None}
@@ -539,7 +539,7 @@ def report(wall_line: list[str]) -> str:
         "",
         "- every random-init network is a function of its input, resolved above round-off: **fails** — least-varying "
         "random-init network's trunk-energy spread / the trained network's = 5.00e-06; 3 of 5 seeds are nulls; the "
-        "trained network's spread is 0.2, the threshold 0.002; left out of the null: seed 7 (constant function), seed 8 "
+        "trained network's spread is 0.2, the threshold 0.002; left out of the null: seed 7 (trunk-energy spread below the threshold), seed 8 "
         "(unresolved: round-off) (rule 1).",
         f"- {KAPPA_VECTOR_CLAIM}: **cannot tell** — {kappa_evidence} (rule 2).",
         f"- {WALSH_CLAIM}: **cannot tell** — {walsh_evidence} (rule 2).",
