@@ -580,10 +580,10 @@ def depth_table(root: Path) -> list[Block]:
                 ],
                 rows,
             ),
-            *saturated_agreement_note(analysis["rungs"]),
             Bullets([verdict_sentence(entry) for entry in analysis["verdicts"]])
             if analysis["verdicts"]
             else NotRun("No shared images to compare."),
+            *saturated_agreement_note(analysis["rungs"]),  # after the verdicts: the paper keeps it, drops them
         ]
     return blocks or [NotRun("No depth ladder yet (python -m paper.depth_compare).")]
 

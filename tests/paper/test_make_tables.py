@@ -225,3 +225,9 @@ def test_the_committed_depth_ladder_carries_the_note() -> None:
     fractions = [row["topk"]["agreement_k_fraction"] for row in ladder["rungs"] if row.get("topk")]
     assert fractions and set(fractions) == {1}
     assert len(saturated_agreement_note(ladder["rungs"])) == 1
+
+
+def test_the_note_reaches_the_papers_depth_table() -> None:
+    from paper.make_tables import paper_inputs
+
+    assert "its bound, on every network here" in paper_inputs(REPO)["table_depth.tex"]
