@@ -104,31 +104,31 @@ def basis_series(summary: dict[str, Any], projection: str) -> dict[str, dict[str
 
 
 def basis_spectra_figure(root: Path, output: Path) -> Path | None:
-    """Draw each ladder network's Möbius and Walsh spectra, both projections, into ``output``; None without networks
-    whose summary has the Walsh control."""
+    """Draw each ladder network's Möbius and Walsh spectra into ``output``, one column per network, the vector
+    projection above the scalar one; None without networks whose summary has the Walsh control."""
     spectra = [(arch, summary) for arch, summary in ladder_spectra(root) if "walsh" in summary]
     if not spectra:
         return None
-    figure, axes = new_figure_grid(len(spectra), 2, width=6.4, height=1.9 * len(spectra) + 0.6, sharey=True)
-    for row, (arch, summary) in enumerate(spectra):
+    figure, axes = new_figure_grid(2, len(spectra), width=6.4, height=3.9, sharey=True)
+    for column, (arch, summary) in enumerate(spectra):
         blocks = summary["config"]["num_blocks"]
         orders = np.arange(1, blocks + 1)
-        for column, projection in enumerate(("vector", "scalar")):
-            ax = axes[2 * row + column]
+        for row, projection in enumerate(("vector", "scalar")):
+            ax = axes[row * len(spectra) + column]
             for basis, series in basis_series(summary, projection).items():
-                ax.plot(orders, series["mean"], "o-", color=BASES[basis], markersize=2.5, linewidth=1.2, label=basis)
+                ax.plot(orders, series["mean"], "o-", color=BASES[basis], markersize=2, linewidth=1.1, label=basis)
                 ax.fill_between(orders, series["ci_low"], series["ci_high"], color=BASES[basis], alpha=0.2, linewidth=0)
             ax.plot(orders, summary["binomial_null"]["spectrum"], "--", color=COLOURS["binomial"], linewidth=0.8)
-            ax.set_title(f"{network_name(arch)} (L = {blocks}, N = {summary['num_valid']}), {projection}", fontsize=8)
-            ax.tick_params(labelsize=7)
-            if row == len(spectra) - 1:
-                ax.set_xlabel("order $k$", fontsize=8)
+            ax.set_title(f"{network_name(arch)} (L = {blocks}, N = {summary['num_valid']}), {projection}", fontsize=7)
+            ax.tick_params(labelsize=6.5)
+            if row == 1:
+                ax.set_xlabel("order $k$", fontsize=7.5)
             if column == 0:
-                ax.set_ylabel("energy share", fontsize=8)
+                ax.set_ylabel("energy share", fontsize=7.5)
     axes[0].set_ylim(bottom=0)
     axes[0].plot([], [], "--", color=COLOURS["binomial"], linewidth=0.8, label="binomial null")
     figure.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=7, frameon=False)
-    figure.tight_layout(rect=(0, 0.05, 1, 1))
+    figure.tight_layout(rect=(0, 0.06, 1, 1), h_pad=0.6, w_pad=0.4)
     return save_paper_figure(figure, output)
 
 
@@ -141,28 +141,29 @@ def null_effect_text(entry: dict[str, Any]) -> str:
 
 def null_strip_figure(root: Path, output: Path) -> Path | None:
     """Draw the random-init null's networks (dots) and the trained network (line) per statistic of :data:`NULL_PANELS`
-    into ``output``; None without a committed null summary."""
+    into ``output`` (a 2 × 2 grid: Möbius left, Walsh right; vector above, scalar below); None without a committed
+    null summary."""
     paths = committed_glob(root, record_of("2N").primary)
     if not paths:
         return None
     null = checked_json(paths[0])
-    figure, axes = new_figure_grid(len(NULL_PANELS), 1, width=6.0, height=1.05 * len(NULL_PANELS) + 0.5)
+    figure, axes = new_figure_grid(2, 2, width=6.4, height=2.9)
     for ax, (name, label) in zip(axes, NULL_PANELS):
         entry = null["statistics"][name]
         values = np.asarray(entry["networks"], dtype=np.float64)
         ranks = np.argsort(np.argsort(values))
         offsets = (ranks % 5 - 2) * 0.15  # neighbours in value spread over five rows: no random jitter
-        ax.scatter(values, offsets, s=9, color=COLOURS["random"], label=f"{len(values)} random-init networks")
+        ax.scatter(values, offsets, s=7, color=COLOURS["random"], label=f"{len(values)} random-init networks")
         ax.axvline(entry["trained"], color=COLOURS["vector"], linewidth=1.5, label="trained network")
         ax.set_ylim(-0.6, 0.6)
         ax.set_yticks([])
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=6.5)
         ax.set_title(
-            f"{label}: {entry['networks_below']} of {len(values)} below the trained; {null_effect_text(entry)}",
-            fontsize=7.5,
+            f"{label}: {entry['networks_below']} of {len(values)} below the trained\n{null_effect_text(entry)}",
+            fontsize=7,
         )
     figure.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=7, frameon=False)
-    figure.tight_layout(rect=(0, 0.06, 1, 1))
+    figure.tight_layout(rect=(0, 0.07, 1, 1), h_pad=0.6)
     return save_paper_figure(figure, output)
 
 

@@ -38,9 +38,9 @@ def test_the_basis_figure_draws_each_networks_recorded_spectra(drawn: list) -> N
     networks = plots.ladder_spectra(REPO)
     axes = drawn[0].axes
     assert len(networks) >= 3 and len(axes) == 2 * len(networks)
-    for row, (arch, summary) in enumerate(networks):
-        for column, projection in enumerate(("vector", "scalar")):
-            ax = axes[2 * row + column]
+    for column, (arch, summary) in enumerate(networks):
+        for row, projection in enumerate(("vector", "scalar")):
+            ax = axes[row * len(networks) + column]
             mobius, walsh, null = ax.lines[:3]
             recorded = summary["projections"][projection]["mean_spectrum"]["mean"]
             assert list(mobius.get_ydata()) == recorded
