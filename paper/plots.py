@@ -109,7 +109,7 @@ def basis_spectra_figure(root: Path, output: Path) -> Path | None:
     spectra = [(arch, summary) for arch, summary in ladder_spectra(root) if "walsh" in summary]
     if not spectra:
         return None
-    figure, axes = new_figure_grid(2, len(spectra), width=6.4, height=3.9, sharey=True)
+    figure, axes = new_figure_grid(2, len(spectra), width=6.4, height=3.3, sharey=True)
     for column, (arch, summary) in enumerate(spectra):
         blocks = summary["config"]["num_blocks"]
         orders = np.arange(1, blocks + 1)
@@ -119,7 +119,8 @@ def basis_spectra_figure(root: Path, output: Path) -> Path | None:
                 ax.plot(orders, series["mean"], "o-", color=BASES[basis], markersize=2, linewidth=1.1, label=basis)
                 ax.fill_between(orders, series["ci_low"], series["ci_high"], color=BASES[basis], alpha=0.2, linewidth=0)
             ax.plot(orders, summary["binomial_null"]["spectrum"], "--", color=COLOURS["binomial"], linewidth=0.8)
-            ax.set_title(f"{network_name(arch)} (L = {blocks}, N = {summary['num_valid']}), {projection}", fontsize=7)
+            ax.set_title(f"{network_name(arch)} (L = {blocks}), {projection}", fontsize=7)
+            ax.locator_params(axis="x", integer=True)
             ax.tick_params(labelsize=6.5)
             if row == 1:
                 ax.set_xlabel("order $k$", fontsize=7.5)
@@ -147,7 +148,7 @@ def null_strip_figure(root: Path, output: Path) -> Path | None:
     if not paths:
         return None
     null = checked_json(paths[0])
-    figure, axes = new_figure_grid(2, 2, width=6.4, height=2.9)
+    figure, axes = new_figure_grid(2, 2, width=6.4, height=2.6)
     for ax, (name, label) in zip(axes, NULL_PANELS):
         entry = null["statistics"][name]
         values = np.asarray(entry["networks"], dtype=np.float64)

@@ -47,7 +47,7 @@ def test_the_basis_figure_draws_each_networks_recorded_spectra(drawn: list) -> N
             assert list(walsh.get_ydata()) == summary["walsh"]["projections"][projection]["mean_spectrum"]["mean"]
             assert list(null.get_ydata()) == summary["binomial_null"]["spectrum"]
             assert list(mobius.get_xdata()) == list(range(1, summary["config"]["num_blocks"] + 1))
-            assert projection in ax.get_title() and f"L = {summary['config']['num_blocks']}" in ax.get_title()
+            assert ax.get_title().endswith(f"(L = {summary['config']['num_blocks']}), {projection}")
             # the two spectra are shares of their own energies: each sums to 1 over k ≥ 1
             assert abs(sum(recorded) - 1) < 1e-9 and abs(sum(walsh.get_ydata()) - 1) < 1e-9
 
