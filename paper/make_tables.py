@@ -583,8 +583,25 @@ def depth_table(root: Path) -> list[Block]:
             Bullets([verdict_sentence(entry) for entry in analysis["verdicts"]])
             if analysis["verdicts"]
             else NotRun("No shared images to compare."),
+            *saturated_agreement_note(analysis["rungs"]),  # after the verdicts: the paper keeps it, drops them
         ]
     return blocks or [NotRun("No depth ladder yet (python -m paper.depth_compare).")]
+
+
+def saturated_agreement_note(rungs: list[dict[str, Any]]) -> list[Paragraph]:
+    """A note under the depth table when its "K / 2^L for 90 % top-1" column is 1, its bound, on every network that has
+    it: only the sum of all 2^L coefficients reaches the agreement, so the column cannot order the networks."""
+    fractions = [row["topk"]["agreement_k_fraction"] for row in rungs if row.get("topk")]
+    if not fractions or any(fraction != 1 for fraction in fractions):
+        return []
+    return [
+        Paragraph(
+            "K / 2^L for 90 % top-1 is the smallest K of the grid at which the sum of the K largest coefficients agrees "
+            "with the network's top-1 class on 90 % of the images, as a share of 2^L. It is 1, its bound, on every "
+            "network here: only the sum of all 2^L coefficients, which is h(full) itself, agrees that often, because "
+            "the largest coefficients cancel one another (Experiment 3); the column cannot order the networks by depth."
+        )
+    ]
 
 
 def _rate(row: dict[str, Any], name: str) -> str:

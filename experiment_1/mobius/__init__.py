@@ -1,5 +1,5 @@
 """The set-function mathematics on the 2^L mask axis (torch only; its modules import nothing of the project): the
-mask convention and the butterfly, order spectra, top-K rankings.
+mask convention and the butterfly, the Möbius–Walsh change of basis, order spectra, top-K rankings.
 
 Its names load lazily, on first use (:mod:`experiment_1.faces`); import them from this face, never from its
 modules (tests/whole/test_layers.py).
@@ -26,6 +26,8 @@ _EXPORTS: dict[str, str] = {
     "spectrum_statistics": "spectrum",
     "unit_in_last_place": "spectrum",
     "family_mobius": "family",
+    "mobius_from_walsh": "basis_change",
+    "walsh_from_mobius": "basis_change",
     "full_mask_index": "transform",
     "mobius_transform": "transform",
     "num_blocks_from_size": "transform",
