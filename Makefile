@@ -27,11 +27,15 @@ DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS)
 
 # TORCH_INDEX=https://download.pytorch.org/whl/cpu installs torch and torchvision from that index first (the CPU-only
 # build, far smaller than the default CUDA wheels); empty (the default) installs everything from the ordinary index.
+# EXTRAS=shapiq installs pyproject.toml's optional extra of that name too (pip install -e .[shapiq]: shapiq, whose
+# InteractionValues the blocks' Shapley-family indices export to, and whose ExactComputer the tests compare them with);
+# CI sets it (.ci/run).
 TORCH_INDEX ?=
+EXTRAS ?=
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(if $(TORCH_INDEX),$(BIN)/python -m pip install torch torchvision --index-url $(TORCH_INDEX),)
-	$(BIN)/python -m pip install -e .
+	$(BIN)/python -m pip install -e .$(if $(EXTRAS),'[$(EXTRAS)]',)
 	touch $@
 
 install: $(BIN)/.installed

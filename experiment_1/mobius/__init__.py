@@ -1,5 +1,5 @@
 """The set-function mathematics on the 2^L mask axis (torch only, no project imports): the mask convention and
-the butterfly, order spectra, top-K rankings.
+the butterfly, order spectra, top-K rankings, the blocks' Shapley-family indices.
 
 This face is the package's contract: experiments, paper/ and users' factories import these names from
 ``experiment_1.mobius``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
@@ -29,6 +29,11 @@ _EXPORTS: dict[str, str] = {
     "spectrum_statistics": "spectrum",
     "unit_in_last_place": "spectrum",
     "family_mobius": "family",
+    "banzhaf_values": "shapley",
+    "from_interaction_values": "shapley",
+    "interaction_indices": "shapley",
+    "shapley_values": "shapley",
+    "to_interaction_values": "shapley",
     "full_mask_index": "transform",
     "mobius_transform": "transform",
     "num_blocks_from_size": "transform",
