@@ -154,6 +154,7 @@ reports: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_240px_sample/summary.json
 	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_240px_sample/summary.json
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_240px_sample/summary.json
+	$(BIN)/python -m experiment_4.step_5_shapley_plot --summary $(EXP4_SHAPLEY_DIR)/shapley.json
 	for arch in resnet18 efficientnet_lite0; do \
 		$(BIN)/python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_$${arch}_native/summary_all.json \
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
@@ -199,13 +200,13 @@ NULL_CALIBRATION ?= 50
 NULL_DIR := experiment_2/results_efficientnet_lite0_null_seeds
 LITE0_SPECTRUM := experiment_2/results_efficientnet_lite0_sample/summary.json
 
-.PHONY: offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
+.PHONY: offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
 # The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
 # which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
 OFFLINE_THREADS ?= 1
-offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
+offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
-offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth \
+offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth \
 	offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws
 	$(BIN)/python -m paper.make_tables
 
@@ -292,6 +293,14 @@ offline-results-exp4: $(BIN)/.installed $(LABELLED_INDEX)
 	$(LABELLED_PASS)
 	$(EXP4_OVERLAP)
 	$(BIN)/python -m experiment_4.step_3_plot --summary $(EXP4_DIR)/overlap.json
+
+# Experiment 4's steps 4 and 5, the blocks' Shapley values: EfficientNet-Lite0 on the 48 labelled images of the
+# 12 classes × 4 list (Experiment 4's Lite1 list; class-balanced for the between-class share), a few minutes of one core.
+EXP4_SHAPLEY_DIR := experiment_4/results_efficientnet_lite0_shapley
+offline-results-exp4-shapley: $(BIN)/.installed
+	$(BIN)/python -m experiment_4.step_4_shapley --sample-index experiment_1/sample_index_sample_val_12x4.json $(OFFLINE_FLAGS) \
+		--output-dir $(EXP4_SHAPLEY_DIR)
+	$(BIN)/python -m experiment_4.step_5_shapley_plot --summary $(EXP4_SHAPLEY_DIR)/shapley.json
 
 # Experiment 5 on the same 900 labelled images, with the τ grid where K_τ^err moves.
 offline-results-exp5: $(BIN)/.installed $(LABELLED_INDEX)
