@@ -154,7 +154,8 @@ reports: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_240px_sample/summary.json
 	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_240px_sample/summary.json
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_240px_sample/summary.json
-	$(BIN)/python -m experiment_4.step_5_shapley_plot --summary $(EXP4_SHAPLEY_DIR)/shapley.json
+	for lite in lite0 lite1; do \
+		$(BIN)/python -m experiment_4.step_5_shapley_plot --summary experiment_4/results_efficientnet_$${lite}_shapley/shapley.json || exit 1; done
 	for arch in resnet18 efficientnet_lite0; do \
 		$(BIN)/python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_$${arch}_native/summary_all.json \
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
@@ -295,12 +296,16 @@ offline-results-exp4: $(BIN)/.installed $(LABELLED_INDEX)
 	$(BIN)/python -m experiment_4.step_3_plot --summary $(EXP4_DIR)/overlap.json
 
 # Experiment 4's steps 4 and 5, the blocks' Shapley values: EfficientNet-Lite0 on the 48 labelled images of the
-# 12 classes × 4 list (Experiment 4's Lite1 list; class-balanced for the between-class share), a few minutes of one core.
-EXP4_SHAPLEY_DIR := experiment_4/results_efficientnet_lite0_shapley
+# 12 classes × 4 list (Experiment 4's Lite1 list; class-balanced for the between-class share), a few minutes of one core;
+# Lite1 (L = 14, about 40 s an image) on the 8 images of the 4 classes × 2 list.
+EXP4_SHAPLEY_DIR = experiment_4/results_efficientnet_$(1)_shapley
 offline-results-exp4-shapley: $(BIN)/.installed
 	$(BIN)/python -m experiment_4.step_4_shapley --sample-index experiment_1/sample_index_sample_val_12x4.json $(OFFLINE_FLAGS) \
-		--output-dir $(EXP4_SHAPLEY_DIR)
-	$(BIN)/python -m experiment_4.step_5_shapley_plot --summary $(EXP4_SHAPLEY_DIR)/shapley.json
+		--output-dir $(call EXP4_SHAPLEY_DIR,lite0)
+	$(BIN)/python -m experiment_4.step_4_shapley --arch efficientnet_lite1 $(DEPTH_FLAGS) \
+		--sample-index experiment_1/sample_index_sample_val_4x2.json --output-dir $(call EXP4_SHAPLEY_DIR,lite1)
+	for lite in lite0 lite1; do \
+		$(BIN)/python -m experiment_4.step_5_shapley_plot --summary experiment_4/results_efficientnet_$${lite}_shapley/shapley.json || exit 1; done
 
 # Experiment 5 on the same 900 labelled images, with the τ grid where K_τ^err moves.
 offline-results-exp5: $(BIN)/.installed $(LABELLED_INDEX)
