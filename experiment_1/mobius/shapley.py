@@ -146,7 +146,7 @@ def interaction_indices(coefficients: torch.Tensor, index: str, order: int | Non
             continue
         of_size = torch.where((sizes == size).view(1, -1, *trailing), values, torch.zeros_like(values))
         superset_sums = inverse_mobius_transform(of_size.flip(1), dim=1).flip(1)
-        share = torch.where(within, weights[size][sizes.clamp(max=order)], torch.zeros((), dtype=torch.float64))
+        share = torch.where(within, weights[size][sizes.clamp(max=order)], 0.0)
         out += share.view(1, -1, *trailing) * superset_sums
     return out
 
