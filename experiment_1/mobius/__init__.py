@@ -1,5 +1,6 @@
 """The set-function mathematics on the 2^L mask axis (torch only; its modules import nothing of the project): the
-mask convention and the butterfly, the Möbius–Walsh change of basis, order spectra, top-K rankings.
+mask convention and the butterfly, the Möbius–Walsh change of basis, order spectra, top-K rankings, the blocks'
+Shapley-family indices.
 
 Its names load lazily, on first use (:mod:`experiment_1.faces`); import them from this face, never from its
 modules (tests/whole/test_layers.py).
@@ -28,6 +29,11 @@ _EXPORTS: dict[str, str] = {
     "family_mobius": "family",
     "mobius_from_walsh": "basis_change",
     "walsh_from_mobius": "basis_change",
+    "banzhaf_values": "shapley",
+    "from_interaction_values": "shapley",
+    "interaction_indices": "shapley",
+    "shapley_values": "shapley",
+    "to_interaction_values": "shapley",
     "full_mask_index": "transform",
     "mobius_transform": "transform",
     "num_blocks_from_size": "transform",

@@ -65,6 +65,19 @@ def test_install_uses_the_ordinary_index_unless_told() -> None:
     assert index and editable and index[0] < editable[0] and "torch torchvision" in cpu[index[0]]
 
 
+def test_ci_installs_the_shapiq_extra() -> None:
+    plain = subprocess.run(
+        ["make", "-n", "VENV=/nonexistent-venv", "install", "EXTRAS=shapiq"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "pip install -e .'[shapiq]'" in plain
+    assert 'make test VENV="$venv" EXTRAS=shapiq' in (REPO / ".ci" / "run").read_text()
+    assert 'shapiq = ["shapiq==' in (REPO / "pyproject.toml").read_text()
+
+
 def test_the_readme_states_the_times_and_the_quick_subset() -> None:
     readme = (REPO / "README.md").read_text()
     assert "`make test-quick`" in readme and "about 2 min" in readme
