@@ -91,6 +91,7 @@ def monotone_summary(scalar_step_1: np.ndarray) -> dict:
         # raw 20/512 and 20/512, each ≤ α: Holm 40/512 for both, neither rejected
         (STEP_2, 40 / 512, CANNOT_TELL),
     ],
+    ids=["holm-rejects-where-bonferroni-would-not", "raw-ps-would-reject-where-holm-does-not"],
 )
 def test_holm_over_the_steps_decides_and_the_checker_rederives_it(
     scalar_step_1: np.ndarray, adjusted: float, decision: str

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from scipy import stats
 
 from experiment_1.report import CANNOT_TELL, HOLDS, by_id
 from experiment_4 import contrast
 from experiment_4 import verdicts as e4
 from experiment_4.inference import label_permutations, prepare_view
-from experiment_4.summary import alignment_block, contrast_block
+from experiment_4.signatures import core_share, global_core, membership_counts
+from experiment_4.summary import alignment_block, contrast_block, core_block
 from tests.experiment_4.test_experiment_4_verdict_entries import summary_of
 
 CLASSES, PER_CLASS = 8, 3
@@ -188,6 +190,30 @@ def test_the_1nn_accuracy_interval_is_scipys_95_percent_bootstrap_over_images() 
     )
 
 
+def test_the_global_core_share_interval_is_scipys_95_percent_bootstrap_over_images() -> None:
+    rng = np.random.default_rng(51)
+    indices = torch.from_numpy(np.stack([rng.choice(20, 6, replace=False) for _ in range(30)]))
+    block = core_block(indices, 64, 6, 8, np.full(99, 0.1))
+    shares = core_share(indices, global_core(membership_counts(indices, 64), 6)).numpy()
+
+    def scipy_ci(level: float) -> tuple[float, float]:
+        interval = stats.bootstrap(
+            (shares,),
+            np.mean,
+            n_resamples=2000,
+            method="percentile",
+            confidence_level=level,
+            rng=np.random.default_rng(8),
+        ).confidence_interval
+        return float(interval.low), float(interval.high)
+
+    share = block["share"]
+    assert share["mean"] == pytest.approx(shares.mean(), rel=1e-12)
+    low, high = scipy_ci(0.95)
+    assert (share["ci_low"], share["ci_high"]) == (pytest.approx(low, rel=1e-12), pytest.approx(high, rel=1e-12))
+    assert scipy_ci(0.90) != pytest.approx((low, high), rel=1e-3)  # the shares tell the two levels apart
+
+
 # ---- Holm over Experiment 4's family of 11, where Holm, Bonferroni and no correction decide differently
 
 
@@ -207,6 +233,7 @@ def family_with_scalar_nn(p_nn: float) -> dict:
         (0.006, 0.036, HOLDS),  # Holm 6 × 0.006 = 0.036 < α; Bonferroni 11 × 0.006 = 0.066 would not reject
         (0.009, 0.054, CANNOT_TELL),  # the raw 0.009 < α; Holm 6 × 0.009 = 0.054 does not reject
     ],
+    ids=["holm-rejects-where-bonferroni-would-not", "raw-ps-would-reject-where-holm-does-not"],
 )
 def test_holm_over_the_family_where_the_corrections_decide_differently(
     p_nn: float, adjusted: float, decision: str

@@ -170,6 +170,7 @@ def with_tost_p(p_values: dict[str, float]) -> dict:
         # each raw p ≤ α, Holm 0.06 for both: neither holds
         ((0.02, 0.02, 0.5), (0.06, 0.06, 0.5), (CANNOT_TELL, CANNOT_TELL)),
     ],
+    ids=["holm-rejects-where-bonferroni-would-not", "raw-ps-would-reject-where-holm-does-not"],
 )
 def test_holm_over_the_order_measures_equivalence(raw: tuple, adjusted: tuple, decisions: tuple) -> None:
     """The TOST ps of the three judged order measures (κ^v, κ^s, C≤3^s), Holm-adjusted over them."""
