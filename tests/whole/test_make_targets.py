@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from conftest import run_make
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -19,14 +20,7 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 def dry_run(*arguments: str) -> list[str]:
     """The recipe lines `make -n` prints, with the install step taken as done (``-o``: the venv is not rebuilt)."""
     venv = "/nonexistent-venv"
-    result = subprocess.run(
-        ["make", "-n", "-o", f"{venv}/bin/.installed", f"VENV={venv}", *arguments],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return result.stdout.splitlines()
+    return run_make("-n", "-o", f"{venv}/bin/.installed", f"VENV={venv}", *arguments, check=True).stdout.splitlines()
 
 
 def test_test_quick_runs_the_listed_subset_and_every_entry_exists() -> None:
@@ -48,17 +42,21 @@ def test_test_threads_sets_omp_num_threads() -> None:
     assert not line.startswith("OMP_NUM_THREADS")
 
 
+def test_a_make_that_runs_the_tests_passes_none_of_its_variables_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make test TEST_THREADS=1` puts TEST_THREADS=1 into MAKEFLAGS; the makes these tests run must not inherit it."""
+    monkeypatch.setenv("MAKEFLAGS", " -- TEST_THREADS=1")
+    monkeypatch.setenv("MAKELEVEL", "1")
+    (line,) = [line for line in dry_run("test") if "pytest" in line]
+    assert not line.startswith("OMP_NUM_THREADS"), line
+    (line,) = [line for line in dry_run("test-quick") if "pytest" in line]
+    assert "OMP_NUM_THREADS" not in line
+
+
 def test_install_uses_the_ordinary_index_unless_told() -> None:
-    plain = subprocess.run(
-        ["make", "-n", "VENV=/nonexistent-venv", "install"], cwd=REPO, capture_output=True, text=True, check=True
-    ).stdout
+    plain = run_make("-n", "VENV=/nonexistent-venv", "install", check=True).stdout
     assert "--index-url" not in plain and "pip install -e ." in plain
-    cpu = subprocess.run(
-        ["make", "-n", "VENV=/nonexistent-venv", "install", "TORCH_INDEX=https://download.pytorch.org/whl/cpu"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
+    cpu = run_make(
+        "-n", "VENV=/nonexistent-venv", "install", "TORCH_INDEX=https://download.pytorch.org/whl/cpu", check=True
     ).stdout.splitlines()
     index = [n for n, line in enumerate(cpu) if "--index-url https://download.pytorch.org/whl/cpu" in line]
     editable = [n for n, line in enumerate(cpu) if "pip install -e ." in line]
