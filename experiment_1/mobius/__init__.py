@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "spectrum_statistics": "spectrum",
     "unit_in_last_place": "spectrum",
     "family_mobius": "family",
+    "family_order_sums": "family",
     "full_mask_index": "transform",
     "mobius_transform": "transform",
     "num_blocks_from_size": "transform",
