@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
             f"{args.other}: another sample list than {args.reference}'s; compare runs of the same images"
         )
     result = {
-        name: {key: config[key] for key in ("arch", "weights", "dtype", "device_name", "run_id")}
+        name: {key: config[key] for key in ("arch", "weights", "dtype", "device_name", "git_commit", "run_id")}
         for name, config in configs.items()
     } | compare(reference, other)
     print(
