@@ -93,7 +93,8 @@ def plan(arch: str, device_gib: float) -> dict[str, Any]:
 def duration_span(low: float, high: float) -> str:
     """``low``–``high`` seconds in the unit that suits ``high``: seconds, minutes or hours."""
     scale, unit = (1, "s") if high < 120 else (60, "min") if high < 7200 else (3600, "h")
-    return f"{low / scale:.2g}–{high / scale:.2g} {unit}"
+    low, high = low / scale, high / scale
+    return f"{low:.0f}–{high:.0f} {unit}" if low >= 10 else f"{low:.2g}–{high:.2g} {unit}"
 
 
 def markdown_tables(document: dict[str, Any]) -> tuple[list[str], list[str]]:

@@ -33,6 +33,7 @@ READMES = [
     "README.md",
     *(f"experiment_{n}/README.md" for n in range(1, 6)),
     "experiment_1/PERFORMANCE.md",
+    "experiment_1/GPU.md",
     "imagenet-1k/README.md",
     "paper/README.md",
 ]
