@@ -11,6 +11,7 @@ import importlib
 import io
 import os
 import random
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,22 @@ import pytest
 from PIL import Image
 
 SAMPLE_1750_DIR = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample-1750"
+# What a make running the tests (make test TEST_THREADS=1) hands every make below it: its command-line variables.
+MAKE_ENVIRONMENT = ("MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "MAKELEVEL")
+
+
+def run_make(*arguments: str, **options: object) -> subprocess.CompletedProcess[str]:
+    """``make ARGUMENTS`` in the checkout as a user types it, its output captured: without the variables of a make that
+    runs the tests (``make test TEST_THREADS=1`` would pass TEST_THREADS=1 on through MAKEFLAGS)."""
+    environment = {name: value for name, value in os.environ.items() if name not in MAKE_ENVIRONMENT}
+    return subprocess.run(
+        ["make", *arguments],
+        cwd=SAMPLE_1750_DIR.parents[1],
+        env=environment,
+        capture_output=True,
+        text=True,
+        **options,
+    )
 
 
 def import_optional(module: str, install: str = "requirements.txt") -> object:

@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "spectrum_statistics": "spectrum",
     "unit_in_last_place": "spectrum",
     "family_mobius": "family",
+    "family_order_sums": "family",
     "mobius_from_walsh": "basis_change",
     "walsh_from_mobius": "basis_change",
     "banzhaf_values": "shapley",

@@ -17,6 +17,7 @@ _EXPORTS: dict[str, str] = {
     "family_gmac": "engines",
     "work_ratio": "engines",
     "held_off_view": "held_off",
+    "host_reachable": "gating",
     "MaskFamily": "mask_family",
     "native_input_size": "registry",
     "Residual": "gating",

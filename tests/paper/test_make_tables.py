@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import experiment_1.step_3_evaluate as step_3
+from experiment_1.report import format_stat
 from experiment_1.report.markdown import format_number
 from experiment_1.step_2_sample import main as sample_main
 from paper.committed_runs import allow_all_runs
@@ -121,10 +123,22 @@ def test_the_readme_figure_is_the_committed_spectrum_read_from_its_summary() -> 
     assert block in (REPO_ROOT / "README.md").read_text() and (REPO_ROOT / FIGURE).is_file()
     assert f"]({FIGURE})" in block
     summary = json.loads((REPO_ROOT / HEADLINE_RUNS["2"]).read_text())
-    decisions = {entry["id"]: entry["decision"] for entry in summary["verdicts"]}
-    for verdict_id in ("peak.vector", "shape.vector", "shape.scalar", "projections_differ"):
-        assert f"(verdict `{verdict_id}`: **{decisions[verdict_id]}**" in block
+    entries = {entry["id"]: entry for entry in summary["verdicts"]}
+    for verdict_id in ("peak.vector", "shape.vector", "shape.scalar", "projections_differ", "walsh.shape.vector"):
+        entry = entries[verdict_id]
+        claim = entry["claim"].split(": ", 1)[1] if entry["claim"].startswith(("vector", "scalar")) else entry["claim"]
+        verb = "" if entry["decision"] in ("holds", "fails") else "reads "
+        assert f"the claim that {claim} {verb}**{entry['decision']}** (verdict `{verdict_id}`" in block, verdict_id
+    # a decision is printed only right after the claim it decides, never beside a plain statement
+    claims = tuple(f"{entry['claim'].split(': ', 1)[-1]} " for entry in entries.values())
+    for decision in re.finditer(r"\*\*[^*]+\*\*", block):
+        assert block[: decision.start()].removesuffix("reads ").endswith(claims), block[
+            decision.start() - 120 : decision.end()
+        ]
     assert f"κ = {format_number(summary['projections']['vector']['kappa']['mean'])} [" in block
+    walsh = summary["walsh"]["projections"]["vector"]
+    assert f"orders 1–3 hold {format_stat(walsh['c_le3'], percent=True)} of the vector's variance" in block
+    assert f"κ_W = {format_stat(walsh['kappa'])}" in block
 
 
 def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resumed_run(tmp_path: Path) -> None:
