@@ -67,13 +67,7 @@ def test_install_uses_the_ordinary_index_unless_told() -> None:
 
 
 def test_ci_installs_the_shapiq_extra() -> None:
-    plain = subprocess.run(
-        ["make", "-n", "VENV=/nonexistent-venv", "install", "EXTRAS=shapiq"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    plain = run_make("-n", "VENV=/nonexistent-venv", "install", "EXTRAS=shapiq", check=True).stdout
     assert "pip install -e .'[shapiq]'" in plain
     assert 'make test VENV="$venv" EXTRAS=shapiq' in (REPO / ".ci" / "run").read_text()
     assert 'shapiq = ["shapiq==' in (REPO / "pyproject.toml").read_text()
