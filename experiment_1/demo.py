@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import socket
-import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,6 @@ DEFAULT_ARCH = "resnet18"
 OFFLINE_ARCH = "efficientnet_lite0"
 EMBEDDED_SAMPLE = REPO_ROOT / "imagenet-1k" / "sample"
 DOWNLOAD_TIMEOUT_S = 30.0
-PROBE_TIMEOUT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -68,26 +66,11 @@ def choose_data(data_dir: Path | None, pattern: str | None) -> DemoData:
     )
 
 
-def weights_host_reachable(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
-    """Whether a TCP connection to ``url``'s host (port 443) opens within ``timeout`` seconds: probed before a download
-    is tried, so an offline machine falls back without torch's "Downloading: …" line first."""
-    host = urllib.parse.urlsplit(url).hostname or ""
-    try:
-        with socket.create_connection((host, 443), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
 def resnet18_weights_available() -> str | None:
-    """``None`` when ResNet-18's IMAGENET1K_V1 weights are cached or could be downloaded now, else why not."""
+    """``None`` when ResNet-18's IMAGENET1K_V1 weights are cached or could be downloaded now, else why not (an
+    unreachable host is found before a download is tried: :func:`experiment_1.network.gating.load_torchvision_state_dict`)."""
     from torchvision.models import ResNet18_Weights
 
-    url = ResNet18_Weights.IMAGENET1K_V1.url
-    name = url.rsplit("/", 1)[-1]
-    cached = any((folder / name).exists() for folder in (checkpoints_dir(), torch_hub_cache()))
-    if not cached and not weights_host_reachable(url):
-        return f"{urllib.parse.urlsplit(url).hostname} is not reachable"
     previous = socket.getdefaulttimeout()
     socket.setdefaulttimeout(DOWNLOAD_TIMEOUT_S)  # a network that drops packets fails in seconds, not hours
     try:

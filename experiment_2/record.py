@@ -53,6 +53,7 @@ RECORDS = (
         figures=(
             ("FigExpTwoSpectrum", f"{RESULTS}/spectrum.pdf"),
             ("FigExpTwoKappa", f"{RESULTS}/kappa_histogram.pdf"),
+            ("FigExpTwoBases", "paper/generated/basis_spectra.pdf"),  # every network's; rendered by paper.plots
         ),
         single_pass="experiment_2.step_1_evaluate:COMMAND",
         rebuild="experiment_2.record:rebuild_spectrum",
@@ -64,6 +65,7 @@ RECORDS = (
         summaries="experiment_2/results_*_null_seeds/summary.json",
         primary=f"{NULL_SEEDS}/summary.json",
         tables=("experiment_2_null",),
+        figures=(("FigExpTwoNullStrip", "paper/generated/null_strip.pdf"),),  # rendered by paper.plots
     ),
     ExperimentRecord(
         experiment="3A/3B",

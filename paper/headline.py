@@ -211,11 +211,36 @@ def _verdict(summary: dict[str, Any], verdict_id: str) -> dict[str, Any]:
     return entry
 
 
-def _cited(summary: dict[str, Any], verdict_id: str, note: int | None = None) -> str:
-    """``(verdict `id`: **decision** — its note)``: a finding and the verdict it rests on."""
+def claim_text(entry: dict[str, Any]) -> str:
+    """A verdict's claim without the projection (and basis) it names first: the figure's sentence names that itself."""
+    claim = entry["claim"]
+    return claim.split(": ", 1)[1] if claim.startswith(("vector projection", "scalar projection")) else claim
+
+
+def _tested(summary: dict[str, Any], verdict_id: str, note: int | None = None) -> str:
+    """``the claim that … **decision** (verdict `id` — its note)``: a decision only ever beside the claim it decides,
+    never beside a plain statement it would seem to contradict."""
     entry = _verdict(summary, verdict_id)
+    decision = entry["decision"]
     said = f" — {entry['notes'][note]}" if note is not None and len(entry["notes"]) > abs(note) else ""
-    return f"(verdict `{verdict_id}`: **{entry['decision']}**{said})"
+    verb = "" if decision in ("holds", "fails") else "reads "
+    return f"the claim that {claim_text(entry)} {verb}**{decision}** (verdict `{verdict_id}`{said})"
+
+
+def _walsh_control(summary: dict[str, Any]) -> str:
+    """The Walsh control's sentences (empty for a run evaluated before the control)."""
+    if "walsh" not in summary:
+        return ""
+    walsh = summary["walsh"]["projections"]["vector"]
+    cancellation = summary["walsh"]["cancellation_ratio"]["vector"]
+    return (
+        " The Walsh control reads the same masks in the ±1 basis, whose order shares split the variance of the logits "
+        "over random masks, so corrections that cancel one another cannot inflate them: there orders 1–3 hold "
+        f"{format_stat(walsh['c_le3'], percent=True)} of the vector's variance and κ_W = {format_stat(walsh['kappa'])}, "
+        f"and {_tested(summary, 'walsh.shape.vector', -1)}. The Möbius order energies add up to "
+        f"{format_stat(cancellation)} times ‖h(full) − h(∅)‖², the squared change the corrections sum to: they largely "
+        "cancel one another, which the Möbius shares count and the Walsh shares do not."
+    )
 
 
 def figure_reading(root: Path) -> list[Block]:
@@ -238,10 +263,9 @@ def figure_reading(root: Path) -> list[Block]:
             "with random weights. For the whole logit vector (left), the energy peaks at "
             f"k = {vector['mean_spectrum_peak_order']} with mean order κ = {format_stat(vector['kappa'])} against the "
             f"null's {format_number(null['kappa'])}, and orders 1–3 hold {format_stat(vector['c_le3'], percent=True)} "
-            f"(null {format_percent(null['c_le3'])}). The peak is where subset counting puts it "
-            f"{_cited(summary, 'peak.vector', 0)}, and the spectrum is not shifted from counting's "
-            f"{_cited(summary, 'shape.vector', -1)}. For the predicted class alone (right), κ = "
-            f"{format_stat(scalar['kappa'])} {_cited(summary, 'shape.scalar', -1)}, which differs from the vector's "
-            f"{_cited(summary, 'projections_differ')}."
+            f"(null {format_percent(null['c_le3'])}). Here {_tested(summary, 'peak.vector', 0)}, "
+            f"and {_tested(summary, 'shape.vector', -1)}. For the predicted class alone (right), κ = "
+            f"{format_stat(scalar['kappa'])}: {_tested(summary, 'shape.scalar', -1)}, and "
+            f"{_tested(summary, 'projections_differ')}.{_walsh_control(summary)}"
         ),
     ]

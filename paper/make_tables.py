@@ -583,8 +583,25 @@ def depth_table(root: Path) -> list[Block]:
             Bullets([verdict_sentence(entry) for entry in analysis["verdicts"]])
             if analysis["verdicts"]
             else NotRun("No shared images to compare."),
+            *saturated_agreement_note(analysis["rungs"]),  # after the verdicts: the paper keeps it, drops them
         ]
     return blocks or [NotRun("No depth ladder yet (python -m paper.depth_compare).")]
+
+
+def saturated_agreement_note(rungs: list[dict[str, Any]]) -> list[Paragraph]:
+    """A note under the depth table when its "K / 2^L for 90 % top-1" column is 1, its bound, on every network that has
+    it: only the sum of all 2^L coefficients reaches the agreement, so the column cannot order the networks."""
+    fractions = [row["topk"]["agreement_k_fraction"] for row in rungs if row.get("topk")]
+    if not fractions or any(fraction != 1 for fraction in fractions):
+        return []
+    return [
+        Paragraph(
+            "K / 2^L for 90 % top-1 is the smallest K of the grid at which the sum of the K largest coefficients agrees "
+            "with the network's top-1 class on 90 % of the images, as a share of 2^L. It is 1, its bound, on every "
+            "network here: only the sum of all 2^L coefficients, which is h(full) itself, agrees that often, because "
+            "the largest coefficients cancel one another (Experiment 3); the column cannot order the networks by depth."
+        )
+    ]
 
 
 def _rate(row: dict[str, Any], name: str) -> str:
@@ -600,7 +617,7 @@ beside them is not a benchmark)."""
 
 def allocator_note(bench: dict) -> str:
     """How the benchmark's process allocated memory: tuned as in every run, or (files written before
-    experiment_1.bench_engines tuned it) glibc's default, which pays page faults on large buffers."""
+    experiment_1.tools.bench_engines tuned it) glibc's default, which pays page faults on large buffers."""
     allocator = bench.get("allocator")
     if allocator is None:
         return ", allocator untuned (written before the benchmark tuned it)"
@@ -670,7 +687,7 @@ def benchmark_table(root: Path) -> list[Block]:
 
 
 FAMILY_BENCHMARK_FILES = "experiment_1/results_bench/family_*.json"
-"""``experiment_1.bench_family`` runs: the family walk's rate against the dense tree pass's, in one run."""
+"""``python -m experiment_1.tools.bench family`` runs: the family walk's rate against the dense tree pass's, in one run."""
 
 
 def family_benchmark_table(root: Path) -> list[Block]:
@@ -702,7 +719,7 @@ def family_benchmark_table(root: Path) -> list[Block]:
                 ]
             )
     if not rows:
-        return [NotRun("No family benchmark yet (python -m experiment_1.bench_family).")]
+        return [NotRun("No family benchmark yet (python -m experiment_1.tools.bench family).")]
     return [
         Table(
             [
@@ -730,7 +747,7 @@ def family_benchmark_table(root: Path) -> list[Block]:
 
 
 ALLOCATOR_FILES = "experiment_1/results_bench/allocator_*.json"
-"""``experiment_1.bench_allocator --json`` runs: the default allocator setting against glibc's tunables and none."""
+"""``python -m experiment_1.tools.bench allocator --json`` runs: the default allocator setting against glibc's tunables and none."""
 
 
 def allocator_table(root: Path) -> list[Block]:
@@ -760,7 +777,7 @@ def allocator_table(root: Path) -> list[Block]:
             ]
         )
     if not rows:
-        return [NotRun("No allocator benchmark yet (python -m experiment_1.bench_allocator --json …).")]
+        return [NotRun("No allocator benchmark yet (python -m experiment_1.tools.bench allocator --json …).")]
     return [
         Table(
             [
@@ -868,8 +885,8 @@ TABLES: dict[str, tuple[str, Callable[[Path], list[Block]]]] = {
     "experiment_5": (record_of(5).title, experiment_5_table),
     "depth": (record_of("depth").title, depth_table),
     "wall_time": ("Wall time of every evaluation run, over all its processes (timing.json)", wall_time_table),
-    "benchmark": ("Engine benchmark (`python -m experiment_1.bench_engines`)", benchmark_table),
-    "profile": ("Where a tree pass spends its time (`python -m experiment_1.profile_tree`)", profile_table),
+    "benchmark": ("Engine benchmark (`python -m experiment_1.tools.bench engines`)", benchmark_table),
+    "profile": ("Where a tree pass spends its time (`python -m experiment_1.tools.bench profile`)", profile_table),
 }
 """Table key → (title, section function); the key names the paper's generated table file (paper/generated/table_<key>.tex)."""
 ENGINE_TABLES = ("wall_time", "benchmark", "profile")  # not of one experiment: after the experiments'

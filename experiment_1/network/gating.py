@@ -69,8 +69,9 @@ with nothing to replace is refused.
 
 Weights: state-dict files, torchvision downloads and their hashes, for the ``--weights`` value of
 :mod:`experiment_1.network.choices`. torchvision weights are read from ``checkpoints/`` (``$MOE_CHECKPOINTS``)
-or torch's own hub cache; downloads land in ``checkpoints/``; every file is checked against the hash prefix
-in its name.
+or torch's own hub cache; downloads land in ``checkpoints/`` and are tried only when the host answers
+(:func:`host_reachable`), so an offline machine gets the one-line error without torch's "Downloading: …" line first;
+every file is checked against the hash prefix in its name.
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ import hashlib
 import math
 import os
 import re
+import socket
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -115,9 +118,24 @@ def torch_hub_cache() -> Path:
     return Path(torch.hub.get_dir()) / "checkpoints"
 
 
+PROBE_TIMEOUT_S = 5.0  # how long a host may take to accept a connection before it counts as unreachable
+
+
+def host_reachable(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
+    """Whether a TCP connection to ``url``'s host (its port, else 443) opens within ``timeout`` seconds: probed before a
+    download is tried, so an offline machine is told so at once, without a download's "Downloading: …" line or retries."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname or "", parts.port or 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]:
     """Load a torchvision weights entry from ``checkpoints/`` or, failing that, torch's own hub cache (where
-    torchvision and other projects put it); download it into ``checkpoints/`` only when neither holds it."""
+    torchvision and other projects put it); download it into ``checkpoints/`` only when neither holds it and its host
+    answers (:func:`host_reachable`)."""
     url: str = weights_enum.url  # type: ignore[attr-defined]
     target_dir = checkpoints_dir()
     target = target_dir / url.rsplit("/", 1)[-1]
@@ -125,6 +143,12 @@ def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]
         if cached.exists():
             _verify_torchvision_hash(cached)
             return torch.load(cached, map_location="cpu", weights_only=True)
+    if not host_reachable(url):
+        raise PipelineError(
+            f"{target.name}: not in {target_dir} nor in torch's cache ({torch_hub_cache()}), and "
+            f"{urllib.parse.urlsplit(url).hostname} is not reachable to download it from {url}; offline? put the file at "
+            f"{target} (or pass --weights <path to a state dict>), or run offline with --arch efficientnet_lite0"
+        )
     try:
         target_dir.mkdir(parents=True, exist_ok=True)
         return torch.hub.load_state_dict_from_url(

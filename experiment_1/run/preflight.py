@@ -210,6 +210,11 @@ def check_logits_fit(
         )
 
 
+# What a too-deep network can have instead of 2^L masks: the low orders, exactly, at any depth (experiment_2's step 8)
+LOW_ORDERS_INSTEAD = (
+    "or, at any depth, run python -m experiment_2.step_8_low_orders (every interaction of at most --order blocks, "
+    "exactly, about the all-off and the full network, and the Walsh summaries with intervals; --dry-run prints its cost)"
+)
 CALIBRATION_IMAGES = 16
 ACTIVATION_COPIES = 3  # a block's input, its branch's largest intermediate and the gate-off/gate-on pair
 
@@ -376,17 +381,18 @@ def check_blocks(cost: CostEstimate, confirmed: bool) -> None:
     if not confirmed and cost.num_blocks > MAX_BLOCKS and cost.masks_per_image == 2**cost.num_blocks:
         raise PipelineError(
             f"L = {cost.num_blocks} gated blocks means 2^{cost.num_blocks} masks per image, beyond the limit of L = {MAX_BLOCKS} "
-            f"for an exhaustive run ({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway"
+            f"for an exhaustive run ({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway, "
+            f"{LOW_ORDERS_INSTEAD}"
         )
 
 
 def check_depth(num_blocks: int, confirmed: bool, what: str = "an exhaustive pass") -> None:
     """Refuse ``what`` (a pass over all 2^L masks) over more than :data:`MAX_BLOCKS` gated blocks unless ``confirmed``: the
-    same limit as :func:`check_blocks`, for a tool that makes no cost estimate (``python -m experiment_1.profile_tree``)."""
+    same limit as :func:`check_blocks`, for a tool that makes no cost estimate (``python -m experiment_1.tools.bench profile``)."""
     if not confirmed and num_blocks > MAX_BLOCKS:
         raise PipelineError(
             f"L = {num_blocks} gated blocks means 2^{num_blocks} masks per image, beyond the limit of L = {MAX_BLOCKS} "
-            f"for {what}; pass {CONFIRM_FLAG} to run it anyway"
+            f"for {what}; pass {CONFIRM_FLAG} to run it anyway, {LOW_ORDERS_INSTEAD}"
         )
 
 

@@ -27,7 +27,7 @@ from experiment_2.limit.prediction import (
     load_prediction,
     run_started,
 )
-from experiment_2.limit.report import limit_document, successive_table, variant_limit_table
+from experiment_2.limit.report import limit_document, successive_table, successive_trend, variant_limit_table
 from experiment_2.limit.summary import LIMIT_KEYS, floor_headroom, variant_block
 from experiment_2.step_7_law_test import REPORT_NAME, LawTestFlags
 
@@ -170,6 +170,7 @@ def report_markdown(summary: dict[str, Any]) -> str:
         variant_limit_table(block, config["num_blocks"]),
         "### Slope between successive λs (convergence to the limit)",
         successive_table(block, config["num_blocks"]),
+        successive_trend(block, stated["deciding_order"], summary["prediction"]["predicted"][stated["deciding_order"]]),
         "### Headroom above the round-off floor",
         f"Smallest mean energy ÷ round-off floor over the orders k ≥ 1, per λ (an order is resolved at ≥ "
         f"{summary['floor_margin']:g}): {headroom}.",

@@ -8,10 +8,13 @@ evaluated and the trained run evaluated among its own), and the trained network'
 The rules, fixed before the seeds ran (experiment_2/README.md, The random-init null over networks):
 
 - ``null_input_function`` — a random-init network counts as a null only when it is a function of its input, resolved
-  above round-off: the relative spread (std / mean) of its trunk energy over its images is at least
-  :data:`INPUT_FRACTION` of the trained network's (over all the trained run's images), and every order of both
-  projections clears the round-off floor in the Möbius basis and the Walsh basis. A seed that fails either is left out
-  of the null (listed, never silently). The verdict holds when every seed passes, else fails (the notes name them).
+  above round-off: the relative spread (the sample standard deviation, ``ddof = 1``, over the mean) of its trunk
+  energy over its images is at least :data:`INPUT_FRACTION` of the trained network's (over all the trained run's
+  images), and every order of both projections clears the round-off floor in the Möbius basis and the Walsh basis. A
+  seed that fails either is left out of the null (listed, never silently). The verdict holds when every seed passes,
+  else fails (the notes name them). The rule said "std / mean" before the seeds ran; the first decision read it as
+  the population SD, which left out two seeds on 4 images; the sample SD is the estimator the rule means (corrected
+  after the run, issue #61; experiment_2/README.md says what it changed).
 - ``null_networks.<statistic>`` — training changes the statistic: the exact one-sided rank test of the trained
   network's per-network mean among the n null networks', p = (1 + #{seeds at or beyond the trained value}) / (n + 1),
   in the direction :data:`DIRECTION` stated before the run; Holm over the :data:`TESTED` family. Holds when the
@@ -40,8 +43,11 @@ from experiment_1.report import (
     CANNOT_TELL,
     FAILS,
     HOLDS,
+    bootstrap_mean_ci,
     bootstrap_mean_ci_rows,
+    effect_from_stat,
     format_number,
+    format_stat,
     holm,
     markdown_table,
     verdict,
@@ -67,12 +73,14 @@ STATISTICS: dict[str, tuple[str, str, str]] = {
     "trunk_share_vector": ("trunk share (vector)", "Möbius", "vector"),
     "cancellation_ratio_vector": ("cancellation ratio (vector)", "Möbius vs Walsh", "vector"),
 }
+EFFECT_NAME = "trained − the random-init networks' mean (bootstrap over networks)"
 TESTED = ("kappa_vector", "walsh_kappa_vector")  # the decided family (Holm over it): the whole logit vector, both bases
 DESCRIBED = tuple(name for name in STATISTICS if name not in TESTED)
 RULES = {
     "input": (
         f"a random-init network is a null when the relative spread of its trunk energy over images is at least {INPUT_FRACTION:g} × the "
-        "trained network's and every order clears the round-off floor in both bases; holds when every seed is a null, else fails "
+        "trained network's (spread: the sample standard deviation over the mean) and every order clears the round-off "
+        "floor in both bases; holds when every seed is a null, else fails "
         "(those that are not are left out of the null)"
     ),
     "rank": (
@@ -170,7 +178,7 @@ def input_verdict(networks: list[dict[str, Any]], trained_spread: float) -> dict
         notes.append(
             "left out of the null: "
             + ", ".join(
-                f"seed {record['seed']} ({'constant function' if not record['input_function'] else 'unresolved: round-off'})"
+                f"seed {record['seed']} ({'trunk-energy spread below the threshold' if not record['input_function'] else 'unresolved: round-off'})"
                 for record in left_out
             )
         )
@@ -188,9 +196,24 @@ def input_verdict(networks: list[dict[str, Any]], trained_spread: float) -> dict
     )
 
 
+def effect_size(trained: float, values: Sequence[float], seed: int = 0) -> dict[str, Any] | None:
+    """How far the trained network lies from the random-init networks: ``difference``, the trained value minus the
+    networks' mean with a percentile-bootstrap CI over networks (:func:`experiment_1.report.bootstrap_mean_ci` of
+    trained − each network's value), and ``z``, that difference over the networks' sample standard deviation (None
+    with fewer than two networks or no spread)."""
+    if not values:
+        return None
+    differences = trained - np.asarray(values, dtype=np.float64)
+    spread = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+    return {
+        "difference": bootstrap_mean_ci(differences, seed=seed),
+        "z": float(differences.mean() / spread) if spread > 0 else None,
+    }
+
+
 def rank_block(trained: dict[str, float], nulls: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per statistic: the trained network's value, every null network's, their range, how many lie below the trained
-    value, and — for a tested statistic — the one-sided rank p."""
+    value, the effect size (:func:`effect_size`) and — for a tested statistic — the one-sided rank p."""
     block = {}
     for name in STATISTICS:
         values = [record["means"][name] for record in nulls if np.isfinite(record["means"][name])]
@@ -201,6 +224,7 @@ def rank_block(trained: dict[str, float], nulls: list[dict[str, Any]]) -> dict[s
             "min": float(np.min(values)) if values else None,
             "max": float(np.max(values)) if values else None,
             "networks_below": int(np.sum(np.asarray(values) < trained[name])),
+            "effect": effect_size(trained[name], values),
             "rank_p": rank_p_value(trained[name], values) if values and name in TESTED else None,
         }
     return block
@@ -235,6 +259,9 @@ def rank_verdicts(ranks: dict[str, dict[str, Any]], alpha: float = ALPHA) -> lis
                 "random-init networks)",
                 decision,
                 RULES["rank"],
+                effect=None
+                if entry["effect"] is None
+                else effect_from_stat(EFFECT_NAME, entry["effect"]["difference"]),
                 parameters={"alpha": alpha, "direction": DIRECTION, "best_attainable_p": best, "num_networks": count},
                 statistic={"name": f"{label}, the trained network on the same images", "value": entry["trained"]},
                 test={
@@ -344,6 +371,14 @@ def check_seed_runs(seeds: list[tuple[dict[str, Any], dict[str, np.ndarray]]], p
         seen.add(summary["config"]["seed"])
 
 
+def effect_cell(effect: dict[str, Any] | None) -> str:
+    """``difference [CI]; z = …`` of :func:`effect_size`, or — without networks."""
+    if effect is None:
+        return "—"
+    z = "" if effect["z"] is None else f"; z = {format_number(effect['z'])}"
+    return format_stat(effect["difference"]) + z
+
+
 def statistics_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Per statistic: basis, the trained network's value, the null networks' mean and range, the rank p, whether tested."""
     headers = [
@@ -352,6 +387,7 @@ def statistics_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]
         "trained network",
         "random-init networks: mean [min, max]",
         "networks below the trained value",
+        "trained − networks' mean [95 % CI over networks]; z",
         "rank p (one-sided, trained lower)",
         "role",
     ]
@@ -370,6 +406,7 @@ def statistics_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]
                 format_number(entry["trained"]),
                 spread,
                 f"{entry['networks_below']} of {len(entry['networks'])}",
+                effect_cell(entry["effect"]),
                 format_number(entry["rank_p"]) if entry["rank_p"] is not None else "—",
                 "tested (Holm)" if name in TESTED else "described (not tested)",
             ]

@@ -77,7 +77,7 @@ RULES = {
         "lies below the null's κ and C≤3's above the null's C≤3 (a low-order bias); else cannot tell (Möbius basis)"
     ),
     "differ": "holds when the 95 % CI of the paired per-image κ^s − κ^v excludes 0, else cannot tell (no equivalence margin)",
-    "input": f"holds when the relative spread (std / mean) of the trunk energy over images exceeds {INPUT_SPREAD:g}, else fails",
+    "input": f"holds when the relative spread (sample standard deviation / mean) of the trunk energy over images exceeds {INPUT_SPREAD:g}, else fails",
     "null": (
         "unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function "
         "of its input; else holds when the 95 % CIs of κ^v are disjoint, cannot tell when they overlap"
@@ -128,9 +128,10 @@ def floor_check(
 
 
 def input_dependence(arrays: dict[str, np.ndarray], valid: np.ndarray) -> dict[str, Any]:
-    """How much h(full) moves with the image: distinct predicted classes and the trunk energy's relative spread."""
+    """How much h(full) moves with the image: distinct predicted classes and the trunk energy's relative spread (its
+    sample standard deviation over images, ``ddof = 1``, over its mean)."""
     trunk = np.asarray(arrays["energy_vector"], dtype=np.float64)[valid][:, 0]
-    spread = float(trunk.std() / trunk.mean()) if len(trunk) > 1 and trunk.mean() > 0 else 0.0
+    spread = float(trunk.std(ddof=1) / trunk.mean()) if len(trunk) > 1 and trunk.mean() > 0 else 0.0
     return {
         "distinct_predictions": int(len(np.unique(np.asarray(arrays["full_prediction"])[valid]))),
         "trunk_energy_relative_spread": spread,

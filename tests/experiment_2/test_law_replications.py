@@ -34,6 +34,7 @@ from experiment_2.limit.prediction import (
     load_prediction,
     run_started,
 )
+from experiment_2.limit.report import successive_trend
 from experiment_2.limit.summary import floor_headroom
 from tests.experiment_2.test_limit_rules import block
 
@@ -363,3 +364,52 @@ def test_each_committed_replication_ran_after_its_prediction_and_refuses_another
     other = PREDICTIONS / f"held_block_{REPLICATIONS[(REPLICATIONS.index(name) + 1) % 3]}.json"
     with pytest.raises(PipelineError, match="the prediction is about run"):
         law_summary(sweep, load_prediction(other), other, None)
+
+
+# --- the REPORT's sentence on the deciding order's successive slopes ----------------------------------------------
+
+
+def trend_block(slopes: list[float], resolved: list[bool] | None = None) -> dict:
+    """Only what the sentence reads: successive slopes of order 2 (order 1 at 1), one λ pair per value."""
+    resolved = resolved or [True] * len(slopes)
+    return {
+        "successive_slopes": [
+            {"slope": [0.0, 1.0, slope], "resolved": [True, True, flag]} for slope, flag in zip(slopes, resolved)
+        ]
+    }
+
+
+PREFIX = "At the deciding order k = 2 the successive slopes, from the largest λ pair to the smallest, are "
+
+
+@pytest.mark.parametrize(
+    ("slopes", "resolved", "tail"),
+    [
+        ([1.84, 1.6, 1.45], None, ": they fall at every step and pass the law's 1.5 rather than level at it"),
+        ([1.2, 1.4, 1.6], None, ": they rise at every step and pass the law's 1.5 rather than level at it"),
+        ([1.84, 1.7, 1.55], None, ": they still fall at every step, towards the law's 1.5."),
+        ([1.84, 1.5, 1.55], None, "."),  # not one way at every step: the values alone
+        ([1.84, 1.84, 1.45], None, "."),  # a step that does not move is no fall
+        ([1.84, 9.0, 1.45], [True, False, True], ": they fall at every step and pass"),  # the unresolved pair left out
+    ],
+)
+def test_the_trend_sentence_at_its_edges(slopes: list[float], resolved: list[bool] | None, tail: str) -> None:
+    sentence = successive_trend(trend_block(slopes, resolved), 2, 1.5)
+    shown = [slope for slope, flag in zip(slopes, resolved or [True] * len(slopes)) if flag]
+    values = PREFIX + ", ".join(f"{slope:.3g}" for slope in shown)
+    assert sentence == values + "." if tail == "." else sentence.startswith(values + tail)
+
+
+def test_one_resolved_pair_says_nothing() -> None:
+    assert successive_trend(trend_block([1.8, 1.4], [True, False]), 2, 1.5) == ""
+
+
+def test_the_committed_lambda_1e4_replication_falls_through_three_halves() -> None:
+    summary = json.loads(
+        (REPO / "experiment_2/results_3c_resnet18_first_block_held_lambda_1e-4/summary_3c.json").read_text()
+    )
+    block = summary["variants"]["native"]
+    slopes = [pair["slope"][2] for pair in block["successive_slopes"]]
+    assert len(slopes) == 6 and all(later < earlier for earlier, later in zip(slopes, slopes[1:]))
+    assert slopes[-1] < 1.5 < slopes[0]
+    assert "pass the law's 1.5 rather than level at it" in successive_trend(block, 2, 1.5)

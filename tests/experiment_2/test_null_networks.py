@@ -171,7 +171,7 @@ def test_a_constant_or_unresolved_seed_is_left_out_of_the_null() -> None:
     seeds.append(seed_run(42, 0.5, unresolved=[1, 2]))  # round-off
     result = compared(1.0, seeds)
     entry = decision(result, "null_input_function")
-    assert entry["decision"] == "fails" and "seed 41 (constant function)" in entry["notes"][1]
+    assert entry["decision"] == "fails" and "seed 41 (trunk-energy spread below the threshold)" in entry["notes"][1]
     assert "seed 42 (unresolved: round-off)" in entry["notes"][1]
     assert result["num_null_networks"] == 40
     assert decision(result, "null_networks.kappa_vector")["test"]["p_value"] == pytest.approx(1 / 41)

@@ -10,6 +10,8 @@ exactly 0. Written against the survivors of `make mutation MODULES=experiment_2/
 
 from __future__ import annotations
 
+import math
+import statistics
 import warnings
 from math import comb
 from pathlib import Path
@@ -553,9 +555,10 @@ def trunk_arrays(trunk: list[float], dtype: type = np.float64) -> dict[str, np.n
 @pytest.mark.parametrize(
     ("trunk", "valid", "spread", "distinct"),
     [
-        # float32 0.5 and 0.5 + 2^-24 in float64: mean 0.5 + 2^-25, std 2^-25 (float32 would round the mean to 0.5)
-        ([0.5, 0.5 + 2.0**-24, 7.0], [True, True, False], 2.0**-25 / (0.5 + 2.0**-25), 2),
-        ([2.0, 6.0], [True, True], 0.5, 2),  # mean 4, std 2
+        # float32 0.5 and 0.5 + 2^-24 in float64: mean 0.5 + 2^-25, sample std 2^-25·√2 (float32 would round the mean
+        # to 0.5)
+        ([0.5, 0.5 + 2.0**-24, 7.0], [True, True, False], 2.0**-25 * math.sqrt(2.0) / (0.5 + 2.0**-25), 2),
+        ([2.0, 6.0], [True, True], math.sqrt(8.0) / 4.0, 2),  # mean 4, sample std √8 (the population SD would be 2)
         ([0.0, 0.0], [True, True], 0.0, 2),  # mean exactly 0: no spread, not 0/0
         ([0.0], [True], 0.0, 1),
         ([3.0], [True], 0.0, 1),  # one image: no spread
@@ -568,6 +571,13 @@ def test_the_input_dependence_by_hand(trunk: list[float], valid: list[bool], spr
         warnings.simplefilter("error")
         got = input_dependence(trunk_arrays(trunk, np.float32), np.array(valid))
     assert got == {"distinct_predictions": distinct, "trunk_energy_relative_spread": spread}
+
+
+def test_the_spread_is_the_sample_standard_deviation_over_the_mean() -> None:
+    trunk = np.random.default_rng(4).uniform(1.0, 3.0, size=4)  # four images, as in the null's runs
+    got = input_dependence(trunk_arrays(list(trunk)), np.ones(4, dtype=bool))["trunk_energy_relative_spread"]
+    assert got == pytest.approx(statistics.stdev(trunk) / statistics.mean(trunk), rel=1e-12)
+    assert got != pytest.approx(statistics.pstdev(trunk) / statistics.mean(trunk), rel=1e-3)
 
 
 def test_the_paired_kappa_difference_is_scalar_minus_vector_over_the_valid_images_with_its_seed() -> None:

@@ -16,6 +16,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, load_run_arrays, read_json
 from paper import depth_ladder, figures, make_tables
 from paper.checks import check_one_network, check_verdicts
+from paper.committed_runs import committed_glob
 from paper.macros import EXP1, EXP2
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ EXP3 = "experiment_3/results_efficientnet_lite0_sample"
 def committed_verdicts() -> list[Path]:
     return [
         path
-        for path in sorted(REPO.glob("experiment_*/results*/*.json")) + sorted(REPO.glob("paper/results*/*.json"))
+        for path in committed_glob(REPO, "experiment_*/results*/*.json") + committed_glob(REPO, "paper/results*/*.json")
         if '"decision"' in path.read_text()
     ]
 

@@ -8,6 +8,7 @@ import pytest
 
 from experiment_1.report.record import ExperimentRecord, resolve
 from experiment_1.run.loop import ExperimentPass
+from paper.committed_runs import committed_glob
 from paper.experiments import RECORDS, record_of
 from paper.figures import FIGURES
 from paper.make_tables import SECTIONS, TABLES
@@ -22,10 +23,12 @@ def test_each_record_names_what_exists() -> None:
     assert len({record.experiment for record in RECORDS}) == len(RECORDS)
     assert len({record.macro for record in RECORDS}) == len(RECORDS)
     for record in RECORDS:
-        assert sorted(REPO.glob(record.primary)), (
+        assert committed_glob(REPO, record.primary), (
             f"{record.experiment}: its paper run {record.primary} is not committed"
         )
-        assert set(REPO.glob(record.primary)) <= set(REPO.glob(record.summaries)), record.experiment
+        assert set(committed_glob(REPO, record.primary)) <= set(committed_glob(REPO, record.summaries)), (
+            record.experiment
+        )
         assert set(record.tables) <= set(TABLES), record.experiment
         for _, path in record.figures:
             assert (REPO / path).exists(), path

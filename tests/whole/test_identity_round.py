@@ -13,6 +13,7 @@ import pytest
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.report import check_verdicts
+from paper.committed_runs import committed_glob
 
 REPO = Path(__file__).resolve().parents[2]
 EXP1 = "experiment_1/results_efficientnet_lite0_sample"
@@ -33,7 +34,7 @@ def planted(relative: str, verdict_id: str, **changes: object) -> dict:
 
 
 def test_every_committed_results_file_passes_the_one_checker() -> None:
-    for path in sorted(REPO.glob("experiment_*/results*/*.json")) + sorted(REPO.glob("paper/results*/*.json")):
+    for path in committed_glob(REPO, "experiment_*/results*/*.json") + committed_glob(REPO, "paper/results*/*.json"):
         check_verdicts(read_json(path), path)
 
 

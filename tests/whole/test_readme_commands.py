@@ -18,12 +18,12 @@ import importlib
 import re
 import shlex
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from conftest import run_make
 from experiment_1.files import read_json
 from experiment_1.network.registry import load_factory
 
@@ -32,6 +32,7 @@ READMES = [
     "README.md",
     *(f"experiment_{n}/README.md" for n in range(1, 6)),
     "experiment_1/PERFORMANCE.md",
+    "experiment_1/GPU.md",
     "imagenet-1k/README.md",
     "paper/README.md",
 ]
@@ -277,7 +278,7 @@ def test_every_printed_command_parses_and_finds_its_inputs(
         if shutil.which("make") is None:
             pytest.skip("make is not installed")
         for target in sorted(make_targets):
-            dry_run = subprocess.run(["make", "-n", "-C", str(REPO), target], capture_output=True, text=True)
+            dry_run = run_make("-n", target)
             assert dry_run.returncode == 0, f"{readme}: make {target}: {dry_run.stderr.strip()}"
 
 

@@ -15,6 +15,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.report import check_verdicts
 from experiment_1.report.verdict_check import COMPOSITE_SHAPES, _verdicts, _with_null_sources, composite_decision
+from paper.committed_runs import committed_glob
 
 REPO = Path(__file__).resolve().parents[3]
 SPECTRUM = "experiment_2/results_efficientnet_lite0_null_seeds/seed_001/summary.json"
@@ -32,7 +33,7 @@ WALSH = "walsh"  # built from SPECTRUM: its projections and round-off as the Wal
 
 
 def committed() -> list[Path]:
-    return sorted(REPO.glob("experiment_*/results*/*.json")) + sorted(REPO.glob("paper/results*/*.json"))
+    return committed_glob(REPO, "experiment_*/results*/*.json") + committed_glob(REPO, "paper/results*/*.json")
 
 
 def document_of(relative: str) -> dict:

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 import torch
 
-import experiment_1.profile_tree as profile_tree
 import experiment_1.step_3_evaluate as step_3
 import experiment_2.lambda_sweep.sweep as sweep_body
 import experiment_2.step_3_lambda_sweep as sweep
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
 from experiment_1.run.preflight import MAX_BLOCKS, check_beta, check_depth, check_lambdas, check_logits_fit
+from experiment_1.tools import bench, profile_tree
 
 DEEP_FACTORY = '''
 from torch import nn
@@ -154,7 +154,7 @@ def test_the_profiler_refuses_a_network_past_the_exhaustive_limit_before_the_pas
     (tmp_path / "deep_factory.py").write_text(DEEP_FACTORY)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(profile_tree, "profile_tree", lambda *args, **kwargs: pytest.fail("profiled a pass"))
-    line = expect_one_line(profile_tree.main, ["--arch", "deep_factory:build_model", "--resolution", "8"])
+    line = expect_one_line(bench.main, ["profile", "--arch", "deep_factory:build_model", "--resolution", "8"])
     assert line.startswith(
         f"error: L = 25 gated blocks means 2^25 masks per image, beyond the limit of L = {MAX_BLOCKS}"
     )

@@ -13,23 +13,19 @@ Outputs: a table on stdout; ``--json`` writes it, and ``make_tables`` puts a sum
 A network of more than L = 20 gated blocks (2^L masks per image) is refused unless ``--confirm-long-run``, as the
 evaluation steps refuse one.
 
-    python -m experiment_1.profile_tree --arch efficientnet_lite0 --json experiment_1/results_profile/profile_cpu_efficientnet_lite0.json
+    python -m experiment_1.tools.bench profile --arch efficientnet_lite0 --json experiment_1/results_profile/profile_cpu_efficientnet_lite0.json
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from experiment_1.errors import run_cli
-from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.choices import parse_weights
 from experiment_1.network.engines import evaluate_masks_tree
@@ -37,6 +33,7 @@ from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.run import run_config
 from experiment_1.run.preflight import CONFIRM_FLAG, MAX_BLOCKS, check_depth
+from experiment_1.tools.bench_engines import device_name
 
 OPERATOR_GROUPS = {
     "convolution": ("conv", "mkldnn_convolution"),
@@ -116,8 +113,8 @@ def profile_tree(model: ResidualStack, images: torch.Tensor, mask_chunk: int, to
     }
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``bench profile``."""
     parser.add_argument("--arch", default="efficientnet_lite0", help="architecture (default: %(default)s)")
     parser.add_argument(
         "--weights",
@@ -135,23 +132,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--seed", type=run_config.seed, default=0, help="seed for weights and images (default: %(default)s)"
     )
-    parser.add_argument("--json", type=Path, default=None, help="also write the profile to this JSON file")
     parser.add_argument(
         CONFIRM_FLAG,
         action="store_true",
         help=f"profile a network of more than L = {MAX_BLOCKS} gated blocks anyway (2^L masks per image)",
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Profile one tree pass, print its parts and operators and return the record (workload and shares)."""
     tune_allocator()  # as every evaluation step does: profile the pass the runs make
     model = build_gated_stack(args.arch, args.weights, seed=args.seed, memory_format=args.memory_format)
     check_depth(model.num_blocks, args.confirm_long_run, "the profiled all-mask tree pass")
     images = torch.randn(
         args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(args.seed)
     )
-    result = profile_tree(model, images, args.mask_chunk, args.top)
+    result, device = profile_tree(model, images, args.mask_chunk, args.top), device_name(torch.device("cpu"))
     print(
         f"{args.arch}, {args.images} image(s) at {args.resolution} px, {args.memory_format}, mask chunk {args.mask_chunk}, "
-        f"cpu ({torch.get_num_threads()} threads): tree pass {result['wall_seconds']:.2f} s (profiled)"
+        f"{device}: tree pass {result['wall_seconds']:.2f} s (profiled)"
     )
     for row in result["parts"]:
         print(f"  {row['part']:<40} {100 * row['share']:6.1f} %")
@@ -161,26 +160,5 @@ def main(argv: list[str] | None = None) -> None:
     )
     for row in result["top_operators"]:
         print(f"  {row['operator']:<40} {row['calls']:>6} calls {100 * row['self_share']:6.1f} %")
-    if args.json:
-        command = "python -m experiment_1.profile_tree " + " ".join(sys.argv[1:] if argv is None else argv)
-        config = {
-            "arch": args.arch,
-            "images": args.images,
-            "resolution": args.resolution,
-            "mask_chunk": args.mask_chunk,
-            "memory_format": args.memory_format,
-        }
-        atomic_write_json(
-            args.json,
-            {
-                "device": f"cpu ({torch.get_num_threads()} threads)",
-                "command": command,
-                "versions": package_versions(),
-                **config,
-                **result,
-            },
-        )
-
-
-if __name__ == "__main__":
-    run_cli(main)
+    workload = {name: getattr(args, name) for name in ("arch", "images", "resolution", "mask_chunk", "memory_format")}
+    return {"device": device, **workload, **result}

@@ -1,5 +1,6 @@
-"""experiment_1.gpu_check: without CUDA one line and exit 2; the named checks run in order, each outcome
-written to the JSON, a failing or raising check recorded without stopping the others (exit 1)."""
+"""experiment_1.tools.gpu_check: without CUDA one line and exit 2; the named checks run in order, each outcome
+written to the JSON, a failing or raising check recorded without stopping the others (exit 1); the memory plan
+runs without CUDA."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from experiment_1 import gpu_check
 from experiment_1.errors import run_cli
 from experiment_1.network.allocator import tune_allocator
+from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile
+from experiment_1.network.registry import build_gated_stack
+from experiment_1.tools import gpu_check
 
 
 def test_without_cuda_it_says_so_in_one_line_and_exits_non_zero(
@@ -73,3 +76,27 @@ def test_the_throughput_rows_carry_their_rate_against_resnet18(
     passed, details = gpu_check.throughput(args, torch.device("cpu"))
     assert passed and [row["tree_gmac_per_s_vs_resnet18"] for row in details["rows"]] == [1.0]
     assert "100%" in capsys.readouterr().out  # the printed table's rate column
+
+
+def test_the_memory_plan_runs_without_cuda_and_picks_the_largest_batch_that_fits(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    output = tmp_path / "plan.json"
+    gpu_check.main(
+        ["--checks", "memory_plan", "--plan-archs", "resnet18", "--device-gib", "0.5", "--json", str(output)]
+    )
+    document = json.loads(output.read_text())
+    assert document["device"].startswith("cpu (") and list(document["checks"]) == ["memory_plan"]
+    plan = document["checks"]["memory_plan"]
+    assert plan["status"] == "passed" and plan["device_gib"] == 0.5
+    [entry] = plan["plans"]
+    assert (entry["arch"], entry["num_blocks"], entry["input_size"]) == ("resnet18", 8, 224)
+    with torch.no_grad():
+        profile = stack_profile(build_gated_stack("resnet18", "random", seed=0))
+    budget = 0.9 * 0.5 * 2**30
+    for row in entry["rows"]:  # the boundary: the chosen batch fits, one more does not
+        batch = row["batch_size_any_step"]
+        assert 1 <= batch < 1024 and row["mask_chunk"] in (64, 256, 1024)
+        assert peak_estimate(profile, batch, row["mask_chunk"], REDUCTION_LOGIT_MULTIPLE) <= budget
+        assert peak_estimate(profile, batch + 1, row["mask_chunk"], REDUCTION_LOGIT_MULTIPLE) > budget

@@ -25,7 +25,7 @@ rates are the ones the runs get.
 Inputs:  none (random images).  Outputs: a table on stdout; ``--json`` also writes the rows, which
          ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's benchmark table.
 
-    python -m experiment_1.bench_engines --images 1 --resolution 64 --json experiment_1/results_bench/bench_cpu.json
+    python -m experiment_1.tools.bench engines --images 1 --resolution 64 --json experiment_1/results_bench/bench_cpu.json
     make bench-gpu        # CUDA: float32 / tf32 / bfloat16, eager and compiled, batch sizes 1 4 16
 """
 
@@ -33,15 +33,12 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
 import time
-from pathlib import Path
 from typing import Any, Callable
 
 import torch
 
-from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, package_versions
+from experiment_1.errors import PipelineError
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.choices import parse_weights
 from experiment_1.network.compile_stack import compile_stack
@@ -58,6 +55,11 @@ BENCH_DTYPES = ("float32", "tf32", "bfloat16")
 def synchronize(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
+
+
+def device_name(device: torch.device) -> str:
+    """The device as the records name it: the GPU's name, or ``cpu (N threads)``."""
+    return torch.cuda.get_device_name(device) if device.type == "cuda" else f"cpu ({torch.get_num_threads()} threads)"
 
 
 def timed(run: Callable[[], torch.Tensor], device: torch.device) -> tuple[float, torch.Tensor]:
@@ -190,8 +192,8 @@ def print_rows(rows: list[dict[str, Any]], device_name: str) -> None:
         )
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``bench engines``."""
     parser.add_argument(
         "--archs",
         nargs="+",
@@ -257,8 +259,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--seed", type=run_config.seed, default=0, help="seed for weights and images (default: %(default)s)"
     )
-    parser.add_argument("--json", type=Path, default=None, help="also write the rows to this JSON file")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Time every variant, print the table and return the record (device, allocator setting, rows)."""
     if min(args.batch_sizes) < 1 or args.repeats < 1 or args.naive_masks < 1:
         raise PipelineError("--images, --repeats and --naive-masks must be at least 1")
     device = resolve_device(args.device)
@@ -267,23 +271,5 @@ def main(argv: list[str] | None = None) -> None:
     )  # as every evaluation step does (experiment_1.network.allocator): time the rate the runs get
     torch.manual_seed(args.seed)
     rows = bench_rows(args.archs, args, device)
-    device_name = (
-        torch.cuda.get_device_name(device) if device.type == "cuda" else f"cpu ({torch.get_num_threads()} threads)"
-    )
-    print_rows(rows, device_name)
-    if args.json:
-        command = "python -m experiment_1.bench_engines " + " ".join(sys.argv[1:] if argv is None else argv)
-        atomic_write_json(
-            args.json,
-            {
-                "device": device_name,
-                "command": command,
-                "versions": package_versions(),
-                "allocator": allocator,
-                "rows": rows,
-            },
-        )
-
-
-if __name__ == "__main__":
-    run_cli(main)
+    print_rows(rows, device_name(device))
+    return {"device": device_name(device), "allocator": allocator, "rows": rows}

@@ -1,21 +1,24 @@
-"""The benchmark's MAC counts against the work the engines really do, and its tables."""
+"""The benchmark's MAC counts against the work the engines really do, its four measurements end to end, and its tables."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
 
-from experiment_1.bench_engines import add_rate_versus_baseline
-from experiment_1.bench_engines import main as bench_main
-from experiment_1.bench_family import main as family_main
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, family_gmac, work_ratio
 from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.registry import build_gated_stack
+from experiment_1.paths import REPO_ROOT
+from experiment_1.tools import bench_allocator
+from experiment_1.tools.bench import main as bench_main
+from experiment_1.tools.bench_engines import add_rate_versus_baseline
 from paper.committed_runs import allow_all_runs
 from paper.make_tables import allocator_table, benchmark_table, family_benchmark_table, profile_table
 from paper.render_markdown import render_markdown
@@ -113,6 +116,7 @@ def test_the_benchmark_runs_end_to_end_and_records_its_weights(tmp_path: Path) -
     output = tmp_path / "bench.json"
     bench_main(
         [
+            "engines",
             "--archs",
             "resnet18",
             "--resolution",
@@ -136,6 +140,7 @@ def test_the_benchmark_runs_end_to_end_and_records_its_weights(tmp_path: Path) -
     ]
     assert rows[0]["tree_gmac_per_s_vs_resnet18"] == 1.0
     assert bench["allocator"] == tune_allocator()  # tuned before timing, as the evaluation steps do, and recorded
+    assert bench["command"].startswith("python -m experiment_1.tools.bench engines --archs resnet18 ")
 
 
 def test_each_rate_is_compared_with_resnet18_in_the_same_variant_only() -> None:
@@ -169,8 +174,8 @@ def test_each_rate_is_compared_with_resnet18_in_the_same_variant_only() -> None:
 
 def test_the_family_benchmark_times_both_passes_in_one_run_and_its_table_shows_the_ratio(tmp_path: Path) -> None:
     output = tmp_path / "experiment_1" / "results_bench" / "family_cpu.json"
-    family_main(
-        ["--family-arch", "resnet18", "--dense-arch", "resnet18", "--order", "2", "--resolution", "32"]
+    bench_main(
+        ["family", "--family-arch", "resnet18", "--dense-arch", "resnet18", "--order", "2", "--resolution", "32"]
         + ["--rounds", "2", "--naive-members", "5", "--target", "0.01", "--json", str(output)]
     )
     bench = json.loads(output.read_text())
@@ -230,3 +235,62 @@ def test_the_allocator_table_shows_each_paths_ratios(tmp_path: Path) -> None:
         "| `allocator_library.json` | library | efficientnet_lite0, 1 × 224 px, 2 tree pass(es), 1 thread(s) | 5 | "
         "2.04 / 2 / 4 | 1.02× (0.98–1.10) | 2.00× (1.50–3.00) | mallopt |"
     ) in render_markdown(allocator_table(tmp_path))
+
+
+def test_the_allocator_benchmark_runs_each_environment_in_its_own_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every round starts one child per environment, its workload as JSON on the command line (run here in this
+    process: a real child costs seconds of start-up), and the record holds each child's measurement."""
+    started = []
+
+    def child_process(command: list[str], cwd: Path, env: dict[str, str], **kwargs) -> subprocess.CompletedProcess:
+        assert command[:3] == [sys.executable, "-m", "experiment_1.tools.bench_allocator"] and cwd == REPO_ROOT
+        started.append((env.get("GLIBC_TUNABLES"), env.get("MOE_MALLOC_TUNING"), env["OMP_NUM_THREADS"]))
+        return subprocess.CompletedProcess(command, 0, json.dumps(bench_allocator.child(json.loads(command[3]))), "")
+
+    monkeypatch.setattr(subprocess, "run", child_process)
+    output = tmp_path / "allocator.json"
+    workload = ["--arch", "resnet18", "--resolution", "32", "--passes", "1", "--mask-chunk", "64", "--rounds", "2"]
+    bench_main(["allocator", "--path", "library", *workload, "--json", str(output)])
+    assert started == 2 * [(None, None, "1"), (bench_allocator.TUNABLES, None, "1"), (None, "off", "1")]
+    record = json.loads(output.read_text())
+    assert record["command"] == "python -m experiment_1.tools.bench allocator --path library " + " ".join(
+        workload + ["--json", str(output)]
+    )
+    assert record["workload"] == {
+        "arch": "resnet18",
+        "images": 1,
+        "resolution": 32,
+        "passes": 1,
+        "mask_chunk": 64,
+        "threads": 1,
+        "rounds": 2,
+    }
+    runs = record["runs"]
+    assert [len(measured) for measured in runs.values()] == [2, 2, 2]
+    ratios = [mine["wall_seconds"] / tuned["wall_seconds"] for mine, tuned in zip(runs["untuned"], runs["tuned"])]
+    assert record["wall_ratios"]["untuned_over_tuned"]["per_round"] == ratios
+
+
+def test_the_profile_records_every_part_of_the_pass(tmp_path: Path) -> None:
+    output = tmp_path / "profile.json"
+    bench_main(["profile", "--arch", "resnet18", "--resolution", "32", "--top", "3", "--json", str(output)])
+    record = json.loads(output.read_text())
+    model = build_gated_stack("resnet18", "random", seed=0)
+    assert [row["part"] for row in record["parts"]][:1] == ["stem"] and record["parts"][-1]["part"] == "head (×256)"
+    assert len(record["parts"]) == 2 + sum(
+        not isinstance(getattr(block, name), nn.Identity)
+        for block in model.blocks
+        for name in ("pre", "shortcut", "branch")
+    )
+    assert len(record["top_operators"]) == 3 and (record["arch"], record["resolution"]) == ("resnet18", 32)
+
+
+@pytest.mark.parametrize("measurement", ["engines", "family", "profile"])
+def test_a_negative_seed_is_refused_by_every_seeded_measurement(
+    measurement: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        bench_main([measurement, "--seed", "-1"])
+    assert exit_info.value.code == 2 and "argument --seed: -1 is not allowed" in capsys.readouterr().err

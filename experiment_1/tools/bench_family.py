@@ -17,7 +17,7 @@ disagreement is read relative to that).
 Inputs:  none (random weights and images).  Outputs: a table on stdout; ``--json`` also writes it, which
          ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's family-benchmark block.
 
-    python -m experiment_1.bench_family --rounds 3 --threads 1 --json experiment_1/results_bench/family_cpu_64px_resnet152.json
+    python -m experiment_1.tools.bench family --rounds 3 --threads 1 --json experiment_1/results_bench/family_cpu_64px_resnet152.json
 """
 
 from __future__ import annotations
@@ -25,14 +25,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from pathlib import Path
 from typing import Any
 
 import torch
 
-from experiment_1.bench_engines import timed
-from experiment_1.errors import run_cli
-from experiment_1.files import atomic_write_json, package_versions
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.engines import (
     evaluate_family_tree,
@@ -44,6 +40,7 @@ from experiment_1.network.engines import (
 from experiment_1.network.mask_family import BASES, MaskFamily
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.run import run_config
+from experiment_1.tools.bench_engines import device_name, timed
 
 TARGET = 0.6
 """The family pass's GMAC/s as a share of the dense tree pass's that issue #37 asks for."""
@@ -141,8 +138,8 @@ def print_rows(rows: list[dict[str, Any]], device_name: str, args: argparse.Name
         )
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``bench family``."""
     parser.add_argument("--family-arch", default="resnet152", help="network of the family pass (default: %(default)s)")
     parser.add_argument(
         "--dense-arch", default="resnet50", help="network of the dense tree pass (default: %(default)s)"
@@ -180,30 +177,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--seed", type=run_config.seed, default=0, help="seed for weights and images (default: %(default)s)"
     )
-    parser.add_argument("--json", type=Path, default=None, help="also write the rows to this JSON file")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Time both passes round by round, print the table and return the record (device, workload, rows)."""
     allocator = tune_allocator()  # as the engines do on their first call: the rate the runs get
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rows = family_rows(args)
-    device_name = f"cpu ({torch.get_num_threads()} threads)"
-    print_rows(rows, device_name, args)
-    if args.json:
-        atomic_write_json(
-            args.json,
-            {
-                "device": device_name,
-                "command": "python -m experiment_1.bench_family " + " ".join(sys.argv[1:] if argv is None else argv),
-                "versions": package_versions(),
-                "allocator": allocator,
-                "images": args.images,
-                "resolution": args.resolution,
-                "mask_chunk": args.mask_chunk,
-                "rounds": args.rounds,
-                "rows": rows,
-            },
-        )
-
-
-if __name__ == "__main__":
-    run_cli(main)
+    device = device_name(torch.device("cpu"))
+    print_rows(rows, device, args)
+    workload = {name: getattr(args, name) for name in ("images", "resolution", "mask_chunk", "rounds")}
+    return {"device": device, "allocator": allocator, **workload, "rows": rows}

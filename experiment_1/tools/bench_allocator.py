@@ -25,8 +25,8 @@ Inputs:  none (random weights and images).  Outputs: a table on stdout; ``--json
          ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's allocator block
          (``experiment_1/results_bench/allocator_*.json``).
 
-    python -m experiment_1.bench_allocator --rounds 3
-    python -m experiment_1.bench_allocator --path library --rounds 5 --json experiment_1/results_bench/allocator_library.json
+    python -m experiment_1.tools.bench allocator --rounds 3
+    python -m experiment_1.tools.bench allocator --path library --rounds 5 --json experiment_1/results_bench/allocator_library.json
 """
 
 from __future__ import annotations
@@ -39,36 +39,38 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-from experiment_1.errors import PipelineError, run_cli
+from experiment_1.errors import PipelineError
+from experiment_1.paths import REPO_ROOT
 from experiment_1.run import run_config
 
 TUNABLES = "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184"
 ENVIRONMENTS = {"default": {}, "tuned": {"GLIBC_TUNABLES": TUNABLES}, "untuned": {"MOE_MALLOC_TUNING": "off"}}
 CLEARED = ("GLIBC_TUNABLES", "MOE_MALLOC_TUNING", "LD_PRELOAD")
-REPO_ROOT = Path(__file__).resolve().parents[1]
+WORKLOAD = ("arch", "images", "resolution", "passes", "mask_chunk", "threads", "path")
+"""What a child process measures: these flags, passed to it as JSON on its command line."""
 
 
-def child(args: argparse.Namespace) -> dict[str, Any]:
+def child(workload: dict[str, Any]) -> dict[str, Any]:
     """One process's measurement: model, warm-up, timed passes — after the start-up setting (as ``build_setup`` does)
     on the step path, or through the library face with no set-up call on the library path."""
     from experiment_1.network.allocator import allocator_record, tune_allocator
 
-    if args.path == "step":
+    if workload["path"] == "step":
         tune_allocator()
     import torch
 
     from experiment_1.network import build_gated_stack, evaluate_all_masks
 
-    torch.set_num_threads(args.threads)
-    model = build_gated_stack(args.arch, "random", seed=0)
-    images = torch.randn(args.images, 3, args.resolution, args.resolution, generator=torch.Generator().manual_seed(0))
-    evaluate_all_masks(model, images[:1], mask_chunk=args.mask_chunk)  # warm-up: kernels, first heap growth
+    torch.set_num_threads(workload["threads"])
+    model = build_gated_stack(workload["arch"], "random", seed=0)
+    size = workload["resolution"]
+    images = torch.randn(workload["images"], 3, size, size, generator=torch.Generator().manual_seed(0))
+    evaluate_all_masks(model, images[:1], mask_chunk=workload["mask_chunk"])  # warm-up: kernels, first heap growth
     before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-    for _ in range(args.passes):
-        evaluate_all_masks(model, images, mask_chunk=args.mask_chunk)
+    for _ in range(workload["passes"]):
+        evaluate_all_masks(model, images, mask_chunk=workload["mask_chunk"])
     wall, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
     return {
         "allocator": allocator_record(),
@@ -83,26 +85,8 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
 def run_child(name: str, args: argparse.Namespace) -> dict[str, Any]:
     env = {key: value for key, value in os.environ.items() if key not in CLEARED}
     env.update(ENVIRONMENTS[name], OMP_NUM_THREADS=str(args.threads))
-    command = [
-        sys.executable,
-        "-m",
-        "experiment_1.bench_allocator",
-        "--child",
-        "--arch",
-        args.arch,
-        "--images",
-        str(args.images),
-        "--resolution",
-        str(args.resolution),
-        "--passes",
-        str(args.passes),
-        "--mask-chunk",
-        str(args.mask_chunk),
-        "--threads",
-        str(args.threads),
-        "--path",
-        args.path,
-    ]
+    workload = json.dumps({key: getattr(args, key) for key in WORKLOAD})
+    command = [sys.executable, "-m", "experiment_1.tools.bench_allocator", workload]
     result = subprocess.run(command, cwd=REPO_ROOT, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise PipelineError(
@@ -134,8 +118,8 @@ def summarise(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     }
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of ``bench allocator``."""
     parser.add_argument("--arch", default="efficientnet_lite0", help="architecture (default: %(default)s)")
     parser.add_argument(
         "--images", type=run_config.positive_int, default=1, help="images per pass (default: %(default)s)"
@@ -165,12 +149,10 @@ def main(argv: list[str] | None = None) -> None:
         help="step: the start-up setting as build_setup applies it; library: the README's library block, no set-up "
         "call (default: %(default)s)",
     )
-    parser.add_argument("--json", type=Path, default=None, help="also write the measurements to this JSON file")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.child:
-        print(json.dumps(child(args)))
-        return
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the three environments' children round by round, print the table and return the record."""
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in ENVIRONMENTS}
     for round_number in range(args.rounds):
         for name in ENVIRONMENTS:
@@ -197,28 +179,9 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"wall {name.replace('_over_', ' / ')}: median {ratio['median']:.3f}× (min {ratio['min']:.3f}, max {ratio['max']:.3f}; per round)"
         )
-    if args.json:
-        from experiment_1.files import atomic_write_json
-
-        atomic_write_json(
-            args.json,
-            {
-                "command": "python -m experiment_1.bench_allocator " + " ".join(sys.argv[1:] if argv is None else argv),
-                "path": args.path,
-                "workload": {
-                    "arch": args.arch,
-                    "images": args.images,
-                    "resolution": args.resolution,
-                    "passes": args.passes,
-                    "mask_chunk": args.mask_chunk,
-                    "threads": args.threads,
-                    "rounds": args.rounds,
-                },
-                **summary,
-                "runs": runs,
-            },
-        )
+    workload = {name: getattr(args, name) for name in (*WORKLOAD[:-1], "rounds")}
+    return {"path": args.path, "workload": workload, **summary, "runs": runs}
 
 
-if __name__ == "__main__":
-    run_cli(main)
+if __name__ == "__main__":  # one child process of run_child: its workload as JSON in, its measurement as JSON out
+    print(json.dumps(child(json.loads(sys.argv[1]))))

@@ -8,7 +8,7 @@ is recorded with its one-line error and the next one runs):
 - ``correctness``: tree and naive engines on CUDA in float32 (TF32 off) against a CPU float64 tree pass,
   on 2 random images at each network's input size (ResNet-18, EfficientNet-Lite0; random weights): the
   largest error relative to the image's largest |logit|, which must stay below ``--tolerance``;
-- ``throughput``: the engine benchmark's rows (``experiment_1.bench_engines``: tree over all 2^L masks,
+- ``throughput``: the engine benchmark's rows (``experiment_1.tools.bench_engines``: tree over all 2^L masks,
   naive over ``--naive-masks`` masks) for ResNet-18/34/50, Lite0 and Lite1 at 224 px, float32, eager,
   channels-last, random weights — the rows experiment_1/PERFORMANCE.md's benchmark table is made from;
 - ``single_pass``: Experiment 1's evaluation step (one all-mask pass) over 64 images of the repository's
@@ -16,17 +16,21 @@ is recorded with its one-line error and the next one runs):
 - ``torchrun_nccl``: the same step on 4 images under ``torchrun --standalone --nproc_per_node 1`` (the NCCL
   process group on cuda:0).
 - ``environment``, ``deterministic_reductions``, ``memory_bound``, ``no_host_sync``, ``evaluation_parity``: the
-  CUDA paths' checks of :mod:`experiment_1.gpu_checks` (versions and API differences, bit-identical
-  reductions, the stated memory bounds, no host synchronisation in the engine, full-mask parity per dtype).
+  CUDA paths' checks of :mod:`experiment_1.tools.gpu_checks` (versions and API differences, bit-identical
+  reductions, the stated memory bounds, no host synchronisation in the engine, full-mask parity per dtype);
+- ``memory_plan``: which ``--batch-size`` and ``--mask-chunk`` fit the device (:mod:`experiment_1.tools.gpu_memory_plan`,
+  measured on the CPU: the one check that needs no CUDA device).
 
-Without a CUDA device it says so in one line and exits with status 2. Exit status 1 if a check failed.
+Without a CUDA device (and a check that needs one) it says so in one line and exits with status 2. Exit status 1
+if a check failed.
 
 Inputs:  none (random weights and images; imagenet-1k/sample-1750 for the passes).
 Outputs: ``--json`` (default experiment_1/results_bench/gpu_check.json): every check's outcome, plus the
          throughput rows, which ``python -m paper.make_tables`` puts into experiment_1/PERFORMANCE.md's benchmark table.
 
-    python -m experiment_1.gpu_check && python -m paper.make_tables     # = make gpu-check
-    python -m experiment_1.gpu_check --checks correctness                # some checks only
+    python -m experiment_1.tools.gpu_check && python -m paper.make_tables     # = make gpu-check
+    python -m experiment_1.tools.gpu_check --checks correctness                # some checks only
+    python -m experiment_1.tools.gpu_check --checks memory_plan --device-gib 80 --json experiment_1/results_bench/gpu_memory_plan.json
 """
 
 from __future__ import annotations
@@ -43,15 +47,17 @@ from typing import Any, Callable
 
 import torch
 
-from experiment_1.bench_engines import bench_rows, print_rows
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, package_versions
-from experiment_1.gpu_checks import DEVICE_CHECKS
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.paths import REPO_ROOT
 from experiment_1.run import run_config
+from experiment_1.tools.bench_engines import bench_rows, device_name, print_rows
+from experiment_1.tools.gpu_checks import DEVICE_CHECKS
+from experiment_1.tools.gpu_memory_plan import ARCHS as PLAN_ARCHS
+from experiment_1.tools.gpu_memory_plan import memory_plan
 
 DEFAULT_JSON = Path("experiment_1/results_bench/gpu_check.json")
 SAMPLE_DATA = "imagenet-1k/sample-1750"
@@ -63,23 +69,25 @@ CheckFunction = Callable[[argparse.Namespace, torch.device], tuple[bool, dict[st
 
 @dataclass(frozen=True)
 class Check:
-    """One named check: ``run(args, device)`` returns (passed, details for the JSON)."""
+    """One named check: ``run(args, device)`` returns (passed, details for the JSON); ``cuda``: it needs a CUDA device
+    (otherwise it runs on the CPU where there is none)."""
 
     name: str
     description: str
     run: CheckFunction
+    cuda: bool = True
 
 
 CHECKS: list[Check] = []
 
 
-def check(name: str, description: str) -> Callable[[CheckFunction], CheckFunction]:
+def check(name: str, description: str, cuda: bool = True) -> Callable[[CheckFunction], CheckFunction]:
     """Register ``function`` as the check ``name`` (run in registration order)."""
 
     def register(function: CheckFunction) -> CheckFunction:
         if any(existing.name == name for existing in CHECKS):
             raise ValueError(f"a GPU check named {name} is already registered")
-        CHECKS.append(Check(name, description, function))
+        CHECKS.append(Check(name, description, function, cuda))
         return function
 
     return register
@@ -135,7 +143,7 @@ def throughput(args: argparse.Namespace, device: torch.device) -> tuple[bool, di
         repeats=1,
     )
     rows = bench_rows(args.throughput_archs, bench_args, device)
-    print_rows(rows, torch.cuda.get_device_name(device))
+    print_rows(rows, device_name(device))
     worst = max(row["max_abs_disagreement"] / max(row["max_abs_logit"], 1e-30) for row in rows)
     return worst <= args.tolerance, {"rows": rows, "worst_tree_naive_relative_disagreement": worst}
 
@@ -201,6 +209,7 @@ def torchrun_nccl(args: argparse.Namespace, device: torch.device) -> tuple[bool,
 
 for _name, _description, _function in DEVICE_CHECKS:  # the CUDA paths' device-only checks (issue 30), after the above
     check(_name, _description)(_function)
+check("memory_plan", "which --batch-size/--mask-chunk fit the device", cuda=False)(memory_plan)  # measured on CPU
 
 
 def require_cuda() -> torch.device:
@@ -211,8 +220,8 @@ def require_cuda() -> torch.device:
     return torch.device("cuda", 0)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags: which checks, where the outcome goes, and each check's settings."""
     parser.add_argument(
         "--checks",
         nargs="+",
@@ -237,26 +246,41 @@ def main(argv: list[str] | None = None) -> None:
         help="(default: %(default)s)",
     )
     parser.add_argument(
+        "--plan-archs", nargs="+", default=list(PLAN_ARCHS), help="the memory plan's (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--device-gib",
+        type=float,
+        default=None,
+        help="device memory the plan is for, in GiB (default: the CUDA device's; 80 without one)",
+    )
+    parser.add_argument(
         "--naive-masks", type=int, default=64, help="masks the naive engine is timed on (default: %(default)s)"
     )
     parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
     parser.add_argument(
         "--seed", type=run_config.seed, default=0, help="seed of weights and images (default: %(default)s)"
     )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
     args = parser.parse_args(argv)
-    device = require_cuda()
+    chosen = [entry for entry in CHECKS if entry.name in args.checks]
+    device = require_cuda() if any(entry.cuda for entry in chosen) else torch.device("cpu")
     allocator = (
         tune_allocator()
     )  # as every evaluation step and the CPU benchmark do: its host-side timings are the runs'
     document: dict[str, Any] = {
-        "device": torch.cuda.get_device_name(device),
-        "command": "python -m experiment_1.gpu_check " + " ".join(sys.argv[1:] if argv is None else argv),
+        "device": device_name(device),
+        "command": "python -m experiment_1.tools.gpu_check " + " ".join(sys.argv[1:] if argv is None else argv),
         "versions": {**package_versions(), "cuda": torch.version.cuda},
         "allocator": allocator,
         "checks": {},
         "rows": [],
     }
-    for entry in [entry for entry in CHECKS if entry.name in args.checks]:
+    for entry in chosen:
         print(f"gpu-check {entry.name}: {entry.description} …", flush=True)
         started = time.perf_counter()
         try:

@@ -1,4 +1,4 @@
-"""The device-only checks of the CUDA paths (issue 30), for ``make gpu-check`` (:mod:`experiment_1.gpu_check`).
+"""The device-only checks of the CUDA paths (issue 30), for ``make gpu-check`` (:mod:`experiment_1.tools.gpu_check`).
 
 Each check is ``function(args, device) -> (passed, details)`` with ``device`` a CUDA device; ``args`` is
 not read. :data:`DEVICE_CHECKS` lists ``(name, description, function)``; the GPU check script registers
