@@ -1,21 +1,10 @@
-"""Experiment 4, step 5 — the blocks' Shapley values: figure and REPORT.md from shapley.json.
-
-Question: which residual blocks carry each image's prediction, and how much does that vary over images and classes?
-
-Inputs:  --summary (step_4_shapley's shapley.json; timing.json beside it if present).
-Outputs: in the summary's folder: shapley_blocks (.png/.pdf) and REPORT.md. Every number in the REPORT is read from
-         the JSON; it is descriptive (the original study states no claim about Shapley values, so no verdict).
-
-    python -m experiment_4.step_5_shapley_plot --summary experiment_4/results_mine_shapley/shapley.json
-"""
+"""Experiment 4's Shapley figure and REPORT (experiment_4.step_5_shapley_plot), from step 4's shapley.json."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
-from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import (
     ReportDocument,
@@ -28,6 +17,7 @@ from experiment_1.report import (
     run_title,
     save_figure,
 )
+from experiment_4.step_5_shapley_plot import ShapleyPlotFlags
 
 SUMMARY_KEYS = ("config.block_names", "blocks", "expert_sets", "gain_scalar", "nn_k", "num_classes", "images_per_class")
 METHOD = (
@@ -160,15 +150,8 @@ def data_extra(summary: dict[str, Any]) -> str:
     return f"; {summary['num_classes']} classes, {per_class['min']}–{per_class['max']} images each (not balanced)"
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--summary",
-        type=Path,
-        default=Path("experiment_4/results_shapley/shapley.json"),
-        help="shapley.json of step_4_shapley (default: %(default)s)",
-    )
-    args = parser.parse_args(argv)
+def run(args: ShapleyPlotFlags) -> None:
+    """The figure and REPORT.md beside shapley.json."""
     summary = load_checked_summary(args.summary, 4, "experiment_4.step_4_shapley", keys=SUMMARY_KEYS)
     folder = args.summary.parent
     path = plot_blocks(summary, folder / "shapley_blocks")
@@ -187,7 +170,3 @@ def main(argv: list[str] | None = None) -> None:
     report_path = folder / "REPORT.md"
     atomic_write_text(report_path, report)
     print(f"wrote {path} and {report_path}")
-
-
-if __name__ == "__main__":
-    run_cli(main)

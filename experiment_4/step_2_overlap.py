@@ -58,6 +58,7 @@ from experiment_1.run import Command, flag, run_config
 from experiment_4.contrast import NUM_RESAMPLES
 
 MAX_SWEEP_K = 256
+DEFAULT_NN_K = 32  # Experiment 4's signature size, also step_4_shapley's expert sets
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class OverlapFlags:
         "signature size for the pairs, 1-NN, the global core and the verdicts (default: %(default)s)",
         low=1,
         option="--nn-K",
-        default=32,
+        default=DEFAULT_NN_K,
     )
     sweep_k: list[int] | None = flag(
         f"signature sizes of the 1-NN sweep (default: 8, 16, … up to min(store-K, 2^L/2, {MAX_SWEEP_K}); the class "

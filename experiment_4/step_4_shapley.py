@@ -23,10 +23,32 @@ Outputs: <output-dir>/shapley.json (per-block distributions over images, the bet
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_4.shapley_pass import main
+from dataclasses import dataclass
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, RunConfig, flag
+from experiment_4.step_2_overlap import DEFAULT_NN_K
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShapleyConfig(RunConfig):
+    """The evaluation flags and the expert-set size (checked against 2^L once the network is built)."""
+
+    nn_k: int = flag(
+        "the expert-set size whose subsets' blocks are counted (default: %(default)s, step_2_overlap's --nn-K)",
+        low=1,
+        option="--nn-K",
+        default=DEFAULT_NN_K,
+    )
+
+
+COMMAND = Command(
+    __doc__,
+    ShapleyConfig,
+    "experiment_4.shapley_pass:EXPERIMENT_4_SHAPLEY",
+    {"output_dir": "experiment_4/results_shapley", "sample_index": "experiment_1/sample_index_val.json"},
+)
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

@@ -11,10 +11,27 @@ Outputs: in the summary's folder: shapley_blocks (.png/.pdf) and REPORT.md. Ever
 
 from __future__ import annotations
 
-from experiment_1.errors import run_cli
-from experiment_4.shapley_plot import main
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["main"]
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag
+
+
+@dataclass(frozen=True)
+class ShapleyPlotFlags:
+    """The Shapley summary the figure and REPORT are drawn from."""
+
+    summary: Path = flag(
+        "shapley.json of step_4_shapley (default: %(default)s)",
+        path="file",
+        fix="run `python -m experiment_4.step_4_shapley` first",
+        default=Path("experiment_4/results_shapley/shapley.json"),
+    )
+
+
+COMMAND = Command(__doc__, ShapleyPlotFlags, "experiment_4.shapley_plot:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)
