@@ -135,8 +135,8 @@ def test_the_too_deep_refusal_offers_the_low_orders_step_and_its_flags_exist(mon
             in refusal
         )
         assert "\n" not in refusal
-    from experiment_2.step_8_low_orders import parse
+    from experiment_2.step_8_low_orders import COMMAND
 
     assert "--order" in line and "--dry-run" in line
-    parsed = parse(["--order", "2", "--dry-run"])
+    parsed = COMMAND.parser().parse_args(["--order", "2", "--dry-run"])  # flags that step has
     assert parsed.order == 2 and parsed.dry_run is True
