@@ -17,8 +17,9 @@ from experiment_1.run import (
     valid_images,
     write_results,
 )
-from experiment_4.shapley import DEFAULT_NN_K, shapley_batch, summarize
+from experiment_4.shapley import shapley_batch, summarize
 from experiment_4.signatures_pass import check_labelled, resolve_store_k
+from experiment_4.step_2_overlap import DEFAULT_NN_K
 
 STAGE = "experiment_4.step_4_shapley/shapley"
 SUMMARY_NAME = "shapley.json"
