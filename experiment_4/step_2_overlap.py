@@ -68,7 +68,12 @@ class OverlapFlags:
     signatures: Path = flag(
         "signatures.pt of step_1_signatures (default: %(default)s)",
         path="file",
-        fix="run `python -m experiment_4.step_1_signatures` first",
+        fix=lambda path, flags: (
+            "a results folder from before the compact signatures has only signatures.pt (pass it), or rerun "
+            "`python -m experiment_4.step_1_signatures` to write both"
+            if path.suffix == ".npz"
+            else "run `python -m experiment_4.step_1_signatures` first"
+        ),
         default=Path("experiment_4/results/signatures.pt"),
     )
     output_dir: Path | None = flag(

@@ -227,6 +227,7 @@ def test_overlap_json_is_never_written_with_a_non_finite_number(tmp_path, monkey
     monkeypatch.setattr(
         overlap, "overlap_summary", lambda document, settings: {"rankings": {"vector": {"auc": float("nan")}}}
     )
+    (tmp_path / "signatures.pt").write_bytes(b"")  # there (its reading is replaced above)
     with pytest.raises(SystemExit):
         run_cli(step_2_overlap.main, ["--signatures", str(tmp_path / "signatures.pt"), "--max-pairs", "5"])
     assert "rankings.vector.auc is nan" in capsys.readouterr().err and not (tmp_path / "overlap.json").exists()
