@@ -15,7 +15,8 @@ import experiment_2.lambda_sweep.sweep as sweep_body
 import experiment_2.step_3_lambda_sweep as sweep
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
-from experiment_1.run.preflight import MAX_BLOCKS, check_beta, check_depth, check_lambdas, check_logits_fit
+from experiment_1.run.preflight import check_beta, check_depth, check_lambdas, check_logits_fit
+from experiment_1.run.run_config import MAX_BLOCKS
 from experiment_1.tools import bench, profile_tree
 
 DEEP_FACTORY = '''
