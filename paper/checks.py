@@ -19,6 +19,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import check_counts, check_identity, check_schema, read_json
 from experiment_1.report import check_verdicts
 from paper.committed_runs import check_inside
+from paper.experiments import VERDICTS
 
 RESULT_FILES = (
     "summary*.json",
@@ -107,5 +108,5 @@ def checked_json(path: Path) -> Any:
         check_schema(document, path, producer)
         check_identity(document, path, producer)
     check_counts(document, path, "rerun the step that wrote it")
-    check_verdicts(document, path)
+    check_verdicts(document, path, VERDICTS.get(document.get("experiment")) if isinstance(document, dict) else None)
     return document

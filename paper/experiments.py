@@ -4,7 +4,8 @@ make_tables, verdict_text, macros, figures, claims). Each record is declared in 
 from __future__ import annotations
 
 from experiment_1.record import RECORDS as EXPERIMENT_1
-from experiment_1.report import ExperimentRecord
+from experiment_1.record import VERDICTS as EXPERIMENT_1_VERDICTS
+from experiment_1.report import ExperimentRecord, VerdictTable
 from experiment_2.record import RECORDS as EXPERIMENT_2
 from experiment_3.record import RECORDS as EXPERIMENT_3
 from experiment_4.record import RECORDS as EXPERIMENT_4
@@ -28,6 +29,10 @@ RECORDS: tuple[ExperimentRecord, ...] = (
     *EXPERIMENT_5,
     DEPTH,
 )
+
+
+VERDICTS: dict[int | str, VerdictTable] = {**EXPERIMENT_1_VERDICTS}
+"""Each summary kind's rules (its ``experiment`` value → verdict-id pattern → rule), as the records declare them."""
 
 
 def record_of(experiment: int | str) -> ExperimentRecord:
