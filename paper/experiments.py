@@ -8,6 +8,7 @@ from experiment_1.record import VERDICTS as EXPERIMENT_1_VERDICTS
 from experiment_1.report import ExperimentRecord, VerdictTable
 from experiment_2.record import RECORDS as EXPERIMENT_2
 from experiment_3.record import RECORDS as EXPERIMENT_3
+from experiment_3.record import VERDICTS as EXPERIMENT_3_VERDICTS
 from experiment_4.record import RECORDS as EXPERIMENT_4
 from experiment_5.record import RECORDS as EXPERIMENT_5
 
@@ -31,7 +32,7 @@ RECORDS: tuple[ExperimentRecord, ...] = (
 )
 
 
-VERDICTS: dict[int | str, VerdictTable] = {**EXPERIMENT_1_VERDICTS}
+VERDICTS: dict[int | str, VerdictTable] = {**EXPERIMENT_1_VERDICTS, **EXPERIMENT_3_VERDICTS}
 """Each summary kind's rules (its ``experiment`` value → verdict-id pattern → rule), as the records declare them."""
 
 

@@ -42,6 +42,8 @@ _EXPORTS: dict[str, str] = {
     "exact_proportion_ci": "stats",
     "exact_proportion_ci_rows": "stats",
     "sign_flip_p_rows": "stats",
+    "Contradiction": "rules",
+    "Missing": "rules",
     "Reading": "rules",
     "Rule": "rules",
     "VerdictTable": "rules",
