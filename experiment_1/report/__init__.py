@@ -68,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "SATURATED": "verdicts",
     "SATURATION_SHARE": "verdicts",
     "UNRESOLVED": "verdicts",
+    "bounded": "verdicts",
     "by_id": "verdicts",
     "conjunction": "verdicts",
     "all_must_hold": "verdicts",

@@ -129,16 +129,19 @@ class Rule:
     def words(self, entry: Mapping[str, Any]) -> str:
         return self.text if isinstance(self.text, str) else self.text(entry)
 
-    def judge(self, entry: Mapping[str, Any], summary: Mapping[str, Any]) -> str:
-        """The decision the rule gives on the entry and its summary: ``n/a — non-finite`` when an input or one of the
-        entry's numbers is NaN or infinite, else :attr:`decide` on the inputs."""
-        inputs = self.read(Reading(entry, summary))
-        if not all_finite(inputs, *(entry.get(part) for part in NUMBER_PARTS)):
+    def decide_on(self, inputs: Mapping[str, Any], *numbers: Any) -> str:
+        """:attr:`decide` on ``inputs``, or ``n/a — non-finite`` when one of them (or of ``numbers``) is NaN or infinite."""
+        if not all_finite(inputs, *numbers):
             return NON_FINITE
         decision = self.decide(**inputs)
         if decision not in DECISIONS:
             raise ValueError(f"rule {self.id}: decision {decision!r} is not one of {DECISIONS}")
         return decision
+
+    def judge(self, entry: Mapping[str, Any], summary: Mapping[str, Any]) -> str:
+        """The decision the rule gives on the entry and its summary: :meth:`decide_on` the inputs it reads, with the
+        entry's own numbers in the non-finite guard."""
+        return self.decide_on(self.read(Reading(entry, summary)), *(entry.get(part) for part in NUMBER_PARTS))
 
     def verdict(
         self,

@@ -258,6 +258,14 @@ def saturation(
     return None
 
 
+def bounded(diagnosis: dict[str, Any] | None) -> str | None:
+    """The decision a :func:`saturation` diagnosis stands for: ``constant`` (one value on every image), ``saturated`` (at
+    or near a bound, or one value, on at least :data:`SATURATION_SHARE` of the images), ``None`` when the measure moves."""
+    if diagnosis is None or not diagnosis["share"] >= SATURATION_SHARE:
+        return None
+    return CONSTANT if diagnosis["decision"] == CONSTANT and diagnosis["share"] == 1 else SATURATED
+
+
 def decide_by_ci(effect: dict[str, Any], expected: str, margin: float | None = None) -> str:
     """The CI rule for a claimed sign of an effect: ``expected`` ∈ {"positive", "negative", "zero"}.
 
