@@ -10,6 +10,7 @@ from experiment_2.record import RECORDS as EXPERIMENT_2
 from experiment_3.record import RECORDS as EXPERIMENT_3
 from experiment_3.record import VERDICTS as EXPERIMENT_3_VERDICTS
 from experiment_4.record import RECORDS as EXPERIMENT_4
+from experiment_4.record import VERDICTS as EXPERIMENT_4_VERDICTS
 from experiment_5.record import RECORDS as EXPERIMENT_5
 from experiment_5.record import VERDICTS as EXPERIMENT_5_VERDICTS
 
@@ -33,7 +34,12 @@ RECORDS: tuple[ExperimentRecord, ...] = (
 )
 
 
-VERDICTS: dict[int | str, VerdictTable] = {**EXPERIMENT_1_VERDICTS, **EXPERIMENT_3_VERDICTS, **EXPERIMENT_5_VERDICTS}
+VERDICTS: dict[int | str, VerdictTable] = {
+    **EXPERIMENT_1_VERDICTS,
+    **EXPERIMENT_3_VERDICTS,
+    **EXPERIMENT_4_VERDICTS,
+    **EXPERIMENT_5_VERDICTS,
+}
 """Each summary kind's rules (its ``experiment`` value → verdict-id pattern → rule), as the records declare them."""
 
 

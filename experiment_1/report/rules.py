@@ -160,9 +160,10 @@ class Rule:
             claim = self.claim.format(**fields) if fields else self.claim
         draft = verdict(verdict_id, claim, NON_FINITE, "", **parts)
         draft["rule"] = self.words(draft)
-        draft["decision"] = decision = self.judge(draft, summary)
+        inputs, numbers = self.read(Reading(draft, summary)), [draft.get(part) for part in NUMBER_PARTS]
+        draft["decision"] = decision = self.decide_on(inputs, *numbers)
         draft["notes"] = list(notes(decision) if callable(notes) else notes)
-        if decision == NON_FINITE:
+        if not all_finite(inputs, *numbers):
             draft["notes"].append("non-finite input: no verdict is drawn from it")
         return draft
 
