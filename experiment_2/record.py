@@ -7,11 +7,33 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report import ExperimentRecord
+from experiment_1.report import ExperimentRecord, VerdictTable
 
 RESULTS = "experiment_2/results_efficientnet_lite0_sample"
 SWEEP = "experiment_2/results_lambda_efficientnet_lite0_sample"
 NULL_SEEDS = "experiment_2/results_efficientnet_lite0_null_seeds"
+_SPECTRUM = "experiment_2.spectrum.verdicts"
+_NULLS = "experiment_2.spectrum.null_networks"
+VERDICTS: dict[int | str, VerdictTable] = {
+    2: (
+        ("resolved.*", f"{_SPECTRUM}:RESOLVED"),
+        ("walsh.resolved.*", f"{_SPECTRUM}:WALSH_RESOLVED"),
+        ("shape.*", f"{_SPECTRUM}:SHAPE"),
+        ("walsh.shape.*", f"{_SPECTRUM}:SHAPE"),
+        ("peak.*", f"{_SPECTRUM}:PEAK"),
+        ("walsh.peak.*", f"{_SPECTRUM}:PEAK"),
+        ("middle_peak.*", f"{_SPECTRUM}:MIDDLE_PEAK"),
+        ("basis.*", f"{_SPECTRUM}:BASIS"),
+        ("projections_differ", f"{_SPECTRUM}:DIFFER"),
+        ("input_dependent", f"{_SPECTRUM}:INPUT"),
+        ("null.*", f"{_SPECTRUM}:NULL"),
+    ),
+    "2N": (
+        ("null_input_function", f"{_NULLS}:NULL_INPUT"),
+        ("null_networks.*", f"{_NULLS}:RANK"),
+    ),
+}
+"""The rule of each verdict id its summaries carry, by their ``experiment`` value (experiment_1.report.rules)."""
 
 
 def rebuild_spectrum(

@@ -7,6 +7,7 @@ from experiment_1.record import RECORDS as EXPERIMENT_1
 from experiment_1.record import VERDICTS as EXPERIMENT_1_VERDICTS
 from experiment_1.report import ExperimentRecord, VerdictTable
 from experiment_2.record import RECORDS as EXPERIMENT_2
+from experiment_2.record import VERDICTS as EXPERIMENT_2_VERDICTS
 from experiment_3.record import RECORDS as EXPERIMENT_3
 from experiment_3.record import VERDICTS as EXPERIMENT_3_VERDICTS
 from experiment_4.record import RECORDS as EXPERIMENT_4
@@ -36,6 +37,7 @@ RECORDS: tuple[ExperimentRecord, ...] = (
 
 VERDICTS: dict[int | str, VerdictTable] = {
     **EXPERIMENT_1_VERDICTS,
+    **EXPERIMENT_2_VERDICTS,
     **EXPERIMENT_3_VERDICTS,
     **EXPERIMENT_4_VERDICTS,
     **EXPERIMENT_5_VERDICTS,
