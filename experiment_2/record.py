@@ -14,6 +14,8 @@ SWEEP = "experiment_2/results_lambda_efficientnet_lite0_sample"
 NULL_SEEDS = "experiment_2/results_efficientnet_lite0_null_seeds"
 _SPECTRUM = "experiment_2.spectrum.verdicts"
 _NULLS = "experiment_2.spectrum.null_networks"
+_SWEEP = "experiment_2.lambda_sweep.verdicts"
+_LAWS = "experiment_2.limit.laws"
 VERDICTS: dict[int | str, VerdictTable] = {
     2: (
         ("resolved.*", f"{_SPECTRUM}:RESOLVED"),
@@ -31,6 +33,19 @@ VERDICTS: dict[int | str, VerdictTable] = {
     "2N": (
         ("null_input_function", f"{_NULLS}:NULL_INPUT"),
         ("null_networks.*", f"{_NULLS}:RANK"),
+    ),
+    "3A/3B": (
+        ("migration.*", f"{_SWEEP}:MIGRATION"),
+        ("monotone.*", f"{_SWEEP}:MONOTONE"),
+        ("seed_endpoint", f"{_SWEEP}:SEED_ENDPOINT"),
+        ("cost", f"{_SWEEP}:COST"),
+        ("power_law.*", f"{_SWEEP}:POWER_LAW"),
+    ),
+    "3C": (
+        ("exp3c.*.*.k*", f"{_LAWS}:DECIDING_ORDER"),
+        ("exp3c.*.*", f"{_LAWS}:LAW"),
+        ("swap_lowers_top1", "experiment_2.limit.swap_cost:SWAP"),
+        ("replications.*", "experiment_2.step_9_law_replications:ALL_MUST_HOLD"),
     ),
 }
 """The rule of each verdict id its summaries carry, by their ``experiment`` value (experiment_1.report.rules)."""

@@ -48,8 +48,10 @@ from experiment_1.report import (
     NOT_CONVERGED,
     POST_HOC,
     UNRESOLVED,
+    Missing,
+    Reading,
+    Rule,
     bootstrap_mean_ci_rows,
-    verdict,
 )
 from experiment_2.scaling import fit_power_law
 from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
@@ -446,6 +448,71 @@ LAW_CLAIMS = {
 }
 
 
+def _read_law(reading: Reading) -> dict[str, Any]:
+    """A 3C law verdict's inputs from the summary's ``variants.<variant>``: its limit and successive slopes, the law's
+    predicted slopes (the entry's ``parameters.predicted`` must be them), the tolerances its run was judged with and
+    whether the law was fitted to these data; ``order`` for a verdict at the deciding order (``….k<order>``)."""
+    variant, law = reading.parts[1], reading.parts[2]
+    block = reading.at("variants", variant)
+    try:
+        limit, pairs = block["limit_slopes"], block["successive_slopes"]
+        predicted = predicted_slopes(law, len(limit) - 1, block["kink_exponent"], block["exact_zero_chain"] or 0)
+        post_hoc = block["laws"][law]["post_hoc"] is True
+    except (KeyError, TypeError, ValueError, IndexError):
+        raise Missing(f"variants.{variant}.limit_slopes / successive_slopes / kink_exponent / laws.{law}") from None
+    reading.copied("parameters", {"predicted": predicted.tolist()}, ("predicted",))
+    tolerance = reading.number("slope_tolerance")
+    settled = reading.summary.get("convergence_tolerance", tolerance)
+    reading.copied(
+        "parameters", {"tolerance": tolerance, "convergence_tolerance": settled}, ("tolerance", "convergence_tolerance")
+    )
+    inputs = {
+        "limit": [{**row, "slope": row["slope"] if row["resolved"] else None} for row in limit],
+        "pairs": [
+            {**pair, "slope": [slope if clear else None for slope, clear in zip(pair["slope"], pair["resolved"])]}
+            for pair in pairs
+        ],
+        "predicted": predicted.tolist(),
+        "tolerance": tolerance,
+        "settled": settled,
+        "post_hoc": post_hoc,
+    }
+    if len(reading.parts) > 3:
+        order = int(reading.parts[3].removeprefix("k"))
+        reading.copied("parameters", {"order": order}, ("order",))
+        inputs["order"] = order
+    return inputs
+
+
+def _tested(limit: list, pairs: list, predicted: list, tolerance: float, settled: float, post_hoc: bool) -> dict:
+    return law_test(limit, pairs, np.asarray(predicted), tolerance, post_hoc=post_hoc, convergence_tolerance=settled)
+
+
+def _decide_law(**inputs: Any) -> str:
+    overall = _tested(**inputs)["verdict"]
+    return overall if overall in (HOLDS, FAILS, NOT_CONVERGED, POST_HOC) else CANNOT_TELL
+
+
+LAW = Rule(
+    "exp3c.law",
+    lambda entry: (
+        LAW_RULE
+        if entry["parameters"].get("convergence_tolerance") == entry["parameters"].get("tolerance")
+        else LAW_TEST_RULE
+    ),
+    _read_law,
+    _decide_law,
+    "{variant} activations follow the {name} ({slopes})",
+)
+DECIDING_ORDER = Rule(
+    "exp3c.law_at_deciding_order",
+    DECIDING_ORDER_RULE,
+    _read_law,
+    lambda order, **inputs: _tested(**inputs)["per_order"][order - 1],
+    "{variant} activations have the {name}'s slope {slope:g} at the deciding order k = {order}",
+)
+
+
 def _outcomes(per_order: list[str]) -> str:
     """``holds at k ∈ {1, 2}; fails at k ∈ {3}`` — each outcome that occurs, with its orders."""
     parts = []
@@ -454,6 +521,11 @@ def _outcomes(per_order: list[str]) -> str:
         if orders:
             parts.append(f"{outcome} at k ∈ {{{', '.join(orders)}}}")
     return "; ".join(parts)
+
+
+def _as_stored(variant: str, block: dict[str, Any], tolerance: float, settled: float) -> dict[str, Any]:
+    """What the law rules read of a summary_3c.json, as it will hold the variant's block and its tolerances."""
+    return {"variants": {variant: block}, "slope_tolerance": tolerance, "convergence_tolerance": settled}
 
 
 def law_verdict(
@@ -525,14 +597,11 @@ def law_verdict(
         "visible per order k = 1 … L from λ = "
         + ", ".join("—" if value is None else f"{value:g}" for value in test["visible_from_lambda_per_order"])
     )
-    overall = test["verdict"]
-    decision = overall if overall in (HOLDS, FAILS, NOT_CONVERGED, POST_HOC) else CANNOT_TELL
     settled = tolerance if convergence_tolerance is None else convergence_tolerance
-    return verdict(
+    return LAW.verdict(
         f"exp3c.{variant}.{law}",
-        f"{variant} activations follow the {LAW_NAMES[law]} ({LAW_CLAIMS[law]})",
-        decision,
-        LAW_RULE if settled == tolerance else LAW_TEST_RULE,
+        _as_stored(variant, block, tolerance, settled),
+        fields={"variant": variant, "name": LAW_NAMES[law], "slopes": LAW_CLAIMS[law]},
         parameters={
             "tolerance": tolerance,
             "convergence_tolerance": settled,
@@ -580,11 +649,10 @@ def deciding_order_verdict(
     ]
     if window["reason"]:
         notes.append(f"k = {order}: {window['reason']}")
-    return verdict(
+    return DECIDING_ORDER.verdict(
         f"exp3c.{variant}.{law}.k{order}",
-        f"{variant} activations have the {LAW_NAMES[law]}'s slope {predicted:g} at the deciding order k = {order}",
-        test["per_order"][order - 1],
-        DECIDING_ORDER_RULE,
+        _as_stored(variant, block, tolerance, convergence_tolerance),
+        fields={"variant": variant, "name": LAW_NAMES[law], "slope": predicted, "order": order},
         parameters={
             "order": order,
             "tolerance": tolerance,
