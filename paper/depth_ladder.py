@@ -61,14 +61,18 @@ from experiment_1.report import (
     SATURATED,
     SATURATION_SHARE,
     TOST_NAME,
+    Contradiction,
+    Missing,
+    Reading,
+    Rule,
     bootstrap_mean_ci,
     decide_equivalence,
     effect_from_stat,
     equivalence_margin,
     hypothesis_test,
+    same,
     saturation,
     tost,
-    verdict,
 )
 
 QUESTION = "Do the interaction statistics move with depth (and not with width), as the paper claims?"
@@ -330,6 +334,105 @@ def _saturated(values: np.ndarray, bound: float | None) -> dict[str, Any] | None
     return diagnosis if diagnosis is not None and diagnosis["at"] == "bound" else None
 
 
+def _comparison_of(reading: Reading) -> dict[str, Any]:
+    """The comparison record (``comparisons[]`` of depth.json) a depth verdict's id names: measure, kind, from-to."""
+    measure, kind, pair = (reading.parts + ["", ""])[:3]
+    first, _, second = pair.partition("-")
+    for record in reading.summary.get("comparisons", ()):
+        if (record.get("measure"), record.get("kind"), record.get("from"), record.get("to")) == (
+            measure,
+            kind,
+            first,
+            second,
+        ):
+            return record
+    raise Missing(f"comparisons[{measure}, {kind}, {first} → {second}]")
+
+
+def _at_bound(record: dict[str, Any]) -> list[float]:
+    """The share of images at the measure's bound of each network the comparison reads (0 where it is not there)."""
+    return [0.0 if diagnosis is None else diagnosis["share"] for diagnosis in record.get("at_bound", [None, None])]
+
+
+def _read_paired(reading: Reading) -> dict[str, Any]:
+    record = _comparison_of(reading)
+    reading.copied("effect", record.get("difference"))
+    reading.copied("test", {"p_value": record.get("sign_test_p")}, ("p_value",))
+    reading.copied("statistic", {"value": record.get("num_finite")}, ("value",))
+    return {
+        "at_bound": _at_bound(record),
+        "low": record["difference"]["ci_low"],
+        "high": record["difference"]["ci_high"],
+        "p_value": record["sign_test_p"],
+        "count": record["num_finite"],
+    }
+
+
+def _decide_paired(at_bound: list[float], low: float, high: float, p_value: float, count: int) -> str:
+    if max(at_bound) >= SATURATION_SHARE:
+        return SATURATED
+    if count >= MIN_PAIRED_IMAGES and p_value < ALPHA:
+        return HOLDS if low > 0 else FAILS if high < 0 else CANNOT_TELL
+    return CANNOT_TELL
+
+
+PAIRED = Rule(
+    "depth.paired",
+    f"holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < {ALPHA:g} "
+    f"(at least {MIN_PAIRED_IMAGES} shared images); fails when the CI lies below 0 with p < {ALPHA:g}; otherwise cannot tell; "
+    "saturated when either network's measure sits at its bound on ≥ 90 % of images (the shallower: it cannot move; "
+    "the deeper: censored, the test would read only how often the shallower sits below the bound)",
+    _read_paired,
+    _decide_paired,
+)
+
+
+def _read_equivalence(reading: Reading) -> dict[str, Any]:
+    """The TOST of the comparison record the id names, its margin re-derived from the depth comparison it names as its
+    reference (a fixed fraction of that step's mean difference), and the rungs' shares at the bound."""
+    record = _comparison_of(reading)
+    result = record.get("equivalence")
+    if not isinstance(result, dict):
+        raise Missing(f"comparisons[{'.'.join(reading.parts)}].equivalence")
+    depth_effect = margin = None
+    if result.get("reference") is not None:
+        first, second = result["reference"]
+        reference = _comparison_of(Reading({"id": f"{reading.parts[0]}.depth.{first}-{second}"}, reading.summary))
+        depth_effect = reference["difference"]["mean"]
+        margin = equivalence_margin(depth_effect, DEPTH_MARGIN_FRACTION)
+    for source in (result, reading.entry["parameters"]):
+        if not (same(source.get("margin"), margin) and same(source.get("depth_effect"), depth_effect)):
+            raise Contradiction(
+                f"its margin {source.get('margin')!r} is not {DEPTH_MARGIN_FRACTION:g} × its reference depth effect {depth_effect!r}"
+            )
+    reading.copied("effect", result)
+    reading.copied("test", result, ("p_value",))
+    reading.copied("parameters", result, ("p_beyond",))
+    reading.copied("statistic", {"value": result["n"]}, ("value",))
+    return {
+        "at_bound": _at_bound(record),
+        "margin": margin,
+        **{key: result[key] for key in ("n", "p_value", "p_beyond")},
+    }
+
+
+def _decide_no_change(at_bound: list[float], n: int, p_value: float, p_beyond: float, margin: float | None) -> str:
+    if max(at_bound) >= SATURATION_SHARE:
+        return SATURATED
+    if not margin:
+        return CANNOT_TELL
+    return decide_equivalence({"n": n, "p_value": p_value, "p_beyond": p_beyond, "margin": margin})
+
+
+NO_CHANGE = Rule(
+    "depth.no_change",
+    EQUIVALENCE_RULE + "; the margin is a fixed fraction of the depth effect; saturated when either network sits at "
+    "the measure's bound on ≥ 90 % of images",
+    _read_equivalence,
+    _decide_no_change,
+)
+
+
 def paired_verdict(
     verdict_id: str,
     claim: str,
@@ -338,26 +441,9 @@ def paired_verdict(
     saturated: list[str],
     notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """One "grows with depth" claim on a paired difference (see the module docstring for the rule); ``saturated``: why the
-    measure cannot be compared (a network at its bound; empty when it can)."""
-    effect = effect_from_stat(effect_name, paired["difference"])
-    test = hypothesis_test("exact two-sided sign test", paired["sign_test_p"])
-    low, high, count = effect["ci_low"], effect["ci_high"], paired["num_finite"]
-    enough = count >= MIN_PAIRED_IMAGES
-    if saturated:
-        decision = SATURATED
-    elif enough and paired["sign_test_p"] < ALPHA and low > 0:
-        decision = HOLDS
-    elif enough and paired["sign_test_p"] < ALPHA and high < 0:
-        decision = FAILS
-    else:
-        decision = CANNOT_TELL
-    rule = (
-        f"holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < {ALPHA:g} "
-        f"(at least {MIN_PAIRED_IMAGES} shared images); fails when the CI lies below 0 with p < {ALPHA:g}; otherwise cannot tell; "
-        "saturated when either network's measure sits at its bound on ≥ 90 % of images (the shallower: it cannot move; "
-        "the deeper: censored, the test would read only how often the shallower sits below the bound)"
-    )
+    """One "grows with depth" claim on a comparison record (:data:`PAIRED`); ``saturated``: why the measure cannot be
+    compared (a network at its bound, from the record's ``at_bound``; empty when it can)."""
+    count = paired["num_finite"]
     all_notes = [
         f"{count} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied"
     ] + list(notes or [])
@@ -366,50 +452,41 @@ def paired_verdict(
         all_notes.append(
             f"fewer than {MIN_PAIRED_IMAGES} shared images: no sign test can reach p < {ALPHA:g}, so the data cannot decide"
         )
-    return verdict(
+    return PAIRED.verdict(
         verdict_id,
+        {"comparisons": [paired]},
         claim,
-        decision,
-        rule,
         parameters={"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES},
         statistic={"name": "shared images", "value": count},
-        effect=effect,
-        test=test,
+        effect=effect_from_stat(effect_name, paired["difference"]),
+        test=hypothesis_test("exact two-sided sign test", paired["sign_test_p"]),
         notes=all_notes,
     )
+
+
+def equivalence_block(differences: np.ndarray, reference: dict[str, Any] | None) -> dict[str, Any]:
+    """The TOST of paired per-image ``differences`` within ±margin, the margin :data:`DEPTH_MARGIN_FRACTION` of the
+    ``reference`` depth comparison's mean (the effect it must be told apart from; ``None`` without one)."""
+    depth_effect = None if reference is None else reference["difference"]["mean"]
+    margin = None if depth_effect is None else equivalence_margin(depth_effect, DEPTH_MARGIN_FRACTION)
+    result = tost(differences, 0.0 if margin is None else margin)
+    reference_names = None if reference is None else [reference["from"], reference["to"]]
+    return {**result, "margin": margin, "depth_effect": depth_effect, "reference": reference_names}
 
 
 def equivalence_verdict(
     verdict_id: str,
     claim: str,
-    differences: np.ndarray,
     paired: dict[str, Any],
-    reference: dict[str, Any] | None,
     effect_name: str,
     saturated: list[str],
     notes: list[str],
+    reference: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A "no change" claim (a width step, a change of input resolution) on paired per-image ``differences``: equivalence
-    within ±margin by TOST (:data:`EQUIVALENCE_RULE`), the margin :data:`DEPTH_MARGIN_FRACTION` of the ``reference``
-    depth comparison's mean (the effect it must be told apart from); cannot tell without one; saturated when a network
-    sits at the measure's bound on ≥ 90 % of images."""
-    depth_effect = None if reference is None else reference["difference"]["mean"]
-    margin = None if depth_effect is None else equivalence_margin(depth_effect, DEPTH_MARGIN_FRACTION)
-    result = tost(differences, 0.0 if margin is None else margin)
-    effect = {
-        "name": effect_name,
-        "value": result["mean"],
-        "ci_low": result["ci_low"],
-        "ci_high": result["ci_high"],
-        "confidence": result["confidence"],
-        "interval": "t-interval (the TOST's)",
-    }
-    if saturated:
-        decision = SATURATED
-    elif margin is None or margin == 0:
-        decision = CANNOT_TELL
-    else:
-        decision = decide_equivalence(result)
+    """A "no change" claim (a width step, a change of input resolution) on a comparison record carrying its
+    ``equivalence`` (:func:`equivalence_block`) against the ``reference`` depth comparison: :data:`NO_CHANGE`."""
+    result = paired["equivalence"]
+    margin, depth_effect = result["margin"], result["depth_effect"]
     all_notes = [
         f"{paired['num_finite']} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied "
         f"(sign test p = {paired['sign_test_p']:.3g}; 95 % bootstrap CI [{paired['difference']['ci_low']:.3g}, "
@@ -418,23 +495,18 @@ def equivalence_verdict(
     if margin is None:
         all_notes.append("no depth comparison of this measure to size the margin: cannot tell")
     else:
+        first, second = result["reference"]
         all_notes.append(
-            f"margin ±{margin:.3g} = {DEPTH_MARGIN_FRACTION:g} × the depth effect {depth_effect:+.3g} "
-            f"({reference['from']} → {reference['to']}, same images)"
+            f"margin ±{margin:.3g} = {DEPTH_MARGIN_FRACTION:g} × the depth effect {depth_effect:+.3g} ({first} → {second}, same images)"
         )
-        if decision == HOLDS and paired["sign_test_p"] < ALPHA:
-            all_notes.append(
-                "a consistent shift inside the margin: the step moves the measure (sign test p < α), by less than "
-                f"{DEPTH_MARGIN_FRACTION:.0%} of the depth effect"
-            )
-    all_notes += saturated
-    return verdict(
+    shift = (
+        "a consistent shift inside the margin: the step moves the measure (sign test p < α), by less than "
+        f"{DEPTH_MARGIN_FRACTION:.0%} of the depth effect"
+    )
+    return NO_CHANGE.verdict(
         verdict_id,
+        {"comparisons": [paired] + ([reference] if reference is not None else [])},
         claim,
-        decision,
-        EQUIVALENCE_RULE
-        + "; the margin is a fixed fraction of the depth effect; saturated when either network sits at "
-        "the measure's bound on ≥ 90 % of images",
         parameters={
             "alpha": ALPHA,
             "margin": margin,
@@ -443,20 +515,40 @@ def equivalence_verdict(
             "p_beyond": result["p_beyond"],
         },
         statistic={"name": "shared images", "value": result["n"]},
-        effect=effect,
+        effect={
+            "name": effect_name,
+            "value": result["mean"],
+            "ci_low": result["ci_low"],
+            "ci_high": result["ci_high"],
+            "confidence": result["confidence"],
+            "interval": "t-interval (the TOST's)",
+        },
         test=hypothesis_test(TOST_NAME, result["p_value"]),
-        notes=all_notes,
+        notes=lambda decision: (
+            all_notes
+            + ([shift] if decision == HOLDS and margin is not None and paired["sign_test_p"] < ALPHA else [])
+            + saturated
+        ),
     )
 
 
-def _comparison(measure: str, shallow: Rung, deep: Rung, seed: int) -> dict[str, Any] | None:
-    """The paired difference of ``measure`` between two rungs, or ``None`` when they share no sample list or lack it."""
+def _comparison(measure: str, shallow: Rung, deep: Rung, seed: int, kind: str) -> dict[str, Any] | None:
+    """The paired difference of ``measure`` between two rungs, with each rung's share at the measure's bound, or ``None``
+    when they share no sample list or lack it."""
     first, second = per_image_measures(shallow).get(measure), per_image_measures(deep).get(measure)
     summary = "spectrum" if measure in SPECTRUM_MEASURES else "topk"
     same_list = _sample_list(getattr(shallow, summary)) == _sample_list(getattr(deep, summary))
     if first is None or second is None or not same_list:
         return None
-    return {"from": _name(shallow), "to": _name(deep), "measure": measure, **paired_difference(first, second, seed)}
+    at_bound = [_bound(measure, rung, CLAIMS[measure][2]) for rung in (shallow, deep)]
+    return {
+        "from": _name(shallow),
+        "to": _name(deep),
+        "measure": measure,
+        **paired_difference(first, second, seed),
+        "kind": kind,
+        "at_bound": [None if at is None else {"value": at["value"], "share": at["share"]} for at in at_bound],
+    }
 
 
 def _differences(measure: str, shallow: Rung, deep: Rung) -> np.ndarray:
@@ -542,22 +634,23 @@ def _width_verdict(
     measure: str, first: Rung, second: Rung, depth: dict[int, dict[str, Any]], seed: int
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     claim, effect_name, bound = CLAIMS[measure]
-    paired = _comparison(measure, first, second, seed)
+    paired = _comparison(measure, first, second, seed, "width")
     if paired is None:
         return None, None
+    reference = depth.get(first.num_blocks)
+    paired["equivalence"] = equivalence_block(_differences(measure, first, second), reference)
     entry = equivalence_verdict(
         f"{measure}.width.{_name(first)}-{_name(second)}",
         f"at equal depth (L = {first.num_blocks}), {second.arch} (wider; input {_resolution(first)} → "
         f"{_resolution(second)}) moves {effect_name} by less than {DEPTH_MARGIN_FRACTION:.0%} of the depth effect",
-        _differences(measure, first, second),
         paired,
-        depth.get(first.num_blocks),
         f"{_name(second)} − {_name(first)}",
         _at_bound_notes(measure, [first, second], bound),
         [
             f"width step at L = {first.num_blocks} ({first.arch} → {second.arch}); the input resolution changes with it "
             f"({_resolution(first)} → {_resolution(second)}), so width and resolution are not separated"
         ],
+        reference,
     )
     return paired, entry
 
@@ -566,7 +659,7 @@ def _depth_verdict(
     measure: str, first: Rung, second: Rung, paired: dict[str, Any], width: dict[int, Any], kind: str
 ) -> dict[str, Any]:
     claim, effect_name, bound = CLAIMS[measure]
-    at_bound = [_bound(measure, rung, bound) for rung in (first, second)]
+    at_bound = paired["at_bound"]
     saturated = []
     if at_bound[0] is not None:
         saturated.append(
@@ -626,28 +719,29 @@ def _resolution_verdicts(
     deeper = next((rung for rung in rungs if (rung.num_blocks or 0) > (base.num_blocks or 0)), None)
     comparisons, verdicts = [], []
     claim, effect_name, bound = CLAIMS[measure]
-    paired = _comparison(measure, base, control, seed)
+    paired = _comparison(measure, base, control, seed, "resolution")
     if paired is not None:
-        comparisons.append({**paired, "kind": "resolution"})
+        reference = depth.get(deeper.num_blocks) if deeper is not None else None
+        paired["equivalence"] = equivalence_block(_differences(measure, base, control), reference)
+        comparisons.append(paired)
         verdicts.append(
             equivalence_verdict(
                 f"{measure}.resolution.{_name(base)}-{_name(control)}",
                 f"at equal depth (L = {base.num_blocks}), {base.arch} at {_resolution(control)} instead of "
                 f"{_resolution(base)} moves {effect_name} by less than {DEPTH_MARGIN_FRACTION:.0%} of the depth effect",
-                _differences(measure, base, control),
                 paired,
-                depth.get(deeper.num_blocks) if deeper is not None else None,
                 f"{_name(control)} − {_name(base)}",
                 _at_bound_notes(measure, [base, control], bound),
                 [
                     f"resolution control: the same network and images, input {_resolution(base)} → {_resolution(control)}"
                 ],
+                reference,
             )
         )
     if deeper is not None:
-        step = _comparison(measure, control, deeper, seed)
+        step = _comparison(measure, control, deeper, seed, "depth_at_input")
         if step is not None:
-            comparisons.append({**step, "kind": "depth_at_input"})
+            comparisons.append(step)
             verdicts.append(_depth_verdict(measure, control, deeper, step, {}, "depth_at_input"))
     return comparisons, verdicts
 
@@ -670,7 +764,7 @@ def depth_analysis(rungs: list[Rung], seed: int = 0, control: Rung | None = None
         for first, second in steps:
             if first.num_blocks is None or second.num_blocks is None or second.num_blocks <= first.num_blocks:
                 continue
-            paired = _comparison(measure, first, second, seed)
+            paired = _comparison(measure, first, second, seed, "depth")
             if paired is not None:
                 depth[second.num_blocks] = paired
                 depth_steps.append((first, second, paired))
@@ -679,11 +773,11 @@ def depth_analysis(rungs: list[Rung], seed: int = 0, control: Rung | None = None
             if first.num_blocks is not None and first.num_blocks == second.num_blocks:
                 paired, entry = _width_verdict(measure, first, second, depth, seed)
                 if paired is not None:
-                    comparisons.append({**paired, "kind": "width"})
+                    comparisons.append(paired)
                     width[first.num_blocks] = paired
                     width_verdicts.append(entry)
         for first, second, paired in depth_steps:
-            comparisons.append({**paired, "kind": "depth"})
+            comparisons.append(paired)
             verdicts.append(_depth_verdict(measure, first, second, paired, width, "depth"))
         verdicts += width_verdicts  # each claim's depth verdicts, then its width controls
         if control is not None:

@@ -36,6 +36,12 @@ RECORDS: tuple[ExperimentRecord, ...] = (
 
 
 VERDICTS: dict[int | str, VerdictTable] = {
+    "depth": (
+        ("*.depth.*", "paper.depth_ladder:PAIRED"),
+        ("*.depth_at_input.*", "paper.depth_ladder:PAIRED"),
+        ("*.width.*", "paper.depth_ladder:NO_CHANGE"),
+        ("*.resolution.*", "paper.depth_ladder:NO_CHANGE"),
+    ),
     **EXPERIMENT_1_VERDICTS,
     **EXPERIMENT_2_VERDICTS,
     **EXPERIMENT_3_VERDICTS,

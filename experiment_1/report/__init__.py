@@ -54,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "holm_sides": "rules",
     "load_checked_summary": "rules",
     "rule_of": "rules",
+    "same": "rules",
     "side": "rules",
     "significant_side": "rules",
     "ALPHA": "verdicts",

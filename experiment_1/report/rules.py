@@ -89,7 +89,7 @@ class Reading:
     def own(self, part: str, key: str) -> Any:
         """The entry's own ``part.key`` (its effect, test, parameters …); :class:`Missing` when absent."""
         block = self.entry.get(part)
-        if not isinstance(block, Mapping) or block.get(key) is None:
+        if not isinstance(block, Mapping) or key not in block:
             raise Missing(f"{part}.{key}")
         return block[key]
 
