@@ -16,6 +16,7 @@ _SPECTRUM = "experiment_2.spectrum.verdicts"
 _NULLS = "experiment_2.spectrum.null_networks"
 _SWEEP = "experiment_2.lambda_sweep.verdicts"
 _LAWS = "experiment_2.limit.laws"
+_PAST = "experiment_2.past_exhaustive.verdicts"
 VERDICTS: dict[int | str, VerdictTable] = {
     2: (
         ("resolved.*", f"{_SPECTRUM}:RESOLVED"),
@@ -47,6 +48,11 @@ VERDICTS: dict[int | str, VerdictTable] = {
         ("swap_lowers_top1", "experiment_2.limit.swap_cost:SWAP"),
         ("replications.*", "experiment_2.step_9_law_replications:ALL_MUST_HOLD"),
     ),
+    "experiment_2_low_orders": (
+        ("walsh_low_degree_share.*", f"{_PAST}:LOW_DEGREE"),
+        ("surrogate_r2.*", f"{_PAST}:SURROGATE"),
+    ),
+    "experiment_2_depth_trend": (("*", f"{_PAST}:DEPTH_CHANGE"),),
 }
 """The rule of each verdict id its summaries carry, by their ``experiment`` value (experiment_1.report.rules)."""
 
