@@ -3,10 +3,6 @@ once, read by ``paper/experiments.py``."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
 from experiment_1.report import ExperimentRecord, VerdictTable
 
 RESULTS = "experiment_2/results_efficientnet_lite0_sample"
@@ -57,34 +53,6 @@ VERDICTS: dict[int | str, VerdictTable] = {
 """The rule of each verdict id its summaries carry, by their ``experiment`` value (experiment_1.report.rules)."""
 
 
-def rebuild_spectrum(
-    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
-) -> dict[str, Any]:
-    """The current Experiment 2 summary of a run's per-image arrays (imported on use: the record stays light)."""
-    from experiment_2.spectrum import evaluation
-
-    return evaluation.summarize(arrays, config, seed)
-
-
-def rebuild_lambda_sweep(
-    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
-) -> dict[str, Any]:
-    """The current 3A/3B summary of a sweep's per-λ arrays, on the old summary's λ grid and fit window."""
-    from experiment_2.lambda_sweep import summary as lambda_summary
-
-    law = summary["power_law"]
-    per_lambda = {name: value for name, value in arrays.items() if name != "lambdas"}
-    return lambda_summary.summarize(
-        per_lambda,
-        summary["lambdas"],
-        summary["lambdas_requested"],
-        law["fit_lambdas"],
-        config,
-        seed,
-        law["slope_tolerance"],
-    )
-
-
 RECORDS = (
     ExperimentRecord(
         experiment=2,
@@ -98,7 +66,7 @@ RECORDS = (
             ("FigExpTwoKappa", f"{RESULTS}/kappa_histogram.pdf"),
         ),
         single_pass="experiment_2.spectrum.evaluation:EXPERIMENT_2",
-        rebuild="experiment_2.record:rebuild_spectrum",
+        rebuild="experiment_2.spectrum.evaluation:rebuild",
     ),
     ExperimentRecord(
         experiment="2N",
@@ -121,7 +89,7 @@ RECORDS = (
             ("FigExpThreeABAgreement", f"{SWEEP}/agreement_vs_lambda.pdf"),
             ("FigExpThreeABLaw", f"{SWEEP}/lambda_law.pdf"),
         ),
-        rebuild="experiment_2.record:rebuild_lambda_sweep",
+        rebuild="experiment_2.lambda_sweep.summary:rebuild",
         rebuild_keys=("lambdas", "lambdas_requested", "power_law.fit_lambdas", "power_law.slope_tolerance"),
     ),
     ExperimentRecord(

@@ -3,6 +3,8 @@ make_tables, verdict_text, macros, figures, claims). Each record is declared in 
 
 from __future__ import annotations
 
+from typing import Any
+
 from experiment_1.record import RECORDS as EXPERIMENT_1
 from experiment_1.record import VERDICTS as EXPERIMENT_1_VERDICTS
 from experiment_1.report import ExperimentRecord, VerdictTable
@@ -49,6 +51,12 @@ VERDICTS: dict[int | str, VerdictTable] = {
     **EXPERIMENT_5_VERDICTS,
 }
 """Each summary kind's rules (its ``experiment`` value → verdict-id pattern → rule), as the records declare them."""
+
+
+def rules_of(document: Any) -> VerdictTable:
+    """The rules a results file's verdicts are declared under (its ``experiment`` value); none for an unknown one, so
+    each of its verdicts is refused."""
+    return VERDICTS.get(document.get("experiment"), ()) if isinstance(document, dict) else ()
 
 
 def record_of(experiment: int | str) -> ExperimentRecord:

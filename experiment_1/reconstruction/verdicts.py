@@ -37,6 +37,7 @@ def _read_error(metric: str) -> Callable[[Reading], dict[str, float]]:
 def _read_worst(reading: Reading) -> dict[str, float]:
     worst = reading.number("metrics", "max_subset_rel_error_float32", "max")
     reading.copied("statistic", {"value": worst}, ("value",))
+    reading.copied("parameters", {"tolerance": EXACT_TOLERANCE}, ("tolerance",))
     return {"worst": worst}
 
 
@@ -55,11 +56,18 @@ NAIVE = Rule(
     lambda low, high: ci_against(low, high, 1.0, at_or=True),
     "summing subnetwork outputs, Σ_S h(S), does not reconstruct h(full)",
 )
+
+
+def _read_first_order(reading: Reading) -> dict[str, float]:
+    reading.copied("parameters", {"material_error": MATERIAL_ERROR}, ("material_error",))
+    return _read_error("first_order_rel_error")(reading)
+
+
 FIRST_ORDER = Rule(
     "exp1.first_order_interactions",
     f"holds when the 95 % CI of the first-order reading's mean relative error lies above {MATERIAL_ERROR:g}, fails when it lies below "
     f"{MATERIAL_ERROR:g} (the additive reading is as good as exact), else cannot tell",
-    _read_error("first_order_rel_error"),
+    _read_first_order,
     lambda low, high: ci_against(low, high, MATERIAL_ERROR),
     "interactions between blocks carry part of the function: the additive (first-order) reading "
     "h(∅) + Σ_l [h({l}) − h(∅)] misses h(full)",

@@ -20,6 +20,7 @@ project), the sentence stored in each entry's ``rule`` (``text``) and the claim 
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -27,9 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from experiment_1.errors import PipelineError
-from experiment_1.files import load_summary
 from experiment_1.report.markdown import NON_FINITE
-from experiment_1.report.record import resolve
 from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, all_finite, holm, verdict
 
 NUMBER_PARTS = ("statistic", "effect", "test", "seed")  # the parts of an entry that hold its own numbers
@@ -102,7 +101,7 @@ class Reading:
         for key in keys:
             stored, found = self.own(part, key), source.get(key) if isinstance(source, Mapping) else None
             if not same(stored, found):
-                raise Contradiction(f"its {part}.{key} {stored!r} is not the summary's {found!r}")
+                raise Contradiction(f"its {part}.{key} {stored!r} is not {found!r}, the number its rule reads")
 
     def decision_of(self, verdict_id: str) -> str:
         """The stored decision of another verdict of the same summary (a part this rule combines)."""
@@ -168,6 +167,14 @@ class Rule:
         return draft
 
 
+def resolve(reference: str) -> Any:
+    """The attribute a ``"module:attribute"`` reference names, imported now (a record's code, a table's rule)."""
+    module, _, attribute = reference.partition(":")
+    if not attribute:
+        raise ValueError(f"{reference!r}: expected 'module:attribute'")
+    return getattr(importlib.import_module(module), attribute)
+
+
 VerdictTable = tuple[tuple[str, "Rule | str"], ...]
 """A record's rules: (verdict-id fnmatch pattern, the rule or ``"module:attribute"`` naming it), the first match wins."""
 
@@ -181,14 +188,9 @@ def rule_of(table: VerdictTable, verdict_id: str) -> Rule | None:
 
 
 def check_verdicts(
-    document: Any, path: Path | str, table: VerdictTable | None = None, fix: str = "rerun the step that wrote it"
+    document: Any, path: Path | str, table: VerdictTable, fix: str = "rerun the step that wrote it"
 ) -> None:
     """Refuse a results file whose ``verdicts`` the table's rules do not give on its own numbers (module docstring)."""
-    if table is None:  # an experiment not yet on the engine: the text checker
-        from experiment_1.report import verdict_check
-
-        verdict_check.check_verdicts(document, path, fix)
-        return
     entries = document.get("verdicts") if isinstance(document, Mapping) else None
     for entry in entries if isinstance(entries, list) else ():
         name, decision = entry.get("id", "?") if isinstance(entry, Mapping) else "?", None
@@ -220,10 +222,12 @@ def check_verdicts(
 
 
 def load_checked_summary(
-    path: Path, experiment: int | str, producer_step: str, *args: Any, rules: VerdictTable | None = None, **kwargs: Any
+    path: Path, experiment: int | str, producer_step: str, *args: Any, rules: VerdictTable, **kwargs: Any
 ) -> dict[str, Any]:
     """:func:`experiment_1.files.load_summary` and then :func:`check_verdicts` with the record's ``rules``: what every plot
     step reads its summary with, so that no REPORT or figure is drawn beside a verdict its own numbers contradict."""
+    from experiment_1.files import load_summary  # torch, which the rule declarations (read by records) do without
+
     summary = load_summary(path, experiment, producer_step, *args, **kwargs)
     check_verdicts(summary, path, rules, fix=f"rerun `python -m {producer_step}` to rewrite it")
     return summary

@@ -14,7 +14,7 @@ Thresholds are fixed here, before any run:
 - across depths (:func:`depth_change_verdict`, used by step 12): does a ratio (or its log10) fall from one depth to
   the next? The paired bootstrap CI over the images both runs evaluated of the mean change.
 
-The decision is :func:`experiment_1.report.decide_by_ci` on the CI shifted by the threshold. What no estimate here
+The decision is :func:`experiment_1.report.ci_against` (the CI against the threshold), declared once in the rules below. What no estimate here
 can decide — the Möbius spectrum's fractions, κ, C≤k and its peak order — is listed by :func:`out_of_reach` with the
 reason.
 """

@@ -1,7 +1,7 @@
 """The random-init null over networks (experiment_2.spectrum.null_networks): each rule planted in small synthetic
 summaries — the exact rank p against a brute-force count over relabellings, the power rule with few seeds at and
 beside its boundary, the input rule's threshold at, just below and just above it, the disjointness of the calibration
-images — and the stored verdicts re-derived by experiment_1.report.verdict_check."""
+images — and the stored verdicts re-derived by the verdict engine (experiment_1.report.rules)."""
 
 from __future__ import annotations
 

@@ -85,11 +85,16 @@ def test_a_verdict_edited_with_its_own_number_is_refused_by_the_summarys_source(
     document = committed()
     naive = entry(document, "naive.misses")
     naive["decision"], naive["effect"]["ci_low"], naive["effect"]["ci_high"] = FAILS, 0.2, 0.5
-    assert "verdict naive.misses: its effect.ci_low 0.2 is not the summary's" in refused(document)
+    assert "verdict naive.misses: its effect.ci_low 0.2 is not 522.5" in refused(document)
     document = committed()
     exact = entry(document, "mobius.exact")
     exact["decision"], exact["statistic"]["value"] = FAILS, 1.0
-    assert "verdict mobius.exact: its statistic.value 1.0 is not the summary's" in refused(document)
+    assert "verdict mobius.exact: its statistic.value 1.0 is not " in refused(document)
+    document = committed()
+    entry(document, "mobius.exact")["parameters"]["tolerance"] = 1e-12  # a threshold edited where it is printed
+    assert "verdict mobius.exact: its parameters.tolerance 1e-12 is not 0.0001, the number its rule reads" in refused(
+        document
+    )
 
 
 def test_a_decided_verdict_on_a_non_finite_number_is_refused_and_na_stands() -> None:
