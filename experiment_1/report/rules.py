@@ -193,9 +193,8 @@ def check_verdicts(
     """Refuse a results file whose ``verdicts`` the table's rules do not give on its own numbers (module docstring)."""
     entries = document.get("verdicts") if isinstance(document, Mapping) else None
     for entry in entries if isinstance(entries, list) else ():
-        name, decision = entry.get("id", "?") if isinstance(entry, Mapping) else "?", None
-        if isinstance(entry, Mapping):
-            decision = entry.get("decision")
+        entry = entry if isinstance(entry, Mapping) else {}
+        name, decision = entry.get("id", "?"), entry.get("decision")
         if decision not in DECISIONS:
             raise PipelineError(
                 f"{path}: verdict {name} has decision {decision!r}, not one of {', '.join(DECISIONS)}; {fix}"
@@ -203,11 +202,9 @@ def check_verdicts(
         rule = rule_of(table, str(name))
         if rule is None:
             raise PipelineError(f"{path}: verdict {name} matches no declared rule, so nothing can check it; {fix}")
-        if entry.get("rule") != rule.words(entry):
-            raise PipelineError(
-                f"{path}: verdict {name} states another rule than its declared rule {rule.id} ({rule.words(entry)!r}); {fix}"
-            )
         try:
+            if entry.get("rule") != rule.words(entry):
+                raise Contradiction(f"it states another rule than its declared rule {rule.id} ({rule.words(entry)!r})")
             expected = rule.judge(entry, document)
         except Missing as missing:
             raise PipelineError(
@@ -215,6 +212,10 @@ def check_verdicts(
             ) from None
         except Contradiction as contradiction:
             raise PipelineError(f"{path}: verdict {name}: {contradiction}; {fix}") from None
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as error:  # a part of another shape
+            raise PipelineError(
+                f"{path}: verdict {name} is not in the shape its rule {rule.id} reads ({type(error).__name__}: {error}); {fix}"
+            ) from None
         if decision != expected:
             raise PipelineError(
                 f"{path}: verdict {name} says {decision!r} but its rule {rule.id} gives {expected!r} on the summary's numbers; {fix}"

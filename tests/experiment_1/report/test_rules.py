@@ -71,7 +71,13 @@ def test_a_decision_outside_the_vocabulary_an_unknown_id_and_another_rules_words
     assert "verdict naive.misses_again matches no declared rule" in refused(document)
     document = committed()
     entry(document, "naive.misses")["rule"] = "holds when the CI lies anywhere"
-    assert "states another rule than its declared rule exp1.naive_misses" in refused(document)
+    assert "verdict naive.misses: it states another rule than its declared rule exp1.naive_misses" in refused(document)
+    document = committed()
+    entry(document, "naive.misses").pop("rule")  # a verdict without its rule: one line, no traceback
+    assert "states another rule than its declared rule" in refused(document)
+    document = committed()
+    entry(document, "naive.misses")["effect"] = "wide"  # a part of another shape
+    assert "verdict naive.misses says 'holds' but lacks effect.ci_low" in refused(document)
 
 
 def test_a_missing_number_is_refused_naming_it() -> None:

@@ -197,3 +197,12 @@ def test_relative_error_is_re_derived_at_every_k_not_only_the_smallest() -> None
     curve["ci_low"][last], curve["ci_high"][last] = 0.5, 0.9
     with pytest.raises(PipelineError, match=r"verdict relative_error\.vector says 'holds' but .* gives 'fails'"):
         check_verdicts(document, Path("summary.json"), rules_of(document))
+
+
+def test_a_verdict_of_another_shape_is_refused_in_one_line() -> None:
+    document = document_of(LIMIT)
+    entry_of(document, "exp3c.native.kink")["parameters"] = None  # its rule's words are a function of its parameters
+    with pytest.raises(PipelineError) as refused:
+        check_verdicts(document, Path("summary_3c.json"), rules_of(document))
+    line = str(refused.value)
+    assert "\n" not in line and "verdict exp3c.native.kink is not in the shape its rule exp3c.law reads" in line
