@@ -11,7 +11,7 @@ NULL_SEEDS = "experiment_2/results_efficientnet_lite0_null_seeds"
 _SPECTRUM = "experiment_2.spectrum.verdicts"
 _NULLS = "experiment_2.spectrum.null_networks"
 _SWEEP = "experiment_2.lambda_sweep.verdicts"
-_LAWS = "experiment_2.limit.laws"
+_LAWS = "experiment_2.limit.verdicts"
 _PAST = "experiment_2.past_exhaustive.verdicts"
 VERDICTS: dict[int | str, VerdictTable] = {
     2: (

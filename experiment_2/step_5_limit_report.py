@@ -41,9 +41,10 @@ from experiment_1.report import (
     save_figure,
 )
 from experiment_2.lambda_sweep.figures import format_lambdas
-from experiment_2.limit.laws import LAWS, law_verdict
+from experiment_2.limit.laws import LAWS
 from experiment_2.limit.report import limit_document, slope_cell, successive_table
 from experiment_2.limit.summary import LIMIT_KEYS, variant_block
+from experiment_2.limit.verdicts import law_verdict
 from experiment_2.record import VERDICTS
 
 QUESTION = (
@@ -136,7 +137,7 @@ def swap_agreement(
 
 
 def law_verdicts(variants: dict[str, dict[str, Any]], tolerance: float, floor_margin: float) -> list[dict[str, Any]]:
-    """One verdict per (variant, law), in that order (:func:`experiment_2.limit.laws.law_verdict`)."""
+    """One verdict per (variant, law), in that order (:func:`experiment_2.limit.verdicts.law_verdict`)."""
     return [
         law_verdict(variant, law, block, law in block["expected_laws"], tolerance, floor_margin)
         for variant, block in variants.items()

@@ -39,9 +39,7 @@ from experiment_2.limit.laws import (
     LAW_TEST_CONVERGENCE_TOLERANCE,
     LAWS,
     after_prediction,
-    deciding_order_verdict,
     is_post_hoc,
-    law_verdict,
 )
 from experiment_2.limit.prediction import (
     check_rule,
@@ -54,6 +52,7 @@ from experiment_2.limit.prediction import (
 )
 from experiment_2.limit.report import limit_document, successive_table, variant_limit_table
 from experiment_2.limit.summary import LIMIT_KEYS, floor_headroom, variant_block
+from experiment_2.limit.verdicts import deciding_order_verdict, law_verdict
 from experiment_2.record import VERDICTS
 
 QUESTION = (

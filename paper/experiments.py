@@ -39,10 +39,10 @@ RECORDS: tuple[ExperimentRecord, ...] = (
 
 VERDICTS: dict[int | str, VerdictTable] = {
     "depth": (
-        ("*.depth.*", "paper.depth_ladder:PAIRED"),
-        ("*.depth_at_input.*", "paper.depth_ladder:PAIRED"),
-        ("*.width.*", "paper.depth_ladder:NO_CHANGE"),
-        ("*.resolution.*", "paper.depth_ladder:NO_CHANGE"),
+        ("*.depth.*", "paper.depth_verdicts:PAIRED"),
+        ("*.depth_at_input.*", "paper.depth_verdicts:PAIRED"),
+        ("*.width.*", "paper.depth_verdicts:NO_CHANGE"),
+        ("*.resolution.*", "paper.depth_verdicts:NO_CHANGE"),
     ),
     **EXPERIMENT_1_VERDICTS,
     **EXPERIMENT_2_VERDICTS,

@@ -19,7 +19,6 @@ from experiment_2.limit.laws import (
     LAW_TEST_CONVERGENCE_TOLERANCE,
     NOT_CONVERGED,
     convergence,
-    deciding_order_verdict,
     law_test,
     predicted_slopes,
     scored,
@@ -34,6 +33,7 @@ from experiment_2.limit.prediction import (
     run_started,
 )
 from experiment_2.limit.summary import floor_headroom
+from experiment_2.limit.verdicts import deciding_order_verdict
 from experiment_2.record import VERDICTS
 from experiment_2.step_9_law_replications import summarize as combine
 from tests.experiment_2.test_limit_rules import block

@@ -19,6 +19,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, atomic_write_json
 from experiment_1.report import bootstrap_mean_ci, tost
 from paper import depth_ladder as dl
+from paper import depth_verdicts as dv
 from paper.depth_ladder import Rung
 
 SAMPLE = "sample_list.json"
@@ -617,7 +618,7 @@ AT_BOUND = [{"value": 1.0, "share": 0.95}, None]  # the shallower network at its
 
 def with_tost(paired: dict[str, Any], differences: list[float], reference: dict[str, Any] | None) -> dict[str, Any]:
     """A width comparison of ``paired`` carrying the equivalence test of ``differences`` against ``reference``."""
-    return {**paired, "kind": "width", "equivalence": dl.equivalence_block(np.array(differences), reference)}
+    return {**paired, "kind": "width", "equivalence": dv.equivalence_block(np.array(differences), reference)}
 
 
 FEW = "fewer than 6 shared images: no sign test can reach p < 0.05, so the data cannot decide"
@@ -643,7 +644,7 @@ FEW = "fewer than 6 shared images: no sign test can reach p < 0.05, so the data 
 def test_the_paired_rule_at_and_around_its_thresholds(
     count: int, p_value: float, low: float, high: float, decision: str
 ) -> None:
-    entry = dl.paired_verdict("m.depth.a-b", "claim", planted(count, p_value, low, high, up=count), "b − a", [])
+    entry = dv.paired_verdict("m.depth.a-b", "claim", planted(count, p_value, low, high, up=count), "b − a", [])
     assert entry["decision"] == decision
     assert entry["notes"] == [f"{count} shared image(s): {count} up, 0 down, 0 tied"] + ([FEW] if count < 6 else [])
 
@@ -651,7 +652,7 @@ def test_the_paired_rule_at_and_around_its_thresholds(
 @pytest.mark.parametrize(("count", "few"), [(0, False), (1, True), (5, True), (6, False)])
 def test_the_few_images_note_is_written_from_one_to_five_images(count: int, few: bool) -> None:
     paired = {**planted(count, 1.0, 0.0, 0.0, up=min(count, 1), down=0), "at_bound": AT_BOUND}
-    entry = dl.paired_verdict("m.depth.a-b", "a claim", paired, "b − a", ["bound"], notes=["first", "second"])
+    entry = dv.paired_verdict("m.depth.a-b", "a claim", paired, "b − a", ["bound"], notes=["first", "second"])
     assert entry == paired_entry(
         "m.depth.a-b",
         "a claim",
@@ -681,24 +682,24 @@ def test_the_equivalence_rule_at_a_margin_of_one_without_a_reference_and_with_a_
         "a consistent shift inside the margin: the step moves the measure (sign test p < α), by less than 25% of the "
         "depth effect"
     )
-    entry = dl.equivalence_verdict(
+    entry = dv.equivalence_verdict(
         "m.width.a-b", "claim", with_tost(shifted, differences, reference), "b − a", [], ["n"], reference
     )
     assert entry == equivalence_entry(
         "m.width.a-b", "claim", "holds", "b − a", differences, 1.0, 4.0, [head, "n", margin_note("1", "+4"), shift]
     )
     at_alpha = {**shifted, "sign_test_p": 0.05}  # p at α: no consistent shift
-    entry = dl.equivalence_verdict(
+    entry = dv.equivalence_verdict(
         "m.width.a-b", "claim", with_tost(at_alpha, differences, reference), "b − a", [], [], reference
     )
     assert entry["decision"] == "holds" and entry["notes"][1:] == [margin_note("1", "+4")]
     beyond = [5.1, 5.2, 5.1, 5.2, 5.1, 5.2]  # wholly beyond ±1 with a significant sign test: fails, no shift note
-    entry = dl.equivalence_verdict(
+    entry = dv.equivalence_verdict(
         "m.width.a-b", "claim", with_tost(shifted, beyond, reference), "b − a", [], [], reference
     )
     assert entry["decision"] == "fails" and entry["notes"][1:] == [margin_note("1", "+4")]
     saturated = {**with_tost(shifted, differences, None), "at_bound": AT_BOUND}
-    entry = dl.equivalence_verdict("m.width.a-b", "claim", saturated, "b − a", ["s"], [])
+    entry = dv.equivalence_verdict("m.width.a-b", "claim", saturated, "b − a", ["s"], [])
     assert entry == equivalence_entry(
         "m.width.a-b",
         "claim",
@@ -710,9 +711,9 @@ def test_the_equivalence_rule_at_a_margin_of_one_without_a_reference_and_with_a_
         [head, "no depth comparison of this measure to size the margin: cannot tell", "s"],
     )
     flat = planted(6, 0.03, -1.0, 1.0)  # a depth effect of 0: no margin to be inside
-    entry = dl.equivalence_verdict("m.width.a-b", "claim", with_tost(shifted, differences, flat), "b − a", [], [], flat)
+    entry = dv.equivalence_verdict("m.width.a-b", "claim", with_tost(shifted, differences, flat), "b − a", [], [], flat)
     assert entry["decision"] == "cannot tell" and entry["parameters"]["margin"] == 0.0
-    entry = dl.equivalence_verdict("m.width.a-b", "claim", with_tost(shifted, differences, None), "b − a", [], [])
+    entry = dv.equivalence_verdict("m.width.a-b", "claim", with_tost(shifted, differences, None), "b − a", [], [])
     assert entry["decision"] == "cannot tell"
 
 
