@@ -23,6 +23,7 @@ import numpy as np
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_text, git_commit, read_json, read_timing, write_json_keeping_commit
 from experiment_1.report import check_verdicts, load_checked_summary
+from experiment_2.record import VERDICTS
 from experiment_2.spectrum.null_networks import check_seed_runs, compare_networks, null_markdown
 from experiment_2.spectrum.verdicts import check_random_init_null
 from experiment_2.step_2_plot import SUMMARY_KEYS
@@ -44,11 +45,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--summary", type=Path, required=True, help="the trained run's summary.json (step_1_evaluate)")
     parser.add_argument("--seeds-dir", type=Path, required=True, help="experiment_2.step_13_null_seeds' output folder")
     args = parser.parse_args(argv)
-    trained = load_checked_summary(args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS)
+    trained = load_checked_summary(
+        args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS, rules=VERDICTS[2]
+    )
     paths = sorted(args.seeds_dir.glob("seed_*/summary.json"))
     seeds = []
     for path in paths:
-        summary = load_checked_summary(path, 2, "experiment_2.step_13_null_seeds", "--seeds-dir", SUMMARY_KEYS)
+        summary = load_checked_summary(
+            path, 2, "experiment_2.step_13_null_seeds", "--seeds-dir", SUMMARY_KEYS, rules=VERDICTS[2]
+        )
         check_random_init_null(trained, args.summary, summary, path, "--seeds-dir")
         seeds.append((summary, per_image_arrays(path)))
     check_seed_runs(seeds, [str(path) for path in paths])
@@ -65,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     output = args.seeds_dir / "summary.json"
     verb = "wrote" if write_json_keeping_commit(output, result) else "kept (the same decision)"
     written = read_json(output)
-    check_verdicts(written, output, fix=f"rerun `python -m {GENERATOR}`")
+    check_verdicts(written, output, VERDICTS["2N"], fix=f"rerun `python -m {GENERATOR}`")
     timings = [
         read_timing(path.parent / "timing.json", summary["num_images"]) for path, (summary, _) in zip(paths, seeds)
     ]

@@ -22,6 +22,7 @@ from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import ReportDocument, load_checked_summary
 from experiment_2.lambda_sweep.figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
 from experiment_2.lambda_sweep.report import method_text, results_blocks, seed_rows
+from experiment_2.record import VERDICTS
 
 
 def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> None:
             "published",
             "verdicts",
         ),
+        rules=VERDICTS["3A/3B"],
     )
     timing = read_timing(args.summary.parent / "timing.json", summary.get("num_images"))
     folder = args.summary.parent

@@ -39,9 +39,7 @@ from experiment_2.limit.laws import (
     LAW_TEST_CONVERGENCE_TOLERANCE,
     LAWS,
     after_prediction,
-    deciding_order_verdict,
     is_post_hoc,
-    law_verdict,
 )
 from experiment_2.limit.prediction import (
     check_rule,
@@ -54,6 +52,8 @@ from experiment_2.limit.prediction import (
 )
 from experiment_2.limit.report import limit_document, successive_table, successive_trend, variant_limit_table
 from experiment_2.limit.summary import LIMIT_KEYS, floor_headroom, variant_block
+from experiment_2.limit.verdicts import deciding_order_verdict, law_verdict
+from experiment_2.record import VERDICTS
 
 QUESTION = (
     "Does the exact-zero-chain law (slope 1 for k ≤ R, 3/2 above), derived after measuring the random-init ResNet-18, "
@@ -240,6 +240,7 @@ def main(argv: list[str] | None = None) -> None:
         "experiment_2.step_3_lambda_sweep",
         flag="--sweep",
         keys=("config", "lambdas", "per_lambda", *LIMIT_KEYS),
+        rules=VERDICTS["3A/3B"],
     )
     prediction = None if args.prediction is None else load_prediction(args.prediction)
     summary = summarize(sweep, prediction, args.prediction, run_started(args.sweep.parent / "timing.json"))

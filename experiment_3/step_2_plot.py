@@ -23,6 +23,7 @@ from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.mobius import RANKINGS
 from experiment_1.report import load_checked_summary, new_figure_grid, plt, run_title, save_figure
+from experiment_3.record import VERDICTS
 from experiment_3.report import LABELS, build_report
 from experiment_3.summary import controls_of
 
@@ -127,6 +128,7 @@ def main(argv: list[str] | None = None) -> None:
             "config.num_random_seeds",
             "published",
         ),
+        rules=VERDICTS[3],
     )
     folder = args.summary.parent
     curves = plot_curves(summary, folder / "topk_curves")

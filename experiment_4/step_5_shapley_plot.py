@@ -28,6 +28,7 @@ from experiment_1.report import (
     run_title,
     save_figure,
 )
+from experiment_4.record import VERDICTS
 
 SUMMARY_KEYS = ("config.block_names", "blocks", "expert_sets", "gain_scalar", "nn_k", "num_classes", "images_per_class")
 METHOD = (
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
         help="shapley.json of step_4_shapley (default: %(default)s)",
     )
     args = parser.parse_args(argv)
-    summary = load_checked_summary(args.summary, 4, "experiment_4.step_4_shapley", keys=SUMMARY_KEYS)
+    summary = load_checked_summary(args.summary, 4, "experiment_4.step_4_shapley", keys=SUMMARY_KEYS, rules=VERDICTS[4])
     folder = args.summary.parent
     path = plot_blocks(summary, folder / "shapley_blocks")
     report = ReportDocument(

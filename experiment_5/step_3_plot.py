@@ -29,6 +29,7 @@ from experiment_1.report import load_checked_summary, new_figure, new_figure_gri
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formats import analysed_images, load_per_image
 from experiment_5.formatting import SCORE_LABELS, measure_figure_label
+from experiment_5.record import VERDICTS
 from experiment_5.report import build_report, measure_verdict
 
 QUARTILE_COLOURS = ["#9ecae1", "#6baed6", "#3182bd", "#08519c"]
@@ -137,7 +138,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     analysis = load_checked_summary(
-        args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False
+        args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False, rules=VERDICTS[5]
     )  # NaN: ρ of a constant measure, shown as n/a
     record = load_per_image(args.per_image)
     if record["config"] != analysis["config"]:

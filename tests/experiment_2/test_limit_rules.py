@@ -13,10 +13,10 @@ from experiment_2.limit.laws import (
     REFINED_LAW_FITTED_TO,
     is_post_hoc,
     law_test,
-    law_verdict,
     predicted_slopes,
     scored,
 )
+from experiment_2.limit.verdicts import law_verdict
 from experiment_2.step_7_law_test import summarize
 
 
