@@ -10,6 +10,7 @@ import numpy as np
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.mobius import RANKINGS
 from experiment_1.report import load_checked_summary, new_figure_grid, plt, run_title, save_figure
+from experiment_3.record import VERDICTS
 from experiment_3.report import LABELS, build_report
 from experiment_3.step_2_plot import TopKPlotFlags
 from experiment_3.summary import controls_of
@@ -108,6 +109,7 @@ def run(args: TopKPlotFlags) -> None:
             "config.num_random_seeds",
             "published",
         ),
+        rules=VERDICTS[3],
     )
     folder = args.summary.parent
     curves = plot_curves(summary, folder / "topk_curves")

@@ -18,6 +18,7 @@ from experiment_1.report import (
     save_figure,
 )
 from experiment_4.formats import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
+from experiment_4.record import VERDICTS
 from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows
 from experiment_4.step_3_plot import SignaturePlotFlags
 
@@ -130,7 +131,7 @@ def run(args: SignaturePlotFlags) -> None:
             f"note: --signatures {args.signatures} is not read: overlap.json holds every number the figures and the REPORT use",
             file=sys.stderr,
         )
-    summary = load_checked_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=SUMMARY_KEYS)
+    summary = load_checked_summary(args.summary, 4, "experiment_4.step_2_overlap", keys=SUMMARY_KEYS, rules=VERDICTS[4])
     folder = args.summary.parent
     figures = {
         "Jaccard histograms": plot_histograms(summary, folder / "jaccard_histograms"),

@@ -35,12 +35,10 @@ from experiment_1.mobius import (
     shapley_values,
     subset_magnitudes,
 )
+from experiment_1.report import published_numbers
 
 QUESTION = "Which residual blocks carry each image's prediction (the blocks' Shapley values), and how much does that vary over images and classes?"
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
-PUBLISHED_SOURCE = (
-    "the original study reports no Shapley values of blocks; its Experiment 4 reads the top-K subsets instead"
-)
 
 
 def shapley_batch(logits: torch.Tensor, mobius_dtype: torch.dtype, nn_k: int) -> dict[str, torch.Tensor]:
@@ -145,7 +143,7 @@ def summarize(
         "between_class_share_null": float((len(np.unique(labels)) - 1) / max(len(labels) - 1, 1)),
         "num_blocks": num_blocks,
         "nn_k": nn_k,
-        "published": {"source": PUBLISHED_SOURCE},
+        "published": published_numbers("experiment_4_shapley"),
         "gain_scalar": distribution(gain),
         "share_gain_positive": float((gain > 0).mean()),
         "efficiency_max_abs_error": float(np.abs(phi.sum(axis=1) - gain).max()),

@@ -17,6 +17,7 @@ from experiment_1.report import (
     run_title,
     save_figure,
 )
+from experiment_4.record import VERDICTS
 from experiment_4.step_5_shapley_plot import ShapleyPlotFlags
 
 SUMMARY_KEYS = ("config.block_names", "blocks", "expert_sets", "gain_scalar", "nn_k", "num_classes", "images_per_class")
@@ -152,7 +153,7 @@ def data_extra(summary: dict[str, Any]) -> str:
 
 def run(args: ShapleyPlotFlags) -> None:
     """The figure and REPORT.md beside shapley.json."""
-    summary = load_checked_summary(args.summary, 4, "experiment_4.step_4_shapley", keys=SUMMARY_KEYS)
+    summary = load_checked_summary(args.summary, 4, "experiment_4.step_4_shapley", keys=SUMMARY_KEYS, rules=VERDICTS[4])
     folder = args.summary.parent
     path = plot_blocks(summary, folder / "shapley_blocks")
     report = ReportDocument(

@@ -14,6 +14,7 @@ from experiment_1.report import load_checked_summary, new_figure, new_figure_gri
 from experiment_5.association import ci_excludes_zero
 from experiment_5.formats import analysed_images, load_per_image
 from experiment_5.formatting import SCORE_LABELS, measure_figure_label
+from experiment_5.record import VERDICTS
 from experiment_5.report import build_report, measure_verdict
 from experiment_5.step_3_plot import DifficultyPlotFlags
 
@@ -118,7 +119,7 @@ def plot_strongest_pairs(analysis: dict[str, Any], record: dict[str, Any], outpu
 def run(args: DifficultyPlotFlags) -> None:
     """The three figures and REPORT.md beside the analysis."""
     analysis = load_checked_summary(
-        args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False
+        args.analysis, 5, "experiment_5.step_2_analyze", "--analysis", ("spearman",), finite=False, rules=VERDICTS[5]
     )  # NaN: ρ of a constant measure, shown as n/a
     record = load_per_image(args.per_image)
     if record["config"] != analysis["config"]:

@@ -3,9 +3,18 @@
 
 from __future__ import annotations
 
-from experiment_1.report import ExperimentRecord
+from experiment_1.report import ExperimentRecord, VerdictTable
 
 RESULTS = "experiment_5/results_efficientnet_lite0_sample"
+_RULES = "experiment_5.verdicts"
+VERDICTS: dict[int | str, VerdictTable] = {
+    5: (
+        ("*.hard_minus_easy", f"{_RULES}:MEASURE"),
+        ("seed_claim", f"{_RULES}:SEED_CLAIM"),
+        ("k_err.partial", f"{_RULES}:PARTIAL"),
+    )
+}
+"""The rule of each verdict id its summaries carry (experiment_1.report.rules)."""
 
 RECORDS = (
     ExperimentRecord(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from experiment_1.files import atomic_write_text, read_timing
+from experiment_1.record import VERDICTS
 from experiment_1.report import load_checked_summary
 from experiment_1.report.markdown import (
     ReportDocument,
@@ -158,6 +159,7 @@ def run(args: PlotFlags) -> None:
             "published.source",
             *(f"metrics.{name}" for name in READ_METRICS),
         ),
+        rules=VERDICTS[1],
     )
     timing = read_timing(args.summary.parent / "timing.json", summary.get("num_images"))
     figure = plot_errors(summary, args.summary.parent / "reconstruction_error")

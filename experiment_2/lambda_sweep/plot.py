@@ -8,6 +8,7 @@ from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.report import ReportDocument, load_checked_summary
 from experiment_2.lambda_sweep.figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
 from experiment_2.lambda_sweep.report import method_text, results_blocks, seed_rows
+from experiment_2.record import VERDICTS
 from experiment_2.step_4_lambda_plot import LambdaPlotFlags
 
 
@@ -48,6 +49,7 @@ def run(args: LambdaPlotFlags) -> None:
             "published",
             "verdicts",
         ),
+        rules=VERDICTS["3A/3B"],
     )
     timing = read_timing(args.summary.parent / "timing.json", summary.get("num_images"))
     folder = args.summary.parent

@@ -8,13 +8,16 @@ from typing import Any
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json
 from experiment_1.report import (
+    Missing,
+    Reading,
+    Rule,
     all_must_hold,
     check_verdicts,
     format_stat,
     markdown_table,
-    verdict,
     verdict_lines,
 )
+from experiment_2.record import VERDICTS
 from experiment_2.step_9_law_replications import LawReplicationsFlags
 
 QUESTION = (
@@ -27,6 +30,21 @@ RULE = (
     "setting refutes a law stated for every setting); cannot tell (not converged) when none fails and every one that does "
     "not hold has not converged; else cannot tell"
 )
+
+
+def _read_parts(reading: Reading) -> dict[str, list[str]]:
+    """Each replication's decision: of the law (``replications.<law>``) or at its deciding order (``….k<order>``); the
+    entry's ``parameters.parts`` must be them."""
+    key = "deciding_decision" if len(reading.parts) > 2 else "law_decision"
+    try:
+        parts = [row[key] for row in reading.at("replications")]
+    except (KeyError, TypeError):
+        raise Missing(f"replications[].{key}") from None
+    reading.copied("parameters", {"parts": parts}, ("parts",))
+    return {"decisions": parts}
+
+
+ALL_MUST_HOLD = Rule("exp3c.replications", RULE, _read_parts, all_must_hold)
 
 
 def replication_row(path: Path, test: dict[str, Any]) -> dict[str, Any]:
@@ -80,12 +98,12 @@ def summarize(tests: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
             "--tests: the tests judge different laws or deciding orders; combine tests of one prediction"
         )
     law, order = rows[0]["law"], rows[0]["deciding_order"]
-    verdicts = [
-        verdict(
+    summary = {"experiment": "3C", "question": QUESTION, "rule": RULE, "replications": rows}
+    summary["verdicts"] = [
+        ALL_MUST_HOLD.verdict(
             verdict_id,
+            summary,
             claim,
-            all_must_hold([row[key] for row in rows]),
-            RULE,
             parameters={"parts": [row[key] for row in rows], "part_of": key, "replications": len(rows)},
             notes=[f"{row['test']}: {row[key]}" for row in rows],
         )
@@ -102,7 +120,7 @@ def summarize(tests: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
             ),
         )
     ]
-    return {"experiment": "3C", "question": QUESTION, "rule": RULE, "replications": rows, "verdicts": verdicts}
+    return summary
 
 
 def report_markdown(summary: dict[str, Any]) -> str:
@@ -155,7 +173,7 @@ def load_law_test(path: Path) -> dict[str, Any]:
     missing = [key for key in ("config", "prediction", "variants", "verdicts") if key not in test]
     if test.get("experiment") != "3C" or missing:
         raise PipelineError(f"{path}: not a law test of Experiment 3C (lacks {(missing or ['experiment'])[0]}); {fix}")
-    check_verdicts(test, path, fix=fix)
+    check_verdicts(test, path, VERDICTS["3C"], fix=fix)
     return test
 
 

@@ -14,9 +14,7 @@ from experiment_2.limit.laws import (
     LAW_TEST_CONVERGENCE_TOLERANCE,
     LAWS,
     after_prediction,
-    deciding_order_verdict,
     is_post_hoc,
-    law_verdict,
 )
 from experiment_2.limit.prediction import (
     check_rule,
@@ -29,6 +27,8 @@ from experiment_2.limit.prediction import (
 )
 from experiment_2.limit.report import limit_document, successive_table, successive_trend, variant_limit_table
 from experiment_2.limit.summary import LIMIT_KEYS, floor_headroom, variant_block
+from experiment_2.limit.verdicts import deciding_order_verdict, law_verdict
+from experiment_2.record import VERDICTS
 from experiment_2.step_7_law_test import REPORT_NAME, LawTestFlags
 
 QUESTION = (
@@ -193,6 +193,7 @@ def run(args: LawTestFlags) -> None:
         "experiment_2.step_3_lambda_sweep",
         flag="--sweep",
         keys=("config", "lambdas", "per_lambda", *LIMIT_KEYS),
+        rules=VERDICTS["3A/3B"],
     )
     prediction = None if args.prediction is None else load_prediction(args.prediction)
     summary = summarize(sweep, prediction, args.prediction, run_started(args.sweep.parent / "timing.json"))

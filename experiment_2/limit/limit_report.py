@@ -25,9 +25,11 @@ from experiment_1.report import (
     save_figure,
 )
 from experiment_2.lambda_sweep.figures import format_lambdas
-from experiment_2.limit.laws import LAWS, law_verdict
+from experiment_2.limit.laws import LAWS
 from experiment_2.limit.report import limit_document, slope_cell, successive_table
 from experiment_2.limit.summary import LIMIT_KEYS, variant_block
+from experiment_2.limit.verdicts import law_verdict
+from experiment_2.record import VERDICTS
 from experiment_2.step_5_limit_report import LimitReportFlags
 
 QUESTION = (
@@ -56,7 +58,11 @@ def load_variants(native: Path, smooth: Path) -> dict[str, dict[str, Any]]:
     """Both sweeps' summaries, checked to be the same network, images and λs, without and with the swap."""
     summaries = {
         variant: load_checked_summary(
-            path, "3A/3B", "experiment_2.step_3_lambda_sweep", keys=("config", "lambdas", *LIMIT_KEYS)
+            path,
+            "3A/3B",
+            "experiment_2.step_3_lambda_sweep",
+            keys=("config", "lambdas", *LIMIT_KEYS),
+            rules=VERDICTS["3A/3B"],
         )
         for variant, path in zip(VARIANTS, (native, smooth))
     }
@@ -116,7 +122,7 @@ def swap_agreement(
 
 
 def law_verdicts(variants: dict[str, dict[str, Any]], tolerance: float, floor_margin: float) -> list[dict[str, Any]]:
-    """One verdict per (variant, law), in that order (:func:`experiment_2.limit.laws.law_verdict`)."""
+    """One verdict per (variant, law), in that order (:func:`experiment_2.limit.verdicts.law_verdict`)."""
     return [
         law_verdict(variant, law, block, law in block["expected_laws"], tolerance, floor_margin)
         for variant, block in variants.items()

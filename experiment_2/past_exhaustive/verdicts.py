@@ -14,7 +14,7 @@ Thresholds are fixed here, before any run:
 - across depths (:func:`depth_change_verdict`, used by step 12): does a ratio (or its log10) fall from one depth to
   the next? The paired bootstrap CI over the images both runs evaluated of the mean change.
 
-The decision is :func:`experiment_1.report.decide_by_ci` on the CI shifted by the threshold. What no estimate here
+The decision is :func:`experiment_1.report.ci_against` (the CI against the threshold), declared once in the rules below. What no estimate here
 can decide — the Möbius spectrum's fractions, κ, C≤k and its peak order — is listed by :func:`out_of_reach` with the
 reason.
 """
@@ -29,8 +29,11 @@ from experiment_1.report import (
     NEAR_BOUND_MARGIN,
     SATURATED,
     SATURATION_SHARE,
+    Missing,
+    Reading,
+    Rule,
     bootstrap_mean_ci_rows,
-    decide_by_ci,
+    ci_against,
     effect_from_stat,
     saturation,
     verdict,
@@ -44,13 +47,6 @@ NULL_NOTE = (
 )
 
 
-def _threshold_decision(low: float, high: float, threshold: float, side: str) -> str:
-    """holds when the CI lies on ``side`` (above / below) of ``threshold``, fails when on the other, else cannot tell."""
-    return decide_by_ci(
-        {"ci_low": low - threshold, "ci_high": high - threshold}, "positive" if side == "above" else "negative"
-    )
-
-
 def _widened(stat: dict[str, float], low: np.ndarray, high: np.ndarray) -> dict[str, float]:
     """``stat`` with its CI widened to cover every interval ``[low_i, high_i]``; an undefined (NaN) bound makes the CI's
     end NaN (no decision), never one left out."""
@@ -59,6 +55,103 @@ def _widened(stat: dict[str, float], low: np.ndarray, high: np.ndarray) -> dict[
         "ci_low": float(np.min(np.append(low, stat["ci_low"]))),
         "ci_high": float(np.max(np.append(high, stat["ci_high"]))),
     }
+
+
+def _at_bound(shares: list[float]) -> dict[str, Any] | None:
+    """Where the share estimates sit at, near or beyond a bound of the share on at least the saturation share of images."""
+    values = np.asarray(shares, dtype=np.float64)
+    at_bound = saturation(np.clip(values, 0.0, 1.0), bounds=(0.0, 1.0), margin=NEAR_BOUND_MARGIN)
+    return at_bound if at_bound is not None and at_bound["at"] != "mode" and np.isfinite(values).all() else None
+
+
+def _read_share(reading: Reading) -> dict[str, Any]:
+    """The mean share's bootstrap CI widened over every image's own interval, and the per-image estimates, from the
+    summary's ``walsh.projections.<projection>.low_degree_share``."""
+    block = reading.at("walsh", "projections", reading.parts[-1], "low_degree_share")
+    try:
+        shares = [row[0] for row in block["per_image"]]
+        stat = _widened(
+            {"ci_low": block["ci_low"][0], "ci_high": block["ci_high"][0]},
+            np.asarray(block["per_image_ci_low"], dtype=np.float64),
+            np.asarray(block["per_image_ci_high"], dtype=np.float64),
+        )
+    except (KeyError, IndexError, TypeError):
+        raise Missing(f"walsh.projections.{reading.parts[-1]}.low_degree_share per image") from None
+    reading.copied("effect", stat)
+    return {"low": stat["ci_low"], "high": stat["ci_high"], "shares": shares}
+
+
+LOW_DEGREE = Rule(
+    "low_orders.walsh_low_degree_share",
+    f"holds when the 95 % CI of the mean low-degree Walsh share lies above {LOW_DEGREE_SHARE:g}, "
+    f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell; saturated when the estimates sit at or beyond "
+    f"the share's bound 0 or 1 (within {NEAR_BOUND_MARGIN:g} of it) on at least {SATURATION_SHARE * 100:g} % of the images",
+    _read_share,
+    lambda low, high, shares: SATURATED if _at_bound(shares) else ci_against(low, high, LOW_DEGREE_SHARE),
+)
+
+
+def _read_r2(reading: Reading) -> dict[str, float]:
+    """The R² over all the design's masks (the last column of ``surrogate_r2_by_size``) and its bootstrap CI."""
+    rows = reading.at("surrogate_r2_by_size", "projections", reading.parts[-1])
+    try:
+        stat = {"ci_low": rows["ci_low"][-1], "ci_high": rows["ci_high"][-1]}
+    except (KeyError, IndexError, TypeError):
+        raise Missing(f"surrogate_r2_by_size.projections.{reading.parts[-1]}.ci_low / ci_high") from None
+    reading.copied("effect", stat)
+    return {"low": stat["ci_low"], "high": stat["ci_high"]}
+
+
+SURROGATE = Rule(
+    "low_orders.surrogate_r2",
+    f"holds when the 95 % bootstrap CI of the mean R² lies above {SURROGATE_R2:g}, "
+    f"fails when below {SURROGATE_R2:g}, else cannot tell",
+    _read_r2,
+    lambda low, high: ci_against(low, high, SURROGATE_R2),
+)
+
+
+def _changed(entry: dict[str, Any]) -> tuple[str, bool]:
+    """What a depth-change verdict's id says falls: its quantity on the scale it is judged on, and whether it is the
+    low-degree share (whose change is saturated where either run's share is)."""
+    quantity, projection = entry["id"].split(".")[:2]
+    if quantity == "low_degree_share":
+        return f"(W_1 + W_2 + W_3) / Var h ({projection})", True
+    order = entry["id"].split(".")[2].removeprefix("order_")
+    return f"log10(E_{order} / Var h ({projection}))", False
+
+
+def _depth_change_text(entry: dict[str, Any]) -> str:
+    scaled, share = _changed(entry)
+    text = f"holds when the 95 % CI of the mean change of {scaled} lies below 0, fails when above 0, else cannot tell"
+    return text + ("; saturated when either run's own low-degree-share verdict is" if share else "")
+
+
+def _read_change(reading: Reading) -> dict[str, Any]:
+    """The change's CI (kept in the verdict alone: the two runs' per-image values are in their own summaries) and, for a
+    share change, each run's own low-degree-share decision from the summary's ``levels``."""
+    effect = reading.entry.get("effect") or {}
+    if not ("ci_low" in effect and "ci_high" in effect):
+        raise Missing("effect.ci_low / ci_high")
+    saturated = False
+    if _changed(reading.entry)[1]:
+        projection, span = reading.parts[1], reading.parts[2]
+        depths = {int(end.removeprefix("L")) for end in span.split("_to_")}
+        levels = [
+            level
+            for level in reading.at("levels")
+            if level["projection"] == projection and level["num_blocks"] in depths
+        ]
+        saturated = any(level.get("low_degree_share_decision") == SATURATED for level in levels)
+    return {"low": effect["ci_low"], "high": effect["ci_high"], "saturated": saturated}
+
+
+DEPTH_CHANGE = Rule(
+    "low_orders.depth_change",
+    _depth_change_text,
+    _read_change,
+    lambda low, high, saturated: SATURATED if saturated else ci_against(low, high, 0.0, "below"),
+)
 
 
 def _noise_clause(errors: np.ndarray, num_samples: int) -> str:
@@ -95,28 +188,26 @@ def low_degree_share_verdict(
         name: values[0] for name, values in bootstrap_mean_ci_rows(share[:, None], seed=seed).items() if name != "n"
     }
     stat = _widened(stat, low, high)
-    decision = _threshold_decision(stat["ci_low"], stat["ci_high"], LOW_DEGREE_SHARE, "above")
+    unsaturated = LOW_DEGREE.decide_on({"low": stat["ci_low"], "high": stat["ci_high"], "shares": []})
+    decision = LOW_DEGREE.decide_on({"low": stat["ci_low"], "high": stat["ci_high"], "shares": share.tolist()})
     notes = [
         "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
         f"(a bootstrap-t over the design's samples); {len(share)} image(s)"
     ]
-    at_bound = saturation(np.clip(share, 0.0, 1.0), bounds=(0.0, 1.0), margin=NEAR_BOUND_MARGIN)
-    if at_bound is not None and at_bound["at"] != "mode" and np.isfinite(share).all():
+    at_bound = _at_bound(share.tolist())
+    if decision == SATURATED and at_bound is not None:
         beyond = int(np.sum((share < 0) | (share > 1)))
         noise = _noise_clause(errors, num_samples) if beyond else ""
         notes.append(
             f"saturated: the estimate sits at or near the share's bound {at_bound['value']:g} on "
             f"{at_bound['share']:.0%} of the images, {beyond} of {len(share)} beyond it (estimates "
-            f"{float(np.min(share)):.3g} … {float(np.max(share)):.3g}){noise}; the rule alone would have said {decision}"
+            f"{float(np.min(share)):.3g} … {float(np.max(share)):.3g}){noise}; the rule alone would have said {unsaturated}"
         )
-        decision = SATURATED
     return verdict(
         f"walsh_low_degree_share.{projection}",
         f"the Walsh degrees 1–3 hold more than {LOW_DEGREE_SHARE:g} of Var h ({projection} projection)",
         decision,
-        f"holds when the 95 % CI of the mean low-degree Walsh share lies above {LOW_DEGREE_SHARE:g}, "
-        f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell; saturated when the estimates sit at or beyond "
-        f"the share's bound 0 or 1 (within {NEAR_BOUND_MARGIN:g} of it) on at least {SATURATION_SHARE * 100:g} % of the images",
+        LOW_DEGREE.text,
         parameters={"threshold": LOW_DEGREE_SHARE, "bounds": [0.0, 1.0], "near_bound_margin": NEAR_BOUND_MARGIN},
         effect=effect_from_stat("(W_1 + W_2 + W_3) / Var h", stat, percent=True),
         notes=[*notes, *([] if weights != "random" else [NULL_NOTE])],
@@ -130,9 +221,8 @@ def surrogate_verdict(projection: str, r2: np.ndarray, order: int, seed: int, we
         f"surrogate_r2.{projection}",
         f"the exact order-≤{order} Möbius expansion about the all-off network explains more than {SURROGATE_R2:g} "
         f"of the spread of h over uniformly random masks ({projection} projection)",
-        _threshold_decision(stat["ci_low"], stat["ci_high"], SURROGATE_R2, "above"),
-        f"holds when the 95 % bootstrap CI of the mean R² lies above {SURROGATE_R2:g}, "
-        f"fails when below {SURROGATE_R2:g}, else cannot tell",
+        SURROGATE.decide_on({"low": stat["ci_low"], "high": stat["ci_high"]}),
+        SURROGATE.text,
         parameters={"threshold": SURROGATE_R2},
         effect=effect_from_stat("R² of the order-≤k surrogate on the design's masks", stat),
         notes=[f"bootstrap over {len(r2)} image(s)", *([] if weights != "random" else [NULL_NOTE])],
@@ -162,7 +252,7 @@ def depth_change_verdict(
     return verdict(
         verdict_id,
         f"{quantity} falls from L = {shallow} to L = {deep}",
-        _threshold_decision(stat["ci_low"], stat["ci_high"], 0.0, "below"),
+        DEPTH_CHANGE.decide_on({"low": stat["ci_low"], "high": stat["ci_high"], "saturated": False}),
         f"holds when the 95 % CI of the mean change of {scaled} lies below 0, fails when above 0, else cannot tell",
         parameters={"threshold": 0.0},
         effect=effect_from_stat(f"{scaled} at L = {deep} minus at L = {shallow}", stat),

@@ -9,6 +9,7 @@ import numpy as np
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_text, git_commit, read_json, read_timing, write_json_keeping_commit
 from experiment_1.report import check_verdicts, load_checked_summary
+from experiment_2.record import VERDICTS
 from experiment_2.spectrum.null_networks import check_seed_runs, compare_networks, null_markdown
 from experiment_2.spectrum.plot import SUMMARY_KEYS
 from experiment_2.spectrum.verdicts import check_random_init_null
@@ -28,11 +29,15 @@ def per_image_arrays(summary_path: Path) -> dict[str, np.ndarray]:
 
 def run(args: NullCompareFlags) -> None:
     """The null's summary.json and REPORT.md in the seeds' folder."""
-    trained = load_checked_summary(args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS)
+    trained = load_checked_summary(
+        args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS, rules=VERDICTS[2]
+    )
     paths = sorted(args.seeds_dir.glob("seed_*/summary.json"))
     seeds = []
     for path in paths:
-        summary = load_checked_summary(path, 2, "experiment_2.step_13_null_seeds", "--seeds-dir", SUMMARY_KEYS)
+        summary = load_checked_summary(
+            path, 2, "experiment_2.step_13_null_seeds", "--seeds-dir", SUMMARY_KEYS, rules=VERDICTS[2]
+        )
         check_random_init_null(trained, args.summary, summary, path, "--seeds-dir")
         seeds.append((summary, per_image_arrays(path)))
     check_seed_runs(seeds, [str(path) for path in paths])
@@ -49,7 +54,7 @@ def run(args: NullCompareFlags) -> None:
     output = args.seeds_dir / "summary.json"
     verb = "wrote" if write_json_keeping_commit(output, result) else "kept (the same decision)"
     written = read_json(output)
-    check_verdicts(written, output, fix=f"rerun `python -m {GENERATOR}`")
+    check_verdicts(written, output, VERDICTS["2N"], fix=f"rerun `python -m {GENERATOR}`")
     timings = [
         read_timing(path.parent / "timing.json", summary["num_images"]) for path, (summary, _) in zip(paths, seeds)
     ]

@@ -26,8 +26,9 @@ from experiment_1.report import (
     published_value,
     save_figure,
 )
+from experiment_2.record import VERDICTS
 from experiment_2.spectrum.null_networks import design_sentence, statistics_rows
-from experiment_2.spectrum.verdicts import check_random_init_null, null_verdicts
+from experiment_2.spectrum.verdicts import check_random_init_null, null_sources, null_verdicts
 from experiment_2.step_2_plot import SpectrumPlotFlags
 
 
@@ -380,9 +381,18 @@ def report_markdown(
 
 def run(args: SpectrumPlotFlags) -> None:
     """The spectrum and κ figures and REPORT.md beside the summary (with the null's comparison where one is given)."""
-    summary = load_checked_summary(args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS)
+    summary = load_checked_summary(
+        args.summary, 2, "experiment_2.step_1_evaluate", "--summary", SUMMARY_KEYS, rules=VERDICTS[2]
+    )
     compare = (
-        load_checked_summary(args.compare_summary, 2, "experiment_2.step_1_evaluate", "--compare-summary", SUMMARY_KEYS)
+        load_checked_summary(
+            args.compare_summary,
+            2,
+            "experiment_2.step_1_evaluate",
+            "--compare-summary",
+            SUMMARY_KEYS,
+            rules=VERDICTS[2],
+        )
         if args.compare_summary
         else None
     )
@@ -402,13 +412,16 @@ def run(args: SpectrumPlotFlags) -> None:
                 "run_id": summary["config"]["run_id"],
                 "null_run_id": compare["config"]["run_id"],
                 "null_summary": str(args.compare_summary),
+                **null_sources(summary, compare),
                 "verdicts": comparison,
             },
         )
     nulls = None
     if args.null_seeds is not None:
         between = read_json(args.null_seeds, fix="rerun `python -m experiment_2.step_14_null_compare`")
-        check_verdicts(between, args.null_seeds, fix="rerun `python -m experiment_2.step_14_null_compare`")
+        check_verdicts(
+            between, args.null_seeds, VERDICTS["2N"], fix="rerun `python -m experiment_2.step_14_null_compare`"
+        )
         if between.get("config", {}).get("trained_run_id") != summary["config"]["run_id"]:
             raise PipelineError(
                 f"{args.null_seeds}: ranks another run than {args.summary}; rerun experiment_2.step_14_null_compare "

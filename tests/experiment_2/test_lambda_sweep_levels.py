@@ -25,6 +25,7 @@ from experiment_2.lambda_sweep.verdicts import kappa_changes, monotone_verdict
 from experiment_2.limit import laws
 from experiment_2.limit.laws import limit_summary
 from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE, power_law_summary
+from paper.experiments import VERDICTS
 
 LAMBDAS = [1.0, 0.5, 0.25]
 
@@ -102,11 +103,11 @@ def test_holm_over_the_steps_decides_and_the_checker_rederives_it(
     assert all(step["change"]["ci_high"] < 0 for step in steps)  # every step's CI below 0: only the tests decide
     assert entry["id"] == "monotone.scalar" and entry["test"]["p_adjusted"] == pytest.approx(adjusted, rel=1e-12)
     assert entry["test"]["family_size"] == 2 and entry["decision"] == decision
-    check_verdicts(summary, "sweep.json")
+    check_verdicts(summary, "sweep.json", VERDICTS["3A/3B"])
     flipped = copy.deepcopy(summary)
     flipped["verdicts"][1]["decision"] = CANNOT_TELL if decision == HOLDS else HOLDS
     with pytest.raises(PipelineError, match=f"monotone.scalar says '{flipped['verdicts'][1]['decision']}'"):
-        check_verdicts(flipped, "sweep.json")
+        check_verdicts(flipped, "sweep.json", VERDICTS["3A/3B"])
 
 
 # ---- the λ^k slopes (3A/3B) and the small-λ limit (3C)

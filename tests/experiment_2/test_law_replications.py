@@ -20,7 +20,6 @@ from experiment_2.limit.laws import (
     LAW_TEST_CONVERGENCE_TOLERANCE,
     NOT_CONVERGED,
     convergence,
-    deciding_order_verdict,
     law_test,
     predicted_slopes,
     scored,
@@ -36,6 +35,8 @@ from experiment_2.limit.prediction import (
 )
 from experiment_2.limit.report import successive_trend
 from experiment_2.limit.summary import floor_headroom
+from experiment_2.limit.verdicts import deciding_order_verdict
+from experiment_2.record import VERDICTS
 from tests.experiment_2.test_limit_rules import block
 
 REPO = Path(__file__).resolve().parents[2]
@@ -98,7 +99,12 @@ def deciding_summary(window: list[float]) -> dict:
     planted = k2_block(window)
     scored_block = {**planted, **scored(planted, 0.25, post_hoc=False, convergence_tolerance=TOL)}
     entry = deciding_order_verdict("native", "kink_chain", scored_block, 2, 0.25, TOL, 1000.0)
-    return {"variants": {"native": scored_block}, "verdicts": [entry]}
+    return {
+        "variants": {"native": scored_block},
+        "slope_tolerance": 0.25,
+        "convergence_tolerance": TOL,
+        "verdicts": [entry],
+    }
 
 
 @pytest.mark.parametrize(
@@ -108,11 +114,11 @@ def test_the_deciding_order_verdict_is_rederived_by_the_checker(window: list[flo
     summary = deciding_summary(window)
     assert summary["verdicts"][0]["id"] == "exp3c.native.kink_chain.k2"
     assert summary["verdicts"][0]["decision"] == decision
-    check_verdicts(summary, "planted.json")
+    check_verdicts(summary, "planted.json", VERDICTS["3C"])
     flipped = copy.deepcopy(summary)
     flipped["verdicts"][0]["decision"] = "cannot tell" if decision != "cannot tell" else "holds"
     with pytest.raises(PipelineError, match="exp3c.native.kink_chain.k2"):
-        check_verdicts(flipped, "planted.json")
+        check_verdicts(flipped, "planted.json", VERDICTS["3C"])
 
 
 def test_the_checker_holds_the_convergence_and_slope_tolerances_apart() -> None:
@@ -120,7 +126,7 @@ def test_the_checker_holds_the_convergence_and_slope_tolerances_apart() -> None:
     loosened = copy.deepcopy(summary)
     loosened["verdicts"][0]["decision"] = "holds"  # what the slope tolerance 0.25 alone would give
     with pytest.raises(PipelineError, match="gives 'cannot tell \\(not converged\\)'"):
-        check_verdicts(loosened, "planted.json")
+        check_verdicts(loosened, "planted.json", VERDICTS["3C"])
 
 
 # --- prediction files --------------------------------------------------------------------------------------------
@@ -311,15 +317,15 @@ def test_the_combined_verdicts_are_rederived_and_a_flip_is_caught() -> None:
     summary = combine(tests)
     decisions = {entry["id"]: entry["decision"] for entry in summary["verdicts"]}
     assert decisions == {"replications.kink_chain": NOT_CONVERGED, "replications.kink_chain.k2": "holds"}
-    check_verdicts(summary, "planted.json")
+    check_verdicts(summary, "planted.json", VERDICTS["3C"])
     flipped = copy.deepcopy(summary)
     flipped["verdicts"][1]["decision"] = "fails"
     with pytest.raises(PipelineError, match="replications.kink_chain.k2"):
-        check_verdicts(flipped, "planted.json")
+        check_verdicts(flipped, "planted.json", VERDICTS["3C"])
     edited = copy.deepcopy(summary)
     edited["replications"][0]["deciding_decision"] = "fails"  # a part changed under a stored verdict
     with pytest.raises(PipelineError, match="parameters.parts"):
-        check_verdicts(edited, "planted.json")
+        check_verdicts(edited, "planted.json", VERDICTS["3C"])
 
 
 def test_the_combination_refuses_the_same_data_twice_a_test_without_prediction_and_a_single_test() -> None:

@@ -14,10 +14,10 @@ from experiment_2.limit.laws import (
     REFINED_LAW_FITTED_TO,
     is_post_hoc,
     law_test,
-    law_verdict,
     predicted_slopes,
     scored,
 )
+from experiment_2.limit.verdicts import law_verdict
 
 
 def test_slopes_still_climbing_read_not_converged_not_fails() -> None:

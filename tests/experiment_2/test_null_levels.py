@@ -22,6 +22,7 @@ from experiment_1.report import CANNOT_TELL, HOLDS, check_verdicts
 from experiment_2.spectrum import null_networks
 from experiment_2.spectrum.null_networks import compare_networks
 from experiment_2.spectrum.verdicts import FLOOR_MARGIN, INPUT_SPREAD, LOW_ORDERS, null_verdicts
+from paper.experiments import VERDICTS
 from tests.experiment_2.test_null_networks import IMAGES, L, seed_run, trained_run
 
 SEEDS = 99
@@ -104,11 +105,11 @@ def test_rank_tests_by_hand_with_holm_where_the_corrections_differ(
         assert block["rank_p"] == verdict["test"]["p_value"] == pytest.approx(p_value, rel=1e-12)
         assert verdict["test"]["p_adjusted"] == pytest.approx(p_adjusted, rel=1e-12)
         assert verdict["test"]["family_size"] == 2 and verdict["decision"] == decided
-    check_verdicts(result, "null.json")
+    check_verdicts(result, "null.json", VERDICTS["2N"])
     flipped = copy.deepcopy(result)
     entry(flipped, "walsh_kappa_vector")["decision"] = CANNOT_TELL if decisions[1] == HOLDS else HOLDS
     with pytest.raises(PipelineError, match="null_networks.walsh_kappa_vector says"):
-        check_verdicts(flipped, "null.json")
+        check_verdicts(flipped, "null.json", VERDICTS["2N"])
 
 
 def test_the_null_networks_mean_spectrum_has_scipys_95_percent_interval_over_networks() -> None:

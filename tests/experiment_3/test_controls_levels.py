@@ -19,6 +19,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.report import CANNOT_TELL, HOLDS, by_id, check_verdicts
 from experiment_3.summary import improvement_summary
 from experiment_3.verdicts import SAME_SUBSETS_SHARE, controls_verdicts
+from paper.experiments import VERDICTS
 
 CONTROLS = {"random": "random", "order_matched": "order_matched_vector", "low_order_first": "low_order_first"}
 KS = [1, 2, 4, 8, 16]
@@ -113,8 +114,8 @@ def test_holm_over_the_controls_decides_and_the_checker_rederives_it(
     assert entry["decision"] == decision and entry["parameters"]["k"] == 4
     for note, adjusted in zip(entry["notes"], holm):
         assert note.endswith(f"Holm p = {adjusted}")
-    check_verdicts(summary, "summary.json")
+    check_verdicts(summary, "summary.json", VERDICTS[3])
     flipped = copy.deepcopy(summary)
     by_id(flipped["verdicts"])["controls.vector"]["decision"] = CANNOT_TELL if decision == HOLDS else HOLDS
     with pytest.raises(PipelineError, match="controls.vector says"):
-        check_verdicts(flipped, "summary.json")
+        check_verdicts(flipped, "summary.json", VERDICTS[3])

@@ -35,25 +35,30 @@ def write_summary(root: Path, experiment: int | str, summary: dict) -> None:
 
 
 def topk_summary(decision: str) -> dict:
-    verdict = {
-        "id": "captured_energy.vector",
-        "claim": "Γ_K is as high as reported",
-        "decision": decision,
-        "rule": "CI against the seed",
-        "parameters": {},
-        "statistic": None,
-        "test": None,
-        "notes": [],
-        "effect": {"name": "Γ_K", "value": 0.43, "ci_low": 0.42, "ci_high": 0.44, "confidence": 0.95, "percent": True},
-        "seed": {"reported": 0.94, "relation": "above", "minimal_detectable_effect": None, "power": 0.8},
+    """An Experiment 3 summary whose Γ_K verdict (decided by its rule on the summary's row) says ``decision``."""
+    from experiment_3.verdicts import seed_verdict
+
+    value = {"mean": 0.43, "ci_low": 0.42, "ci_high": 0.44}
+    row = {
+        "quantity": "captured_energy",
+        "ranking": "vector",
+        "fraction": 0.25,
+        "seed": 0.94 if decision == "fails" else 0.3,
+        "seed_k": 64,
+        "at_matching_fraction": {"value": value, "k": 4},
+        "at_seed_k": {"value": None, "k": None},
     }
-    return {
+    summary = {
         "experiment": 3,
         "config": {"arch": "efficientnet_lite0", "weights": "pretrained"},
         "num_valid": 250,
+        "num_masks": 16,
+        "beside_seed": {"rows": [row]},
         "published": {"resnet18": {"captured_energy_at_64": 0.94}},
-        "verdicts": [verdict],
     }
+    entry = seed_verdict(summary, "captured_energy", "vector", "Γ_K is as high as reported", "Γ_K", [])
+    assert entry["decision"] == decision
+    return {**summary, "verdicts": [entry]}
 
 
 def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
@@ -72,7 +77,8 @@ def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
         "250",
         "fails",
     )
-    assert row.number == "Γ_K: 43.0 % [42.0 %, 44.0 %]" and row.why == "the reported 94.0 % lies above our CI"
+    assert row.number == "Γ_K, K = 4 of 16 (25 % of 2^L): 43.0 % [42.0 %, 44.0 %]"
+    assert row.why == "the reported 94.0 % lies above our CI"
     assert "Claim 4" in abstract_tex([row]) and "not confirmed on EfficientNet-Lite0" in abstract_tex([row])
     assert "2" in undecided(tmp_path) and "4" not in undecided(tmp_path)
     assert "Claim 2" not in claims_tex(tmp_path)  # the claim without a block is left out, with no placeholder sentence
@@ -94,28 +100,29 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def sweep_summary(arch: str, decision: str, change: float) -> dict:
-    """A 3A/3B summary whose migration verdict says ``decision`` on ``arch``."""
-    verdict = {
-        "id": "migration.vector",
-        "claim": "3A, vector projection: the spectrum migrates to lower orders",
-        "decision": decision,
-        "rule": "planted",
-        "parameters": {},
-        "statistic": None,
-        "test": {"name": "two-sided sign test over images", "p_value": 0.03125},
-        "notes": [],
-        "effect": {"name": "κ(λ = 0.1) − κ(λ = 1)", "value": change, "ci_low": change - 0.1, "ci_high": change + 0.1},
-        "seed": None,
+    """A 3A/3B summary whose migration verdict (decided by its rule on the summary's paired change) says ``decision``."""
+    from experiment_2.lambda_sweep.verdicts import migration_verdict
+
+    end_to_end = {
+        "from": 1.0,
+        "to": 0.1,
+        "change": {"mean": change, "ci_low": change - 0.1, "ci_high": change + 0.1},
+        "share_falling": {"mean": float(change < 0), "ci_low": 0.5, "ci_high": 1.0, "n": 6},
+        "falls": 6 if change < 0 else 0,
+        "rises": 0 if change < 0 else 6,
+        "sign_test_p": 0.03125,
+        "sign_test_power": 1.0,
     }
-    return current(
-        {
-            "experiment": "3A/3B",
-            "config": {"arch": arch, "weights": "pretrained"},
-            "num_valid": 6,
-            "published": {"resnet18": {"kappa_at_lambda_1": 5.0, "kappa_at_lambda_0.1": 1.14}},
-            "verdicts": [verdict],
-        }
-    )
+    summary = {
+        "experiment": "3A/3B",
+        "config": {"arch": arch, "weights": "pretrained"},
+        "num_valid": 6,
+        "published": {"resnet18": {"kappa_at_lambda_1": 5.0, "kappa_at_lambda_0.1": 1.14}},
+        "kappa_changes": {"vector": {"end_to_end": end_to_end}},
+    }
+    entry = migration_verdict(summary, "vector")
+    assert entry["decision"] == decision
+    return current({**summary, "verdicts": [entry]})
 
 
 def test_every_committed_decided_verdict_about_a_claim_is_in_its_rows_and_the_headlines() -> None:

@@ -15,6 +15,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import read_timing
 from experiment_1.run import distributed
 from experiment_1.step_4_plot import main as plot_1
+from paper.committed_runs import committed_glob
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD = {
@@ -93,7 +94,7 @@ def test_a_plot_step_refuses_a_bad_timing_json_before_it_writes(tmp_path: Path, 
     assert not (folder / "REPORT.md").exists()
 
 
-COMMITTED_TIMINGS = sorted(REPO.glob("experiment_*/results*/**/timing.json"))
+COMMITTED_TIMINGS = committed_glob(REPO, "experiment_*/results*/**/timing.json")
 
 
 def commit_problem(record: dict) -> str | None:

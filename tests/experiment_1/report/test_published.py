@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from experiment_1.report import published_numbers, published_value
+from paper.committed_runs import committed_glob
 
 REPO = Path(__file__).resolve().parents[3]
 SEED = "seed README (lylybig/resnet-moe), ResNet-18 IMAGENET1K_V1, N = 10000 ImageNet"
@@ -61,7 +62,7 @@ def test_every_committed_summary_copies_one_of_the_blocks() -> None:
     blocks = [published_numbers(name) for name in json.loads((REPO / "experiment_1/report/published.json").read_text())]
     copied = [
         summary["published"]
-        for path in sorted(REPO.glob("experiment_*/results*/**/*.json"))
+        for path in committed_glob(REPO, "experiment_*/results*/**/*.json")
         if isinstance(summary := json.loads(path.read_text()), dict) and "published" in summary
     ]
     assert len(copied) >= 60 and all(block in blocks for block in copied)

@@ -33,6 +33,7 @@ from experiment_2.past_exhaustive.sampling.walsh import (
     walsh_design,
     walsh_estimates,
 )
+from experiment_2.record import VERDICTS
 
 FLAGS = ("--arch", "resnet18", "--order", "2", "--resolution", "32", "--random-masks", "12", "--limit", "2")
 SUBCUBES = ("--subcube-size", "3", "--subcubes", "3")
@@ -91,7 +92,7 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
     # verdicts: both projections of each, in the vocabulary and re-derived by the checker; the out-of-reach list
     ids_ = {entry["id"] for entry in summary["verdicts"]}
     assert ids_ == {f"{name}.{p}" for name in ("walsh_low_degree_share", "surrogate_r2") for p in ("vector", "scalar")}
-    check_verdicts(summary, run / "summary.json")
+    check_verdicts(summary, run / "summary.json", VERDICTS[summary["experiment"]])
     assert summary["undecided"][0]["status"] == "out of reach" and "peak" in summary["undecided"][0]["quantity"]
     report = (run / "REPORT.md").read_text()
     assert "Random sub-cubes" in report and "Walsh summaries" in report and "a null" in report
@@ -114,7 +115,7 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
     trend = run.parent / "trend"
     step_12_depth_trend.main(["--runs", str(run), str(run), "--output-dir", str(trend)])
     trend_summary = read_json(trend / "summary.json")
-    check_verdicts(trend_summary, trend / "summary.json")
+    check_verdicts(trend_summary, trend / "summary.json", VERDICTS[trend_summary["experiment"]])
     assert {entry["decision"] for entry in trend_summary["verdicts"]} == {"cannot tell"}
     assert len(trend_summary["verdicts"]) == 2 * (2 + 1)  # per projection: E_1, E_2 and the share
     # a run whose own vector share is saturated makes the vector share's change saturated, and nothing else
