@@ -134,7 +134,9 @@ def test_swap_cost_matches_a_brute_force_count(
     step_6_swap_cost.main(argv)
     assert read_json(output_dir / "swap_cost.json") == summary
     make_tables.allow_all_runs(tmp_path)
-    assert "results_3c_resnet18_swap_cost" in render_markdown(make_tables.swap_cost_table(tmp_path))
+    assert "results_3c_resnet18_swap_cost" in render_markdown(
+        make_tables.section_blocks("experiment_3c_swap", tmp_path)
+    )
 
 
 def test_mcnemar_exact_against_the_binomial_sum() -> None:
