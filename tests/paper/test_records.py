@@ -13,7 +13,7 @@ from paper.committed_runs import committed_glob
 from paper.experiments import RECORDS, record_of
 from paper.figures import FIGURES
 from paper.resummarize import REBUILDABLE
-from paper.single_pass import PASSES
+from paper.single_pass import STEPS
 from paper.tables import DECLARED, SECTIONS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,14 +37,15 @@ def test_each_record_names_what_exists() -> None:
 def test_references_resolve_to_their_experiment() -> None:
     for record in RECORDS:
         if record.single_pass:
-            entry = resolve(record.single_pass)
+            step = resolve(record.single_pass)  # the evaluation step: its flags, and its pass as the work
+            entry = resolve(step.work)
             assert isinstance(entry, ExperimentPass) and entry.experiment == record.experiment
         if record.rebuild:
             assert callable(resolve(record.rebuild))
 
 
 def test_paper_tools_iterate_the_records() -> None:
-    assert sorted(PASSES) == sorted(record.experiment for record in RECORDS if record.single_pass)
+    assert sorted(STEPS) == sorted(record.experiment for record in RECORDS if record.single_pass)
     assert set(REBUILDABLE) == {record.experiment for record in RECORDS if record.rebuild}
     pointers = [
         line.split("}")[0]
