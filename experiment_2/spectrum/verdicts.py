@@ -524,6 +524,11 @@ def check_random_init_null(
 ) -> None:
     """Refuse a null that is not a random-init run of the same architecture on (the first N images of) the same sample list."""
     config, null_config = summary["config"], null["config"]
+    if config.get("weights") == "random":
+        raise PipelineError(
+            f"{summary_path}: a random-init run (weights random), not the trained network the null is compared with; "
+            "pass the summary of the run with the trained weights"
+        )
     if Path(null_path).resolve() == Path(summary_path).resolve() or null_config.get("run_id") == config.get("run_id"):
         raise PipelineError(
             f"{null_path}: is the same run as {summary_path}; pass to {flag} the summary of the same step run with --weights random"
