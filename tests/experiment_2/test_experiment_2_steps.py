@@ -277,7 +277,7 @@ def test_null_over_seeds_calibrates_on_other_images_and_is_ranked_between_networ
         shutil.copytree(seeds_dir / seed, trained_dir / seed, ignore=shutil.ignore_patterns("partial"))
     before = (trained_dir / "summary.json").read_bytes()  # the seeds' folders inside the trained run's: it stays
     with pytest.raises(
-        PipelineError, match=f"^{trained_dir}: holds the results of another run \\(summary.json, experiment 2"
+        PipelineError, match=f"^{trained_dir}: holds the results of another step \\(summary.json, experiment 2"
     ):
         step_14_null_compare.main([*compare, str(trained_dir)])
     assert (trained_dir / "summary.json").read_bytes() == before

@@ -147,7 +147,7 @@ def test_another_steps_folder_is_refused_before_and_after_evaluating(
     shutil.rmtree(run / "results" / "partial")  # without the resume state, the summary still guards the folder
     before = snapshot(run / "results")
     line = expect_error(step_2_1.main, flags(run, "--limit", "1"), capsys)
-    assert "another experiment (summary.json)" in line
+    assert "holds the results of another step (summary.json, experiment 1" in line
     assert {
         name: value for name, value in snapshot(run / "results").items() if not name.startswith("partial/")
     } == before
