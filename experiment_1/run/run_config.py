@@ -221,7 +221,9 @@ def problems(flags: Any) -> list[str]:
         if spec.action == "append" and isinstance(value, list):  # each repeat is one more input: never the same twice
             twice = next((entry for number, entry in enumerate(value) if entry in value[:number]), None)
             if twice is not None:
-                found.append(f"{spec.option_of(item.name)} is given twice with the same value ({twice}); give each once")
+                found.append(
+                    f"{spec.option_of(item.name)} is given twice with the same value ({twice}); give each once"
+                )
         if spec.path not in ("file", "folder") or value is None:
             continue
         folder = spec.path == "folder"
