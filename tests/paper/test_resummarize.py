@@ -90,6 +90,7 @@ def test_the_random_init_null_must_match_architecture_and_sample_list(tmp_path: 
         "sample_list_sha256": "s",
         "num_images": 10,
         "sample_index": "l.json",
+        "input_size": 224,
     }
     summary, path, null_path = {"config": base}, tmp_path / "summary.json", tmp_path / "null.json"
     good = {
@@ -100,6 +101,7 @@ def test_the_random_init_null_must_match_architecture_and_sample_list(tmp_path: 
         (good, path, "is the same run"),
         ({"config": {**good["config"], "weights": "IMAGENET1K_V1"}}, null_path, "not a random-init null"),
         ({"config": {**good["config"], "arch": "resnet50"}}, null_path, "a resnet50 run"),
+        ({"config": {**good["config"], "input_size": 64}}, null_path, "at 64 px but .* at 224 px"),
         ({"config": {**good["config"], "sample_list_sha256": "t"}}, null_path, "another sample list"),
         ({"config": {**good["config"], "num_images": 11}}, null_path, "another sample list"),
     ]
