@@ -196,9 +196,10 @@ def lock_output_dir(output_dir: Path) -> None:
 
 def claim_output(output_dir: Path, summary: dict[str, Any], summary_name: str = "summary.json") -> None:
     """Claim ``output_dir`` for the run of ``summary`` (written there as ``summary_name``): take its lock
-    (:func:`lock_output_dir`), then refuse it where a summary of another run stands (another ``config.run_id``, none,
-    or the same name for another experiment) or a REPORT.md stands beside no summary of this run; one line naming the
-    folder and the file. An output folder belongs to one run: no step replaces another run's results."""
+    (:func:`lock_output_dir`), then refuse it where a summary of another run stands (another ``config.run_id``, or the
+    same name for another experiment; a summary without a run id unless it is this step's own file, written before
+    summaries carried one, which a rerun rebuilds) or a REPORT.md stands beside no summary of this run; one line naming
+    the folder and the file. An output folder belongs to one run: no step replaces another run's results."""
     folder = Path(output_dir)
     lock_output_dir(folder)
     run_id = summary["config"]["run_id"]
@@ -208,7 +209,8 @@ def claim_output(output_dir: Path, summary: dict[str, Any], summary_name: str = 
         config = other.get("config") if isinstance(other, dict) else None
         found = config.get("run_id") if isinstance(config, dict) else None
         same_name_other_step = path.name == summary_name and other.get("experiment") != summary["experiment"]
-        if found != run_id or same_name_other_step:
+        older_write = found is None and path.name == summary_name and not same_name_other_step  # before run ids
+        if (found != run_id and not older_write) or same_name_other_step:
             whose = f"run {str(found)[:12]}" if found else "a run without its run id"
             raise PipelineError(
                 f"{folder}: holds the results of another {'step' if same_name_other_step else 'run'} ({path.name}, "

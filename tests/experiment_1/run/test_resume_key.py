@@ -217,6 +217,7 @@ def test_a_folder_belongs_to_one_run(tmp_path: Path) -> None:
 
     claim("derived", {"summary_3c.json": scored, "summary_all.json": sweep, "REPORT.md": "# the sweep"})  # its own run
     claim("empty", {})
+    claim("older", {"summary_all.json": {"experiment": "3A/3B", "config": {}}})  # its own, before run ids: rebuilt
     refused = {
         "other_run": ({"summary_all.json": {**sweep, "config": {"run_id": "r0"}}}, "another run \\(summary_all.json"),
         "other_derived": (
@@ -224,7 +225,7 @@ def test_a_folder_belongs_to_one_run(tmp_path: Path) -> None:
             "another run \\(summary_3c.json",
         ),
         "same_name": ({"summary_all.json": scored}, "another step \\(summary_all.json, experiment '3C'"),
-        "no_id": ({"summary.json": {"experiment": "1"}}, "another run .* a run without its run id"),
+        "no_id": ({"summary_3c.json": {"experiment": "3C"}}, "another run .* a run without its run id"),
         "report": ({"REPORT.md": "# another run"}, "a REPORT.md of another run"),
     }
     for folder, (files, message) in refused.items():
