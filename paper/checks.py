@@ -69,7 +69,7 @@ def check_whole_list(root: Path, source: str, summary: dict[str, Any]) -> None:
     is the images the run evaluated (after ``--limit``), and that must be the list's count."""
     config = summary.get("config", {})
     index = config.get("sample_index")
-    listed = Path(root) / index if isinstance(index, str) and not Path(index).is_absolute() else None
+    listed = sample_list_of(root, source, index)
     expected = read_json(listed).get("num_images") if listed is not None and listed.is_file() else None
     found = summary.get("num_images")
     if isinstance(expected, int) and found != expected:
@@ -78,6 +78,22 @@ def check_whole_list(root: Path, source: str, summary: dict[str, Any]) -> None:
             f"{source}: its run evaluated {found} images{limit}, but its sample list {index} holds {expected}, the count the paper states; "
             "rerun it on the whole list (without --limit)"
         )
+
+
+def sample_list_of(root: Path, source: str, index: Any) -> Path | None:
+    """The sample list a summary's ``config.sample_index`` names, under ``root``; ``None`` where it names none. A results
+    file never supplies a path out of the repository: an absolute path or one that leaves ``root`` (``..``, a link) is
+    refused in one line naming the file."""
+    if not isinstance(index, str):
+        return None
+    listed = Path(root) / index
+    base = Path(root).resolve()
+    if Path(index).is_absolute() or base not in listed.resolve().parents:
+        raise PipelineError(
+            f"{source}: its config.sample_index {index!r} leaves the repository ({base}); a results file names its sample "
+            "list by a path inside it — rerun the step that wrote it from the repository root"
+        )
+    return listed
 
 
 def figure_has_its_run(figure: Path) -> bool:

@@ -27,7 +27,7 @@ from typing import Any
 
 from experiment_1.report import ExperimentRecord, format_number, format_percent, pretty_networks
 from paper.checks import checked_json
-from paper.committed_runs import check_inside, committed_glob
+from paper.committed_runs import committed_file, committed_glob
 from paper.experiments import RECORDS, record_of
 from paper.macros import follow
 from paper.render_latex import latex_text
@@ -264,11 +264,13 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
     run whose label reads as another's is told apart by what differs (:func:`paper.wording.distinguishing_notes`)."""
     rows = []
     for claim in claims:
-        source = root / record_of(claim.reported_from).primary if claim.reported_from is not None else None
+        source = (
+            committed_file(root, record_of(claim.reported_from).primary) if claim.reported_from is not None else None
+        )
         found = []
         for _, summary in claim_runs(root, claim):
             published = (  # the original study's numbers: absent ("—") from a checkout without the run that carries them
-                checked_json(check_inside(source, root)) if source is not None and source.is_file() else summary
+                checked_json(source) if source is not None and source.is_file() else summary
             )
             reported = reported_text(claim, published) if "published" in published or "{" not in claim.reported else "—"
             for entry, network, variant in claim_verdicts(summary, claim):

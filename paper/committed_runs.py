@@ -4,7 +4,9 @@ Results folders sit beside each other (``experiment_N/results_*``), so a glob ov
 ``make demo``'s ``experiment_1/results_demo_*``, a user's scratch ``--output-dir`` and a new ``make bench``
 JSON, and would write those into the committed tables.md, README and paper. ``paper/committed_runs.txt``
 lists the committed runs instead (one results folder or single results file per line); every reader in
-``paper/`` globs through :func:`committed_glob`, which keeps only the paths that list covers.
+``paper/`` reads through :func:`committed_glob`, which keeps only the paths that list covers (a file outside every
+``results*`` folder, e.g. a sample list, is no run and passes). A listed run that is missing is refused (one line):
+the tables and the paper never silently lose a run (a wall-time total that changes without a word).
 
 A root without the list is refused (one line) unless the reader was told to read every run there
 (``paper.make_tables --all-runs``, :func:`allow_all_runs`), which it says in its output. Every path is resolved
@@ -42,14 +44,22 @@ def committed_runs(root: Path) -> frozenset[str] | None:
             "(git checkout paper/committed_runs.txt), or pass --all-runs to read every results folder, which the output then says"
         )
     lines = (line.split("#", 1)[0].strip() for line in manifest.read_text().splitlines())
-    return frozenset(line.rstrip("/") for line in lines if line)
+    runs = frozenset(line.rstrip("/") for line in lines if line)
+    missing = sorted(run for run in runs if not os.path.lexists(root / run))
+    if missing:
+        raise PipelineError(
+            f"{manifest}: lists {missing[0]}, which is not there{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}; "
+            "restore the run (git checkout), or remove its line from the manifest"
+        )
+    return runs
 
 
 def is_committed(path: Path, root: Path, runs: frozenset[str] | None) -> bool:
-    """Whether ``path`` (under ``root``) is a listed results file or lies in a listed results folder."""
-    if runs is None:
-        return True
+    """Whether ``path`` (under ``root``) is a listed results file or lies in a listed results folder; a file in no
+    ``results*`` folder (a sample list) is no run and always counts."""
     relative = path.relative_to(root).as_posix().split("/")
+    if runs is None or not any(part.startswith("results") for part in relative):
+        return True
     return any("/".join(relative[:end]) in runs for end in range(1, len(relative) + 1))
 
 
@@ -76,3 +86,12 @@ def committed_glob(root: Path, pattern: str) -> list[Path]:
     """``sorted(root.glob(pattern))`` restricted to the committed runs, each checked by :func:`check_inside`."""
     runs = committed_runs(root)
     return [check_inside(path, root) for path in sorted(root.glob(pattern)) if is_committed(path, root, runs)]
+
+
+def committed_file(root: Path, relative: str | Path) -> Path | None:
+    """The results file ``relative`` (under ``root``) checked by :func:`check_inside`, or ``None`` where it is absent or
+    its run is not in the manifest (a run taken out of the manifest feeds nothing, as with :func:`committed_glob`)."""
+    path = Path(root) / relative
+    if not (path.exists() or path.is_symlink()) or not is_committed(path, Path(root), committed_runs(Path(root))):
+        return None
+    return check_inside(path, Path(root))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from experiment_1.errors import PipelineError, run_cli
 from paper.checks import checked_json
-from paper.committed_runs import check_inside
+from paper.committed_runs import committed_file
 from paper.macros import MACROS, Macro
 from paper.wording import entry_of
 
@@ -91,10 +91,10 @@ def findings_in(text: str, name: str) -> list[Finding]:
 
 def stored_decision(root: Path, finding: Finding) -> str | None:
     """The decision the results file now stores for the finding's verdict, ``None`` if file or verdict is absent."""
-    path = root / finding.results_file
-    if not path.is_file():
+    path = committed_file(root, finding.results_file)
+    if path is None or not path.is_file():
         return None
-    entry = entry_of(checked_json(check_inside(path, root)), finding.verdict_id)
+    entry = entry_of(checked_json(path), finding.verdict_id)
     return None if entry is None else str(entry.get("decision"))
 
 
@@ -131,10 +131,10 @@ MACRO_USE = re.compile(r"\\([A-Za-z]+)")
 
 def run_ids(root: Path, results_file: str) -> set[str]:
     """The runs a results file speaks for: its own run id, and the run a comparison file ranks (``trained_run_id``)."""
-    path = root / results_file
-    if "*" in results_file or not path.is_file():
+    path = None if "*" in results_file else committed_file(root, results_file)
+    if path is None or not path.is_file():
         return set()
-    document = checked_json(check_inside(path, root))
+    document = checked_json(path)
     config = document.get("config") if isinstance(document, dict) else None
     config = config if isinstance(config, dict) else {}
     return {str(value) for value in (config.get("run_id"), config.get("trained_run_id")) if value}

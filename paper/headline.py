@@ -20,7 +20,7 @@ from experiment_1.report import format_number, format_percent, format_stat, netw
 from experiment_5.formatting import difference_cell, measure_label
 from paper.checks import checked_json
 from paper.claims import claim_rows, plain_sentences
-from paper.committed_runs import check_inside
+from paper.committed_runs import committed_file
 from paper.depth_ladder import null_peak_text
 from paper.table_model import Block, Cell, NotRun, Paragraph, Table, cell_text
 from paper.tables import seed_fraction
@@ -154,9 +154,9 @@ def headline_table(root: Path) -> list[Block]:
     rows = []
     sentences = plain_sentences(claim_rows(root))
     for experiment, question, claims, original, ours in QUESTIONS:
-        path = root / HEADLINE_RUNS[experiment]
+        path, committed = root / HEADLINE_RUNS[experiment], committed_file(root, HEADLINE_RUNS[experiment])
         folder = path.parent.relative_to(root).as_posix()
-        summary = checked_json(check_inside(path, root)) if path.exists() or path.is_symlink() else None
+        summary = checked_json(committed) if committed is not None else None
         original, ours = (cell_text(original, summary), cell_text(ours, summary)) if summary else ("—", "not run")
         said = [sentences[label] for label in claims if label in sentences] or ["—"]
         link = f"[{'REPORT' if experiment != 'depth' else path.name}]({folder}/{'REPORT.md' if experiment != 'depth' else path.name})"
@@ -204,10 +204,10 @@ def _walsh_control(summary: dict[str, Any]) -> str:
 
 def figure_reading(root: Path) -> list[Block]:
     """The README's figure (:data:`FIGURE`) and what it shows, in plain words, from the run's summary."""
-    path = root / HEADLINE_RUNS["2"]
-    if not (path.exists() or path.is_symlink()) or not (root / FIGURE).exists():
+    path = committed_file(root, HEADLINE_RUNS["2"])
+    if path is None or not (root / FIGURE).exists():
         return [NotRun("No committed Experiment 2 run yet: no figure.")]
-    summary = checked_json(check_inside(path, root))
+    summary = checked_json(path)
     config, null = summary["config"], summary["binomial_null"]
     vector, scalar = summary["projections"]["vector"], summary["projections"]["scalar"]
     folder = Path(FIGURE).parent.as_posix()

@@ -10,9 +10,10 @@ numbers cannot move unless the summarising code changed; compare the old and new
 Inputs:  --summary, one or more summary.json of experiment_1.step_3_evaluate,
          experiment_2.step_1_evaluate or experiment_3.step_1_evaluate, or summary_all.json of
          experiment_2.step_3_lambda_sweep, each with its per_image.npz beside it, of the same run
-         (both carry its run_id). A pair written before they did must agree on the number of images
-         and valid images; the rebuilt summary then takes the current schema and the npz's content
-         hash as run_id.
+         (both carry its run_id). A pair written before they did (neither carries one) must agree on
+         the number of images and valid images; the rebuilt summary then takes the current schema and
+         the npz's content hash as run_id. A summary without a run id beside arrays that name one is
+         refused: it never adopts another run's identity.
 Outputs: each summary file, rewritten atomically: the step's current summary of the same
          arrays, with the model's gated_recursion added to the config and ``summary_rebuilt_by``
          naming this tool and the commit it ran at (read once, before the first file changes);
@@ -145,6 +146,11 @@ def load_pair(path: Path, summary: Any) -> tuple[dict[str, np.ndarray], str]:
     arrays, run_id = load_per_image_npz(path.parent / "per_image.npz")
     if "run_id" in summary["config"]:
         check_same_run(path.parent / "per_image.npz", run_id, path, summary["config"]["run_id"])
+    elif not run_id.startswith("npz-sha256:"):  # arrays that name their run were written with that run's summary
+        raise PipelineError(
+            f"{path.parent / 'per_image.npz'}: names run {run_id[:12]}, but {path} names no run: the arrays of a run "
+            f"that carries its id are never adopted by a summary without one; rerun the evaluation step that wrote {path}"
+        )
     valid = arrays.get("valid")
     counts = (None, None) if valid is None else (len(valid), int(valid.astype(bool).sum()))
     if counts != (summary.get("num_images"), summary.get("num_valid")):

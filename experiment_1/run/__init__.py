@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "check_lambdas": "preflight",
     "measured_rate": "preflight",
     "unique_passes": "distributed",
+    "claim_output": "partial_store",
 }
 # modules of this package that callers import whole (``from experiment_1.run import run_config``)
 _SUBMODULES = ('run_config', 'distributed')

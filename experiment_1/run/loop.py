@@ -34,7 +34,7 @@ import torch
 
 from experiment_1.data.shards import check_batch_errors
 from experiment_1.errors import Interrupted, PipelineError
-from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, atomic_write_json, check_finite, read_json
+from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, atomic_write_json, check_finite
 from experiment_1.network.engines import (
     evaluate_all_masks,
     evaluate_mask_family,
@@ -44,7 +44,7 @@ from experiment_1.network.engines import (
 from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile
 from experiment_1.run import distributed
-from experiment_1.run.partial_store import PartialStore, run_key
+from experiment_1.run.partial_store import PartialStore, claim_output, run_key
 from experiment_1.run.run_config import UNSCALED, RunConfig
 from experiment_1.run.setup import EvaluationSetup, build_setup
 
@@ -325,17 +325,6 @@ def image_counts(valid: np.ndarray) -> dict[str, int]:
     return {"num_images": int(len(valid)), "num_valid": int(valid.sum()), "num_skipped_corrupt": int((~valid).sum())}
 
 
-def may_stay_beside(path: Path, other: dict[str, Any], summary: dict[str, Any], summary_name: str) -> bool:
-    """Whether ``path``, a summary already in the output folder, may stay beside ``summary`` (written as ``summary_name``):
-    the same experiment's, or a differently named one that an analysis step derived from this very run (same
-    ``config.run_id``; e.g. Experiment 3C's ``summary_3c.json`` beside the λ sweep it scores), which a rerun of the
-    same run reproduces rather than overwrites. A same-named summary of another experiment is always refused."""
-    if other.get("experiment") == summary["experiment"]:
-        return True
-    derived = isinstance(other.get("config"), dict) and other["config"].get("run_id") == summary["config"]["run_id"]
-    return path.name != summary_name and derived
-
-
 def write_results(
     setup: EvaluationSetup,
     arrays: dict[str, np.ndarray],
@@ -351,13 +340,7 @@ def write_results(
     output_dir = Path(setup.config.output_dir)
     if not distributed.is_main():
         return output_dir / summary_name
-    for path in sorted(output_dir.glob("summary*.json")):  # never overwrite another step's results
-        if not may_stay_beside(
-            path, read_json(path, fix="delete it or use another --output-dir"), summary, summary_name
-        ):
-            raise PipelineError(
-                f"{output_dir}: holds results of another experiment ({path.name}); use another --output-dir"
-            )
+    claim_output(output_dir, summary, summary_name)  # never overwrite another run's results
     check_finite(
         summary,
         f"{output_dir / summary_name} (not written)",

@@ -19,6 +19,10 @@ one line naming the first; the key file is created atomically (written aside, th
 place, which fails if another run created it first) and compared on every open; every batch file
 carries its store's id (the sha256 of the key) and a batch of another store is refused. Batches
 written before they carried the id are accepted where the store's key matches.
+
+One run per folder: every step that writes a summary claims its folder first (:func:`claim_output`, which takes the
+lock): a folder where another run's summary, or a REPORT.md without a summary of this run, stands is refused with one
+line naming it — its own resumed run (the same ``config.run_id``) and the files derived from it excepted.
 """
 
 from __future__ import annotations
@@ -188,6 +192,37 @@ def lock_output_dir(output_dir: Path) -> None:
     )
     stream.flush()
     _HELD_LOCKS[name] = stream
+
+
+def claim_output(output_dir: Path, summary: dict[str, Any], summary_name: str = "summary.json") -> None:
+    """Claim ``output_dir`` for the run of ``summary`` (written there as ``summary_name``): take its lock
+    (:func:`lock_output_dir`), then refuse it where a summary of another run stands (another ``config.run_id``, or the
+    same name for another experiment; a summary without a run id unless it is this step's own file, written before
+    summaries carried one, which a rerun rebuilds) or a REPORT.md stands beside no summary of this run; one line naming
+    the folder and the file. An output folder belongs to one run: no step replaces another run's results."""
+    folder = Path(output_dir)
+    lock_output_dir(folder)
+    run_id = summary["config"]["run_id"]
+    ours = False
+    for path in sorted(folder.glob("summary*.json")):
+        other = read_json(path, fix=f"delete it, or use another output folder than {folder}")
+        config = other.get("config") if isinstance(other, dict) else None
+        found = config.get("run_id") if isinstance(config, dict) else None
+        same_name_other_step = path.name == summary_name and other.get("experiment") != summary["experiment"]
+        older_write = found is None and path.name == summary_name and not same_name_other_step  # before run ids
+        if (found != run_id and not older_write) or same_name_other_step:
+            whose = f"run {str(found)[:12]}" if found else "a run without its run id"
+            raise PipelineError(
+                f"{folder}: holds the results of another {'step' if same_name_other_step else 'run'} ({path.name}, "
+                f"experiment {other.get('experiment')!r}, {whose}); use another output folder, or delete that folder's "
+                "results to replace them"
+            )
+        ours = True
+    if (folder / "REPORT.md").exists() and not ours:
+        raise PipelineError(
+            f"{folder}: holds a REPORT.md of another run (no summary of this run beside it); use another output folder, "
+            "or delete that REPORT.md to replace it"
+        )
 
 
 def create_json_once(path: Path, data: Any) -> bool:

@@ -211,12 +211,19 @@ def from_flags(declaration: type, namespace: argparse.Namespace) -> Any:
 
 
 def problems(flags: Any) -> list[str]:
-    """What is wrong with parsed ``flags`` that the parser cannot see, one sentence each: every input path that is not
-    there (:func:`experiment_1.paths.missing_path`: the checkout's copy, or the look-alike of a typo), then the
-    rules between flags (the declaration's own ``problems()``, where it has one)."""
+    """What is wrong with parsed ``flags`` that the parser cannot see, one sentence each: a repeated flag
+    (``action="append"``) given the same value twice, every input path that is not there
+    (:func:`experiment_1.paths.missing_path`: the checkout's copy, or the look-alike of a typo), then the rules between
+    flags (the declaration's own ``problems()``, where it has one)."""
     found = []
     for item, spec in flag_fields(type(flags)):
         value = getattr(flags, item.name)
+        if spec.action == "append" and isinstance(value, list):  # each repeat is one more input: never the same twice
+            twice = next((entry for number, entry in enumerate(value) if entry in value[:number]), None)
+            if twice is not None:
+                found.append(
+                    f"{spec.option_of(item.name)} is given twice with the same value ({twice}); give each once"
+                )
         if spec.path not in ("file", "folder") or value is None:
             continue
         folder = spec.path == "folder"

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from experiment_1.errors import PipelineError
-from experiment_1.files import atomic_write_json, atomic_write_text, read_json
+from experiment_1.files import atomic_write_json, atomic_write_text, check_identity, check_schema, read_json
 from experiment_1.report import (
     Missing,
     Reading,
@@ -165,7 +165,8 @@ def report_markdown(summary: dict[str, Any]) -> str:
 
 
 def load_law_test(path: Path) -> dict[str, Any]:
-    """One summary_3c.json of experiment_2.step_7_law_test, its verdicts checked; one line when it is not one."""
+    """One summary_3c.json of experiment_2.step_7_law_test, its schema version, run id and verdicts checked; one line
+    when it is not one."""
     fix = "pass the summary_3c.json experiment_2.step_7_law_test wrote to --tests, or rerun it"
     if not path.is_file():
         raise PipelineError(f"{path}: --tests not found; {fix}")
@@ -173,6 +174,8 @@ def load_law_test(path: Path) -> dict[str, Any]:
     missing = [key for key in ("config", "prediction", "variants", "verdicts") if key not in test]
     if test.get("experiment") != "3C" or missing:
         raise PipelineError(f"{path}: not a law test of Experiment 3C (lacks {(missing or ['experiment'])[0]}); {fix}")
+    check_schema(test, path, "experiment_2.step_7_law_test")
+    check_identity(test, path, "experiment_2.step_7_law_test")
     check_verdicts(test, path, VERDICTS["3C"], fix=fix)
     return test
 

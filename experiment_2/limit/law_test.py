@@ -8,6 +8,7 @@ from typing import Any
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, atomic_write_text
 from experiment_1.report import load_checked_summary
+from experiment_1.run import claim_output
 from experiment_2.lambda_sweep.figures import format_lambdas
 from experiment_2.limit.laws import (
     FIRST_COUNTED_ORDER,
@@ -198,6 +199,7 @@ def run(args: LawTestFlags) -> None:
     prediction = None if args.prediction is None else load_prediction(args.prediction)
     summary = summarize(sweep, prediction, args.prediction, run_started(args.sweep.parent / "timing.json"))
     folder = args.output_dir or args.sweep.parent
+    claim_output(folder, summary, "summary_3c.json")  # never over another run's results
     atomic_write_json(folder / "summary_3c.json", summary)
     atomic_write_text(folder / REPORT_NAME, report_markdown(summary))
     print(

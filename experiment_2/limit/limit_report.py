@@ -24,6 +24,7 @@ from experiment_1.report import (
     run_title,
     save_figure,
 )
+from experiment_1.run import claim_output
 from experiment_2.lambda_sweep.figures import format_lambdas
 from experiment_2.limit.laws import LAWS
 from experiment_2.limit.report import limit_document, slope_cell, successive_table
@@ -335,6 +336,7 @@ def run(args: LimitReportFlags) -> None:
         summaries,
         swap_agreement(args.native, args.smooth, config["seed"], folder / "summary_3c.json", config["run_id"]),
     )
+    claim_output(folder, summary, "summary_3c.json")  # never over another run's results
     atomic_write_json(folder / "summary_3c.json", summary)
     figures = {
         "slopes": plot_slopes(summary, folder / "slope_vs_k"),

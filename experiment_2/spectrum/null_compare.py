@@ -7,8 +7,16 @@ from pathlib import Path
 import numpy as np
 
 from experiment_1.errors import PipelineError
-from experiment_1.files import atomic_write_text, git_commit, read_json, read_timing, write_json_keeping_commit
+from experiment_1.files import (
+    atomic_write_text,
+    git_commit,
+    load_run_arrays,
+    read_json,
+    read_timing,
+    write_json_keeping_commit,
+)
 from experiment_1.report import check_verdicts, load_checked_summary
+from experiment_1.run import claim_output
 from experiment_2.record import VERDICTS
 from experiment_2.spectrum.null_networks import check_seed_runs, compare_networks, null_markdown
 from experiment_2.spectrum.plot import SUMMARY_KEYS
@@ -18,13 +26,12 @@ from experiment_2.step_14_null_compare import NullCompareFlags
 GENERATOR = "experiment_2.step_14_null_compare"
 
 
-def per_image_arrays(summary_path: Path) -> dict[str, np.ndarray]:
-    """The per_image.npz beside a summary."""
+def per_image_arrays(summary_path: Path, summary: dict) -> dict[str, np.ndarray]:
+    """The per_image.npz beside a summary, checked to be of its run (its ``config.run_id``)."""
     path = summary_path.parent / "per_image.npz"
     if not path.is_file():
         raise PipelineError(f"{path}: not found; rerun the step that wrote {summary_path}")
-    with np.load(path) as arrays:
-        return {name: arrays[name] for name in arrays.files}
+    return load_run_arrays(path, summary, summary_path)
 
 
 def run(args: NullCompareFlags) -> None:
@@ -39,11 +46,11 @@ def run(args: NullCompareFlags) -> None:
             path, 2, "experiment_2.step_13_null_seeds", "--seeds-dir", SUMMARY_KEYS, rules=VERDICTS[2]
         )
         check_random_init_null(trained, args.summary, summary, path, "--seeds-dir")
-        seeds.append((summary, per_image_arrays(path)))
+        seeds.append((summary, per_image_arrays(path, summary)))
     check_seed_runs(seeds, [str(path) for path in paths])
     result = compare_networks(
         trained,
-        per_image_arrays(args.summary),
+        per_image_arrays(args.summary, trained),
         seeds,
         {
             "trained_summary": args.summary.as_posix(),
@@ -52,6 +59,7 @@ def run(args: NullCompareFlags) -> None:
         },
     )
     output = args.seeds_dir / "summary.json"
+    claim_output(args.seeds_dir, result)  # never over the trained run's results, or another null's
     verb = "wrote" if write_json_keeping_commit(output, result) else "kept (the same decision)"
     written = read_json(output)
     check_verdicts(written, output, VERDICTS["2N"], fix=f"rerun `python -m {GENERATOR}`")

@@ -522,8 +522,14 @@ def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
 def check_random_init_null(
     summary: dict[str, Any], summary_path: Path, null: dict[str, Any], null_path: Path, flag: str = "--compare-summary"
 ) -> None:
-    """Refuse a null that is not a random-init run of the same architecture on (the first N images of) the same sample list."""
+    """Refuse a trained run that is random-init, and a null that is not a random-init run of the same architecture at the
+    same resolution on (the first N images of) the same sample list."""
     config, null_config = summary["config"], null["config"]
+    if config.get("weights") == "random":
+        raise PipelineError(
+            f"{summary_path}: a random-init run (weights random), not the trained network the null is compared with; "
+            "pass the summary of the run with the trained weights"
+        )
     if Path(null_path).resolve() == Path(summary_path).resolve() or null_config.get("run_id") == config.get("run_id"):
         raise PipelineError(
             f"{null_path}: is the same run as {summary_path}; pass to {flag} the summary of the same step run with --weights random"
@@ -537,6 +543,11 @@ def check_random_init_null(
         raise PipelineError(
             f"{null_path}: a {null_config.get('arch')} run but {summary_path} is {config.get('arch')}; run the null "
             f"with --arch {config.get('arch')} --weights random"
+        )
+    if null_config.get("input_size") != config.get("input_size"):
+        raise PipelineError(
+            f"{null_path}: evaluated at {null_config.get('input_size')} px but {summary_path} at {config.get('input_size')} px; "
+            "run the null at the same resolution (--resolution)"
         )
     if null_config.get("sample_list_sha256") != config.get("sample_list_sha256") or null_config.get(
         "num_images", 0

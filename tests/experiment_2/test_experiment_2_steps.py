@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+import torchvision
 
 import experiment_1.run.setup as run_setup
 import experiment_2.spectrum.evaluation as evaluation
@@ -29,14 +31,16 @@ def write_sample_list(data_dir: Path, path: Path, count: int = 3) -> Path:
     return path
 
 
-def common_flags(data_dir: Path, sample_index: Path, output_dir: Path, limit: int = 3, seed: int = 0) -> list[str]:
+def common_flags(
+    data_dir: Path, sample_index: Path, output_dir: Path, limit: int = 3, seed: int = 0, weights: str = "random"
+) -> list[str]:
     return [
         "--sample-index",
         str(sample_index),
         "--data-dir",
         str(data_dir),
         "--weights",
-        "random",
+        weights,
         "--batch-size",
         "2",
         "--num-workers",
@@ -52,10 +56,19 @@ def common_flags(data_dir: Path, sample_index: Path, output_dir: Path, limit: in
     ]
 
 
+def trained_weights(folder: Path) -> str:
+    """A weights file standing for a trained network (a resnet18 checkpoint): the null is compared with a network that
+    is not random-init."""
+    torch.manual_seed(0)
+    path = folder / "trained.pth"
+    torch.save(torchvision.models.resnet18().state_dict(), path)
+    return str(path)
+
+
 def test_spectrum_step_and_report(tiny_shards: Path, small_input: int, tmp_path: Path) -> None:
     sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json")
     trained_dir, random_dir = tmp_path / "results", tmp_path / "results_random"
-    step_1_evaluate.main(common_flags(tiny_shards, sample_index, trained_dir))
+    step_1_evaluate.main(common_flags(tiny_shards, sample_index, trained_dir, weights=trained_weights(tmp_path)))
     step_1_evaluate.main(common_flags(tiny_shards, sample_index, random_dir, limit=2, seed=1))
 
     summary = read_json(trained_dir / "summary.json")
@@ -229,7 +242,9 @@ def test_null_over_seeds_calibrates_on_other_images_and_is_ranked_between_networ
 
     sample_index = write_sample_list(tiny_shards, tmp_path / "samples.json", count=5)
     trained_dir, seeds_dir = tmp_path / "results", tmp_path / "results_null_seeds"
-    step_1_evaluate.main(common_flags(tiny_shards, sample_index, trained_dir, limit=3))
+    step_1_evaluate.main(
+        common_flags(tiny_shards, sample_index, trained_dir, limit=3, weights=trained_weights(tmp_path))
+    )
     flags = common_flags(tiny_shards, sample_index, seeds_dir, limit=2)  # its --seed is replaced by --seeds
     with pytest.raises(PipelineError, match="--calibrate-batchnorm N"):
         step_13_null_seeds.main([*flags, "--seeds", "1", "2"])
@@ -253,3 +268,21 @@ def test_null_over_seeds_calibrates_on_other_images_and_is_ranked_between_networ
         step_2_plot.main(
             ["--summary", str(seeds_dir / "seed_001" / "summary.json"), "--null-seeds", str(seeds_dir / "summary.json")]
         )
+    compare = ["--summary", str(trained_dir / "summary.json"), "--seeds-dir"]
+    with pytest.raises(PipelineError, match="seed_001/summary.json: a random-init run .*not the trained network"):
+        step_14_null_compare.main(
+            ["--summary", str(seeds_dir / "seed_001" / "summary.json"), "--seeds-dir", str(seeds_dir)]
+        )
+    for seed in ("seed_001", "seed_002"):
+        shutil.copytree(seeds_dir / seed, trained_dir / seed, ignore=shutil.ignore_patterns("partial"))
+    before = (trained_dir / "summary.json").read_bytes()  # the seeds' folders inside the trained run's: it stays
+    with pytest.raises(
+        PipelineError, match=f"^{trained_dir}: holds the results of another step \\(summary.json, experiment 2"
+    ):
+        step_14_null_compare.main([*compare, str(trained_dir)])
+    assert (trained_dir / "summary.json").read_bytes() == before
+    shutil.copy(seeds_dir / "seed_002" / "per_image.npz", seeds_dir / "seed_001" / "per_image.npz")  # another seed's
+    with pytest.raises(
+        PipelineError, match="seed_001/per_image.npz: from run .* but .*seed_001/summary.json is from run"
+    ):
+        step_14_null_compare.main([*compare, str(seeds_dir)])

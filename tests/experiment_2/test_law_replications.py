@@ -419,3 +419,22 @@ def test_the_committed_lambda_1e4_replication_falls_through_three_halves() -> No
     assert len(slopes) == 6 and all(later < earlier for earlier, later in zip(slopes, slopes[1:]))
     assert slopes[-1] < 1.5 < slopes[0]
     assert "pass the law's 1.5 rather than level at it" in successive_trend(block, 2, 1.5)
+
+
+def test_a_law_test_without_its_run_id_or_of_an_older_schema_is_refused(tmp_path: Path) -> None:
+    """Step 9 combines law tests that prove their run: each committed one reads; one without its run id, or of an
+    older schema version, is refused in one line naming the file."""
+    from experiment_2.limit.law_replications import load_law_test
+
+    committed = REPO / "experiment_2" / "results_3c_resnet18_first_block_held" / "summary_3c.json"
+    test = load_law_test(committed)
+    for change, message in (
+        (lambda config: config.pop("run_id"), "lacks config.run_id"),
+        (lambda config: config.update(schema_version=1), "written with schema version 1"),
+    ):
+        edited = copy.deepcopy(test)
+        change(edited["config"])
+        path = tmp_path / "summary_3c.json"
+        path.write_text(json.dumps(edited))
+        with pytest.raises(PipelineError, match=f"^{path}: {message}"):
+            load_law_test(path)

@@ -82,3 +82,52 @@ def test_every_committed_results_file_is_in_the_manifest() -> None:
     runs = committed_runs(REPO)
     unlisted = sorted({str(path.relative_to(REPO).parent) for path in files if not is_committed(path, REPO, runs)})
     assert not unlisted, f"add these results folders to {MANIFEST}: {unlisted}"
+
+
+def _summary(folder: Path, share: float) -> None:
+    folder.mkdir(parents=True)
+    (folder / "summary.json").write_text(json.dumps({"share": share}))
+
+
+def test_a_run_taken_out_of_the_manifest_feeds_no_macro(tmp_path: Path) -> None:
+    from paper.macros import Macro, macros_tex
+
+    _summary(tmp_path / "experiment_9" / "results_listed", 0.5)
+    _summary(tmp_path / "experiment_9" / "results_unlisted", 0.25)  # on disk, out of the manifest
+    (tmp_path / MANIFEST).parent.mkdir()
+    (tmp_path / MANIFEST).write_text("experiment_9/results_listed\n")
+    macros = [
+        Macro("Listed", "experiment_9/results_listed/summary.json", ("share",), "percent"),
+        Macro("Unlisted", "experiment_9/results_unlisted/summary.json", ("share",), "percent"),
+    ]
+    lines = [line.split("% {")[0] for line in macros_tex(tmp_path, macros).splitlines()[2:]]
+    assert lines == [r"\newcommand{\Listed}{50.0\,\%}", r"\newcommand{\Unlisted}{\resultnotrun}"]
+
+
+def test_a_listed_run_that_is_missing_is_refused_in_one_line(tmp_path: Path, expect_one_line) -> None:
+    from paper import make_tables
+
+    _timing(tmp_path / "experiment_1" / "results_efficientnet_lite0_sample", 10.0)
+    (tmp_path / MANIFEST).parent.mkdir()
+    (tmp_path / MANIFEST).write_text(
+        "experiment_1/results_efficientnet_lite0_sample\nexperiment_1/results_efficientnet_lite1_sample\n"
+    )
+    with pytest.raises(PipelineError, match="lists experiment_1/results_efficientnet_lite1_sample, which is not there"):
+        section_blocks("wall_time", tmp_path)  # never a wall-time total that silently lost a run
+    line = expect_one_line(make_tables.main, ["--root", str(tmp_path)])
+    assert "results_efficientnet_lite1_sample, which is not there" in line and "remove its line" in line
+
+
+@pytest.mark.parametrize("index", ["../outside/sample_index.json", "/tmp/sample_index.json"])
+def test_a_sample_list_path_out_of_the_repository_is_refused(tmp_path: Path, index: str) -> None:
+    from paper.checks import check_whole_list
+
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    outside.mkdir()
+    (outside / "sample_index.json").write_text(json.dumps({"num_images": 4}))  # what a 4-image run would pass against
+    root.mkdir()
+    summary = {"num_images": 4, "config": {"sample_index": index}}
+    with pytest.raises(
+        PipelineError, match=r"^experiment_1/results_x/summary.json: its config.sample_index .* leaves the repository"
+    ):
+        check_whole_list(root, "experiment_1/results_x/summary.json", summary)

@@ -29,12 +29,16 @@ def test_the_paper_states_its_findings_through_verdicts() -> None:
 
 
 def _paper(root: Path, sentence: str) -> Path:
-    """A paper tree with one section, ``sentence``, and a copy of the committed Experiment 2 summary at RESULTS."""
+    """A paper tree with one section, ``sentence``, and a copy of the committed Experiment 2 summary at RESULTS, listed
+    in its manifest."""
     (root / "experiment_9" / "results_x").mkdir(parents=True)
     (root / RESULTS).write_text(SPECTRUM.read_text())
     sections = root / "paper" / "sections"
     sections.mkdir(parents=True)
     (sections / "x.tex").write_text(sentence, encoding="utf-8")
+    (root / "paper" / "committed_runs.txt").write_text(
+        "experiment_9/results_x\n"
+    )  # the findings read committed runs only
     return root
 
 
@@ -132,3 +136,10 @@ def abstract_words(root: Path = REPO) -> int:
 
 def test_the_abstract_is_at_most_200_words() -> None:
     assert 150 <= abstract_words() <= 200, abstract_words()
+
+
+def test_a_finding_on_a_run_taken_out_of_the_manifest_reads_absent(tmp_path: Path) -> None:
+    root = _paper(tmp_path, "\\Finding{" + RESULTS + "#peak.vector}{fails}{Yes.}\n")
+    (root / "paper" / "committed_runs.txt").write_text("# no run committed\n")
+    problems = stale_findings(root)
+    assert len(problems) == 1 and "absent" in problems[0]

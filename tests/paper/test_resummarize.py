@@ -67,6 +67,21 @@ def test_resummarize_upgrades_a_legacy_pair_only_when_the_counts_agree(
     assert rebuilt["metrics"] == summary["metrics"]
 
 
+def test_resummarize_never_gives_an_id_less_summary_the_id_of_arrays_that_name_a_run(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A summary without its run id beside another run's per-image file (one that names its run) is refused: it never
+    adopts that run's id."""
+    summary_path = run / "results" / "summary.json"
+    summary = read_json(summary_path)
+    config = {key: value for key, value in summary["config"].items() if key not in ("run_id", "schema_version")}
+    atomic_write_json(summary_path, {**summary, "config": config})
+    before = snapshot(run / "results")
+    line = expect_line(resummarize, ["--summary", str(summary_path)], capsys)
+    assert f"per_image.npz: names run {summary['config']['run_id'][:12]}, but {summary_path} names no run" in line
+    assert snapshot(run / "results") == before
+
+
 def test_the_random_init_null_must_match_architecture_and_sample_list(tmp_path: Path) -> None:
     base = {
         "run_id": "a",
@@ -75,6 +90,7 @@ def test_the_random_init_null_must_match_architecture_and_sample_list(tmp_path: 
         "sample_list_sha256": "s",
         "num_images": 10,
         "sample_index": "l.json",
+        "input_size": 224,
     }
     summary, path, null_path = {"config": base}, tmp_path / "summary.json", tmp_path / "null.json"
     good = {
@@ -85,9 +101,12 @@ def test_the_random_init_null_must_match_architecture_and_sample_list(tmp_path: 
         (good, path, "is the same run"),
         ({"config": {**good["config"], "weights": "IMAGENET1K_V1"}}, null_path, "not a random-init null"),
         ({"config": {**good["config"], "arch": "resnet50"}}, null_path, "a resnet50 run"),
+        ({"config": {**good["config"], "input_size": 64}}, null_path, "at 64 px but .* at 224 px"),
         ({"config": {**good["config"], "sample_list_sha256": "t"}}, null_path, "another sample list"),
         ({"config": {**good["config"], "num_images": 11}}, null_path, "another sample list"),
     ]
     for null, where, message in cases:
         with pytest.raises(PipelineError, match=message):
             check_random_init_null(summary, path, null, where)
+    with pytest.raises(PipelineError, match="summary.json: a random-init run .*not the trained network"):
+        check_random_init_null({"config": {**base, "weights": "random"}}, path, good, null_path)

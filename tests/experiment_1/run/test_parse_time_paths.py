@@ -144,3 +144,20 @@ def test_the_default_sample_list_is_checked_too_but_not_the_default_data_folder(
         f"run in, {tmp_path}); create it with `python -m experiment_1.step_2_sample --output "
         "experiment_1/sample_index.json`"
     )  # --data-dir's default ($MOE_DATA, imagenet-1k/data) is checked where the run reads it
+
+
+def test_a_repeated_flag_given_the_same_value_twice_is_refused_at_parse_time() -> None:
+    """A repeated flag (``action="append"``: step 11's --table) adds one input per value; the same value twice would be
+    counted as two (two networks), so it is refused while the flags are parsed, in one line naming the flag."""
+    from dataclasses import dataclass
+
+    from experiment_1.errors import PipelineError
+    from experiment_1.run import flag, run_config
+
+    @dataclass(frozen=True)
+    class Tables:
+        table: list[str] = flag("a table", action="append", factory=list)
+
+    assert run_config.check(Tables(["a:1", "b:1"])).table == ["a:1", "b:1"]
+    with pytest.raises(PipelineError, match=r"^--table is given twice with the same value \(a:1\); give each once$"):
+        run_config.check(Tables(["a:1", "b:1", "a:1"]))

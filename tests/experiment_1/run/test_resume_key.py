@@ -18,6 +18,7 @@ import experiment_1.step_3_evaluate as step_3
 import experiment_2.step_1_evaluate as step_2_1
 from conftest import jpeg_bytes, write_shard
 from experiment_1.data.shards import SampleRef
+from experiment_1.errors import PipelineError
 from experiment_1.run import partial_store
 from fault_harness import SHARD, STAGE, expect_error, flags, snapshot, write_samples
 
@@ -146,7 +147,7 @@ def test_another_steps_folder_is_refused_before_and_after_evaluating(
     shutil.rmtree(run / "results" / "partial")  # without the resume state, the summary still guards the folder
     before = snapshot(run / "results")
     line = expect_error(step_2_1.main, flags(run, "--limit", "1"), capsys)
-    assert "another experiment (summary.json)" in line
+    assert "holds the results of another step (summary.json, experiment 1" in line
     assert {
         name: value for name, value in snapshot(run / "results").items() if not name.startswith("partial/")
     } == before
@@ -197,21 +198,39 @@ def test_stale_temporaries_are_removed_and_fresh_ones_kept(run: Path) -> None:
     } == batches  # nothing recomputed
 
 
-def test_a_summary_derived_from_this_run_may_stay_another_never(tmp_path: Path) -> None:
-    """A rerun of a λ sweep into its folder keeps the 3C summary scored from that very run; a same-named summary of
-    another experiment, or one of another run, still stops it."""
-    from experiment_1.run.loop import may_stay_beside
+def test_a_folder_belongs_to_one_run(tmp_path: Path) -> None:
+    """A rerun of a λ sweep into its folder keeps the 3C summary scored from that very run; a summary of another run
+    (of the same experiment too), one without a run id, a same-named summary of another experiment, or a REPORT.md
+    beside no summary of this run stops it with one line naming the folder."""
+    import json
+
+    from experiment_1.run.partial_store import claim_output
 
     sweep = {"experiment": "3A/3B", "config": {"run_id": "r1"}}
     scored = {"experiment": "3C", "config": {"run_id": "r1"}}
-    assert may_stay_beside(tmp_path / "summary_3c.json", scored, sweep, "summary_all.json")
-    assert not may_stay_beside(
-        tmp_path / "summary_3c.json", {**scored, "config": {"run_id": "r2"}}, sweep, "summary_all.json"
-    )
-    assert not may_stay_beside(
-        tmp_path / "summary_all.json", scored, sweep, "summary_all.json"
-    )  # same name: it would be overwritten
-    assert may_stay_beside(
-        tmp_path / "summary_all.json", {"experiment": "3A/3B", "config": {"run_id": "r0"}}, sweep, "summary_all.json"
-    )
-    assert not may_stay_beside(tmp_path / "summary.json", {"experiment": "1"}, sweep, "summary_all.json")
+
+    def claim(folder: str, files: dict[str, object]) -> None:
+        (tmp_path / folder).mkdir()
+        for name, document in files.items():
+            (tmp_path / folder / name).write_text(document if isinstance(document, str) else json.dumps(document))
+        claim_output(tmp_path / folder, sweep, "summary_all.json")
+
+    claim("derived", {"summary_3c.json": scored, "summary_all.json": sweep, "REPORT.md": "# the sweep"})  # its own run
+    claim("empty", {})
+    claim("older", {"summary_all.json": {"experiment": "3A/3B", "config": {}}})  # its own, before run ids: rebuilt
+    refused = {
+        "other_run": ({"summary_all.json": {**sweep, "config": {"run_id": "r0"}}}, "another run \\(summary_all.json"),
+        "other_derived": (
+            {"summary_3c.json": {**scored, "config": {"run_id": "r2"}}},
+            "another run \\(summary_3c.json",
+        ),
+        "same_name": ({"summary_all.json": scored}, "another step \\(summary_all.json, experiment '3C'"),
+        "no_id": ({"summary_3c.json": {"experiment": "3C"}}, "another run .* a run without its run id"),
+        "report": ({"REPORT.md": "# another run"}, "a REPORT.md of another run"),
+    }
+    for folder, (files, message) in refused.items():
+        with pytest.raises(
+            PipelineError,
+            match=f"^{tmp_path / folder}: holds {'' if folder == 'report' else 'the results of '}{message}",
+        ):
+            claim(folder, files)
