@@ -173,7 +173,8 @@ reports: $(BIN)/.installed
 
 # The paper: regenerate paper/generated/ (and tables.md) from the summaries, check every finding sentence against
 # its verdict (paper.findings), then build paper/build/main.pdf and paper/build/supplement.pdf; the build fails on a
-# float too large for its page, a box overfull by more than 10 pt, or a body longer than 22 pages (paper.build_log).
+# float too large for its page, a box overfull by more than 10 pt, or a body longer than 21 pages (20 of text, then
+# the references; paper.build_log).
 # Needs TeX Live from the distribution's packages (Debian/Ubuntu names below).
 TEX_PACKAGES := latexmk texlive-latex-base texlive-latex-recommended texlive-fonts-recommended lmodern
 # Quiet: it prints the PDF's path, its pages and the LaTeX log's warning count (paper.build_log); latexmk's own

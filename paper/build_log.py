@@ -20,7 +20,7 @@ WARNING = re.compile(r"^(?:(?:LaTeX|Package|Class|pdfTeX)\b.*Warning|(?:Overfull
 FLOAT_TOO_LARGE = re.compile(r"Float too large for page by ([\d.]+)pt on input line (\d+)")
 OVERFULL = re.compile(r"Overfull \\[hv]box \((\d+(?:\.\d+)?)pt too (?:wide|high)\)[^\n]*")
 OVERFULL_LIMIT_PT = 10.0
-BODY_PAGES = 22  # the paper's body, references included; the supplement has no limit
+BODY_PAGES = 21  # the paper's body: at most 20 pages of text, then the references; the supplement has no limit
 
 
 def count_warnings(log: str) -> int:

@@ -12,7 +12,7 @@ its claim's sentence. A claim whose summaries carry no matching verdict yet is l
 
 Inputs: each record's committed summaries (paper/experiments.py). Outputs: the claims section of tables.md
 (:func:`claims_markdown`), the README's claim sentences (paper.headline), and paper/generated/claims.tex
-(``\\ClaimsTable``, ``\\ClaimsTableFull``, ``\\ClaimFinding<label>``) and verdicts.tex (``\\VerdictAppendix``, each
+(``\\ClaimsTable``, ``\\ClaimsTableFull``) and verdicts.tex (``\\VerdictAppendix``, each
 record's ``\\VerdictPointer…`` and ``\\VerdictBody…``).
 """
 
@@ -35,6 +35,7 @@ from paper.table_model import Block, Paragraph, Table
 from paper.wording import (
     decision_phrase,
     distinguishing_notes,
+    entry_of,
     hypothesis_text,
     network_label,
     number_text,
@@ -67,6 +68,9 @@ class Claim:
     """The claim is about any weights (3C's theorem), so random-init runs are rows too; else trained networks only."""
     why: str = ""
     """A regex choosing the notes that say why (default: the seed comparison, the test, else the first note)."""
+    measured: str = ""
+    """For a verdict decided from its parts (no number of its own): the id of the run's verdict whose number stands
+    beside what the original study reports (Experiment 4's scalar 1-NN accuracy beside its 24.2 %)."""
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -129,6 +133,7 @@ CLAIMS: tuple[Claim, ...] = (
         ("seed_claim",),
         "1-NN {published/resnet18/nn_accuracy_scalar_k32|percent}, {published/resnet18/nn_accuracy_over_chance}× chance (scalar)",
         "class-aligned expert sets in the predicted-class projection only",
+        measured="class_alignment.scalar",
     ),
     Claim(
         "6",
@@ -137,6 +142,7 @@ CLAIMS: tuple[Claim, ...] = (
         ("seed_claim",),
         "N_eff^v hard − easy ≈ {published/resnet18/n_eff_vector_hard_minus_easy}",
         "difficulty broadening the support without moving the orders",
+        measured="n_eff_vector.hard_minus_easy",
     ),
     Claim(
         "D1",
@@ -183,6 +189,8 @@ class ClaimRow:
     """What tells the run from another that reads the same (`` (seed 1; λ ≥ 1.00e-04)``), else ""."""
     images: str
     entry: dict[str, Any]
+    measured: dict[str, Any] | None = None
+    """The verdict whose number the row shows when ``entry`` has none (:attr:`Claim.measured`)."""
 
     @property
     def label(self) -> str:
@@ -198,7 +206,7 @@ class ClaimRow:
 
     @property
     def number(self) -> str:
-        return pretty_networks(number_text(self.entry))
+        return pretty_networks(number_text(self.measured or self.entry))
 
     @property
     def why(self) -> str:
@@ -274,7 +282,8 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
             )
             reported = reported_text(claim, published) if "published" in published or "{" not in claim.reported else "—"
             for entry, network, variant in claim_verdicts(summary, claim):
-                row = ClaimRow(claim, reported, network, variant, "", images_of(summary, entry), entry)
+                measured = entry_of(summary, claim.measured) if claim.measured and number_text(entry) == "—" else None
+                row = ClaimRow(claim, reported, network, variant, "", images_of(summary, entry), entry, measured)
                 found.append((run_facts(summary), row))
         notes = distinguishing_notes(
             [f"{row.label}, N = {row.images}" for _, row in found], [facts for facts, _ in found]
@@ -283,9 +292,9 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
     return rows
 
 
-def claim_sentence(rows: list[ClaimRow], verdicts: bool = False) -> str:
+def claim_sentence(rows: list[ClaimRow]) -> str:
     """A claim's one sentence: its commonest decision counted over its rows (``confirmed on 2 of 4 networks``), every
-    other decision with the networks it was reached on; ``verdicts``: naming the verdict ids it rests on."""
+    other decision with the networks it was reached on."""
     claim = rows[0].claim
     runs = list(dict.fromkeys(row.network + row.facts for row in rows))
     networks = len({row.network for row in rows})
@@ -301,9 +310,7 @@ def claim_sentence(rows: list[ClaimRow], verdicts: bool = False) -> str:
         unit = "networks" if len(runs) == len(rows) == networks else "verdicts"
         said = f"{common} on {count} of {len(rows)} {unit}" if count > 1 else named(common)
         said += "".join(f"; {named(phrase)}" for phrase, _ in others)
-    patterns = ", ".join(f"`{pattern}`" for pattern in claim.verdict_ids)
-    plural = "s" if len(claim.verdict_ids) > 1 or "*" in patterns else ""
-    return f"Claim {claim.label}, {claim.short}: {said}" + (f" (verdict{plural} {patterns})" if verdicts else "") + "."
+    return f"Claim {claim.label}, {claim.short}: {said}."
 
 
 def by_claim(rows: list[ClaimRow]) -> dict[str, list[ClaimRow]]:
@@ -389,29 +396,40 @@ def footnotesize(body: str) -> str:
 
 
 CAPTION = (
-    r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this "
-    r"project's verdicts: per claim, one row per decision and the networks it was reached on. Generated from the "
-    r"verdict blocks of the committed summaries; the supplement gives every row's number and reason, and every "
-    r"verdict with its rule.}\label{tab:claims}"
+    r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2): what it reports "
+    r"beside what we measure and decide, per claim one row per decision with each network's number (mean, 95\,\% CI) "
+    r"and $N$ (Lite$n$: EfficientNet-Lite$n$). Generated from the verdict blocks of the committed summaries; the supplement gives every row's reason, "
+    r"and every verdict with its rule.}\label{tab:claims}"
 )
 
 
+def measured_text(rows: list[ClaimRow]) -> str:
+    """The numbers of one decision's rows, grouped by what they measure: the quantity (and the verdict's variant) named
+    once, then each run's ``network (N = …) value [CI]`` (``per-image peak order: EfficientNet-Lite1 (N = 24) 8.08 [8,
+    8.21]; …``)."""
+    groups: dict[str, list[str]] = {}
+    for row in rows:
+        quantity, _, value = row.number.rpartition(": ")
+        measure = ", ".join(part for part in (quantity, row.variant) if part)
+        groups.setdefault(measure, []).append(f"{row.network}{row.facts} (N = {row.images}) {value}".strip())
+    text = "; ".join((f"{measure}: " if measure else "") + ", ".join(runs) for measure, runs in groups.items())
+    return text.replace("EfficientNet-Lite", "Lite")
+
+
 def compact_table_tex(rows: list[ClaimRow]) -> str:
-    """The body's claims table: per claim, one row per decision naming the networks (and N) it was reached on —
-    replications of one network counted (``(4 runs)``) —; the numbers and reasons are in :func:`full_table_tex`."""
+    """The body's claims table: per claim, what the original study reports, and one row per decision with the number
+    each run measured (:func:`measured_text`); the reasons are in :func:`full_table_tex`."""
     lines = []
     for label, group in by_claim(rows).items():
-        decisions: dict[str, dict[tuple[str, str], None]] = {}
-        for row in group:  # each run once (a run may hold several verdicts about the claim)
-            decisions.setdefault(row.decision, {})[(f"{row.network}, N = {row.images}", row.facts)] = None
-        for index, (decision, where) in enumerate(decisions.items()):
-            counts = Counter(name for name, _ in where)
-            named = "; ".join(name if count == 1 else f"{name} ({count} runs)" for name, count in counts.items())
+        decisions: dict[str, list[ClaimRow]] = {}
+        for row in group:
+            decisions.setdefault(row.decision, []).append(row)
+        for index, (decision, decided) in enumerate(decisions.items()):
             first = [latex_text(cell) for cell in (label, group[0].claim.statement, group[0].reported)]
-            cells = [*(first if index == 0 else ["", "", ""]), rf"\textbf{{{latex_text(decision)}}}", latex_text(named)]
-            lines.append(" & ".join(cells) + r" \\")
-    header = r"\# & the original study's claim & it reports & verdict & on (network, $N$)"
-    return footnotesize(_longtable((0.04, 0.30, 0.16, 0.14, 0.28), header, lines, CAPTION))
+            cells = [*(first if index == 0 else ["", "", ""]), rf"\textbf{{{latex_text(decision)}}}"]
+            lines.append(" & ".join([*cells, latex_text(measured_text(decided))]) + r" \\")
+    header = r"\# & the original study's claim & it reports & verdict & we measure (network, $N$): mean [95\,\% CI]"
+    return footnotesize(_longtable((0.03, 0.2, 0.13, 0.1, 0.47), header, lines, CAPTION))
 
 
 def full_table_tex(rows: list[ClaimRow]) -> str:
@@ -434,35 +452,15 @@ def full_table_tex(rows: list[ClaimRow]) -> str:
     return footnotesize(_longtable((0.03, 0.19, 0.13, 0.13, 0.18, 0.1, 0.14), header, lines, caption))
 
 
-LABEL_WORDS = {"1": "One", "2": "Two", "3": "Three", "4": "Four", "5": "Five", "6": "Six", "D": "D", "′": "Prime"}
-
-
-def label_macro(label: str) -> str:
-    """``3′`` → ``ClaimFindingThreePrime``: the letters-only macro name of a claim's sentence."""
-    return "ClaimFinding" + "".join(LABEL_WORDS[char] for char in label)
-
-
 def claims_tex(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> str:
-    """The whole of paper/generated/claims.tex: both claims tables and ``\\ClaimFinding<label>`` per claim — a results
-    section's paragraph against the original study, the claim's sentence naming its verdicts (empty while the claim's
-    summaries have no verdict, so a section never prints a placeholder)."""
+    """The whole of paper/generated/claims.tex: both claims tables (``\\ClaimsTable`` in the body,
+    ``\\ClaimsTableFull`` in the supplement); each results section's paragraph against the original study is written
+    by hand, its finding sentences naming their verdicts (paper.findings)."""
     rows = claim_rows(root, claims)
-    grouped = by_claim(rows)
-    findings = [
-        rf"\newcommand{{\{label_macro(claim.label)}}}{{"
-        + (
-            r"\paragraph{Against the original study (Table~\ref{tab:claims}).} "
-            + latex_text(claim_sentence(grouped[claim.label], verdicts=True))
-            if claim.label in grouped
-            else ""
-        )
-        + "}"
-        for claim in claims
-    ]
     return (
         "% Generated by `python -m paper.make_tables` from the summaries' verdicts blocks (paper/claims.py); do not edit by hand.\n"
         f"\\newcommand{{\\ClaimsTable}}{{{compact_table_tex(rows)}}}\n"
-        f"\\newcommand{{\\ClaimsTableFull}}{{{full_table_tex(rows)}}}\n" + "\n".join(findings) + "\n"
+        f"\\newcommand{{\\ClaimsTableFull}}{{{full_table_tex(rows)}}}\n"
     )
 
 

@@ -7,8 +7,9 @@ minus, `code` becomes \\texttt (breakable after / and _).
 A character it does not know raises ValueError naming it, so nothing is silently dropped.
 Tables are booktabs tabulars inside ``\\fitwidth{…}`` (defined in paper/preamble.tex: footnote size when wider
 than the line, never smaller) whose columns wrap to share the line when their cells are wider; a table of more than
-:data:`MAX_COLUMNS` columns is turned when it has few rows (the networks side by side, a row per statistic) and else
-split into parts that repeat its label column; "not run" blocks become ``\\notrun{…}``.
+:data:`MAX_COLUMNS` columns is turned when it has few rows (the networks side by side, a row per statistic), else
+set whole when its columns' longest words fit the line (its long columns wrapping), and only else split into parts
+that repeat its label column; "not run" blocks become ``\\notrun{…}``.
 """
 
 from __future__ import annotations
@@ -118,8 +119,9 @@ LONG_LINE_CHARS = 105  # about the characters of a line of footnote-size type (a
 WIDEST_SHARE = (
     40  # in a longtable, a wrapping column's share of the line grows with its cells up to this many characters
 )
-MAX_COLUMNS = 6  # a wider table is turned (few rows) or split into parts (many), so none is set below its size
+MAX_COLUMNS = 6  # a wider table is turned (few rows), else set whole if its words fit the line, else split in parts
 CODE = re.compile(r"`([^`]*)`")
+BREAKS = re.compile(r"\s+|(?<=[/_])")  # where a cell may wrap: spaces, and after / and _ in `code`
 
 
 MATH_RELATIONS = {"≥": r"\ge", "≤": r"\le", "≠": r"\ne", "−": "-"}  # inside $…$ (an index such as k≥1)
@@ -251,10 +253,20 @@ tabular, which a page cannot split: a float or box taller than the page would ru
 
 def render_table(table: Table) -> str:
     """A table of at most :data:`MAX_COLUMNS` columns as it is; a wider one turned when that fits (a few networks side
-    by side, a row per statistic), else split into parts (:func:`column_parts`), one after the other."""
+    by side, a row per statistic), else set whole when its columns' longest words fit a footnote-size line (its long
+    columns wrapping), and only else split into parts (:func:`column_parts`), one after the other."""
     if len(table.header) > MAX_COLUMNS and len(table.rows) < MAX_COLUMNS:
         table = turned(table)
+    if sum(word_widths(table)) <= LONG_LINE_CHARS:
+        return render_tabular(table)
     return "\n\\smallskip\n".join(render_tabular(part) for part in column_parts(table))
+
+
+def word_widths(table: Table) -> list[int]:
+    """Per column, the characters its longest word needs (with the column's padding): the least width it wraps to (a
+    `code` path breaks after / and _)."""
+    cells = [[row[column] for row in [table.header, *table.rows]] for column in range(len(table.header))]
+    return [2 + max(len(word) for cell in column for word in BREAKS.split(cell)) for column in cells]
 
 
 SHORT = 18  # a column whose cells are all at most this long is set at its natural width; a longer one wraps
@@ -270,16 +282,24 @@ def wraps(table: Table) -> list[bool]:
 
 def long_columns(table: Table, wrapping: list[bool]) -> str:
     """A longtable's columns: the short ones at their natural width, the wrapping ones sharing what those leave of the
-    line (about :data:`LONG_LINE_CHARS` characters of footnote-size type) in proportion to their widest cells, each
-    capped at :data:`WIDEST_SHARE` characters and never below its longest word."""
+    line (about :data:`LONG_LINE_CHARS` characters of footnote-size type): each its longest word, and the rest in
+    proportion to how much wider its cells are (capped at :data:`WIDEST_SHARE` characters)."""
     cells = [[row[column] for row in [table.header, *table.rows]] for column in range(len(table.header))]
     widths = [max(map(len, column)) + 2 for column in cells]
     left = 1 - sum(width for width, wrap in zip(widths, wrapping) if not wrap) / LONG_LINE_CHARS
-    words = [2 + max(len(word) for cell in column for word in cell.split() or [""]) for column in cells]
+    words = word_widths(table)
     wanted = {index: max(min(widths[index], WIDEST_SHARE), words[index]) for index, wrap in enumerate(wrapping) if wrap}
+    spare = left - sum(words[index] for index in wanted) / LONG_LINE_CHARS
+    growth = sum(wanted[index] - words[index] for index in wanted)
+    share = {  # each its longest word, and what is left in proportion to how much wider its cells are
+        index: words[index] / LONG_LINE_CHARS + spare * (wanted[index] - words[index]) / growth
+        if spare > 0 and growth > 0
+        else left * wanted[index] / sum(wanted.values())
+        for index in wanted
+    }
     ragged = r">{\raggedright\arraybackslash}"
     return "".join(
-        rf"{ragged}p{{\dimexpr {int(1000 * left * wanted[index] / sum(wanted.values())) / 1000:.3f}\linewidth-2\tabcolsep\relax}}"
+        rf"{ragged}p{{\dimexpr {int(1000 * share[index]) / 1000:.3f}\linewidth-2\tabcolsep\relax}}"
         if index in wanted
         else "l"
         for index in range(len(wrapping))
@@ -289,13 +309,15 @@ def long_columns(table: Table, wrapping: list[bool]) -> str:
 def render_tabular(table: Table) -> str:
     """A booktabs tabular, its wrapping columns (:func:`wraps`) sharing what the others leave of the line
     (``tabularx``), inside ``\\fitwidth`` (footnote size only when still wider than the line); more than
-    :data:`LONG_TABLE_ROWS` rows: a longtable at footnote size (:func:`long_columns`)."""
+    :data:`LONG_TABLE_ROWS` rows or :data:`MAX_COLUMNS` columns: a longtable at footnote size (:func:`long_columns`;
+    every column of a wide one wraps)."""
     wrapping = wraps(table)
     header = " & ".join(latex_text(cell) for cell in table.header) + r" \\"
     rows = [" & ".join(latex_text(cell) for cell in row) + r" \\" for row in table.rows]
     ragged = r">{\raggedright\arraybackslash}"
-    if len(table.rows) > LONG_TABLE_ROWS:  # taller than a page may hold: a longtable, which breaks across pages
-        columns = long_columns(table, wrapping)
+    wide = len(table.header) > MAX_COLUMNS
+    if len(table.rows) > LONG_TABLE_ROWS or wide:  # too tall for a page, or wide (then every column may wrap)
+        columns = long_columns(table, [True] * len(wrapping) if wide else wrapping)
         return "\n".join(
             [
                 r"{\footnotesize\setlength{\tabcolsep}{3pt}",

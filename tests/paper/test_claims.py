@@ -11,6 +11,7 @@ from experiment_1.files import SCHEMA_VERSION
 from paper.claims import CLAIMS, claim_rows, claim_sentence, claims_tex, plain_sentences, unreported, variants
 from paper.committed_runs import allow_all_runs
 from paper.experiments import record_of
+from paper.render_latex import latex_text
 
 
 def current(summary: dict) -> dict:
@@ -70,16 +71,20 @@ def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
     )
     assert row.number == "Γ_K, K = 4 of 16 (25 % of 2^L): 43.0 % [42.0 %, 44.0 %]"
     assert row.why == "the reported 94.0 % lies above our CI"
-    sentence = claim_sentence([row], verdicts=True)
-    assert sentence == (
-        "Claim 4, concentration of the coefficients as high as reported: not confirmed on EfficientNet-Lite0 "
-        "(verdict `captured_energy.vector`)."
+    sentence = claim_sentence([row])
+    assert (
+        sentence
+        == "Claim 4, concentration of the coefficients as high as reported: not confirmed on EfficientNet-Lite0."
     )
-    assert "Claim 2" not in claims_tex(tmp_path)  # the claim without a block is left out, with no placeholder sentence
-    assert r"\newcommand{\ClaimFindingTwo}{}" in claims_tex(tmp_path)
-    assert r"\newcommand{\ClaimFindingFour}{\paragraph{Against the original study" in claims_tex(tmp_path)
+    table = claims_tex(tmp_path)
+    assert "Interaction mass peaks" not in table  # the claim without a block is left out, with no placeholder row
+    # Table 1 sets our number (quantity named once, then network, N, mean [CI]) beside what the original study reports
+    assert (
+        r"\textbf{fails} & $\Gamma_{K}$, K = 4 of 16 (25\,\% of $2^{L}$): Lite0 (N = 250) "
+        r"43.0\,\% [42.0\,\%, 44.0\,\%] \\"
+    ) in table
     write_summary(tmp_path, 3, topk_summary("holds"))
-    assert "confirmed on EfficientNet-Lite0" in claims_tex(tmp_path) and "not confirmed" not in claims_tex(tmp_path)
+    assert r"\textbf{holds}" in claims_tex(tmp_path) and r"\textbf{fails}" not in claims_tex(tmp_path)
 
 
 def test_variants_and_labels() -> None:
@@ -128,7 +133,7 @@ def test_every_committed_decided_verdict_about_a_claim_is_in_its_rows_and_the_re
     assert {network for label, network in two if label == "3"} >= {"EfficientNet-Lite0", "EfficientNet-Lite1"}
 
 
-def test_runs_of_one_network_are_told_apart_and_counted_once() -> None:
+def test_runs_of_one_network_are_told_apart_each_with_its_number() -> None:
     rows = [row for row in claim_rows(REPO) if row.claim.label == "3′"]
     held = [row.label for row in rows if row.network.startswith("ResNet-18 first block held")]
     assert (
@@ -136,8 +141,10 @@ def test_runs_of_one_network_are_told_apart_and_counted_once() -> None:
     )  # the four replications: seed, λ grid and image list named where they differ
     assert all("seed" in label for label in held)
     compact = claims_tex(REPO).split(r"\newcommand{\ClaimsTableFull}")[0]
-    assert "ResNet-18 first block held (random init), N = 6 (4 runs)" in compact
-    assert "(2 runs)" not in compact.split("3′")[0]  # claim 1's two verdicts of one run are one run
+    for row in rows:  # each run named once in Table 1, with its own number beside it
+        run = f"{row.network}{row.facts} (N = {row.images}) {row.number.rpartition(': ')[2]}"
+        run = latex_text(run.replace("EfficientNet-Lite", "Lite"))
+        assert compact.count(run) == 1, run
 
 
 def test_a_sentence_counts_the_commonest_decision_and_names_the_others(tmp_path: Path) -> None:

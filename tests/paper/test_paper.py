@@ -14,7 +14,7 @@ from paper.claims import verdicts_body, verdicts_tex
 from paper.committed_runs import allow_all_runs, committed_glob
 from paper.figures import figures_tex
 from paper.macros import MACROS, Macro, follow, macros_tex, total_pass_seconds
-from paper.render_latex import latex_text, render_latex
+from paper.render_latex import LONG_LINE_CHARS, MAX_COLUMNS, latex_text, render_latex, render_table
 from paper.render_markdown import render_markdown
 from paper.table_model import Bullets, NotRun, Paragraph, Table
 from paper.tables import SECTIONS
@@ -203,6 +203,24 @@ def test_both_renderers_render_the_same_blocks() -> None:
     )
     with pytest.raises(ValueError, match="a row has 1 cells for 2 columns"):
         Table(["a", "b"], [["only one"]])
+
+
+def test_a_wide_table_is_set_whole_while_its_longest_words_fit_the_line_and_split_only_beyond() -> None:
+    """Seven columns of many rows: one longtable whose every column holds its longest word (no stacked parts) while the
+    words fit a footnote-size line; one character more per column and it is split in parts that repeat the label."""
+    columns = MAX_COLUMNS + 1
+    word = LONG_LINE_CHARS // columns - 2  # each column's word plus its padding: the whole line, not more
+
+    def table(length: int) -> Table:
+        return Table([f"c{index}" for index in range(columns)], [["x" * length] * columns for _ in range(columns)])
+
+    whole = render_table(table(word))
+    assert whole.count(r"\begin{longtable}") == 1 and r"\smallskip" not in whole
+    assert whole.count("p{\\dimexpr") == columns  # every column wraps, none set at its natural width
+    shares = [float(share) for share in re.findall(r"dimexpr ([0-9.]+)\\linewidth", whole)]
+    assert all(share >= (word + 2) / LONG_LINE_CHARS - 0.001 for share in shares) and sum(shares) <= 1
+    split = render_table(table(word + 1))
+    assert split.count(r"\smallskip") == 1 and split.count("c0") == 2  # two parts, each repeating the label column
 
 
 def test_figures_and_verdicts_say_what_is_missing(tmp_path: Path) -> None:
