@@ -5,11 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 from experiment_1.files import atomic_write_text, read_timing
-from experiment_1.report import ReportDocument, load_checked_summary
+from experiment_1.report import ReportDocument, by_id, decided, load_checked_summary, rests_on
 from experiment_2.lambda_sweep.figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
 from experiment_2.lambda_sweep.report import method_text, results_blocks, seed_rows
 from experiment_2.record import VERDICTS
 from experiment_2.step_4_lambda_plot import LambdaPlotFlags
+
+
+def short_answer(summary: dict[str, Any]) -> list[str]:
+    """The REPORT's short answer, worded from the sweep's verdicts (Möbius basis, vector projection)."""
+    verdicts = by_id(summary["verdicts"])
+    sentences = [
+        "In the Möbius basis on the vector projection, the claim that the spectrum migrates to lower orders as λ falls "
+        f"(3A) {decided(verdicts['migration.vector'])}, and the claim that κ^v falls as far as the original study "
+        f"reports {decided(verdicts['seed_endpoint'])}.",
+        f"The claim that every resolved order k ≥ 2 follows the λ^k law {decided(verdicts['power_law.vector'])}.",
+    ]
+    if "cost" in verdicts:
+        sentences.append(
+            "The claim that top-1 agreement with the unscaled network stays inside the range the original study reports "
+            f"for λ just below 1 (3B) {decided(verdicts['cost'])}."
+        )
+    return sentences + [rests_on(summary, "each under all 2^L residual-gate masks at every λ of the sweep")]
 
 
 def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
@@ -28,6 +45,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figu
         + (f" (λ = {format_lambdas(added)} added as the agreement reference)" if added else ""),
         source="summary_all.json",
         residual_scale=lambdas,
+        short_answer=short_answer(summary),
     ).render()
 
 
