@@ -13,20 +13,24 @@ from experiment_2.step_4_lambda_plot import LambdaPlotFlags
 
 
 def short_answer(summary: dict[str, Any]) -> list[str]:
-    """The REPORT's short answer, worded from the sweep's verdicts (Möbius basis, vector projection)."""
+    """The REPORT's short answer, worded from the sweep's verdicts (Möbius basis, vector projection); a grid that
+    lacks a verdict (no λ = 0.1, none in the original study's 3B range) lacks its sentence."""
     verdicts = by_id(summary["verdicts"])
+    claims = {
+        "migration.vector": "the claim that the spectrum migrates to lower orders as λ falls (3A)",
+        "seed_endpoint": "the claim that κ^v falls as far as the original study reports",
+        "power_law.vector": "the claim that every resolved order k ≥ 2 follows the λ^k law",
+        "cost": "the claim that top-1 agreement with the unscaled network stays inside the range the original study "
+        "reports for λ just below 1 (3B)",
+    }
+    found = [f"{claim} {decided(verdicts[name])}" for name, claim in claims.items() if name in verdicts]
     sentences = [
-        "In the Möbius basis on the vector projection, the claim that the spectrum migrates to lower orders as λ falls "
-        f"(3A) {decided(verdicts['migration.vector'])}, and the claim that κ^v falls as far as the original study "
-        f"reports {decided(verdicts['seed_endpoint'])}.",
-        f"The claim that every resolved order k ≥ 2 follows the λ^k law {decided(verdicts['power_law.vector'])}.",
+        "In the Möbius basis on the vector projection, " + ", and ".join(found[:2]) + ".",
+        *(part[0].upper() + part[1:] + "." for part in found[2:]),
     ]
-    if "cost" in verdicts:
-        sentences.append(
-            "The claim that top-1 agreement with the unscaled network stays inside the range the original study reports "
-            f"for λ just below 1 (3B) {decided(verdicts['cost'])}."
-        )
-    return sentences + [rests_on(summary, "each under all 2^L residual-gate masks at every λ of the sweep")]
+    return (sentences if found else []) + [
+        rests_on(summary, "each under all 2^L residual-gate masks at every λ of the sweep")
+    ]
 
 
 def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
