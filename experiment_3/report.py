@@ -7,7 +7,17 @@ from typing import Any
 import numpy as np
 
 from experiment_1.mobius import RANKINGS
-from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
+from experiment_1.report import (
+    ReportDocument,
+    by_id,
+    decided,
+    figure,
+    format_number,
+    format_percent,
+    format_stat,
+    markdown_table,
+    rests_on,
+)
 from experiment_3.summary import controls_of
 from experiment_3.topk import SOURCES, TRUNK_REMOVED
 
@@ -193,6 +203,20 @@ def small_k_sentence(summary: dict[str, Any]) -> str:
     return "**Small K.** " + ". ".join(parts) + "."
 
 
+def short_answer(summary: dict[str, Any]) -> list[str]:
+    """The REPORT's short answer, worded from the summary's verdicts on the vector ranking (Möbius basis)."""
+    verdicts = by_id(summary["verdicts"])
+    return [
+        "In the Möbius basis, the claim that the vector ranking's top-K subsets capture as much energy as the original "
+        f"study reports {decided(verdicts['captured_energy.vector'])}, and the claim that their top-1 agreement is as "
+        f"high as the original study reports {decided(verdicts['top1_agreement_magnitude.vector'])}.",
+        "The claim that the magnitude top-K agrees with h(full) more often than every control "
+        f"{decided(verdicts['controls.vector'])}, while the claim that, on the mean over images, ĥ_K is no closer to "
+        f"h(full) than the zero vector at every K < 2^L {decided(verdicts['relative_error.vector'])}.",
+        rests_on(summary, "each image's 2^L Möbius coefficients ranked on the vector projection"),
+    ]
+
+
 def build_report(summary: dict[str, Any], figures: dict[str, str], timing: dict[str, Any] | None) -> str:
     """REPORT.md from summary.json (figures already saved beside it); the Verdict section is the summary's verdicts block."""
     return ReportDocument(
@@ -205,6 +229,7 @@ def build_report(summary: dict[str, Any], figures: dict[str, str], timing: dict[
         timing=timing,
         data_extra=f"; {summary['config']['num_random_seeds']} draws of each random control per image",
         source="summary.json",
+        short_answer=short_answer(summary),
     ).render()
 
 

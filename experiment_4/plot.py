@@ -19,7 +19,7 @@ from experiment_1.report import (
 )
 from experiment_4.formats import CONTROL, RANKINGS, SIMILARITIES, TARGETS, ranking_targets
 from experiment_4.record import VERDICTS
-from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows
+from experiment_4.report import METHOD, NAMES, PER_IMAGE, TARGET_NAMES, result_tables, seed_rows, short_answer
 from experiment_4.step_3_plot import SignaturePlotFlags
 
 SUMMARY_KEYS = (
@@ -148,6 +148,7 @@ def run(args: SignaturePlotFlags) -> None:
         timing=read_timing(folder / "timing.json", summary.get("num_images")),
         data_extra=f"; {summary['num_classes']} classes, signatures from `{summary['settings']['signatures']}`",
         source="overlap.json",
+        short_answer=short_answer(summary),
     ).render()
     path = folder / "REPORT.md"
     atomic_write_text(path, report)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report import format_number, format_percent, format_stat, markdown_table
+from experiment_1.report import by_id, decided, format_number, format_percent, format_stat, markdown_table, rests_on
 from experiment_4.formats import CONTROL, RANKINGS, ranking_kinds, ranking_targets
 
 NAMES = {
@@ -200,6 +200,20 @@ METHOD = (
     "magnitude over the top-K sum (weighted). Overlap is the (weighted) Jaccard Σ min / Σ max. Leave-one-out 1-NN: each image takes the label of its most "
     "similar other image (ties: the lowest sample position)."
 )
+
+
+def short_answer(summary: dict[str, Any]) -> list[str]:
+    """The REPORT's short answer, worded from overlap.json's verdicts."""
+    verdicts, k = by_id(summary["verdicts"]), summary["settings"]["nn_k"]
+    return [
+        "The original study reports class alignment only in the predicted-class (scalar) projection, and the claim that "
+        f"it is so here {decided(verdicts['seed_claim'])}.",
+        f"The claim that an image's top-{k} subsets (its signature) are class-aligned "
+        f"{decided(verdicts['class_alignment.vector'])} on the vector projection; on the scalar projection it "
+        f"{decided(verdicts['class_alignment.scalar'])}, and in the leak-free class control it "
+        f"{decided(verdicts['class_alignment.class_control'])}.",
+        rests_on(summary, f"each image's top-{k} subsets ranked by their Möbius coefficients over all 2^L masks"),
+    ]
 
 
 def seed_rows(summary: dict[str, Any]) -> list[list[str]]:

@@ -14,6 +14,7 @@ from experiment_1.report import (
     load_checked_summary,
     markdown_table,
     new_figure_grid,
+    rests_on,
     run_title,
     save_figure,
 )
@@ -105,17 +106,27 @@ def block_table(summary: dict[str, Any]) -> str:
     return markdown_table(headers, rows)
 
 
+def short_answer(summary: dict[str, Any]) -> list[str]:
+    """The REPORT's short answer: the block that carries the prediction most often, from the JSON; no verdict."""
+    gain = summary["gain_scalar"]
+    top = max(summary["blocks"], key=lambda block: block["share_top"])
+    return [
+        f"Block `{top['name']}` carries the largest Shapley value of the predicted-class logit most often "
+        f"({format_percent(top['share_top'])} of the images), and the largest single block carries a median "
+        f"{format_percent(summary['top_block_share_of_gain_median'])} of the logit gain h(full)[c*] − h(∅)[c*] (mean "
+        f"{format_number(gain['mean'])}, positive in {format_percent(summary['share_gain_positive'])}).",
+        "No verdict is drawn: the table is descriptive, and the original study states no claim about Shapley values.",
+        rests_on(summary, "each image's Shapley values computed exactly from all 2^L residual-gate masks"),
+    ]
+
+
 def results(summary: dict[str, Any]) -> list[str]:
-    """The short answer, the table and the sentence on Experiment 4's expert sets — all numbers from the JSON."""
-    blocks, experts, gain = summary["blocks"], summary["expert_sets"], summary["gain_scalar"]
-    top = max(blocks, key=lambda block: block["share_top"])
+    """The spread over images and classes, the table and the sentence on Experiment 4's expert sets — all numbers from
+    the JSON."""
+    blocks, experts = summary["blocks"], summary["expert_sets"]
     spread = max(blocks, key=lambda block: block["shapley_scalar"]["sd"])
     answer = (
-        f"In {summary['num_valid']} images, block `{top['name']}` carries the largest Shapley value of the predicted-class "
-        f"logit most often ({format_percent(top['share_top'])} of the images), and the largest single block carries a "
-        f"median {format_percent(summary['top_block_share_of_gain_median'])} of the logit gain h(full)[c*] − h(∅)[c*] "
-        f"(mean {format_number(gain['mean'])}, positive in {format_percent(summary['share_gain_positive'])}). The values "
-        f"vary over images most for `{spread['name']}` (SD {format_number(spread['shapley_scalar']['sd'])}); between the "
+        f"The values vary over images most for `{spread['name']}` (SD {format_number(spread['shapley_scalar']['sd'])}); between the "
         f"{summary['num_classes']} true classes lies a share η² of each block's variance, to be read beside "
         f"{format_number(summary['between_class_share_null'], 2)}, its mean when the labels are permuted. In the vector "
         f"projection the predicted class holds a median "
@@ -164,6 +175,7 @@ def run(args: ShapleyPlotFlags) -> None:
         seed_rows=[],
         generator="experiment_4.step_5_shapley_plot",
         verdict=["No verdict: the table is descriptive (the original study states no claim about Shapley values)."],
+        short_answer=short_answer(summary),
         timing=read_timing(folder / "timing.json", summary.get("num_images")),
         data_extra=data_extra(summary),
         source="shapley.json",

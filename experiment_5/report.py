@@ -7,11 +7,13 @@ from typing import Any
 from experiment_1.report import (
     ReportDocument,
     by_id,
+    decided,
     figure,
     format_number,
     format_percent,
     format_stat,
     markdown_table,
+    rests_on,
 )
 from experiment_5.formatting import (
     MEASURE_LABELS,
@@ -226,6 +228,23 @@ def method_text(analysis: dict[str, Any]) -> str:
     )
 
 
+def short_answer(analysis: dict[str, Any]) -> list[str]:
+    """The REPORT's short answer, worded from analysis.json's verdicts."""
+    verdicts = by_id(analysis["verdicts"])
+    return [
+        "The original study reports that difficulty broadens the support of the interactions without moving their "
+        f"orders, and the claim that it is so here {decided(verdicts['seed_claim'])}.",
+        "In the Möbius basis on the vector projection, the claim that N_eff^v is larger on hard than on easy images "
+        f"{decided(verdicts['n_eff_vector.hard_minus_easy'])}, and the claim that difficulty does not move k̄ "
+        f"{decided(verdicts['kbar_vector.hard_minus_easy'])}.",
+        rests_on(
+            analysis,
+            f"each under all 2^L residual-gate masks, the hard and easy images being the top and bottom quartiles of "
+            f"{SCORE_LABELS[analysis['settings']['primary_score']]}",
+        ),
+    ]
+
+
 def build_report(analysis: dict[str, Any], timing: dict[str, Any] | None) -> str:
     """REPORT.md from analysis.json (figures already saved beside it); the Verdict section is the analysis's verdicts block."""
     pool = analysis["sample_pool"]
@@ -271,4 +290,5 @@ def build_report(analysis: dict[str, Any], timing: dict[str, Any] | None) -> str
         timing=timing,
         data_extra=data_extra,
         source="analysis.json",
+        short_answer=short_answer(analysis),
     ).render()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.record import VERDICTS
-from experiment_1.report import load_checked_summary
+from experiment_1.report import by_id, decided, load_checked_summary, rests_on
 from experiment_1.report.markdown import (
     ReportDocument,
     figure,
@@ -131,6 +131,19 @@ def seed_rows(summary: dict) -> list[list[str]]:
     ]
 
 
+def short_answer(summary: dict) -> list[str]:
+    """The REPORT's short answer, worded from the summary's verdicts."""
+    verdicts = by_id(summary["verdicts"])
+    return [
+        f"The claim that the Möbius reconstruction recovers h(S) for every subset S to round-off "
+        f"{decided(verdicts['mobius.exact'])}.",
+        f"The claim that summing subnetwork outputs does not reconstruct h(full) {decided(verdicts['naive.misses'])}, "
+        f"and the claim that the additive (first-order) reading misses h(full) "
+        f"{decided(verdicts['first_order.interactions'])}.",
+        rests_on(summary, "each evaluated under all 2^L residual-gate masks"),
+    ]
+
+
 def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str:
     """REPORT.md text, generated from the summary (and timing) JSON."""
     return ReportDocument(
@@ -141,6 +154,7 @@ def report_markdown(summary: dict, timing: dict | None, figure_name: str) -> str
         seed_rows=seed_rows(summary),
         generator="experiment_1.step_4_plot",
         timing=timing,
+        short_answer=short_answer(summary),
     ).render()
 
 

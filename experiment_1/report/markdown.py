@@ -272,6 +272,46 @@ def seed_clause(seed: dict[str, Any], effect: dict[str, Any]) -> str:
     return text
 
 
+SHORT_ANSWER_SENTENCES = 4  # a short answer is the question and at most four sentences: five in all
+
+
+def decided(entry: dict[str, Any]) -> str:
+    """A stored verdict's decision, to close a sentence about its claim: ``**holds** (its number; verdict `id`)``,
+    ``reads **cannot tell** (…)`` for any other decision; the number is the entry's effect with its CI, else its
+    statistic. The decision is the summary's, worded, never decided here."""
+    verb = "" if entry["decision"] in ("holds", "fails") else "reads "
+    effect, statistic = entry.get("effect"), entry.get("statistic")
+    number = (
+        f"{effect['name']} = {_value(effect, effect['value'])} [{_value(effect, effect['ci_low'])}, "
+        f"{_value(effect, effect['ci_high'])}], "
+        if effect
+        else f"{statistic['name']} = {_value(statistic, statistic['value'])}, "
+        if statistic
+        else ""
+    )
+    return f"{verb}**{entry['decision']}** ({number}verdict `{entry['id']}`)"
+
+
+def rests_on(summary: dict[str, Any], how: str) -> str:
+    """The short answer's last sentence: the images and the network its verdicts rest on, then ``how`` (a clause)."""
+    config = summary["config"]
+    return (
+        f"These rest on {summary['num_valid']} images through {network_name(config['arch'], config['weights'])} "
+        f"with L = {config['num_blocks']} gated blocks, {how}."
+    )
+
+
+def short_answer_lines(question: str, sentences: Sequence[str]) -> list[str]:
+    """A REPORT's opening, before any table: ``## Short answer`` with the question and at most
+    :data:`SHORT_ANSWER_SENTENCES` sentences (the finding with its number and verdict, what it rests on) — every
+    REPORT's one form, whether written by :class:`ReportDocument` or by hand."""
+    if not sentences or len(sentences) > SHORT_ANSWER_SENTENCES:
+        raise ValueError(
+            f"a short answer has 1 to {SHORT_ANSWER_SENTENCES} sentences after its question, not {len(sentences)}"
+        )
+    return ["## Short answer", "", f"**Question.** {question}", "", " ".join(sentences), ""]
+
+
 def verdict_lines(verdicts: Sequence[dict[str, Any]]) -> list[str]:
     """A summary's ``verdicts`` block as Markdown bullets, each rule stated once after the bullets that use it."""
     rules: list[str] = []
@@ -338,14 +378,16 @@ check_seed_wording = check_original_study_wording  # the rule's earlier name
 class ReportDocument:
     """One experiment's REPORT.md: every plot step fills the same skeleton with content only.
 
-    Sections, in order: title; **Question.** (from the summary); **Method.** (the model's gated
+    Sections, in order: title; ``## Short answer`` (the summary's question and the step's ``short_answer``
+    sentences, worded from its verdicts: :func:`short_answer_lines`) and ``## Method and data`` — a step that gives
+    no sentences yet opens with the **Question.** alone —; **Method.** (the model's gated
     recursion from the summary's configuration, then ``method``); **Data.**; ``## Result``
     (``results``: Markdown blocks); ``## Beside the original study`` (``seed_rows`` as a quantity / the
     original study / ours table, ``seed_source``, and a comparability note when the model is not the
     original study's); ``## Verdict`` (``verdict`` as bullets, then the summary's ``verdicts`` block via
     :func:`verdict_lines`); ``## Configuration`` (provenance, wall time, generator note). The whole
     document names the original study so (:func:`original_study_wording`: also text a summary stores),
-    and the Beside and Verdict sections obey the wording rule (:func:`check_original_study_wording`).
+    and the short answer, Beside and Verdict sections obey the wording rule (:func:`check_original_study_wording`).
     """
 
     title: str
@@ -362,6 +404,7 @@ class ReportDocument:
     residual_scale: str | None = None
     seed_headers: list[str] = field(default_factory=lambda: ["quantity", "the original study", "ours"])
     verdicts: list[dict[str, Any]] | None = None  # None: the summary's ``verdicts`` block (none when it has none)
+    short_answer: Sequence[str] = ()  # the sentences after the question (:func:`short_answer_lines`)
 
     def __post_init__(self) -> None:
         if self.seed_source is None:
@@ -373,11 +416,15 @@ class ReportDocument:
 
     def render(self) -> str:
         config = self.summary["config"]
+        opening = (
+            short_answer_lines(self.summary["question"], self.short_answer) + ["## Method and data", ""]
+            if self.short_answer
+            else [f"**Question.** {self.summary['question']}", ""]
+        )
         lines = [
             f"# {self.title}",
             "",
-            f"**Question.** {self.summary['question']}",
-            "",
+            *opening,
             f"**Method.** {method_model_line(config, self.residual_scale)}{self.method}",
             "",
             data_sentence(self.summary, self.data_extra),
@@ -409,7 +456,7 @@ class ReportDocument:
         lines += verdict_lines(self.verdicts)
         lines += [""]
         lines = [original_study_wording(line) for line in lines]
-        check_original_study_wording("\n".join(lines[seed_start:]))
+        check_original_study_wording("\n".join(lines[2 : 2 + len(opening)] + lines[seed_start:]))
         lines += report_footer(config, self.timing, self.generator, self.source)
         return "\n".join(lines)
 

@@ -5,11 +5,32 @@ from __future__ import annotations
 from typing import Any
 
 from experiment_1.files import atomic_write_text, read_timing
-from experiment_1.report import ReportDocument, load_checked_summary
+from experiment_1.report import ReportDocument, by_id, decided, load_checked_summary, rests_on
 from experiment_2.lambda_sweep.figures import format_lambdas, plot_agreement, plot_kappa, plot_lambda_law, plot_spectra
 from experiment_2.lambda_sweep.report import method_text, results_blocks, seed_rows
 from experiment_2.record import VERDICTS
 from experiment_2.step_4_lambda_plot import LambdaPlotFlags
+
+
+def short_answer(summary: dict[str, Any]) -> list[str]:
+    """The REPORT's short answer, worded from the sweep's verdicts (Möbius basis, vector projection); a grid that
+    lacks a verdict (no λ = 0.1, none in the original study's 3B range) lacks its sentence."""
+    verdicts = by_id(summary["verdicts"])
+    claims = {
+        "migration.vector": "the claim that the spectrum migrates to lower orders as λ falls (3A)",
+        "seed_endpoint": "the claim that κ^v falls as far as the original study reports",
+        "power_law.vector": "the claim that every resolved order k ≥ 2 follows the λ^k law",
+        "cost": "the claim that top-1 agreement with the unscaled network stays inside the range the original study "
+        "reports for λ just below 1 (3B)",
+    }
+    found = [f"{claim} {decided(verdicts[name])}" for name, claim in claims.items() if name in verdicts]
+    sentences = [
+        "In the Möbius basis on the vector projection, " + ", and ".join(found[:2]) + ".",
+        *(part[0].upper() + part[1:] + "." for part in found[2:]),
+    ]
+    return (sentences if found else []) + [
+        rests_on(summary, "each under all 2^L residual-gate masks at every λ of the sweep")
+    ]
 
 
 def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figures: dict[str, str]) -> str:
@@ -28,6 +49,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None, figu
         + (f" (λ = {format_lambdas(added)} added as the agreement reference)" if added else ""),
         source="summary_all.json",
         residual_scale=lambdas,
+        short_answer=short_answer(summary),
     ).render()
 
 

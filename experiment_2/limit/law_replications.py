@@ -12,9 +12,12 @@ from experiment_1.report import (
     Reading,
     Rule,
     all_must_hold,
+    by_id,
     check_verdicts,
+    decided,
     format_stat,
     markdown_table,
+    short_answer_lines,
     verdict_lines,
 )
 from experiment_2.record import VERDICTS
@@ -123,6 +126,19 @@ def summarize(tests: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
     return summary
 
 
+def short_answer(summary: dict[str, Any]) -> list[str]:
+    """The REPORT's short answer, worded from the combined verdicts."""
+    verdicts, first = by_id(summary["verdicts"]), summary["replications"][0]
+    law, order = first["law"], first["deciding_order"]
+    return [
+        f"The claim that the law predicted before each run (`{law}`) holds at every resolved order k ≥ 2 in every "
+        f"replication {decided(verdicts[f'replications.{law}'])}, and the claim that its slope holds at the deciding "
+        f"order k = {order} in every replication {decided(verdicts[f'replications.{law}.k{order}'])}.",
+        f"These rest on {len(summary['replications'])} λ sweeps of the held-block ResNet-18 (vector projection, Möbius "
+        "basis), each judged by its own law test against a prediction committed before it ran.",
+    ]
+
+
 def report_markdown(summary: dict[str, Any]) -> str:
     """REPORT.md of the combined verdict, from summary_replications.json only."""
     order = summary["replications"][0]["deciding_order"]
@@ -144,7 +160,8 @@ def report_markdown(summary: dict[str, Any]) -> str:
     lines = [
         "# Experiment 3C — the exact-zero-chain law over its a priori replications",
         "",
-        f"**Question.** {summary['question']}",
+        *short_answer_lines(summary["question"], short_answer(summary)),
+        "## Method and data",
         "",
         "**Method.** Each replication is one λ sweep of the held-block ResNet-18 judged by "
         "`experiment_2.step_7_law_test` against its own prediction file, committed before it ran (the file and its "

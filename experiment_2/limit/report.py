@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiment_1.report import ReportDocument, format_number, format_stat, markdown_table
+from experiment_1.report import ReportDocument, by_id, decided, format_number, format_stat, markdown_table, rests_on
 from experiment_2.lambda_sweep.figures import format_lambdas
 from experiment_2.limit.laws import LAWS
 
@@ -73,6 +73,39 @@ def successive_trend(block: dict[str, Any], order: int, predicted: float) -> str
     return f"{said}: they still {direction} at every step, towards the law's {format_number(predicted)}."
 
 
+LAW_WORDS = {
+    "lambda_k": "the λ^k law",
+    "kink": "the kink law min(k, s) (stated before the 3C runs)",
+    "kink_chain": "the exact-zero-chain law (fitted after measuring ResNet-18)",
+}
+VARIANT_WORDS = {"native": "With its own (native) activations", "smooth": "With the smooth activation swap"}
+
+
+def short_answer(summary: dict[str, Any]) -> list[str]:
+    """A 3C REPORT's short answer, worded from its verdicts: per variant, each law's verdict (every order, vector
+    projection, Möbius basis), the deciding order's where the summary has one, and what they rest on."""
+    verdicts, sentences = by_id(summary["verdicts"]), []
+    for variant, opening in VARIANT_WORDS.items():
+        claims = [
+            f"the claim that every order follows {words} {decided(verdicts[f'exp3c.{variant}.{law}'])}"
+            for law, words in LAW_WORDS.items()
+            if f"exp3c.{variant}.{law}" in verdicts
+        ]
+        if claims:
+            sentences.append(
+                f"{opening}, " + (", ".join(claims[:-1]) + ", and " if len(claims) > 1 else "") + claims[-1] + "."
+            )
+    for verdict_id, entry in verdicts.items():
+        if verdict_id.startswith("exp3c.native.kink_chain.k"):
+            order = verdict_id.rpartition(".k")[2]
+            sentences.append(f"The claim that its slope holds at the deciding order k = {order} {decided(entry)}.")
+    return sentences + [
+        rests_on(
+            summary, "the vector projection in the Möbius basis, each image under all 2^L masks at every λ of the sweep"
+        )
+    ]
+
+
 def limit_document(
     title: str, summary: dict[str, Any], method: str, results: list[str], verdict: list[str], generator: str
 ) -> str:
@@ -90,4 +123,5 @@ def limit_document(
         data_extra=f"; λ ∈ {{{lambdas}}}",
         source="summary_3c.json",
         residual_scale=f"λ ∈ {{{lambdas}}}",
+        short_answer=short_answer(summary),
     ).render()

@@ -12,7 +12,7 @@ import torch
 
 from experiment_1.files import atomic_write_text, read_timing
 from experiment_1.network import DEFAULT_BETA
-from experiment_1.report import ReportDocument, format_percent, format_stat, markdown_table
+from experiment_1.report import ReportDocument, by_id, decided, format_percent, format_stat, markdown_table, rests_on
 from experiment_1.run import (
     EvaluationSetup,
     RunConfig,
@@ -57,6 +57,19 @@ def variant_description(setup: EvaluationSetup) -> dict[str, Any]:
         "smooth_activations": record.get("smooth_activations"),
         "run_id": record["run_id"],
     }
+
+
+def short_answer(summary: dict[str, Any]) -> list[str]:
+    """The REPORT's short answer, worded from swap_cost.json's verdict."""
+    top1 = {variant: format_percent(summary["variants"][variant]["top1"]["mean"]) for variant in VARIANTS}
+    return [
+        "The claim that the smooth activation swap lowers the full-mask top-1 accuracy at λ = 1 "
+        f"{decided(by_id(summary['verdicts'])['swap_lowers_top1'])}.",
+        f"Top-1 is {top1['native']} with the network's own activations and {top1['smooth']} with the swap.",
+        rests_on(
+            summary, f"{summary['num_labelled']} of them labelled, each read at the full mask with both activations"
+        ),
+    ]
 
 
 def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> str:
@@ -104,6 +117,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
         timing=timing,
         data_extra=f"; {summary['num_labelled']} labelled",
         source="swap_cost.json",
+        short_answer=short_answer(summary),
     ).render()
 
 

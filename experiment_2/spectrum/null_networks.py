@@ -48,11 +48,15 @@ from experiment_1.report import (
     Rule,
     bootstrap_mean_ci,
     bootstrap_mean_ci_rows,
+    by_id,
+    decided,
     effect_from_stat,
     format_number,
     format_stat,
     holm,
     markdown_table,
+    network_name,
+    short_answer_lines,
     verdict_lines,
 )
 from experiment_2.spectrum.evaluation import kappa_distribution
@@ -499,6 +503,26 @@ def network_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
+def short_answer(summary: dict[str, Any]) -> list[str]:
+    """The REPORT's short answer, worded from the between-network verdicts."""
+    verdicts, config = by_id(summary["verdicts"]), summary["config"]
+    sentences = [
+        f"The claim that training changes κ^v in the Möbius basis on the vector projection "
+        f"{decided(verdicts['null_networks.kappa_vector'])}"
+        + (
+            f", and the claim that it changes κ_W^v in the Walsh basis {decided(verdicts['null_networks.walsh_kappa_vector'])}."
+            if "null_networks.walsh_kappa_vector" in verdicts
+            else "."
+        ),
+        f"The claim that every random-init network is a function of its input, resolved above round-off, "
+        f"{decided(verdicts['null_input_function'])}.",
+        f"These rest on the trained {network_name(config['arch'])} ranked among {summary['num_null_networks']} random-init "
+        f"networks of its architecture, each read on the same {summary['num_images_per_network']} images under all "
+        f"2^{config['num_blocks']} residual-gate masks.",
+    ]
+    return sentences
+
+
 def null_markdown(summary: dict[str, Any], generator: str, source: str, wall_seconds: float | None = None) -> str:
     """REPORT.md of the between-network null; ``wall_seconds``: the seeds' evaluation time summed (their timing.json)."""
     headers, rows = statistics_rows(summary)
@@ -506,7 +530,8 @@ def null_markdown(summary: dict[str, Any], generator: str, source: str, wall_sec
     lines = [
         "# Experiment 2 — the random-init null over networks",
         "",
-        f"**Question.** {summary['question']}",
+        *short_answer_lines(summary["question"], short_answer(summary)),
+        "## Method and data",
         "",
         f"**Data.** {design_sentence(summary)}",
         "",

@@ -13,7 +13,9 @@ from experiment_1.mobius import PROJECTIONS
 from experiment_1.report import (
     COLOURS,
     ReportDocument,
+    by_id,
     check_verdicts,
+    decided,
     figure,
     format_number,
     format_percent,
@@ -24,6 +26,7 @@ from experiment_1.report import (
     new_figure,
     new_figure_grid,
     published_value,
+    rests_on,
     save_figure,
 )
 from experiment_2.record import VERDICTS
@@ -344,6 +347,28 @@ def null_networks_blocks(nulls: dict[str, Any], source: Path) -> list[str]:
     ]
 
 
+def short_answer(summary: dict[str, Any], comparison: list[dict[str, Any]]) -> list[str]:
+    """The REPORT's short answer, worded from the summary's verdicts (and the random-init null's, where given)."""
+    verdicts = by_id(summary["verdicts"] + comparison)
+    sentences = [
+        "In the Möbius basis, the original study's claim that the spectrum peaks at a middle order with no low-order "
+        f"bias {decided(verdicts['middle_peak.vector'])} on the vector projection and "
+        f"{decided(verdicts['middle_peak.scalar'])} on the scalar (predicted-class) projection."
+    ]
+    if "walsh.shape.vector" in verdicts and "basis.vector" in verdicts:
+        sentences.append(
+            "In the Walsh basis on the vector projection, the claim that the energy sits at higher orders than subset "
+            f"counting predicts {decided(verdicts['walsh.shape.vector'])}, and the claim that the Möbius shape reading "
+            f"holds in the Walsh basis too {decided(verdicts['basis.vector'])}."
+        )
+    if "null_networks.kappa_vector" in verdicts:
+        sentences.append(
+            "Against random-init networks of the same architecture, the claim that training changes κ^v (Möbius basis, "
+            f"vector projection) {decided(verdicts['null_networks.kappa_vector'])}."
+        )
+    return sentences + [rests_on(summary, "each evaluated under all 2^L residual-gate masks")]
+
+
 def report_markdown(
     summary: dict[str, Any],
     compare: dict[str, Any] | None,
@@ -376,6 +401,7 @@ def report_markdown(
         if nulls is not None
         else "",
         seed_headers=["quantity", "the original study (README / paper)", f"ours ({summary['config']['arch']})"],
+        short_answer=short_answer(summary, comparison),
     ).render()
 
 

@@ -629,7 +629,19 @@ def report(wall_line: list[str]) -> str:
     lines = [
         "# Experiment 2 — the random-init null over networks",
         "",
+        "## Short answer",
+        "",
         f"**Question.** {QUESTION}",
+        "",
+        "The claim that training changes κ^v in the Möbius basis on the vector projection reads **cannot tell** "
+        f"({EFFECT_NAME} = {kappa_effect}, verdict `null_networks.kappa_vector`), and the claim that it changes κ_W^v in "
+        f"the Walsh basis reads **cannot tell** ({EFFECT_NAME} = {walsh_effect}, verdict "
+        "`null_networks.walsh_kappa_vector`). The claim that every random-init network is a function of its input, "
+        "resolved above round-off, **fails** (least-varying random-init network's trunk-energy spread / the trained "
+        "network's = 5.00e-06, verdict `null_input_function`). These rest on the trained ResNet-18 ranked among 3 "
+        "random-init networks of its architecture, each read on the same 3 images under all 2^3 residual-gate masks.",
+        "",
+        "## Method and data",
         "",
         f"**Data.** {DESIGN}",
         "",

@@ -98,7 +98,8 @@ def test_steps_4_and_5_end_to_end(
     step_5_shapley_plot.main(["--summary", str(output_dir / "shapley.json")])
     report = (output_dir / "REPORT.md").read_text()
     top = max(summary["blocks"], key=lambda block: block["share_top"])
-    assert f"block `{top['name']}` carries the largest Shapley value" in report
+    short_answer = report.split("## Short answer", 1)[1].split("## Method and data", 1)[0]
+    assert f"Block `{top['name']}` carries the largest Shapley value" in short_answer
     assert (
         "Beside Experiment 4's expert sets" in report
         and "![Shapley values of the blocks](shapley_blocks.png)" in report

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from experiment_1.report.markdown import ReportDocument, data_sentence, figure
+import pytest
+
+from experiment_1.report.markdown import ReportDocument, data_sentence, decided, figure
 
 
 def _summary(arch: str = "resnet18", weights: str = "IMAGENET1K_V1") -> dict:
@@ -131,3 +133,54 @@ def test_a_summarys_stored_source_and_verdicts_are_reworded_in_the_report() -> N
     )
     assert "as far as the original study reports" in text and "below the original study's" in text
     assert "seed" not in text.split("## Configuration")[0].lower()
+
+
+def _entry(decision: str, **parts: object) -> dict:
+    return {"id": "x.vector", "claim": "c", "decision": decision, "rule": "r", **parts}
+
+
+def test_a_short_answer_opens_the_report_before_its_first_table() -> None:
+    entry = _entry("holds", effect={"name": "κ − null κ", "value": 0.5, "ci_low": 0.25, "ci_high": 0.75})
+    text = ReportDocument(
+        title="T",
+        summary=_summary(),
+        method="We count.",
+        results=["| a |\n|---|\n| 1 |"],
+        seed_rows=[["q", "1", "2"]],
+        seed_source="s",
+        generator="g",
+        short_answer=[f"The claim that it is so {decided(entry)}.", "It rests on 4 images."],
+    ).render()
+    head = text.split("\n|", 1)[0]
+    assert head.startswith("# T\n\n## Short answer\n\n**Question.** Is it so?\n\n")
+    assert (
+        "The claim that it is so **holds** (κ − null κ = 0.5 [0.25, 0.75], verdict `x.vector`). It rests on 4 images."
+        in head
+    )
+    assert head.index("## Short answer") < head.index("## Method and data") < head.index("**Method.**")
+
+
+def test_a_short_answer_is_at_most_five_sentences_and_never_empty() -> None:
+    def render(sentences: list[str]) -> str:
+        return ReportDocument("T", _summary(), "", [], [], "g", seed_source="s", short_answer=sentences).render()
+
+    assert "## Short answer" in render(["a."] * 4)
+    with pytest.raises(ValueError, match="1 to 4 sentences"):
+        render(["a."] * 5)
+    assert "## Short answer" not in render([])  # a step not yet converted opens with its question alone
+
+
+def test_decided_words_the_stored_decision_never_another() -> None:
+    assert decided(_entry("fails", statistic={"name": "p_k", "value": 0.25, "percent": True})) == (
+        "**fails** (p_k = 25.0 %, verdict `x.vector`)"
+    )
+    assert (
+        decided(_entry("cannot tell (not converged)")) == "reads **cannot tell (not converged)** (verdict `x.vector`)"
+    )
+
+
+def test_the_short_answer_obeys_the_original_study_wording_rule() -> None:
+    with pytest.raises(ValueError, match="the original study reports"):
+        ReportDocument(
+            "T", _summary(), "", [], [], "g", seed_source="s", short_answer=["Denser than the seed's network."]
+        ).render()
