@@ -40,7 +40,7 @@ RECORDS = (
         primary=f"{RESULTS}/summary.json",
         tables=("experiment_1",),
         figures=(("FigExpOneReconstruction", f"{RESULTS}/reconstruction_error.pdf"),),
-        single_pass="experiment_1.reconstruction.single_pass:EXPERIMENT_1",
+        single_pass="experiment_1.step_3_evaluate:COMMAND",
         rebuild="experiment_1.record:rebuild",
     ),
 )

@@ -44,7 +44,7 @@ VERDICTS: dict[int | str, VerdictTable] = {
         ("exp3c.*.*.k*", f"{_LAWS}:DECIDING_ORDER"),
         ("exp3c.*.*", f"{_LAWS}:LAW"),
         ("swap_lowers_top1", "experiment_2.limit.swap_cost:SWAP"),
-        ("replications.*", "experiment_2.step_9_law_replications:ALL_MUST_HOLD"),
+        ("replications.*", "experiment_2.limit.law_replications:ALL_MUST_HOLD"),
     ),
     "experiment_2_low_orders": (
         ("walsh_low_degree_share.*", f"{_PAST}:LOW_DEGREE"),
@@ -68,7 +68,7 @@ RECORDS = (
             ("FigExpTwoKappa", f"{RESULTS}/kappa_histogram.pdf"),
             ("FigExpTwoBases", "paper/generated/basis_spectra.pdf"),  # every network's; rendered by paper.plots
         ),
-        single_pass="experiment_2.spectrum.evaluation:EXPERIMENT_2",
+        single_pass="experiment_2.step_1_evaluate:COMMAND",
         rebuild="experiment_2.spectrum.evaluation:rebuild",
     ),
     ExperimentRecord(

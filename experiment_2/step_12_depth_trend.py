@@ -20,7 +20,7 @@ Outputs: <output-dir>/summary.json, REPORT.md.
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ import numpy as np
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json
 from experiment_1.report import SATURATED, bootstrap_mean_ci_rows, format_number, markdown_table, verdict_lines
-from experiment_1.run import run_config
+from experiment_1.run import Command, flag, run_config
 from experiment_2.past_exhaustive.low_orders import PROJECTIONS
 from experiment_2.past_exhaustive.verdicts import NULL_NOTE, depth_change_verdict
 
@@ -41,15 +41,28 @@ QUESTION = (
 )
 
 
-def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", nargs="+", type=Path, required=True, help="step-8 output folders (two or more)")
-    parser.add_argument("--output-dir", type=Path, required=True)
-    parser.add_argument("--seed", type=run_config.seed, default=0, help="the bootstrap's seed (default: %(default)s)")
-    args = parser.parse_args(argv)
-    if len(args.runs) < 2:
-        raise PipelineError(f"--runs: a change with depth needs two or more step-8 folders, got {len(args.runs)}")
-    return args
+@dataclass(frozen=True)
+class DepthTrendFlags:
+    """The step's flags: two or more step-8 folders, where the trend goes, the bootstrap's seed."""
+
+    runs: list[Path] = flag(
+        "step-8 output folders (two or more)",
+        nargs="+",
+        path="folder",
+        what="step-8 output folder",
+        fix="run python -m experiment_2.step_8_low_orders into it first",
+    )
+    output_dir: Path = flag("where summary.json and REPORT.md go", path="output")
+    seed: int = flag("the bootstrap's seed (default: %(default)s)", type=run_config.seed, default=0)
+
+    def problems(self) -> list[str]:
+        """Fewer than two runs."""
+        if len(self.runs) < 2:
+            return [f"--runs: a change with depth needs two or more step-8 folders, got {len(self.runs)}"]
+        return []
+
+
+COMMAND = Command(__doc__, DepthTrendFlags, None)
 
 
 def load_run(folder: Path) -> dict[str, Any]:
@@ -249,7 +262,7 @@ def report_markdown(summary: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse(argv)
+    args = COMMAND.parse(argv)
     runs = sorted((load_run(folder) for folder in args.runs), key=lambda run: run["summary"]["num_blocks"])
     summary = build_summary(runs, args.seed)
     args.output_dir.mkdir(parents=True, exist_ok=True)

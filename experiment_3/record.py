@@ -47,7 +47,7 @@ RECORDS = (
             ("FigExpThreeCurves", f"{RESULTS}/topk_curves.pdf"),
             ("FigExpThreeOrders", f"{RESULTS}/topk_orders.pdf"),
         ),
-        single_pass="experiment_3.topk_pass:EXPERIMENT_3",
+        single_pass="experiment_3.step_1_evaluate:COMMAND",
         rebuild="experiment_3.record:rebuild",
     ),
 )

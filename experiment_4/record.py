@@ -30,6 +30,6 @@ RECORDS = (
             ("FigExpFourNN", f"{RESULTS}/nn_accuracy_vs_k.pdf"),
             ("FigExpFourCore", f"{RESULTS}/global_core.pdf"),
         ),
-        single_pass="experiment_4.signatures_pass:EXPERIMENT_4",
+        single_pass="experiment_4.step_1_signatures:COMMAND",
     ),
 )

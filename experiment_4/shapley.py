@@ -38,7 +38,6 @@ from experiment_1.mobius import (
 from experiment_1.report import published_numbers
 
 QUESTION = "Which residual blocks carry each image's prediction (the blocks' Shapley values), and how much does that vary over images and classes?"
-DEFAULT_NN_K = 32  # Experiment 4's signature size (step_2_overlap --nn-K)
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 

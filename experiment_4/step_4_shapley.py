@@ -23,81 +23,32 @@ Outputs: <output-dir>/shapley.json (per-block distributions over images, the bet
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
-
-import numpy as np
+from dataclasses import dataclass
 
 from experiment_1.errors import run_cli
-from experiment_1.run import (
-    MOBIUS_DTYPES,
-    BatchFunction,
-    EvaluationSetup,
-    ExperimentPass,
-    image_counts,
-    provenance,
-    run_config,
-    run_step,
-    valid_images,
-    write_results,
-)
-from experiment_4.shapley import DEFAULT_NN_K, shapley_batch, summarize
-from experiment_4.signatures_pass import check_labelled, resolve_store_k
-
-STAGE = "experiment_4.step_4_shapley/shapley"
-SUMMARY_NAME = "shapley.json"
+from experiment_1.run import Command, RunConfig, flag
+from experiment_4.step_2_overlap import DEFAULT_NN_K
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--nn-K",
-        dest="nn_k",
-        type=run_config.positive_int,
+@dataclass(frozen=True, kw_only=True)
+class ShapleyConfig(RunConfig):
+    """The evaluation flags and the expert-set size (checked against 2^L once the network is built)."""
+
+    nn_k: int = flag(
+        "the expert-set size whose subsets' blocks are counted (default: %(default)s, step_2_overlap's --nn-K)",
+        low=1,
+        option="--nn-K",
         default=DEFAULT_NN_K,
-        help="the expert-set size whose subsets' blocks are counted (default: %(default)s, step_2_overlap's --nn-K)",
     )
 
 
-def prepare(setup: EvaluationSetup) -> dict[str, Any]:
-    """Labels checked; --nn-K checked against 2^L: an option of the configuration (the resume key)."""
-    check_labelled(setup)
-    return {"nn_k": resolve_store_k("--nn-K", setup.args.nn_k, DEFAULT_NN_K, setup.model.num_blocks)}
-
-
-def batch_function(setup: EvaluationSetup) -> BatchFunction:
-    """:func:`experiment_4.shapley.shapley_batch` with the run's Möbius dtype and expert-set size."""
-    dtype, nn_k = MOBIUS_DTYPES[setup.config.mobius_dtype], setup.config["nn_k"]
-
-    def compute(logits: Any, labels: Any) -> dict[str, Any]:
-        return shapley_batch(logits, dtype, nn_k)
-
-    return compute
-
-
-def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[str, Any]) -> None:
-    """Write shapley.json, per_image.npz and timing; one line on stdout."""
-    counts = image_counts(valid_images(arrays))
-    summary = summarize(arrays, provenance(setup), counts, setup.config["nn_k"])
-    path = write_results(setup, arrays, summary, timing, summary_name=SUMMARY_NAME)
-    top = max(summary["blocks"], key=lambda block: block["share_top"])
-    print(
-        f"wrote {path}: {summary['num_valid']} images; block {top['name']} carries the largest Shapley value of the "
-        f"predicted class in {top['share_top']:.0%} of them"
-    )
-
-
-EXPERIMENT_4_SHAPLEY = ExperimentPass(4, STAGE, "Exp 4 Shapley", batch_function, finish, add_arguments, prepare)
-
-
-def main(argv: list[str] | None = None) -> None:
-    run_step(
-        EXPERIMENT_4_SHAPLEY,
-        argv,
-        __doc__,
-        "experiment_4/results_shapley",
-        default_sample_index="experiment_1/sample_index_val.json",
-    )
-
+COMMAND = Command(
+    __doc__,
+    ShapleyConfig,
+    "experiment_4.shapley_pass:EXPERIMENT_4_SHAPLEY",
+    {"output_dir": "experiment_4/results_shapley", "sample_index": "experiment_1/sample_index_val.json"},
+)
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

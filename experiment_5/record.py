@@ -29,6 +29,6 @@ RECORDS = (
             ("FigExpFiveQuartiles", f"{RESULTS}/quartile_bars.pdf"),
             ("FigExpFiveRho", f"{RESULTS}/rho_heatmap.pdf"),
         ),
-        single_pass="experiment_5.difficulty_pass:EXPERIMENT_5",
+        single_pass="experiment_5.step_1_evaluate:COMMAND",
     ),
 )

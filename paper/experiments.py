@@ -1,5 +1,5 @@
 """Every experiment's record, in the paper's order: the one list paper/ iterates (single_pass, resummarize,
-make_tables, verdict_text, macros, figures, claims). Each record is declared in its experiment's ``record.py``."""
+make_tables, tables, macros, figures, claims). Each record is declared in its experiment's ``record.py``."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from experiment_1.faces import lazy_face
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
-    "DEFAULT_BETA": "gating",
+    "DEFAULT_BETA": "choices",
     "evaluate_all_masks": "engines",
     "evaluate_mask_family": "engines",
     "family_gmac": "engines",
@@ -28,7 +28,8 @@ _EXPORTS: dict[str, str] = {
     "Preprocess": "gating",
     "ResidualStack": "gating",
     "torchvision_resnet": "registry",
-    "Weights": "gating",
+    "Weights": "choices",
+    "parse_weights": "choices",
     "load_weights_into": "gating",
 }
 _SUBMODULES: tuple[str, ...] = ()

@@ -272,14 +272,6 @@ def seed_clause(seed: dict[str, Any], effect: dict[str, Any]) -> str:
     return text
 
 
-def verdict_sentence(entry: dict[str, Any]) -> str:
-    """One verdict as a plain sentence (paper/make_tables): claim, decision, evidence, rule."""
-    evidence = "; ".join(_verdict_evidence(entry))
-    return (
-        f"{entry['claim']}: {entry['decision']}" + (f" ({evidence})" if evidence else "") + f". Rule: {entry['rule']}"
-    )
-
-
 def verdict_lines(verdicts: Sequence[dict[str, Any]]) -> list[str]:
     """A summary's ``verdicts`` block as Markdown bullets, each rule stated once after the bullets that use it."""
     rules: list[str] = []

@@ -3,7 +3,7 @@
 An :class:`ExperimentRecord` names, for one experiment (or sub-experiment such as 3A/3B), the value of its
 summaries' ``experiment`` key, its title, the glob of every run's summary, the paper's run (the summary the
 prose, claims table and verdict appendix read), the keys of its tables in ``paper/make_tables.py``, its
-figures, the pass that feeds ``python -m paper.single_pass`` and the function that rebuilds a summary from its
+figures, the evaluation step whose pass feeds ``python -m paper.single_pass`` and the function that rebuilds a summary from its
 per-image arrays (``python -m paper.resummarize``). ``paper/experiments.py`` collects the records; every tool of
 ``paper/`` iterates them instead of restating the list.
 
@@ -35,7 +35,8 @@ class ExperimentRecord:
     figures: tuple[tuple[str, str], ...] = ()
     """(macro name, PDF path) of each figure the paper shows."""
     single_pass: str | None = None
-    """``"module:attribute"`` of its :class:`experiment_1.run.loop.ExperimentPass`, if one pass feeds it."""
+    """``"module:attribute"`` of its evaluation step (:class:`experiment_1.run.run_config.Command`: its flags, and its
+    :class:`experiment_1.run.loop.ExperimentPass` as the work), if one pass feeds it."""
     rebuild: str | None = None
     """``"module:function"`` taking ``(summary, arrays, config, seed)`` and returning the summary rebuilt from
     its per-image arrays, if it can be rebuilt."""

@@ -40,8 +40,8 @@ Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multipl
 :func:`effect_from_stat`, :func:`by_id` (look a verdict up in a block); equivalence ("no change within ±margin"):
 :func:`tost` (two one-sided t-tests), :func:`decide_equivalence`, :func:`equivalence_margin` (a fraction of the
 effect the margin must separate); :func:`parts_decision` (names a partly contradicted claim).
-Rendering (Markdown bullets for REPORTs, one plain sentence per verdict for paper/make_tables) lives in
-:mod:`experiment_1.report`: :func:`~experiment_1.report.markdown.verdict_lines`, :func:`~experiment_1.report.markdown.verdict_sentence`.
+Rendering: Markdown bullets for REPORTs in :func:`~experiment_1.report.markdown.verdict_lines`; paper/ words a verdict in
+paper/wording.py.
 """
 
 from __future__ import annotations

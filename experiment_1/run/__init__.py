@@ -1,4 +1,4 @@
-"""The shared evaluation loop: flags, the set-up of a run, the per-batch loop, provenance and the writers, the
+"""The shared evaluation loop: flags and the steps' command line, the set-up of a run, the per-batch loop, provenance and the writers, the
 single-pass ExperimentPass, torchrun sharding.
 
 Its names load lazily, on first use (:mod:`experiment_1.faces`); import them from this face, never from its
@@ -11,15 +11,13 @@ from experiment_1.faces import lazy_face
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
-    "UNSCALED": "loop",
+    "UNSCALED": "run_config",
     "ExperimentPass": "loop",
     "run_passes": "loop",
-    "run_step": "loop",
     "BatchFunction": "loop",
     "DTYPES": "setup",
     "EvaluationSetup": "setup",
     "MOBIUS_DTYPES": "setup",
-    "add_evaluation_arguments": "setup",
     "build_setup": "setup",
     "image_counts": "loop",
     "provenance": "setup",
@@ -28,6 +26,8 @@ _EXPORTS: dict[str, str] = {
     "write_results": "loop",
     "write_timing": "loop",
     "RunConfig": "run_config",
+    "Command": "run_config",
+    "flag": "run_config",
     "check_lambdas": "preflight",
     "measured_rate": "preflight",
     "unique_passes": "distributed",

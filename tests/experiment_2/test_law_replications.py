@@ -15,6 +15,7 @@ import pytest
 from experiment_1.data.shards import load_sample_list
 from experiment_1.errors import PipelineError
 from experiment_1.report import all_must_hold, check_verdicts
+from experiment_2.limit.law_replications import summarize as combine
 from experiment_2.limit.laws import (
     LAW_TEST_CONVERGENCE_TOLERANCE,
     NOT_CONVERGED,
@@ -36,7 +37,6 @@ from experiment_2.limit.report import successive_trend
 from experiment_2.limit.summary import floor_headroom
 from experiment_2.limit.verdicts import deciding_order_verdict
 from experiment_2.record import VERDICTS
-from experiment_2.step_9_law_replications import summarize as combine
 from tests.experiment_2.test_limit_rules import block
 
 REPO = Path(__file__).resolve().parents[2]
@@ -351,7 +351,7 @@ REPLICATIONS = ("lambda_1e-4", "seed1", "images_6_11")
 @pytest.mark.parametrize("name", REPLICATIONS)
 def test_each_committed_replication_ran_after_its_prediction_and_refuses_another(name: str) -> None:
     from experiment_1.files import read_json
-    from experiment_2.step_7_law_test import summarize as law_summary
+    from experiment_2.limit.law_test import summarize as law_summary
 
     folder = Path(f"{HELD}_{name}")
     test = read_json(folder / "summary_3c.json")

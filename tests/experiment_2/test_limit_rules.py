@@ -7,6 +7,7 @@ import pytest
 from planted_laws import LAMBDAS, block
 
 from experiment_1.errors import PipelineError
+from experiment_2.limit.law_test import summarize
 from experiment_2.limit.laws import (
     NOT_CONVERGED,
     POST_HOC,
@@ -17,7 +18,6 @@ from experiment_2.limit.laws import (
     scored,
 )
 from experiment_2.limit.verdicts import law_verdict
-from experiment_2.step_7_law_test import summarize
 
 
 def test_slopes_still_climbing_read_not_converged_not_fails() -> None:

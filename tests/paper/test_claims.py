@@ -1,5 +1,6 @@
-"""The claims table and the abstract's findings follow the stored verdicts: a changed verdict changes them, a missing
-block leaves its claim out (never a placeholder)."""
+"""The claims tables and each claim's sentence follow the stored verdicts: a changed verdict changes them, a missing
+block leaves its claim out (never a placeholder), runs that read the same are told apart, and a headline that lacks a
+claim's sentence or a table that lacks a decided verdict is named."""
 
 from __future__ import annotations
 
@@ -7,17 +8,7 @@ import json
 from pathlib import Path
 
 from experiment_1.files import SCHEMA_VERSION
-from paper.claims import (
-    CLAIMS,
-    abstract_tex,
-    claim_rows,
-    claims_tex,
-    decision_phrase,
-    plain_sentences,
-    undecided,
-    unreported,
-    variants,
-)
+from paper.claims import CLAIMS, claim_rows, claim_sentence, claims_tex, plain_sentences, unreported, variants
 from paper.committed_runs import allow_all_runs
 from paper.experiments import record_of
 
@@ -79,8 +70,11 @@ def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
     )
     assert row.number == "Γ_K, K = 4 of 16 (25 % of 2^L): 43.0 % [42.0 %, 44.0 %]"
     assert row.why == "the reported 94.0 % lies above our CI"
-    assert "Claim 4" in abstract_tex([row]) and "not confirmed on EfficientNet-Lite0" in abstract_tex([row])
-    assert "2" in undecided(tmp_path) and "4" not in undecided(tmp_path)
+    sentence = claim_sentence([row], verdicts=True)
+    assert sentence == (
+        "Claim 4, concentration of the coefficients as high as reported: not confirmed on EfficientNet-Lite0 "
+        "(verdict `captured_energy.vector`)."
+    )
     assert "Claim 2" not in claims_tex(tmp_path)  # the claim without a block is left out, with no placeholder sentence
     assert r"\newcommand{\ClaimFindingTwo}{}" in claims_tex(tmp_path)
     assert r"\newcommand{\ClaimFindingFour}{\paragraph{Against the original study" in claims_tex(tmp_path)
@@ -88,9 +82,7 @@ def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
     assert "confirmed on EfficientNet-Lite0" in claims_tex(tmp_path) and "not confirmed" not in claims_tex(tmp_path)
 
 
-def test_words_for_decisions_and_variants() -> None:
-    assert decision_phrase("cannot tell (not converged)") == "not decided by these data (not converged)"
-    assert decision_phrase("saturated") == "untestable here (the measure is saturated)"
+def test_variants_and_labels() -> None:
     assert variants(["exp3c.native.lambda_k", "exp3c.smooth.lambda_k"]) == ["native", "smooth"]
     assert variants(["seed_claim"]) == [""]
     assert len({claim.label for claim in CLAIMS}) == len(CLAIMS)
@@ -125,16 +117,44 @@ def sweep_summary(arch: str, decision: str, change: float) -> dict:
     return current({**summary, "verdicts": [entry]})
 
 
-def test_every_committed_decided_verdict_about_a_claim_is_in_its_rows_and_the_headlines() -> None:
+def test_every_committed_decided_verdict_about_a_claim_is_in_its_rows_and_the_readme() -> None:
     rows = claim_rows(REPO)
     readme = (REPO / "README.md").read_text()
     headline = readme[readme.index("<!-- generated:headline") : readme.index("<!-- /generated:headline -->")]
-    abstract = " ".join(plain_sentences(rows).values())
-    assert unreported(REPO, rows, {"the abstract": abstract, "the README headline": headline}) == []
+    assert unreported(REPO, rows, {"the README headline": headline}) == []
     two = {(row.claim.label, row.network): row.decision for row in rows if row.claim.label in ("2", "2′", "3")}
     assert two[("2", "EfficientNet-Lite0")] == "holds" and two[("2′", "EfficientNet-Lite0")] == "fails"
     assert two[("2′", "EfficientNet-Lite1")] == "holds"  # the stronger reading holds on the deeper network
     assert {network for label, network in two if label == "3"} >= {"EfficientNet-Lite0", "EfficientNet-Lite1"}
+
+
+def test_runs_of_one_network_are_told_apart_and_counted_once() -> None:
+    rows = [row for row in claim_rows(REPO) if row.claim.label == "3′"]
+    held = [row.label for row in rows if row.network.startswith("ResNet-18 first block held")]
+    assert (
+        len(held) == len(set(held)) == 4
+    )  # the four replications: seed, λ grid and image list named where they differ
+    assert all("seed" in label for label in held)
+    compact = claims_tex(REPO).split(r"\newcommand{\ClaimsTableFull}")[0]
+    assert "ResNet-18 first block held (random init), N = 6 (4 runs)" in compact
+    assert "(2 runs)" not in compact.split("3′")[0]  # claim 1's two verdicts of one run are one run
+
+
+def test_a_sentence_counts_the_commonest_decision_and_names_the_others(tmp_path: Path) -> None:
+    allow_all_runs(tmp_path)
+    for arch, decision, change in (
+        ("efficientnet_lite0", "holds", -1.39),
+        ("efficientnet_lite1", "fails", 0.907),
+        ("efficientnet_lite2", "holds", -1.2),
+    ):
+        folder = tmp_path / f"experiment_2/results_lambda_{arch}_sample"
+        folder.mkdir(parents=True)
+        (folder / "summary_all.json").write_text(json.dumps(sweep_summary(arch, decision, change)))
+    sentence = plain_sentences(claim_rows(tmp_path))["3"]
+    assert sentence == (
+        "Claim 3, a shift to low orders under residual scaling: confirmed on 2 of 3 networks; "
+        "not confirmed on EfficientNet-Lite1."
+    )
 
 
 def test_a_dropped_verdict_is_caught_in_the_table_and_in_a_headline(tmp_path: Path) -> None:
@@ -149,15 +169,17 @@ def test_a_dropped_verdict_is_caught_in_the_table_and_in_a_headline(tmp_path: Pa
         ("EfficientNet-Lite1", "fails"),
     ]
     sentence = plain_sentences(rows)["3"]
-    assert "confirmed on EfficientNet-Lite0" in sentence and "not confirmed on EfficientNet-Lite1" in sentence
+    assert sentence == (
+        "Claim 3, a shift to low orders under residual scaling: confirmed on EfficientNet-Lite0; "
+        "not confirmed on EfficientNet-Lite1."
+    )
     assert unreported(tmp_path, rows, {"the abstract": sentence}) == []
     primary_only = [row for row in rows if row.network == "EfficientNet-Lite0"]  # the old rows: the paper run alone
     caught = unreported(tmp_path, primary_only, {"the abstract": plain_sentences(primary_only)["3"]})
     assert caught == [
         "experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json: migration.vector (fails, "
         "EfficientNet-Lite1), claim 3: not in the claims table",
-        "experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json: migration.vector (fails, "
-        "EfficientNet-Lite1), claim 3: not in the abstract",
+        f"claim 3: the abstract lacks its sentence {sentence!r}",
     ]
     said_confirmed = sentence.replace("not confirmed on EfficientNet-Lite1", "confirmed on EfficientNet-Lite1")
     assert len(unreported(tmp_path, rows, {"the headline": said_confirmed})) == 1  # the wrong decision is caught too

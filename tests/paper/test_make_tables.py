@@ -12,7 +12,7 @@ from experiment_1.report.markdown import format_number
 from experiment_1.step_2_sample import main as sample_main
 from paper.committed_runs import allow_all_runs
 from paper.make_tables import main as tables_main
-from paper.make_tables import saturated_agreement_note
+from paper.tables import saturated_agreement_note
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -87,9 +87,10 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     timing = json.loads((results / "timing.json").read_text())
     assert f"| `experiment_1/results_tiny` | cpu | tree | 3 | 1 | {format_number(timing['wall_seconds'])} |" in text
     generated = root / "paper" / "generated"
+    paper_table = (generated / "table_experiment_1.tex").read_text()
     assert (
-        "ResNet-18 (random init), N = 3 & " in (generated / "table_experiment_1.tex").read_text()
-    )  # the paper names the network, not the folder
+        "ResNet-18 (random init), N = 3" in paper_table and "texttt" not in paper_table
+    )  # the network, not the folder
     assert "\\notrun{No Experiment 2 results yet.}" in (generated / "table_experiment_2.tex").read_text()
     assert "\\newcommand{\\ExpOneNaiveErr}{\\resultnotrun}%" in (generated / "macros.tex").read_text()
     assert (
@@ -142,7 +143,7 @@ def test_the_readme_figure_is_the_committed_spectrum_read_from_its_summary() -> 
 
 
 def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resumed_run(tmp_path: Path) -> None:
-    from paper.make_tables import wall_time_table
+    from paper.make_tables import section_blocks
 
     def record(pass_id: str, rank: int, wall: float, images: int) -> dict:
         return {
@@ -182,7 +183,7 @@ def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resume
     timing("experiment_2/results_seeds/seed_001", [record("s1", 0, 5.0, 4)])  # per-seed folders: one row
     timing("experiment_2/results_seeds/seed_002", [record("s2", 0, 6.0, 4)])
     allow_all_runs(tmp_path)
-    table = wall_time_table(tmp_path)[0]
+    table = section_blocks("wall_time", tmp_path)[0]
     rows = {row[0]: row for row in table.rows}
     assert rows["`experiment_2/results_seeds` (2 seeds)"][3:6] == ["8", "2", format_number(11.0)]
     assert rows["`experiment_3/results_b`"][3:5] == ["6", "3"] and rows["`experiment_3/results_b`"][5] == format_number(
@@ -196,29 +197,12 @@ def test_the_papers_total_hours_are_the_wall_time_tables_total() -> None:
     """``\\WallTotalHours`` and the wall-time table's last row count the same passes (each once, per-seed runs too)."""
     from experiment_1.paths import REPO_ROOT
     from paper.macros import MACROS, source_values
-    from paper.make_tables import wall_time_table
+    from paper.make_tables import section_blocks
 
     (macro,) = [macro for macro in MACROS if macro.name == "WallTotalHours"]
     (seconds,) = source_values(REPO_ROOT, macro)
-    total = {row[0]: row for row in wall_time_table(REPO_ROOT)[0].rows}["all runs, each pass once"][5]
+    total = {row[0]: row for row in section_blocks("wall_time", REPO_ROOT)[0].rows}["all runs, each pass once"][5]
     assert total == f"{format_number(seconds)} ({format_number(seconds / 3600)} h)"
-
-
-def test_rows_that_read_the_same_in_the_paper_are_told_apart_by_what_differs() -> None:
-    from paper.make_tables import distinguishing_notes, reader_label
-
-    labels = [
-        "`experiment_2/results_a` — resnet18, `random`, N = 6, native",
-        "`experiment_2/results_a_seed1` — resnet18, `random`, N = 6, native",
-        "`experiment_2/results_b` — resnet18, `random`, N = 6, smooth",
-    ]
-    facts = [
-        {"seed": "seed 0", "grid": "λ ≥ 0.001"},
-        {"seed": "seed 1", "grid": "λ ≥ 0.001"},
-        {"seed": "seed 2", "grid": "λ ≥ 0.1"},
-    ]
-    assert reader_label(labels[0]) == reader_label(labels[1]) == "ResNet-18 (random init), N = 6, native"
-    assert distinguishing_notes(labels, facts) == [" (seed 0)", " (seed 1)", ""]
 
 
 def ladder_rungs(fractions: list[float | None]) -> list[dict]:

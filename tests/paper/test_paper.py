@@ -10,14 +10,14 @@ import pytest
 
 from experiment_1.errors import PipelineError
 from experiment_1.report.record import ExperimentRecord
+from paper.claims import verdicts_body, verdicts_tex
 from paper.committed_runs import allow_all_runs, committed_glob
 from paper.figures import figures_tex
 from paper.macros import MACROS, Macro, follow, macros_tex, total_pass_seconds
-from paper.make_tables import SECTIONS
 from paper.render_latex import latex_text, render_latex
 from paper.render_markdown import render_markdown
 from paper.table_model import Bullets, NotRun, Paragraph, Table
-from paper.verdict_text import verdicts_body, verdicts_tex
+from paper.tables import SECTIONS
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "paper"
@@ -59,7 +59,7 @@ def test_every_macro_the_paper_uses_is_generated() -> None:
     used = {name for path in paper_sources() for name in GENERATED_NAME.findall(path.read_text())}
     assert used, "the paper cites no generated macro"
     assert sorted(used - generated_names()) == []
-    for key, _, _ in SECTIONS:
+    for key in (section.key for section in SECTIONS):
         assert (GENERATED / f"table_{key}.tex").exists(), f"run python -m paper.make_tables: table_{key}.tex is missing"
 
 

@@ -6,7 +6,8 @@
 - The table "Following one run" names files that exist; every Experiment 2 module the two steps import,
   transitively through Experiment 2's own modules, is a row; every experiment_1 file it names is reached from the
   two steps through imports (``from experiment_1.<package> import name`` followed through the package face's
-  ``_EXPORTS``). Computed with ``ast`` over the sources: nothing is imported. The table is read from the guide,
+  ``_EXPORTS``, and a step's work, the ``"module:function"`` its Command names). Computed with ``ast`` over the
+  sources: nothing is imported. The table is read from the guide,
   so renaming a file is one row there.
 """
 
@@ -65,6 +66,12 @@ def imported_modules(module: str) -> set[str]:
                     found.add(f"{node.module}.{alias.name}")  # a submodule imported whole
                 else:
                     found.add(node.module)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Command":  # the work it imports
+            found |= {
+                argument.value.partition(":")[0]
+                for argument in node.args
+                if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and ":" in argument.value
+            }
     return {name for name in found if name.split(".")[0] in PROJECT and module_file(name)}
 
 
@@ -137,8 +144,10 @@ def test_the_reading_path_is_the_run_s_imports() -> None:
 
 def test_the_import_walk_follows_the_faces() -> None:
     """The walk itself: a face's name leads to its module, and the steps reach the core through the faces only."""
-    assert face_exports("experiment_1.run")["run_step"] == "loop"
-    assert "experiment_1.run.loop" in imported_modules("experiment_2.step_1_evaluate")
+    assert face_exports("experiment_1.run")["Command"] == "run_config"
+    assert {"experiment_1.run.run_config", "experiment_2.spectrum.evaluation"} <= imported_modules(
+        "experiment_2.step_1_evaluate"
+    )  # the Command, and the work it names
     assert {
         "experiment_1/run/loop.py",
         "experiment_1/network/engines.py",

@@ -299,10 +299,10 @@ FITTED = "experiment_2/results_3c_resnet18_native/summary_all.json"
 
 
 def test_the_law_test_and_the_lambda_plot_write_reports_of_their_own_names() -> None:
-    from experiment_2 import step_7_law_test
+    from experiment_2.limit import law_test
 
-    assert step_7_law_test.REPORT_NAME != "REPORT.md"
-    assert (REPO / HELD / step_7_law_test.REPORT_NAME).exists() and not (REPO / HELD / "REPORT.md").exists()
+    assert law_test.REPORT_NAME != "REPORT.md"
+    assert (REPO / HELD / law_test.REPORT_NAME).exists() and not (REPO / HELD / "REPORT.md").exists()
     assert f"--sweep {HELD}/summary_all.json" in (REPO / "Makefile").read_text()
 
 

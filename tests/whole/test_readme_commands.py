@@ -26,7 +26,6 @@ import pytest
 from conftest import run_make
 from experiment_1.files import read_json
 from experiment_1.network.registry import load_factory
-from experiment_1.run import run_config
 
 REPO = Path(__file__).resolve().parents[2]
 READMES = [
@@ -206,12 +205,9 @@ def parse_only(
         raise Parsed
 
     with monkeypatch.context() as patch:
-        patch.setattr(argparse.ArgumentParser, "parse_args", parse_and_stop)
-        for check in (
-            "data_folder",
-            "sample_list_file",
-        ):  # an input an earlier command writes: the caller checks inputs
-            patch.setattr(run_config, check, Path)
+        patch.setattr(
+            argparse.ArgumentParser, "parse_args", parse_and_stop
+        )  # before the paths are checked: an input an earlier command writes
         try:
             importlib.import_module(module).main(flags)
         except Parsed:

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from experiment_1.report.markdown import ReportDocument, check_seed_wording, verdict_lines, verdict_sentence
+from experiment_1.report.markdown import ReportDocument, check_seed_wording, verdict_lines
 from experiment_1.report.rules import ci_against
 from experiment_1.report.stats import bootstrap_mean_ci
 from experiment_1.report.verdicts import (
@@ -156,8 +156,6 @@ def test_renderer_states_decision_evidence_corrected_p_seed_and_rule_once() -> N
         and "AUC = 0.61" in lines[1]
     )
     assert lines.count("1. the CI rule") == 1 and all("rule 1" in line for line in lines[:2])
-    assert verdict_sentence(block[0]).startswith("N_eff^v is higher on hard images: cannot tell (hard − easy")
-    assert "**" not in verdict_sentence(block[0]) and verdict_sentence(block[1]).endswith("Rule: the CI rule")
     assert set(DECISIONS) >= {entry["decision"] for entry in block}
 
 

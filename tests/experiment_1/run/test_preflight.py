@@ -14,8 +14,7 @@ import torch
 from experiment_1.errors import PipelineError
 from experiment_1.run import preflight as run_preflight
 from experiment_1.run.preflight import preflight
-from experiment_1.run.run_config import RunConfig
-from experiment_1.run.setup import add_evaluation_arguments
+from experiment_1.run.run_config import RunConfig, add_flags, from_flags
 
 CPU = torch.device("cpu")
 
@@ -26,8 +25,8 @@ class NoImages(list):
 
 def config(*argv: str) -> RunConfig:
     parser = argparse.ArgumentParser()
-    add_evaluation_arguments(parser, "out")
-    return RunConfig.from_flags(parser.parse_args(list(argv)))
+    add_flags(parser, RunConfig, {"output_dir": "out"})
+    return from_flags(RunConfig, parser.parse_args(list(argv)))
 
 
 def stack(blocks: int, classes: int = 1000) -> SimpleNamespace:
@@ -136,8 +135,8 @@ def test_the_too_deep_refusal_offers_the_low_orders_step_and_its_flags_exist(mon
             in refusal
         )
         assert "\n" not in refusal
-    from experiment_2.step_8_low_orders import parse
+    from experiment_2.step_8_low_orders import COMMAND
 
     assert "--order" in line and "--dry-run" in line
-    parsed = parse(["--order", "2", "--dry-run"])
+    parsed = COMMAND.parser().parse_args(["--order", "2", "--dry-run"])  # flags that step has
     assert parsed.order == 2 and parsed.dry_run is True

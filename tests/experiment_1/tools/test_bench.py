@@ -20,7 +20,7 @@ from experiment_1.tools import bench_allocator
 from experiment_1.tools.bench import main as bench_main
 from experiment_1.tools.bench_engines import add_rate_versus_baseline
 from paper.committed_runs import allow_all_runs
-from paper.make_tables import allocator_table, benchmark_table, family_benchmark_table, profile_table
+from paper.make_tables import section_blocks
 from paper.render_markdown import render_markdown
 
 
@@ -83,12 +83,13 @@ def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> No
         json.dumps({"device": "cpu (2 threads)", "rows": [row]})
     )
     allow_all_runs(tmp_path)
-    table = render_markdown(benchmark_table(tmp_path))
+    table = render_markdown(section_blocks("benchmark", tmp_path))
     assert (
         "| cpu (2 threads), allocator untuned (written before the benchmark tuned it) | efficientnet_lite0 | float32, "
-        "eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | — | 8.5 | 15.0× | 6.2× | 1.66× |"
+        "eager, channels_last | 1 × 224 px | 2 | 30 (from 64 masks) | 0.5 | 40 | 20 | 8.5 | 15.0× | 6.2× | 1.66× |"
         in table
     )
+    assert "vs ResNet-18" not in table  # a column no row holds a value of is left out
     profile = {
         "arch": "resnet18",
         "images": 1,
@@ -108,7 +109,7 @@ def test_benchmark_and_profile_tables_show_the_new_columns(tmp_path: Path) -> No
     (tmp_path / "experiment_1" / "results_profile" / "p.json").write_text(json.dumps(profile))
     assert (
         "| layer4.1 branch (×128) 40.0 %; head (×256) 30.0 %; layer1.0 branch (×1) 2.0 % | 80.0 % | 10.0 % | 1.0 % |"
-        in render_markdown(profile_table(tmp_path))
+        in render_markdown(section_blocks("profile", tmp_path))
     )
 
 
@@ -197,7 +198,7 @@ def test_the_family_benchmark_times_both_passes_in_one_run_and_its_table_shows_t
     row |= {"max_abs_disagreement": 2.0, "max_abs_logit": 4e8}  # the disagreement read against the logits' size
     output.write_text(json.dumps(bench | {"rows": [row]}))
     allow_all_runs(tmp_path)
-    table = render_markdown(family_benchmark_table(tmp_path))
+    table = render_markdown(section_blocks("family_benchmark", tmp_path))
     assert (
         "| `family_cpu.json` | cpu (1 threads), allocator tuned | resnet18 (L = 8), k ≤ 2, base off | 1 × 32 px | 37 |"
         in table
@@ -234,7 +235,7 @@ def test_the_allocator_table_shows_each_paths_ratios(tmp_path: Path) -> None:
     assert (
         "| `allocator_library.json` | library | efficientnet_lite0, 1 × 224 px, 2 tree pass(es), 1 thread(s) | 5 | "
         "2.04 / 2 / 4 | 1.02× (0.98–1.10) | 2.00× (1.50–3.00) | mallopt |"
-    ) in render_markdown(allocator_table(tmp_path))
+    ) in render_markdown(section_blocks("allocator", tmp_path))
 
 
 def test_the_allocator_benchmark_runs_each_environment_in_its_own_process(

@@ -85,12 +85,12 @@ def test_the_steps_set_both_tf32_switches_from_the_dtype_whatever_they_were(dtyp
 
     import torch
 
-    from experiment_1.run.run_config import RunConfig
-    from experiment_1.run.setup import add_evaluation_arguments, build_model
+    from experiment_1.run.run_config import RunConfig, add_flags, from_flags
+    from experiment_1.run.setup import build_model
 
     parser = argparse.ArgumentParser()
-    add_evaluation_arguments(parser, "out")
-    flags = RunConfig.from_flags(parser.parse_args(["--weights", "random", "--dtype", dtype]))
+    add_flags(parser, RunConfig, {"output_dir": "out"})
+    flags = from_flags(RunConfig, parser.parse_args(["--weights", "random", "--dtype", dtype]))
     saved = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
     try:
         for before in (True, False):
