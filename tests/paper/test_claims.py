@@ -183,3 +183,51 @@ def test_a_dropped_verdict_is_caught_in_the_table_and_in_a_headline(tmp_path: Pa
     ]
     said_confirmed = sentence.replace("not confirmed on EfficientNet-Lite1", "confirmed on EfficientNet-Lite1")
     assert len(unreported(tmp_path, rows, {"the headline": said_confirmed})) == 1  # the wrong decision is caught too
+
+
+def depth_rows() -> list:
+    """D1′'s rows as the depth ladder's summary gives them: κ^v / L rises (Möbius), κ_W^v / L falls (Walsh), and the
+    basis verdict reading the two together."""
+    from paper.claims import ClaimRow
+    from paper.wording import basis_label
+
+    claim = next(claim for claim in CLAIMS if claim.label == "D1′")
+    step = "efficientnet_lite0-efficientnet_lite1"
+    effect = {"name": "efficientnet_lite1 − efficientnet_lite0", "value": 0.07, "ci_low": 0.06, "ci_high": 0.08}
+    entries = [
+        ("kappa_over_l.depth", "holds", "(Möbius basis, vector projection: κ^v / L grows)", effect),
+        ("walsh_kappa_over_l.depth", "fails", "(Walsh basis, vector projection: κ_W^v / L grows)", effect),
+        ("kappa_over_l.basis", "fails", "(vector projection) — Möbius only: reverses in the Walsh basis", None),
+    ]
+    rows = []
+    for prefix, decision, said, number in entries:
+        entry = {
+            "id": f"{prefix}.{step}",
+            "decision": decision,
+            "claim": f"κ / L grows {said}",
+            "effect": number,
+            "rule": "r",
+        }
+        network = "EfficientNet-Lite0 vs EfficientNet-Lite1"
+        rows.append(ClaimRow(claim, "not reported", network, "", "", "24", entry, basis_label(entry)))
+    return rows
+
+
+def test_a_claim_read_in_two_bases_names_each_decisions_basis() -> None:
+    """Where a claim's rows read more than one basis, its sentence gives each decision in its basis and the basis
+    verdict's own words; the compact table keeps a row per decision and basis, with the basis column."""
+    from paper.claims import compact_table_tex, full_table_tex
+
+    rows = depth_rows()
+    assert claim_sentence(rows) == (
+        "Claim D1′, a peak beyond the binomial null's growing with depth: confirmed in the Möbius basis on "
+        "EfficientNet-Lite0 vs EfficientNet-Lite1; not confirmed in the Walsh basis on EfficientNet-Lite0 vs "
+        "EfficientNet-Lite1; Möbius only: reverses in the Walsh basis on EfficientNet-Lite0 vs EfficientNet-Lite1."
+    )
+    compact = compact_table_tex(rows)
+    assert r"\textbf{fails} & M\"obius only: reverses in the Walsh basis" in compact
+    assert r"\textbf{fails} & Walsh, vector projection" in compact
+    assert r"\textbf{holds} & M\"obius, vector projection" in compact
+    assert "basis, projection" in compact and "basis, projection" in full_table_tex(rows)
+    one_basis = [rows[0]]  # a claim read in one basis keeps its plain words
+    assert claim_sentence(one_basis).endswith("confirmed on EfficientNet-Lite0 vs EfficientNet-Lite1.")
