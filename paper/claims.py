@@ -279,11 +279,19 @@ def claim_verdicts(summary: dict[str, Any], claim: Claim) -> list[tuple[dict[str
 
 
 def images_of(summary: dict[str, Any], entry: dict[str, Any]) -> str:
-    """N of the run; of a paired comparison (the depth ladder, no network of its own), its shared images."""
+    """N of the run; of a paired comparison (the depth ladder, no network of its own), its shared images — for a verdict
+    that reads two others (the basis verdict), those of a verdict on the same pair (its id's last part)."""
     config = summary.get("config")
     if isinstance(config, dict) and "arch" in config:
         return str(summary.get("num_valid", "—"))
-    return format_number((entry.get("statistic") or {}).get("value"))
+    pair = str(entry.get("id", "")).rsplit(".", 1)[-1]
+    siblings = [other for other in summary["verdicts"] if str(other.get("id", "")).rsplit(".", 1)[-1] == pair]
+    return format_number(
+        next(
+            ((other.get("statistic") or {}).get("value") for other in [entry, *siblings] if other.get("statistic")),
+            None,
+        )
+    )
 
 
 def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]:

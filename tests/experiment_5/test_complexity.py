@@ -148,3 +148,15 @@ def test_measures_keep_the_coefficient_dtype(dtype: torch.dtype) -> None:
     measures = complexity_measures(coefficients, coefficients.sum(dim=1), (0.1,), (0.9,))
     assert measures["kappa_vector"].dtype == dtype and measures["k_err"].dtype == torch.int64
     assert walsh_order_measures(coefficients, coefficients.sum(dim=1))["walsh_kappa_scalar"].dtype == dtype
+
+
+def test_the_method_says_kappa_w_was_not_evaluated_where_the_record_lacks_it() -> None:
+    """A run whose per-image record holds κ_W of both projections defines it; one that predates the Walsh measures (or
+    holds one projection's only) says it was not evaluated, and why."""
+    from experiment_5.report import walsh_text
+
+    both = walsh_text({"measures": {"kappa_vector": {}, "walsh_kappa_vector": {}, "walsh_kappa_scalar": {}}})
+    assert both.startswith("from the Walsh (±1 Fourier) coefficients, κ_W = ")
+    for measures in ({"kappa_vector": {}}, {"walsh_kappa_vector": {}}):
+        said = walsh_text({"measures": measures})
+        assert "not evaluated here" in said and "predates the Walsh measures" in said

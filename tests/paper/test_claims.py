@@ -231,3 +231,19 @@ def test_a_claim_read_in_two_bases_names_each_decisions_basis() -> None:
     assert "basis, projection" in compact and "basis, projection" in full_table_tex(rows)
     one_basis = [rows[0]]  # a claim read in one basis keeps its plain words
     assert claim_sentence(one_basis).endswith("confirmed on EfficientNet-Lite0 vs EfficientNet-Lite1.")
+
+
+def test_a_verdict_reading_two_others_counts_their_shared_images() -> None:
+    """A paired comparison's N is its shared images; a basis verdict (no statistic of its own) takes its pair's, never
+    another pair's, and is "—" where no verdict on its pair has one."""
+    from paper.claims import images_of
+
+    summary = {
+        "verdicts": [
+            {"id": "kappa_over_l.depth.a-b", "statistic": {"name": "shared images", "value": 24}},
+            {"id": "kappa_over_l.depth_at_input.c-b", "statistic": {"name": "shared images", "value": 6}},
+            {"id": "kappa_over_l.basis.a-b", "statistic": None},
+            {"id": "kappa_over_l.basis.d-e", "statistic": None},
+        ]
+    }
+    assert [images_of(summary, entry) for entry in summary["verdicts"]] == ["24", "6", "24", "—"]
