@@ -11,6 +11,7 @@ from experiment_1.files import SCHEMA_VERSION
 from paper.claims import CLAIMS, claim_rows, claim_sentence, claims_tex, plain_sentences, unreported, variants
 from paper.committed_runs import allow_all_runs
 from paper.experiments import record_of
+from paper.wording import basis_of
 
 
 def current(summary: dict) -> dict:
@@ -122,10 +123,18 @@ def test_every_committed_decided_verdict_about_a_claim_is_in_its_rows_and_the_re
     readme = (REPO / "README.md").read_text()
     headline = readme[readme.index("<!-- generated:headline") : readme.index("<!-- /generated:headline -->")]
     assert unreported(REPO, rows, {"the README headline": headline}) == []
-    two = {(row.claim.label, row.network): row.decision for row in rows if row.claim.label in ("2", "2′", "3")}
-    assert two[("2", "EfficientNet-Lite0")] == "holds" and two[("2′", "EfficientNet-Lite0")] == "fails"
-    assert two[("2′", "EfficientNet-Lite1")] == "holds"  # the stronger reading holds on the deeper network
-    assert {network for label, network in two if label == "3"} >= {"EfficientNet-Lite0", "EfficientNet-Lite1"}
+    two = {
+        (row.claim.label, row.network, basis_of(row.entry)): row.decision
+        for row in rows
+        if row.claim.label in ("2", "2′", "3")
+    }
+    assert (
+        two[("2", "EfficientNet-Lite0", "Möbius")] == "holds" and two[("2′", "EfficientNet-Lite0", "Möbius")] == "fails"
+    )
+    assert two[("2′", "EfficientNet-Lite1", "Möbius")] == "holds"  # the stronger reading holds on the deeper network
+    assert two[("2′", "EfficientNet-Lite0", "Walsh")] == "holds"  # and in the Walsh basis on both
+    assert two[("3", "EfficientNet-Lite1", "Walsh only: reverses in the Möbius basis")] == "fails"
+    assert {network for label, network, _ in two if label == "3"} >= {"EfficientNet-Lite0", "EfficientNet-Lite1"}
 
 
 def test_runs_of_one_network_are_told_apart_and_counted_once() -> None:
