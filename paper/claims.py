@@ -217,11 +217,11 @@ class ClaimRow:
 
     @property
     def based_phrase(self) -> str:
-        """The decision in the basis it was reached in (``not confirmed in the Walsh basis``); a basis verdict's own
-        words (``Möbius only: reverses in the Walsh basis``)."""
+        """The decision with the basis it was reached in (``not confirmed (Walsh)``); a basis verdict's own words
+        (``Möbius only: reverses in the Walsh basis``)."""
         if is_basis_reading(self.entry):
             return basis_of(self.entry)
-        return f"{self.phrase} in the {basis_of(self.entry)} basis"
+        return f"{self.phrase} ({basis_of(self.entry)})"
 
     @property
     def number(self) -> str:
@@ -321,8 +321,8 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
 
 def claim_sentence(rows: list[ClaimRow], verdicts: bool = False) -> str:
     """A claim's one sentence: its commonest decision counted over its rows (``confirmed on 2 of 4 networks``), every
-    other decision with the networks it was reached on — each decision in its basis where the rows read more than one
-    (``not confirmed in the Walsh basis``, a basis verdict's ``Möbius only: reverses in the Walsh basis``) —;
+    other decision with the networks it was reached on — each decision with its basis where the rows read more than one
+    (``not confirmed (Walsh)``, a basis verdict's ``Möbius only: reverses in the Walsh basis``) —;
     ``verdicts``: naming the verdict ids it rests on."""
     claim = rows[0].claim
     runs = list(dict.fromkeys(row.network + row.facts for row in rows))
@@ -331,10 +331,9 @@ def claim_sentence(rows: list[ClaimRow], verdicts: bool = False) -> str:
     phrases = [row.based_phrase if mixed else row.phrase for row in rows]
     (common, count), *others = Counter(phrases).most_common()
 
-    def named(phrase: str) -> str:
-        return f"{phrase} on " + ", ".join(
-            dict.fromkeys(row.label for row, said in zip(rows, phrases) if said == phrase)
-        )
+    def named(phrase: str) -> str:  # where the phrase carries the basis, the run (the verdict's id part is its basis)
+        labels = (row.network + row.facts if mixed else row.label for row, said in zip(rows, phrases) if said == phrase)
+        return f"{phrase} on " + ", ".join(dict.fromkeys(labels))
 
     if not others:
         unit = "networks" if networks == len(runs) else "runs"

@@ -218,7 +218,8 @@ def depth_rows() -> list:
             "rule": "r",
         }
         network = "EfficientNet-Lite0 vs EfficientNet-Lite1"
-        rows.append(ClaimRow(claim, "not reported", network, "", "", "24", entry, basis_label(entry)))
+        variant = prefix.replace("_", " ").replace(".", " ")  # as paper.claims.variants names them
+        rows.append(ClaimRow(claim, "not reported", network, variant, "", "24", entry, basis_label(entry)))
     return rows
 
 
@@ -229,8 +230,8 @@ def test_a_claim_read_in_two_bases_names_each_decisions_basis() -> None:
 
     rows = depth_rows()
     assert claim_sentence(rows) == (
-        "Claim D1′, a peak beyond the binomial null's growing with depth: confirmed in the Möbius basis on "
-        "EfficientNet-Lite0 vs EfficientNet-Lite1; not confirmed in the Walsh basis on EfficientNet-Lite0 vs "
+        "Claim D1′, a peak beyond the binomial null's growing with depth: confirmed (Möbius) on "
+        "EfficientNet-Lite0 vs EfficientNet-Lite1; not confirmed (Walsh) on EfficientNet-Lite0 vs "
         "EfficientNet-Lite1; Möbius only: reverses in the Walsh basis on EfficientNet-Lite0 vs EfficientNet-Lite1."
     )
     compact = compact_table_tex(rows)
@@ -239,7 +240,9 @@ def test_a_claim_read_in_two_bases_names_each_decisions_basis() -> None:
     assert r"\textbf{holds} & M\"obius, vector projection" in compact
     assert "basis, projection" in compact and "basis, projection" in full_table_tex(rows)
     one_basis = [rows[0]]  # a claim read in one basis keeps its plain words
-    assert claim_sentence(one_basis).endswith("confirmed on EfficientNet-Lite0 vs EfficientNet-Lite1.")
+    assert claim_sentence(one_basis).endswith(
+        "confirmed on EfficientNet-Lite0 vs EfficientNet-Lite1, kappa over l depth."
+    )
 
 
 def test_a_verdict_reading_two_others_counts_their_shared_images() -> None:
