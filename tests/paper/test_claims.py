@@ -240,9 +240,7 @@ def test_a_claim_read_in_two_bases_names_each_decisions_basis() -> None:
     assert r"\textbf{holds} & M\"obius, vector projection" in compact
     assert "basis, projection" in compact and "basis, projection" in full_table_tex(rows)
     one_basis = [rows[0]]  # a claim read in one basis keeps its plain words
-    assert claim_sentence(one_basis).endswith(
-        "confirmed on EfficientNet-Lite0 vs EfficientNet-Lite1, kappa over l depth."
-    )
+    assert claim_sentence(one_basis).endswith("confirmed on EfficientNet-Lite0 vs EfficientNet-Lite1.")
 
 
 def test_a_verdict_reading_two_others_counts_their_shared_images() -> None:
