@@ -33,6 +33,8 @@ VERDICTS: dict[int | str, VerdictTable] = {
     ),
     "3A/3B": (
         ("migration.*", f"{_SWEEP}:MIGRATION"),
+        ("walsh.migration.*", f"{_SWEEP}:MIGRATION"),
+        ("basis.migration.*", f"{_SWEEP}:SWEEP_BASIS"),
         ("monotone.*", f"{_SWEEP}:MONOTONE"),
         ("seed_endpoint", f"{_SWEEP}:SEED_ENDPOINT"),
         ("cost", f"{_SWEEP}:COST"),

@@ -9,6 +9,9 @@ From the Möbius coefficients ``(B, 2^L, C)`` of a batch (mask bit convention of
   so ``k̄ = κ · (1 − trunk share)``;
 - ``c_le3_*``: Experiment 2's ``C_{≤3} = Σ_{k=1..3} p_k`` (order 0 excluded);
   each for the vector (``‖Δ_S h‖²``) and the scalar (``(Δ_S h[c])²``, ``c = argmax h(full)``) projection;
+- ``walsh_kappa_*`` (:func:`walsh_order_measures`, from the Walsh coefficients ``ĥ(U)``): κ in the Walsh basis,
+  ``κ_W = Σ_{k≥1} k·W_k / Σ_{k≥1} W_k`` with ``W_k = Σ_{|U|=k} energy(ĥ(U))`` (Experiment 2's ``walsh_kappa_*``), both
+  projections;
 - ``n_eff_vector``: ``N_eff^v``, the participation ratio ``(Σ e_S)² / Σ e_S²`` of the vector energies
   ``e_S = ‖Δ_S h‖²`` over the ``2^L − 1`` non-empty subsets (order 0, the trunk, excluded);
 - ``k_err``: ``K_τ^err`` for each τ, the smallest K (single-subset resolution, 1 … 2^L) whose
@@ -44,12 +47,20 @@ COMPLEXITY_MEASURES = (
     "kappa_scalar",
     "c_le3_vector",
     "c_le3_scalar",
+    "walsh_kappa_vector",
+    "walsh_kappa_scalar",
     "n_eff_vector",
     "k_err",
     "k_mass",
 )
 
-__all__ = ["COMPLEXITY_MEASURES", "PROJECTIONS", "mean_order_with_trunk", "complexity_measures"]
+__all__ = [
+    "COMPLEXITY_MEASURES",
+    "PROJECTIONS",
+    "mean_order_with_trunk",
+    "complexity_measures",
+    "walsh_order_measures",
+]
 
 
 def mean_order_with_trunk(energies: torch.Tensor) -> torch.Tensor:
@@ -59,13 +70,29 @@ def mean_order_with_trunk(energies: torch.Tensor) -> torch.Tensor:
     return torch.where(total > 0, (energies @ orders) / total, torch.full_like(total, float("nan")))
 
 
+def projected(coefficients: torch.Tensor, full: torch.Tensor) -> tuple[tuple[str, torch.Tensor], ...]:
+    """The coefficients ``(B, 2^L, C)`` in both projections: ``(("vector", …), ("scalar", the class argmax h(full)))``."""
+    return ("vector", coefficients), ("scalar", scalar_projection(coefficients, full))
+
+
+def walsh_order_measures(walsh: torch.Tensor, full_logits: torch.Tensor) -> dict[str, torch.Tensor]:
+    """``walsh_kappa_vector`` and ``walsh_kappa_scalar``: κ_W of each image from its Walsh coefficients ``(B, 2^L, C)``
+    (:func:`experiment_1.mobius.walsh_transform`), in their dtype."""
+    full = full_logits.to(walsh.dtype)
+    return {
+        f"walsh_kappa_{projection}": spectrum_statistics(order_energies(values))["kappa"]
+        for projection, values in projected(walsh, full)
+    }
+
+
 def complexity_measures(
     coefficients: torch.Tensor, full_logits: torch.Tensor, taus: Sequence[float], etas: Sequence[float]
 ) -> dict[str, torch.Tensor]:
-    """Every per-image complexity measure (see the module docstring), in the coefficients' dtype."""
+    """Every per-image complexity measure of the Möbius coefficients (see the module docstring; the Walsh ones are
+    :func:`walsh_order_measures`'), in the coefficients' dtype."""
     full = full_logits.to(coefficients.dtype)
     measures: dict[str, torch.Tensor] = {}
-    for projection, values in (("vector", coefficients), ("scalar", scalar_projection(coefficients, full))):
+    for projection, values in projected(coefficients, full):
         energies = order_energies(values)
         statistics = spectrum_statistics(energies)
         measures[f"kbar_{projection}"] = mean_order_with_trunk(energies)

@@ -2,8 +2,9 @@
 
 - :func:`thresholds` and :func:`check_labelled`: the τ / η grids and the labelled-sample check;
 - :func:`batch_arrays`: the per-batch arrays — the five difficulty scores and ``correct``
-  (:mod:`experiment_5.difficulty`), every complexity measure (:mod:`experiment_5.complexity`) and
-  ``full_prediction`` — from the ``(B, 2^L, C)`` logits of all masks and the true labels;
+  (:mod:`experiment_5.difficulty`), every complexity measure (:mod:`experiment_5.complexity`, from the Möbius
+  coefficients, and κ_W from the Walsh ones) and ``full_prediction`` — from the ``(B, 2^L, C)`` logits of all masks and
+  the true labels;
 - :func:`per_image_record`: what ``per_image.pt`` holds (configuration, counts, the sample pool, the
   sample references and every per-image array).
 """
@@ -19,9 +20,9 @@ import torch
 from experiment_1.data import list_items
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
-from experiment_1.mobius import mobius_transform
+from experiment_1.mobius import mobius_transform, walsh_transform
 from experiment_1.run import EvaluationSetup, image_counts, valid_images
-from experiment_5.complexity import complexity_measures
+from experiment_5.complexity import complexity_measures, walsh_order_measures
 from experiment_5.difficulty import difficulty_scores
 
 QUESTION = "Do hard images use more, or higher-order, block interactions?"
@@ -56,10 +57,11 @@ def batch_arrays(
         raise PipelineError(
             f"{sample_index}: label {int(labels.max())} is out of range for a model with {full.shape[1]} classes"
         )
-    coefficients = mobius_transform(logits, dim=1, dtype=dtype)
+    measures = complexity_measures(mobius_transform(logits, dim=1, dtype=dtype), full, taus, etas)
     return {
         **difficulty_scores(full, labels),
-        **complexity_measures(coefficients, full, taus, etas),
+        **measures,
+        **walsh_order_measures(walsh_transform(logits, dim=1, dtype=dtype), full),
         "full_prediction": full.argmax(dim=1),
     }
 

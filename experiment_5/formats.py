@@ -32,11 +32,12 @@ def load_per_image(path: Path) -> dict[str, Any]:
 
 
 def measure_columns(arrays: dict[str, np.ndarray], taus: list[float], etas: list[float]) -> dict[str, np.ndarray]:
-    """Every complexity measure as a 1-D array: the headline τ and η as ``k_err`` / ``k_mass``, the others suffixed."""
+    """Every complexity measure as a 1-D array: the headline τ and η as ``k_err`` / ``k_mass``, the others suffixed
+    (a record evaluated before the Walsh measures has none of them)."""
     columns = {
         name: np.asarray(arrays[name], dtype=np.float64)
         for name in COMPLEXITY_MEASURES
-        if name not in ("k_err", "k_mass")
+        if name not in ("k_err", "k_mass") and name in arrays
     }
     columns["k_err"], columns["k_mass"] = (
         np.asarray(arrays[name][:, 0], dtype=np.float64) for name in ("k_err", "k_mass")

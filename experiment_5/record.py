@@ -10,6 +10,7 @@ _RULES = "experiment_5.verdicts"
 VERDICTS: dict[int | str, VerdictTable] = {
     5: (
         ("*.hard_minus_easy", f"{_RULES}:MEASURE"),
+        ("*.basis", f"{_RULES}:BASIS"),
         ("seed_claim", f"{_RULES}:SEED_CLAIM"),
         ("k_err.partial", f"{_RULES}:PARTIAL"),
     )

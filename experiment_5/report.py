@@ -208,6 +208,23 @@ def seed_rows(analysis: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+WALSH_MEASURES = ("walsh_kappa_vector", "walsh_kappa_scalar")
+
+
+def walsh_text(analysis: dict[str, Any]) -> str:
+    """κ_W in the Method: its definition, or — for a run whose per-image record predates the Walsh measures — that it
+    was not evaluated, and why."""
+    if all(name in analysis["measures"] for name in WALSH_MEASURES):
+        return (
+            "from the Walsh (±1 Fourier) coefficients, κ_W = Σ_{k≥1} k·W_k / Σ_{k≥1} W_k, the same mean order in the "
+            "Walsh basis (W_k: the variance of h over masks at degree k), both projections"
+        )
+    return (
+        "κ_W, the mean order in the Walsh basis, is not evaluated here: this run's per_image.pt predates the Walsh "
+        "measures, so its orders are read in the Möbius basis only (the labelled pass, rerun, records them)"
+    )
+
+
 def method_text(analysis: dict[str, Any]) -> str:
     """The REPORT's Method paragraph."""
     settings = analysis["settings"]
@@ -218,12 +235,13 @@ def method_text(analysis: dict[str, Any]) -> str:
         "alike, so they are not replications). From the Möbius "
         "coefficients (float64): k̄ = Σ_{k≥0} k·E_k / Σ_{k≥0} E_k (energy-weighted mean order, trunk included); κ = Σ_{k≥1} k·p_k "
         "and C≤3 = Σ_{k=1..3} p_k (Experiment 2's, order 0 excluded) — each for the vector and the scalar projection; "
+        f"{walsh_text(analysis)}; "
         "N_eff^v = (Σ e_S)² / Σ e_S² over the 2^L − 1 non-empty subsets (order 0 excluded), e_S = ‖Δ_S h‖²; "
         f"K_τ^err (τ = {format_number(settings['taus'][0])}): the smallest K whose top-K reconstruction, subsets ranked by ‖Δ_S h‖₂ "
         f"(order 0 included), has ‖ĥ_K − h(full)‖ / ‖h(full)‖ ≤ τ; K_η^mass (η = {format_number(settings['etas'][0])}): the smallest K "
         "whose top-K subsets hold a fraction η of Σ_S e_S. Statistics: Spearman ρ with a percentile-bootstrap 95 % CI "
         f"({settings['num_resamples']} resamples of the images, seed {settings['seed']}) and p-value; quartiles of each score (equal counts), "
-        "hard − easy with a bootstrap CI and a Mann–Whitney p, Holm-corrected across the measures judged; "
+        "hard − easy with a bootstrap CI and a Mann–Whitney p, Holm-corrected across the measures judged in each basis; "
         f"{settings['partial_check']}. The decision rules are stated under the verdicts."
     )
 

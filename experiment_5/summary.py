@@ -96,7 +96,9 @@ def score_agreement(scores: dict[str, np.ndarray], primary: str) -> dict[str, An
 
 
 def measure_bounds(measure: str, num_blocks: int) -> tuple[float, ...]:
-    """The attainable limits of a measure: K thresholds 1 … 2^L, N_eff^v 1 … 2^L − 1, κ 1 … L, k̄ 0 … L, C≤3 0 … 1."""
+    """The attainable limits of a measure: K thresholds 1 … 2^L, N_eff^v 1 … 2^L − 1, κ (and κ_W) 1 … L, k̄ 0 … L,
+    C≤3 0 … 1."""
+    measure = measure.removeprefix("walsh_")
     if measure.startswith(("k_err", "k_mass")):
         return (1.0, float(2**num_blocks))
     if measure.startswith("n_eff"):
@@ -147,7 +149,7 @@ def analyze(record: dict[str, Any], primary_score: str, seed: int, num_resamples
         },
         "scores": list(DIFFICULTY_SCORES),
         "measures": list(measures),
-        "headline_measures": list(COMPLEXITY_MEASURES),
+        "headline_measures": [name for name in COMPLEXITY_MEASURES if name in measures],
         "top1_accuracy": exact_proportion_ci(correct.astype(np.float64)),
         "measure_means": {
             name: bootstrap_mean_ci(value, seed=seed, num_resamples=num_resamples) for name, value in measures.items()

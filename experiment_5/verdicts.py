@@ -9,6 +9,11 @@ check, stated per verdict — they correlate with the primary one, so they are n
 within 5 % of its range from a bound on ≥ 90 % of images is saturated (near the bound it cannot move far).
 Then the seed's claim as a whole, at the strength of its parts (:func:`seed_claim_decision`), and the partial
 check: does the primary score's association with K_τ^err survive controlling for ‖h(full)‖?
+
+Every measure but κ_W is read in the Möbius basis, the seed's. κ_W (``walsh_kappa_*``: κ in the Walsh basis) is judged by
+the same rule as κ, Holm over the Walsh measures as their own family (a control of the basis, not a part of the seed's
+claim), and ``kappa_<projection>.basis`` reads κ and κ_W together (:func:`experiment_1.report.bases_agree`): the claim
+that difficulty leaves the mean order unmoved reads the same in both bases, its claim stating what the two decisions say.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any, Mapping
 
 from experiment_1.report import (
     ALPHA,
+    BASES,
     CANNOT_TELL,
     FAILS,
     HOLDS,
@@ -25,12 +31,15 @@ from experiment_1.report import (
     Missing,
     Reading,
     Rule,
+    bases_agree,
+    basis_reading,
     bounded,
     by_id,
     effect_from_stat,
     holm,
     hypothesis_test,
     parts_decision,
+    read_bases,
     seed_comparison,
 )
 from experiment_5.association import EQUIVALENCE_SD_FRACTION
@@ -45,31 +54,46 @@ def _expected(measure: str) -> str:
     return "positive" if measure.startswith(BREADTH_PREFIXES) else "zero"
 
 
+def basis_of(measure: str) -> str:
+    """The basis a measure is read in: ``walsh`` for ``walsh_*`` (κ_W), else ``mobius``."""
+    return "walsh" if measure.startswith("walsh_") else "mobius"
+
+
 def _claim(measure: str, score: str) -> str:
-    label = measure_label(measure)
+    label, basis = measure_label(measure), BASES[basis_of(measure)]
     if _expected(measure) == "positive":
-        return f"{label} is larger on hard than on easy images ({SCORE_LABELS[score]} quartiles)"
-    return f"difficulty ({SCORE_LABELS[score]} quartiles) does not move {label} (the seed reports it invariant)"
+        return f"{label} is larger on hard than on easy images ({SCORE_LABELS[score]} quartiles; {basis} basis)"
+    said = "the seed reports it invariant" if basis_of(measure) == "mobius" else "the seed reports κ invariant (Möbius)"
+    return f"difficulty ({SCORE_LABELS[score]} quartiles) does not move {label} ({basis} basis; {said})"
+
+
+def _holm_by_basis(names: list[str], p_values: list[float]) -> dict[str, float]:
+    """Holm-adjusted p of each of ``names``, each basis a family of its own (:func:`basis_of`)."""
+    adjusted: dict[str, float] = {}
+    for basis in BASES:
+        family = [(name, p) for name, p in zip(names, p_values) if basis_of(name) == basis]
+        adjusted.update(zip([name for name, _ in family], holm([p for _, p in family])))
+    return adjusted
 
 
 def _adjusted(analysis: Mapping[str, Any], score: str) -> dict[str, float]:
-    """Holm-adjusted Mann–Whitney p of every judged (not saturated) measure under ``score``."""
+    """Holm-adjusted Mann–Whitney p of every judged (not saturated) measure under ``score``, Holm within each basis."""
     judged = [name for name in analysis["measures"] if analysis["saturation"][name] is None]
     p_values = [analysis["quartiles"][score]["measures"][name]["mann_whitney_p"] for name in judged]
-    return dict(zip(judged, holm(p_values)))
+    return _holm_by_basis(judged, p_values)
 
 
 def _equivalence(analysis: Mapping[str, Any], score: str) -> dict[str, dict[str, Any]]:
-    """Every judged order measure's TOST under ``score`` with its p Holm-adjusted over those measures (``p_adjusted``);
-    empty for an analysis written before the equivalence test."""
+    """Every judged order measure's TOST under ``score`` with its p Holm-adjusted over those measures of its basis
+    (``p_adjusted``); empty for an analysis written before the equivalence test."""
     measures = analysis["quartiles"][score]["measures"]
     judged = [
         name
         for name in analysis["measures"]
         if analysis["saturation"][name] is None and _expected(name) == "zero" and "equivalence" in measures[name]
     ]
-    adjusted = holm([measures[name]["equivalence"]["p_value"] for name in judged])
-    return {name: {**measures[name]["equivalence"], "p_adjusted": p} for name, p in zip(judged, adjusted)}
+    adjusted = _holm_by_basis(judged, [measures[name]["equivalence"]["p_value"] for name in judged])
+    return {name: {**measures[name]["equivalence"], "p_adjusted": adjusted[name]} for name in judged}
 
 
 def measure_inputs(analysis: Mapping[str, Any], measure: str, score: str) -> dict[str, Any]:
@@ -133,7 +157,8 @@ MEASURE = Rule(
     f"for equivalence within ±{EQUIVALENCE_SD_FRACTION:g} pooled between-image standard deviations by two one-sided "
     "Welch t-tests (TOST; its 90 % t-interval): holds when the TOST p, Holm-adjusted over the order measures judged, "
     "is ≤ 0.05; fails when the Holm-adjusted Mann–Whitney p ≤ 0.05, the CI excludes 0 and the difference lies beyond "
-    "the margin (one-sided p ≤ 0.05); else cannot tell. Holm runs over every measure judged",
+    "the margin (one-sided p ≤ 0.05); else cannot tell. Holm runs over every measure judged in the same basis (κ_W, "
+    "the Walsh basis, a family of its own)",
     _read_measure,
     decide_measure,
 )
@@ -173,6 +198,20 @@ SEED_CLAIM = Rule(
     seed_claim_decision,
     "the seed's claim — difficulty broadens the support (N_eff^v, K_τ^err larger on hard images) without "
     "moving the orders (k̄, κ, C≤3)",
+)
+BASIS = Rule(
+    "exp5.basis",
+    "holds when the Möbius (κ) and the Walsh (κ_W) verdicts are both decided (holds or fails) and agree, fails when both "
+    "are decided and disagree, else cannot tell; the claim states what the two decisions say",
+    lambda reading: read_bases(
+        reading,
+        f"{reading.parts[0]}.hard_minus_easy",
+        f"walsh_{reading.parts[0]}.hard_minus_easy",
+        contrary="fails",
+    ),
+    bases_agree,
+    "{projection} projection: difficulty ({score} quartiles) leaves the mean interaction order unmoved in both bases "
+    "(κ and κ_W) — {reading}",
 )
 PARTIAL_NUMBERS = ("rho", "ci_low", "ci_high", "partial_rho", "partial_ci_low", "partial_ci_high")
 
@@ -216,7 +255,7 @@ PARTIAL = Rule(
     decide_partial,
     "the association of {score} with K_τ^err is not only the logit norm ‖h(full)‖",
 )
-RULES = {"measure": MEASURE.text, "seed_claim": SEED_CLAIM.text, "partial": PARTIAL.text}
+RULES = {"measure": MEASURE.text, "seed_claim": SEED_CLAIM.text, "partial": PARTIAL.text, "basis": BASIS.text}
 """The rules' words, as analysis.json's settings record them."""
 
 
@@ -284,8 +323,10 @@ def measure_verdict(analysis: dict[str, Any], measure: str) -> dict[str, Any]:
         )
     seed_key = SEED_DIFFERENCES.get(measure)
     seed_value = (
-        analysis["published"]["resnet18"][seed_key] if seed_key else (0.0 if _expected(measure) == "zero" else None)
-    )
+        analysis["published"]["resnet18"][seed_key]
+        if seed_key
+        else (0.0 if _expected(measure) == "zero" and basis_of(measure) == "mobius" else None)
+    )  # the seed reports the Möbius basis only
     adjusted = _adjusted(analysis, primary)
     equivalence = _equivalence(analysis, primary).get(measure)
     notes = []
@@ -312,7 +353,7 @@ def measure_verdict(analysis: dict[str, Any], measure: str) -> dict[str, Any]:
             quartile["mann_whitney_p"],
             p_adjusted=adjusted[measure],
             correction="Holm",
-            family_size=len(adjusted),
+            family_size=sum(basis_of(name) == basis_of(measure) for name in adjusted),
         ),
         seed=seed_comparison(seed_value, effect) if seed_value is not None else None,
         notes=lambda decision: (
@@ -323,6 +364,31 @@ def measure_verdict(analysis: dict[str, Any], measure: str) -> dict[str, Any]:
         parameters=parameters,
         effect=effect,
     )
+
+
+def basis_verdicts(analysis: dict[str, Any], measure_verdicts: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """``kappa_<projection>.basis`` (:data:`BASIS`) where both κ and κ_W were judged."""
+    block = []
+    for projection in ("vector", "scalar"):
+        mobius, walsh = (
+            measure_verdicts.get(f"{name}.hard_minus_easy")
+            for name in (f"kappa_{projection}", f"walsh_kappa_{projection}")
+        )
+        if mobius is None or walsh is None:  # an analysis of a record without the Walsh measures
+            continue
+        block.append(
+            BASIS.verdict(
+                f"kappa_{projection}.basis",
+                {**analysis, "verdicts": list(measure_verdicts.values())},  # the parts it reads
+                fields={
+                    "projection": projection,
+                    "score": SCORE_LABELS[analysis["settings"]["primary_score"]],
+                    "reading": basis_reading(mobius["decision"], walsh["decision"], contrary="fails"),
+                },
+                notes=[f"Möbius (κ): {mobius['decision']}; Walsh (κ_W): {walsh['decision']}"],
+            )
+        )
+    return block
 
 
 def seed_claim_verdict(analysis: dict[str, Any], measure_verdicts: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -384,9 +450,13 @@ def partial_verdict(analysis: dict[str, Any]) -> dict[str, Any]:
 
 
 def verdicts(analysis: dict[str, Any]) -> list[dict[str, Any]]:
-    """The verdicts block: every measure (headline ones first), the seed's claim, the partial check."""
+    """The verdicts block: every measure (headline ones first), κ read in both bases, the seed's claim, the partial check."""
     ordered = analysis["headline_measures"] + [
         name for name in analysis["measures"] if name not in analysis["headline_measures"]
     ]
     block = [measure_verdict(analysis, measure) for measure in ordered]
-    return block + [seed_claim_verdict(analysis, by_id(block)), partial_verdict(analysis)]
+    return (
+        block
+        + basis_verdicts(analysis, by_id(block))
+        + [seed_claim_verdict(analysis, by_id(block)), partial_verdict(analysis)]
+    )

@@ -5,10 +5,13 @@ it report, what do we measure (network, N, CI), and what is the verdict? A :clas
 hold its verdicts and the verdict ids (``fnmatch`` patterns); every committed run of that record (trained networks
 only unless the claim is about any weights) gives one row per matching verdict entry, so networks that disagree each
 show their own row, and runs that read the same are told apart by what differs (paper.wording). Each verdict is worded
-by :mod:`paper.wording` from its rule's declaration; a claim's one sentence (:func:`claim_sentence`) counts its
-verdicts by decision and names the networks of every decision but the commonest, and the paper's sentence names the
-verdicts it rests on. :func:`unreported` names each decided verdict a claims table lacks and each headline that lacks
-its claim's sentence. A claim whose summaries carry no matching verdict yet is left out (never a placeholder).
+by :mod:`paper.wording` from its rule's declaration, every row with the basis and projection it reads its orders in
+(:func:`paper.wording.basis_label`): a claim about orders has its Walsh rows and the two bases read together beside the
+Möbius ones where the runs decide them ("Möbius only: reverses in the Walsh basis" where they disagree), and a run that
+decides it in the Möbius basis alone says so. A claim's one sentence (:func:`claim_sentence`) counts its verdicts by
+decision — by decision and basis where its rows read more than one — and names the networks of every decision but the
+commonest, and the paper's sentence names the verdicts it rests on. :func:`unreported` names each decided verdict a
+claims table lacks and each headline that lacks its claim's sentence. A claim whose summaries carry no matching verdict yet is left out (never a placeholder).
 
 Inputs: each record's committed summaries (paper/experiments.py). Outputs: the claims section of tables.md
 (:func:`claims_markdown`), the README's claim sentences (paper.headline), and paper/generated/claims.tex
@@ -25,7 +28,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from experiment_1.report import ExperimentRecord, format_number, format_percent, pretty_networks
+from experiment_1.report import BASES, ExperimentRecord, format_number, format_percent, pretty_networks
 from paper.checks import checked_json
 from paper.committed_runs import committed_file, committed_glob
 from paper.experiments import RECORDS, record_of
@@ -33,10 +36,13 @@ from paper.macros import follow
 from paper.render_latex import latex_text
 from paper.table_model import Block, Paragraph, Table
 from paper.wording import (
+    basis_label,
+    basis_of,
     decision_phrase,
     distinguishing_notes,
     entry_of,
     hypothesis_text,
+    is_basis_reading,
     network_label,
     number_text,
     run_facts,
@@ -71,6 +77,9 @@ class Claim:
     measured: str = ""
     """For a verdict decided from its parts (no number of its own): the id of the run's verdict whose number stands
     beside what the original study reports (Experiment 4's scalar 1-NN accuracy beside its 24.2 %)."""
+    orders: bool = False
+    """The claim is about interaction orders, so it is read in both bases: a run without a Walsh verdict about it says
+    its rows are Möbius only."""
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -90,23 +99,26 @@ CLAIMS: tuple[Claim, ...] = (
         "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)",
         "a middle-order peak of interaction mass with no low-order bias (Möbius basis)",
         why=r"^per-image peak order|low-order bias",
+        orders=True,
     ),
     Claim(
         "2′",
         "The peak is shifted beyond subset counting's (the binomial null's tied peak; Möbius basis)",
         2,
-        ("peak.vector",),
+        ("peak.vector", "walsh.peak.vector"),
         "peak at order {published/resnet18/peak_order} of L = 8 (ResNet-18), {published/resnet34/peak_order} of L = 16 "
         "(ResNet-34); subset counting peaks at L/2",
-        "a peak shifted beyond subset counting's (Möbius basis)",
+        "a peak shifted beyond subset counting's",
+        orders=True,
     ),
     Claim(
         "3",
         "Shrinking the residual branches (λ < 1) shifts the spectrum to low orders",
         "3A/3B",
-        ("migration.vector",),
+        ("migration.vector", "walsh.migration.vector", "basis.migration.vector"),
         "κ = {published/resnet18/kappa_at_lambda_1} at λ = 1, {published/resnet18/kappa_at_lambda_0.1} at λ = 0.1",
         "a shift to low orders under residual scaling",
+        orders=True,
     ),
     Claim(
         "3′",
@@ -117,6 +129,7 @@ CLAIMS: tuple[Claim, ...] = (
         "the λ^k law in the small-λ limit",
         any_weights=True,
         why=r"^(holds|fails|cannot tell) at k",
+        orders=True,
     ),
     Claim(
         "4",
@@ -139,10 +152,11 @@ CLAIMS: tuple[Claim, ...] = (
         "6",
         "Their overall complexity changes little with sample difficulty",
         5,
-        ("seed_claim",),
+        ("seed_claim", "kappa_vector.hard_minus_easy", "walsh_kappa_vector.hard_minus_easy", "kappa_vector.basis"),
         "N_eff^v hard − easy ≈ {published/resnet18/n_eff_vector_hard_minus_easy}",
         "difficulty broadening the support without moving the orders",
         measured="n_eff_vector.hard_minus_easy",
+        orders=True,
     ),
     Claim(
         "D1",
@@ -153,15 +167,17 @@ CLAIMS: tuple[Claim, ...] = (
         "a peak order growing with depth",
         reported_from=2,
         why="binomial null",
+        orders=True,
     ),
     Claim(
         "D1′",
         "On a common scale the peak moves beyond the binomial null's with depth (peak − L/2, κ^v / L)",
         "depth",
-        ("peak_minus_null.depth.*", "kappa_over_l.depth.*"),
+        ("peak_minus_null.depth.*", "kappa_over_l.depth.*", "walsh_kappa_over_l.depth.*", "kappa_over_l.basis.*"),
         "not reported (the study compares raw peak orders)",
         "a peak beyond the binomial null's growing with depth",
         reported_from=2,
+        orders=True,
     ),
     Claim(
         "D2",
@@ -191,6 +207,9 @@ class ClaimRow:
     entry: dict[str, Any]
     measured: dict[str, Any] | None = None
     """The verdict whose number the row shows when ``entry`` has none (:attr:`Claim.measured`)."""
+    basis: str = ""
+    """The basis and projection the verdict reads its orders in (paper.wording.basis_label), `` (no Walsh verdict of this
+    claim in this run)`` added for a claim about orders on a run that decides it in the Möbius basis alone."""
 
     @property
     def label(self) -> str:
@@ -203,6 +222,14 @@ class ClaimRow:
     @property
     def phrase(self) -> str:
         return decision_phrase(self.decision, self.entry)
+
+    @property
+    def based_phrase(self) -> str:
+        """The decision with the basis it was reached in (``not confirmed (Walsh)``); a basis verdict's own words
+        (``Möbius only: reverses in the Walsh basis``)."""
+        if is_basis_reading(self.entry):
+            return basis_of(self.entry)
+        return f"{self.phrase} ({basis_of(self.entry)})"
 
     @property
     def number(self) -> str:
@@ -260,11 +287,19 @@ def claim_verdicts(summary: dict[str, Any], claim: Claim) -> list[tuple[dict[str
 
 
 def images_of(summary: dict[str, Any], entry: dict[str, Any]) -> str:
-    """N of the run; of a paired comparison (the depth ladder, no network of its own), its shared images."""
+    """N of the run; of a paired comparison (the depth ladder, no network of its own), its shared images — for a verdict
+    that reads two others (the basis verdict), those of a verdict on the same pair (its id's last part)."""
     config = summary.get("config")
     if isinstance(config, dict) and "arch" in config:
         return str(summary.get("num_valid", "—"))
-    return format_number((entry.get("statistic") or {}).get("value"))
+    pair = str(entry.get("id", "")).rsplit(".", 1)[-1]
+    siblings = [other for other in summary["verdicts"] if str(other.get("id", "")).rsplit(".", 1)[-1] == pair]
+    return format_number(
+        next(
+            ((other.get("statistic") or {}).get("value") for other in [entry, *siblings] if other.get("statistic")),
+            None,
+        )
+    )
 
 
 def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]:
@@ -281,9 +316,22 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
                 checked_json(source) if source is not None and source.is_file() else summary
             )
             reported = reported_text(claim, published) if "published" in published or "{" not in claim.reported else "—"
-            for entry, network, variant in claim_verdicts(summary, claim):
+            matched = claim_verdicts(summary, claim)
+            mobius_only = claim.orders and all(basis_of(entry) == BASES["mobius"] for entry, _, _ in matched)
+            for entry, network, variant in matched:
                 measured = entry_of(summary, claim.measured) if claim.measured and number_text(entry) == "—" else None
-                row = ClaimRow(claim, reported, network, variant, "", images_of(summary, entry), entry, measured)
+                basis = basis_label(entry) + (" (no Walsh verdict of this claim in this run)" if mobius_only else "")
+                row = ClaimRow(
+                    claim,
+                    reported,
+                    network,
+                    variant,
+                    "",
+                    images_of(summary, entry),
+                    entry,
+                    measured=measured,
+                    basis=basis,
+                )
                 found.append((run_facts(summary), row))
         notes = distinguishing_notes(
             [f"{row.label}, N = {row.images}" for _, row in found], [facts for facts, _ in found]
@@ -294,14 +342,18 @@ def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]
 
 def claim_sentence(rows: list[ClaimRow]) -> str:
     """A claim's one sentence: its commonest decision counted over its rows (``confirmed on 2 of 4 networks``), every
-    other decision with the networks it was reached on."""
+    other decision with the networks it was reached on — each decision with its basis where the rows read more than one
+    (``not confirmed (Walsh)``, a basis verdict's ``Möbius only: reverses in the Walsh basis``)."""
     claim = rows[0].claim
     runs = list(dict.fromkeys(row.network + row.facts for row in rows))
     networks = len({row.network for row in rows})
-    (common, count), *others = Counter(row.phrase for row in rows).most_common()
+    mixed = len({basis_of(row.entry) for row in rows}) > 1
+    phrases = [row.based_phrase if mixed else row.phrase for row in rows]
+    (common, count), *others = Counter(phrases).most_common()
 
-    def named(phrase: str) -> str:
-        return f"{phrase} on " + ", ".join(dict.fromkeys(row.label for row in rows if row.phrase == phrase))
+    def named(phrase: str) -> str:  # where the phrase carries the basis, the run (the verdict's id part is its basis)
+        labels = (row.network + row.facts if mixed else row.label for row, said in zip(rows, phrases) if said == phrase)
+        return f"{phrase} on " + ", ".join(dict.fromkeys(labels))
 
     if not others:
         unit = "networks" if networks == len(runs) else "runs"
@@ -368,8 +420,11 @@ def claims_markdown(root: Path) -> list[Block]:
                 f"**Claim {label}.** {claim.statement}. The original study reports {group[0].reported}. Here: {said}"
             ),
             Table(
-                ["network, N", "our number [95 % CI]", "verdict", "why"],
-                [[f"{row.label}, N = {row.images}", row.number, f"**{row.decision}**", row.why] for row in group],
+                ["network, N", "basis, projection", "our number [95 % CI]", "verdict", "why"],
+                [
+                    [f"{row.label}, N = {row.images}", row.basis, row.number, f"**{row.decision}**", row.why]
+                    for row in group
+                ],
             ),
         ]
     return blocks
@@ -417,19 +472,22 @@ def measured_text(rows: list[ClaimRow]) -> str:
 
 
 def compact_table_tex(rows: list[ClaimRow]) -> str:
-    """The body's claims table: per claim, what the original study reports, and one row per decision with the number
-    each run measured (:func:`measured_text`); the reasons are in :func:`full_table_tex`."""
+    """The body's claims table: per claim, what the original study reports, and one row per decision and basis (with its
+    projection) with the number each run measured (:func:`measured_text`); the reasons are in :func:`full_table_tex`."""
     lines = []
     for label, group in by_claim(rows).items():
-        decisions: dict[str, list[ClaimRow]] = {}
+        decisions: dict[tuple[str, str], list[ClaimRow]] = {}
         for row in group:
-            decisions.setdefault(row.decision, []).append(row)
-        for index, (decision, decided) in enumerate(decisions.items()):
+            decisions.setdefault((row.decision, row.basis), []).append(row)
+        for index, ((decision, basis), decided) in enumerate(decisions.items()):
             first = [latex_text(cell) for cell in (label, group[0].claim.statement, group[0].reported)]
-            cells = [*(first if index == 0 else ["", "", ""]), rf"\textbf{{{latex_text(decision)}}}"]
-            lines.append(" & ".join([*cells, latex_text(measured_text(decided))]) + r" \\")
-    header = r"\# & the original study's claim & it reports & verdict & we measure (network, $N$): mean [95\,\% CI]"
-    return footnotesize(_longtable((0.03, 0.2, 0.13, 0.1, 0.47), header, lines, CAPTION))
+            said = [rf"\textbf{{{latex_text(decision)}}}", latex_text(basis), latex_text(measured_text(decided))]
+            lines.append(" & ".join([*(first if index == 0 else ["", "", ""]), *said]) + r" \\")
+    header = (
+        r"\# & the original study's claim & it reports & verdict & basis, projection & we measure (network, $N$): "
+        r"mean [95\,\% CI]"
+    )
+    return footnotesize(_longtable((0.03, 0.17, 0.11, 0.09, 0.13, 0.4), header, lines, CAPTION))
 
 
 def full_table_tex(rows: list[ClaimRow]) -> str:
@@ -438,18 +496,19 @@ def full_table_tex(rows: list[ClaimRow]) -> str:
     for label, group in by_claim(rows).items():
         for index, row in enumerate(group):
             first = [latex_text(cell) for cell in (label, row.claim.statement, row.reported)]
-            cells = [latex_text(text) for text in (f"{row.label}, N = {row.images}", row.number)]
+            cells = [latex_text(text) for text in (f"{row.label}, N = {row.images}", row.basis, row.number)]
             cells += [rf"\textbf{{{latex_text(row.decision)}}}", latex_text(row.why)]
             lines.append(" & ".join([*(first if index == 0 else ["", "", ""]), *cells]) + r" \\")
     header = (
-        r"\# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why"
+        r"\# & the original study's claim & it reports & here: network, $N$ & basis, projection & our number "
+        r"[95\,\% CI] & verdict & why"
     )
     caption = (
         r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this "
         r"project's verdicts. Every row with its number and reason; generated from the verdict blocks of the committed "
         r"summaries.}\label{tab:claimsfull}"
     )
-    return footnotesize(_longtable((0.03, 0.19, 0.13, 0.13, 0.18, 0.1, 0.14), header, lines, caption))
+    return footnotesize(_longtable((0.03, 0.15, 0.11, 0.12, 0.1, 0.16, 0.09, 0.13), header, lines, caption))
 
 
 def claims_tex(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> str:

@@ -15,7 +15,9 @@ same sample list; :func:`paired_difference`), deeper minus shallower:
   of subset counting alone — the binomial null's peak is L/2 (tied at (L−1)/2 and (L+1)/2 for odd L,
   :func:`binomial_null_peaks`) — so its verdict says it is trivial, and the shape is judged by:
 - *the peak outgrows the null's*: per image, peak order − L/2 (the null's peak, the midpoint of a tie);
-- *the spectrum shifts to higher relative orders*: per image, κ^v / L;
+- *the spectrum shifts to higher relative orders*: per image, κ^v / L (Möbius basis); the same claim in the Walsh basis,
+  per image κ_W^v / L (where the runs recorded the Walsh control), and the two read together
+  (``kappa_over_l.basis.*``, :data:`paper.depth_verdicts.DEPTH_BASIS`);
 - *prediction-preserving sparsity weakens with depth*: per image, the *preserving fraction* — the
   smallest grid K / 2^L from which the magnitude top-K reconstruction (vector ranking) keeps the
   full network's top-1 class at every larger grid K (:func:`preserving_fraction`); weaker sparsity
@@ -50,6 +52,7 @@ from experiment_1.report import (
 from paper.depth_verdicts import (
     DEPTH_MARGIN_FRACTION,
     MIN_PAIRED_IMAGES,
+    basis_verdicts,
     equivalence_block,
     equivalence_verdict,
     paired_verdict,
@@ -58,7 +61,7 @@ from paper.depth_verdicts import (
 QUESTION = "Do the interaction statistics move with depth (and not with width), as the paper claims?"
 GAMMA_FRACTIONS = (1 / 8, 1 / 4, 1 / 2)
 AGREEMENT_TARGET = 0.9
-SPECTRUM_MEASURES = ("peak_order", "peak_minus_null", "kappa_over_l")
+SPECTRUM_MEASURES = ("peak_order", "peak_minus_null", "kappa_over_l", "walsh_kappa_over_l")
 TRUNK_REMOVED_SOURCE = "trunk_removed_vector"  # experiment_3.topk.TRUNK_REMOVED (paper/ reads the arrays by name)
 
 
@@ -192,6 +195,13 @@ def rung_row(rung: Rung) -> dict[str, Any]:
             "binomial_null_peak_order": num_blocks / 2,  # the null's peak: L/2, the midpoint of the tie for odd L
             "binomial_null_peak_orders": binomial_null_peaks(num_blocks),
         }
+        if "walsh" in rung.spectrum:  # the Walsh control: κ_W^v and where the Walsh spectrum peaks
+            walsh = rung.spectrum["walsh"]["projections"]["vector"]
+            row["spectrum"]["walsh"] = {
+                "mean_spectrum_peak_order": walsh["mean_spectrum_peak_order"],
+                "kappa": walsh["kappa"],
+                "kappa_over_l": _scaled(walsh["kappa"], num_blocks),
+            }
     if rung.topk is not None:
         masks = rung.topk["num_masks"]
         reaching = rung.topk["sources"]["magnitude_vector"]["grid_k_reaching"].get(
@@ -245,11 +255,12 @@ def per_image_measures(rung: Rung) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         valid = arrays["valid"].astype(bool)
         measures["peak_order"] = (arrays["index"][valid], arrays["peak_order_vector"][valid].astype(np.float64))
         measures["peak_minus_null"] = (arrays["index"][valid], measures["peak_order"][1] - rung.num_blocks / 2)
-        if "kappa_vector" in arrays:
-            measures["kappa_over_l"] = (
-                arrays["index"][valid],
-                arrays["kappa_vector"][valid].astype(np.float64) / rung.num_blocks,
-            )
+        for prefix in ("", "walsh_"):  # the Walsh κ where the run recorded the Walsh control
+            if f"{prefix}kappa_vector" in arrays:
+                measures[f"{prefix}kappa_over_l"] = (
+                    arrays["index"][valid],
+                    arrays[f"{prefix}kappa_vector"][valid].astype(np.float64) / rung.num_blocks,
+                )
     if rung.topk_arrays is not None and rung.topk is not None:
         arrays = rung.topk_arrays
         valid = arrays["valid"].astype(bool)
@@ -359,8 +370,13 @@ CLAIMS = {
         None,
     ),
     "kappa_over_l": (
-        "the spectrum shifts to higher relative orders with depth (κ^v / L grows)",
+        "the spectrum shifts to higher relative orders with depth (Möbius basis, vector projection: κ^v / L grows)",
         "κ^v / L (per image)",
+        None,
+    ),
+    "walsh_kappa_over_l": (
+        "the spectrum shifts to higher relative orders with depth (Walsh basis, vector projection: κ_W^v / L grows)",
+        "κ_W^v / L (per image, Walsh basis)",
         None,
     ),
     "preserving_fraction": (
@@ -561,6 +577,7 @@ def depth_analysis(rungs: list[Rung], seed: int = 0, control: Rung | None = None
             extra_comparisons, extra_verdicts = _resolution_verdicts(measure, rungs, control, depth, seed)
             comparisons += extra_comparisons
             verdicts += extra_verdicts
+    verdicts += basis_verdicts(verdicts, comparisons)
     return {
         "experiment": "depth",
         "question": QUESTION,

@@ -17,7 +17,11 @@ a small but consistent shift inside the margin does not contradict it, and a not
 
 Each rule reads the comparison record its verdict's id names in depth.json's ``comparisons`` (``<measure>.<kind>.<from>-<to>``):
 the paired difference, its sign test and each network's share at the measure's bound; a "no change" step also its
-equivalence test and the depth comparison whose effect sizes its margin.
+equivalence test and the depth comparison whose effect sizes its margin. A measure read in both bases (κ^v / L and its
+Walsh counterpart ``walsh_<measure>``) has a third verdict per depth step, ``<measure>.basis.<from>-<to>``
+(``basis_at_input`` for a step at one input size): :data:`DEPTH_BASIS` reads the two stored decisions
+(:func:`experiment_1.report.bases_agree`) and refuses a claim that does not state what they say ("holds in both bases",
+"Möbius only: reverses in the Walsh basis", …).
 """
 
 from __future__ import annotations
@@ -39,10 +43,13 @@ from experiment_1.report import (
     Missing,
     Reading,
     Rule,
+    bases_agree,
+    basis_reading,
     decide_equivalence,
     effect_from_stat,
     equivalence_margin,
     hypothesis_test,
+    read_bases,
     same,
     tost,
 )
@@ -250,3 +257,66 @@ def equivalence_verdict(
             + saturated
         ),
     )
+
+
+BASIS_MEASURES = ("kappa_over_l",)  # the measures read in both bases: the Walsh one is walsh_<measure>
+BASIS_KINDS = {"basis": "depth", "basis_at_input": "depth_at_input"}
+"""A basis verdict's kind → the kind of the depth verdicts it reads."""
+
+
+def _read_basis(reading: Reading) -> dict[str, str]:
+    measure, kind, pair = (reading.parts + ["", ""])[:3]
+    if kind not in BASIS_KINDS:
+        raise Missing(f"a depth step of kind {' or '.join(BASIS_KINDS)} (the id names {kind!r})")
+    step = BASIS_KINDS[kind]
+    return read_bases(reading, f"{measure}.{step}.{pair}", f"walsh_{measure}.{step}.{pair}")
+
+
+DEPTH_BASIS = Rule(
+    "depth.basis",
+    "holds when the Möbius and the Walsh verdicts of the depth step are both decided (holds or fails) and agree, fails "
+    "when both are decided and disagree, else cannot tell; unresolved when either is; the claim states what the two "
+    "decisions say",
+    _read_basis,
+    bases_agree,
+)
+
+
+def basis_verdict(
+    mobius: dict[str, Any], walsh: dict[str, Any], verdicts: list[dict[str, Any]], comparisons: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """``<measure>.basis.<pair>`` (``basis_at_input`` for a ``depth_at_input`` step) from the step's Möbius and Walsh
+    verdicts, decided by :data:`DEPTH_BASIS` on the ``verdicts`` that hold them."""
+    measure, kind, pair = mobius["id"].split(".")
+    first, _, second = pair.partition("-")
+    reading = basis_reading(mobius["decision"], walsh["decision"])
+    notes = [
+        f"{basis}: {entry['decision']} ({entry['effect']['name']}: {entry['effect']['value']:+.3g} "
+        f"[{entry['effect']['ci_low']:.3g}, {entry['effect']['ci_high']:.3g}]; {entry['notes'][0]})"
+        for basis, entry in (("Möbius", mobius), ("Walsh", walsh))
+    ]
+    return DEPTH_BASIS.verdict(
+        f"{measure}.{'basis' if kind == 'depth' else 'basis_at_input'}.{pair}",
+        {"verdicts": verdicts, "comparisons": comparisons},
+        f"the shift to higher relative orders with depth reads the same in both bases (vector projection: κ^v / L and "
+        f"κ_W^v / L, {first} → {second}) — {reading}",
+        parameters={"alpha": ALPHA},
+        notes=notes,
+    )
+
+
+def basis_verdicts(verdicts: list[dict[str, Any]], comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each depth step of a :data:`BASIS_MEASURES` measure decided in both bases, read together: ``<measure>.basis.<pair>``
+    (``basis_at_input`` for a ``depth_at_input`` step), :func:`basis_verdict`."""
+    decided = {entry["id"]: entry for entry in verdicts}
+    block = []
+    for measure in BASIS_MEASURES:
+        for record in comparisons:
+            kind = record["kind"]
+            if record["measure"] != measure or kind not in BASIS_KINDS.values():
+                continue
+            pair = f"{record['from']}-{record['to']}"
+            walsh = decided.get(f"walsh_{measure}.{kind}.{pair}")
+            if walsh is not None:
+                block.append(basis_verdict(decided[f"{measure}.{kind}.{pair}"], walsh, verdicts, comparisons))
+    return block

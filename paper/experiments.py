@@ -43,6 +43,8 @@ VERDICTS: dict[int | str, VerdictTable] = {
         ("*.depth_at_input.*", "paper.depth_verdicts:PAIRED"),
         ("*.width.*", "paper.depth_verdicts:NO_CHANGE"),
         ("*.resolution.*", "paper.depth_verdicts:NO_CHANGE"),
+        ("*.basis.*", "paper.depth_verdicts:DEPTH_BASIS"),
+        ("*.basis_at_input.*", "paper.depth_verdicts:DEPTH_BASIS"),
     ),
     **EXPERIMENT_1_VERDICTS,
     **EXPERIMENT_2_VERDICTS,

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 
 from experiment_1.network import native_input_size
 from experiment_1.report import (
+    BASES,
     PARTLY_CONTRADICTED,
     Rule,
     by_id,
@@ -105,6 +106,33 @@ def why_text(entry: Mapping[str, Any], pattern: str = "") -> str:
     return str(entry["rule"]).split(";")[0]
 
 
+PROJECTION = re.compile(r"\b(vector|scalar)\b")
+
+
+def is_basis_reading(entry: Mapping[str, Any]) -> bool:
+    """A verdict that reads a claim's Möbius and Walsh decisions together (an id part ``basis`` or ``basis_…``: 3A's
+    ``basis.migration.vector``, the depth ladder's ``kappa_over_l.basis.…``, Experiment 5's ``kappa_vector.basis``)."""
+    return any(part == "basis" or part.startswith("basis_") for part in str(entry.get("id", "")).split("."))
+
+
+def basis_of(entry: Mapping[str, Any]) -> str:
+    """The basis a verdict reads its orders in: a basis verdict's two decisions in words — what its claim states after
+    its last " — " (experiment_1.report.basis_reading: "holds in both bases", "Möbius only: reverses in the Walsh
+    basis", …), else "Möbius and Walsh read together" —, "Walsh" for a Walsh verdict (its id's first part ``walsh`` or ``walsh_…``), else "Möbius"."""
+    if is_basis_reading(entry):
+        claim = str(entry["claim"])
+        return claim.rsplit(" — ", 1)[-1] if " — " in claim else "Möbius and Walsh read together"
+    first = str(entry.get("id", "")).split(".")[0]
+    return BASES["walsh"] if first == "walsh" or first.startswith("walsh_") else BASES["mobius"]
+
+
+def basis_label(entry: Mapping[str, Any]) -> str:
+    """The basis and the projection of a verdict (``Walsh, vector projection``), the projection from its id, else its
+    claim; the basis alone where neither names one."""
+    found = PROJECTION.search(str(entry.get("id", "")).replace("_", " ")) or PROJECTION.search(str(entry["claim"]))
+    return basis_of(entry) + (f", {found.group(1)} projection" if found else "")
+
+
 def verdict_line(entry: Mapping[str, Any]) -> str:
     """A verdict in one line (tables.md): its claim, its decision and its number."""
     number = number_text(entry)
@@ -172,13 +200,15 @@ def input_size_note(config: Mapping[str, Any]) -> str:
 
 def network_label(summary: Mapping[str, Any], entry: Mapping[str, Any] | None = None) -> str:
     """The network of a run as a reader knows it; a paired comparison (the depth ladder) names its pair, from ``entry``'s
-    effect (``EfficientNet-Lite0 vs EfficientNet-Lite1``)."""
+    effect (``EfficientNet-Lite0 vs EfficientNet-Lite1``), else from its id's last part (``…basis.a-b``)."""
     config = summary.get("config")
     if isinstance(config, dict) and "arch" in config:
         return network_name(config["arch"], config.get("weights")) + input_size_note(config)
     effect = (entry or {}).get("effect") or {}
-    parts = str(effect.get("name", "")).split("−")
-    return " vs ".join(network_name(part.strip()) for part in reversed(parts)) if len(parts) == 2 else "every step"
+    parts = str(effect.get("name", "")).split("−")[::-1]
+    if len(parts) != 2:  # a verdict without an effect (reading two others) names its pair in its id's last part
+        parts = str((entry or {}).get("id", "")).rsplit(".", 1)[-1].split("-")
+    return " vs ".join(network_name(part.strip()) for part in parts) if len(parts) == 2 else "every step"
 
 
 def run_label(path: Path, root: Path, summary: Mapping[str, Any]) -> str:

@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from experiment_1.errors import PipelineError
 from experiment_1.report.markdown import NON_FINITE
-from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, all_finite, holm, verdict
+from experiment_1.report.verdicts import CANNOT_TELL, DECISIONS, FAILS, HOLDS, UNRESOLVED, all_finite, holm, verdict
 
 NUMBER_PARTS = ("statistic", "effect", "test", "seed")  # the parts of an entry that hold its own numbers
 RELATIVE = 1e-9  # an entry's copy of a source number equals it to this relative tolerance (JSON round trip)
@@ -279,3 +279,45 @@ def holm_sides(
     """:func:`every_part` over parts each decided by :func:`significant_side` at its Holm-adjusted p."""
     adjusted = holm(p_values)
     return every_part([significant_side(low, high, p, alpha, holds) for (low, high), p in zip(intervals, adjusted)])
+
+
+# --- a claim read in both bases (Möbius, Walsh) ---
+
+BASES = {"mobius": "Möbius", "walsh": "Walsh"}
+"""The two bases every order claim is read in (experiment_1.mobius.basis_change): key in ids and fields → name."""
+
+
+def bases_agree(mobius: str, walsh: str) -> str:
+    """The decision of "the claim reads the same in both bases" from its two decisions: unresolved when either is; holds
+    when both are decided (holds or fails) and agree, fails when both are decided and disagree; else cannot tell."""
+    if UNRESOLVED in (mobius, walsh):
+        return UNRESOLVED
+    if mobius in (HOLDS, FAILS) and walsh in (HOLDS, FAILS):
+        return HOLDS if mobius == walsh else FAILS
+    return CANNOT_TELL
+
+
+def basis_reading(mobius: str, walsh: str, contrary: str = "reverses") -> str:
+    """A claim's two decisions in words: "holds in both bases", "Möbius only: reverses in the Walsh basis", "Möbius only:
+    the Walsh basis reads cannot tell", "reverses in both bases", or both decisions named. ``contrary`` is what the
+    rule's ``fails`` means: "reverses" for a directional rule (fails: the opposite direction, significant), "fails" for
+    one whose failure is no reversal (a "no change" claim)."""
+    if mobius == walsh and mobius in (HOLDS, FAILS):
+        return "holds in both bases" if mobius == HOLDS else f"{contrary} in both bases"
+    for first, second, one, other in ((mobius, walsh, "Möbius", "Walsh"), (walsh, mobius, "Walsh", "Möbius")):
+        if first == HOLDS:
+            return f"{one} only: " + (
+                f"{contrary} in the {other} basis" if second == FAILS else f"the {other} basis reads {second}"
+            )
+    return f"neither basis decides it (Möbius: {mobius}; Walsh: {walsh})"
+
+
+def read_bases(reading: Reading, mobius_id: str, walsh_id: str, contrary: str = "reverses") -> dict[str, str]:
+    """The stored decisions of a claim's Möbius and Walsh verdicts (the parts :func:`bases_agree` combines); refuses an
+    entry whose claim does not carry their :func:`basis_reading` (:class:`Contradiction`): the words "Möbius only" can
+    never stand beside decisions that say otherwise."""
+    decisions = {"mobius": reading.decision_of(mobius_id), "walsh": reading.decision_of(walsh_id)}
+    words = basis_reading(**decisions, contrary=contrary)
+    if words not in str(reading.entry.get("claim", "")):
+        raise Contradiction(f"its claim does not read {words!r}, what its parts {mobius_id} and {walsh_id} decide")
+    return decisions

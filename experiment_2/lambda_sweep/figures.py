@@ -32,7 +32,8 @@ def error_bars(stat: dict[str, np.ndarray]) -> list[np.ndarray]:
 
 
 def plot_kappa(summary: dict[str, Any], output: Path) -> Path:
-    """κ^v and κ^s against λ (95 % CIs), the binomial null κ and the seed's endpoints."""
+    """κ^v and κ^s against λ (95 % CIs), κ_W^v and κ_W^s beside them where the sweep recorded the Walsh basis, the
+    binomial null κ and the seed's endpoints."""
     lambdas = np.array(summary["lambdas"])
     seed = seed_numbers(summary)
     figure, axes = new_figure(6.0, 3.8)
@@ -48,6 +49,19 @@ def plot_kappa(summary: dict[str, Any], output: Path) -> Path:
             capsize=2,
             label=f"$\\kappa^{projection[0]}$ (this project)",
         )
+        if "walsh" in summary:  # the same κ in the Walsh basis, dashed
+            walsh = series(summary["walsh"], projection, "kappa")
+            axes.errorbar(
+                lambdas,
+                walsh["mean"],
+                yerr=error_bars(walsh),
+                color=COLOURS[projection],
+                marker="s",
+                ms=3,
+                capsize=2,
+                ls="--",
+                label=f"$\\kappa_W^{projection[0]}$ (Walsh basis)",
+            )
     axes.axhline(
         summary["binomial_null"]["kappa"], color=COLOURS["binomial"], ls="--", lw=1, label=r"binomial null $\kappa$"
     )

@@ -8,6 +8,13 @@ from typing import Any
 from experiment_1.report import by_id, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_2.lambda_sweep.figures import SEED_AGREEMENT_LAMBDAS, format_lambdas, seed_numbers
 
+WALSH_NOTE = (
+    "κ and the spectrum are read in the Möbius basis (the original study's); κ_W, in the Walsh (±1 Fourier) basis, is "
+    "the total influence over the variance of h over masks, W_k the variance at degree k (Experiment 2's Walsh control). "
+    "The migration claim is decided in each basis and the two read together (verdicts `walsh.migration.*`, "
+    "`basis.migration.*`)."
+)
+
 
 def entry_at(summary: dict[str, Any], value: float) -> dict[str, Any] | None:
     """The per-λ entry at ``value``, or None if that λ was not evaluated."""
@@ -74,14 +81,20 @@ def results_blocks(summary: dict[str, Any], figures: dict[str, str]) -> list[str
     """The Result section: per-λ overview and spectra, the λ^k slopes, the four figures."""
     law = summary["power_law"]
     num_blocks = summary["binomial_null"]["num_blocks"]
+    walsh = [entry["projections"] for entry in summary["walsh"]["per_lambda"]] if "walsh" in summary else None
     overview = []
-    for entry in summary["per_lambda"]:
+    for position, entry in enumerate(summary["per_lambda"]):
         vector, scalar = entry["projections"]["vector"], entry["projections"]["scalar"]
         overview.append(
             [
                 f"{entry['lambda']:g}",
                 format_stat(vector["kappa"]),
                 format_stat(scalar["kappa"]),
+                *(
+                    []
+                    if walsh is None
+                    else [format_stat(walsh[position][name]["kappa"]) for name in ("vector", "scalar")]
+                ),
                 str(vector["mean_spectrum_peak_order"]),
                 format_stat(vector["c_le3"], percent=True),
                 format_stat(vector["trunk_share"], percent=True),
@@ -118,6 +131,7 @@ def results_blocks(summary: dict[str, Any], figures: dict[str, str]) -> list[str
                 "λ",
                 "κ^v",
                 "κ^s",
+                *([] if walsh is None else ["κ_W^v (Walsh)", "κ_W^s (Walsh)"]),
                 "peak k (vector)",
                 "C_{≤3} (vector)",
                 "trunk share (vector)",
@@ -125,6 +139,7 @@ def results_blocks(summary: dict[str, Any], figures: dict[str, str]) -> list[str
             ],
             overview,
         ),
+        *([] if walsh is None else [WALSH_NOTE]),
         figure("κ vs λ", figures["kappa"]),
         "Mean vector spectrum p_k per λ:",
         markdown_table(["λ"] + [f"k = {order}" for order in range(1, num_blocks + 1)], spectra),

@@ -16,7 +16,7 @@ from experiment_1.run import UNSCALED, image_counts, valid_images
 from experiment_2.lambda_sweep.verdicts import kappa_changes, verdicts
 from experiment_2.limit.laws import LIMIT_POINTS, limit_summary
 from experiment_2.scaling import power_law_summary
-from experiment_2.spectrum.evaluation import spectrum_summary
+from experiment_2.spectrum.evaluation import spectrum_summary, walsh_arrays
 from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
 
 REFERENCE_LAMBDA = UNSCALED  # the λ every other λ is compared with: the network as it is
@@ -70,6 +70,21 @@ def kappa_monotonicity(per_lambda: list[dict[str, Any]]) -> dict[str, dict[str, 
     return result
 
 
+def walsh_block(
+    arrays: dict[str, np.ndarray], valid: np.ndarray, lambdas: list[float], num_blocks: int, seed: int
+) -> dict[str, Any]:
+    """The sweep in the Walsh basis: per λ the Walsh spectrum statistics (W_k, κ_W, …, both projections) and the paired
+    per-image κ_W changes the migration verdicts read — the same functions as the Möbius ones, on the ``walsh_*`` arrays."""
+    walsh = walsh_arrays(arrays)
+    return {
+        "per_lambda": [
+            {"lambda": value, "projections": spectrum_summary(at_lambda(walsh, column), valid, num_blocks, seed)}
+            for column, value in enumerate(lambdas)
+        ],
+        "kappa_changes": kappa_changes(walsh, valid, lambdas, seed),
+    }
+
+
 def summarize(
     arrays: dict[str, np.ndarray],
     lambdas: list[float],
@@ -80,7 +95,8 @@ def summarize(
     tolerance: float,
 ) -> dict[str, Any]:
     """The 3A/3B summary: per-λ spectrum statistics and agreement (exact CIs), κ monotonicity of the means, the paired
-    per-image κ changes, the λ^k fit, the 3C small-λ limit block and the verdicts block (:mod:`experiment_2.lambda_sweep.verdicts`)."""
+    per-image κ changes, the λ^k fit, the 3C small-λ limit block, the Walsh block (:func:`walsh_block`, where the sweep
+    recorded the Walsh arrays) and the verdicts block (:mod:`experiment_2.lambda_sweep.verdicts`)."""
     valid = valid_images(arrays)
     num_blocks = int(config["num_blocks"])
     reference = arrays["full_prediction"][:, lambdas.index(REFERENCE_LAMBDA)]
@@ -151,6 +167,8 @@ def summarize(
         "published": published_numbers("experiment_3ab"),
         "kappa_changes": kappa_changes(arrays, valid, lambdas, seed),
     }
+    if "walsh_kappa_vector" in arrays:  # sweeps evaluated before the Walsh control have none
+        summary["walsh"] = walsh_block(arrays, valid, lambdas, num_blocks, seed)
     summary["verdicts"] = verdicts(summary)
     return summary
 

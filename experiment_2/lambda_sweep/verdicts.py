@@ -8,6 +8,11 @@ bootstrap CI of the mean change, the exact share of images where κ falls, and t
   (never fails for want of significance); the minimum-power rule
   (:func:`experiment_1.report.verdicts.power_guard`): when the sign test's power against every image moving
   the same way is below 0.8 (fewer than 6 images), its silence is not read, and a note says so;
+- ``walsh.migration`` (per projection, where the sweep recorded the Walsh arrays) — the same claim and rule in the Walsh
+  basis: κ_W (the total influence over the variance of h over masks) falls, paired per image; and ``basis.migration``
+  — the migration reads the same in both bases (:func:`experiment_1.report.bases_agree`), its claim stating what the two
+  decisions say (:func:`experiment_1.report.basis_reading`: "holds in both bases", "Möbius only: reverses in the Walsh
+  basis", …);
 - ``monotone`` (per projection) — κ falls at every step of the grid: the migration rule at every step, the
   sign tests Holm-corrected over the steps; fails when one step rises significantly;
 - ``seed_endpoint`` — κ^v/L at λ = 0.1 is as low as the seed's (ResNet-18, L = 8): our CI against the seed's
@@ -31,6 +36,7 @@ from scipy.stats import binomtest
 from experiment_1.mobius import PROJECTIONS
 from experiment_1.report import (
     ALPHA,
+    BASES,
     CANNOT_TELL,
     FAILS,
     HOLDS,
@@ -39,6 +45,8 @@ from experiment_1.report import (
     Missing,
     Reading,
     Rule,
+    bases_agree,
+    basis_reading,
     bootstrap_mean_ci,
     ci_against,
     effect_from_stat,
@@ -48,6 +56,7 @@ from experiment_1.report import (
     hypothesis_test,
     power_guard,
     proportion_effect,
+    read_bases,
     seed_comparison,
     sign_test_power,
     significant_side,
@@ -108,8 +117,13 @@ def _interval(stat: Mapping[str, Any]) -> dict[str, float]:
     return {"ci_low": stat["ci_low"], "ci_high": stat["ci_high"]}
 
 
+def _basis(reading: Reading) -> tuple[str, ...]:
+    """Where a verdict's numbers sit in the summary: its Walsh block for a ``walsh.*`` id, else the top level."""
+    return ("walsh",) if reading.parts[0] == "walsh" else ()
+
+
 def _read_migration(reading: Reading) -> dict[str, Any]:
-    entry = reading.at("kappa_changes", reading.parts[-1], "end_to_end")
+    entry = reading.at(*_basis(reading), "kappa_changes", reading.parts[-1], "end_to_end")
     reading.copied("effect", entry.get("change"))
     reading.copied("test", {"p_value": entry.get("sign_test_p")}, ("p_value",))
     return {"change": _interval(entry["change"]), "p_value": entry["sign_test_p"], "power": entry["sign_test_power"]}
@@ -119,14 +133,33 @@ def _decide_migration(change: dict[str, Any], p_value: float, power: float) -> s
     return power_guard(_falls(change, p_value), power, significant=p_value <= ALPHA)[0]
 
 
+def _migration_text(entry: Mapping[str, Any]) -> str:
+    """The migration rule in words, naming the κ of the entry's basis (κ_W for a ``walsh.*`` id)."""
+    kappa = "κ_W" if str(entry.get("id", "")).startswith("walsh.") else "κ"
+    return (
+        f"holds when the 95 % CI of the paired per-image change {kappa}(λ_min) − {kappa}(1) lies below 0 and the two-sided "
+        "sign test has p ≤ 0.05, fails when the CI lies above 0 with p ≤ 0.05, else cannot tell; with sign-test power < 0.8 "
+        "against every image moving the same way, a silent test decides nothing (cannot tell)"
+    )
+
+
 MIGRATION = Rule(
     "exp3ab.migration",
-    "holds when the 95 % CI of the paired per-image change κ(λ_min) − κ(1) lies below 0 and the two-sided sign test has p ≤ 0.05, "
-    "fails when the CI lies above 0 with p ≤ 0.05, else cannot tell; with sign-test power < 0.8 against every image moving "
-    "the same way, a silent test decides nothing (cannot tell)",
+    _migration_text,
     _read_migration,
     _decide_migration,
-    "3A, {projection} projection: the spectrum migrates to lower orders (κ falls from λ = {start:g} to λ = {end:g})",
+    "3A, {projection} projection, {basis} basis: the spectrum migrates to lower orders ({kappa} falls from λ = {start:g} "
+    "to λ = {end:g})",
+)
+
+SWEEP_BASIS = Rule(
+    "exp3ab.basis",
+    "holds when the Möbius and the Walsh migration verdicts are both decided (holds or fails) and agree, fails when both "
+    "are decided and disagree, else cannot tell; unresolved when either is; the claim states what the two decisions say",
+    lambda reading: read_bases(reading, f"migration.{reading.parts[-1]}", f"walsh.migration.{reading.parts[-1]}"),
+    bases_agree,
+    "3A, {projection} projection: the migration to lower orders (κ and κ_W fall from λ = {start:g} to λ = {end:g}) "
+    "reads the same in both bases — {reading}",
 )
 
 
@@ -260,11 +293,16 @@ POWER_LAW = Rule(
 )
 
 
-def migration_verdict(summary: dict[str, Any], projection: str) -> dict[str, Any]:
-    entry = summary["kappa_changes"][projection]["end_to_end"]
+def migration_verdict(summary: dict[str, Any], projection: str, basis: str = "mobius") -> dict[str, Any]:
+    """``migration.<projection>`` (κ, Möbius), or with ``basis="walsh"`` ``walsh.migration.<projection>`` (κ_W, the
+    summary's Walsh block): :data:`MIGRATION`."""
+    walsh = basis == "walsh"
+    entry = (summary["walsh"] if walsh else summary)["kappa_changes"][projection]["end_to_end"]
+    kappa = "κ_W" if walsh else "κ"
     share = entry["share_falling"]
     notes = [
-        f"κ falls on {entry['falls']} of {share['n']} images ({100 * share['mean']:.0f} % [{100 * share['ci_low']:.0f}, {100 * share['ci_high']:.0f}], exact)"
+        f"{kappa} falls on {entry['falls']} of {share['n']} images ({100 * share['mean']:.0f} % "
+        f"[{100 * share['ci_low']:.0f}, {100 * share['ci_high']:.0f}], exact)"
     ]
     _, guard = power_guard(
         _falls(entry["change"], entry["sign_test_p"]),
@@ -272,13 +310,49 @@ def migration_verdict(summary: dict[str, Any], projection: str) -> dict[str, Any
         significant=entry["sign_test_p"] <= ALPHA,
     )
     return MIGRATION.verdict(
-        f"migration.{projection}",
+        f"{'walsh.' if walsh else ''}migration.{projection}",
         summary,
-        fields={"projection": projection, "start": entry["from"], "end": entry["to"]},
-        effect=effect_from_stat(f"κ(λ = {entry['to']:g}) − κ(λ = {entry['from']:g}), paired", entry["change"]),
+        fields={
+            "projection": projection,
+            "basis": BASES[basis],
+            "kappa": kappa,
+            "start": entry["from"],
+            "end": entry["to"],
+        },
+        effect=effect_from_stat(
+            f"{kappa}(λ = {entry['to']:g}) − {kappa}(λ = {entry['from']:g}), paired", entry["change"]
+        ),
         test=hypothesis_test("two-sided sign test over images", entry["sign_test_p"]),
         parameters={"alpha": ALPHA, "power": POWER, "sign_test_power": entry["sign_test_power"]},
         notes=notes + guard,
+    )
+
+
+def basis_verdict(summary: dict[str, Any], decided: list[dict[str, Any]], projection: str) -> dict[str, Any]:
+    """``basis.migration.<projection>``: the Möbius and Walsh migration verdicts already ``decided``, read together
+    (:data:`SWEEP_BASIS`)."""
+    decisions = {entry["id"]: entry["decision"] for entry in decided}
+    mobius, walsh = decisions[f"migration.{projection}"], decisions[f"walsh.migration.{projection}"]
+    changes = {
+        name: block["kappa_changes"][projection]["end_to_end"]
+        for name, block in (("κ", summary), ("κ_W", summary["walsh"]))
+    }
+    first = changes["κ"]
+    return SWEEP_BASIS.verdict(
+        f"basis.migration.{projection}",
+        {**summary, "verdicts": decided},  # the parts it reads, as the summary will hold them
+        fields={
+            "projection": projection,
+            "start": first["from"],
+            "end": first["to"],
+            "reading": basis_reading(mobius, walsh),
+        },
+        notes=[f"Möbius: {mobius}; Walsh: {walsh}"]
+        + [
+            f"{name}: mean paired change {entry['change']['mean']:+.3g} [{entry['change']['ci_low']:.3g}, "
+            f"{entry['change']['ci_high']:.3g}], falls on {entry['falls']} of {entry['share_falling']['n']} images"
+            for name, entry in changes.items()
+        ],
     )
 
 
@@ -404,6 +478,10 @@ def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """The verdicts block (see the module docstring); the seed comparisons are left out where their λ is not on the grid."""
     assumption = law_assumption(summary["config"])
     block: list[dict[str, Any] | None] = [migration_verdict(summary, projection) for projection in PROJECTIONS]
+    if "walsh" in summary:  # the migration claim in the Walsh basis, and the two bases read together
+        walsh = [migration_verdict(summary, projection, "walsh") for projection in PROJECTIONS]
+        decided = [entry for entry in block + walsh if entry is not None]
+        block += walsh + [basis_verdict(summary, decided, projection) for projection in PROJECTIONS]
     block += [monotone_verdict(summary, projection) for projection in PROJECTIONS]
     block += [seed_endpoint_verdict(summary), cost_verdict(summary)]
     block += [power_law_verdict(summary, projection, assumption) for projection in PROJECTIONS]

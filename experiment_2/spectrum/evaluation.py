@@ -96,14 +96,19 @@ def rebuild(
 def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, seed: int) -> dict[str, Any]:
     """The Walsh-basis control: :func:`spectrum_summary` of the Walsh statistics (W_k, their spectrum over k ≥ 1, κ_W, the
     low-degree share C≤3, the peak), their round-off floor, and the per-image cancellation ratio of the Möbius expansion."""
-    walsh = {name[len("walsh_") :]: value for name, value in arrays.items() if name.startswith("walsh_")}
     return {
-        "projections": spectrum_summary(walsh, valid, num_blocks, seed),
+        "projections": spectrum_summary(walsh_arrays(arrays), valid, num_blocks, seed),
         "roundoff": floor_check(arrays, valid, num_blocks, basis="walsh"),
         "cancellation_ratio": {
             projection: cancellation_ratio(arrays, projection, valid, seed) for projection in PROJECTIONS
         },
     }
+
+
+def walsh_arrays(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The Walsh statistics of per-image arrays under the Möbius statistics' names (``walsh_kappa_vector`` →
+    ``kappa_vector``), so every function of the Möbius arrays reads them; empty for a run without them."""
+    return {name[len("walsh_") :]: value for name, value in arrays.items() if name.startswith("walsh_")}
 
 
 def kappa_distribution(kappa: np.ndarray, num_blocks: int) -> dict[str, Any]:

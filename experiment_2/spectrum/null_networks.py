@@ -23,6 +23,9 @@ The rules, fixed before the seeds ran (experiment_2/README.md, The random-init n
 
 The statistics outside the family (:data:`DESCRIBED`) are reported with their rank p, undecided.
 
+Where the bases or the projections disagree, :func:`projection_reading` says so in words made from the numbers: per
+projection, where the trained network's κ and κ_W lie among the null networks', and where it lies below all of them in both.
+
 The REPORT of the random-init null over networks (experiment_2.step_14_null_compare), and the table of it that
 Experiment 2's own REPORT shows — from the between-network summary only.
 """
@@ -40,6 +43,7 @@ from experiment_1.files import SCHEMA_VERSION
 from experiment_1.mobius import PROJECTIONS
 from experiment_1.report import (
     ALPHA,
+    BASES,
     CANNOT_TELL,
     FAILS,
     HOLDS,
@@ -79,6 +83,7 @@ STATISTICS: dict[str, tuple[str, str, str]] = {
     "trunk_share_vector": ("trunk share (vector)", "Möbius", "vector"),
     "cancellation_ratio_vector": ("cancellation ratio (vector)", "Möbius vs Walsh", "vector"),
 }
+ORDER_STATISTICS = {projection: (f"kappa_{projection}", f"walsh_kappa_{projection}") for projection in PROJECTIONS}
 TESTED = ("kappa_vector", "walsh_kappa_vector")  # the decided family (Holm over it): the whole logit vector, both bases
 DESCRIBED = tuple(name for name in STATISTICS if name not in TESTED)
 EFFECT_NAME = "trained − the random-init networks' mean (bootstrap over networks)"
@@ -329,6 +334,60 @@ def rank_block(trained: dict[str, float], nulls: list[dict[str, Any]]) -> dict[s
     return block
 
 
+def position(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """How many null networks lie above and below the trained value of a :func:`rank_block` entry (ties in neither), the
+    way it leans (``lower``: more of them above it) and the words: ``below all 44``, ``above 40 of 44``, …"""
+    values = np.asarray(entry["networks"], dtype=np.float64)
+    count, above, below = len(values), int((values > entry["trained"]).sum()), int((values < entry["trained"]).sum())
+    most, side = max(above, below), "lower" if above > below else "higher" if below > above else "tied"
+    way = {"lower": "below", "higher": "above"}.get(side)
+    words = (
+        f"{way} {'all' if most == count else f'{most} of'} {count}"
+        if way
+        else f"amid {count} ({above} above, {below} below)"
+    )
+    return {"networks": count, "above": above, "below": below, "side": side, "words": words}
+
+
+def projection_reading(statistics: Mapping[str, Any]) -> dict[str, Any]:
+    """Per projection, where the trained network's κ (Möbius) and κ_W (Walsh) lie among the null networks', the
+    projections in which it lies below every null network in both bases, and the sentences saying so (from the numbers)."""
+    places = {
+        projection: {
+            basis: {"statistic": name, **position(statistics[name])} for basis, name in zip(BASES.values(), names)
+        }
+        for projection, names in ORDER_STATISTICS.items()
+    }
+    lower = [name for name, bases in places.items() if all(at["above"] == at["networks"] > 0 for at in bases.values())]
+    clauses, others = [], []
+    for projection, (mobius, walsh) in ((name, tuple(bases.values())) for name, bases in places.items()):
+        agree = mobius["side"] == walsh["side"]
+        clauses.append(
+            f"in the {projection} projection {mobius['words']} in {STATISTICS[mobius['statistic']][0]} (Möbius) "
+            f"{'and' if agree else 'but'} {walsh['words']} in {STATISTICS[walsh['statistic']][0]} (Walsh)"
+        )
+        if not agree:
+            others.append(
+                f"in the {projection} projection the bases disagree (Möbius {mobius['side']}, Walsh {walsh['side']})"
+            )
+    disagreement = f": {'; '.join(others)}" if others else ""
+    conclusion = (
+        "Training lowers the mean interaction order in both bases, in both projections."
+        if len(lower) == len(places)
+        else f'So "training lowers the mean interaction order in both bases" is true of the {" and ".join(lower)} '
+        f"projection only{disagreement}."
+        if lower
+        else f"In no projection does it lie below every random-init network in both bases{disagreement}."
+    )
+    sentence = (
+        f"Where the trained network lies among the random-init networks: {'; '.join(clauses)}. {conclusion} (The "
+        f"verdicts test {' and '.join(STATISTICS[name][0] for name in TESTED)}; the other statistics are described, not tested.)"
+        if all(where["networks"] for bases in places.values() for where in bases.values())
+        else "No random-init network is a null, so there is nothing to place the trained network among."
+    )
+    return {"positions": places, "lower_in_both_bases": lower, "sentence": sentence}
+
+
 def random_init_block(runs: list[tuple[dict[str, Any], dict[str, np.ndarray]]], seed: int) -> dict[str, Any]:
     """The null networks' spectrum for the figures: per projection, the mean over networks of each network's mean
     spectrum (bootstrap CI over networks) and the per-image κ of every network pooled."""
@@ -387,6 +446,7 @@ def compare_networks(
         "trained": {"means": trained_means, "trunk_energy_relative_spread": trained_spread},
         "networks": networks,
         "statistics": ranks,
+        "projection_reading": projection_reading(ranks),
         "random_init": random_init_block([run for run, record in zip(seeds, networks) if record["null"]] or seeds, 0),
     }
     summary["verdicts"] = [input_verdict(summary)]
@@ -541,6 +601,8 @@ def null_markdown(summary: dict[str, Any], generator: str, source: str, wall_sec
         "## Result",
         "",
         markdown_table(headers, rows),
+        "",
+        f"**Bases and projections.** {projection_reading(summary['statistics'])['sentence']}",
         "",
         markdown_table(network_headers, network_table),
         "",

@@ -30,7 +30,7 @@ from experiment_1.report import (
     save_figure,
 )
 from experiment_2.record import VERDICTS
-from experiment_2.spectrum.null_networks import design_sentence, statistics_rows
+from experiment_2.spectrum.null_networks import design_sentence, projection_reading, statistics_rows
 from experiment_2.spectrum.verdicts import check_random_init_null, null_sources, null_verdicts
 from experiment_2.step_2_plot import SpectrumPlotFlags
 
@@ -344,6 +344,7 @@ def null_networks_blocks(nulls: dict[str, Any], source: Path) -> list[str]:
         f"The random-init null over networks ([`{source.parent.as_posix()}`]({Path('..') / source.parent.name}/REPORT.md)): "
         + design_sentence(nulls),
         markdown_table(headers, rows),
+        projection_reading(nulls["statistics"])["sentence"],
     ]
 
 

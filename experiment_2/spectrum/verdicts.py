@@ -53,6 +53,7 @@ from experiment_1.report import (
     UNRESOLVED,
     Reading,
     Rule,
+    bases_agree,
     bootstrap_mean_ci,
     effect_from_stat,
     excludes_zero,
@@ -343,14 +344,6 @@ INPUT = Rule(
 )
 
 
-def _decide_basis(mobius: str, walsh: str) -> str:
-    if UNRESOLVED in (mobius, walsh):
-        return UNRESOLVED
-    if mobius in (HOLDS, FAILS) and walsh in (HOLDS, FAILS):
-        return HOLDS if mobius == walsh else FAILS
-    return CANNOT_TELL
-
-
 BASIS = Rule(
     "exp2.basis",
     "holds when the Möbius and the Walsh shape verdicts are both decided (holds or fails) and agree, fails when both are "
@@ -359,7 +352,7 @@ BASIS = Rule(
         "mobius": reading.decision_of(f"shape.{reading.parts[-1]}"),
         "walsh": reading.decision_of(f"walsh.shape.{reading.parts[-1]}"),
     },
-    _decide_basis,
+    bases_agree,
     "{projection} projection: the Möbius shape reading (where the energy sits against subset counting) holds in the Walsh basis too",
 )
 

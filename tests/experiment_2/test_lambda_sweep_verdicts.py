@@ -131,9 +131,9 @@ def test_a_migration_verdict_entry() -> None:
     entry = migration_verdict(migration_summary(-0.5, -0.1, 0.02), "vector")
     assert entry == {
         "id": "migration.vector",
-        "claim": "3A, vector projection: the spectrum migrates to lower orders (κ falls from λ = 1 to λ = 0.1)",
+        "claim": "3A, vector projection, Möbius basis: the spectrum migrates to lower orders (κ falls from λ = 1 to λ = 0.1)",
         "decision": HOLDS,
-        "rule": MIGRATION.text,
+        "rule": MIGRATION.words({"id": "migration.vector"}),
         "parameters": {"alpha": 0.05, "power": 0.8, "sign_test_power": 0.9},
         "statistic": None,
         "effect": {

@@ -37,6 +37,8 @@ from experiment_2.spectrum.null_networks import (
     network_rows,
     null_markdown,
     per_network_means,
+    position,
+    projection_reading,
     random_init_block,
     rank_p_value,
     shared_positions,
@@ -296,6 +298,24 @@ def random_init(runs: list[tuple[dict, dict]]) -> dict:
     return {"config": {"arch": "resnet18", "weights": "random"}, "projections": block}
 
 
+AMID = {"networks": 3, "above": 1, "below": 1, "side": "tied", "words": "amid 3 (1 above, 1 below)"}
+PLANTED_READING = {  # every trained value ties the middle one of the three null networks
+    "positions": {
+        projection: {
+            "Möbius": {"statistic": f"kappa_{projection}", **AMID},
+            "Walsh": {"statistic": f"walsh_kappa_{projection}", **AMID},
+        }
+        for projection in ("vector", "scalar")
+    },
+    "lower_in_both_bases": [],
+    "sentence": "Where the trained network lies among the random-init networks: in the vector projection amid 3 (1 "
+    "above, 1 below) in κ^v (Möbius) and amid 3 (1 above, 1 below) in κ_W^v (Walsh); in the scalar projection amid 3 "
+    "(1 above, 1 below) in κ^s (Möbius) and amid 3 (1 above, 1 below) in κ_W^s (Walsh). In no projection does it lie "
+    "below every random-init network in both bases. (The verdicts test κ^v and κ_W^v; the other statistics are "
+    "described, not tested.)",
+}
+
+
 def test_the_between_network_summary_whole() -> None:
     result = compared()
     run_id = hashlib.sha256(json.dumps(["trained", "run-3", "run-1", "run-2", "run-7", "run-8"]).encode()).hexdigest()
@@ -326,6 +346,7 @@ def test_the_between_network_summary_whole() -> None:
         "trained": {"means": TRAINED_MEANS, "trunk_energy_relative_spread": 0.2},
         "networks": NETWORKS,
         "statistics": STATISTICS_BLOCK,
+        "projection_reading": PLANTED_READING,
         "random_init": random_init(world()[:3]),
         "verdicts": [INPUT_ENTRY, *RANK_ENTRIES],
     }
@@ -652,6 +673,8 @@ def report(wall_line: list[str]) -> str:
         "",
         table(STATISTICS_HEADERS, STATISTICS_TABLE),
         "",
+        f"**Bases and projections.** {PLANTED_READING['sentence']}",
+        "",
         table(NETWORK_HEADERS, NETWORK_TABLE),
         "",
         "## Verdicts",
@@ -683,6 +706,80 @@ def test_report_whole_with_the_seeds_wall_time() -> None:
 
 def test_report_whole_without_a_wall_time() -> None:
     assert null_markdown(compared(), "experiment_2.step_14_null_compare", "`seeds/`") == report([])
+
+
+# ---- the bases and projections read together, from the numbers
+
+
+def ranks(trained: float, networks: list[float]) -> dict:
+    return {"trained": trained, "networks": networks}
+
+
+@pytest.mark.parametrize(
+    ("trained", "networks", "where"),
+    [
+        (1.0, [2.0, 3.0, 4.0, 5.0], (4, 0, "lower", "below all 4")),
+        (6.0, [2.0, 3.0, 4.0, 5.0], (0, 4, "higher", "above all 4")),
+        (4.5, [2.0, 3.0, 4.0, 5.0], (1, 3, "higher", "above 3 of 4")),
+        (2.5, [2.0, 3.0, 4.0, 5.0], (3, 1, "lower", "below 3 of 4")),
+        (3.0, [2.0, 3.0, 4.0], (1, 1, "tied", "amid 3 (1 above, 1 below)")),  # a tie counts on neither side
+        (2.0, [2.0, 2.0], (0, 0, "tied", "amid 2 (0 above, 0 below)")),
+    ],
+)
+def test_where_the_trained_value_lies_at_the_edges(trained: float, networks: list[float], where: tuple) -> None:
+    above, below, side, words = where
+    assert position(ranks(trained, networks)) == {
+        "networks": len(networks),
+        "above": above,
+        "below": below,
+        "side": side,
+        "words": words,
+    }
+
+
+def reading_of(vector: tuple[float, float], scalar: tuple[float, float]) -> dict:
+    """The trained κ and κ_W of each projection among four null networks at 2, 3, 4, 5."""
+    values = {"kappa_vector": vector[0], "walsh_kappa_vector": vector[1]}
+    values |= {"kappa_scalar": scalar[0], "walsh_kappa_scalar": scalar[1]}
+    return projection_reading({name: ranks(value, [2.0, 3.0, 4.0, 5.0]) for name, value in values.items()})
+
+
+TESTED_NOTE = " (The verdicts test κ^v and κ_W^v; the other statistics are described, not tested.)"
+
+
+def test_the_bases_disagreeing_in_one_projection_limit_the_claim_to_the_other() -> None:
+    reading = reading_of((1.0, 1.0), (1.0, 4.5))  # the referee's case: scalar Walsh above most random networks
+    assert reading["lower_in_both_bases"] == ["vector"]
+    assert reading["sentence"] == (
+        "Where the trained network lies among the random-init networks: in the vector projection below all 4 in κ^v "
+        "(Möbius) and below all 4 in κ_W^v (Walsh); in the scalar projection below all 4 in κ^s (Möbius) but above 3 "
+        'of 4 in κ_W^s (Walsh). So "training lowers the mean interaction order in both bases" is true of the vector '
+        "projection only: in the scalar projection the bases disagree (Möbius lower, Walsh higher)." + TESTED_NOTE
+    )
+
+
+def test_both_projections_lower_in_both_bases_and_none() -> None:
+    assert reading_of((1.0, 1.0), (1.0, 1.0))["sentence"].endswith(
+        "Training lowers the mean interaction order in both bases, in both projections." + TESTED_NOTE
+    )
+    assert reading_of((1.0, 1.0), (1.0, 1.0))["lower_in_both_bases"] == ["vector", "scalar"]
+    below_but_not_all = reading_of((2.5, 1.0), (4.5, 2.5))  # vector: below 3 of 4 in κ^v; scalar: the bases disagree
+    assert below_but_not_all["lower_in_both_bases"] == []
+    assert below_but_not_all["sentence"].endswith(
+        "In no projection does it lie below every random-init network in both bases: in the scalar projection the "
+        "bases disagree (Möbius higher, Walsh lower)." + TESTED_NOTE
+    )
+
+
+def test_no_null_network_leaves_nothing_to_place_it_among() -> None:
+    reading = projection_reading(
+        {name: ranks(1.0, []) for name in ("kappa_vector", "walsh_kappa_vector", "kappa_scalar", "walsh_kappa_scalar")}
+    )
+    assert reading["lower_in_both_bases"] == []
+    assert (
+        reading["sentence"]
+        == "No random-init network is a null, so there is nothing to place the trained network among."
+    )
 
 
 # ---- the calibration images, the refusals, the rank p

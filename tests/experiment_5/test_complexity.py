@@ -9,17 +9,21 @@ import pytest
 import torch
 
 from experiment_1.mobius.spectrum import binomial_null
-from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform
-from experiment_5.complexity import COMPLEXITY_MEASURES, complexity_measures
+from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform, walsh_transform
+from experiment_5.complexity import COMPLEXITY_MEASURES, complexity_measures, walsh_order_measures
 
 TAUS, ETAS = (0.01, 0.1, 0.5), (0.5, 0.9)
 
 
 def measures_of(coefficients: torch.Tensor, taus=TAUS, etas=ETAS) -> dict[str, torch.Tensor]:
-    """The measures of the set function h(S) = Σ_{T⊆S} Δ_T, going through h as the pipeline does."""
+    """The measures of the set function h(S) = Σ_{T⊆S} Δ_T, going through h as the pipeline does (both bases)."""
     values = inverse_mobius_transform(coefficients, dim=1)
     num_blocks = coefficients.shape[1].bit_length() - 1
-    return complexity_measures(mobius_transform(values, dim=1), values[:, full_mask_index(num_blocks)], taus, etas)
+    full = values[:, full_mask_index(num_blocks)]
+    return {
+        **complexity_measures(mobius_transform(values, dim=1), full, taus, etas),
+        **walsh_order_measures(walsh_transform(values, dim=1), full),
+    }
 
 
 def test_a_one_subset_function_needs_one_subset() -> None:
@@ -35,6 +39,9 @@ def test_a_one_subset_function_needs_one_subset() -> None:
         np.testing.assert_allclose(measures[f"kbar_{projection}"].numpy(), 3.0, rtol=1e-12)
         np.testing.assert_allclose(measures[f"kappa_{projection}"].numpy(), 3.0, rtol=1e-12)
         np.testing.assert_allclose(measures[f"c_le3_{projection}"].numpy(), 1.0, rtol=1e-12)
+        # h = c·Π_{l∈S} m_l = c·2^{−3} Σ_{U⊆S} (−1)^{|U|} χ_U: every Walsh coefficient under S of equal energy, so
+        # W_k ∝ C(3, k) and κ_W = (1·3 + 2·3 + 3·1) / 7 — the Walsh basis reads the one 3-way term as mostly low order
+        np.testing.assert_allclose(measures[f"walsh_kappa_{projection}"].numpy(), 12 / 7, rtol=1e-12)
     np.testing.assert_allclose(
         measures["full_logit_norm"].numpy(), coefficients[:, mask].norm(dim=1).numpy(), rtol=1e-12
     )
@@ -57,7 +64,8 @@ def test_equal_energies_spread_over_every_subset() -> None:
 
 
 def brute_force(coefficients: torch.Tensor, taus, etas) -> dict[str, np.ndarray]:
-    """Every measure by explicit loops over masks, for one image at a time."""
+    """Every measure by explicit loops over masks, for one image at a time; κ_W from h(T) = Σ_{S⊆T} Δ_S and
+    ĥ(U) = 2^{−L} Σ_T (−1)^{|U ∩ T|} h(T), both sums written out."""
     count, size = coefficients.shape[:2]
     data = coefficients.numpy()
     out = {
@@ -69,6 +77,8 @@ def brute_force(coefficients: torch.Tensor, taus, etas) -> dict[str, np.ndarray]
             "kappa_scalar",
             "c_le3_vector",
             "c_le3_scalar",
+            "walsh_kappa_vector",
+            "walsh_kappa_scalar",
             "n_eff_vector",
         )
     }
@@ -88,6 +98,14 @@ def brute_force(coefficients: torch.Tensor, taus, etas) -> dict[str, np.ndarray]
             out[f"kbar_{projection}"][image] = sum(o * e for o, e in zip(orders, energy)) / sum(energy)
             out[f"kappa_{projection}"][image] = sum(o * e for o, e in zip(orders, energy)) / interaction
             out[f"c_le3_{projection}"][image] = sum(e for o, e in zip(orders, energy) if 1 <= o <= 3) / interaction
+        values = [sum(data[image, s] for s in range(size) if s & t == s) for t in range(size)]  # h(T) = Σ_{S⊆T} Δ_S
+        walsh = [sum((-1) ** bin(u & t).count("1") * values[t] for t in range(size)) / size for u in range(size)]
+        for projection in ("vector", "scalar"):
+            energy = [
+                float(np.sum(walsh[u] ** 2)) if projection == "vector" else float(walsh[u][predicted] ** 2)
+                for u in range(size)
+            ]
+            out[f"walsh_kappa_{projection}"][image] = sum(o * e for o, e in zip(orders, energy)) / sum(energy[1:])
         energy = [float(np.sum(data[image, mask] ** 2)) for mask in range(size)]
         out["n_eff_vector"][image] = sum(energy[1:]) ** 2 / sum(e * e for e in energy[1:])
         ranking = sorted(range(size), key=lambda mask: (-energy[mask], mask))
@@ -129,3 +147,16 @@ def test_measures_keep_the_coefficient_dtype(dtype: torch.dtype) -> None:
     coefficients = torch.randn(2, 8, 3, generator=torch.Generator().manual_seed(5)).to(dtype)
     measures = complexity_measures(coefficients, coefficients.sum(dim=1), (0.1,), (0.9,))
     assert measures["kappa_vector"].dtype == dtype and measures["k_err"].dtype == torch.int64
+    assert walsh_order_measures(coefficients, coefficients.sum(dim=1))["walsh_kappa_scalar"].dtype == dtype
+
+
+def test_the_method_says_kappa_w_was_not_evaluated_where_the_record_lacks_it() -> None:
+    """A run whose per-image record holds κ_W of both projections defines it; one that predates the Walsh measures (or
+    holds one projection's only) says it was not evaluated, and why."""
+    from experiment_5.report import walsh_text
+
+    both = walsh_text({"measures": {"kappa_vector": {}, "walsh_kappa_vector": {}, "walsh_kappa_scalar": {}}})
+    assert both.startswith("from the Walsh (±1 Fourier) coefficients, κ_W = ")
+    for measures in ({"kappa_vector": {}}, {"walsh_kappa_vector": {}}):
+        said = walsh_text({"measures": measures})
+        assert "not evaluated here" in said and "predates the Walsh measures" in said

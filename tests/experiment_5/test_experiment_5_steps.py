@@ -253,8 +253,8 @@ def test_three_steps_end_to_end_with_resume(
     assert rho_cell(entry) in report and difference_cell(difference, "k_err") in report
     verdict_section = report.split("## Verdict")[1]
     assert (
-        f"K_τ^err is larger on hard than on easy images (cross-entropy quartiles): **{k_err_verdict['decision']}**"
-        in verdict_section
+        f"K_τ^err is larger on hard than on easy images (cross-entropy quartiles; Möbius basis): "
+        f"**{k_err_verdict['decision']}**" in verdict_section
     )
     assert "Decision rules:" in verdict_section and "## Beside the original study" in report
     tables_root = tmp_path / "repo"

@@ -7,9 +7,12 @@ dyadic, so the Holm products are exact. Written against the survivors of `make m
 from __future__ import annotations
 
 import copy
+import re
+from pathlib import Path
 
 import pytest
 
+from experiment_1.errors import PipelineError
 from experiment_1.report import (
     ALPHA,
     CANNOT_TELL,
@@ -19,10 +22,12 @@ from experiment_1.report import (
     SATURATED,
     SATURATION_SHARE,
     by_id,
+    check_verdicts,
     seed_comparison,
 )
 from experiment_5 import verdicts as e5
 from experiment_5.association import EQUIVALENCE_SD_FRACTION
+from experiment_5.record import VERDICTS
 
 EPS = 1e-9
 SCORES = ["cross_entropy", "entropy", "negative_margin"]
@@ -143,7 +148,7 @@ def test_the_whole_block_in_order_and_by_hand() -> None:
     n_eff = effect(ci(2.0, 1.0, 3.0))
     assert entries["n_eff_vector"] == {
         "id": "n_eff_vector.hard_minus_easy",
-        "claim": "N_eff^v is larger on hard than on easy images (cross-entropy quartiles)",
+        "claim": "N_eff^v is larger on hard than on easy images (cross-entropy quartiles; Möbius basis)",
         "decision": HOLDS,
         "rule": e5.RULES["measure"],
         "parameters": BASE_PARAMETERS,
@@ -156,7 +161,8 @@ def test_the_whole_block_in_order_and_by_hand() -> None:
     c_le3 = effect(ci(-0.05, -0.08, -0.02), percent=True)
     assert entries["c_le3_scalar"] == {
         "id": "c_le3_scalar.hard_minus_easy",
-        "claim": "difficulty (cross-entropy quartiles) does not move C≤3 (scalar) (the seed reports it invariant)",
+        "claim": "difficulty (cross-entropy quartiles) does not move C≤3 (scalar) (Möbius basis; the seed reports it "
+        "invariant)",
         "decision": FAILS,
         "rule": e5.RULES["measure"],
         "parameters": BASE_PARAMETERS
@@ -192,11 +198,11 @@ def test_the_whole_block_in_order_and_by_hand() -> None:
     assert entries["k_err_tau_0.3"]["seed"] is None  # a breadth measure the seed gives no number for
     assert (
         entries["k_err_tau_0.3"]["claim"]
-        == "K_τ^err (τ = 0.3) is larger on hard than on easy images (cross-entropy quartiles)"
+        == "K_τ^err (τ = 0.3) is larger on hard than on easy images (cross-entropy quartiles; Möbius basis)"
     )
     assert entries["k_err"] == {
         "id": "k_err.hard_minus_easy",
-        "claim": "K_τ^err is larger on hard than on easy images (cross-entropy quartiles)",
+        "claim": "K_τ^err is larger on hard than on easy images (cross-entropy quartiles; Möbius basis)",
         "decision": SATURATED,
         "rule": e5.RULES["measure"],
         "parameters": BASE_PARAMETERS,
@@ -223,7 +229,8 @@ def test_another_primary_score_is_read_everywhere() -> None:
     assert entry["decision"] == CANNOT_TELL and entry["parameters"]["primary_score"] == "entropy"
     assert (
         entry["claim"]
-        == "difficulty (softmax entropy quartiles) does not move C≤3 (scalar) (the seed reports it invariant)"
+        == "difficulty (softmax entropy quartiles) does not move C≤3 (scalar) (Möbius basis; the seed reports it "
+        "invariant)"
     )
     assert entry["notes"][-1] == (
         "sensitivity: the other 2 difficulty scores (ρ with softmax entropy 0.70–0.80) give the same decision except "
@@ -345,3 +352,89 @@ def test_the_saturation_note_names_every_tau_where_k_err_moves() -> None:
     study["measures"] = [*MEASURES, "k_err_tau_0.2"]
     study["saturation"]["k_err_tau_0.2"] = None
     assert "; it moves at K_τ^err (τ = 0.3), K_τ^err (τ = 0.2); " in e5._saturation_note(study, "k_err")
+
+
+# ---- κ in the Walsh basis: the same rule, its own Holm family, and the two bases read together
+
+
+def with_walsh() -> dict:
+    """analysis() with κ_W of both projections: the Walsh Mann–Whitney family [1/512, 1/2] gives 1/256 and 1/2, the
+    Walsh TOST family [1/2, 1/256] gives 1/2 and 1/128 — so κ_W^v fails beyond its margin and κ_W^s holds."""
+    study = analysis()
+    walsh = {
+        "walsh_kappa_vector": {
+            "hard_minus_easy": ci(0.3, 0.2, 0.4),
+            "mann_whitney_p": 1 / 512,
+            "equivalence": equivalence(0.5, 1 / 1024, 0.05, 0.22, 0.38),
+        },
+        "walsh_kappa_scalar": {
+            "hard_minus_easy": ci(0.0, -0.01, 0.01),
+            "mann_whitney_p": 0.5,
+            "equivalence": equivalence(1 / 256, 0.9, 0.05, -0.008, 0.008),
+        },
+    }
+    for score in SCORES:
+        study["quartiles"][score]["measures"] |= copy.deepcopy(walsh)
+    study["measures"] = MEASURES + list(walsh)
+    study["saturation"] |= {name: None for name in walsh}
+    return study
+
+
+def test_the_walsh_measures_are_their_own_holm_family_and_leave_the_mobius_verdicts_as_they_were() -> None:
+    mobius, both = by_id(e5.verdicts(analysis())), by_id(e5.verdicts(with_walsh()))
+    for verdict_id, entry in mobius.items():
+        if verdict_id != "seed_claim":
+            assert both[verdict_id] == entry, verdict_id
+    vector, scalar = both["walsh_kappa_vector.hard_minus_easy"], both["walsh_kappa_scalar.hard_minus_easy"]
+    assert vector["decision"] == FAILS and scalar["decision"] == HOLDS
+    assert vector["test"] == mann_whitney(1 / 512, 1 / 256) | {"family_size": 2}
+    assert (vector["parameters"]["tost_p_adjusted"], scalar["parameters"]["tost_p_adjusted"]) == (0.5, 1 / 128)
+    assert vector["claim"] == (
+        "difficulty (cross-entropy quartiles) does not move κ_W (vector, Walsh) (Walsh basis; the seed reports κ "
+        "invariant (Möbius))"
+    )
+    assert vector["seed"] is None and scalar["seed"] is None  # the seed reports the Möbius basis only
+    assert vector["notes"][0] == "hard images sit at higher orders"
+
+
+def test_kappa_read_in_both_bases() -> None:
+    block = e5.verdicts(with_walsh())
+    assert [entry["id"] for entry in block][-4:] == [
+        "kappa_vector.basis",
+        "kappa_scalar.basis",
+        "seed_claim",
+        "k_err.partial",
+    ]
+    entries = by_id(block)
+    assert entries["kappa_vector.basis"] == {
+        "id": "kappa_vector.basis",
+        "claim": "vector projection: difficulty (cross-entropy quartiles) leaves the mean interaction order unmoved in "
+        "both bases (κ and κ_W) — Möbius only: fails in the Walsh basis",
+        "decision": FAILS,
+        "rule": e5.BASIS.text,
+        "parameters": {},
+        "statistic": None,
+        "effect": None,
+        "test": None,
+        "seed": None,
+        "notes": ["Möbius (κ): holds; Walsh (κ_W): fails"],
+    }
+    assert entries["kappa_scalar.basis"]["decision"] == CANNOT_TELL
+    assert entries["kappa_scalar.basis"]["claim"].endswith("— Walsh only: the Möbius basis reads cannot tell")
+    assert "kappa_vector.basis" not in by_id(e5.verdicts(analysis()))  # a record without the Walsh measures
+
+
+@pytest.mark.parametrize(
+    ("edit", "refusal"),
+    [
+        ("walsh_kappa_vector.hard_minus_easy", "says 'cannot tell' but its rule exp5.hard_minus_easy gives 'fails'"),
+        ("kappa_vector.basis", "says 'cannot tell' but its rule exp5.basis gives 'fails'"),
+    ],
+)
+def test_the_checker_refuses_a_flipped_walsh_or_basis_verdict(edit: str, refusal: str) -> None:
+    study = with_walsh()
+    study["verdicts"] = e5.verdicts(study)
+    check_verdicts(study, Path("analysis.json"), VERDICTS[5])
+    by_id(study["verdicts"])[edit]["decision"] = CANNOT_TELL
+    with pytest.raises(PipelineError, match=re.escape(f"analysis.json: verdict {edit} {refusal}")):
+        check_verdicts(study, Path("analysis.json"), VERDICTS[5])

@@ -12,6 +12,7 @@ from paper.claims import CLAIMS, claim_rows, claim_sentence, claims_tex, plain_s
 from paper.committed_runs import allow_all_runs
 from paper.experiments import record_of
 from paper.render_latex import latex_text
+from paper.wording import basis_of
 
 
 def current(summary: dict) -> dict:
@@ -127,10 +128,18 @@ def test_every_committed_decided_verdict_about_a_claim_is_in_its_rows_and_the_re
     readme = (REPO / "README.md").read_text()
     headline = readme[readme.index("<!-- generated:headline") : readme.index("<!-- /generated:headline -->")]
     assert unreported(REPO, rows, {"the README headline": headline}) == []
-    two = {(row.claim.label, row.network): row.decision for row in rows if row.claim.label in ("2", "2′", "3")}
-    assert two[("2", "EfficientNet-Lite0")] == "holds" and two[("2′", "EfficientNet-Lite0")] == "fails"
-    assert two[("2′", "EfficientNet-Lite1")] == "holds"  # the stronger reading holds on the deeper network
-    assert {network for label, network in two if label == "3"} >= {"EfficientNet-Lite0", "EfficientNet-Lite1"}
+    two = {
+        (row.claim.label, row.network, basis_of(row.entry)): row.decision
+        for row in rows
+        if row.claim.label in ("2", "2′", "3")
+    }
+    assert (
+        two[("2", "EfficientNet-Lite0", "Möbius")] == "holds" and two[("2′", "EfficientNet-Lite0", "Möbius")] == "fails"
+    )
+    assert two[("2′", "EfficientNet-Lite1", "Möbius")] == "holds"  # the stronger reading holds on the deeper network
+    assert two[("2′", "EfficientNet-Lite0", "Walsh")] == "holds"  # and in the Walsh basis on both
+    assert two[("3", "EfficientNet-Lite1", "Walsh only: reverses in the Möbius basis")] == "fails"
+    assert {network for label, network, _ in two if label == "3"} >= {"EfficientNet-Lite0", "EfficientNet-Lite1"}
 
 
 def test_runs_of_one_network_are_told_apart_each_with_its_number() -> None:
@@ -190,3 +199,68 @@ def test_a_dropped_verdict_is_caught_in_the_table_and_in_a_headline(tmp_path: Pa
     ]
     said_confirmed = sentence.replace("not confirmed on EfficientNet-Lite1", "confirmed on EfficientNet-Lite1")
     assert len(unreported(tmp_path, rows, {"the headline": said_confirmed})) == 1  # the wrong decision is caught too
+
+
+def depth_rows() -> list:
+    """D1′'s rows as the depth ladder's summary gives them: κ^v / L rises (Möbius), κ_W^v / L falls (Walsh), and the
+    basis verdict reading the two together."""
+    from paper.claims import ClaimRow
+    from paper.wording import basis_label
+
+    claim = next(claim for claim in CLAIMS if claim.label == "D1′")
+    step = "efficientnet_lite0-efficientnet_lite1"
+    effect = {"name": "efficientnet_lite1 − efficientnet_lite0", "value": 0.07, "ci_low": 0.06, "ci_high": 0.08}
+    entries = [
+        ("kappa_over_l.depth", "holds", "(Möbius basis, vector projection: κ^v / L grows)", effect),
+        ("walsh_kappa_over_l.depth", "fails", "(Walsh basis, vector projection: κ_W^v / L grows)", effect),
+        ("kappa_over_l.basis", "fails", "(vector projection) — Möbius only: reverses in the Walsh basis", None),
+    ]
+    rows = []
+    for prefix, decision, said, number in entries:
+        entry = {
+            "id": f"{prefix}.{step}",
+            "decision": decision,
+            "claim": f"κ / L grows {said}",
+            "effect": number,
+            "rule": "r",
+        }
+        network = "EfficientNet-Lite0 vs EfficientNet-Lite1"
+        variant = prefix.replace("_", " ").replace(".", " ")  # as paper.claims.variants names them
+        rows.append(ClaimRow(claim, "not reported", network, variant, "", "24", entry, basis_label(entry)))
+    return rows
+
+
+def test_a_claim_read_in_two_bases_names_each_decisions_basis() -> None:
+    """Where a claim's rows read more than one basis, its sentence gives each decision in its basis and the basis
+    verdict's own words; the compact table keeps a row per decision and basis, with the basis column."""
+    from paper.claims import compact_table_tex, full_table_tex
+
+    rows = depth_rows()
+    assert claim_sentence(rows) == (
+        "Claim D1′, a peak beyond the binomial null's growing with depth: confirmed (Möbius) on "
+        "EfficientNet-Lite0 vs EfficientNet-Lite1; not confirmed (Walsh) on EfficientNet-Lite0 vs "
+        "EfficientNet-Lite1; Möbius only: reverses in the Walsh basis on EfficientNet-Lite0 vs EfficientNet-Lite1."
+    )
+    compact = compact_table_tex(rows)
+    assert r"\textbf{fails} & M\"obius only: reverses in the Walsh basis" in compact
+    assert r"\textbf{fails} & Walsh, vector projection" in compact
+    assert r"\textbf{holds} & M\"obius, vector projection" in compact
+    assert "basis, projection" in compact and "basis, projection" in full_table_tex(rows)
+    one_basis = [rows[0]]  # a claim read in one basis keeps its plain words
+    assert claim_sentence(one_basis).endswith("confirmed on EfficientNet-Lite0 vs EfficientNet-Lite1.")
+
+
+def test_a_verdict_reading_two_others_counts_their_shared_images() -> None:
+    """A paired comparison's N is its shared images; a basis verdict (no statistic of its own) takes its pair's, never
+    another pair's, and is "—" where no verdict on its pair has one."""
+    from paper.claims import images_of
+
+    summary = {
+        "verdicts": [
+            {"id": "kappa_over_l.depth.a-b", "statistic": {"name": "shared images", "value": 24}},
+            {"id": "kappa_over_l.depth_at_input.c-b", "statistic": {"name": "shared images", "value": 6}},
+            {"id": "kappa_over_l.basis.a-b", "statistic": None},
+            {"id": "kappa_over_l.basis.d-e", "statistic": None},
+        ]
+    }
+    assert [images_of(summary, entry) for entry in summary["verdicts"]] == ["24", "6", "24", "—"]

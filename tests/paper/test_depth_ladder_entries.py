@@ -17,10 +17,11 @@ from scipy.stats import binomtest
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, atomic_write_json
-from experiment_1.report import bootstrap_mean_ci, tost
+from experiment_1.report import bootstrap_mean_ci, check_verdicts, tost
 from paper import depth_ladder as dl
 from paper import depth_verdicts as dv
 from paper.depth_ladder import Rung
+from paper.experiments import rules_of
 
 SAMPLE = "sample_list.json"
 PAIRED_RULE = (
@@ -64,6 +65,7 @@ def make(
     starts: list[int],
     *,
     kappas: list[float] | None = None,
+    walsh_kappas: list[float] | None = None,
     removed: list[int] | None = None,
     invalid: tuple[int, ...] = (),
     input_size: int | None = None,
@@ -72,7 +74,7 @@ def make(
     topk_list: str = SAMPLE,
     overlap: dict[str, Any] | None = None,
 ) -> Rung:
-    """One network: per-image peak orders (and κ^v), agreement from grid positions ``starts`` (and trunk-removed
+    """One network: per-image peak orders (and κ^v, κ_W^v), agreement from grid positions ``starts`` (and trunk-removed
     ``removed``), the images at positions ``invalid`` marked invalid."""
     count = len(peaks)
     valid = np.array([position not in invalid for position in range(count)])
@@ -98,6 +100,7 @@ def make(
         "valid": valid.astype(np.uint8),
         "peak_order_vector": np.asarray(peaks, dtype=np.int64),
         **({"kappa_vector": np.asarray(kappas, dtype=np.float64)} if kappas is not None else {}),
+        **({"walsh_kappa_vector": np.asarray(walsh_kappas, dtype=np.float64)} if walsh_kappas is not None else {}),
     }
     masks = 2**num_blocks
     ks = [2**power for power in range(num_blocks + 1)]
@@ -221,7 +224,7 @@ def test_the_comparisons_are_the_paired_differences_on_the_shared_positions_in_o
     order = [("width", "depth", "resolution", "depth_at_input")] * 4
     expected = [
         comparison(kind, measure)
-        for measure, kinds in zip(dl.SPECTRUM_MEASURES + ("preserving_fraction",), order)
+        for measure, kinds in zip(("peak_order", "peak_minus_null", "kappa_over_l", "preserving_fraction"), order)
         for kind in kinds
     ] + [comparison("depth", "preserving_fraction_trunk_removed")]
     assert [without_sources(entry) for entry in analysis["comparisons"]] == expected
@@ -424,7 +427,8 @@ def test_the_depth_verdicts_are_the_hand_written_entries() -> None:
     )
     assert verdicts["kappa_over_l.depth_at_input.shallow_240px-deep"] == paired_entry(
         "kappa_over_l.depth_at_input.shallow_240px-deep",
-        "the spectrum shifts to higher relative orders with depth (κ^v / L grows) (shallow_240px → deep: L = 3 → 5, "
+        "the spectrum shifts to higher relative orders with depth (Möbius basis, vector projection: κ^v / L grows) "
+        "(shallow_240px → deep: L = 3 → 5, "
         "input 240 px → 240 px)",
         "cannot tell",
         "deep − shallow_240px",
@@ -949,3 +953,81 @@ def test_every_comparison_bootstraps_with_the_analysis_seed() -> None:
     assert expected["depth"] != bootstrap_mean_ci(kappas["deep"] / 5 - kappas["shallow"] / 3, seed=0)  # seeds differ
     values = (positions, kappas["deep"])
     assert dl.paired_difference((positions, np.zeros(count)), values)["difference"] == bootstrap_mean_ci(values[1])
+
+
+def two_bases(walsh_deep: list[float]) -> dict[str, Any]:
+    """shallow (L = 3) → deep (L = 5) on 6 images: κ^v / L rises 0.5 → 0.6 on every image; κ_W^v / L goes from 0.5 to
+    ``walsh_deep`` / 5."""
+    shallow = make("shallow", 3, [2] * 6, [3] * 6, kappas=[1.5] * 6, walsh_kappas=[1.5] * 6, input_size=224)
+    deep = make("deep", 5, [3] * 6, [5] * 6, kappas=[3.0] * 6, walsh_kappas=walsh_deep, input_size=240)
+    return dl.depth_analysis([shallow, deep])
+
+
+def basis_entry(decision: str, reading: str, walsh_note: str) -> dict[str, Any]:
+    return {
+        "id": "kappa_over_l.basis.shallow-deep",
+        "claim": "the shift to higher relative orders with depth reads the same in both bases (vector projection: "
+        f"κ^v / L and κ_W^v / L, shallow → deep) — {reading}",
+        "decision": decision,
+        "rule": dv.DEPTH_BASIS.text,
+        "parameters": {"alpha": 0.05},
+        "statistic": None,
+        "effect": None,
+        "test": None,
+        "seed": None,
+        "notes": [
+            "Möbius: holds (deep − shallow: +0.1 [0.1, 0.1]; 6 shared image(s): 6 up, 0 down, 0 tied)",
+            walsh_note,
+        ],
+    }
+
+
+def test_a_depth_step_that_reverses_in_the_walsh_basis_reads_moebius_only() -> None:
+    analysis = two_bases([1.0] * 6)  # κ_W^v / L falls 0.5 → 0.2 on all 6 images: p = 2/64, the reversal decided
+    verdicts = {entry["id"]: entry for entry in analysis["verdicts"]}
+    assert verdicts["kappa_over_l.depth.shallow-deep"]["decision"] == "holds"
+    walsh = verdicts["walsh_kappa_over_l.depth.shallow-deep"]
+    assert walsh["decision"] == "fails" and walsh["claim"].startswith(
+        "the spectrum shifts to higher relative orders with depth (Walsh basis, vector projection: κ_W^v / L grows)"
+    )
+    assert walsh["effect"]["name"] == "deep − shallow" and walsh["effect"]["value"] == pytest.approx(-0.3)
+    assert verdicts["kappa_over_l.basis.shallow-deep"] == basis_entry(
+        "fails",
+        "Möbius only: reverses in the Walsh basis",
+        "Walsh: fails (deep − shallow: -0.3 [-0.3, -0.3]; 6 shared image(s): 0 up, 6 down, 0 tied)",
+    )
+    assert [entry["id"] for entry in analysis["verdicts"]][-1] == "kappa_over_l.basis.shallow-deep"
+    check_verdicts(analysis, Path("depth.json"), rules_of(analysis))
+
+
+def test_a_walsh_step_one_image_short_of_deciding_reads_cannot_tell() -> None:
+    analysis = two_bases([1.0] * 5 + [2.5])  # 5 down, 1 tied (0.5 → 0.5): p = 2/32 > α
+    entry = {item["id"]: item for item in analysis["verdicts"]}["kappa_over_l.basis.shallow-deep"]
+    assert entry["decision"] == "cannot tell"
+    assert entry["claim"].endswith("— Möbius only: the Walsh basis reads cannot tell")
+    assert entry["notes"][1].startswith("Walsh: cannot tell") and entry["notes"][1].endswith("0 up, 5 down, 1 tied)")
+
+
+@pytest.mark.parametrize(
+    ("edit", "refusal"),
+    [
+        ("walsh", "verdict walsh_kappa_over_l.depth.shallow-deep says 'holds' but its rule depth.paired gives 'fails'"),
+        ("claim", "its claim does not read 'Möbius only: reverses in the Walsh basis'"),
+        ("basis", "verdict kappa_over_l.basis.shallow-deep says 'holds' but its rule depth.basis gives 'fails'"),
+    ],
+)
+def test_the_checker_refuses_a_flipped_walsh_verdict_and_a_basis_claim_its_decisions_contradict(
+    edit: str, refusal: str
+) -> None:
+    analysis = two_bases([1.0] * 6)
+    verdicts = {entry["id"]: entry for entry in analysis["verdicts"]}
+    if edit == "walsh":
+        verdicts["walsh_kappa_over_l.depth.shallow-deep"]["decision"] = "holds"
+    elif edit == "claim":
+        entry = verdicts["kappa_over_l.basis.shallow-deep"]
+        entry["claim"] = entry["claim"].replace("Möbius only: reverses in the Walsh basis", "holds in both bases")
+    else:
+        verdicts["kappa_over_l.basis.shallow-deep"]["decision"] = "holds"
+    with pytest.raises(PipelineError) as refused:
+        check_verdicts(analysis, Path("depth.json"), rules_of(analysis))
+    assert refusal in str(refused.value) and "\n" not in str(refused.value)
