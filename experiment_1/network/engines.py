@@ -43,8 +43,8 @@ from torch import nn
 from experiment_1.errors import PipelineError
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.choices import ENGINES
-from experiment_1.network.gating import ResidualStack
 from experiment_1.network.mask_family import MaskFamily
+from experiment_1.network.stack import ResidualStack
 
 
 def check_mask_chunk(mask_chunk: int) -> None:

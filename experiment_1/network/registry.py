@@ -7,7 +7,7 @@ or a user's factory ``package.module:function`` (importable from the working dir
 gated stack. Built-in architectures are registered through the same API (:func:`register_architecture`).
 
 Memory format: :func:`build_gated_stack` converts the model to channels-last by default
-(:data:`~experiment_1.network.gating.MEMORY_FORMATS`), on CPU as on CUDA — measured faster on both
+(:data:`~experiment_1.network.stack.MEMORY_FORMATS`), on CPU as on CUDA — measured faster on both
 for every registered architecture (experiment_1/PERFORMANCE.md, *Engines and performance*); the engines convert their
 input to ``model.memory_format``. ``memory_format="contiguous"`` keeps the layout of the unconverted network.
 
@@ -73,18 +73,9 @@ from torch import nn
 
 from experiment_1.errors import PipelineError
 from experiment_1.network.choices import ARCHITECTURE_NAMES, PRETRAINED, Weights, parse_weights
-from experiment_1.network.gating import (
-    MEMORY_FORMATS,
-    Factory,
-    Preprocess,
-    Residual,
-    ResidualNetwork,
-    ResidualStack,
-    gate,
-    load_state_dict_file,
-    load_torchvision_state_dict,
-    load_weights_into,
-)
+from experiment_1.network.gating import Factory, Residual, ResidualNetwork, gate
+from experiment_1.network.stack import MEMORY_FORMATS, Preprocess, ResidualStack
+from experiment_1.network.weights import load_state_dict_file, load_torchvision_state_dict, load_weights_into
 
 
 def resnet_cut(network: nn.Module) -> ResidualNetwork:

@@ -44,8 +44,8 @@ from experiment_1.network.choices import parse_weights
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, work_ratio
 from experiment_1.network.fold_bn import fold_batchnorm
-from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.registry import ARCHITECTURES, DEEP_ARCHITECTURES, build_gated_stack
+from experiment_1.network.stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.run import run_config
 from experiment_1.run.setup import DTYPES, resolve_device
 

@@ -29,8 +29,8 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.choices import parse_weights
 from experiment_1.network.engines import evaluate_masks_tree
-from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.registry import build_gated_stack
+from experiment_1.network.stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.run import run_config
 from experiment_1.run.preflight import check_depth
 from experiment_1.run.run_config import CONFIRM_FLAG, MAX_BLOCKS

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 import torch
 
+import experiment_1.network.weights as weights_module
 import experiment_1.step_3_evaluate as step_3
 from conftest import evaluation_flags
-from experiment_1.network import gating, host_reachable
+from experiment_1.network import host_reachable
 from fault_harness import expect_line
 
 
@@ -31,7 +32,7 @@ def test_an_offline_step_prints_its_error_line_and_no_download_line(
 ) -> None:
     monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path / "checkpoints"))
     monkeypatch.setattr(torch.hub, "get_dir", lambda: str(tmp_path / "hub"))  # a user's torch cache may hold the file
-    monkeypatch.setattr(gating, "host_reachable", lambda url: False)
+    monkeypatch.setattr(weights_module, "host_reachable", lambda url: False)
 
     def torchvision_download(url: str, *arguments: object, **keywords: object) -> dict:
         sys.stderr.write(f'Downloading: "{url}" to {tmp_path}\n')  # what torch.hub prints before it tries
