@@ -177,7 +177,7 @@ def check_full_mask_parity(network: nn.Module, stack: ResidualStack) -> None:
             f"--arch {stack.arch}: the gated stack gives logits of shape {tuple(actual.shape)}, the network {tuple(expected.shape)}; check the head"
         )
     stack.full_mask_reference = (size, actual.detach().float().cpu())
-    error = ((actual - expected).abs().max() / expected.abs().max().clamp_min(torch.finfo(expected.dtype).tiny)).item()
+    error = _relative_max_error(actual, expected)
     if not error <= PARITY_RTOL and not torch.equal(network(image), expected):
         raise PipelineError(
             f"--arch {stack.arch}: two calls of the network's own forward on one image give different logits; "
