@@ -48,19 +48,11 @@ def curve_table(summary: dict[str, Any], metric: str, percent: bool) -> str:
         "random",
         "low-order-first",
     ]
-    sources = [
-        "magnitude_vector",
-        "magnitude_scalar",
-        "order_matched_vector",
-        "order_matched_scalar",
-        "random",
-        "low_order_first",
-    ]
     rows = [
         [str(k)]
         + [
             format_stat(stat_at(summary, source, metric, index), percent=percent) + same_as(summary, source, index)
-            for source in sources
+            for source in SOURCES
         ]
         for index, k in enumerate(summary["ks"])
     ]
