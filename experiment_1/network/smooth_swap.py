@@ -127,18 +127,11 @@ class Softplus(nn.Module):
         return f"beta={self.beta:g}"
 
 
-class SmoothReLU6(nn.Module):
+class SmoothReLU6(Softplus):
     """``Softplus_β(x) − Softplus_β(x − 6)``, the smooth stand-in for ReLU6."""
-
-    def __init__(self, beta: float) -> None:
-        super().__init__()
-        self.beta = float(beta)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return softplus(x, self.beta) - softplus(x - 6.0, self.beta)
-
-    def extra_repr(self) -> str:
-        return f"beta={self.beta:g}"
 
 
 def describe_swap(beta: float) -> str:
