@@ -18,6 +18,7 @@ import os
 import platform
 import subprocess
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -349,6 +350,21 @@ def load_summary(
     if finite:
         check_finite(summary, str(path), f"rerun `python -m {producer_step}`")
     return summary
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a whole file (cached per path, size and modification time)."""
+    stat = Path(path).stat()
+    return _file_sha256(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=None)  # an ImageFolder sample list names every image file; hash each once per process
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def load_per_image_npz(path: Path) -> tuple[dict[str, np.ndarray], str]:
