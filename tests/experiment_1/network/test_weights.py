@@ -3,6 +3,7 @@ original study's (ResNet-18, pretrained) stops with its one error line and no to
 
 from __future__ import annotations
 
+import hashlib
 import socket
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import torch
 import experiment_1.network.weights as weights_module
 import experiment_1.step_3_evaluate as step_3
 from conftest import evaluation_flags
+from experiment_1.errors import PipelineError
 from experiment_1.network import host_reachable
 from fault_harness import expect_line
 
@@ -46,3 +48,14 @@ def test_an_offline_step_prints_its_error_line_and_no_download_line(
     assert line.startswith("error: resnet18-f37072fd.pth: not in ") and "download.pytorch.org is not reachable" in line
     assert f"put the file at {tmp_path / 'checkpoints' / 'resnet18-f37072fd.pth'}" in line
     assert "--arch efficientnet_lite0" in line
+
+
+def test_a_torchvision_file_is_checked_against_the_hash_prefix_in_its_name(tmp_path: Path) -> None:
+    content = b"state dict bytes"
+    prefix = hashlib.sha256(content).hexdigest()[:8]
+    good, bad = tmp_path / f"resnet18-{prefix}.pth", tmp_path / f"resnet18-{'0' * 8}.pth"
+    good.write_bytes(content)
+    bad.write_bytes(content)
+    weights_module._verify_torchvision_hash(good)  # the prefix matches: nothing to say
+    with pytest.raises(PipelineError, match=rf"{bad}: sha256 {prefix}.*does not match the expected prefix 0{{8}}"):
+        weights_module._verify_torchvision_hash(bad)
