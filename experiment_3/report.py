@@ -10,13 +10,9 @@ from experiment_1.mobius import RANKINGS
 from experiment_1.report import ReportDocument, figure, format_number, format_percent, format_stat, markdown_table
 from experiment_3.summary import controls_of
 from experiment_3.topk import SOURCES, TRUNK_REMOVED
+from experiment_3.verdicts import CONTROL_LABELS
 
-LABELS = {
-    "magnitude": "magnitude top-K",
-    "order_matched": "order-matched random",
-    "random": "random K subsets",
-    "low_order_first": "low-order-first",
-}
+LABELS = {"magnitude": "magnitude top-K", **CONTROL_LABELS}
 
 
 def stat_at(summary: dict[str, Any], source: str, metric: str, index: int) -> dict[str, float]:
@@ -39,15 +35,8 @@ def same_as(summary: dict[str, Any], source: str, index: int) -> str:
 
 def curve_table(summary: dict[str, Any], metric: str, percent: bool) -> str:
     """One metric per K for every source (both rankings and every control); a control marked where it is the ranking itself."""
-    headers = [
-        "K",
-        "magnitude (vector)",
-        "magnitude (scalar)",
-        "order-matched (vector)",
-        "order-matched (scalar)",
-        "random",
-        "low-order-first",
-    ]
+    ranked = [f"{kind} ({ranking})" for kind in ("magnitude", "order-matched") for ranking in RANKINGS]
+    headers = ["K", *ranked, "random", "low-order-first"]  # the columns of SOURCES, in its order
     rows = [
         [str(k)]
         + [
