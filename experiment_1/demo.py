@@ -31,7 +31,7 @@ from experiment_1 import step_2_sample, step_3_evaluate, step_4_plot
 from experiment_1.data.shards import default_data_dir
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.network.choices import parse_weights
-from experiment_1.network.gating import checkpoints_dir, load_torchvision_state_dict, torch_hub_cache
+from experiment_1.network.weights import checkpoints_dir, load_torchvision_state_dict, torch_hub_cache
 from experiment_1.paths import DOWNLOAD_HINT, REPO_ROOT
 from experiment_1.run import Command, flag
 
@@ -68,7 +68,7 @@ def choose_data(data_dir: Path | None, pattern: str | None) -> DemoData:
 
 def resnet18_weights_available() -> str | None:
     """``None`` when ResNet-18's IMAGENET1K_V1 weights are cached or could be downloaded now, else why not (an
-    unreachable host is found before a download is tried: :func:`experiment_1.network.gating.load_torchvision_state_dict`)."""
+    unreachable host is found before a download is tried: :func:`experiment_1.network.weights.load_torchvision_state_dict`)."""
     from torchvision.models import ResNet18_Weights
 
     previous = socket.getdefaulttimeout()

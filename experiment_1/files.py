@@ -18,6 +18,7 @@ import os
 import platform
 import subprocess
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -351,6 +352,21 @@ def load_summary(
     return summary
 
 
+def file_sha256(path: Path) -> str:
+    """sha256 of a whole file (cached per path, size and modification time)."""
+    stat = Path(path).stat()
+    return _file_sha256(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=None)  # an ImageFolder sample list names every image file; hash each once per process
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def load_per_image_npz(path: Path) -> tuple[dict[str, np.ndarray], str]:
     """``per_image.npz`` and the run it names: its ``RUN_ID_ARRAY`` (removed from the arrays), or for a
     file written before it carried one, ``npz-sha256:<sha256 of the file>``."""
@@ -363,8 +379,7 @@ def load_per_image_npz(path: Path) -> tuple[dict[str, np.ndarray], str]:
         ) from None
     if RUN_ID_ARRAY in arrays:
         return arrays, str(arrays.pop(RUN_ID_ARRAY))
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    return arrays, f"npz-sha256:{digest}"
+    return arrays, f"npz-sha256:{file_sha256(path)}"
 
 
 def load_run_arrays(npz_path: Path, summary: dict[str, Any], summary_path: Path) -> dict[str, np.ndarray]:

@@ -1,7 +1,7 @@
 """Experiment 3C, step 6 — the top-1 cost of the smooth activation swap.
 
 Question: what does --smooth-activations (every ReLU → Softplus_β, every ReLU6 → Softplus_β(x) −
-Softplus_β(x − 6), weights kept; experiment_1/network/gating.py) cost the network in top-1 accuracy?
+Softplus_β(x − 6), weights kept; experiment_1/network/smooth_swap.py) cost the network in top-1 accuracy?
 The full mask at λ = 1 is evaluated once with the network's own activations and once with the swap
 (β from --smooth-activations, default 10 when the flag is absent), on the same labelled images;
 both accuracies, their paired difference (bootstrap over images) and the exact McNemar test.

@@ -20,13 +20,9 @@ from experiment_1.report import (
 )
 from experiment_3.summary import controls_of
 from experiment_3.topk import SOURCES, TRUNK_REMOVED
+from experiment_3.verdicts import CONTROL_LABELS
 
-LABELS = {
-    "magnitude": "magnitude top-K",
-    "order_matched": "order-matched random",
-    "random": "random K subsets",
-    "low_order_first": "low-order-first",
-}
+LABELS = {"magnitude": "magnitude top-K", **CONTROL_LABELS}
 
 
 def stat_at(summary: dict[str, Any], source: str, metric: str, index: int) -> dict[str, float]:
@@ -49,28 +45,13 @@ def same_as(summary: dict[str, Any], source: str, index: int) -> str:
 
 def curve_table(summary: dict[str, Any], metric: str, percent: bool) -> str:
     """One metric per K for every source (both rankings and every control); a control marked where it is the ranking itself."""
-    headers = [
-        "K",
-        "magnitude (vector)",
-        "magnitude (scalar)",
-        "order-matched (vector)",
-        "order-matched (scalar)",
-        "random",
-        "low-order-first",
-    ]
-    sources = [
-        "magnitude_vector",
-        "magnitude_scalar",
-        "order_matched_vector",
-        "order_matched_scalar",
-        "random",
-        "low_order_first",
-    ]
+    ranked = [f"{kind} ({ranking})" for kind in ("magnitude", "order-matched") for ranking in RANKINGS]
+    headers = ["K", *ranked, "random", "low-order-first"]  # the columns of SOURCES, in its order
     rows = [
         [str(k)]
         + [
             format_stat(stat_at(summary, source, metric, index), percent=percent) + same_as(summary, source, index)
-            for source in sources
+            for source in SOURCES
         ]
         for index, k in enumerate(summary["ks"])
     ]

@@ -27,54 +27,47 @@ def test_cells(tests: dict[str, Any], name: str, percent: bool = False) -> list[
     ]
 
 
-def result_tables(summary: dict[str, Any]) -> list[str]:
-    """The REPORT's result tables: pairs, 1-NN, K sweep, global core."""
-    k, settings, rankings = summary["settings"]["nn_k"], summary["settings"], summary["rankings"]
-    pair_rows, nn_rows, core_rows = [], [], []
-    for ranking in RANKINGS:
-        for kind in ranking_kinds(ranking):
-            block = rankings[ranking][kind]
-            truth = block["true_label"]
-            pair_rows.append(
-                [
-                    NAMES[ranking],
-                    kind,
-                    format_number(truth["same_class_mean"]),
-                    format_number(truth["different_class_mean"]),
-                    *test_cells(truth["tests"], "difference"),
-                    *test_cells(truth["tests"], "auc"),
-                ]
-            )
-            for target in ranking_targets(ranking):
-                result = block[target]
-                nn_rows.append(
-                    [
-                        NAMES[ranking],
-                        kind,
-                        TARGET_NAMES[target],
-                        format_stat(
-                            {**result["nn_accuracy_ci"], "mean": result["tests"]["nn_accuracy"]["observed"]},
-                            percent=True,
-                        ),
-                        format_percent(result["chance"], 2),
-                        f"{format_number(result['over_chance'])}×",
-                        *test_cells(result["tests"], "nn_accuracy", percent=True)[1:],
-                    ]
-                )
-        if ranking in PER_IMAGE:
-            core = rankings[ranking]["global_core"]
-            core_rows.append(
-                [
-                    NAMES[ranking],
-                    format_stat(core["share"], percent=True),
-                    format_percent(core["random_share"]),
-                    str(core["subsets_covering"]["0.5"]),
-                    str(core["subsets_covering"]["0.9"]),
-                    f"{core['distinct_subsets']} of {summary['num_subsets']}",
-                    ", ".join(f"`{name}`" for name in core["core_gate_sets"][:5]),
-                ]
-            )
-    sweep_rows = [
+def pair_row(ranking: str, kind: str, truth: dict[str, Any]) -> list[str]:
+    """One row of the pairs table: the mean Jaccard of same- and different-class pairs, their difference and AUC tests."""
+    return [
+        NAMES[ranking],
+        kind,
+        format_number(truth["same_class_mean"]),
+        format_number(truth["different_class_mean"]),
+        *test_cells(truth["tests"], "difference"),
+        *test_cells(truth["tests"], "auc"),
+    ]
+
+
+def nn_row(ranking: str, kind: str, target: str, result: dict[str, Any]) -> list[str]:
+    """One row of the 1-NN table: the accuracy with its CI, chance, the ratio and the permutation test."""
+    return [
+        NAMES[ranking],
+        kind,
+        TARGET_NAMES[target],
+        format_stat({**result["nn_accuracy_ci"], "mean": result["tests"]["nn_accuracy"]["observed"]}, percent=True),
+        format_percent(result["chance"], 2),
+        f"{format_number(result['over_chance'])}×",
+        *test_cells(result["tests"], "nn_accuracy", percent=True)[1:],
+    ]
+
+
+def core_row(ranking: str, core: dict[str, Any], num_subsets: int) -> list[str]:
+    """One row of the global-core table."""
+    return [
+        NAMES[ranking],
+        format_stat(core["share"], percent=True),
+        format_percent(core["random_share"]),
+        str(core["subsets_covering"]["0.5"]),
+        str(core["subsets_covering"]["0.9"]),
+        f"{core['distinct_subsets']} of {num_subsets}",
+        ", ".join(f"`{name}`" for name in core["core_gate_sets"][:5]),
+    ]
+
+
+def sweep_rows(rankings: dict[str, Any]) -> list[list[str]]:
+    """The K sweep: one row per signature size, the true-label 1-NN accuracy and p of each ranking ("—" where absent)."""
+    return [
         [str(size)]
         + [
             next(
@@ -89,6 +82,19 @@ def result_tables(summary: dict[str, Any]) -> list[str]:
         ]
         for size in rankings["vector"]["nn_sweep"]["ks"]
     ]
+
+
+def result_tables(summary: dict[str, Any]) -> list[str]:
+    """The REPORT's result tables: pairs, 1-NN, K sweep, global core."""
+    k, settings, rankings = summary["settings"]["nn_k"], summary["settings"], summary["rankings"]
+    pair_rows, nn_rows, core_rows = [], [], []
+    for ranking in RANKINGS:
+        for kind in ranking_kinds(ranking):
+            block = rankings[ranking][kind]
+            pair_rows.append(pair_row(ranking, kind, block["true_label"]))
+            nn_rows += [nn_row(ranking, kind, target, block[target]) for target in ranking_targets(ranking)]
+        if ranking in PER_IMAGE:
+            core_rows.append(core_row(ranking, rankings[ranking]["global_core"], summary["num_subsets"]))
     return [
         *contrast_lines(summary),
         f"{pair_sentence(summary)} Every test permutes the labels over images ({settings['num_permutations']} permutations; "
@@ -119,7 +125,7 @@ def result_tables(summary: dict[str, Any]) -> list[str]:
             nn_rows,
         ),
         "1-NN accuracy (true label, binary signatures) against the signature size K (uncorrected p):",
-        markdown_table(["K"] + [NAMES[ranking] for ranking in RANKINGS], sweep_rows),
+        markdown_table(["K"] + [NAMES[ranking] for ranking in RANKINGS], sweep_rows(rankings)),
         f"Global core: the {k} subsets most often in an image's top-{k}; the share of each image's top-{k} inside it, "
         f"how many subsets hold 50 % / 90 % of all top-K memberships:",
         markdown_table(

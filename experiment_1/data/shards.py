@@ -45,7 +45,7 @@ from experiment_1.data.choices import MODES
 from experiment_1.data.imagenet_classes import folder_labels
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
-from experiment_1.network.gating import Preprocess
+from experiment_1.network.stack import Preprocess
 from experiment_1.paths import DOWNLOAD_HINT, REPO_ROOT, create_sample_list, missing_path
 
 IMAGE_SUFFIXES = (

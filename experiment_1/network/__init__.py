@@ -17,7 +17,7 @@ _EXPORTS: dict[str, str] = {
     "family_gmac": "engines",
     "work_ratio": "engines",
     "held_off_view": "held_off",
-    "host_reachable": "gating",
+    "host_reachable": "weights",
     "MaskFamily": "mask_family",
     "native_input_size": "registry",
     "Residual": "gating",
@@ -25,12 +25,12 @@ _EXPORTS: dict[str, str] = {
     "ARCHITECTURES": "registry",
     "build_gated_stack": "registry",
     "register_architecture": "registry",
-    "Preprocess": "gating",
-    "ResidualStack": "gating",
+    "Preprocess": "stack",
+    "ResidualStack": "stack",
     "torchvision_resnet": "registry",
     "Weights": "choices",
     "parse_weights": "choices",
-    "load_weights_into": "gating",
+    "load_weights_into": "weights",
 }
 _SUBMODULES: tuple[str, ...] = ()
 

@@ -6,7 +6,7 @@ import sys
 
 import torch
 
-from experiment_1.network.gating import ResidualStack
+from experiment_1.network.stack import ResidualStack
 
 RECOMPILE_LIMIT_NAMES = (
     "recompile_limit",

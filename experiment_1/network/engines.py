@@ -43,8 +43,8 @@ from torch import nn
 from experiment_1.errors import PipelineError
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.choices import ENGINES
-from experiment_1.network.gating import ResidualStack
 from experiment_1.network.mask_family import MaskFamily
+from experiment_1.network.stack import ResidualStack
 
 
 def check_mask_chunk(mask_chunk: int) -> None:
@@ -192,90 +192,95 @@ def evaluate_family_tree(
     """
     tune_allocator()  # once per process, as in the naive engine
     check_mask_chunk(mask_chunk)
-    device, dtype = _model_device_dtype(model)
     images = _to_model(images, model)
-    batch = images.shape[0]
-    num_blocks = model.num_blocks
-    scale = float(residual_scale)
-    ids = family.mask_ids(num_blocks)
-    order, base_on = family.order, family.base == "on"
-    out: torch.Tensor | None = None
-    blocks = list(model.blocks)
+    walk = _FamilyWalk(model, family, images.shape[0], mask_chunk, float(residual_scale))
+    zeros = torch.zeros(1, dtype=torch.long)
+    root = walk.unsaturated([model.stem(images)], zeros, zeros.clone(), 0)  # order 0: the root is saturated
+    if root is not None:
+        walk.descend([root[0]], root[1], root[2], 0)
+        del root
+    assert walk.out is not None
+    return walk.ids, walk.out
 
-    def write(states: torch.Tensor, prefix_ids: torch.Tensor) -> None:
-        nonlocal out
-        logits = model.head(states).to(_logit_dtype(dtype)).view(len(prefix_ids), batch, -1)
-        if out is None:
-            out = torch.empty(batch, len(ids), logits.shape[-1], device=device, dtype=logits.dtype)
-        out[:, torch.searchsorted(ids, prefix_ids).to(device)] = logits.transpose(0, 1)
 
-    def tail(states: torch.Tensor, prefix_ids: torch.Tensor, level: int) -> None:
-        for index in range(level, num_blocks):
-            block = blocks[index]
-            if base_on:
-                states = _on_child(block, states, scale)
-            elif not _passes_through_when_off(block, blocks[index - 1] if index else None):
+class _FamilyWalk:
+    """The state of one :func:`evaluate_family_tree` call: the model, the family's ids, and the ``(B, M, C)`` logits
+    its saturated and finished states write."""
+
+    def __init__(self, model: ResidualStack, family: MaskFamily, batch: int, mask_chunk: int, scale: float) -> None:
+        self.model, self.batch, self.mask_chunk, self.scale = model, batch, mask_chunk, scale
+        self.device, self.dtype = _model_device_dtype(model)
+        self.num_blocks = model.num_blocks
+        self.ids = family.mask_ids(self.num_blocks)
+        self.order, self.base_on = family.order, family.base == "on"
+        self.out: torch.Tensor | None = None
+        self.blocks = list(model.blocks)
+
+    def write(self, states: torch.Tensor, prefix_ids: torch.Tensor) -> None:
+        logits = self.model.head(states).to(_logit_dtype(self.dtype)).view(len(prefix_ids), self.batch, -1)
+        if self.out is None:
+            self.out = torch.empty(self.batch, len(self.ids), logits.shape[-1], device=self.device, dtype=logits.dtype)
+        self.out[:, torch.searchsorted(self.ids, prefix_ids).to(self.device)] = logits.transpose(0, 1)
+
+    def tail(self, states: torch.Tensor, prefix_ids: torch.Tensor, level: int) -> None:
+        for index in range(level, self.num_blocks):
+            block = self.blocks[index]
+            if self.base_on:
+                states = _on_child(block, states, self.scale)
+            elif not _passes_through_when_off(block, self.blocks[index - 1] if index else None):
                 states = _off_child(block, states)
-        if base_on:
-            prefix_ids = prefix_ids + ((1 << num_blocks) - (1 << level))
-        write(states, prefix_ids)
+        if self.base_on:
+            prefix_ids = prefix_ids + ((1 << self.num_blocks) - (1 << level))
+        self.write(states, prefix_ids)
 
     def unsaturated(
-        handed: list[torch.Tensor], prefix_ids: torch.Tensor, counts: torch.Tensor, level: int
+        self, handed: list[torch.Tensor], prefix_ids: torch.Tensor, counts: torch.Tensor, level: int
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None:
         # handed: [states] as in descend, at the input of block ``level``; runs the tail of the saturated ones (each
         # k gates from the base) at once and returns the others, or None
         states = handed.pop()
-        saturated = counts >= order
+        saturated = counts >= self.order
         if not bool(saturated.any()):
             return states, prefix_ids, counts
-        grouped = states.view(len(prefix_ids), batch, *states.shape[1:])
+        grouped = states.view(len(prefix_ids), self.batch, *states.shape[1:])
         del states
         chosen = saturated.nonzero().squeeze(1)
-        tail(grouped[chosen.to(device)].flatten(0, 1), prefix_ids[chosen], level)
+        self.tail(grouped[chosen.to(self.device)].flatten(0, 1), prefix_ids[chosen], level)
         rest = (~saturated).nonzero().squeeze(1)
         if not len(rest):
             return None
-        return grouped[rest.to(device)].flatten(0, 1), prefix_ids[rest], counts[rest]
+        return grouped[rest.to(self.device)].flatten(0, 1), prefix_ids[rest], counts[rest]
 
-    def descend(handed: list[torch.Tensor], prefix_ids: torch.Tensor, counts: torch.Tensor, level: int) -> None:
+    def descend(self, handed: list[torch.Tensor], prefix_ids: torch.Tensor, counts: torch.Tensor, level: int) -> None:
         # handed: [states (n·B, ...)] grouped prefix-major, none saturated (popped: each group's input is freed once its
         # children exist); prefix_ids, counts: (n,) CPU int64 — mask bits 0…level−1, and how many differ from the base
         states = handed.pop()
-        if level == num_blocks:
-            write(states, prefix_ids)
+        if level == self.num_blocks:
+            self.write(states, prefix_ids)
             return
-        gate_off, gate_on = model.blocks[level].forward_both(states, scale)
+        gate_off, gate_on = self.blocks[level].forward_both(states, self.scale)
         del states
-        off_counts, on_counts = (counts + 1, counts) if base_on else (counts, counts + 1)
+        off_counts, on_counts = (counts + 1, counts) if self.base_on else (counts, counts + 1)
         merged = [torch.cat([gate_off, gate_on])]
         del gate_off, gate_on
-        children = unsaturated(
+        children = self.unsaturated(
             merged, torch.cat([prefix_ids, prefix_ids + (1 << level)]), torch.cat([off_counts, on_counts]), level + 1
         )
         if children is None:
             return
         states, prefix_ids, counts = children
         del children
-        if len(prefix_ids) <= mask_chunk:
+        if len(prefix_ids) <= self.mask_chunk:
             merged = [states]
             del states
-            descend(merged, prefix_ids, counts, level + 1)
+            self.descend(merged, prefix_ids, counts, level + 1)
             return
         half = (len(prefix_ids) + 1) // 2
         # the second half waits, a copy of its own, so the first half's input is freed once its children exist
-        first, second = [states[: half * batch]], [states[half * batch :].clone()]
+        first, second = [states[: half * self.batch]], [states[half * self.batch :].clone()]
         del states
-        descend(first, prefix_ids[:half], counts[:half], level + 1)
-        descend(second, prefix_ids[half:], counts[half:], level + 1)
-
-    zeros = torch.zeros(1, dtype=torch.long)
-    root = unsaturated([model.stem(images)], zeros, zeros.clone(), 0)  # order 0: the root is saturated
-    if root is not None:
-        descend([root[0]], root[1], root[2], 0)
-        del root
-    assert out is not None
-    return ids, out
+        self.descend(first, prefix_ids[:half], counts[:half], level + 1)
+        self.descend(second, prefix_ids[half:], counts[half:], level + 1)
 
 
 def evaluate_mask_family(

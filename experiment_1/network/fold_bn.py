@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from experiment_1.network.gating import ResidualStack
+from experiment_1.network.stack import ResidualStack
 
 MBCONV_PAIRS = (("_expand_conv", "_bn0"), ("_depthwise_conv", "_bn1"), ("_project_conv", "_bn2"))
 

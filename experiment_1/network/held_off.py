@@ -1,6 +1,6 @@
 """A held-off view of a gated stack: the game restricted to a block subset ``U``, every other gate held off.
 
-For ``U = (b_0 < … < b_{u−1})`` the view is an ordinary :class:`~experiment_1.network.gating.ResidualStack` with
+For ``U = (b_0 < … < b_{u−1})`` the view is an ordinary :class:`~experiment_1.network.stack.ResidualStack` with
 ``u`` gates: each block outside ``U`` runs its gate-off path ``post(shortcut(pre(x)))`` (the gate-off child of the
 prefix tree), folded into the ``pre`` of the next gated block of ``U`` (or into the stem's tail before ``b_0``, or the
 head after ``b_{u−1}``). Every module is the original's (nothing is copied), so view mask ``t`` (local bit ``j`` ↔
@@ -21,7 +21,8 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import GateableBlock, ResidualStack, check_full_mask_parity
+from experiment_1.network.gating import check_full_mask_parity
+from experiment_1.network.stack import GateableBlock, ResidualStack
 
 
 class OffPath(nn.Module):

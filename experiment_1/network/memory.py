@@ -27,7 +27,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
-from experiment_1.network.gating import ResidualStack
+from experiment_1.network.stack import ResidualStack
 
 # live bytes of a step's per-batch reductions besides the logits, in units of the float32 logits' bytes: the
 # largest of Experiment 1's (reconstruction_metrics), Experiment 2's (spectrum_metrics) and Experiment 3's

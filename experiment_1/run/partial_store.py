@@ -34,7 +34,6 @@ import os
 import socket
 import sys
 import time
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,7 @@ import torch
 
 from experiment_1.data.shards import SampleRef
 from experiment_1.errors import PipelineError
-from experiment_1.files import atomic_torch_save, atomic_write_json, ensure_dir, read_json
+from experiment_1.files import atomic_torch_save, atomic_write_json, ensure_dir, file_sha256, read_json
 
 KEY_FILE = "run_config.json"
 LOCK_FILE = "run.lock"  # under <output-dir>/partial/, so committed results folders stay clean
@@ -52,21 +51,6 @@ KEY_FORMAT = 2  # 1 (never written as such): run configuration with the sample-l
 PATH_FIELDS = ("sample_index",)  # where the inputs came from; their content is in the key instead
 STALE_TMP_SECONDS = 120  # a *.tmp file untouched this long belongs to a killed write (live ones take milliseconds)
 PARQUET_TAIL = 8  # 4-byte footer length + b"PAR1"
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a whole file (cached per path, size and modification time)."""
-    stat = Path(path).stat()
-    return _file_sha256(str(path), stat.st_size, stat.st_mtime_ns)
-
-
-@lru_cache(maxsize=None)  # an ImageFolder sample list names every image file; hash each once per process
-def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def sample_list_sha256(samples: list[SampleRef]) -> str:

@@ -71,8 +71,10 @@ from experiment_1.network.batchnorm_calibration import calibrate_batchnorm
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.engines import family_gmac, work_ratio
 from experiment_1.network.fold_bn import fold_batchnorm
-from experiment_1.network.gating import ResidualStack, check_evaluation_parity, probe_input
+from experiment_1.network.gating import check_evaluation_parity
 from experiment_1.network.mask_family import MaskFamily
+from experiment_1.network.smooth_swap import probe_input
+from experiment_1.network.stack import ResidualStack
 from experiment_1.run import distributed
 from experiment_1.run.run_config import CONFIRM_FLAG, MAX_BLOCKS, MAX_HOURS, RunConfig
 

@@ -87,7 +87,6 @@ def bounded(low: int | None = None, high: int | None = None) -> Callable[[str], 
 
 
 positive_int = bounded(1)  # an integer ≥ 1
-non_negative_int = bounded(0)  # an integer ≥ 0
 
 
 def power_of_two(text: str) -> int:

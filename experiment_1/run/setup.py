@@ -25,8 +25,9 @@ from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir,
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
 from experiment_1.network.allocator import tune_allocator
-from experiment_1.network.gating import ResidualStack, describe_swap, smooth_activations
 from experiment_1.network.registry import build_gated_stack, is_user_factory, network_sha256
+from experiment_1.network.smooth_swap import describe_swap, smooth_activations
+from experiment_1.network.stack import ResidualStack
 from experiment_1.run import distributed, run_config
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
 from experiment_1.run.preflight import CALIBRATION_BATCH, CALIBRATION_SOURCE, calibration_samples, check_beta, preflight

@@ -44,6 +44,7 @@ from typing import Any
 from experiment_1.errors import PipelineError
 from experiment_1.paths import REPO_ROOT
 from experiment_1.run import run_config
+from experiment_1.tools import add_shared_flags
 
 TUNABLES = "glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184"
 ENVIRONMENTS = {"default": {}, "tuned": {"GLIBC_TUNABLES": TUNABLES}, "untuned": {"MOE_MALLOC_TUNING": "off"}}
@@ -125,16 +126,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--images", type=run_config.positive_int, default=1, help="images per pass (default: %(default)s)"
     )
     parser.add_argument(
-        "--resolution", type=run_config.positive_int, default=224, help="input size in pixels (default: %(default)s)"
-    )
-    parser.add_argument(
         "--passes", type=run_config.positive_int, default=2, help="timed tree passes per process (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--mask-chunk", type=run_config.power_of_two, default=512, help="engine chunk size (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--threads", type=run_config.positive_int, default=1, help="intra-op threads (default: %(default)s)"
     )
     parser.add_argument(
         "--rounds",
@@ -149,6 +141,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="step: the start-up setting as build_setup applies it; library: the README's library block, no set-up "
         "call (default: %(default)s)",
     )
+    add_shared_flags(parser, resolution=224, mask_chunk=512, threads=1)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

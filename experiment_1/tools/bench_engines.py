@@ -44,10 +44,10 @@ from experiment_1.network.choices import parse_weights
 from experiment_1.network.compile_stack import compile_stack
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree, work_ratio
 from experiment_1.network.fold_bn import fold_batchnorm
-from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.registry import ARCHITECTURES, DEEP_ARCHITECTURES, build_gated_stack
-from experiment_1.run import run_config
+from experiment_1.network.stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.run.setup import DTYPES, resolve_device
+from experiment_1.tools import add_shared_flags
 
 BENCH_DTYPES = ("float32", "tf32", "bfloat16")
 
@@ -209,7 +209,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[1],
         help="images per timed call; several: a sweep (default: %(default)s)",
     )
-    parser.add_argument("--resolution", type=int, default=224, help="input size in pixels (default: %(default)s)")
     parser.add_argument(
         "--dtypes",
         nargs="+",
@@ -248,7 +247,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--naive-masks", type=int, default=256, help="masks the naive engine is timed on (default: %(default)s)"
     )
-    parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
     parser.add_argument(
         "--repeats",
         type=int,
@@ -256,9 +254,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="interleaved timings per variant; the best is kept (default: %(default)s)",
     )
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda (default: %(default)s)")
-    parser.add_argument(
-        "--seed", type=run_config.seed, default=0, help="seed for weights and images (default: %(default)s)"
-    )
+    add_shared_flags(parser, resolution=224, mask_chunk=256, seed=0)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from experiment_1.network.engines import (
 from experiment_1.network.mask_family import BASES, MaskFamily
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.run import run_config
+from experiment_1.tools import add_shared_flags
 from experiment_1.tools.bench_engines import device_name, timed
 
 TARGET = 0.6
@@ -151,19 +152,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bases", nargs="+", choices=BASES, default=list(BASES), help="family corners (default: %(default)s)"
     )
     parser.add_argument(
-        "--resolution", type=run_config.positive_int, default=64, help="input size in pixels (default: %(default)s)"
-    )
-    parser.add_argument(
         "--images", type=run_config.positive_int, default=1, help="images per timed call (default: %(default)s)"
     )
     parser.add_argument(
-        "--mask-chunk", type=run_config.power_of_two, default=256, help="engine chunk size (default: %(default)s)"
-    )
-    parser.add_argument(
         "--rounds", type=run_config.positive_int, default=3, help="interleaved rounds (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--threads", type=run_config.positive_int, default=1, help="intra-op threads (default: %(default)s)"
     )
     parser.add_argument(
         "--naive-members",
@@ -174,9 +166,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--target", type=float, default=TARGET, help="the ratio the family pass should reach (default: %(default)s)"
     )
-    parser.add_argument(
-        "--seed", type=run_config.seed, default=0, help="seed for weights and images (default: %(default)s)"
-    )
+    add_shared_flags(parser, resolution=64, mask_chunk=256, threads=1, seed=0)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -53,7 +53,7 @@ from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.engines import evaluate_masks_naive, evaluate_masks_tree
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.paths import REPO_ROOT
-from experiment_1.run import run_config
+from experiment_1.tools import add_shared_flags
 from experiment_1.tools.bench_engines import bench_rows, device_name, print_rows
 from experiment_1.tools.gpu_checks import DEVICE_CHECKS
 from experiment_1.tools.gpu_memory_plan import ARCHS as PLAN_ARCHS
@@ -257,10 +257,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--naive-masks", type=int, default=64, help="masks the naive engine is timed on (default: %(default)s)"
     )
-    parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
-    parser.add_argument(
-        "--seed", type=run_config.seed, default=0, help="seed of weights and images (default: %(default)s)"
-    )
+    add_shared_flags(parser, mask_chunk=256, seed=0)
 
 
 def main(argv: list[str] | None = None) -> None:

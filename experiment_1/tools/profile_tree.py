@@ -29,11 +29,11 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from experiment_1.network.allocator import tune_allocator
 from experiment_1.network.choices import parse_weights
 from experiment_1.network.engines import evaluate_masks_tree
-from experiment_1.network.gating import MEMORY_FORMATS, ResidualStack
 from experiment_1.network.registry import build_gated_stack
-from experiment_1.run import run_config
+from experiment_1.network.stack import MEMORY_FORMATS, ResidualStack
 from experiment_1.run.preflight import check_depth
 from experiment_1.run.run_config import CONFIRM_FLAG, MAX_BLOCKS
+from experiment_1.tools import add_shared_flags
 from experiment_1.tools.bench_engines import device_name
 
 OPERATOR_GROUPS = {
@@ -124,20 +124,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="pretrained, random, a state-dict path or a named entry (default: %(default)s; the work does not depend on them)",
     )
     parser.add_argument("--images", type=int, default=1, help="images in the profiled pass (default: %(default)s)")
-    parser.add_argument("--resolution", type=int, default=224, help="input size in pixels (default: %(default)s)")
-    parser.add_argument("--mask-chunk", type=int, default=256, help="engine chunk size (default: %(default)s)")
     parser.add_argument(
         "--memory-format", choices=list(MEMORY_FORMATS), default="channels_last", help="(default: %(default)s)"
     )
     parser.add_argument("--top", type=int, default=12, help="operators listed (default: %(default)s)")
     parser.add_argument(
-        "--seed", type=run_config.seed, default=0, help="seed for weights and images (default: %(default)s)"
-    )
-    parser.add_argument(
         CONFIRM_FLAG,
         action="store_true",
         help=f"profile a network of more than L = {MAX_BLOCKS} gated blocks anyway (2^L masks per image)",
     )
+    add_shared_flags(parser, resolution=224, mask_chunk=256, seed=0)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The top-1 cost of the smooth activation swap: one network's full-mask predictions at λ = 1 with its own
-activations and with the swap (experiment_1/network/gating.py), compared image by image on labelled images.
+activations and with the swap (experiment_1/network/smooth_swap.py), compared image by image on labelled images.
 
 Both accuracies and the paired difference (swapped − native, per image −1, 0 or +1) carry percentile-bootstrap
 CIs over images (:mod:`experiment_1.report.stats`; the difference is resampled in pairs); the exact McNemar test

@@ -126,29 +126,22 @@ def _as_stored(variant: str, block: dict[str, Any], tolerance: float, settled: f
     return {"variants": {variant: block}, "slope_tolerance": tolerance, "convergence_tolerance": settled}
 
 
-def law_verdict(
-    variant: str,
-    law: str,
-    block: dict[str, Any],
-    expected: bool,
-    tolerance: float,
-    floor_margin: float,
-    convergence_tolerance: float | None = None,
-) -> dict[str, Any]:
-    """The verdict (:mod:`experiment_1.report.verdicts` schema) on one law for one variant, from its 3C limit block
-    (scored with ``convergence_tolerance``, default ``tolerance``: :func:`scored`).
+def _slope_gap(row: dict[str, Any], predicted: float, where: str) -> dict[str, Any]:
+    """The effect of a law verdict: one order's limit slope − the law's slope there, with its 95 % CI."""
+    return {
+        "name": f"limit slope − law's slope at {where}",
+        "value": row["slope"] - predicted,
+        "ci_low": row["ci_low"] - predicted,
+        "ci_high": row["ci_high"] - predicted,
+        "confidence": 0.95,
+        "percent": False,
+    }
 
-    Decision: the law test's overall verdict (:func:`law_test`). Effect: the converged order k ≥ 2 whose limit
-    slope lies farthest from the law's slope, with its CI.
-    """
+
+def _law_notes(law: str, block: dict[str, Any], expected: bool) -> list[str]:
+    """The notes of a law verdict: what the law is for these activations, the limit slopes, the outcome and the
+    convergence per order, and from which λ the law is visible."""
     test = block["laws"][law]
-    predicted = test["predicted"]
-    counted = [
-        row
-        for row in block["limit_slopes"]
-        if row["order"] >= FIRST_COUNTED_ORDER and row["resolved"] and test["converged"][row["order"] - 1]
-    ]
-    effect = None
     notes = ["the law derived for these activations" if expected else "the other law: expected not to hold"]
     if law == "kink_chain":
         notes.append(
@@ -159,17 +152,6 @@ def law_verdict(
                 else "a network it was not fitted to, its prediction stated before running (experiment_2/README.md): a test"
             )
         )
-    if counted:
-        worst = max(counted, key=lambda row: abs(row["slope"] - predicted[row["order"]]))
-        target = predicted[worst["order"]]
-        effect = {
-            "name": f"limit slope − law's slope at the farthest converged order (k = {worst['order']})",
-            "value": worst["slope"] - target,
-            "ci_low": worst["ci_low"] - target,
-            "ci_high": worst["ci_high"] - target,
-            "confidence": 0.95,
-            "percent": False,
-        }
     if any(row["resolved"] for row in block["limit_slopes"] if row["order"] >= 1):
         notes.append(
             "limit slopes k = 1 … L: "
@@ -195,6 +177,36 @@ def law_verdict(
         "visible per order k = 1 … L from λ = "
         + ", ".join("—" if value is None else f"{value:g}" for value in test["visible_from_lambda_per_order"])
     )
+    return notes
+
+
+def law_verdict(
+    variant: str,
+    law: str,
+    block: dict[str, Any],
+    expected: bool,
+    tolerance: float,
+    floor_margin: float,
+    convergence_tolerance: float | None = None,
+) -> dict[str, Any]:
+    """The verdict (:mod:`experiment_1.report.verdicts` schema) on one law for one variant, from its 3C limit block
+    (scored with ``convergence_tolerance``, default ``tolerance``: :func:`scored`).
+
+    Decision: the law test's overall verdict (:func:`law_test`). Effect: the converged order k ≥ 2 whose limit
+    slope lies farthest from the law's slope, with its CI.
+    """
+    test = block["laws"][law]
+    predicted = test["predicted"]
+    counted = [
+        row
+        for row in block["limit_slopes"]
+        if row["order"] >= FIRST_COUNTED_ORDER and row["resolved"] and test["converged"][row["order"] - 1]
+    ]
+    effect = None
+    if counted:
+        worst = max(counted, key=lambda row: abs(row["slope"] - predicted[row["order"]]))
+        effect = _slope_gap(worst, predicted[worst["order"]], f"the farthest converged order (k = {worst['order']})")
+    notes = _law_notes(law, block, expected)
     settled = tolerance if convergence_tolerance is None else convergence_tolerance
     return LAW.verdict(
         f"exp3c.{variant}.{law}",
@@ -229,18 +241,7 @@ def deciding_order_verdict(
     row = block["limit_slopes"][order]
     predicted = test["predicted"][order]
     window = block["convergence"][order]
-    effect = (
-        {
-            "name": f"limit slope − law's slope at k = {order}",
-            "value": row["slope"] - predicted,
-            "ci_low": row["ci_low"] - predicted,
-            "ci_high": row["ci_high"] - predicted,
-            "confidence": 0.95,
-            "percent": False,
-        }
-        if row["resolved"]
-        else None
-    )
+    effect = _slope_gap(row, predicted, f"k = {order}") if row["resolved"] else None
     notes = [
         f"limit slope over λ ∈ {{{', '.join(f'{value:g}' for value in row['fit_lambdas'])}}}",
         "successive slopes in the window: " + ", ".join(f"{slope:.3g}" for slope in window["window_slopes"]),

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 import experiment_1.demo as demo
+import experiment_1.network.weights as weights_module
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
-from experiment_1.network import gating
 from experiment_1.paths import REPO_ROOT
 
 
@@ -53,7 +53,7 @@ def test_an_unreachable_host_falls_back_without_a_download_line(
     """Offline, nothing is downloaded or tried: no torch "Downloading: …" line before the fallback line."""
     monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path / "checkpoints"))
     monkeypatch.setattr(torch.hub, "get_dir", lambda: str(tmp_path / "hub"))
-    monkeypatch.setattr(gating, "host_reachable", lambda url: False)
+    monkeypatch.setattr(weights_module, "host_reachable", lambda url: False)
 
     def never(*arguments: object, **keywords: object) -> dict:
         raise AssertionError("a download was tried although the host is unreachable")

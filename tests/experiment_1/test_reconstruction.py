@@ -12,7 +12,7 @@ import torch
 
 from experiment_1.mobius.transform import all_masks
 from experiment_1.network.engines import evaluate_all_masks
-from experiment_1.network.gating import GateableBlock, Preprocess, ResidualStack
+from experiment_1.network.stack import GateableBlock, Preprocess, ResidualStack
 from experiment_1.reconstruction.metrics import reconstruction_metrics
 
 NUM_BLOCKS, CLASSES = 4, 3

@@ -14,16 +14,9 @@ from experiment_1.data.shards import draw_sample, list_items, sample_list_json
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.network.engines import evaluate_all_masks
-from experiment_1.network.gating import (
-    GateableBlock,
-    Preprocess,
-    ResidualStack,
-    SmoothReLU6,
-    Softplus,
-    smooth_activations,
-    softplus,
-)
 from experiment_1.network.registry import build_gated_stack
+from experiment_1.network.smooth_swap import SmoothReLU6, Softplus, smooth_activations, softplus
+from experiment_1.network.stack import GateableBlock, Preprocess, ResidualStack
 from experiment_2 import step_3_lambda_sweep, step_5_limit_report
 from experiment_2.limit.laws import exact_zero_chain, kink_exponent, limit_summary, order_verdict, resolved_per_lambda
 from experiment_2.spectrum.evaluation import spectrum_metrics

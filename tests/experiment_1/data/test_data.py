@@ -22,7 +22,7 @@ from experiment_1.data.shards import (
     load_sample_list,
 )
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import Preprocess
+from experiment_1.network.stack import Preprocess
 from experiment_1.step_2_sample import main as sample_main
 
 SMALL = Preprocess(resize=36, crop=32)

@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-import experiment_1.network.gating as gating
+import experiment_1.network as network
 import experiment_1.network.registry as registry
 
 
 @pytest.mark.parametrize(
-    ("alias", "module"), [("experiment_1.gating", gating), ("experiment_1.architectures", registry)]
+    ("alias", "module"), [("experiment_1.gating", network), ("experiment_1.architectures", registry)]
 )
 def test_an_old_module_path_warns_and_is_the_same_module(alias: str, module: object) -> None:
     sys.modules.pop(alias, None)

@@ -42,7 +42,7 @@ from experiment_1.data.shards import (  # noqa: E402
 )
 from experiment_1.errors import PipelineError  # noqa: E402
 from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive  # noqa: E402
-from experiment_1.network.gating import ResidualStack, gate  # noqa: E402
+from experiment_1.network.gating import gate  # noqa: E402
 from experiment_1.network.registry import (  # noqa: E402
     LITE_VARIANTS,
     build_gated_stack,
@@ -50,6 +50,7 @@ from experiment_1.network.registry import (  # noqa: E402
     pretrained_weights_path,
     verify_sha256,
 )
+from experiment_1.network.stack import ResidualStack  # noqa: E402
 from experiment_1.step_2_sample import main as sample_main  # noqa: E402
 from roundoff import assert_close_to_roundoff  # noqa: E402
 

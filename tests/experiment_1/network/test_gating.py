@@ -28,8 +28,9 @@ from experiment_1.files import atomic_write_json, read_json
 from experiment_1.mobius.transform import mobius_transform
 from experiment_1.network.choices import RANDOM, Weights, parse_weights
 from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive, evaluate_masks_tree
-from experiment_1.network.gating import Preprocess, Residual, ResidualNetwork, ResidualStack, gate
+from experiment_1.network.gating import Residual, ResidualNetwork, gate
 from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, load_factory
+from experiment_1.network.stack import Preprocess, ResidualStack
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
 
 RESNET20 = "experiment_1.examples.cifar_resnet20:build_model"

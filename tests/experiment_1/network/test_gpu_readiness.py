@@ -22,13 +22,7 @@ from experiment_1.mobius.spectrum import order_energies, order_layout, unit_in_l
 from experiment_1.mobius.transform import subset_orders
 from experiment_1.network.compile_stack import compile_stack, raise_recompile_limit
 from experiment_1.network.engines import evaluate_masks_tree
-from experiment_1.network.gating import (
-    EVALUATION_PARITY_RTOL,
-    GateableBlock,
-    Preprocess,
-    ResidualStack,
-    check_evaluation_parity,
-)
+from experiment_1.network.gating import EVALUATION_PARITY_RTOL, check_evaluation_parity
 from experiment_1.network.memory import (
     REDUCTION_LOGIT_MULTIPLE,
     LiveTensorBytes,
@@ -38,6 +32,7 @@ from experiment_1.network.memory import (
     tree_activation_bound,
 )
 from experiment_1.network.registry import build_gated_stack
+from experiment_1.network.stack import GateableBlock, Preprocess, ResidualStack
 from experiment_1.reconstruction.metrics import PEAK_LOGIT_MULTIPLE, reconstruction_metrics
 from experiment_1.run import partial_store
 from experiment_1.run.distributed import device_id_argument

@@ -10,14 +10,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import (
-    GateableBlock,
-    Preprocess,
-    ResidualStack,
-    SmoothReLU6,
-    Softplus,
-    smooth_activations,
-)
+from experiment_1.network.smooth_swap import SmoothReLU6, Softplus, smooth_activations
+from experiment_1.network.stack import GateableBlock, Preprocess, ResidualStack
 
 WIDTH = 6
 

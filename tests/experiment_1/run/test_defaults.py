@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import load_torchvision_state_dict
+from experiment_1.network.weights import load_torchvision_state_dict
 from experiment_1.run.run_config import MAX_DEFAULT_WORKERS, default_num_workers
 
 

@@ -22,7 +22,7 @@ from experiment_1.tools import bench, profile_tree
 DEEP_FACTORY = '''
 from torch import nn
 from experiment_1.network.gating import Residual, ResidualNetwork
-from experiment_1.network.gating import Preprocess
+from experiment_1.network.stack import Preprocess
 
 
 def build_model(weights):

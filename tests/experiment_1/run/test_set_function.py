@@ -12,7 +12,8 @@ from torch import nn
 
 from experiment_1.data.shards import SampleRef
 from experiment_1.errors import PipelineError
-from experiment_1.network.gating import Preprocess, Residual, ResidualNetwork, gate
+from experiment_1.network.gating import Residual, ResidualNetwork, gate
+from experiment_1.network.stack import Preprocess
 from experiment_1.run.preflight import check_labels, check_set_function, num_classes
 
 CHANNELS, CLASSES = 4, 3

@@ -22,10 +22,10 @@ import torch
 
 from experiment_1.data.shards import SampleRef
 from experiment_1.errors import PipelineError
+from experiment_1.files import file_sha256
 from experiment_1.run import partial_store
 from experiment_1.run.partial_store import (
     device_identity,
-    file_sha256,
     run_key,
     sample_list_sha256,
     source_identity,

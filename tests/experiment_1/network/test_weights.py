@@ -3,6 +3,7 @@ original study's (ResNet-18, pretrained) stops with its one error line and no to
 
 from __future__ import annotations
 
+import hashlib
 import socket
 import sys
 from pathlib import Path
@@ -10,9 +11,11 @@ from pathlib import Path
 import pytest
 import torch
 
+import experiment_1.network.weights as weights_module
 import experiment_1.step_3_evaluate as step_3
 from conftest import evaluation_flags
-from experiment_1.network import gating, host_reachable
+from experiment_1.errors import PipelineError
+from experiment_1.network import host_reachable
 from fault_harness import expect_line
 
 
@@ -31,7 +34,7 @@ def test_an_offline_step_prints_its_error_line_and_no_download_line(
 ) -> None:
     monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path / "checkpoints"))
     monkeypatch.setattr(torch.hub, "get_dir", lambda: str(tmp_path / "hub"))  # a user's torch cache may hold the file
-    monkeypatch.setattr(gating, "host_reachable", lambda url: False)
+    monkeypatch.setattr(weights_module, "host_reachable", lambda url: False)
 
     def torchvision_download(url: str, *arguments: object, **keywords: object) -> dict:
         sys.stderr.write(f'Downloading: "{url}" to {tmp_path}\n')  # what torch.hub prints before it tries
@@ -45,3 +48,14 @@ def test_an_offline_step_prints_its_error_line_and_no_download_line(
     assert line.startswith("error: resnet18-f37072fd.pth: not in ") and "download.pytorch.org is not reachable" in line
     assert f"put the file at {tmp_path / 'checkpoints' / 'resnet18-f37072fd.pth'}" in line
     assert "--arch efficientnet_lite0" in line
+
+
+def test_a_torchvision_file_is_checked_against_the_hash_prefix_in_its_name(tmp_path: Path) -> None:
+    content = b"state dict bytes"
+    prefix = hashlib.sha256(content).hexdigest()[:8]
+    good, bad = tmp_path / f"resnet18-{prefix}.pth", tmp_path / f"resnet18-{'0' * 8}.pth"
+    good.write_bytes(content)
+    bad.write_bytes(content)
+    weights_module._verify_torchvision_hash(good)  # the prefix matches: nothing to say
+    with pytest.raises(PipelineError, match=rf"{bad}: sha256 {prefix}.*does not match the expected prefix 0{{8}}"):
+        weights_module._verify_torchvision_hash(bad)
