@@ -38,14 +38,11 @@ Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budg
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json_if_exists
@@ -57,7 +54,6 @@ from experiment_1.run import (
     valid_images,
     write_timing,
 )
-from experiment_2.past_exhaustive.sampling.walsh import RHOS
 from experiment_2.past_exhaustive.validation import calibration, resume
 from experiment_2.past_exhaustive.validation import replications as rep
 from experiment_2.past_exhaustive.validation.passes import BASES, TableSpec, evaluate_committed, evaluate_table
@@ -197,29 +193,8 @@ def table_checks(
 
 
 def budgets(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Every budget: sub-cube (u, draws) pairs, then Walsh sample counts; ``forwards`` per replication (Walsh: the
-    design's nominal count, base + flip + one copy per ρ)."""
-    subcubes = [
-        {
-            "estimator": "subcubes",
-            "size": size,
-            "draws": draws,
-            "forwards": draws * 2**size,
-            "name": f"u={size}×{draws}",
-        }
-        for size in args.subcube_sizes
-        for draws in args.subcube_draws
-    ]
-    walsh = [
-        {"estimator": "walsh", "samples": m, "forwards": m * (2 + len(RHOS)), "name": f"m={m}"}
-        for m in args.walsh_samples
-    ]
-    return subcubes + walsh
-
-
-def _one_thread() -> None:
-    """A replication worker's start: one torch thread (the workers already divide the cores)."""
-    torch.set_num_threads(1)
+    """Every budget of the run (:func:`experiment_2.past_exhaustive.validation.replications.budget_list`)."""
+    return rep.budget_list(args.subcube_sizes, args.subcube_draws, args.walsh_samples)
 
 
 def validation(
@@ -228,7 +203,7 @@ def validation(
     """All cells, the verdict of every (table, statistic), and the seconds the tables' replications took (summed over
     the tables, each timed in the process that replicated it, stored tables included). The tables are independent
     and seeded by their coordinates, so ``--workers`` processes give the same cells as one; each table's cells are
-    kept in ``store`` (:func:`experiment_2.past_exhaustive.validation.resume.replicate_or_resume`)."""
+    kept in ``store`` (:func:`experiment_2.past_exhaustive.validation.resume.replicate_all`)."""
     budget_list = budgets(args)
     jobs, places = [], []
     for network_number, (spec, arrays) in enumerate(tables):
@@ -238,25 +213,10 @@ def validation(
                     arrays["table_vector"][image] if projection == "vector" else arrays["table_scalar"][image][:, None]
                 )
                 seed = rep.replication_seed(args.seed, network_number, image, projection_number)
-                jobs.append((store, np.asarray(table, dtype=np.float64), budget_list, args.replications, seed))
+                jobs.append((rep.DenseTable(np.asarray(table, dtype=np.float64)), budget_list, args.replications, seed))
                 places.append({"network": spec.label, "image": int(arrays["index"][image]), "projection": projection})
-    if args.workers > 1:
-        # spawn, not fork: a child forked from a parent whose torch / OpenMP threads have run can hang at its first
-        # parallel region (seen here: one worker stuck from its start, the other then waiting on the shared queue)
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(args.workers, mp_context=context, initializer=_one_thread) as pool:
-            results = list(pool.map(resume.replicate_or_resume, *zip(*jobs)))
-    else:
-        results = [resume.replicate_or_resume(*job) for job in jobs]
-    cells, verdicts = [], []
-    for where, (result, _) in zip(places, results):
-        table_cells = [{**where, **entry} for entry in result]
-        cells += table_cells
-        for statistic in dict.fromkeys(entry["statistic"] for entry in table_cells):
-            chosen = [entry for entry in table_cells if entry["statistic"] == statistic]
-            verdicts.append(
-                {**where, "estimator": chosen[0]["estimator"], "statistic": statistic, **rep.decide(chosen)}
-            )
+    results = resume.replicate_all(store, jobs, args.workers)
+    cells, verdicts = rep.cells_and_verdicts(places, [result for result, _ in results])
     return cells, verdicts, sum(seconds for _, seconds in results)
 
 

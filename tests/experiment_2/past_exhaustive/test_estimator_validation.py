@@ -144,7 +144,9 @@ def test_the_estimate_half_width_correlation_is_by_rank() -> None:
 def test_a_real_estimator_against_a_wrong_exact_value_is_not_validated() -> None:
     table = np.random.default_rng(1).standard_normal((2**6, 2))
     exact = rep.exact_per_coefficient(table)
-    out = rep.subcube_replications(table, 4, 6, 300, seed=5)  # order 2: C(4, 2) = 6 coefficients a draw, an interval
+    out = rep.subcube_replications(
+        rep.DenseTable(table), 4, 6, 300, seed=5
+    )  # order 2: C(4, 2) = 6 coefficients a draw, an interval
     right = rep.cell(out["estimate"][:, 1], out["ci_low"][:, 1], out["ci_high"][:, 1], exact[2])
     wrong = rep.cell(out["estimate"][:, 1], out["ci_low"][:, 1], out["ci_high"][:, 1], exact[2] * 1.5)
     assert right["coverage"] is not None and wrong["coverage"] is not None
