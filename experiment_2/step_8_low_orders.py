@@ -72,8 +72,13 @@ from experiment_2.past_exhaustive.sampling.subcubes import NO_INTERVAL as SUBCUB
 from experiment_2.past_exhaustive.sampling.subcubes import VALIDATED_DRAWS as SUBCUBE_VALIDATED_DRAWS
 from experiment_2.past_exhaustive.sampling.subcubes import draw_subcubes
 from experiment_2.past_exhaustive.sampling.walsh import INTERVALS as WALSH_INTERVALS
-from experiment_2.past_exhaustive.sampling.walsh import estimate_names, walsh_design
-from experiment_2.past_exhaustive.verdicts import low_degree_share_verdict, out_of_reach, surrogate_verdict
+from experiment_2.past_exhaustive.sampling.walsh import estimate_names, statistic_range, walsh_design
+from experiment_2.past_exhaustive.verdicts import (
+    low_degree_share_verdict,
+    out_of_reach,
+    random_init_reading,
+    surrogate_verdict,
+)
 
 STEP = "experiment_2.step_8_low_orders"
 BASES = ("off", "on")
@@ -146,14 +151,17 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def projection_summary(
     energies: np.ndarray, gap: np.ndarray, variance: np.ndarray, num_blocks: int, seed: int
 ) -> dict[str, Any]:
-    """E_j, ē_j and the two observable ratios for j = 1 … k (means over images, bootstrap CIs)."""
+    """E_j, ē_j and the two observable ratios for j = 1 … k (means over images, bootstrap CIs); each image's ē_j and
+    E_j / Var h beside them (step 12 pairs them across depths)."""
     low = energies[:, 1:]
     with np.errstate(divide="ignore", invalid="ignore"):
         to_gap, to_variance = low / gap[:, None], low / variance[:, None]
+    per_coefficient_low = per_coefficient(energies, num_blocks)[:, 1:]
     return {
         "order_0_energy": bootstrap_mean_ci_rows(energies[:, :1], seed=seed),
         "order_energy": bootstrap_mean_ci_rows(low, seed=seed),
-        "per_coefficient_energy": bootstrap_mean_ci_rows(per_coefficient(energies, num_blocks)[:, 1:], seed=seed),
+        "per_coefficient_energy": bootstrap_mean_ci_rows(per_coefficient_low, seed=seed),
+        "per_coefficient_energy_per_image": per_coefficient_low.tolist(),
         "ratio_to_corner_gap": bootstrap_mean_ci_rows(to_gap, seed=seed),
         "ratio_to_variance": bootstrap_mean_ci_rows(to_variance, seed=seed),
         "ratio_to_variance_per_image": to_variance.tolist(),
@@ -300,7 +308,11 @@ def build_summary(
         "binomial": [comb(num_blocks, j) for j in range(1, order + 1)],
         "random_masks_per_image": args.random_masks,
         "corner_gap": {
-            name: bootstrap_mean_ci_rows(corners[name]["corner_gap"][:, None], seed=seed) for name in PROJECTIONS
+            name: {
+                **bootstrap_mean_ci_rows(corners[name]["corner_gap"][:, None], seed=seed),
+                "per_image": corners[name]["corner_gap"].tolist(),
+            }
+            for name in PROJECTIONS
         },
         "variance": {
             name: bootstrap_mean_ci_rows(corners[name]["variance"][:, None], seed=seed) for name in PROJECTIONS
@@ -388,6 +400,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
             for item in items
         ]
         results.append(markdown_table(["order", "blocks", "mean ‖Δ‖² (vector)"], largest))
+    results.append(scale_sentence(summary))
     results += sampled_sections(summary)
     results.append(
         "Exact: "
@@ -414,11 +427,7 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
         )
         + ". Means over images with percentile-bootstrap 95 % CIs in summary.json, each image's own interval beside them."
     )
-    weights = (
-        "random-init weights: a demonstration and a null, not a finding about the trained network nor the original study's claim"
-        if config["weights"] == "random"
-        else f"weights {config['weights']}"
-    )
+    reading = random_init_reading(config)
     undecided = [f"{entry['quantity']}: {entry['status']} — {entry['reason']}." for entry in summary["undecided"]]
     return ReportDocument(
         title=f"Experiment 2 — exact low orders at both corners ({config['arch']}, L = {summary['num_blocks']}, {config['input_size']} px)",
@@ -427,10 +436,35 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
         results=results,
         seed_rows=[],
         seed_source="the seed reports no low-order table past the exhaustive limit",
-        verdict=[f"The verdicts below are drawn from {weights}.", *undecided],
+        verdict=[reading or f"The verdicts below are drawn from weights {config['weights']}.", *undecided],
         generator=STEP,
         timing=timing,
     ).render()
+
+
+def scale_sentence(summary: dict[str, Any]) -> str:
+    """The two denominators of the ratios, per projection: their scale against the per-coefficient energies beside
+    them says whether a ratio moves with the function or with the output's scale."""
+    parts = [
+        f"{name}: ‖h(full) − h(∅)‖² {format_number(summary['corner_gap'][name]['mean'][0])} and Var h "
+        f"{format_number(summary['variance'][name]['mean'][0])}"
+        for name in PROJECTIONS
+    ]
+    return (
+        "The ratios' denominators (means over images) — "
+        + "; ".join(parts)
+        + ". A ratio moves with them as well as with E_j, so across networks read it beside ē_j, the absolute mean "
+        "coefficient energy."
+    )
+
+
+def out_of_range_count(stat: str, block: dict[str, Any], num_blocks: int) -> str:
+    """How many images' estimates of the Walsh statistic lie outside its range (:func:`statistic_range`), in words,
+    or "" when none does."""
+    floor, ceiling, _ = statistic_range(stat, num_blocks)
+    estimates = np.asarray(block["per_image"], dtype=np.float64)[:, 0]
+    outside = int(np.sum((estimates < floor) | (estimates > ceiling)))
+    return f" ({outside} of {len(estimates)} out of range: cannot tell)" if outside else ""
 
 
 def own_bound(pick: Any, bounds: Any) -> float | None:
@@ -487,7 +521,7 @@ def sampled_sections(summary: dict[str, Any]) -> list[str]:
         [
             name,
             stat,
-            format_number(block["mean"][0]),
+            format_number(block["mean"][0]) + out_of_range_count(stat, block, summary["num_blocks"]),
             f"[{format_number(block['ci_low'][0])}, {format_number(block['ci_high'][0])}]",
             f"[{format_number(min(block['per_image_ci_low']))}, {format_number(max(block['per_image_ci_high']))}]",
         ]

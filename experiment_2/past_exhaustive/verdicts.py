@@ -5,14 +5,18 @@ Thresholds are fixed here, before any run:
 - ``walsh_low_degree_share.<projection>``: do the Walsh degrees 1–3 hold more than :data:`LOW_DEGREE_SHARE` of Var h?
   The interval is the bootstrap CI over images of the mean share, widened to cover every image's own 95 % interval
   (the estimator's): with a handful of images the bootstrap alone cannot see the sampling error of each estimate.
-  An estimate at, near (within :data:`~experiment_1.report.NEAR_BOUND_MARGIN`) or beyond the share's bounds 0 and 1
-  on at least :data:`~experiment_1.report.SATURATION_SHARE` of the images makes the verdict ``saturated``: the share cannot leave [0, 1], so an estimate
-  beyond a bound says the weights' pair noise dominates at that depth and budget, not where the share lies.
+  An image's estimate beyond the share's range [0, 1] makes the verdict ``cannot tell (estimator out of range)``
+  (:data:`~experiment_1.report.OUT_OF_RANGE`): the share cannot leave [0, 1], so such an estimate says the weights'
+  pair noise dominates at that depth and budget, not where the share lies. Estimates inside the range at or near
+  (within :data:`~experiment_1.report.NEAR_BOUND_MARGIN`) a bound on at least
+  :data:`~experiment_1.report.SATURATION_SHARE` of the images make it ``saturated`` (a measure at its bound).
 - ``surrogate_r2.<projection>``: does the exact order-≤k Möbius expansion about the all-off network explain more than
   :data:`SURROGATE_R2` of the spread of h over the design's uniformly random masks (R² over all of them)? Bootstrap CI
   over images (the R² of an image is computed on its masks, without an interval of its own).
-- across depths (:func:`depth_change_verdict`, used by step 12): does a ratio (or its log10) fall from one depth to
-  the next? The paired bootstrap CI over the images both runs evaluated of the mean change.
+- across depths (:func:`depth_change_verdict`, used by step 12): does a quantity (or its log10) fall — or rise — from
+  one depth to the next? The paired bootstrap CI over the images both runs evaluated of the mean change; an estimate
+  outside its quantity's range in either run makes it ``cannot tell (estimator out of range)``
+  (:func:`outside_range`).
 
 The decision is :func:`experiment_1.report.decide_by_ci` on the CI shifted by the threshold. What no estimate here
 can decide — the Möbius spectrum's fractions, κ, C≤k and its peak order — is listed by :func:`out_of_reach` with the
@@ -27,6 +31,7 @@ import numpy as np
 
 from experiment_1.report import (
     NEAR_BOUND_MARGIN,
+    OUT_OF_RANGE,
     SATURATED,
     SATURATION_SHARE,
     bootstrap_mean_ci_rows,
@@ -42,6 +47,29 @@ NULL_NOTE = (
     "random-init weights: a demonstration of the method and a null, not a finding about a trained network "
     "(nor the original study's claim)"
 )
+
+
+def random_init_reading(config: dict[str, Any]) -> str | None:
+    """What a run's random-init network can and cannot tell about trained ones (its ``config``: ``weights`` and
+    ``batchnorm_calibration``); ``None`` for trained weights."""
+    if config["weights"] != "random":
+        return None
+    calibration = config.get("batchnorm_calibration")
+    if not calibration:
+        return (
+            "Random-init weights with batch norm at its initial statistics: the activations grow or vanish with depth, "
+            "so every ratio across depths measures that growth, not the function's structure — no evidence about "
+            "depth until calibrated (--calibrate-batchnorm N)."
+        )
+    return (
+        f"Random-init weights, batch norm calibrated on {calibration['images']} held-out images (as Experiment 2's "
+        "null over networks): the activations keep their scale with depth, so the numbers describe each architecture's "
+        "function before any training — what depth alone does to its interaction spectrum, a null for a trained "
+        "network of the same depth. They cannot tell what the trained network's spectrum is, nor test the original "
+        "study's claims, which are about trained networks: training moves the spectrum (Experiment 2 ranks the trained "
+        "Lite0 against its null over random networks), and one initialisation per architecture leaves the spread "
+        "between networks out of every interval."
+    )
 
 
 def _threshold_decision(low: float, high: float, threshold: float, side: str) -> str:
@@ -61,11 +89,25 @@ def _widened(stat: dict[str, float], low: np.ndarray, high: np.ndarray) -> dict[
     }
 
 
+def outside_range(estimates: np.ndarray, floor: float, ceiling: float, quantity: str) -> str | None:
+    """The note of :data:`~experiment_1.report.OUT_OF_RANGE` when an estimate of ``quantity`` lies outside its range
+    ``[floor, ceiling]`` (a sampled estimate, unbiased but not cut to the range), else ``None``."""
+    estimates = np.asarray(estimates, dtype=np.float64)
+    outside = (estimates < floor) | (estimates > ceiling)
+    if not outside.any():
+        return None
+    return (
+        f"{OUT_OF_RANGE}: {int(outside.sum())} of {len(estimates)} estimates of {quantity} lie outside its range "
+        f"[{floor:.3g}, {ceiling:.3g}] (estimates {float(np.nanmin(estimates)):.3g} … {float(np.nanmax(estimates)):.3g}): "
+        "the estimator's noise at this depth and budget, not a value of the quantity"
+    )
+
+
 def _noise_clause(errors: np.ndarray, num_samples: int) -> str:
     """Why a share estimate lies beyond its bound, and the base masks that would bring its standard error (the median
     of ``errors`` over the images, at ``num_samples`` masks) under :data:`~experiment_1.report.NEAR_BOUND_MARGIN`:
     the pair noise falls as 1/m and the rest as 1/√m, so ``m · SE / margin`` masks is a lower bound."""
-    clause = ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget"
+    clause = "; the weights' pair noise dominates it"
     error = float(np.median(errors))
     if not np.isfinite(error):
         return clause
@@ -88,9 +130,10 @@ def low_degree_share_verdict(
     num_samples: int,
 ) -> dict[str, Any]:
     """The low-degree Walsh share against :data:`LOW_DEGREE_SHARE` (per-image estimates and intervals);
-    ``saturated`` where the estimates sit at or beyond a bound of the share (module docstring). ``errors``: each
-    image's standard error of the share, from ``num_samples`` random base masks; where an estimate lies beyond a bound
-    they size the masks that would resolve it (:func:`_noise_clause`)."""
+    ``cannot tell (estimator out of range)`` where an estimate lies beyond the share's range, ``saturated`` where the
+    estimates sit at or near a bound inside it (module docstring). ``errors``: each image's standard error of the
+    share, from ``num_samples`` random base masks; where an estimate lies beyond a bound they size the masks that would
+    resolve it (:func:`_noise_clause`)."""
     stat = {
         name: values[0] for name, values in bootstrap_mean_ci_rows(share[:, None], seed=seed).items() if name != "n"
     }
@@ -100,14 +143,16 @@ def low_degree_share_verdict(
         "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
         f"(a bootstrap-t over the design's samples); {len(share)} image(s)"
     ]
-    at_bound = saturation(np.clip(share, 0.0, 1.0), bounds=(0.0, 1.0), margin=NEAR_BOUND_MARGIN)
-    if at_bound is not None and at_bound["at"] != "mode" and np.isfinite(share).all():
-        beyond = int(np.sum((share < 0) | (share > 1)))
-        noise = _noise_clause(errors, num_samples) if beyond else ""
+    outside = outside_range(share, 0.0, 1.0, "the share")
+    at_bound = saturation(share, bounds=(0.0, 1.0), margin=NEAR_BOUND_MARGIN)
+    if outside is not None:
+        notes.append(f"{outside}{_noise_clause(errors, num_samples)}; the rule alone would have said {decision}")
+        decision = OUT_OF_RANGE
+    elif at_bound is not None and at_bound["at"] != "mode" and np.isfinite(share).all():
         notes.append(
             f"saturated: the estimate sits at or near the share's bound {at_bound['value']:g} on "
-            f"{at_bound['share']:.0%} of the images, {beyond} of {len(share)} beyond it (estimates "
-            f"{float(np.min(share)):.3g} … {float(np.max(share)):.3g}){noise}; the rule alone would have said {decision}"
+            f"{at_bound['share']:.0%} of the images (estimates {float(np.min(share)):.3g} … {float(np.max(share)):.3g}); "
+            f"the rule alone would have said {decision}"
         )
         decision = SATURATED
     return verdict(
@@ -115,8 +160,9 @@ def low_degree_share_verdict(
         f"the Walsh degrees 1–3 hold more than {LOW_DEGREE_SHARE:g} of Var h ({projection} projection)",
         decision,
         f"holds when the 95 % CI of the mean low-degree Walsh share lies above {LOW_DEGREE_SHARE:g}, "
-        f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell; saturated when the estimates sit at or beyond "
-        f"the share's bound 0 or 1 (within {NEAR_BOUND_MARGIN:g} of it) on at least {SATURATION_SHARE * 100:g} % of the images",
+        f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell; {OUT_OF_RANGE} when an image's estimate lies "
+        "outside the share's range [0, 1]; saturated when the estimates sit at or near its bound 0 or 1 (within "
+        f"{NEAR_BOUND_MARGIN:g} of it) on at least {SATURATION_SHARE * 100:g} % of the images",
         parameters={"threshold": LOW_DEGREE_SHARE, "bounds": [0.0, 1.0], "near_bound_margin": NEAR_BOUND_MARGIN},
         effect=effect_from_stat("(W_1 + W_2 + W_3) / Var h", stat, percent=True),
         notes=[*notes, *([] if weights != "random" else [NULL_NOTE])],
@@ -147,11 +193,21 @@ def depth_change_verdict(
     seed: int,
     log: bool = True,
     own: tuple[np.ndarray, np.ndarray] | None = None,
+    *,
+    direction: str = "falls",
+    estimated: bool = False,
+    outside: str | None = None,
+    random_init: bool = True,
 ) -> dict[str, Any]:
-    """Does ``quantity`` (its log10 with ``log``) fall from depth ``depths[0]`` to ``depths[1]``? ``change``: per image
-    (paired), the deeper run's value minus the shallower's, on that scale; ``own``: each image's interval of that change
-    from the two runs' own intervals (interval arithmetic), which widens the bootstrap CI as in
-    :func:`low_degree_share_verdict`."""
+    """Does ``quantity`` (its log10 with ``log``) fall (``direction`` "falls") or rise ("rises") from depth
+    ``depths[0]`` to ``depths[1]``? ``change``: per image (paired), the deeper run's value minus the shallower's, on
+    that scale; ``own``: each image's interval of that change from the two runs' own intervals (interval arithmetic),
+    which widens the bootstrap CI as in :func:`low_degree_share_verdict`; ``estimated``: a sampled quantity, whose rule
+    has the out-of-range clause; ``outside``: the note of :func:`outside_range` when an estimate of either run leaves
+    the quantity's range (the decision is then :data:`~experiment_1.report.OUT_OF_RANGE`); ``random_init``: both runs
+    random-init networks (the null's note)."""
+    if direction not in ("falls", "rises"):
+        raise ValueError(f"direction must be 'falls' or 'rises', not {direction!r}")
     stat = {
         name: values[0] for name, values in bootstrap_mean_ci_rows(change[:, None], seed=seed).items() if name != "n"
     }
@@ -159,32 +215,32 @@ def depth_change_verdict(
         stat = _widened(stat, *own)
     shallow, deep = depths
     scaled = f"log10({quantity})" if log else quantity
+    side, other = ("below", "above") if direction == "falls" else ("above", "below")
+    decision = _threshold_decision(stat["ci_low"], stat["ci_high"], 0.0, side)
+    notes = [
+        f"paired over the {len(change)} image(s) both runs evaluated"
+        + (
+            "; interval: the bootstrap CI over images of the mean change, widened to cover every image's own "
+            "interval of the change (from the two runs' per-image 95 % intervals)"
+            if own is not None
+            else "; interval: the bootstrap CI over images of the mean change"
+        ),
+        "different architectures, one initialisation each: the spread between networks is not in the interval",
+    ]
+    if own is not None and not np.isfinite(np.concatenate(own)).all():
+        notes.append("an image's own interval is unbounded or undefined, so the change's interval is too")
+    if outside is not None:
+        notes.append(f"{outside}; the rule alone would have said {decision}")
+        decision = OUT_OF_RANGE
     return verdict(
         verdict_id,
-        f"{quantity} falls from L = {shallow} to L = {deep}",
-        _threshold_decision(stat["ci_low"], stat["ci_high"], 0.0, "below"),
-        f"holds when the 95 % CI of the mean change of {scaled} lies below 0, fails when above 0, else cannot tell",
+        f"{quantity} {direction} from L = {shallow} to L = {deep}",
+        decision,
+        f"holds when the 95 % CI of the mean change of {scaled} lies {side} 0, fails when {other} 0, else cannot tell"
+        + (f"; {OUT_OF_RANGE} when an estimate of either run lies outside the quantity's range" if estimated else ""),
         parameters={"threshold": 0.0},
         effect=effect_from_stat(f"{scaled} at L = {deep} minus at L = {shallow}", stat),
-        notes=[
-            f"paired over the {len(change)} image(s) both runs evaluated"
-            + (
-                "; interval: the bootstrap CI over images of the mean change, widened to cover every image's own "
-                "interval of the change (from the two runs' per-image 95 % intervals)"
-                if own is not None
-                else "; interval: the bootstrap CI over images of the mean change"
-            ),
-            "different architectures, one random initialisation each: the spread between networks is not in the interval",
-            *(
-                [
-                    "an image's own interval is unbounded or undefined (a run's per-image 95 % interval of Var h "
-                    "reaches 0: h is heavy-tailed over masks), so the change's interval is too"
-                ]
-                if own is not None and not np.isfinite(np.concatenate(own)).all()
-                else []
-            ),
-            NULL_NOTE,
-        ],
+        notes=[*notes, *([NULL_NOTE] if random_init else [])],
     )
 
 

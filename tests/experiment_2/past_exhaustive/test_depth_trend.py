@@ -1,0 +1,91 @@
+"""Step 12's parts on planted numbers: the Möbius mean order by hand; the basis comparison's five readings; an estimate
+outside its range (each run against its own L) at and just past the bound; saturation only where the change was
+decided by its CI; and what a random-init run can tell, calibrated or not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, OUT_OF_RANGE, SATURATED, check_verdicts
+from experiment_2.past_exhaustive.verdicts import outside_range, random_init_reading
+from experiment_2.step_12_depth_trend import basis_verdict, mean_order, range_note, saturated_by_runs
+
+EPS = 2.0**-30
+
+
+def test_the_mean_order_weighs_each_order_by_its_per_coefficient_energy() -> None:
+    ebar = np.array([[1.0, 1.0, 2.0], [3.0, 0.0, 1.0]])
+    np.testing.assert_allclose(mean_order(ebar), [(1 + 2 + 6) / 4, (3 + 3) / 4])
+    assert mean_order(np.array([[0.0, 5.0]]))[0] == 2.0  # all energy at the top order: its order
+    assert mean_order(ebar * 1e12)[0] == mean_order(ebar)[0]  # the output's scale leaves it
+
+
+@pytest.mark.parametrize(
+    ("mobius", "walsh", "decision", "reading"),
+    [
+        (HOLDS, HOLDS, HOLDS, "both bases agree"),
+        (FAILS, FAILS, HOLDS, "both bases agree"),
+        (HOLDS, FAILS, FAILS, "reverses in the Walsh basis"),
+        (FAILS, HOLDS, FAILS, "reverses in the Walsh basis"),
+        (HOLDS, CANNOT_TELL, CANNOT_TELL, "Möbius only"),
+        (FAILS, OUT_OF_RANGE, CANNOT_TELL, "Möbius only"),
+        (CANNOT_TELL, HOLDS, CANNOT_TELL, "Walsh only"),
+        (CANNOT_TELL, OUT_OF_RANGE, CANNOT_TELL, "neither basis decides"),
+    ],
+)
+def test_the_basis_reading_names_where_the_bases_part(mobius: str, walsh: str, decision: str, reading: str) -> None:
+    entry = basis_verdict({"decision": mobius}, {"decision": walsh}, "vector", (16, 33))
+    assert (entry["decision"], entry["reading"]) == (decision, reading)
+    assert entry["id"] == "basis.vector.L16_to_L33" and entry["notes"] == [f"{reading}: Möbius {mobius}, Walsh {walsh}"]
+    check_verdicts({"verdicts": [entry]}, "planted.json")
+
+
+def test_an_estimate_at_its_bound_is_in_range_and_one_past_it_is_not() -> None:
+    assert outside_range(np.array([0.0, 1.0, 0.5]), 0.0, 1.0, "the share") is None
+    note = outside_range(np.array([1.0 + EPS, 0.5, -EPS]), 0.0, 1.0, "the share")
+    assert note.startswith(f"{OUT_OF_RANGE}: 2 of 3 estimates of the share lie outside its range [0, 1]")
+
+
+def test_each_run_is_held_to_its_own_range() -> None:
+    """κ_W / L lies in [1/L, 1]: 1/20 lies outside it at L = 16 (1/16 > 1/20) and inside it at L = 33."""
+    shallow = {"num_blocks": 16, "kappa": np.array([0.05, 0.5]), "kappa_range": (1 / 16, 1.0)}
+    deep = {"num_blocks": 33, "kappa": np.array([0.05, 0.5]), "kappa_range": (1 / 33, 1.0)}
+    note = range_note((shallow, deep), "kappa", "κ_W / L")
+    assert note.startswith("L = 16: ") and "L = 33" not in note
+    deep["kappa"] = np.array([1 / 33, 1.0])
+    shallow["kappa"] = np.array([1 / 16, 1.0])
+    assert range_note((shallow, deep), "kappa", "κ_W / L") is None
+
+
+def _share_change(decision: str) -> dict:
+    return {"id": "low_degree_share.vector.L16_to_L33", "decision": decision, "rule": "r", "notes": ["n"]}
+
+
+@pytest.mark.parametrize(
+    ("own", "decision", "expected"),
+    [
+        (SATURATED, HOLDS, SATURATED),
+        (SATURATED, CANNOT_TELL, SATURATED),
+        (SATURATED, OUT_OF_RANGE, OUT_OF_RANGE),  # out of range is decided first and stays
+        (HOLDS, HOLDS, HOLDS),
+    ],
+)
+def test_saturation_is_read_only_where_the_change_was_decided_by_its_ci(own: str, decision: str, expected: str) -> None:
+    runs = (
+        {"num_blocks": 16, "verdicts": [{"id": "walsh_low_degree_share.vector", "decision": own}]},
+        {"num_blocks": 33, "verdicts": [{"id": "walsh_low_degree_share.vector", "decision": HOLDS}]},
+    )
+    entry = saturated_by_runs(_share_change(decision), "vector", runs)
+    assert (
+        entry["decision"] == expected
+        and entry["rule"] == "r; saturated when either run's own low-degree-share verdict is"
+    )
+    assert (len(entry["notes"]) == 2) == (expected == SATURATED != decision)
+
+
+def test_what_a_random_init_run_can_tell() -> None:
+    assert random_init_reading({"weights": "pretrained"}) is None
+    assert "no evidence about depth until calibrated" in random_init_reading({"weights": "random"})
+    calibrated = random_init_reading({"weights": "random", "batchnorm_calibration": {"images": 50}})
+    assert "calibrated on 50 held-out images" in calibrated and "cannot tell what the trained network" in calibrated
