@@ -155,6 +155,8 @@ reports: $(BIN)/.installed
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
 	$(BIN)/python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
 	$(HELD_LAW_TESTS)
+	for folder in experiment_2/results_estimator_validation experiment_2/results_estimator_validation_120_draws; do \
+		$(BIN)/python -m experiment_2.past_exhaustive.validation.report --output-dir $$folder || exit 1; done
 	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
 		--resolution-control _240px_sample --output paper/results_depth_efficientnet_lite_sample/depth.json
 	$(BIN)/python -m paper.make_tables

@@ -22,7 +22,8 @@ statistic) by the rule of experiment_2/past_exhaustive/validation/replications.p
 Inputs:  the evaluation flags (the committed run's network, images and data), --committed (its per_image.npz), one
          --table ARCH:WEIGHTS:RESOLUTION:IMAGES[:SAMPLE_LIST] per exhaustive validation network (SAMPLE_LIST: images
          of its own, e.g. ones no interval was chosen on; default: the run's).
-Outputs: <output-dir>/summary.json, REPORT.md, error_by_budget.md, error_by_budget.png/.pdf, timing.json,
+Outputs: <output-dir>/summary.json, REPORT.md (a page: the calibration of each estimator over the tables; rendered
+         again from the summary by python -m experiment_2.past_exhaustive.validation.report), timing.json,
          partial/ (the resume state, keyed by content; not committed: exhaustive tables and family passes, and
          partial/<step>/replications/ with each table's cells per estimator, so a run stopped part way keeps the tables it finished).
 
@@ -57,7 +58,7 @@ from experiment_1.run import (
 from experiment_2.past_exhaustive.validation import calibration, resume
 from experiment_2.past_exhaustive.validation import replications as rep
 from experiment_2.past_exhaustive.validation.passes import BASES, TableSpec, evaluate_committed, evaluate_table
-from experiment_2.past_exhaustive.validation.report import error_by_budget, report_markdown, write_figure
+from experiment_2.past_exhaustive.validation.report import report_markdown
 from experiment_2.past_exhaustive.validation.tables import class_slice, coefficient_agreement, committed_energies
 
 STEP = "experiment_2.step_11_estimator_validation"
@@ -287,7 +288,6 @@ def build_summary(
             **failing_cell_counts(cells, args.replications),
         },
         "calibration": calibration.over_tables(cells),
-        "error_by_budget": error_by_budget(cells),
         "config": provenance(setup),
     }
 
@@ -331,8 +331,6 @@ def main(argv: list[str] | None = None) -> None:
     atomic_write_json(output / "summary.json", summary)
     write_timing(setup, timing, summary["config"]["device_name"])
     timing_record = read_json_if_exists(output / "timing.json")
-    atomic_write_text(output / "error_by_budget.md", report_markdown(summary, timing_record, table_only=True))
-    write_figure(summary, output / "error_by_budget")
     atomic_write_text(output / "REPORT.md", report_markdown(summary, timing_record))
     print(f"wrote {output / 'summary.json'} and {output / 'REPORT.md'}")
 

@@ -18,7 +18,7 @@ from conftest import evaluation_flags
 from experiment_1.data.shards import load_sample_list
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.network import MaskFamily
-from experiment_1.report import check_verdicts, new_figure_grid
+from experiment_1.report import check_verdicts
 from experiment_1.run import build_setup
 from experiment_2 import step_1_evaluate, step_11_estimator_validation
 from experiment_2.past_exhaustive.sampling import subcubes, walsh
@@ -223,12 +223,15 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     assert len(groups) == 1 + 5 + 12 and all(row["tables"] == 2 * 2 for row in groups)
     assert sum(summary["calibration"]["counts"].values()) == len(groups)
     assert len(summary["networks"][0]["classes"]) == 8
-    for name in ("REPORT.md", "error_by_budget.md", "error_by_budget.png", "error_by_budget.pdf"):
-        assert (out / name).is_file()
+    assert not (out / "error_by_budget.md").exists()  # the REPORT is a page: one table, every cell in the summary
     report = (out / "REPORT.md").read_text()
-    assert "validated" in report and "estimate only" in report
-    assert "### Calibration over tables: " in report and "homogeneity p (Holm)" in report
-    assert f"The intervals: sub-cube ē_j, {subcubes.INTERVAL}; Walsh summaries, {walsh.INTERVALS}." in report
+    assert "validated" in report and "estimate only" in report and report.count("\n|---") == 2  # its table, the config
+    assert "### Calibration over tables: " in report and f"| {len(groups)} (estimator" not in report
+    assert all(f"| {row['statistic']} | {row['budget']} | 4 |" in report for row in groups)
+    assert f"sub-cube ē_j, {subcubes.INTERVAL}" in report and f"Walsh summaries, {walsh.INTERVALS}." in report
+    (out / "REPORT.md").unlink()  # rendered again from the summary alone
+    validation_report.main(["--output-dir", str(out)])
+    assert (out / "REPORT.md").read_text() == report
 
     def no_forward(*args: object, **kwargs: object) -> None:
         raise AssertionError("a resumed run evaluated masks")
@@ -299,9 +302,8 @@ def test_a_table_reads_the_images_of_its_own_sample_list(
 def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
     tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), the question
-    names them alone, and the error-by-budget figure draws one column per network, the sub-cubes', not an empty Walsh
-    panel."""
+    """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), and the
+    question names them alone."""
     flags = parse_only_flags(tiny_shards, tiny_sample_index, tmp_path, "--table", "resnet18:random:32:2")
     args = step_11_estimator_validation.parse(
         [*flags, "--subcube-sizes", "4", "6", "--subcube-draws", "30", "120", "--walsh-samples"]
@@ -320,20 +322,6 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
     assert "do the random sub-cube and Walsh random-mask estimators cover" in step_11_estimator_validation.question(
         both
     )
-    grids = []
-
-    def recording_grid(rows: int, columns: int, **kwargs: object) -> object:
-        grids.append((rows, columns))
-        return new_figure_grid(rows, columns, **kwargs)
-
-    monkeypatch.setattr(validation_report, "new_figure_grid", recording_grid)
-    rows = [
-        {"network": "n", "projection": "vector", "statistic": "ebar_2", "budget": budget["name"], "relative_rmse": 0.1}
-        for budget in budgets
-    ]
-    summary = {"networks": [{"network": "n"}], "design": {"budgets": budgets}, "error_by_budget": rows}
-    validation_report.write_figure(summary, tmp_path / "figure")
-    assert grids == [(1, 1)] and (tmp_path / "figure.png").is_file()
 
 
 def test_the_failing_cells_are_counted_by_how_they_fail() -> None:
