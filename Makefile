@@ -328,9 +328,9 @@ offline-results-low-orders: $(foreach arch,$(LOW_ORDER_ARCHS),offline-results-lo
 		--runs $(foreach arch,$(LOW_ORDER_ARCHS),experiment_2/results_low_orders_$(arch)_random_64px) \
 		--output-dir experiment_2/results_low_orders_depth_trend_random_64px
 # Step 8's estimators stressed at L = 33 and 50 on synthetic set functions of known spectrum (no network), at step 8's
-# budgets: 4 families × 2 depths × 2 projections, 400 replications each (resumable).
+# budgets: 4 families × 2 depths × 2 projections, 300 replications each (resumable).
 offline-results-estimator-stress: $(BIN)/.installed
-	$(BIN)/python -m experiment_2.step_15_estimator_stress --replications 400 --workers 1 --seed 0 \
+	$(BIN)/python -m experiment_2.step_15_estimator_stress --replications 300 --workers 1 --seed 0 \
 		--output-dir experiment_2/results_estimator_stress
 # The estimators past the exhaustive pass against exhaustive tables (experiment_2.step_11_estimator_validation):
 # the family pass against Lite1's committed 24-image energies, and sub-cube / Walsh replications on exhaustive tables

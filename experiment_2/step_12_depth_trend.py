@@ -61,6 +61,7 @@ QUESTION = (
     "low orders, the mean Walsh degree per block κ_W / L — and does the low-degree Walsh share fall?"
 )
 CORNERS = {"off": "all-off network", "on": "full network"}
+DIRECTION = {HOLDS: "rises", FAILS: "falls"}  # a decided "rises" claim, in words
 BASIS_RULE = (
     "holds when the Möbius and the Walsh change verdicts are both decided (holds or fails) and agree, fails when both are "
     "decided and disagree (reverses in the Walsh basis), else cannot tell (Möbius only, Walsh only, or neither)"
@@ -195,8 +196,8 @@ def basis_verdict(mobius: dict[str, Any], walsh: dict[str, Any], projection: str
         "order of ē_1 … ē_k at the all-off network) holds in the Walsh basis too (κ_W / L)",
         decision,
         BASIS_RULE,
-        notes=[f"{reading}: Möbius {first}, Walsh {second}"],
-    ) | {"reading": reading}
+        notes=[f"{reading}: Möbius {DIRECTION.get(first, first)}, Walsh {DIRECTION.get(second, second)}"],
+    ) | {"reading": reading, "projection": projection, "depths": list(depths)}
 
 
 def change_verdicts(
@@ -360,7 +361,7 @@ def report_markdown(summary: dict[str, Any]) -> str:
         for run in summary["runs"]
     )
     readings = [
-        f"{entry['id'].removeprefix('basis.')}: {entry['reading']}"
+        f"{entry['projection']} from L = {entry['depths'][0]} to {entry['depths'][1]}: {entry['notes'][0]}"
         for entry in summary["verdicts"]
         if "reading" in entry
     ]
@@ -368,7 +369,10 @@ def report_markdown(summary: dict[str, Any]) -> str:
         [
             "# Experiment 2 — the interaction order against depth, in both bases",
             "",
-            f"**Short answer.** The two bases side by side, per projection and step in depth: {'; '.join(readings)}.",
+            "**Short answer.** Does the interaction order rise with depth? The Möbius basis (the mean order of the "
+            "exact per-coefficient energies at the all-off network) and the Walsh basis (κ_W / L) side by side: "
+            + "; ".join(readings)
+            + ".",
             "",
             f"**Question.** {summary['question']}",
             "",

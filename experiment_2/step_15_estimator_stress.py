@@ -9,13 +9,13 @@ tables at L ≤ 16; here the functions are synthetic, with a spectrum known exac
 that explodes with the blocks on as the uncalibrated random-init ResNets do — each with --columns outputs (the vector
 projection) and its first output alone (the scalar one). Each (family, L, projection) is replicated --replications
 times by the machinery of step 11 (experiment_2/past_exhaustive/validation/replications.py), judged with the coverage
-band [90 %, 99 %] (the replications' own noise, ±2 % at 400, is inside it) and |bias| < 1 SE; an estimator holds at a
+band [90 %, 99 %] (a coverage read off 300 replications is within ±2.5 % of the true one) and |bias| < 1 SE; an estimator holds at a
 depth when every family and projection passes.
 
 Inputs:  none (the families are drawn by --seed).
 Outputs: <output-dir>/summary.json, REPORT.md, partial/ (each function's cells, keyed by content; not committed).
 
-    python -m experiment_2.step_15_estimator_stress --replications 400 --workers 1 --seed 0 \\
+    python -m experiment_2.step_15_estimator_stress --replications 300 --workers 1 --seed 0 \\
         --output-dir experiment_2/results_estimator_stress
 """
 
@@ -53,7 +53,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         "--depths", type=run_config.positive_int, nargs="+", default=[33, 50], help="L (default: %(default)s)"
     )
     parser.add_argument("--columns", type=run_config.positive_int, default=4, help="outputs of the vector projection")
-    parser.add_argument("--replications", type=run_config.positive_int, default=400)
+    parser.add_argument("--replications", type=run_config.positive_int, default=300)
     parser.add_argument("--walsh-samples", type=run_config.positive_int, default=1024, help="m, step 8's default")
     parser.add_argument("--subcube-size", type=run_config.positive_int, default=8, help="u, step 8's committed runs'")
     parser.add_argument("--subcube-draws", type=run_config.positive_int, default=120, help="step 8's default")

@@ -37,7 +37,9 @@ def test_the_mean_order_weighs_each_order_by_its_per_coefficient_energy() -> Non
 def test_the_basis_reading_names_where_the_bases_part(mobius: str, walsh: str, decision: str, reading: str) -> None:
     entry = basis_verdict({"decision": mobius}, {"decision": walsh}, "vector", (16, 33))
     assert (entry["decision"], entry["reading"]) == (decision, reading)
-    assert entry["id"] == "basis.vector.L16_to_L33" and entry["notes"] == [f"{reading}: Möbius {mobius}, Walsh {walsh}"]
+    words = {HOLDS: "rises", FAILS: "falls"}
+    note = f"{reading}: Möbius {words.get(mobius, mobius)}, Walsh {words.get(walsh, walsh)}"
+    assert entry["id"] == "basis.vector.L16_to_L33" and entry["notes"] == [note]
     check_verdicts({"verdicts": [entry]}, "planted.json")
 
 
