@@ -369,10 +369,10 @@ def report_markdown(summary: dict[str, Any]) -> str:
         [
             "# Experiment 2 — the interaction order against depth, in both bases",
             "",
-            "**Short answer.** Does the interaction order rise with depth? The Möbius basis (the mean order of the "
-            "exact per-coefficient energies at the all-off network) and the Walsh basis (κ_W / L) side by side: "
-            + "; ".join(readings)
-            + ".",
+            "## Short answer",
+            "",
+            "Does the interaction order rise with depth? The Möbius basis (the mean order of the exact per-coefficient "
+            "energies at the all-off network) and the Walsh basis (κ_W / L) side by side: " + "; ".join(readings) + ".",
             "",
             f"**Question.** {summary['question']}",
             "",

@@ -197,7 +197,9 @@ def report_markdown(summary: dict[str, Any]) -> str:
         [
             "# Experiment 2 — the estimators past the exhaustive pass, stressed where step 8 uses them",
             "",
-            f"**Short answer.** {answer}",
+            "## Short answer",
+            "",
+            answer,
             "",
             f"**Question.** {summary['question']}",
             "",

@@ -163,7 +163,10 @@ def report_markdown(summary: dict[str, Any], timing: dict[str, Any] | None) -> s
         title="Experiment 2 — validation of the estimators past the exhaustive pass",
         summary=summary,
         method=method,
-        results=[exact_sentence(summary), table],
+        results=[
+            f"### Short answer\n\n{exact_sentence(summary)} Calibration over tables: {calibration_sentence(calibration)}.",
+            table,
+        ],
         seed_rows=[],
         seed_source="the original study validates no estimator: it evaluates every mask",
         verdict=[

@@ -82,7 +82,7 @@ def test_a_tiny_run_writes_its_summary_and_a_rerun_replicates_nothing(
     assert summary["design"]["band"] == list(step_15_estimator_stress.BAND)
     assert all(cell["replications"] == 3 for cell in summary["cells"])
     report = (tmp_path / "REPORT.md").read_text()
-    assert report.startswith("# Experiment 2") and "**Short answer.**" in report and "| ebar_1 |" in report
+    assert report.startswith("# Experiment 2") and "## Short answer" in report and "| ebar_1 |" in report
     before = (tmp_path / "summary.json").read_bytes()
 
     def no_replication(*args: object, **kwargs: object) -> None:
