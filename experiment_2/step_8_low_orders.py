@@ -74,6 +74,7 @@ from experiment_2.past_exhaustive.sampling.subcubes import draw_subcubes
 from experiment_2.past_exhaustive.sampling.walsh import INTERVALS as WALSH_INTERVALS
 from experiment_2.past_exhaustive.sampling.walsh import estimate_names, statistic_range, walsh_design
 from experiment_2.past_exhaustive.verdicts import (
+    count_outside,
     low_degree_share_verdict,
     out_of_reach,
     random_init_reading,
@@ -472,9 +473,8 @@ def scale_sentence(summary: dict[str, Any]) -> str:
 def out_of_range_count(stat: str, block: dict[str, Any], num_blocks: int) -> str:
     """How many images' estimates of the Walsh statistic lie outside its range (:func:`statistic_range`), in words,
     or "" when none does."""
-    floor, ceiling, _ = statistic_range(stat, num_blocks)
     estimates = np.asarray(block["per_image"], dtype=np.float64)[:, 0]
-    outside = int(np.sum((estimates < floor) | (estimates > ceiling)))
+    outside = count_outside(estimates, *statistic_range(stat, num_blocks)[:2])
     return f" ({outside} of {len(estimates)} out of range: cannot tell)" if outside else ""
 
 

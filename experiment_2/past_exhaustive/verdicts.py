@@ -89,15 +89,21 @@ def _widened(stat: dict[str, float], low: np.ndarray, high: np.ndarray) -> dict[
     }
 
 
+def count_outside(estimates: np.ndarray, floor: float, ceiling: float) -> int:
+    """How many ``estimates`` lie outside ``[floor, ceiling]`` (a NaN lies in no range and is not counted)."""
+    estimates = np.asarray(estimates, dtype=np.float64)
+    return int(np.sum((estimates < floor) | (estimates > ceiling)))
+
+
 def outside_range(estimates: np.ndarray, floor: float, ceiling: float, quantity: str) -> str | None:
     """The note of :data:`~experiment_1.report.OUT_OF_RANGE` when an estimate of ``quantity`` lies outside its range
     ``[floor, ceiling]`` (a sampled estimate, unbiased but not cut to the range), else ``None``."""
     estimates = np.asarray(estimates, dtype=np.float64)
-    outside = (estimates < floor) | (estimates > ceiling)
-    if not outside.any():
+    outside = count_outside(estimates, floor, ceiling)
+    if not outside:
         return None
     return (
-        f"{OUT_OF_RANGE}: {int(outside.sum())} of {len(estimates)} estimates of {quantity} lie outside its range "
+        f"{OUT_OF_RANGE}: {outside} of {len(estimates)} estimates of {quantity} lie outside its range "
         f"[{floor:.3g}, {ceiling:.3g}] (estimates {float(np.nanmin(estimates)):.3g} … {float(np.nanmax(estimates)):.3g}): "
         "the estimator's noise at this depth and budget, not a value of the quantity"
     )

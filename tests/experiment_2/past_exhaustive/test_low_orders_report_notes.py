@@ -3,6 +3,7 @@ for every image), and a mean outside the span of the images' own (range-cut) int
 
 from __future__ import annotations
 
+from experiment_2 import step_8_low_orders
 from experiment_2.step_8_low_orders import shared_design_note
 
 
@@ -38,3 +39,14 @@ def test_no_mean_outside_gives_the_plain_note() -> None:
     note = shared_design_note(walsh({"vector": {"variance": block(2.0, [1.0], [3.0])}}))
     assert note.endswith("(each is unbiased, or a ratio of unbiased ones).")
     assert "shared error:" not in note
+
+
+def test_an_image_estimate_outside_its_statistic_range_is_marked() -> None:
+    """The Walsh table marks the images whose estimate leaves the statistic's range (the share [0, 1], κ_W / L
+    [1/L, 1]); an estimate at a bound is inside it."""
+    assert step_8_low_orders.out_of_range_count("low_degree_share", {"per_image": [[1.0], [0.0]]}, 50) == ""
+    marked = step_8_low_orders.out_of_range_count("low_degree_share", {"per_image": [[1.3], [0.5], [-0.1]]}, 50)
+    assert marked == " (2 of 3 out of range: cannot tell)"
+    below = {"per_image": [[1 / 40], [0.5]]}  # 1/40: below 1/33, above 1/50
+    assert step_8_low_orders.out_of_range_count("kappa_w_per_block", below, 33) == " (1 of 2 out of range: cannot tell)"
+    assert step_8_low_orders.out_of_range_count("kappa_w_per_block", below, 50) == ""
