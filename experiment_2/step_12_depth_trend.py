@@ -51,6 +51,7 @@ from experiment_1.report import (
 )
 from experiment_1.run import run_config
 from experiment_2.past_exhaustive.low_orders import PROJECTIONS
+from experiment_2.past_exhaustive.sampled import EXHAUSTIVE_LIMIT, NOT_VALIDATED_AT_DEPTH, STRESS_REPORT
 from experiment_2.past_exhaustive.sampling.walsh import statistic_range
 from experiment_2.past_exhaustive.verdicts import depth_change_verdict, outside_range, random_init_reading
 
@@ -62,6 +63,11 @@ QUESTION = (
 )
 CORNERS = {"off": "all-off network", "on": "full network"}
 DIRECTION = {HOLDS: "rises", FAILS: "falls"}  # a decided "rises" claim, in words
+UNVALIDATED_KAPPA = (
+    "κ_W / L is among the estimators step 15 does not validate at L = 50: its 95 % interval covers too little where h "
+    f"is heavy-tailed or explodes over the masks ({STRESS_REPORT}); step 8's REPORT of each run gives its relative "
+    "standard error of Var h to set beside step 15's families"
+)
 BASIS_RULE = (
     "holds when the Möbius and the Walsh change verdicts are both decided (holds or fails) and agree, fails when both are "
     "decided and disagree (reverses in the Walsh basis), else cannot tell (Möbius only, Walsh only, or neither)"
@@ -236,6 +242,8 @@ def change_verdicts(
         outside=range_note((shallow, deep), "kappa", "κ_W / L"),
         random_init=random,
     )
+    if depths[1] > EXHAUSTIVE_LIMIT and "kappa_w_per_block" in NOT_VALIDATED_AT_DEPTH:
+        kappa["notes"].insert(-1 if random else len(kappa["notes"]), UNVALIDATED_KAPPA)
     change, own = paired_change(shallow, deep, "share", own=True)
     share = depth_change_verdict(
         f"low_degree_share.{pair}",

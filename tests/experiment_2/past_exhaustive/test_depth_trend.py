@@ -9,7 +9,14 @@ import pytest
 
 from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, OUT_OF_RANGE, SATURATED, check_verdicts
 from experiment_2.past_exhaustive.verdicts import outside_range, random_init_reading
-from experiment_2.step_12_depth_trend import basis_verdict, mean_order, range_note, saturated_by_runs
+from experiment_2.step_12_depth_trend import (
+    UNVALIDATED_KAPPA,
+    basis_verdict,
+    change_verdicts,
+    mean_order,
+    range_note,
+    saturated_by_runs,
+)
 
 EPS = 2.0**-30
 
@@ -91,3 +98,31 @@ def test_what_a_random_init_run_can_tell() -> None:
     assert "no evidence about depth until calibrated" in random_init_reading({"weights": "random"})
     calibrated = random_init_reading({"weights": "random", "batchnorm_calibration": {"images": 50}})
     assert "calibrated on 50 held-out images" in calibrated and "cannot tell what the trained network" in calibrated
+
+
+def _values(num_blocks: int, kappa: float) -> dict:
+    ones = np.ones(2)
+    return {
+        "index": np.arange(2),
+        "num_blocks": num_blocks,
+        "mean_order_off": 2.0 * ones,
+        "kappa": kappa * ones,
+        "kappa_low": kappa * ones - 0.01,
+        "kappa_high": kappa * ones + 0.01,
+        "kappa_range": (1 / num_blocks, 1.0),
+        "share": 0.5 * ones,
+        "share_low": 0.4 * ones,
+        "share_high": 0.6 * ones,
+        "share_range": (0.0, 1.0),
+    }
+
+
+def test_a_walsh_change_into_the_deep_runs_says_its_interval_is_not_validated_there() -> None:
+    summaries = ({"num_blocks": 8, "verdicts": []}, {"num_blocks": 16, "verdicts": []})
+    shallow = change_verdicts(_values(8, 0.2), _values(16, 0.1), "vector", summaries, 0, True)
+    deep = change_verdicts(_values(16, 0.2), _values(33, 0.1), "vector", summaries, 0, True)
+    kappa = {entries[1]["id"]: entries[1] for entries in (shallow, deep)}
+    assert [entry["decision"] for entry in kappa.values()] == [FAILS, FAILS]  # κ_W / L falls: the claim "rises" fails
+    assert UNVALIDATED_KAPPA not in kappa["walsh_kappa_per_block.vector.L8_to_L16"]["notes"]
+    assert UNVALIDATED_KAPPA in kappa["walsh_kappa_per_block.vector.L16_to_L33"]["notes"]
+    assert deep[-1]["reading"] == "Walsh only" and deep[0]["decision"] == CANNOT_TELL  # m̄ unchanged: only Walsh decides

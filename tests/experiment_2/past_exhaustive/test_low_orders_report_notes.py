@@ -4,6 +4,7 @@ for every image), and a mean outside the span of the images' own (range-cut) int
 from __future__ import annotations
 
 from experiment_2 import step_8_low_orders
+from experiment_2.past_exhaustive.sampled import NOT_VALIDATED_AT_DEPTH, STRESS_REPORT
 from experiment_2.step_8_low_orders import shared_design_note
 
 
@@ -50,3 +51,36 @@ def test_an_image_estimate_outside_its_statistic_range_is_marked() -> None:
     below = {"per_image": [[1 / 40], [0.5]]}  # 1/40: below 1/33, above 1/50
     assert step_8_low_orders.out_of_range_count("kappa_w_per_block", below, 33) == " (1 of 2 out of range: cannot tell)"
     assert step_8_low_orders.out_of_range_count("kappa_w_per_block", below, 50) == ""
+
+
+def depth_summary(num_blocks: int) -> dict:
+    """A step-8 summary's Walsh part with two statistics, variance (withheld past the exhaustive limit) and w1."""
+    stat = {
+        "mean": [2.0],
+        "ci_low": [1.0],
+        "ci_high": [3.0],
+        "per_image": [[2.0], [2.0]],
+        "per_image_ci_low": [1.0, 1.0],
+        "per_image_ci_high": [3.0, 3.0],
+        "per_image_se": [0.5, 0.25],
+    }
+    projections = {name: {"variance": stat, "w1": stat} for name in ("vector", "scalar")}
+    return {
+        "num_blocks": num_blocks,
+        "walsh": {"design": {"num_samples": 1024, "seed": 7, "num_ids": 5000}, "projections": projections},
+        "surrogate_r2_by_size": None,
+        "subcubes": None,
+    }
+
+
+def test_past_the_exhaustive_limit_the_estimators_step_15_fails_are_withheld_and_named() -> None:
+    assert step_8_low_orders.withheld(depth_summary(16)) == ()
+    assert step_8_low_orders.withheld(depth_summary(17)) == NOT_VALIDATED_AT_DEPTH
+    at_limit = step_8_low_orders.sampled_sections(depth_summary(16))[0]
+    assert "| vector | variance |" in at_limit and "Not given" not in at_limit
+    deep = step_8_low_orders.sampled_sections(depth_summary(33))[0]
+    assert "| vector | variance |" not in deep and "| vector | w1 |" in deep
+    assert "Not given at L = 33: ebar_4" in deep and STRESS_REPORT in deep
+    assert (
+        "relative standard error of Var h (median over images): vector 0.188; scalar 0.188." in deep
+    )  # (0.25 + 0.125) / 2
