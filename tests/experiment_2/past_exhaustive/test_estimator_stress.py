@@ -15,6 +15,7 @@ import pytest
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_2 import step_15_estimator_stress
+from experiment_2.past_exhaustive.sampled import NOT_VALIDATED_AT_DEPTH
 from experiment_2.past_exhaustive.validation import replications, resume, synthetic
 from experiment_2.past_exhaustive.validation.synthetic import FAMILIES, synthetic_function
 
@@ -96,3 +97,12 @@ def test_a_tiny_run_writes_its_summary_and_a_rerun_replicates_nothing(
 def test_a_depth_below_the_sub_cube_size_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PipelineError, match="--depths"):
         step_15_estimator_stress.parse([*TINY[:2], "2", "--output-dir", str(tmp_path)])
+
+
+def test_step_8_withholds_exactly_what_the_committed_stress_check_fails() -> None:
+    """NOT_VALIDATED_AT_DEPTH is the committed step-15 run's failing list at its deepest L, in its order."""
+    summary = read_json(
+        Path(__file__).resolve().parents[3] / "experiment_2" / "results_estimator_stress" / "summary.json"
+    )
+    assert max(summary["design"]["depths"]) == 50
+    assert list(NOT_VALIDATED_AT_DEPTH) == summary["failing_at_deepest"]
