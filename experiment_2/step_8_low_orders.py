@@ -15,9 +15,10 @@ masks by mask size; with --subcube-size u, ē_j for j ≤ u from --subcubes rand
 over a held-off view of the network (experiment_1.network.held_off_view). Verdicts (experiment_2/past_exhaustive/verdicts.py)
 say what these decide; the spectrum p_j, C≤k, κ and the peak order need every order's energy (all 2^L coefficients)
 and are listed as out of reach. Past L = 16 the REPORT withholds the estimators whose intervals step 15 does not
-validate at L = 50 (experiment_2/past_exhaustive/sampled.py, NOT_VALIDATED_AT_DEPTH; the summary keeps them). Before the first batch the step's cost estimate counts every pass (families, random
-masks, sub-cubes; experiment_2/past_exhaustive/cost.py); --dry-run prints it and stops, --budget refuses a run over a
-number of masks per image.
+validate at L = 50 (experiment_2/past_exhaustive/sampled.py, NOT_VALIDATED_AT_DEPTH; the summary keeps them).
+Before the first batch the step's cost estimate counts every pass (families, random masks, sub-cubes;
+experiment_2/past_exhaustive/cost.py); --dry-run prints it and stops, --budget refuses a run over a number of masks per
+image.
 
 Inputs:  --sample-index, shards in --data-dir, --arch/--weights (resnet101, resnet152 …), --resolution.
 Outputs: <output-dir>/summary.json, REPORT.md, per_image.npz, timing.json, partial/ (resume state).
