@@ -127,7 +127,7 @@ def build_summary(
             row["statistic"] for row in by_statistic if row["depths"][deepest]["decision"] == FAILS_AT
         ],
         "replication_seconds": seconds,
-        "config": {"seed": args.seed, "git_commit": commit, "command": ["python", "-m", STEP, *sys.argv[1:]]},
+        "provenance": {"seed": args.seed, "git_commit": commit, "command": ["python", "-m", STEP, *sys.argv[1:]]},
     }
 
 

@@ -18,6 +18,7 @@ from experiment_2 import step_15_estimator_stress
 from experiment_2.past_exhaustive.sampled import NOT_VALIDATED_AT_DEPTH
 from experiment_2.past_exhaustive.validation import replications, resume, synthetic
 from experiment_2.past_exhaustive.validation.synthetic import FAMILIES, synthetic_function
+from paper.checks import checked_json
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -81,6 +82,8 @@ def test_a_tiny_run_writes_its_summary_and_a_rerun_replicates_nothing(
         row["statistic"] for row in summary["statistics"] if row["depths"]["10"]["decision"] == "fails"
     ]
     assert summary["design"]["band"] == list(step_15_estimator_stress.BAND)
+    assert summary["provenance"]["seed"] == 0 and "config" not in summary  # no run's config: no network, no run id
+    checked_json(tmp_path / "summary.json")  # as make tables reads every committed results file
     assert all(cell["replications"] == 3 for cell in summary["cells"])
     report = (tmp_path / "REPORT.md").read_text()
     assert report.startswith("# Experiment 2") and "## Short answer" in report and "| ebar_1 |" in report
