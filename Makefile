@@ -1,6 +1,6 @@
 # MOE-ResNet — the commands a newcomer needs (README, Set up):
 #   make install               create .venv and install the project into it (pip install -e .); then source .venv/bin/activate
-#   make test                  the same set-up, then the test suite (make test-quick: a 2-minute smoke subset)
+#   make test                  the same set-up, then the test suite (make test-quick: a smoke subset of about a minute)
 #   make mutation MODULES=experiment_1/report/verdicts.py   mutmut over decision modules → tests/mutation/REPORT.md
 #   make coverage              branch coverage of the decision modules (coverage.py)
 #   make lint                  ruff: import order, pyflakes, pycodestyle, formatting (make format applies it)
@@ -27,26 +27,36 @@ DEMO_FLAGS := $(if $(ARCH),--arch $(ARCH),) $(if $(WEIGHTS),--weights $(WEIGHTS)
 
 # TORCH_INDEX=https://download.pytorch.org/whl/cpu installs torch and torchvision from that index first (the CPU-only
 # build, far smaller than the default CUDA wheels); empty (the default) installs everything from the ordinary index.
+# EXTRAS=shapiq installs pyproject.toml's optional extra of that name too (pip install -e .[shapiq]: shapiq, whose
+# InteractionValues the blocks' Shapley-family indices export to, and whose ExactComputer the tests compare them with);
+# CI sets it (.ci/run).
 TORCH_INDEX ?=
+EXTRAS ?=
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(if $(TORCH_INDEX),$(BIN)/python -m pip install torch torchvision --index-url $(TORCH_INDEX),)
-	$(BIN)/python -m pip install -e .
+	$(BIN)/python -m pip install -e .$(if $(EXTRAS),'[$(EXTRAS)]',)
 	touch $@
 
 install: $(BIN)/.installed
 
-# make test: the whole suite (about 600 tests; 20-25 min on 2 busy CPU cores, see the README). TEST_THREADS=1 runs it
-# with one intra-op thread (OMP_NUM_THREADS=1), which avoids oversubscribing a machine other jobs share.
-# make test-quick: a smoke subset of about 2 min (QUICK_TESTS): the Möbius transform, the statistics and verdicts,
+# make test: the whole suite (about 2 050 tests; its time on 2 busy CPU cores is in the README). Both targets run with
+# TEST_THREADS intra-op threads (OMP_NUM_THREADS), one unless told: the tests' tensors are small, and on 2 shared cores
+# the quick subset took more than twice as long with torch's default threads as with one, measured side by side.
+# TEST_THREADS= (empty) leaves torch's default.
+# make test-quick: a smoke subset of about a minute (QUICK_TESTS): the Möbius transform, the statistics and verdicts,
 # the data and sample lists, Experiment 1 end to end on tiny shards, the one-line errors, the floor plan and faces.
-TEST_THREADS ?=
+TEST_THREADS ?= 1
 TEST_ENV := $(if $(TEST_THREADS),OMP_NUM_THREADS=$(TEST_THREADS),)
 QUICK_TESTS := tests/experiment_1/mobius/test_mobius.py tests/experiment_1/mobius/test_sparsity.py \
 	tests/experiment_1/report/test_stats.py tests/experiment_1/report/test_verdicts.py tests/experiment_1/report/test_report_document.py \
 	tests/experiment_1/data/test_data.py tests/experiment_1/data/test_checkout_paths.py tests/experiment_1/data/test_sample_requests.py \
 	tests/experiment_1/test_reconstruction.py tests/experiment_1/test_experiment_1_steps.py::test_evaluate_then_plot \
-	tests/whole/test_one_line_errors.py tests/whole/test_layers.py tests/whole/test_faces.py \
+	tests/whole/test_one_line_errors.py::test_write_failures_name_the_path_and_keep_what_was_written \
+	tests/whole/test_one_line_errors.py::test_an_output_dir_that_is_a_file_or_under_a_file \
+	tests/whole/test_one_line_errors.py::test_a_multi_line_cause_is_printed_on_one_line tests/whole/test_layers.py \
+	tests/whole/test_faces.py::test_every_exported_name_resolves_to_its_module \
+	tests/whole/test_faces.py::test_a_record_or_face_imports_neither_torch_nor_matplotlib \
 	tests/paper/test_claims.py tests/paper/test_records.py
 test: $(BIN)/.installed
 	$(TEST_ENV) $(BIN)/python -m pytest -q
@@ -90,20 +100,20 @@ demo: $(BIN)/.installed
 # CPU size: 1 image at 32 px, naive engine timed on 16 masks.
 BENCH_CPU_JSON ?= experiment_1/results_bench/bench_cpu_32px.json
 bench: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.bench_engines --images 1 --resolution 32 --naive-masks 16 --repeats 1 --device $(DEVICE) \
+	$(BIN)/python -m experiment_1.tools.bench engines --images 1 --resolution 32 --naive-masks 16 --repeats 1 --device $(DEVICE) \
 		--json $(BENCH_CPU_JSON)
 
 # The family walk (ResNet-152, L = 50, k ≤ 3 at both corners, 64 px) against the dense tree pass of ResNet-50
 # (L = 16) in one run, one thread, 3 interleaved rounds (about 10 minutes on an idle core).
 BENCH_FAMILY_JSON ?= experiment_1/results_bench/family_cpu_64px_resnet152.json
 bench-family: $(BIN)/.installed
-	OMP_NUM_THREADS=1 $(BIN)/python -m experiment_1.bench_family --rounds 3 --threads 1 --json $(BENCH_FAMILY_JSON)
+	OMP_NUM_THREADS=1 $(BIN)/python -m experiment_1.tools.bench family --rounds 3 --threads 1 --json $(BENCH_FAMILY_JSON)
 
 # The same table on a CUDA GPU (e.g. an H100), run as is: 224 px, float32 / tf32 / bfloat16, eager and
 # torch.compile'd, 1, 4 and 16 images per call, channels-last; then `make tables` puts it into experiment_1/PERFORMANCE.md.
 BENCH_GPU_JSON ?= experiment_1/results_bench/bench_gpu.json
 bench-gpu: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.bench_engines --device cuda --resolution 224 --images 1 4 16 --dtypes float32 tf32 bfloat16 \
+	$(BIN)/python -m experiment_1.tools.bench engines --device cuda --resolution 224 --images 1 4 16 --dtypes float32 tf32 bfloat16 \
 		--compile-modes eager compiled --memory-formats channels_last --naive-masks 256 --repeats 2 --json $(BENCH_GPU_JSON)
 
 # The first run on a CUDA machine (under 8 minutes on one H100): correctness on CUDA against a CPU float64 pass,
@@ -111,7 +121,7 @@ bench-gpu: $(BIN)/.installed
 # one JSON, then experiment_1/PERFORMANCE.md's benchmark table from it. Without CUDA: one line, exit status 2.
 GPU_CHECK_JSON ?= experiment_1/results_bench/gpu_check.json
 gpu-check: $(BIN)/.installed
-	$(BIN)/python -m experiment_1.gpu_check --json $(GPU_CHECK_JSON)
+	$(BIN)/python -m experiment_1.tools.gpu_check --json $(GPU_CHECK_JSON)
 	$(BIN)/python -m paper.make_tables
 
 tables: $(BIN)/.installed
@@ -150,6 +160,8 @@ reports: $(BIN)/.installed
 	$(BIN)/python -m experiment_1.step_4_plot --summary experiment_1/results_efficientnet_lite0_240px_sample/summary.json
 	$(BIN)/python -m experiment_2.step_2_plot --summary experiment_2/results_efficientnet_lite0_240px_sample/summary.json
 	$(BIN)/python -m experiment_3.step_2_plot --summary experiment_3/results_efficientnet_lite0_240px_sample/summary.json
+	for lite in lite0 lite1; do \
+		$(BIN)/python -m experiment_4.step_5_shapley_plot --summary experiment_4/results_efficientnet_$${lite}_shapley/shapley.json || exit 1; done
 	for arch in resnet18 efficientnet_lite0; do \
 		$(BIN)/python -m experiment_2.step_5_limit_report --native experiment_2/results_3c_$${arch}_native/summary_all.json \
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
@@ -197,13 +209,13 @@ NULL_CALIBRATION ?= 50
 NULL_DIR := experiment_2/results_efficientnet_lite0_null_seeds
 LITE0_SPECTRUM := experiment_2/results_efficientnet_lite0_sample/summary.json
 
-.PHONY: offline-results-low-orders offline-results-estimator-stress offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
+.PHONY: offline-results-low-orders offline-results-estimator-stress offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
 # The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
 # which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
 OFFLINE_THREADS ?= 1
-offline-results-low-orders offline-results-estimator-stress offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
+offline-results-low-orders offline-results-estimator-stress offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
-offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp5 offline-results-depth \
+offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth \
 	offline-results-low-orders offline-results-estimator-stress offline-results-estimator-validation \
 	offline-results-estimator-validation-draws
 	$(BIN)/python -m paper.make_tables
@@ -291,6 +303,18 @@ offline-results-exp4: $(BIN)/.installed $(LABELLED_INDEX)
 	$(LABELLED_PASS)
 	$(EXP4_OVERLAP)
 	$(BIN)/python -m experiment_4.step_3_plot --summary $(EXP4_DIR)/overlap.json
+
+# Experiment 4's steps 4 and 5, the blocks' Shapley values: EfficientNet-Lite0 on the 48 labelled images of the
+# 12 classes × 4 list (Experiment 4's Lite1 list; class-balanced for the between-class share), a few minutes of one core;
+# Lite1 (L = 14, about 40 s an image) on the 8 images of the 4 classes × 2 list.
+EXP4_SHAPLEY_DIR = experiment_4/results_efficientnet_$(1)_shapley
+offline-results-exp4-shapley: $(BIN)/.installed
+	$(BIN)/python -m experiment_4.step_4_shapley --sample-index experiment_1/sample_index_sample_val_12x4.json $(OFFLINE_FLAGS) \
+		--output-dir $(call EXP4_SHAPLEY_DIR,lite0)
+	$(BIN)/python -m experiment_4.step_4_shapley --arch efficientnet_lite1 $(DEPTH_FLAGS) \
+		--sample-index experiment_1/sample_index_sample_val_4x2.json --output-dir $(call EXP4_SHAPLEY_DIR,lite1)
+	for lite in lite0 lite1; do \
+		$(BIN)/python -m experiment_4.step_5_shapley_plot --summary experiment_4/results_efficientnet_$${lite}_shapley/shapley.json || exit 1; done
 
 # Experiment 5 on the same 900 labelled images, with the τ grid where K_τ^err moves.
 offline-results-exp5: $(BIN)/.installed $(LABELLED_INDEX)

@@ -21,25 +21,24 @@ Outputs: <output-dir>/sample_index.json, step_3_evaluate's outputs, REPORT.md an
 
 from __future__ import annotations
 
-import argparse
 import os
 import socket
-import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from experiment_1 import step_2_sample, step_3_evaluate, step_4_plot
 from experiment_1.data.shards import default_data_dir
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.network.gating import checkpoints_dir, load_torchvision_state_dict, parse_weights, torch_hub_cache
-from experiment_1.paths import REPO_ROOT
-from experiment_1.run import run_config
+from experiment_1.network.choices import parse_weights
+from experiment_1.network.gating import checkpoints_dir, load_torchvision_state_dict, torch_hub_cache
+from experiment_1.paths import DOWNLOAD_HINT, REPO_ROOT
+from experiment_1.run import Command, flag
 
 DEFAULT_ARCH = "resnet18"
 OFFLINE_ARCH = "efficientnet_lite0"
 EMBEDDED_SAMPLE = REPO_ROOT / "imagenet-1k" / "sample"
 DOWNLOAD_TIMEOUT_S = 30.0
-PROBE_TIMEOUT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -67,26 +66,11 @@ def choose_data(data_dir: Path | None, pattern: str | None) -> DemoData:
     )
 
 
-def weights_host_reachable(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
-    """Whether a TCP connection to ``url``'s host (port 443) opens within ``timeout`` seconds: probed before a download
-    is tried, so an offline machine falls back without torch's "Downloading: …" line first."""
-    host = urllib.parse.urlsplit(url).hostname or ""
-    try:
-        with socket.create_connection((host, 443), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
 def resnet18_weights_available() -> str | None:
-    """``None`` when ResNet-18's IMAGENET1K_V1 weights are cached or could be downloaded now, else why not."""
+    """``None`` when ResNet-18's IMAGENET1K_V1 weights are cached or could be downloaded now, else why not (an
+    unreachable host is found before a download is tried: :func:`experiment_1.network.gating.load_torchvision_state_dict`)."""
     from torchvision.models import ResNet18_Weights
 
-    url = ResNet18_Weights.IMAGENET1K_V1.url
-    name = url.rsplit("/", 1)[-1]
-    cached = any((folder / name).exists() for folder in (checkpoints_dir(), torch_hub_cache()))
-    if not cached and not weights_host_reachable(url):
-        return f"{urllib.parse.urlsplit(url).hostname} is not reachable"
     previous = socket.getdefaulttimeout()
     socket.setdefaulttimeout(DOWNLOAD_TIMEOUT_S)  # a network that drops packets fails in seconds, not hours
     try:
@@ -114,40 +98,48 @@ def choose_arch(requested: str | None) -> str:
     return OFFLINE_ARCH
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--arch",
+@dataclass(frozen=True)
+class DemoFlags:
+    """The demo's data, model and folder (each with its fallback when not given)."""
+
+    arch: str | None = flag(
+        f"architecture; default {DEFAULT_ARCH}, or {OFFLINE_ARCH} when ResNet-18's weights are unreachable",
         default=None,
-        help=f"architecture; default {DEFAULT_ARCH}, or {OFFLINE_ARCH} when ResNet-18's weights are unreachable",
     )
-    parser.add_argument(
-        "--weights",
+    weights: Any = flag(
+        "weights for an explicit --arch: pretrained, random, a state-dict path or a named entry (default: the "
+        "arch's pretrained weights)",
         type=parse_weights,
         default=None,
-        help="weights for an explicit --arch: pretrained, random, a state-dict path or a named entry (default: the arch's pretrained weights)",
     )
-    parser.add_argument(
-        "--data-dir",
-        type=run_config.data_folder,
+    data_dir: Path | None = flag(
+        "folder of shards (default: $MOE_DATA, else imagenet-1k/data if it has shards, else imagenet-1k/sample)",
+        path="folder",
+        what="data directory",
+        fix=f"check the path, or {DOWNLOAD_HINT}",
         default=None,
-        help="folder of shards (default: $MOE_DATA, else imagenet-1k/data if it has shards, else imagenet-1k/sample)",
     )
-    parser.add_argument(
-        "--pattern",
-        default=None,
-        help="shards to sample from (default: test-*.parquet; validation-*.parquet for the embedded sample)",
+    pattern: str | None = flag(
+        "shards to sample from (default: test-*.parquet; validation-*.parquet for the embedded sample)", default=None
     )
-    parser.add_argument("--num-images", type=int, default=8, help="images to evaluate (default: %(default)s)")
-    parser.add_argument("--device", default="auto", help="auto, cpu, cuda … (default: %(default)s)")
-    parser.add_argument(
-        "--output-dir", type=Path, default=None, help="results folder (default: experiment_1/results_demo_<arch>)"
+    num_images: int = flag("images to evaluate (default: %(default)s)", low=1, default=8)
+    device: str = flag("auto, cpu, cuda … (default: %(default)s)", default="auto")
+    output_dir: Path | None = flag(
+        "results folder (default: experiment_1/results_demo_<arch>)", path="output", default=None
     )
-    args = parser.parse_args(argv)
-    if args.weights is not None and args.arch is None:
-        raise PipelineError(
-            "--weights needs an explicit --arch (the default model may fall back to another architecture)"
-        )
+
+    def problems(self) -> list[str]:
+        """Weights without the architecture they are for."""
+        if self.weights is not None and self.arch is None:
+            return ["--weights needs an explicit --arch (the default model may fall back to another architecture)"]
+        return []
+
+
+COMMAND = Command(__doc__, DemoFlags, None)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = COMMAND.parse(argv)
     data = choose_data(args.data_dir, args.pattern)
     print(f"demo data: {data.data_dir} ({data.pattern}; {data.reason})")
     arch = choose_arch(args.arch)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import math
 import os
@@ -131,8 +132,11 @@ def write_json_keeping_commit(path: Path, data: dict[str, Any]) -> bool:
 
 
 def atomic_torch_save(obj: Any, path: Path) -> None:
-    """``torch.save`` atomically."""
-    _atomic_replace(path, lambda stream: torch.save(obj, stream), "wb")
+    """``torch.save`` atomically. The object is serialised in memory first, so a full disk is the file system's
+    error (one line naming the file), never torch's stream-writer error."""
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    _atomic_replace(path, lambda stream: stream.write(buffer.getbuffer()), "wb")
 
 
 def atomic_save_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:

@@ -8,8 +8,18 @@ from typing import Any
 import numpy as np
 
 from experiment_1.report.record import ExperimentRecord
+from experiment_1.report.rules import VerdictTable
 
 RESULTS = "experiment_1/results_efficientnet_lite0_sample"
+_RULES = "experiment_1.reconstruction.verdicts"
+VERDICTS: dict[int | str, VerdictTable] = {
+    1: (
+        ("mobius.exact", f"{_RULES}:EXACT"),
+        ("naive.misses", f"{_RULES}:NAIVE"),
+        ("first_order.interactions", f"{_RULES}:FIRST_ORDER"),
+    )
+}
+"""The rule of each verdict id its summaries carry (experiment_1.report.rules)."""
 
 
 def rebuild(
@@ -30,7 +40,7 @@ RECORDS = (
         primary=f"{RESULTS}/summary.json",
         tables=("experiment_1",),
         figures=(("FigExpOneReconstruction", f"{RESULTS}/reconstruction_error.pdf"),),
-        single_pass="experiment_1.reconstruction.single_pass:EXPERIMENT_1",
+        single_pass="experiment_1.step_3_evaluate:COMMAND",
         rebuild="experiment_1.record:rebuild",
     ),
 )

@@ -19,12 +19,12 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs + configuratio
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
-from experiment_1.reconstruction.single_pass import EXPERIMENT_1
-from experiment_1.run.loop import run_step
+from experiment_1.run import Command, RunConfig
 
-
-def main(argv: list[str] | None = None) -> None:
-    run_step(EXPERIMENT_1, argv, __doc__, "experiment_1/results")
+COMMAND = Command(
+    __doc__, RunConfig, "experiment_1.reconstruction.single_pass:EXPERIMENT_1", {"output_dir": "experiment_1/results"}
+)
+main = COMMAND.main
 
 
 if __name__ == "__main__":

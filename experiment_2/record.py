@@ -3,43 +3,57 @@ once, read by ``paper/experiments.py``."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
-from experiment_1.report import ExperimentRecord
+from experiment_1.report import ExperimentRecord, VerdictTable
 
 RESULTS = "experiment_2/results_efficientnet_lite0_sample"
 SWEEP = "experiment_2/results_lambda_efficientnet_lite0_sample"
 NULL_SEEDS = "experiment_2/results_efficientnet_lite0_null_seeds"
-
-
-def rebuild_spectrum(
-    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
-) -> dict[str, Any]:
-    """The current Experiment 2 summary of a run's per-image arrays (imported on use: the record stays light)."""
-    from experiment_2.spectrum import evaluation
-
-    return evaluation.summarize(arrays, config, seed)
-
-
-def rebuild_lambda_sweep(
-    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
-) -> dict[str, Any]:
-    """The current 3A/3B summary of a sweep's per-λ arrays, on the old summary's λ grid and fit window."""
-    from experiment_2.lambda_sweep import summary as lambda_summary
-
-    law = summary["power_law"]
-    per_lambda = {name: value for name, value in arrays.items() if name != "lambdas"}
-    return lambda_summary.summarize(
-        per_lambda,
-        summary["lambdas"],
-        summary["lambdas_requested"],
-        law["fit_lambdas"],
-        config,
-        seed,
-        law["slope_tolerance"],
-    )
+_SPECTRUM = "experiment_2.spectrum.verdicts"
+_NULLS = "experiment_2.spectrum.null_networks"
+_SWEEP = "experiment_2.lambda_sweep.verdicts"
+_LAWS = "experiment_2.limit.verdicts"
+_PAST = "experiment_2.past_exhaustive.verdicts"
+VERDICTS: dict[int | str, VerdictTable] = {
+    2: (
+        ("resolved.*", f"{_SPECTRUM}:RESOLVED"),
+        ("walsh.resolved.*", f"{_SPECTRUM}:WALSH_RESOLVED"),
+        ("shape.*", f"{_SPECTRUM}:SHAPE"),
+        ("walsh.shape.*", f"{_SPECTRUM}:SHAPE"),
+        ("peak.*", f"{_SPECTRUM}:PEAK"),
+        ("walsh.peak.*", f"{_SPECTRUM}:PEAK"),
+        ("middle_peak.*", f"{_SPECTRUM}:MIDDLE_PEAK"),
+        ("basis.*", f"{_SPECTRUM}:BASIS"),
+        ("projections_differ", f"{_SPECTRUM}:DIFFER"),
+        ("input_dependent", f"{_SPECTRUM}:INPUT"),
+        ("null.*", f"{_SPECTRUM}:NULL"),
+    ),
+    "2N": (
+        ("null_input_function", f"{_NULLS}:NULL_INPUT"),
+        ("null_networks.*", f"{_NULLS}:RANK"),
+    ),
+    "3A/3B": (
+        ("migration.*", f"{_SWEEP}:MIGRATION"),
+        ("monotone.*", f"{_SWEEP}:MONOTONE"),
+        ("seed_endpoint", f"{_SWEEP}:SEED_ENDPOINT"),
+        ("cost", f"{_SWEEP}:COST"),
+        ("power_law.*", f"{_SWEEP}:POWER_LAW"),
+    ),
+    "3C": (
+        ("exp3c.*.*.k*", f"{_LAWS}:DECIDING_ORDER"),
+        ("exp3c.*.*", f"{_LAWS}:LAW"),
+        ("swap_lowers_top1", "experiment_2.limit.swap_cost:SWAP"),
+        ("replications.*", "experiment_2.limit.law_replications:ALL_MUST_HOLD"),
+    ),
+    "experiment_2_low_orders": (
+        ("walsh_low_degree_share.*", f"{_PAST}:LOW_DEGREE"),
+        ("surrogate_r2.*", f"{_PAST}:SURROGATE"),
+    ),
+    "experiment_2_depth_trend": (
+        ("basis.*", f"{_PAST}:BASIS_CHANGE"),
+        ("*", f"{_PAST}:DEPTH_CHANGE"),
+    ),
+}
+"""The rule of each verdict id its summaries carry, by their ``experiment`` value (experiment_1.report.rules)."""
 
 
 RECORDS = (
@@ -53,9 +67,10 @@ RECORDS = (
         figures=(
             ("FigExpTwoSpectrum", f"{RESULTS}/spectrum.pdf"),
             ("FigExpTwoKappa", f"{RESULTS}/kappa_histogram.pdf"),
+            ("FigExpTwoBases", "paper/generated/basis_spectra.pdf"),  # every network's; rendered by paper.plots
         ),
-        single_pass="experiment_2.spectrum.evaluation:EXPERIMENT_2",
-        rebuild="experiment_2.record:rebuild_spectrum",
+        single_pass="experiment_2.step_1_evaluate:COMMAND",
+        rebuild="experiment_2.spectrum.evaluation:rebuild",
     ),
     ExperimentRecord(
         experiment="2N",
@@ -64,6 +79,7 @@ RECORDS = (
         summaries="experiment_2/results_*_null_seeds/summary.json",
         primary=f"{NULL_SEEDS}/summary.json",
         tables=("experiment_2_null",),
+        figures=(("FigExpTwoNullStrip", "paper/generated/null_strip.pdf"),),  # rendered by paper.plots
     ),
     ExperimentRecord(
         experiment="3A/3B",
@@ -78,7 +94,7 @@ RECORDS = (
             ("FigExpThreeABAgreement", f"{SWEEP}/agreement_vs_lambda.pdf"),
             ("FigExpThreeABLaw", f"{SWEEP}/lambda_law.pdf"),
         ),
-        rebuild="experiment_2.record:rebuild_lambda_sweep",
+        rebuild="experiment_2.lambda_sweep.summary:rebuild",
         rebuild_keys=("lambdas", "lambdas_requested", "power_law.fit_lambdas", "power_law.slope_tolerance"),
     ),
     ExperimentRecord(

@@ -27,8 +27,7 @@ import numpy as np
 
 from experiment_1.report import NUM_RESAMPLES
 from experiment_2.spectrum.verdicts import FLOOR_MARGIN, roundoff_floor
-
-DEFAULT_SLOPE_TOLERANCE = 0.25
+from experiment_2.step_3_lambda_sweep import DEFAULT_SLOPE_TOLERANCE  # the --slope-tolerance default
 
 
 def log_log_slope(lambdas: np.ndarray, mean_energies: np.ndarray) -> np.ndarray:

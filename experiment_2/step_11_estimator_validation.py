@@ -38,8 +38,8 @@ Outputs: <output-dir>/summary.json, REPORT.md (a page: the calibration of each e
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,10 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json_if_exists
 from experiment_1.run import (
     MOBIUS_DTYPES,
-    add_evaluation_arguments,
+    Command,
+    EvaluationSetup,
+    RunConfig,
+    flag,
     image_counts,
     provenance,
     valid_images,
@@ -57,7 +60,14 @@ from experiment_1.run import (
 )
 from experiment_2.past_exhaustive.validation import calibration, resume
 from experiment_2.past_exhaustive.validation import replications as rep
-from experiment_2.past_exhaustive.validation.passes import BASES, TableSpec, evaluate_committed, evaluate_table
+from experiment_2.past_exhaustive.validation.passes import (
+    BASES,
+    TableSpec,
+    committed_setup_of,
+    evaluate_committed,
+    evaluate_table,
+    table_setup_of,
+)
 from experiment_2.past_exhaustive.validation.report import report_markdown
 from experiment_2.past_exhaustive.validation.tables import class_slice, coefficient_agreement, committed_energies
 
@@ -77,46 +87,55 @@ def question(budget_list: list[dict[str, Any]]) -> str:
     )
 
 
-def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, "experiment_2/results_estimator_validation")
-    parser.add_argument("--order", type=int, default=3, help="k of the exact tables (default: %(default)s)")
-    parser.add_argument(
-        "--committed",
-        type=Path,
+@dataclass(frozen=True, kw_only=True)
+class ValidationConfig(RunConfig):
+    """The evaluation flags (the committed run's) and the step's own; the order and the sub-cube sizes, bounded by
+    every network's L, are checked once the networks are built, before the first pass."""
+
+    order: int = flag("k of the exact tables (default: %(default)s)", low=1, default=3)
+    committed: Path = flag(
+        "per_image.npz of the committed exhaustive run of the same network and images (default: %(default)s)",
+        path="file",
+        what="committed run's per_image.npz",
+        fix="give the committed run's per_image.npz with --committed",
         default=Path("experiment_2/results_efficientnet_lite1_sample/per_image.npz"),
-        help="per_image.npz of the committed exhaustive run of the same network and images (default: %(default)s)",
     )
-    parser.add_argument(
-        "--table",
+    table: list[TableSpec] = flag(
+        "an exhaustive validation network ARCH:WEIGHTS:RESOLUTION:IMAGES[:SAMPLE_LIST] (resolution native: the arch's "
+        "own; SAMPLE_LIST: the table's images are the first IMAGES of that list, not of --sample-index)",
         type=TableSpec.parse,
         action="append",
-        required=True,
-        help="an exhaustive validation network ARCH:WEIGHTS:RESOLUTION:IMAGES[:SAMPLE_LIST] (resolution native: the arch's "
-        "own; SAMPLE_LIST: the table's images are the first IMAGES of that list, not of --sample-index)",
     )
-    parser.add_argument(
-        "--classes", type=int, default=64, help="classes kept for the vector projection (default: %(default)s)"
+    classes: int = flag("classes kept for the vector projection (default: %(default)s)", low=1, default=64)
+    replications: int = flag("replications per cell (default: %(default)s)", low=2, default=500)
+    subcube_sizes: list[int] = flag("u (default: %(default)s)", low=1, nargs="+", factory=lambda: [4, 6, 8])
+    subcube_draws: list[int] = flag(
+        "draws, at least 3 (an interval over draws; default: %(default)s)", low=3, nargs="+", factory=lambda: [30]
     )
-    parser.add_argument("--replications", type=int, default=500, help="replications per cell (default: %(default)s)")
-    parser.add_argument("--subcube-sizes", type=int, nargs="+", default=[4, 6, 8], help="u (default: %(default)s)")
-    parser.add_argument("--subcube-draws", type=int, nargs="+", default=[30], help="draws (default: %(default)s)")
-    parser.add_argument(
-        "--workers", type=int, default=1, help="processes for the replications (same cells for any count; default: 1)"
-    )
-    parser.add_argument(
-        "--walsh-samples",
-        type=int,
+    workers: int = flag("processes for the replications (same cells for any count; default: 1)", low=1, default=1)
+    walsh_samples: list[int] = flag(
+        "Walsh units m, at least 2; the flag alone: no Walsh budget, the sub-cubes only (default: %(default)s)",
+        low=2,
         nargs="*",
-        default=[1024, 2048],
-        help="Walsh units m; the flag alone: no Walsh budget, the sub-cubes only (default: %(default)s)",
+        factory=lambda: [1024, 2048],
     )
-    args = parser.parse_args(argv)
-    if args.order < 1 or args.classes < 1 or args.replications < 2:
-        raise PipelineError("--order and --classes must be ≥ 1 and --replications ≥ 2")
-    if not args.committed.is_file():
-        raise PipelineError(f"{args.committed}: no such file; give the committed run's per_image.npz with --committed")
-    return args
+
+
+COMMAND = Command(__doc__, ValidationConfig, None, {"output_dir": "experiment_2/results_estimator_validation"})
+
+
+def check_depths(args: ValidationConfig, setups: list[EvaluationSetup]) -> None:
+    """The order and every sub-cube size within every built network's L (one line naming the first beyond it)."""
+    for setup in setups:
+        num_blocks, arch = setup.model.num_blocks, setup.config.arch
+        if args.order > num_blocks:
+            raise PipelineError(
+                f"--order {args.order}: {arch} has L = {num_blocks} gated blocks; use {num_blocks} or less"
+            )
+        if max(args.subcube_sizes) > num_blocks:
+            raise PipelineError(
+                f"--subcube-sizes {max(args.subcube_sizes)}: {arch} has L = {num_blocks} gated blocks; use {num_blocks} or less"
+            )
 
 
 def round_off_tolerance(order: int) -> float:
@@ -125,9 +144,11 @@ def round_off_tolerance(order: int) -> float:
     return 2**order * ROUND_OFF_ULPS * ULP32
 
 
-def committed_check(args: argparse.Namespace, options: dict[str, Any], dtype: Any) -> tuple[Any, dict[str, Any], dict]:
+def committed_check(
+    setup: EvaluationSetup, args: ValidationConfig, options: dict[str, Any], dtype: Any
+) -> tuple[Any, dict[str, Any], dict]:
     """(1b) the family pass's E_1 … E_k against the committed run's, image by image."""
-    setup, arrays, timing = evaluate_committed(args, options, dtype, STEP)
+    arrays, timing = evaluate_committed(setup, options, dtype, STEP)
     valid = valid_images(arrays)
     committed = np.load(args.committed)
     if not np.array_equal(committed["index"], arrays["index"]):
@@ -193,13 +214,13 @@ def table_checks(
     return {"network": spec.label, "images": len(arrays["index"]), "tolerance": tolerance, "bases": bases}
 
 
-def budgets(args: argparse.Namespace) -> list[dict[str, Any]]:
+def budgets(args: ValidationConfig) -> list[dict[str, Any]]:
     """Every budget of the run (:func:`experiment_2.past_exhaustive.validation.replications.budget_list`)."""
     return rep.budget_list(args.subcube_sizes, args.subcube_draws, args.walsh_samples)
 
 
 def validation(
-    tables: list[tuple[TableSpec, dict[str, np.ndarray]]], args: argparse.Namespace, store: Path
+    tables: list[tuple[TableSpec, dict[str, np.ndarray]]], args: ValidationConfig, store: Path
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], float]:
     """All cells, the verdict of every (table, statistic), and the seconds the tables' replications took (summed over
     the tables, each timed in the process that replicated it, stored tables included). The tables are independent
@@ -247,7 +268,7 @@ def build_summary(
     networks: list[dict[str, Any]],
     cells: list[dict[str, Any]],
     verdicts: list[dict[str, Any]],
-    args: argparse.Namespace,
+    args: ValidationConfig,
 ) -> dict[str, Any]:
     validated = sum(entry["verdict"] == rep.VALIDATED for entry in verdicts)
     with_interval = sum(entry["budgets_with_interval"] > 0 for entry in verdicts)
@@ -293,13 +314,16 @@ def build_summary(
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse(argv)
+    args = COMMAND.parse(argv)
     dtype = MOBIUS_DTYPES[args.mobius_dtype]
     options = {"order": args.order, "classes": args.classes, "class_seed": args.seed}
-    setup, committed, timing = committed_check(args, options, dtype)
+    committed_setup = committed_setup_of(args, options)
+    table_setups = [table_setup_of(args, spec, options) for spec in args.table]
+    check_depths(args, [committed_setup, *table_setups])  # every network built, no pass run yet
+    setup, committed, timing = committed_check(committed_setup, args, options, dtype)
     checks, networks, tables = [], [], []
-    for spec in args.table:
-        table_setup, arrays, families, part = evaluate_table(args, spec, options, dtype, STEP)
+    for spec, table_setup in zip(args.table, table_setups):
+        arrays, families, part = evaluate_table(table_setup, spec, options, dtype, STEP)
         timing = {name: timing[name] + part[name] for name in ("wall_seconds", "images_evaluated")}
         checks.append(table_checks(spec, families, arrays, args.order))
         config = provenance(table_setup)

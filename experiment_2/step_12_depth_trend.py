@@ -29,7 +29,7 @@ Outputs: <output-dir>/summary.json, REPORT.md.
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -38,22 +38,18 @@ import numpy as np
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json
-from experiment_1.report import (
-    CANNOT_TELL,
-    FAILS,
-    HOLDS,
-    SATURATED,
-    bootstrap_mean_ci_rows,
-    format_number,
-    markdown_table,
-    verdict,
-    verdict_lines,
-)
-from experiment_1.run import run_config
+from experiment_1.report import SATURATED, bootstrap_mean_ci_rows, format_number, markdown_table, verdict_lines
+from experiment_1.run import Command, flag, run_config
 from experiment_2.past_exhaustive.low_orders import PROJECTIONS
 from experiment_2.past_exhaustive.sampled import EXHAUSTIVE_LIMIT, NOT_VALIDATED_AT_DEPTH, STRESS_REPORT
 from experiment_2.past_exhaustive.sampling.walsh import statistic_range
-from experiment_2.past_exhaustive.verdicts import depth_change_verdict, outside_range, random_init_reading
+from experiment_2.past_exhaustive.verdicts import (
+    basis_verdict,
+    count_outside,
+    depth_change_verdict,
+    outside_range,
+    random_init_reading,
+)
 
 STEP = "experiment_2.step_12_depth_trend"
 PRODUCER = "experiment_2_low_orders"
@@ -62,27 +58,35 @@ QUESTION = (
     "low orders, the mean Walsh degree per block κ_W / L — and does the low-degree Walsh share fall?"
 )
 CORNERS = {"off": "all-off network", "on": "full network"}
-DIRECTION = {HOLDS: "rises", FAILS: "falls"}  # a decided "rises" claim, in words
 UNVALIDATED_KAPPA = (
     "κ_W / L is among the estimators step 15 does not validate at L = 50: its 95 % interval covers too little where h "
     f"is heavy-tailed or explodes over the masks ({STRESS_REPORT}); step 8's REPORT of each run gives its relative "
     "standard error of Var h to set beside step 15's families"
 )
-BASIS_RULE = (
-    "holds when the Möbius and the Walsh change verdicts are both decided (holds or fails) and agree, fails when both are "
-    "decided and disagree (reverses in the Walsh basis), else cannot tell (Möbius only, Walsh only, or neither)"
-)
 
 
-def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", nargs="+", type=Path, required=True, help="step-8 output folders (two or more)")
-    parser.add_argument("--output-dir", type=Path, required=True)
-    parser.add_argument("--seed", type=run_config.seed, default=0, help="the bootstrap's seed (default: %(default)s)")
-    args = parser.parse_args(argv)
-    if len(args.runs) < 2:
-        raise PipelineError(f"--runs: a change with depth needs two or more step-8 folders, got {len(args.runs)}")
-    return args
+@dataclass(frozen=True)
+class DepthTrendFlags:
+    """The step's flags: two or more step-8 folders, where the trend goes, the bootstrap's seed."""
+
+    runs: list[Path] = flag(
+        "step-8 output folders (two or more)",
+        nargs="+",
+        path="folder",
+        what="step-8 output folder",
+        fix="run python -m experiment_2.step_8_low_orders into it first",
+    )
+    output_dir: Path = flag("where summary.json and REPORT.md go", path="output")
+    seed: int = flag("the bootstrap's seed (default: %(default)s)", type=run_config.seed, default=0)
+
+    def problems(self) -> list[str]:
+        """Fewer than two runs."""
+        if len(self.runs) < 2:
+            return [f"--runs: a change with depth needs two or more step-8 folders, got {len(self.runs)}"]
+        return []
+
+
+COMMAND = Command(__doc__, DepthTrendFlags, None)
 
 
 def load_run(folder: Path) -> dict[str, Any]:
@@ -166,50 +170,16 @@ def share_decision(summary: dict[str, Any], projection: str) -> str | None:
     )
 
 
-def saturated_by_runs(entry: dict[str, Any], projection: str, summaries: tuple[dict[str, Any], ...]) -> dict[str, Any]:
-    """A share-change verdict with the saturation clause in its rule, made ``saturated`` where either run's own
-    low-degree-share verdict is (its estimates at or near a bound of the share, inside its range) and the change was
-    not already out of range."""
-    saturated = [
-        f"L = {summary['num_blocks']}" for summary in summaries if share_decision(summary, projection) == SATURATED
-    ]
-    entry = {**entry, "rule": f"{entry['rule']}; saturated when either run's own low-degree-share verdict is"}
-    if not saturated or entry["decision"] not in (HOLDS, FAILS, CANNOT_TELL):
-        return entry
-    note = (
-        f"saturated: the low-degree share of the run at {' and '.join(saturated)} is saturated (its estimates sit at "
-        f"or near a bound of the share; that run's REPORT); the rule alone would have said {entry['decision']}"
-    )
-    return {**entry, "decision": SATURATED, "notes": [*entry["notes"], note]}
-
-
-def basis_verdict(mobius: dict[str, Any], walsh: dict[str, Any], projection: str, depths: tuple[int, int]) -> dict:
-    """The Möbius reading of the order's change with depth (the all-off network's mean order) against the Walsh one
-    (κ_W / L), with the reading named: both bases, "Möbius only", "Walsh only", "reverses in the Walsh basis"."""
-    first, second = mobius["decision"], walsh["decision"]
-    decided = (HOLDS, FAILS)
-    if first in decided and second in decided:
-        decision, reading = (HOLDS, "both bases agree") if first == second else (FAILS, "reverses in the Walsh basis")
-    elif first in decided:
-        decision, reading = CANNOT_TELL, "Möbius only"
-    elif second in decided:
-        decision, reading = CANNOT_TELL, "Walsh only"
-    else:
-        decision, reading = CANNOT_TELL, "neither basis decides"
-    return verdict(
-        f"basis.{projection}.L{depths[0]}_to_L{depths[1]}",
-        f"{projection} projection, L = {depths[0]} → {depths[1]}: the Möbius reading of the order's change (the mean "
-        "order of ē_1 … ē_k at the all-off network) holds in the Walsh basis too (κ_W / L)",
-        decision,
-        BASIS_RULE,
-        notes=[f"{reading}: Möbius {DIRECTION.get(first, first)}, Walsh {DIRECTION.get(second, second)}"],
-    ) | {"reading": reading, "projection": projection, "depths": list(depths)}
-
-
 def change_verdicts(
-    shallow: dict[str, Any], deep: dict[str, Any], projection: str, summaries: tuple, seed: int, random: bool
+    shallow: dict[str, Any],
+    deep: dict[str, Any],
+    projection: str,
+    levels: list[dict[str, Any]],
+    seed: int,
+    random: bool,
 ) -> list[dict[str, Any]]:
-    """The verdicts of one projection from one depth to the next (module docstring)."""
+    """The verdicts of one projection from one depth to the next (module docstring); ``levels``: the runs' levels,
+    whose out-of-range counts and own share decisions the sampled quantities' rule reads."""
     depths = (shallow["num_blocks"], deep["num_blocks"])
     pair = f"{projection}.L{depths[0]}_to_L{depths[1]}"
     verdicts = []
@@ -238,7 +208,8 @@ def change_verdicts(
         log=False,
         own=own,
         direction="rises",
-        estimated=True,
+        estimate="kappa_w_per_block",
+        levels=levels,
         outside=range_note((shallow, deep), "kappa", "κ_W / L"),
         random_init=random,
     )
@@ -253,20 +224,17 @@ def change_verdicts(
         seed,
         log=False,
         own=own,
-        estimated=True,
+        estimate="low_degree_share",
+        levels=levels,
         outside=range_note((shallow, deep), "share", "the share"),
         random_init=random,
     )
-    return [
-        *verdicts,
-        kappa,
-        saturated_by_runs(share, projection, summaries),
-        basis_verdict(verdicts[0], kappa, projection, depths),
-    ]
+    return [*verdicts, kappa, share, basis_verdict(verdicts[0], kappa, projection, depths)]
 
 
 def level(values: dict[str, Any], summary: dict[str, Any], projection: str, seed: int) -> dict[str, Any]:
-    """One run's means over images (bootstrap CIs) of what the REPORT's table shows."""
+    """One run's means over images (bootstrap CIs) of what the REPORT's table shows, how many of its Walsh estimates
+    lie outside their range (``<statistic>_outside_range``) and its own share decision: what the changes' rule reads."""
     rows = {name: values[name] for base in CORNERS for name in (f"ebar_{base}",) if name in values}
     rows |= {name: values[name][:, None] for base in CORNERS for name in (f"mean_order_{base}",) if name in values}
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -283,6 +251,10 @@ def level(values: dict[str, Any], summary: dict[str, Any], projection: str, seed
         "num_blocks": summary["num_blocks"],
         "arch": summary["config"]["arch"],
         **{name: bootstrap_mean_ci_rows(array, seed=seed) for name, array in rows.items()},
+        **{
+            f"{stat}_outside_range": count_outside(values[name], *values[f"{name}_range"])
+            for name, stat in (("kappa", "kappa_w_per_block"), ("share", "low_degree_share"))
+        },
         "low_degree_share_decision": share_decision(summary, projection),
     }
 
@@ -294,9 +266,10 @@ def build_summary(runs: list[dict[str, Any]], seed: int) -> dict[str, Any]:
     verdicts, levels = [], []
     for projection in PROJECTIONS:
         values = [per_image(summary, projection, order) for summary in summaries]
-        for (shallow, deep), pair in zip(zip(values, values[1:]), zip(summaries, summaries[1:])):
-            verdicts += change_verdicts(shallow, deep, projection, pair, seed, random)
-        levels += [level(item, summary, projection, seed) for item, summary in zip(values, summaries)]
+        ours = [level(item, summary, projection, seed) for item, summary in zip(values, summaries)]
+        for shallow, deep in zip(values, values[1:]):
+            verdicts += change_verdicts(shallow, deep, projection, ours, seed, random)
+        levels += ours
     reading = random_init_reading(summaries[0]["config"])
     return {
         "experiment": "experiment_2_depth_trend",
@@ -407,7 +380,7 @@ def report_markdown(summary: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse(argv)
+    args = COMMAND.parse(argv)
     runs = sorted((load_run(folder) for folder in args.runs), key=lambda run: run["summary"]["num_blocks"])
     summary = build_summary(runs, args.seed)
     args.output_dir.mkdir(parents=True, exist_ok=True)

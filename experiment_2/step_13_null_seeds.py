@@ -20,43 +20,41 @@ Outputs: <output-dir>/seed_<s>/summary.json, per_image.npz and timing.json per s
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
+from dataclasses import dataclass
 
-from experiment_1.errors import PipelineError, run_cli
-from experiment_1.run import add_evaluation_arguments, run_config, run_passes
-from experiment_2.spectrum.evaluation import EXPERIMENT_2
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, RunConfig, flag, run_config
 
 
-def seed_folder(output_dir: Path, seed: int) -> Path:
-    """Where seed ``seed``'s run goes: ``<output-dir>/seed_<s>`` (three digits, so the folders sort by seed)."""
-    return Path(output_dir) / f"seed_{seed:03d}"
+@dataclass(frozen=True, kw_only=True)
+class NullSeedsConfig(RunConfig):
+    """The evaluation flags (random weights, batch-norm re-estimated) and the seeds, FIRST … LAST."""
 
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, "experiment_2/results_null_seeds")
-    parser.add_argument(
-        "--seeds",
+    seeds: list[int] = flag(
+        "initialisation seeds FIRST … LAST (inclusive), one network each",
         type=run_config.seed,
         nargs=2,
         metavar=("FIRST", "LAST"),
-        required=True,
-        help="initialisation seeds FIRST … LAST (inclusive), one network each",
     )
-    args = parser.parse_args(argv)
-    if str(args.weights) != "random" or args.calibrate_batchnorm is None:
-        raise PipelineError(
-            "experiment_2.step_13_null_seeds: the null over seeds is random-init with its batch-norm statistics re-estimated; "
-            "pass --weights random --calibrate-batchnorm N"
-        )
-    first, last = args.seeds
-    if last < first:
-        raise PipelineError(f"--seeds {first} {last}: the last seed is below the first; pass FIRST ≤ LAST")
-    for seed in range(first, last + 1):
-        folder = seed_folder(args.output_dir, seed)
-        run_passes(argparse.Namespace(**{**vars(args), "seed": seed, "output_dir": folder}), [(EXPERIMENT_2, folder)])
 
+    def problems(self) -> list[str]:
+        """Not the null's network, or the seeds in the wrong order."""
+        found = []
+        if str(self.weights) != "random" or self.calibrate_batchnorm is None:
+            found.append(
+                "experiment_2.step_13_null_seeds: the null over seeds is random-init with its batch-norm statistics "
+                "re-estimated; pass --weights random --calibrate-batchnorm N"
+            )
+        first, last = self.seeds
+        if last < first:
+            found.append(f"--seeds {first} {last}: the last seed is below the first; pass FIRST ≤ LAST")
+        return found
+
+
+COMMAND = Command(
+    __doc__, NullSeedsConfig, "experiment_2.spectrum.null_seeds:run", {"output_dir": "experiment_2/results_null_seeds"}
+)
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

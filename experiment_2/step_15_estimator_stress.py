@@ -21,16 +21,16 @@ Outputs: <output-dir>/summary.json, REPORT.md, partial/ (each function's cells, 
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from experiment_1.errors import PipelineError, run_cli
+from experiment_1.errors import run_cli
 from experiment_1.files import atomic_write_json, atomic_write_text, git_commit
 from experiment_1.report import format_number, markdown_table
-from experiment_1.run import run_config
+from experiment_1.run import Command, flag, run_config
 from experiment_2.past_exhaustive.validation import replications as rep
 from experiment_2.past_exhaustive.validation import resume
 from experiment_2.past_exhaustive.validation.synthetic import FAMILIES, synthetic_function
@@ -46,25 +46,28 @@ QUESTION = (
 HOLDS_AT, FAILS_AT = "holds", "fails"
 
 
-def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--output-dir", type=Path, required=True)
-    parser.add_argument(
-        "--depths", type=run_config.positive_int, nargs="+", default=[33, 50], help="L (default: %(default)s)"
-    )
-    parser.add_argument("--columns", type=run_config.positive_int, default=4, help="outputs of the vector projection")
-    parser.add_argument("--replications", type=run_config.positive_int, default=300)
-    parser.add_argument("--walsh-samples", type=run_config.positive_int, default=1024, help="m, step 8's default")
-    parser.add_argument("--subcube-size", type=run_config.positive_int, default=8, help="u, step 8's committed runs'")
-    parser.add_argument("--subcube-draws", type=run_config.positive_int, default=120, help="step 8's default")
-    parser.add_argument(
-        "--workers", type=run_config.positive_int, default=1, help="processes (same cells for any count)"
-    )
-    parser.add_argument("--seed", type=run_config.seed, default=0)
-    args = parser.parse_args(argv)
-    if args.replications < 2 or min(args.depths) < args.subcube_size or max(args.depths) > 62:
-        raise PipelineError("--replications must be ≥ 2 and every --depths between --subcube-size and 62")
-    return args
+@dataclass(frozen=True)
+class StressFlags:
+    """The step's flags: the depths, the functions' outputs, the replications, step 8's budgets, the workers, the seed."""
+
+    output_dir: Path = flag("where summary.json, REPORT.md and partial/ go", path="output")
+    depths: list[int] = flag("L (default: %(default)s)", low=1, nargs="+", factory=lambda: [33, 50])
+    columns: int = flag("outputs of the vector projection (default: %(default)s)", low=1, default=4)
+    replications: int = flag("replications per cell (default: %(default)s)", low=2, default=300)
+    walsh_samples: int = flag("m, step 8's default (default: %(default)s)", low=1, default=1024)
+    subcube_size: int = flag("u, step 8's committed runs' (default: %(default)s)", low=1, default=8)
+    subcube_draws: int = flag("step 8's default (default: %(default)s)", low=1, default=120)
+    workers: int = flag("processes (same cells for any count; default: %(default)s)", low=1, default=1)
+    seed: int = flag("the families' and replications' seed (default: %(default)s)", type=run_config.seed, default=0)
+
+    def problems(self) -> list[str]:
+        """A depth below the sub-cube size or past 62 (a mask is a 64-bit integer)."""
+        if min(self.depths) < self.subcube_size or max(self.depths) > 62:
+            return [f"--depths {' '.join(map(str, self.depths))}: every depth must lie between --subcube-size and 62"]
+        return []
+
+
+COMMAND = Command(__doc__, StressFlags, None)
 
 
 def statistic_verdicts(verdicts: list[dict[str, Any]], depths: list[int]) -> list[dict[str, Any]]:
@@ -96,7 +99,7 @@ def statistic_verdicts(verdicts: list[dict[str, Any]], depths: list[int]) -> lis
 
 
 def build_summary(
-    args: argparse.Namespace,
+    args: StressFlags,
     functions: list[dict[str, Any]],
     cells: list[dict[str, Any]],
     verdicts: list[dict[str, Any]],
@@ -265,7 +268,7 @@ def report_markdown(summary: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse(argv)
+    args = COMMAND.parse(argv)
     commit = git_commit()  # the code that replicates, read before it runs
     budgets = rep.budget_list([args.subcube_size], [args.subcube_draws], [args.walsh_samples])
     jobs, places, functions = [], [], []

@@ -21,12 +21,12 @@ Outputs: <output-dir>/summary.json (means with 95 % bootstrap CIs, distributions
 from __future__ import annotations
 
 from experiment_1.errors import run_cli
-from experiment_1.run import run_step
-from experiment_2.spectrum.evaluation import EXPERIMENT_2
+from experiment_1.run import Command, RunConfig
 
-
-def main(argv: list[str] | None = None) -> None:
-    run_step(EXPERIMENT_2, argv, __doc__, "experiment_2/results")
+COMMAND = Command(
+    __doc__, RunConfig, "experiment_2.spectrum.evaluation:EXPERIMENT_2", {"output_dir": "experiment_2/results"}
+)
+main = COMMAND.main
 
 
 if __name__ == "__main__":

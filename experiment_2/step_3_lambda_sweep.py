@@ -26,36 +26,24 @@ Outputs: <output-dir>/summary_all.json (per-λ statistics with 95 % bootstrap CI
 
 from __future__ import annotations
 
-import argparse
-
-import numpy as np
+import math
+from dataclasses import dataclass
 
 from experiment_1.errors import PipelineError, run_cli
-from experiment_1.run import (
-    MOBIUS_DTYPES,
-    add_evaluation_arguments,
-    build_setup,
-    check_lambdas,
-    provenance,
-    write_results,
-)
-from experiment_2.lambda_sweep.summary import REFERENCE_LAMBDA, stack_over_lambdas, summarize
-from experiment_2.limit.laws import exact_zero_chain
-from experiment_2.scaling import DEFAULT_SLOPE_TOLERANCE
-from experiment_2.spectrum.evaluation import evaluate_spectrum
+from experiment_1.run import UNSCALED, Command, RunConfig, flag
 
-DEFAULT_LAMBDAS = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1]
 DEFAULT_FIT_COUNT = 3
+DEFAULT_SLOPE_TOLERANCE = 0.25  # an order follows the λ^k law when |slope − k| ≤ this
 
 
 def sweep_lambdas(requested: list[float]) -> list[float]:
     """The λs to evaluate: the requested ones plus λ = 1, largest first; one-line errors for bad values."""
-    bad = [value for value in requested if not value > 0 or not np.isfinite(value)]
+    bad = [value for value in requested if not value > 0 or not math.isfinite(value)]
     if bad:
         raise PipelineError(f"--lambdas {bad[0]:g}: every λ must be a positive finite number (log λ is fitted)")
     if len(set(requested)) != len(requested):
         raise PipelineError(f"--lambdas {' '.join(f'{value:g}' for value in requested)}: contains duplicates")
-    return sorted(set(requested) | {REFERENCE_LAMBDA}, reverse=True)
+    return sorted(set(requested) | {UNSCALED}, reverse=True)
 
 
 def choose_fit_lambdas(evaluated: list[float], requested: list[float] | None) -> list[float]:
@@ -76,61 +64,41 @@ def choose_fit_lambdas(evaluated: list[float], requested: list[float] | None) ->
     return sorted(chosen, reverse=True)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, "experiment_2/results_lambda")
-    parser.add_argument(
-        "--lambdas",
+@dataclass(frozen=True, kw_only=True)
+class LambdaSweepConfig(RunConfig):
+    """The evaluation flags and the sweep's own."""
+
+    lambdas: list[float] = flag(
+        "residual scales λ to sweep; λ = 1 is always added (default: %(default)s)",
         type=float,
         nargs="+",
-        default=DEFAULT_LAMBDAS,
-        help="residual scales λ to sweep; λ = 1 is always added (default: %(default)s)",
+        factory=lambda: [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.2, 0.1],
     )
-    parser.add_argument(
-        "--fit-lambdas",
+    fit_lambdas: list[float] | None = flag(
+        f"λs of the λ^k slope fit, each in --lambdas (default: the {DEFAULT_FIT_COUNT} smallest)",
         type=float,
         nargs="+",
         default=None,
-        help=f"λs of the λ^k slope fit, each in --lambdas (default: the {DEFAULT_FIT_COUNT} smallest)",
     )
-    parser.add_argument(
-        "--slope-tolerance",
+    slope_tolerance: float = flag(
+        "an order follows the λ^k law when |slope − k| ≤ this (default: %(default)s)",
         type=float,
         default=DEFAULT_SLOPE_TOLERANCE,
-        help="an order follows the λ^k law when |slope − k| ≤ this (default: %(default)s)",
     )
-    args = parser.parse_args(argv)
-    lambdas = sweep_lambdas(args.lambdas)
-    fit_lambdas = choose_fit_lambdas(lambdas, args.fit_lambdas)
-    setup = build_setup(args)
-    check_lambdas(lambdas, setup.model.num_blocks, MOBIUS_DTYPES[setup.config.mobius_dtype])  # before the first batch
-    results, timings = [], {}
-    for value in lambdas:
-        arrays, timing = evaluate_spectrum(
-            setup,
-            residual_scale=value,
-            stage=f"experiment_2.step_3_lambda_sweep/lambda_{value}",
-            description=f"Exp 3A λ={value:g}",
-        )
-        results.append(arrays)
-        timings[f"{value:g}"] = timing
-    stacked = stack_over_lambdas(results)
-    config = {
-        **provenance(setup),
-        "exact_zero_chain": exact_zero_chain(setup.model),
-    }  # not in the resume key: read off the built model
-    summary = summarize(stacked, lambdas, list(args.lambdas), fit_lambdas, config, args.seed, args.slope_tolerance)
-    sweep_timing = {
-        "wall_seconds": sum(timing["wall_seconds"] for timing in timings.values()),
-        "images_evaluated": sum(timing["images_evaluated"] for timing in timings.values()),
-        "per_lambda": timings,
-    }
-    path = write_results(
-        setup, {**stacked, "lambdas": np.array(lambdas)}, summary, sweep_timing, summary_name="summary_all.json"
-    )
-    kappas = " → ".join(f"{entry['projections']['vector']['kappa']['mean']:.3g}" for entry in summary["per_lambda"])
-    print(f"wrote {path}: κ^v over λ = {' → '.join(f'{value:g}' for value in lambdas)}: {kappas}")
 
+    def problems(self) -> list[str]:
+        """A λ that cannot be fitted, or a fit without two evaluated λs."""
+        try:
+            choose_fit_lambdas(sweep_lambdas(self.lambdas), self.fit_lambdas)
+        except PipelineError as error:
+            return [str(error)]
+        return []
+
+
+COMMAND = Command(
+    __doc__, LambdaSweepConfig, "experiment_2.lambda_sweep.sweep:run", {"output_dir": "experiment_2/results_lambda"}
+)
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

@@ -30,8 +30,7 @@ Outputs: <output-dir>/summary.json, REPORT.md, per_image.npz, timing.json, parti
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -45,12 +44,12 @@ from experiment_1.network import MaskFamily, held_off_view
 from experiment_1.report import ReportDocument, bootstrap_mean_ci_rows, format_number, markdown_table
 from experiment_1.run import (
     MOBIUS_DTYPES,
+    Command,
     RunConfig,
-    add_evaluation_arguments,
     build_setup,
+    flag,
     image_counts,
     provenance,
-    run_config,
     run_per_image,
     valid_images,
     write_results,
@@ -106,56 +105,53 @@ QUESTION = (
 )
 
 
-def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, "experiment_2/results_low_orders")
-    parser.add_argument(
-        "--order", type=run_config.positive_int, default=3, help="k: every Δ_S with |S| ≤ k (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--bases",
-        nargs="+",
+@dataclass(frozen=True, kw_only=True)
+class LowOrdersConfig(RunConfig):
+    """The evaluation flags and the step's own; those bounded by L are checked right after the network is built."""
+
+    order: int = flag("k: every Δ_S with |S| ≤ k (default: %(default)s)", low=1, default=3)
+    bases: list[str] = flag(
+        "corners: off (the all-off network), on (the full network) (default: both)",
         choices=BASES,
-        default=list(BASES),
-        help="corners: off (the all-off network), on (the full network) (default: both)",
+        nargs="+",
+        factory=lambda: list(BASES),
     )
-    parser.add_argument(
-        "--random-masks",
-        type=run_config.positive_int,
-        default=1024,
-        help="uniformly random base masks per image of the Walsh design (Var h from them; each also evaluated with a "
+    random_masks: int = flag(
+        "uniformly random base masks per image of the Walsh design (Var h from them; each also evaluated with a "
         "one-block flip and a ρ-correlated copy per ρ; at least 2; default: %(default)s)",
+        low=2,
+        default=1024,
     )
-    parser.add_argument(
-        "--subcube-size",
-        type=run_config.non_negative_int,
-        default=0,
-        help="u: blocks per random sub-cube (its 2^u masks by the tree pass over a held-off view; an order j gets an "
+    subcube_size: int = flag(
+        "u: blocks per random sub-cube (its 2^u masks by the tree pass over a held-off view; an order j gets an "
         f"interval where C(u, j) ≥ {SUBCUBE_MIN_COEFFICIENTS}, every j < u from u = 6 on; 0: no sub-cubes; default: %(default)s)",
+        low=0,
+        default=0,
     )
-    parser.add_argument(
-        "--subcubes",
-        type=run_config.non_negative_int,
-        default=SUBCUBE_VALIDATED_DRAWS,
-        help=f"random sub-cubes per image, drawn with --seed + 1 (at least {MIN_SUBCUBES} for an interval; step 11 "
+    subcubes: int = flag(
+        f"random sub-cubes per image, drawn with --seed + 1 (at least {MIN_SUBCUBES} for an interval; step 11 "
         "validates the intervals at the default, fewer under-cover where h is heavy-tailed; default: %(default)s)",
+        low=0,
+        default=SUBCUBE_VALIDATED_DRAWS,
     )
-    parser.add_argument(
-        "--budget",
-        type=run_config.positive_int,
+    budget: int | None = flag(
+        "refuse the run before its first batch when the masks per image of all its passes exceed this",
+        low=1,
         default=None,
-        help="refuse the run before its first batch when the masks per image of all its passes exceed this",
     )
-    parser.add_argument("--dry-run", action="store_true", help="print the step's cost estimate (every pass) and stop")
-    args = parser.parse_args(argv)
-    if args.random_masks < 2:
-        raise PipelineError(f"--random-masks {args.random_masks}: the sample variance needs at least 2 masks")
-    if args.subcube_size and args.subcubes < MIN_SUBCUBES:
-        raise PipelineError(
-            f"--subcubes {args.subcubes}: the interval over sub-cubes needs at least {MIN_SUBCUBES}; "
-            f"pass --subcubes {MIN_SUBCUBES} or more ({SUBCUBE_VALIDATED_DRAWS}, the default, for the coverage step 11 validates)"
-        )
-    return args
+    dry_run: bool = flag("print the step's cost estimate (every pass) and stop", default=False)
+
+    def problems(self) -> list[str]:
+        """Sub-cubes too few for their interval."""
+        if self.subcube_size and self.subcubes < MIN_SUBCUBES:
+            return [
+                f"--subcubes {self.subcubes}: the interval over sub-cubes needs at least {MIN_SUBCUBES}; "
+                f"pass --subcubes {MIN_SUBCUBES} or more ({SUBCUBE_VALIDATED_DRAWS}, the default, for the coverage step 11 validates)"
+            ]
+        return []
+
+
+COMMAND = Command(__doc__, LowOrdersConfig, None, {"output_dir": "experiment_2/results_low_orders"})
 
 
 def projection_summary(
@@ -240,7 +236,7 @@ def build_summary(
     config: dict[str, Any],
     arrays: dict[str, np.ndarray],
     tables: dict[str, dict[str, Any]],
-    args: argparse.Namespace,
+    args: LowOrdersConfig,
     num_blocks: int,
     design: Any,
     draws: np.ndarray | None,
@@ -695,12 +691,12 @@ def check_budget(cost: dict[str, Any], budget: int | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse(argv)
+    args = COMMAND.parse(argv)
     families = [MaskFamily(args.order, base) for base in args.bases]
     costliest = max(
         families, key=lambda family: family.base == "on"
     )  # the full-network base runs whole blocks on its saturated states
-    setup = build_setup(args, replace(RunConfig.from_flags(args), mask_family=costliest))
+    setup = build_setup(replace(args, mask_family=costliest))
     num_blocks = setup.model.num_blocks
     if args.order > num_blocks:
         raise PipelineError(

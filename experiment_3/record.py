@@ -7,9 +7,23 @@ from typing import Any
 
 import numpy as np
 
-from experiment_1.report import ExperimentRecord
+from experiment_1.report import ExperimentRecord, VerdictTable
 
 RESULTS = "experiment_3/results_efficientnet_lite0_sample"
+_RULES = "experiment_3.verdicts"
+VERDICTS: dict[int | str, VerdictTable] = {
+    3: (
+        ("captured_energy.*", f"{_RULES}:SEED"),
+        ("captured_scalar_energy.*", f"{_RULES}:SEED"),
+        ("top1_agreement_magnitude.*", f"{_RULES}:SEED"),
+        ("controls.*", f"{_RULES}:CONTROLS"),
+        ("controls_bound.*", f"{_RULES}:BOUND"),
+        ("relative_error.*", f"{_RULES}:RELATIVE_ERROR"),
+        ("orders.*", f"{_RULES}:ORDERS"),
+        ("empty_top1.*", f"{_RULES}:SHARE"),
+    )
+}
+"""The rule of each verdict id its summaries carry (experiment_1.report.rules)."""
 
 
 def rebuild(
@@ -33,7 +47,7 @@ RECORDS = (
             ("FigExpThreeCurves", f"{RESULTS}/topk_curves.pdf"),
             ("FigExpThreeOrders", f"{RESULTS}/topk_orders.pdf"),
         ),
-        single_pass="experiment_3.topk_pass:EXPERIMENT_3",
+        single_pass="experiment_3.step_1_evaluate:COMMAND",
         rebuild="experiment_3.record:rebuild",
     ),
 )

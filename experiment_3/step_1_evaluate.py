@@ -25,13 +25,22 @@ Outputs: <output-dir>/summary.json (curves with 95 % bootstrap CIs, improvement 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from experiment_1.errors import run_cli
-from experiment_1.run import run_step
-from experiment_3.topk_pass import EXPERIMENT_3
+from experiment_1.run import Command, RunConfig, flag
 
 
-def main(argv: list[str] | None = None) -> None:
-    run_step(EXPERIMENT_3, argv, __doc__, "experiment_3/results")
+@dataclass(frozen=True, kw_only=True)
+class TopKConfig(RunConfig):
+    """The evaluation flags and Experiment 3's own."""
+
+    num_random_seeds: int = flag("draws of each random control per image (default: %(default)s)", low=1, default=5)
+    ks: list[int] | None = flag("the K grid, each K in 1 … 2^L (default: 1 2 4 … 2^L)", low=1, nargs="+", default=None)
+
+
+COMMAND = Command(__doc__, TopKConfig, "experiment_3.topk_pass:EXPERIMENT_3", {"output_dir": "experiment_3/results"})
+main = COMMAND.main
 
 
 if __name__ == "__main__":

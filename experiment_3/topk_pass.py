@@ -1,9 +1,9 @@
-"""Experiment 3's part of an all-mask pass: the K grid and controls (``--ks``, ``--num-random-seeds``),
+"""Experiment 3's part of an all-mask pass: the K grid and controls (``--ks``, ``--num-random-seeds``: its step's
+flags, experiment_3.step_1_evaluate),
 per-batch top-K arrays (:mod:`experiment_3.evaluation`) → summary.json, per_image.npz."""
 
 from __future__ import annotations
 
-import argparse
 from functools import partial
 from typing import Any
 
@@ -15,7 +15,6 @@ from experiment_1.run import (
     EvaluationSetup,
     ExperimentPass,
     provenance,
-    run_config,
     write_results,
 )
 from experiment_3.evaluation import ERROR_THRESHOLDS, MASS_FRACTIONS, batch_arrays, check_ks
@@ -24,27 +23,11 @@ from experiment_3.summary import summarize
 STAGE = "experiment_3.step_1_evaluate/all_masks"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--num-random-seeds",
-        type=run_config.positive_int,
-        default=5,
-        help="draws of each random control per image (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--ks",
-        type=run_config.positive_int,
-        nargs="+",
-        default=None,
-        help="the K grid, each K in 1 … 2^L (default: 1 2 4 … 2^L)",
-    )
-
-
 def prepare(setup: EvaluationSetup) -> dict[str, Any]:
     """The K grid, the controls' draws and the thresholds: options of the configuration (the resume key)."""
     return {
-        "ks": check_ks(setup.args.ks, setup.model.num_blocks),
-        "num_random_seeds": setup.args.num_random_seeds,
+        "ks": check_ks(setup.config.ks, setup.model.num_blocks),
+        "num_random_seeds": setup.config.num_random_seeds,
         "mass_fractions": list(MASS_FRACTIONS),
         "error_thresholds": list(ERROR_THRESHOLDS),
     }
@@ -66,6 +49,4 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
     )
 
 
-EXPERIMENT_3 = ExperimentPass(
-    3, STAGE, "Exp 3 top-K", batch_function, finish, add_arguments, prepare, pass_indices=True
-)
+EXPERIMENT_3 = ExperimentPass(3, STAGE, "Exp 3 top-K", batch_function, finish, prepare, pass_indices=True)

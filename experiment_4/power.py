@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from scipy.stats import binom
 
-from experiment_1.report import ALPHA, NO_POWER, NON_FINITE
+from experiment_1.report import ALPHA
 
 
 def permutation_best_p(num_permutations: int, family_size: int = 1) -> float:
@@ -46,12 +46,6 @@ def mcnemar_best_p(discordant: int) -> float:
 def no_power(best_p: float, alpha: float = ALPHA) -> bool:
     """True when even the best attainable p exceeds ``alpha``."""
     return best_p > alpha
-
-
-def with_power_rule(decision: str, best_p: float, alpha: float = ALPHA) -> str:
-    """``cannot tell (no power)`` in place of ``decision`` when the test could not reach ``alpha`` (a non-finite
-    decision stays as it is)."""
-    return NO_POWER if decision != NON_FINITE and no_power(best_p, alpha) else decision
 
 
 def power_note(best_p: float, alpha: float = ALPHA) -> str:

@@ -1,9 +1,9 @@
-"""Experiment 4's part of an all-mask pass: ``--store-K``/``--class-store-K``, per-batch subset rankings → signatures.pt
+"""Experiment 4's part of an all-mask pass: ``--store-K``/``--class-store-K`` (its step's flags,
+experiment_4.step_1_signatures), per-batch subset rankings → signatures.pt
 and its compact, committed signatures.npz (experiment_4.compact)."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
@@ -27,23 +27,6 @@ from experiment_4.signatures import SIGNATURE_RANKINGS, default_class_store_k, d
 
 QUESTION = "Do the dominant subsets depend on the input and on its class?"
 STAGE = "experiment_4.step_1_signatures/signatures"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--store-K",
-        dest="store_k",
-        type=int,
-        default=None,
-        help="ranked subsets kept per image and ranking (default: all 2^L when L ≤ 12, else 1024)",
-    )
-    parser.add_argument(
-        "--class-store-K",
-        dest="class_store_k",
-        type=int,
-        default=None,
-        help="ranked subsets kept per image and class coordinate, for the class control (default: 64, or 2^L when smaller)",
-    )
 
 
 def check_labelled(setup: EvaluationSetup) -> None:
@@ -73,10 +56,10 @@ def class_coordinates(setup: EvaluationSetup) -> torch.Tensor:
 
 def store_sizes(setup: EvaluationSetup) -> tuple[int, int]:
     """``(store_k, class_store_k)``: the flags, or their defaults for this L; checked against 2^L."""
-    args, num_blocks = setup.args, setup.model.num_blocks
+    config, num_blocks = setup.config, setup.model.num_blocks
     return (
-        resolve_store_k("--store-K", args.store_k, default_store_k(num_blocks), num_blocks),
-        resolve_store_k("--class-store-K", args.class_store_k, default_class_store_k(num_blocks), num_blocks),
+        resolve_store_k("--store-K", config.store_k, default_store_k(num_blocks), num_blocks),
+        resolve_store_k("--class-store-K", config.class_store_k, default_class_store_k(num_blocks), num_blocks),
     )
 
 
@@ -85,7 +68,7 @@ def prepare(setup: EvaluationSetup) -> dict[str, Any]:
     check_labelled(setup)
     store_k, class_store_k = store_sizes(setup)
     options: dict[str, Any] = {"store_k": store_k}
-    if setup.args.class_store_k is not None:  # a new option enters the partial-store key only when given
+    if setup.config.class_store_k is not None:  # a new option enters the partial-store key only when given
         options["class_store_k"] = class_store_k
     return options
 
@@ -139,4 +122,4 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
     )
 
 
-EXPERIMENT_4 = ExperimentPass(4, STAGE, "Exp 4 signatures", batch_function, finish, add_arguments, prepare)
+EXPERIMENT_4 = ExperimentPass(4, STAGE, "Exp 4 signatures", batch_function, finish, prepare)

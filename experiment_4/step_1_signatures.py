@@ -29,15 +29,37 @@ Outputs: <output-dir>/signatures.pt (torch.save of a dict: per-image tensors ind
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from experiment_1.errors import run_cli
-from experiment_1.run import run_step
-from experiment_4.signatures_pass import EXPERIMENT_4
+from experiment_1.run import Command, RunConfig, flag
 
 
-def main(argv: list[str] | None = None) -> None:
-    run_step(
-        EXPERIMENT_4, argv, __doc__, "experiment_4/results", default_sample_index="experiment_1/sample_index_val.json"
+@dataclass(frozen=True, kw_only=True)
+class SignatureConfig(RunConfig):
+    """The evaluation flags and Experiment 4's own."""
+
+    store_k: int | None = flag(
+        "ranked subsets kept per image and ranking (default: all 2^L when L ≤ 12, else 1024)",
+        low=1,
+        option="--store-K",
+        default=None,
     )
+    class_store_k: int | None = flag(
+        "ranked subsets kept per image and class coordinate, for the class control (default: 64, or 2^L when smaller)",
+        low=1,
+        option="--class-store-K",
+        default=None,
+    )
+
+
+COMMAND = Command(
+    __doc__,
+    SignatureConfig,
+    "experiment_4.signatures_pass:EXPERIMENT_4",
+    {"output_dir": "experiment_4/results", "sample_index": "experiment_1/sample_index_val.json"},
+)
+main = COMMAND.main
 
 
 if __name__ == "__main__":

@@ -50,149 +50,74 @@ Outputs: <output-dir>/overlap.json (default: beside the signatures). Determinist
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, check_finite, check_not_input, git_commit
-from experiment_1.run import run_config
+from experiment_1.errors import run_cli
+from experiment_1.run import Command, flag, run_config
 from experiment_4.contrast import NUM_RESAMPLES
-from experiment_4.formats import CONTROL, RANKINGS, load_signatures
-from experiment_4.summary import overlap_summary, ranking_store_k
 
 MAX_SWEEP_K = 256
+DEFAULT_NN_K = 32  # Experiment 4's signature size, also step_4_shapley's expert sets
 
 
-def default_sweep_ks(store_k: int, num_subsets: int) -> list[int]:
-    """Powers of two from 8 up to the smallest of the stored ranking length, 2^L / 2 and 256."""
-    top = min(store_k, num_subsets // 2, MAX_SWEEP_K)
-    return [1 << power for power in range(3, top.bit_length()) if 1 << power <= top]
+@dataclass(frozen=True)
+class OverlapFlags:
+    """The signatures, the analysis' sizes and its resampling."""
 
-
-def check_settings(args: argparse.Namespace, document: dict[str, Any], sweep_ks: list[int]) -> None:
-    """One-line errors for flags the signatures cannot satisfy."""
-    if "ranked_class" not in document:
-        raise PipelineError(
-            f"{args.signatures}: has no class-coordinate rankings (written before the leak-free class control); rerun experiment_4.step_1_signatures"
-        )
-    for ranking, flag, per in (
-        (RANKINGS[0], "--store-K", "image"),
-        (CONTROL, "--class-store-K", "image and class coordinate"),
-    ):
-        stored = ranking_store_k(document, ranking)
-        if not 1 <= args.nn_k <= stored:
-            raise PipelineError(
-                f"--nn-K {args.nn_k}: must lie in 1 … {stored}, the ranked subsets stored per {per} (rerun step 1 with a larger {flag})"
-            )
-    weighted = int(document.get("magnitude_k", document["store_k"]))
-    if args.nn_k > weighted:
-        raise PipelineError(
-            f"--nn-K {args.nn_k}: {args.signatures} keeps the magnitudes of the first {weighted} subsets only (the weighted "
-            "signatures); use a smaller --nn-K or signatures.pt"
-        )
-    for k in sweep_ks:
-        if not 1 <= k <= int(document["store_k"]):
-            raise PipelineError(
-                f"--sweep-K {k}: must lie in 1 … {int(document['store_k'])}, the ranked subsets stored per image (rerun step 1 with a larger --store-K)"
-            )
-    if args.num_permutations < 1:
-        raise PipelineError(f"--num-permutations {args.num_permutations} must be at least 1")
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--signatures",
-        type=Path,
+    signatures: Path = flag(
+        "signatures.pt of step_1_signatures (default: %(default)s)",
+        path="file",
+        fix=lambda path, flags: (
+            "a results folder from before the compact signatures has only signatures.pt (pass it), or rerun "
+            "`python -m experiment_4.step_1_signatures` to write both"
+            if path.suffix == ".npz"
+            else "run `python -m experiment_4.step_1_signatures` first"
+        ),
         default=Path("experiment_4/results/signatures.pt"),
-        help="signatures.pt of step_1_signatures (default: %(default)s)",
     )
-    parser.add_argument(
-        "--output-dir",
-        type=run_config.output_path,
-        default=None,
-        help="where overlap.json goes (default: the signatures' folder)",
+    output_dir: Path | None = flag(
+        "where overlap.json goes (default: the signatures' folder)", path="output", default=None
     )
-    parser.add_argument(
-        "--nn-K",
-        dest="nn_k",
-        type=int,
-        default=32,
-        help="signature size for the pairs, 1-NN, the global core and the verdicts (default: %(default)s)",
+    nn_k: int = flag(
+        "signature size for the pairs, 1-NN, the global core and the verdicts (default: %(default)s)",
+        low=1,
+        option="--nn-K",
+        default=DEFAULT_NN_K,
     )
-    parser.add_argument(
-        "--sweep-K",
-        dest="sweep_k",
-        type=int,
+    sweep_k: list[int] | None = flag(
+        f"signature sizes of the 1-NN sweep (default: 8, 16, … up to min(store-K, 2^L/2, {MAX_SWEEP_K}); the class "
+        "control's stop at its class-store-K)",
+        low=1,
         nargs="+",
+        option="--sweep-K",
         default=None,
-        help=f"signature sizes of the 1-NN sweep (default: 8, 16, … up to min(store-K, 2^L/2, {MAX_SWEEP_K}); the class control's stop at its class-store-K)",
     )
-    parser.add_argument(
-        "--num-permutations",
-        type=int,
+    num_permutations: int = flag(
+        "label permutations of every null (default: %(default)s; p-values are at least 1 / (n + 1))",
+        low=1,
         default=1000,
-        help="label permutations of every null (default: %(default)s; p-values are at least 1 / (n + 1))",
     )
-    parser.add_argument(
-        "--num-bootstrap",
-        type=run_config.positive_int,
-        default=NUM_RESAMPLES,
-        help="class-bootstrap replicates of the scalar − vector AUC difference (default: %(default)s; its two-sided p is "
+    num_bootstrap: int = flag(
+        "class-bootstrap replicates of the scalar − vector AUC difference (default: %(default)s; its two-sided p is "
         "at least 2 / (B + 1))",
+        low=1,
+        default=NUM_RESAMPLES,
     )
-    parser.add_argument(
-        "--seed",
-        type=run_config.seed,
-        default=0,
-        help="seed of the permutations and the bootstraps (default: %(default)s)",
+    seed: int = flag(
+        "seed of the permutations and the bootstraps (default: %(default)s)", type=run_config.seed, default=0
     )
-    parser.add_argument(
-        "--max-pairs",
-        type=run_config.positive_int,
+    max_pairs: int | None = flag(
+        "compare a seeded, label-blind sample of M image pairs per per-image ranking (about M over the class "
+        "control's coordinates, which also samples its 1-NN queries) instead of all pairs (default: all pairs, "
+        "exact; see the docstring)",
+        low=1,
         default=None,
-        help="compare a seeded, label-blind sample of M image pairs per per-image ranking (about M over the class control's "
-        "coordinates, which also samples its 1-NN queries) instead of all pairs (default: all pairs, exact; see the docstring)",
-    )
-    args = parser.parse_args(argv)
-    document = load_signatures(args.signatures)
-    sweep_ks = (
-        sorted(set(args.sweep_k))
-        if args.sweep_k
-        else default_sweep_ks(int(document["store_k"]), int(document["num_subsets"]))
-    )
-    check_settings(args, document, sweep_ks)
-    settings = {
-        "signatures": str(args.signatures),
-        "nn_k": args.nn_k,
-        "sweep_ks": sweep_ks,
-        "num_permutations": args.num_permutations,
-        "num_bootstrap": args.num_bootstrap,
-        "p_value_floor": 1 / (args.num_permutations + 1),
-        "seed": args.seed,
-        "store_k": int(document["store_k"]),
-        "class_store_k": int(document["class_store_k"]),
-        "git_commit": git_commit(),
-    }
-    if args.max_pairs is not None:
-        settings["max_pairs"] = args.max_pairs  # overlap_summary adds settings.pair_sampling (what each view used)
-    summary = overlap_summary(document, settings)
-    path = (args.output_dir or args.signatures.parent) / "overlap.json"
-    check_not_input(path, args.signatures)
-    check_finite(
-        summary,
-        f"{path} (not written)",
-        "the sampled pairs left a statistic undefined; rerun with a larger --max-pairs, or without it (every pair)",
-    )
-    atomic_write_json(path, summary)
-    scalar, control = (summary["rankings"][name]["binary"]["true_label"] for name in ("scalar", CONTROL))
-    print(
-        f"wrote {path}: 1-NN at K = {args.nn_k}, true label: scalar {scalar['tests']['nn_accuracy']['observed']:.1%} (p "
-        f"= {scalar['tests']['nn_accuracy']['p_value']:.3g}), "
-        f"class control {control['tests']['nn_accuracy']['observed']:.1%} (p = {control['tests']['nn_accuracy']['p_value']:.3g}); chance {scalar['chance']:.2%}"
     )
 
+
+COMMAND = Command(__doc__, OverlapFlags, "experiment_4.overlap:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

@@ -26,7 +26,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from experiment_1.report import (
     ALPHA,
@@ -35,15 +35,17 @@ from experiment_1.report import (
     HOLDS,
     NO_POWER,
     NON_FINITE,
+    Missing,
+    Reading,
+    Rule,
     effect_from_stat,
     format_number,
     format_percent,
     holm,
     hypothesis_test,
-    verdict,
 )
 from experiment_4.formats import CONTROL
-from experiment_4.power import bootstrap_best_p, no_power, permutation_best_p, power_note, with_power_rule
+from experiment_4.power import bootstrap_best_p, no_power, permutation_best_p, power_note
 
 ALIGNMENT_RANKINGS = ("vector", "scalar", CONTROL)
 STATISTIC_NAMES = {
@@ -57,29 +59,9 @@ CLAIMS = {
     CONTROL: "top-{k} scalar signatures are class-aligned with every pair compared in one class coordinate that is neither image's label (leak-free control)",
 }
 FAMILY_EXTRA = ("scalar_minus_vector", "vector_global_core")  # beside the 3 × 3 alignment tests
-ALIGNMENT_RULE = (
-    f"holds when the same − different mean Jaccard, the AUC and the 1-NN accuracy all beat the label-permutation null at "
-    f"Holm-adjusted p < {ALPHA} (Holm over Experiment 4's family: 3 rankings × 3 statistics, the scalar − vector AUC "
-    "contrast and the global-core test; the claim's p is the largest of the three); cannot tell (no power) when the best "
-    "attainable adjusted p (family size / (permutations + 1)) exceeds α; cannot tell otherwise (no alignment detected is "
-    "not evidence of none: never fails)"
-)
-CONTRAST_RULE = (
-    "the scalar − vector difference of the pooled AUC (same > different pair; binary top-K, true labels), paired "
-    f"percentile bootstrap over classes: holds when its 95 % CI lies above 0 and the two-sided bootstrap p is below {ALPHA} "
-    "after Holm over Experiment 4's family, fails (the vector ranking is the more class-aligned) when the CI lies below 0 "
-    "with that p, cannot tell otherwise; cannot tell (no power) when the best attainable adjusted p (family size × "
-    "2 / (replicates + 1)) exceeds α"
-)
-CORE_RULE = (
-    "holds when more of each image's top-K lies in the global core than random top-K sets put in theirs (the mean share "
-    "against a null that permutes each image's subset ids and recomputes the core; one-sided Monte Carlo p) at "
-    f"Holm-adjusted p < {ALPHA} over Experiment 4's family; cannot tell (no power) when the best attainable adjusted p "
-    "(family size / (draws + 1)) exceeds α; cannot tell otherwise (never fails: no threshold on the share is set)"
-)
 
 
-def family_tests(summary: dict[str, Any]) -> dict[tuple[str, str], tuple[float, float]]:
+def family_tests(summary: Mapping[str, Any]) -> dict[tuple[str, str], tuple[float, float]]:
     """Experiment 4's family of tests, keyed ``(ranking, statistic)`` for the alignment tests and ``(name, "")`` for
     :data:`FAMILY_EXTRA`: each test's raw p and its best attainable raw p."""
     floor = summary["settings"]["p_value_floor"]
@@ -95,10 +77,123 @@ def family_tests(summary: dict[str, Any]) -> dict[tuple[str, str], tuple[float, 
     return family
 
 
-def family_adjusted(summary: dict[str, Any]) -> tuple[dict[tuple[str, str], float], int]:
+def family_adjusted(summary: Mapping[str, Any]) -> tuple[dict[tuple[str, str], float], int]:
     """Holm-adjusted p of every test of :func:`family_tests`, and the family's size."""
     family = family_tests(summary)
     return dict(zip(family, holm([p for p, _ in family.values()]))), len(family)
+
+
+def _family(reading: Reading) -> tuple[dict[tuple[str, str], float], int]:
+    try:
+        return family_adjusted(reading.summary)
+    except (KeyError, TypeError):
+        raise Missing(
+            "the p-values of Experiment 4's family (rankings.*.binary.true_label.tests, scalar_minus_vector, global_core)"
+        ) from None
+
+
+def _read_alignment(reading: Reading) -> dict[str, Any]:
+    """The three statistics' Holm-adjusted p of the ranking, and the best attainable adjusted p."""
+    adjusted, size = _family(reading)
+    ranking = reading.parts[-1]
+    if (ranking, "auc") not in adjusted:
+        raise Missing(f"rankings.{ranking}.binary.true_label.tests")
+    p_adjusted = [adjusted[ranking, name] for name in STATISTIC_NAMES]
+    reading.copied("test", {"p_adjusted": max(p_adjusted)}, ("p_adjusted",))
+    return {"p_adjusted": p_adjusted, "best": permutation_best_p(reading.at("settings", "num_permutations"), size)}
+
+
+def _powered(decide: Callable[..., str]) -> Callable[..., str]:
+    """``decide`` under Experiment 4's power rule: ``cannot tell (no power)`` when the best attainable p exceeds α."""
+    return lambda best, **inputs: NO_POWER if no_power(best) else decide(**inputs)
+
+
+ALIGNMENT = Rule(
+    "exp4.class_alignment",
+    f"holds when the same − different mean Jaccard, the AUC and the 1-NN accuracy all beat the label-permutation null at "
+    f"Holm-adjusted p < {ALPHA} (Holm over Experiment 4's family: 3 rankings × 3 statistics, the scalar − vector AUC "
+    "contrast and the global-core test; the claim's p is the largest of the three); cannot tell (no power) when the best "
+    "attainable adjusted p (family size / (permutations + 1)) exceeds α; cannot tell otherwise (no alignment detected is "
+    "not evidence of none: never fails)",
+    _read_alignment,
+    _powered(lambda p_adjusted: HOLDS if all(p < ALPHA for p in p_adjusted) else CANNOT_TELL),
+)
+
+
+def _read_contrast(reading: Reading) -> dict[str, Any]:
+    adjusted, size = _family(reading)
+    auc = reading.at("scalar_minus_vector", "auc_bootstrap")
+    reading.copied("effect", auc)
+    reading.copied("test", {"p_adjusted": adjusted["scalar_minus_vector", ""]}, ("p_adjusted",))
+    return {
+        "low": reading.number("scalar_minus_vector", "auc_bootstrap", "ci_low"),
+        "high": reading.number("scalar_minus_vector", "auc_bootstrap", "ci_high"),
+        "p_adjusted": adjusted["scalar_minus_vector", ""],
+        "best": bootstrap_best_p(reading.at("scalar_minus_vector", "auc_bootstrap", "num_resamples"), size),
+    }
+
+
+def _decide_contrast(low: float, high: float, p_adjusted: float) -> str:
+    if p_adjusted < ALPHA and low > 0:
+        return HOLDS
+    return FAILS if p_adjusted < ALPHA and high < 0 else CANNOT_TELL
+
+
+CONTRAST = Rule(
+    "exp4.scalar_minus_vector",
+    "the scalar − vector difference of the pooled AUC (same > different pair; binary top-K, true labels), paired "
+    f"percentile bootstrap over classes: holds when its 95 % CI lies above 0 and the two-sided bootstrap p is below {ALPHA} "
+    "after Holm over Experiment 4's family, fails (the vector ranking is the more class-aligned) when the CI lies below 0 "
+    "with that p, cannot tell otherwise; cannot tell (no power) when the best attainable adjusted p (family size × "
+    "2 / (replicates + 1)) exceeds α",
+    _read_contrast,
+    _powered(_decide_contrast),
+    "top-{k} scalar signatures are more class-aligned than the vector ranking's",
+)
+
+
+def _read_core(reading: Reading) -> dict[str, Any]:
+    adjusted, size = _family(reading)
+    reading.copied("test", {"p_adjusted": adjusted["vector_global_core", ""]}, ("p_adjusted",))
+    return {
+        "p_adjusted": adjusted["vector_global_core", ""],
+        "best": permutation_best_p(reading.at("rankings", "vector", "global_core", "test", "num_draws"), size),
+    }
+
+
+CORE = Rule(
+    "exp4.global_core",
+    "holds when more of each image's top-K lies in the global core than random top-K sets put in theirs (the mean share "
+    "against a null that permutes each image's subset ids and recomputes the core; one-sided Monte Carlo p) at "
+    f"Holm-adjusted p < {ALPHA} over Experiment 4's family; cannot tell (no power) when the best attainable adjusted p "
+    "(family size / (draws + 1)) exceeds α; cannot tell otherwise (never fails: no threshold on the share is set)",
+    _read_core,
+    _powered(lambda p_adjusted: HOLDS if p_adjusted < ALPHA else CANNOT_TELL),
+    "the vector ranking's top-{k} sets vary around one shared global core (more of each lies in the {k} most frequent "
+    "subsets than random top-K sets put in theirs)",
+)
+
+
+def _decide_seed_claim(scalar: str, vector: str, difference: str) -> str:
+    if NON_FINITE in (scalar, vector, difference):
+        return NON_FINITE
+    if scalar == HOLDS and difference == HOLDS and vector != HOLDS:
+        return HOLDS
+    return FAILS if difference == FAILS or (vector == HOLDS and difference != HOLDS) else CANNOT_TELL
+
+
+SEED_CLAIM = Rule(
+    "exp4.seed_claim",
+    "holds when the scalar ranking's alignment holds, scalar − vector holds and the vector's alignment is not detected; fails when scalar − vector "
+    "fails, or when the vector's alignment holds and scalar − vector does not; cannot tell otherwise",
+    lambda reading: {
+        "scalar": reading.decision_of("class_alignment.scalar"),
+        "vector": reading.decision_of("class_alignment.vector"),
+        "difference": reading.decision_of("scalar_minus_vector"),
+    },
+    _decide_seed_claim,
+    "the seed reports class alignment only in the predicted-class projection (scalar signatures aligned, the vector ranking not)",
+)
 
 
 def sampling_note(sampling: dict[str, Any], ranking: str) -> str:
@@ -124,7 +219,6 @@ def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     for ranking in ALIGNMENT_RANKINGS:
         block, tests = blocks[ranking], blocks[ranking]["tests"]
         rejected = [adjusted[ranking, name] < ALPHA for name in STATISTIC_NAMES]
-        decision = with_power_rule(HOLDS if all(rejected) else CANNOT_TELL, best)
         notes = [
             f"{STATISTIC_NAMES[name]} {format_number(tests[name]['observed'])} against the null's {format_number(tests[name]['null']['mean'])}, "
             f"p = {format_number(tests[name]['p_value'])}, Holm p = {format_number(adjusted[ranking, name])}"
@@ -139,11 +233,10 @@ def alignment_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
         if "pair_sampling" in settings:
             notes.append(sampling_note(settings["pair_sampling"], ranking))
         verdicts.append(
-            verdict(
+            ALIGNMENT.verdict(
                 f"class_alignment.{ranking}",
+                summary,
                 CLAIMS[ranking].format(k=settings["nn_k"]),
-                decision,
-                ALIGNMENT_RULE,
                 parameters={
                     "alpha": ALPHA,
                     "family_size": family_size,
@@ -176,12 +269,10 @@ def core_verdict(summary: dict[str, Any]) -> dict[str, Any]:
     adjusted, family_size = family_adjusted(summary)
     p_adjusted = adjusted["vector_global_core", ""]
     best = permutation_best_p(test["num_draws"], family_size)
-    return verdict(
+    return CORE.verdict(
         "vector_global_core",
-        f"the vector ranking's top-{k} sets vary around one shared global core (more of each lies in the {k} most frequent "
-        "subsets than random top-K sets put in theirs)",
-        with_power_rule(HOLDS if p_adjusted < ALPHA else CANNOT_TELL, best),
-        CORE_RULE,
+        summary,
+        fields={"k": k},
         parameters={
             "alpha": ALPHA,
             "random_share": core["random_share"],
@@ -215,12 +306,6 @@ def contrast_verdict(summary: dict[str, Any]) -> dict[str, Any]:
     adjusted, family_size = family_adjusted(summary)
     p_adjusted = adjusted["scalar_minus_vector", ""]
     best = bootstrap_best_p(auc["num_resamples"], family_size)
-    if p_adjusted < ALPHA and auc["ci_low"] > 0:
-        decision = HOLDS
-    elif p_adjusted < ALPHA and auc["ci_high"] < 0:
-        decision = FAILS
-    else:
-        decision = CANNOT_TELL
     mcnemar_power = NO_POWER if no_power(hits["best_attainable_p"]) else "has power"
     notes = [
         f"pooled AUC: scalar {format_number(auc['first'])}, vector {format_number(auc['second'])}; {auc['num_resamples']} "
@@ -238,11 +323,10 @@ def contrast_verdict(summary: dict[str, Any]) -> dict[str, Any]:
         ),
         power_note(best),
     ]
-    return verdict(
+    return CONTRAST.verdict(
         "scalar_minus_vector",
-        f"top-{summary['settings']['nn_k']} scalar signatures are more class-aligned than the vector ranking's",
-        with_power_rule(decision, best),
-        CONTRAST_RULE,
+        summary,
+        fields={"k": summary["settings"]["nn_k"]},
         parameters={"alpha": ALPHA, "num_resamples": auc["num_resamples"], "family_size": family_size},
         effect=effect_from_stat(
             "pooled AUC, scalar − vector (paired class bootstrap)", {**auc, "mean": auc["observed"]}
@@ -269,23 +353,12 @@ def seed_claim_verdict(
     scalar's alignment, the direct scalar − vector test and the vector's alignment."""
     decisions = {entry["id"].removeprefix("class_alignment."): entry["decision"] for entry in alignment}
     scalar, vector, difference = decisions["scalar"], decisions["vector"], contrast["decision"]
-    if NON_FINITE in (scalar, vector, difference):
-        decision = NON_FINITE
-    elif scalar == HOLDS and difference == HOLDS and vector != HOLDS:
-        decision = HOLDS
-    elif difference == FAILS or (vector == HOLDS and difference != HOLDS):
-        decision = FAILS
-    else:
-        decision = CANNOT_TELL
     seed = summary["published"]["resnet18"]
     block = summary["rankings"]["scalar"]["binary"]["true_label"]
     core = next(entry["decision"] for entry in alignment_context if entry["id"] == "vector_global_core")
-    return verdict(
+    return SEED_CLAIM.verdict(
         "seed_claim",
-        "the seed reports class alignment only in the predicted-class projection (scalar signatures aligned, the vector ranking not)",
-        decision,
-        "holds when the scalar ranking's alignment holds, scalar − vector holds and the vector's alignment is not detected; fails when scalar − vector "
-        "fails, or when the vector's alignment holds and scalar − vector does not; cannot tell otherwise",
+        {**summary, "verdicts": [*alignment, contrast]},  # the parts it reads, as the summary will hold them
         notes=[
             f"parts: scalar alignment {scalar}; vector alignment {vector}; scalar − vector {difference}",
             f"the seed reports 1-NN {format_percent(seed['nn_accuracy_scalar_k32'])}, "

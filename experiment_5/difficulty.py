@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-DIFFICULTY_SCORES = ("cross_entropy", "one_minus_p_true", "one_minus_max_softmax", "entropy", "negative_margin")
+from experiment_5.step_2_analyze import DIFFICULTY_SCORES  # the --primary-score choices
 
 __all__ = ["DIFFICULTY_SCORES", "difficulty_scores"]
 

@@ -1,9 +1,9 @@
-"""Experiment 5's part of an all-mask pass: the thresholds (``--tau``/``--eta`` and extras), per-batch
+"""Experiment 5's part of an all-mask pass: the thresholds (``--tau``/``--eta`` and extras: its step's flags,
+experiment_5.step_1_evaluate), per-batch
 difficulty scores and complexity measures (:mod:`experiment_5.evaluation`) → per_image.pt."""
 
 from __future__ import annotations
 
-import argparse
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -21,8 +21,6 @@ from experiment_1.run import (
     write_timing,
 )
 from experiment_5.evaluation import (
-    DEFAULT_EXTRA_ETAS,
-    DEFAULT_EXTRA_TAUS,
     batch_arrays,
     check_labelled,
     per_image_record,
@@ -33,39 +31,11 @@ from experiment_5.evaluation import (
 STAGE = "experiment_5.step_1_evaluate/all_masks"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--tau",
-        type=float,
-        default=0.1,
-        help="relative-error threshold of K_τ^err, the headline one (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--extra-taus",
-        type=float,
-        nargs="*",
-        default=list(DEFAULT_EXTRA_TAUS),
-        help="further τ also recorded (default: %(default)s); where K_τ^err sits at 2^L on most images, "
-        "larger τ (e.g. 0.4 0.5 0.6 0.7) add the grid where it moves — another τ set is another run, not a resume",
-    )
-    parser.add_argument(
-        "--eta", type=float, default=0.9, help="energy fraction of K_η^mass, the headline one (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--extra-etas",
-        type=float,
-        nargs="*",
-        default=list(DEFAULT_EXTRA_ETAS),
-        help="further η also recorded (default: %(default)s)",
-    )
-
-
 def prepare(setup: EvaluationSetup) -> dict[str, Any]:
     """Thresholds checked and labels required; the thresholds enter the configuration (the resume key:
     other thresholds never mix with these batches)."""
-    args = setup.args
-    taus = thresholds(args.tau, args.extra_taus, "--tau/--extra-taus", upper_inclusive=False)
-    etas = thresholds(args.eta, args.extra_etas, "--eta/--extra-etas", upper_inclusive=True)
+    config = setup.config
+    taus, etas = thresholds(config.tau, config.extra_taus), thresholds(config.eta, config.extra_etas)
     check_labelled(setup)
     sample_pool(setup)  # before evaluating: a pattern that matches no shard fails now, not after the last batch
     return {"taus": taus, "etas": etas}
@@ -99,4 +69,4 @@ def finish(setup: EvaluationSetup, arrays: dict[str, np.ndarray], timing: dict[s
     )
 
 
-EXPERIMENT_5 = ExperimentPass(5, STAGE, "Exp 5 difficulty/complexity", batch_function, finish, add_arguments, prepare)
+EXPERIMENT_5 = ExperimentPass(5, STAGE, "Exp 5 difficulty/complexity", batch_function, finish, prepare)

@@ -25,15 +25,10 @@ from experiment_5.complexity import complexity_measures
 from experiment_5.difficulty import difficulty_scores
 
 QUESTION = "Do hard images use more, or higher-order, block interactions?"
-DEFAULT_EXTRA_TAUS = (0.05, 0.2, 0.3)
-DEFAULT_EXTRA_ETAS = (0.5, 0.75, 0.95)
 
 
-def thresholds(primary: float, extra: list[float], flag: str, upper_inclusive: bool) -> list[float]:
-    """``[primary, *sorted(extra without primary)]``; a :class:`PipelineError` for a value outside (0, 1) (or (0, 1])."""
-    for value in [primary, *extra]:
-        if not (0 < value < 1 or (upper_inclusive and value == 1)):
-            raise PipelineError(f"{flag} {value:g}: must lie in (0, 1{']' if upper_inclusive else ')'}")
+def thresholds(primary: float, extra: list[float]) -> list[float]:
+    """``[primary, *sorted(extra without primary)]`` (their range is checked with the flags: experiment_5.step_1_evaluate)."""
     return [primary, *sorted(set(extra) - {primary})]
 
 

@@ -17,55 +17,44 @@ Outputs: analysis.json beside it (or --output), with the evaluation's configurat
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
-from experiment_1.errors import PipelineError, run_cli
-from experiment_1.files import atomic_write_json, check_not_input
-from experiment_1.report import NUM_RESAMPLES, by_id
-from experiment_1.run import run_config
-from experiment_5.difficulty import DIFFICULTY_SCORES
-from experiment_5.formats import load_per_image
-from experiment_5.summary import analyze
+from experiment_1.errors import run_cli
+from experiment_1.report import NUM_RESAMPLES
+from experiment_1.run import Command, flag, run_config
+
+# the difficulty scores (experiment_5.difficulty computes them), each a --primary-score choice
+DIFFICULTY_SCORES = ("cross_entropy", "one_minus_p_true", "one_minus_max_softmax", "entropy", "negative_margin")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--per-image", type=Path, required=True, help="per_image.pt of experiment_5.step_1_evaluate")
-    parser.add_argument(
-        "--output",
-        type=run_config.output_path,
-        default=None,
-        help="analysis JSON to write (default: analysis.json beside --per-image)",
+@dataclass(frozen=True)
+class AnalyzeFlags:
+    """The per-image record, where the analysis goes, its primary score and its bootstrap."""
+
+    per_image: Path = flag(
+        "per_image.pt of experiment_5.step_1_evaluate",
+        path="file",
+        fix="run `python -m experiment_5.step_1_evaluate` first",
     )
-    parser.add_argument(
-        "--primary-score",
+    output: Path | None = flag(
+        "analysis JSON to write (default: analysis.json beside --per-image)", path="output", default=None
+    )
+    primary_score: str = flag(
+        "difficulty score whose quartiles decide the verdicts (default: %(default)s)",
         choices=DIFFICULTY_SCORES,
         default="cross_entropy",
-        help="difficulty score whose quartiles decide the verdicts (default: %(default)s)",
     )
-    parser.add_argument(
-        "--seed", type=run_config.seed, default=0, help="seed of the bootstrap resamples (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--num-resamples",
-        type=run_config.positive_int,
+    seed: int = flag("seed of the bootstrap resamples (default: %(default)s)", type=run_config.seed, default=0)
+    num_resamples: int = flag(
+        "bootstrap resamples, at least 100 for a 95 %% percentile CI (default: %(default)s)",
+        low=100,
         default=NUM_RESAMPLES,
-        help="bootstrap resamples (default: %(default)s)",
-    )
-    args = parser.parse_args(argv)
-    if args.num_resamples < 100:
-        raise PipelineError(f"--num-resamples {args.num_resamples}: use at least 100 for a 95 % percentile CI")
-    output = args.output or args.per_image.parent / "analysis.json"
-    check_not_input(output, args.per_image)
-    analysis = analyze(load_per_image(args.per_image), args.primary_score, args.seed, args.num_resamples)
-    atomic_write_json(output, analysis)
-    k_err = by_id(analysis["verdicts"])["k_err.hard_minus_easy"]
-    print(
-        f"wrote {output}: {analysis['num_analysed']} images; K_τ^err vs difficulty ({args.primary_score} quartiles): {k_err['decision']}, "
-        f"ρ(cross-entropy, K_τ^err) = {analysis['spearman']['cross_entropy']['k_err']['rho']:.3g}"
     )
 
+
+COMMAND = Command(__doc__, AnalyzeFlags, "experiment_5.analyze:run")
+main = COMMAND.main
 
 if __name__ == "__main__":
     run_cli(main)

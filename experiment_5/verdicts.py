@@ -13,9 +13,7 @@ check: does the primary score's association with K_τ^err survive controlling fo
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import Any, Mapping
 
 from experiment_1.report import (
     ALPHA,
@@ -24,13 +22,16 @@ from experiment_1.report import (
     HOLDS,
     NON_FINITE,
     SATURATION_SHARE,
+    Missing,
+    Reading,
+    Rule,
+    bounded,
     by_id,
     effect_from_stat,
     holm,
     hypothesis_test,
     parts_decision,
     seed_comparison,
-    verdict,
 )
 from experiment_5.association import EQUIVALENCE_SD_FRACTION
 from experiment_5.formatting import SCORE_LABELS, measure_label
@@ -38,30 +39,6 @@ from experiment_5.formatting import SCORE_LABELS, measure_label
 BREADTH_PREFIXES = ("n_eff", "k_err", "k_mass")
 SEED_DIFFERENCES = {"n_eff_vector": "n_eff_vector_hard_minus_easy", "k_err": "k_tau_err_hard_minus_easy"}
 MORE_TAUS = (0.4, 0.5, 0.6, 0.7)
-RULES = {
-    "measure": (
-        "a measure at its bound, within 5 % of its range from it, or at one value, on ≥ 90 % of the analysed images is "
-        "saturated (constant: on all of them) and "
-        "is not judged. Otherwise, by the hard − easy quartile difference of the primary score: a breadth measure (N_eff^v, "
-        "K_τ^err, K_η^mass) holds when the Holm-adjusted Mann–Whitney p ≤ 0.05 and the 95 % CI lies above 0, fails when it "
-        "lies below 0 with p ≤ 0.05, else cannot tell; an order measure (k̄, κ, C≤3; the seed reports no change) is judged "
-        f"for equivalence within ±{EQUIVALENCE_SD_FRACTION:g} pooled between-image standard deviations by two one-sided "
-        "Welch t-tests (TOST; its 90 % t-interval): holds when the TOST p, Holm-adjusted over the order measures judged, "
-        "is ≤ 0.05; fails when the Holm-adjusted Mann–Whitney p ≤ 0.05, the CI excludes 0 and the difference lies beyond "
-        "the margin (one-sided p ≤ 0.05); else cannot tell. Holm runs over every measure judged"
-    ),
-    "seed_claim": (
-        "at the strength of its parts: holds when every part holds; fails when a part fails in both halves (breadth: "
-        "N_eff^v, K_τ^err; invariance: the order measures) or when every part is decided and one fails; a failing part "
-        "beside undecided ones gives the decision cannot tell (partly contradicted); else cannot tell (a saturated part "
-        "says nothing)"
-    ),
-    "partial": (
-        "holds when ρ(primary score, K_τ^err) and its partial ρ given ‖h(full)‖ both have 95 % CIs excluding 0 with the same "
-        "sign; fails when ρ's CI excludes 0 but the partial ρ's does not (the norm explains it); cannot tell when ρ's CI "
-        "covers 0; not judged when K_τ^err is saturated"
-    ),
-}
 
 
 def _expected(measure: str) -> str:
@@ -75,33 +52,14 @@ def _claim(measure: str, score: str) -> str:
     return f"difficulty ({SCORE_LABELS[score]} quartiles) does not move {label} (the seed reports it invariant)"
 
 
-def _decide(
-    measure: str, difference: dict[str, float], p_adjusted: float, equivalence: dict[str, Any] | None = None
-) -> str:
-    """The measure rule (:data:`RULES`) on one difference and its adjusted p; an order measure also reads its
-    ``equivalence`` (the quartile entry's TOST with ``p_adjusted``, Holm over the order measures)."""
-    if not np.isfinite([difference["ci_low"], difference["ci_high"], p_adjusted]).all():
-        return NON_FINITE
-    significant = p_adjusted <= ALPHA and (difference["ci_low"] > 0 or difference["ci_high"] < 0)
-    if _expected(measure) == "zero":
-        if equivalence is None:  # an analysis written before the equivalence test: no margin, no "holds"
-            return FAILS if significant else CANNOT_TELL
-        if equivalence["p_adjusted"] <= ALPHA:
-            return HOLDS
-        return FAILS if significant and equivalence["p_beyond"] <= ALPHA else CANNOT_TELL
-    if not significant:
-        return CANNOT_TELL
-    return HOLDS if difference["ci_low"] > 0 else FAILS
-
-
-def _adjusted(analysis: dict[str, Any], score: str) -> dict[str, float]:
+def _adjusted(analysis: Mapping[str, Any], score: str) -> dict[str, float]:
     """Holm-adjusted Mann–Whitney p of every judged (not saturated) measure under ``score``."""
     judged = [name for name in analysis["measures"] if analysis["saturation"][name] is None]
     p_values = [analysis["quartiles"][score]["measures"][name]["mann_whitney_p"] for name in judged]
     return dict(zip(judged, holm(p_values)))
 
 
-def _equivalence(analysis: dict[str, Any], score: str) -> dict[str, dict[str, Any]]:
+def _equivalence(analysis: Mapping[str, Any], score: str) -> dict[str, dict[str, Any]]:
     """Every judged order measure's TOST under ``score`` with its p Holm-adjusted over those measures (``p_adjusted``);
     empty for an analysis written before the equivalence test."""
     measures = analysis["quartiles"][score]["measures"]
@@ -114,6 +72,159 @@ def _equivalence(analysis: dict[str, Any], score: str) -> dict[str, dict[str, An
     return {name: {**measures[name]["equivalence"], "p_adjusted": p} for name, p in zip(judged, adjusted)}
 
 
+def measure_inputs(analysis: Mapping[str, Any], measure: str, score: str) -> dict[str, Any]:
+    """What the measure rule reads of one measure under one difficulty score: its saturation diagnosis, or the hard −
+    easy CI, its Mann–Whitney p Holm-adjusted over the judged measures and (an order measure) its TOST's."""
+    if analysis["saturation"][measure] is not None:
+        return {"saturation": analysis["saturation"][measure]}
+    difference = analysis["quartiles"][score]["measures"][measure]["hard_minus_easy"]
+    equivalence = _equivalence(analysis, score).get(measure)
+    return {
+        "breadth": _expected(measure) == "positive",
+        "low": difference["ci_low"],
+        "high": difference["ci_high"],
+        "p_adjusted": _adjusted(analysis, score)[measure],
+        "equivalence": None if equivalence is None else {key: equivalence[key] for key in ("p_adjusted", "p_beyond")},
+    }
+
+
+def decide_measure(
+    saturation: dict[str, Any] | None = None,
+    breadth: bool = True,
+    low: float = 0.0,
+    high: float = 0.0,
+    p_adjusted: float = 1.0,
+    equivalence: dict[str, float] | None = None,
+) -> str:
+    """The measure rule (:data:`MEASURE`'s words) on :func:`measure_inputs`."""
+    if saturation is not None:
+        return bounded(saturation) or CANNOT_TELL
+    significant = p_adjusted <= ALPHA and (low > 0 or high < 0)
+    if not breadth:
+        if equivalence is None:  # an analysis written before the equivalence test: no margin, no "holds"
+            return FAILS if significant else CANNOT_TELL
+        if equivalence["p_adjusted"] <= ALPHA:
+            return HOLDS
+        return FAILS if significant and equivalence["p_beyond"] <= ALPHA else CANNOT_TELL
+    if not significant:
+        return CANNOT_TELL
+    return HOLDS if low > 0 else FAILS
+
+
+def _read_measure(reading: Reading) -> dict[str, Any]:
+    measure, score = str(reading.entry["id"]).removesuffix(".hard_minus_easy"), reading.at("settings", "primary_score")
+    try:
+        inputs = measure_inputs(reading.summary, measure, score)
+        reading.copied("effect", reading.summary["quartiles"][score]["measures"][measure]["hard_minus_easy"])
+    except (KeyError, TypeError):
+        raise Missing(f"saturation / quartiles.{score}.measures.{measure} (the numbers its rule reads)") from None
+    if "p_adjusted" in inputs:
+        reading.copied("test", {"p_adjusted": inputs["p_adjusted"]}, ("p_adjusted",))
+    return inputs
+
+
+MEASURE = Rule(
+    "exp5.hard_minus_easy",
+    "a measure at its bound, within 5 % of its range from it, or at one value, on ≥ 90 % of the analysed images is "
+    "saturated (constant: on all of them) and "
+    "is not judged. Otherwise, by the hard − easy quartile difference of the primary score: a breadth measure (N_eff^v, "
+    "K_τ^err, K_η^mass) holds when the Holm-adjusted Mann–Whitney p ≤ 0.05 and the 95 % CI lies above 0, fails when it "
+    "lies below 0 with p ≤ 0.05, else cannot tell; an order measure (k̄, κ, C≤3; the seed reports no change) is judged "
+    f"for equivalence within ±{EQUIVALENCE_SD_FRACTION:g} pooled between-image standard deviations by two one-sided "
+    "Welch t-tests (TOST; its 90 % t-interval): holds when the TOST p, Holm-adjusted over the order measures judged, "
+    "is ≤ 0.05; fails when the Holm-adjusted Mann–Whitney p ≤ 0.05, the CI excludes 0 and the difference lies beyond "
+    "the margin (one-sided p ≤ 0.05); else cannot tell. Holm runs over every measure judged",
+    _read_measure,
+    decide_measure,
+)
+
+
+def seed_claim_decision(breadth: list[str], invariance: list[str]) -> str:
+    """The seed-claim rule (:data:`SEED_CLAIM`'s words) on the decisions of its two halves."""
+    if FAILS in breadth and FAILS in invariance and NON_FINITE not in breadth + invariance:
+        return FAILS
+    return parts_decision(breadth + invariance)
+
+
+def _seed_claim_parts(analysis: Mapping[str, Any]) -> list[str]:
+    """The measures the seed's claim is made of: breadth (N_eff^v, K_τ^err) first, then the invariant order measures."""
+    families = analysis["published"]["resnet18"]["invariant_measures"]
+    return ["n_eff_vector", "k_err"] + [
+        f"{family}_{projection}" for family in families for projection in ("vector", "scalar")
+    ]
+
+
+def _read_seed_claim(reading: Reading) -> dict[str, Any]:
+    reading.at("published", "resnet18", "invariant_measures")
+    parts = _seed_claim_parts(reading.summary)
+    decisions = [reading.decision_of(f"{name}.hard_minus_easy") for name in parts]
+    failing = [measure_label(name) for name, part in zip(parts, decisions) if part == FAILS]
+    reading.copied("parameters", {"failing_parts": failing}, ("failing_parts",))
+    return {"breadth": decisions[:2], "invariance": decisions[2:]}
+
+
+SEED_CLAIM = Rule(
+    "exp5.seed_claim",
+    "at the strength of its parts: holds when every part holds; fails when a part fails in both halves (breadth: "
+    "N_eff^v, K_τ^err; invariance: the order measures) or when every part is decided and one fails; a failing part "
+    "beside undecided ones gives the decision cannot tell (partly contradicted); else cannot tell (a saturated part "
+    "says nothing)",
+    _read_seed_claim,
+    seed_claim_decision,
+    "the seed's claim — difficulty broadens the support (N_eff^v, K_τ^err larger on hard images) without "
+    "moving the orders (k̄, κ, C≤3)",
+)
+PARTIAL_NUMBERS = ("rho", "ci_low", "ci_high", "partial_rho", "partial_ci_low", "partial_ci_high")
+
+
+def decide_partial(
+    saturation: dict[str, Any] | None = None,
+    rho: float = 0.0,
+    ci_low: float = 0.0,
+    ci_high: float = 0.0,
+    partial_rho: float = 0.0,
+    partial_ci_low: float = 0.0,
+    partial_ci_high: float = 0.0,
+) -> str:
+    """The partial rule (:data:`PARTIAL`'s words) on one Spearman entry of a score with K_τ^err."""
+    if saturation is not None:
+        return bounded(saturation) or CANNOT_TELL
+    if not (ci_low > 0 or ci_high < 0):
+        return CANNOT_TELL
+    survives = (partial_ci_low > 0 or partial_ci_high < 0) and (partial_rho > 0) == (rho > 0)
+    return HOLDS if survives else FAILS
+
+
+def _read_partial(reading: Reading) -> dict[str, Any]:
+    saturation = reading.at("saturation", "k_err")
+    if saturation is not None:
+        return {"saturation": saturation}
+    entry = reading.at("spearman", reading.at("settings", "primary_score"), "k_err")
+    reading.copied("statistic", {"value": entry.get("rho")}, ("value",))
+    return {
+        key: reading.number("spearman", reading.at("settings", "primary_score"), "k_err", key)
+        for key in PARTIAL_NUMBERS
+    }
+
+
+PARTIAL = Rule(
+    "exp5.partial",
+    "holds when ρ(primary score, K_τ^err) and its partial ρ given ‖h(full)‖ both have 95 % CIs excluding 0 with the same "
+    "sign; fails when ρ's CI excludes 0 but the partial ρ's does not (the norm explains it); cannot tell when ρ's CI "
+    "covers 0; not judged when K_τ^err is saturated",
+    _read_partial,
+    decide_partial,
+    "the association of {score} with K_τ^err is not only the logit norm ‖h(full)‖",
+)
+RULES = {"measure": MEASURE.text, "seed_claim": SEED_CLAIM.text, "partial": PARTIAL.text}
+"""The rules' words, as analysis.json's settings record them."""
+
+
+def partial_decision(entry: Mapping[str, Any]) -> str:
+    """The partial rule on one Spearman entry (K_τ^err not saturated): each score's decision of ``partial_check``."""
+    return PARTIAL.decide_on({key: entry[key] for key in PARTIAL_NUMBERS})
+
+
 def _direction(measure: str, difference: dict[str, float]) -> str:
     positive = difference["mean"] > 0
     if measure.startswith(BREADTH_PREFIXES):
@@ -122,20 +233,12 @@ def _direction(measure: str, difference: dict[str, float]) -> str:
     return f"hard images sit at {'higher' if higher else 'lower'} orders"
 
 
-def _sensitivity(analysis: dict[str, Any], measure: str, decision: str, adjusted: dict[str, dict[str, float]]) -> str:
-    """How the other scores decide the same measure (they correlate with the primary score, so they are no replications)."""
+def _sensitivity(analysis: dict[str, Any], measure: str, decision: str) -> str:
+    """How the other scores decide the same measure (they correlate with the primary one, so they are no replications)."""
     primary = analysis["settings"]["primary_score"]
     rho = analysis["score_agreement"]["spearman"][primary]
     others = [score for score in analysis["scores"] if score != primary]
-    decisions = {
-        score: _decide(
-            measure,
-            analysis["quartiles"][score]["measures"][measure]["hard_minus_easy"],
-            adjusted[score][measure],
-            _equivalence(analysis, score).get(measure),
-        )
-        for score in others
-    }
+    decisions = {score: MEASURE.decide_on(measure_inputs(analysis, measure, score)) for score in others}
     differing = [f"{SCORE_LABELS[score]}: {other}" for score, other in decisions.items() if other != decision]
     span = f"ρ with {SCORE_LABELS[primary]} {min(rho[score] for score in others):.2f}–{max(rho[score] for score in others):.2f}"
     return f"sensitivity: the other {len(others)} difficulty scores ({span}) give the same decision" + (
@@ -164,147 +267,117 @@ def _saturation_note(analysis: dict[str, Any], measure: str) -> str:
     return note
 
 
-def measure_verdict(analysis: dict[str, Any], measure: str, adjusted: dict[str, dict[str, float]]) -> dict[str, Any]:
-    """The verdict on one measure (:data:`RULES` ``measure``)."""
+def measure_verdict(analysis: dict[str, Any], measure: str) -> dict[str, Any]:
+    """The verdict on one measure (:data:`MEASURE`)."""
     primary = analysis["settings"]["primary_score"]
     quartile = analysis["quartiles"][primary]["measures"][measure]
     effect = effect_from_stat("hard − easy", quartile["hard_minus_easy"], percent=measure.startswith("c_le3"))
+    parameters = {"alpha": ALPHA, "saturation_share": SATURATION_SHARE, "primary_score": primary}
+    if analysis["saturation"][measure] is not None:  # it cannot move, so neither the test nor the seed's number is read
+        return MEASURE.verdict(
+            f"{measure}.hard_minus_easy",
+            analysis,
+            _claim(measure, primary),
+            notes=[_saturation_note(analysis, measure)],
+            parameters=parameters,
+            effect=effect,
+        )
     seed_key = SEED_DIFFERENCES.get(measure)
     seed_value = (
         analysis["published"]["resnet18"][seed_key] if seed_key else (0.0 if _expected(measure) == "zero" else None)
     )
-    seed = seed_comparison(seed_value, effect) if seed_value is not None else None
-    common = {
-        "parameters": {"alpha": ALPHA, "saturation_share": SATURATION_SHARE, "primary_score": primary},
-        "effect": effect,
-    }
-    saturated = analysis["saturation"][measure]
-    if saturated is not None:  # it cannot move, so neither the test nor the seed's number is read
-        return verdict(
-            f"{measure}.hard_minus_easy",
-            _claim(measure, primary),
-            saturated["decision"],
-            RULES["measure"],
-            notes=[_saturation_note(analysis, measure)],
-            **common,
-        )
-    p_adjusted = adjusted[primary][measure]
+    adjusted = _adjusted(analysis, primary)
     equivalence = _equivalence(analysis, primary).get(measure)
-    decision = _decide(measure, quartile["hard_minus_easy"], p_adjusted, equivalence)
+    notes = []
     if equivalence is not None:
-        common["parameters"] = {
-            **common["parameters"],
-            "margin": equivalence["margin"],
-            "margin_sd_fraction": EQUIVALENCE_SD_FRACTION,
-            "tost_p": equivalence["p_value"],
-            "tost_p_adjusted": equivalence["p_adjusted"],
-            "p_beyond": equivalence["p_beyond"],
-            "tost_ci_low": equivalence["ci_low"],
-            "tost_ci_high": equivalence["ci_high"],
-        }
-    test = hypothesis_test(
-        "Mann–Whitney U, hard vs easy quartile",
-        quartile["mann_whitney_p"],
-        p_adjusted=p_adjusted,
-        correction="Holm",
-        family_size=len(adjusted[primary]),
-    )
-    notes = [_direction(measure, quartile["hard_minus_easy"])] if decision in (HOLDS, FAILS) else []
-    if equivalence is not None:
+        parameters.update(
+            margin=equivalence["margin"],
+            margin_sd_fraction=EQUIVALENCE_SD_FRACTION,
+            tost_p=equivalence["p_value"],
+            tost_p_adjusted=equivalence["p_adjusted"],
+            p_beyond=equivalence["p_beyond"],
+            tost_ci_low=equivalence["ci_low"],
+            tost_ci_high=equivalence["ci_high"],
+        )
         notes.append(
             f"equivalence margin ±{equivalence['margin']:.3g} ({EQUIVALENCE_SD_FRACTION:g} pooled SD): 90 % t-interval "
             f"[{equivalence['ci_low']:.3g}, {equivalence['ci_high']:.3g}], TOST Holm p = {equivalence['p_adjusted']:.3g}"
         )
-    return verdict(
+    return MEASURE.verdict(
         f"{measure}.hard_minus_easy",
+        analysis,
         _claim(measure, primary),
-        decision,
-        RULES["measure"],
-        test=test,
-        seed=seed,
-        notes=notes + [_sensitivity(analysis, measure, decision, adjusted)],
-        **common,
+        test=hypothesis_test(
+            "Mann–Whitney U, hard vs easy quartile",
+            quartile["mann_whitney_p"],
+            p_adjusted=adjusted[measure],
+            correction="Holm",
+            family_size=len(adjusted),
+        ),
+        seed=seed_comparison(seed_value, effect) if seed_value is not None else None,
+        notes=lambda decision: (
+            ([_direction(measure, quartile["hard_minus_easy"])] if decision in (HOLDS, FAILS) else [])
+            + notes
+            + [_sensitivity(analysis, measure, decision)]
+        ),
+        parameters=parameters,
+        effect=effect,
     )
 
 
 def seed_claim_verdict(analysis: dict[str, Any], measure_verdicts: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The seed's claim: difficulty broadens the support (N_eff^v, K_τ^err) without moving the orders (k̄, κ, C≤3)."""
-    families = analysis["published"]["resnet18"]["invariant_measures"]
-    parts = ["n_eff_vector", "k_err"] + [
-        f"{family}_{projection}" for family in families for projection in ("vector", "scalar")
-    ]
+    parts = _seed_claim_parts(analysis)
     decisions = [measure_verdicts[f"{name}.hard_minus_easy"]["decision"] for name in parts]
-    notes = ["; ".join(f"{measure_label(name)}: {decision}" for name, decision in zip(parts, decisions))]
-    decision = seed_claim_decision(decisions[:2], decisions[2:])
     failing = [measure_label(name) for name, part in zip(parts, decisions) if part == FAILS]
-    if failing and decision != FAILS:
-        notes.append(
-            f"partly contradicted: {', '.join(failing)} fails while other parts are undecided, so the claim as a whole "
-            "cannot be decided, but it does not hold as stated"
-        )
-    return verdict(
+    notes = ["; ".join(f"{measure_label(name)}: {decision}" for name, decision in zip(parts, decisions))]
+    return SEED_CLAIM.verdict(
         "seed_claim",
-        "the seed's claim — difficulty broadens the support (N_eff^v, K_τ^err larger on hard images) without "
-        "moving the orders (k̄, κ, C≤3)",
-        decision,
-        RULES["seed_claim"],
+        {**analysis, "verdicts": list(measure_verdicts.values())},  # the parts it reads, as the summary will hold them
         parameters={"failing_parts": failing},
-        notes=notes,
+        notes=lambda decision: (
+            notes
+            + (
+                [
+                    f"partly contradicted: {', '.join(failing)} fails while other parts are undecided, so the claim as a "
+                    "whole cannot be decided, but it does not hold as stated"
+                ]
+                if failing and decision != FAILS
+                else []
+            )
+        ),
     )
-
-
-def seed_claim_decision(breadth: list[str], invariance: list[str]) -> str:
-    """The seed-claim rule (:data:`RULES` ``seed_claim``) on the decisions of its two halves."""
-    if FAILS in breadth and FAILS in invariance and NON_FINITE not in breadth + invariance:
-        return FAILS
-    return parts_decision(breadth + invariance)
-
-
-def partial_decision(entry: dict[str, Any]) -> str:
-    """The partial rule (:data:`RULES` ``partial``) on one Spearman entry of a score with K_τ^err."""
-    if not np.isfinite([entry["ci_low"], entry["ci_high"], entry["partial_ci_low"], entry["partial_ci_high"]]).all():
-        return NON_FINITE
-    if not (entry["ci_low"] > 0 or entry["ci_high"] < 0):
-        return CANNOT_TELL
-    survives = (entry["partial_ci_low"] > 0 or entry["partial_ci_high"] < 0) and np.sign(
-        entry["partial_rho"]
-    ) == np.sign(entry["rho"])
-    return HOLDS if survives else FAILS
 
 
 def partial_verdict(analysis: dict[str, Any]) -> dict[str, Any]:
     """Does the primary score's association with K_τ^err survive controlling for ‖h(full)‖? (Other scores: a note.)"""
     primary = analysis["settings"]["primary_score"]
     entry = analysis["spearman"][primary]["k_err"]
-    claim = f"the association of {SCORE_LABELS[primary]} with K_τ^err is not only the logit norm ‖h(full)‖"
+    fields = {"score": SCORE_LABELS[primary]}
     if analysis["saturation"]["k_err"] is not None:
-        return verdict(
+        return PARTIAL.verdict(
             "k_err.partial",
-            claim,
-            analysis["saturation"]["k_err"]["decision"],
-            RULES["partial"],
+            analysis,
+            fields=fields,
             notes=["K_τ^err is saturated, so there is no association to explain"],
         )
-    statistic = {"name": "Spearman ρ", "value": entry["rho"]}
-    effect = {
-        "name": "partial ρ given ‖h(full)‖",
-        "value": entry["partial_rho"],
-        "ci_low": entry["partial_ci_low"],
-        "ci_high": entry["partial_ci_high"],
-        "confidence": 1 - ALPHA,
-    }
     others = [
         f"{SCORE_LABELS[score]}: {decision}"
         for score, decision in analysis["partial_check"].items()
         if score != primary
     ]
-    return verdict(
+    return PARTIAL.verdict(
         "k_err.partial",
-        claim,
-        analysis["partial_check"][primary],
-        RULES["partial"],
-        statistic=statistic,
-        effect=effect,
+        analysis,
+        fields=fields,
+        statistic={"name": "Spearman ρ", "value": entry["rho"]},
+        effect={
+            "name": "partial ρ given ‖h(full)‖",
+            "value": entry["partial_rho"],
+            "ci_low": entry["partial_ci_low"],
+            "ci_high": entry["partial_ci_high"],
+            "confidence": 1 - ALPHA,
+        },
         test=hypothesis_test("partial ρ t-test", entry["partial_p_value"]),
         notes=[f"ρ 95 % CI [{entry['ci_low']:.3g}, {entry['ci_high']:.3g}]", "sensitivity: " + "; ".join(others)],
     )
@@ -312,10 +385,8 @@ def partial_verdict(analysis: dict[str, Any]) -> dict[str, Any]:
 
 def verdicts(analysis: dict[str, Any]) -> list[dict[str, Any]]:
     """The verdicts block: every measure (headline ones first), the seed's claim, the partial check."""
-    adjusted = {score: _adjusted(analysis, score) for score in analysis["scores"]}
     ordered = analysis["headline_measures"] + [
         name for name in analysis["measures"] if name not in analysis["headline_measures"]
     ]
-    block = [measure_verdict(analysis, measure, adjusted) for measure in ordered]
-    measures = by_id(block)
-    return block + [seed_claim_verdict(analysis, measures), partial_verdict(analysis)]
+    block = [measure_verdict(analysis, measure) for measure in ordered]
+    return block + [seed_claim_verdict(analysis, by_id(block)), partial_verdict(analysis)]

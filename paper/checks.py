@@ -1,9 +1,9 @@
 """What the paper's readers check before they combine results files (tables, macros, figures).
 
-- :func:`check_verdicts` (the one checker, :mod:`experiment_1.report.verdict_check`): every stored verdict's
-  decision is a word of the closed vocabulary, none is drawn from or printed beside a non-finite number, and
-  every verdict of a known rule shape agrees with its rule re-derived from its own numbers (a block missing
-  them is refused). An edited verdict is refused with one line naming file and verdict, never printed as stored.
+- :func:`check_verdicts` (the one checker, :mod:`experiment_1.report.rules`) with the rules its experiment's record
+  declares: every stored verdict is what its rule's ``decide`` gives on the file's own numbers (an unknown id, another
+  rule's words or a missing number refused too). An edited verdict is refused with one line naming file and verdict,
+  never printed as stored.
 - :func:`check_one_network`: the sources of one paper are one network (arch, weights, the user
   network's hash) and, per sample-list file, one list content; otherwise the line says which differ.
 - :func:`figure_has_its_run`: a figure is included only while its folder still holds the results
@@ -19,6 +19,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import check_counts, check_identity, check_schema, read_json
 from experiment_1.report import check_verdicts
 from paper.committed_runs import check_inside
+from paper.experiments import rules_of
 
 RESULT_FILES = (
     "summary*.json",
@@ -107,5 +108,5 @@ def checked_json(path: Path) -> Any:
         check_schema(document, path, producer)
         check_identity(document, path, producer)
     check_counts(document, path, "rerun the step that wrote it")
-    check_verdicts(document, path)
+    check_verdicts(document, path, rules_of(document))
     return document

@@ -1,44 +1,53 @@
-"""The original study's headline claims against this project's verdicts: the claims table and the abstract's findings.
+"""The one claim renderer: the original study's claims against this project's verdicts, and every verdict, worded once.
 
-Question: for each of the six headline claims of the original study (its abstract, /work/shared/seeds) and its
-two depth claims, what does it report, what do we measure (network, N, CI), and what is the verdict?
-A :class:`Claim` names the record whose runs hold its verdicts and the verdict ids (``fnmatch`` patterns) in their
-``verdicts`` blocks; every committed run of that record (every network; trained networks only unless the claim is
-about any weights) gives one row per matching verdict entry (schema: experiment_1/report/verdicts.py), so networks
-that disagree each show their own row and the abstract splits its sentence by decision and network — never
-"confirmed" from one network while another contradicts. :func:`unreported` walks every committed summary and names
-each decided verdict about a claim that its rows or a headline text lack. A claim whose summaries carry no matching
-verdict yet is left out of both (never a placeholder); :func:`undecided` names them for the build log.
+Question: for each of the six headline claims of the original study (its abstract) and its two depth claims, what does
+it report, what do we measure (network, N, CI), and what is the verdict? A :class:`Claim` names the record whose runs
+hold its verdicts and the verdict ids (``fnmatch`` patterns); every committed run of that record (trained networks
+only unless the claim is about any weights) gives one row per matching verdict entry, so networks that disagree each
+show their own row, and runs that read the same are told apart by what differs (paper.wording). Each verdict is worded
+by :mod:`paper.wording` from its rule's declaration; a claim's one sentence (:func:`claim_sentence`) counts its
+verdicts by decision and names the networks of every decision but the commonest, and the paper's sentence names the
+verdicts it rests on. :func:`unreported` names each decided verdict a claims table lacks and each headline that lacks
+its claim's sentence. A claim whose summaries carry no matching verdict yet is left out (never a placeholder).
 
-Inputs: each record's ``primary`` summary (paper/experiments.py). Outputs: ``\\ClaimsTable`` (a longtable)
-and ``\\ClaimsAbstract`` (one sentence per decided claim) in paper/generated/claims.tex.
+Inputs: each record's committed summaries (paper/experiments.py). Outputs: the claims section of tables.md
+(:func:`claims_markdown`), the README's claim sentences (paper.headline), and paper/generated/claims.tex
+(``\\ClaimsTable``, ``\\ClaimsTableFull``, ``\\ClaimFinding<label>``) and verdicts.tex (``\\VerdictAppendix``, each
+record's ``\\VerdictPointer…`` and ``\\VerdictBody…``).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from experiment_1.network import native_input_size
-from experiment_1.report import format_number, format_percent, network_name, pretty_networks
+from experiment_1.report import ExperimentRecord, format_number, format_percent, pretty_networks
 from paper.checks import checked_json
 from paper.committed_runs import check_inside, committed_glob
-from paper.experiments import record_of
+from paper.experiments import RECORDS, record_of
 from paper.macros import follow
 from paper.render_latex import latex_text
-from paper.table_model import Table
+from paper.table_model import Block, Paragraph, Table
+from paper.wording import (
+    decision_phrase,
+    distinguishing_notes,
+    hypothesis_text,
+    network_label,
+    number_text,
+    run_facts,
+    why_text,
+)
 
 PUBLISHED = re.compile(r"\{([a-z0-9_./]+)(?:\|(percent))?\}")  # {published/resnet18/key} or {…|percent}
 
 
 @dataclass(frozen=True)
 class Claim:
-    """One headline claim of the original study and where its verdict lives."""
+    """One headline claim of the original study and where its verdicts live."""
 
     label: str
     """Its number in the claims table: 1 … 6 for the abstract's claims, D1/D2 for depth."""
@@ -51,15 +60,13 @@ class Claim:
     reported: str
     """What the original study reports: text with ``{published/resnet18/key}`` (``|percent``) taken from the run's
     summary (``reported_from``'s when given)."""
-    abstract: str = ""
-    """The claim as a short noun phrase for the abstract's sentence."""
+    short: str
+    """The claim as a short noun phrase, for its sentence."""
     reported_from: int | str | None = None
-    every_match: bool = False
-    """Many rows per run (3C: native and smooth of every network): the abstract names them without numbers."""
     any_weights: bool = False
     """The claim is about any weights (3C's theorem), so random-init runs are rows too; else trained networks only."""
     why: str = ""
-    """A regex choosing the notes (joined) that say why (default: the seed comparison, the test, else the first note)."""
+    """A regex choosing the notes that say why (default: the seed comparison, the test, else the first note)."""
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -69,7 +76,7 @@ CLAIMS: tuple[Claim, ...] = (
         1,
         ("naive.misses", "mobius.exact"),
         "naive-sum rel. error ≈ {published/resnet18/naive_sum_rel_error} (ResNet-18)",
-        abstract="that summing subnetworks does not reconstruct the network",
+        "that summing subnetworks does not reconstruct the network",
     ),
     Claim(
         "2",
@@ -77,7 +84,7 @@ CLAIMS: tuple[Claim, ...] = (
         2,
         ("middle_peak.vector",),
         "peak at order {published/resnet18/peak_order} (ResNet-18), {published/resnet34/peak_order} (ResNet-34)",
-        abstract="a middle-order peak of interaction mass with no low-order bias (Möbius basis)",
+        "a middle-order peak of interaction mass with no low-order bias (Möbius basis)",
         why=r"^per-image peak order|low-order bias",
     ),
     Claim(
@@ -87,7 +94,7 @@ CLAIMS: tuple[Claim, ...] = (
         ("peak.vector",),
         "peak at order {published/resnet18/peak_order} of L = 8 (ResNet-18), {published/resnet34/peak_order} of L = 16 "
         "(ResNet-34); subset counting peaks at L/2",
-        abstract="a peak shifted beyond subset counting's (Möbius basis)",
+        "a peak shifted beyond subset counting's (Möbius basis)",
     ),
     Claim(
         "3",
@@ -95,7 +102,7 @@ CLAIMS: tuple[Claim, ...] = (
         "3A/3B",
         ("migration.vector",),
         "κ = {published/resnet18/kappa_at_lambda_1} at λ = 1, {published/resnet18/kappa_at_lambda_0.1} at λ = 0.1",
-        abstract="a shift to low orders under residual scaling",
+        "a shift to low orders under residual scaling",
     ),
     Claim(
         "3′",
@@ -103,10 +110,9 @@ CLAIMS: tuple[Claim, ...] = (
         "3C",
         ("exp3c.*.lambda_k",),
         "slope k at order k (the theorem)",
-        every_match=True,
+        "the λ^k law in the small-λ limit",
         any_weights=True,
         why=r"^(holds|fails|cannot tell) at k",
-        abstract="the λ^k law in the small-λ limit",
     ),
     Claim(
         "4",
@@ -114,7 +120,7 @@ CLAIMS: tuple[Claim, ...] = (
         3,
         ("captured_energy.vector",),
         "Γ_64 ≈ {published/resnet18/captured_energy_at_64|percent} of 256 subsets (ResNet-18)",
-        abstract="concentration of the coefficients as high as reported",
+        "concentration of the coefficients as high as reported",
     ),
     Claim(
         "5",
@@ -122,7 +128,7 @@ CLAIMS: tuple[Claim, ...] = (
         4,
         ("seed_claim",),
         "1-NN {published/resnet18/nn_accuracy_scalar_k32|percent}, {published/resnet18/nn_accuracy_over_chance}× chance (scalar)",
-        abstract="class-aligned expert sets in the predicted-class projection only",
+        "class-aligned expert sets in the predicted-class projection only",
     ),
     Claim(
         "6",
@@ -130,7 +136,7 @@ CLAIMS: tuple[Claim, ...] = (
         5,
         ("seed_claim",),
         "N_eff^v hard − easy ≈ {published/resnet18/n_eff_vector_hard_minus_easy}",
-        abstract="difficulty broadening the support without moving the orders",
+        "difficulty broadening the support without moving the orders",
     ),
     Claim(
         "D1",
@@ -138,8 +144,8 @@ CLAIMS: tuple[Claim, ...] = (
         "depth",
         ("peak_order.depth.*",),
         "peak {published/resnet18/peak_order} → {published/resnet34/peak_order} (ResNet-18 → 34)",
+        "a peak order growing with depth",
         reported_from=2,
-        abstract="a peak order growing with depth",
         why="binomial null",
     ),
     Claim(
@@ -148,9 +154,8 @@ CLAIMS: tuple[Claim, ...] = (
         "depth",
         ("peak_minus_null.depth.*", "kappa_over_l.depth.*"),
         "not reported (the study compares raw peak orders)",
+        "a peak beyond the binomial null's growing with depth",
         reported_from=2,
-        abstract="a peak beyond the binomial null's growing with depth",
-        every_match=True,
     ),
     Claim(
         "D2",
@@ -158,84 +163,46 @@ CLAIMS: tuple[Claim, ...] = (
         "depth",
         ("preserving_fraction.depth.*",),
         "reported, without a number in the abstract",
+        "sparsity weakening with depth",
         reported_from=2,
-        abstract="sparsity weakening with depth",
     ),
 )
-
-DECISION_PHRASES = {
-    "holds": "confirmed",
-    "fails": "not confirmed",
-    "cannot tell": "not decided by these data",
-    "saturated": "untestable here (the measure is saturated)",
-    "constant": "untestable here (the measure is constant)",
-    "n/a — non-finite": "untestable here (a non-finite input)",
-    "unresolved": "unresolved (at the round-off floor)",
-    "consistent (post hoc)": "consistent, post hoc (a law fitted to the data that test it)",
-}
-WHY_CLAUSES = 2  # a note of many clauses is cut to its first two in the table's "why" cell
 
 
 @dataclass(frozen=True)
 class ClaimRow:
-    """One decided row of the claims table."""
+    """One verdict of a claim on one run."""
 
     claim: Claim
     reported: str
     network: str
+    """The run's network as a reader knows it (paper.wording.network_label)."""
+    variant: str
+    """What tells the verdict from the run's other verdicts about the claim (native, smooth), else ""."""
+    facts: str
+    """What tells the run from another that reads the same (`` (seed 1; λ ≥ 1.00e-04)``), else ""."""
     images: str
-    number: str
-    decision: str
-    tested: str
-    why: str
+    entry: dict[str, Any]
 
+    @property
+    def label(self) -> str:
+        return self.network + (f", {self.variant}" if self.variant else "") + self.facts
 
-def decision_phrase(decision: str) -> str:
-    """The abstract's words for a decision; a qualified one (``cannot tell (not converged)``) keeps its qualifier."""
-    base, _, qualifier = decision.partition(" (")
-    phrase = DECISION_PHRASES.get(decision) or DECISION_PHRASES.get(base, base)
-    return phrase + (f" ({qualifier}" if qualifier and decision not in DECISION_PHRASES else "")
+    @property
+    def decision(self) -> str:
+        return self.entry["decision"]
 
+    @property
+    def phrase(self) -> str:
+        return decision_phrase(self.decision, self.entry)
 
-def value_text(entry: dict[str, Any], value: float) -> str:
-    return format_percent(value) if entry.get("percent") else format_number(value)
+    @property
+    def number(self) -> str:
+        return pretty_networks(number_text(self.entry))
 
-
-def number_text(verdict: dict[str, Any]) -> str:
-    """The verdict's effect with its CI, else its statistic, in the inline language."""
-    effect, statistic = verdict.get("effect"), verdict.get("statistic")
-    if effect:
-        return (
-            f"{effect['name']}: {value_text(effect, effect['value'])} "
-            f"[{value_text(effect, effect['ci_low'])}, {value_text(effect, effect['ci_high'])}]"
-        )
-    if statistic:
-        return f"{statistic['name']}: {value_text(statistic, statistic['value'])}"
-    return "—"
-
-
-def why_text(claim: Claim, verdict: dict[str, Any]) -> str:
-    """One clause saying why: the chosen note, else the seed comparison, the test, the first note, or the rule's first clause."""
-    notes = [str(note) for note in verdict.get("notes", ())]
-    if claim.why:
-        chosen = [note for note in notes if re.search(claim.why, note)]
-        if chosen:
-            return "; ".join(chosen)
-    seed, test = verdict.get("seed"), verdict.get("test")
-    if seed:
-        reported = value_text(verdict.get("effect") or {}, seed["reported"])
-        return {"inside": f"our CI contains the reported {reported}"}.get(
-            seed["relation"], f"the reported {reported} lies {seed['relation']} our CI"
-        )
-    if test and test.get("p_value") is not None:
-        adjusted = test.get("p_adjusted")
-        return f"{test['name']}, p = {format_number(test['p_value'])}" + (
-            "" if adjusted is None else f" ({test.get('correction')}: {format_number(adjusted)})"
-        )
-    if notes:
-        clauses = notes[0].split("; ")
-        return "; ".join(clauses[:WHY_CLAUSES]) + ("; …" if len(clauses) > WHY_CLAUSES else "")
-    return verdict["rule"].split(";")[0]
+    @property
+    def why(self) -> str:
+        return pretty_networks(why_text(self.entry, self.claim.why))
 
 
 def reported_text(claim: Claim, summary: dict[str, Any]) -> str:
@@ -248,29 +215,6 @@ def reported_text(claim: Claim, summary: dict[str, Any]) -> str:
     return PUBLISHED.sub(fill, claim.reported)
 
 
-def input_size_note(config: dict[str, Any]) -> str:
-    """`` at 240 px`` for a network evaluated at another input size than it was trained at, else ""."""
-    size, native = config.get("input_size"), native_input_size(str(config["arch"]))
-    return f" at {size} px" if size is not None and native is not None and size != native else ""
-
-
-def _run_facts(summary: dict[str, Any], verdict: dict[str, Any]) -> tuple[str, str]:
-    """(network, N) of the run that decided ``verdict``; a paired comparison (depth) names its pair. A network evaluated
-    at another input size than it was trained at is named with it (``EfficientNet-Lite0 at 240 px``)."""
-    config = summary.get("config")
-    if isinstance(config, dict) and "arch" in config:
-        network = network_name(config["arch"], config.get("weights")) + input_size_note(config)
-        return network, str(summary.get("num_valid", "—"))
-    effect, statistic = verdict.get("effect") or {}, verdict.get("statistic") or {}
-    pair = " vs ".join(network_name(part.strip()) for part in reversed(str(effect.get("name", "—")).split("−")))
-    return pair, format_number(statistic["value"]) if "value" in statistic else "—"
-
-
-def matching(verdicts: list[dict[str, Any]], patterns: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Every entry whose id matches one of ``patterns``, in the block's order (none is dropped for another)."""
-    return [entry for entry in verdicts if any(fnmatchcase(entry["id"], pattern) for pattern in patterns)]
-
-
 def claim_runs(root: Path, claim: Claim) -> list[tuple[Path, dict[str, Any]]]:
     """Every committed run the claim is about: each summary of its record (every network), trained ones only unless the
     claim is about any weights; a summary of another experiment, or without a verdicts list, is skipped."""
@@ -281,17 +225,15 @@ def claim_runs(root: Path, claim: Claim) -> list[tuple[Path, dict[str, Any]]]:
         if "partial" in path.parts or not isinstance(summary, dict) or not isinstance(summary.get("verdicts"), list):
             continue
         config = summary.get("config") if isinstance(summary.get("config"), dict) else {}
-        if summary.get("experiment") != record.experiment or (
-            config.get("weights") == "random" and not claim.any_weights
-        ):
-            continue
-        runs.append((path, summary))
+        trained_only = config.get("weights") == "random" and not claim.any_weights
+        if summary.get("experiment") == record.experiment and not trained_only:
+            runs.append((path, summary))
     return runs
 
 
 def variants(ids: list[str]) -> list[str]:
-    """What tells matched verdicts apart: the dot-separated parts of their ids that differ (``exp3c.native.lambda_k``,
-    ``exp3c.smooth.lambda_k`` → native, smooth); empty for a single id."""
+    """What tells matched verdicts of one run apart: the dot-separated parts of their ids that differ
+    (``exp3c.native.lambda_k``, ``exp3c.smooth.lambda_k`` → native, smooth); empty for a single id."""
     parts = [verdict_id.split(".") for verdict_id in ids]
     if len(parts) < 2 or len({len(split) for split in parts}) != 1:
         return [""] * len(ids)
@@ -299,224 +241,195 @@ def variants(ids: list[str]) -> list[str]:
     return [" ".join(split[index].replace("_", " ") for index in differing) for split in parts]
 
 
+def claim_verdicts(summary: dict[str, Any], claim: Claim) -> list[tuple[dict[str, Any], str, str]]:
+    """(entry, network, variant) of each verdict of ``summary`` whose id matches one of the claim's, in the block's order
+    (none is dropped for another)."""
+    matched = [entry for entry in summary["verdicts"] if any(fnmatchcase(entry["id"], p) for p in claim.verdict_ids)]
+    return [
+        (entry, pretty_networks(network_label(summary, entry)), variant)
+        for entry, variant in zip(matched, variants([entry["id"] for entry in matched]))
+    ]
+
+
+def images_of(summary: dict[str, Any], entry: dict[str, Any]) -> str:
+    """N of the run; of a paired comparison (the depth ladder, no network of its own), its shared images."""
+    config = summary.get("config")
+    if isinstance(config, dict) and "arch" in config:
+        return str(summary.get("num_valid", "—"))
+    return format_number((entry.get("statistic") or {}).get("value"))
+
+
 def claim_rows(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[ClaimRow]:
-    """Every row, in the claims' order: per claim, each of its runs (:func:`claim_runs`) and each matching verdict."""
+    """Every row, in the claims' order: per claim, each of its runs (:func:`claim_runs`) and each matching verdict; a
+    run whose label reads as another's is told apart by what differs (:func:`paper.wording.distinguishing_notes`)."""
     rows = []
     for claim in claims:
-        published_source = root / record_of(claim.reported_from).primary if claim.reported_from is not None else None
+        source = root / record_of(claim.reported_from).primary if claim.reported_from is not None else None
+        found = []
         for _, summary in claim_runs(root, claim):
             published = (  # the original study's numbers: absent ("—") from a checkout without the run that carries them
-                checked_json(check_inside(published_source, root))
-                if published_source is not None and published_source.is_file()
-                else summary
+                checked_json(check_inside(source, root)) if source is not None and source.is_file() else summary
             )
-            matched = matching(summary["verdicts"], claim.verdict_ids)
-            for verdict, variant in zip(matched, variants([entry["id"] for entry in matched])):
-                network, images = _run_facts(summary, verdict)
-                rows.append(
-                    ClaimRow(
-                        claim,
-                        reported_text(claim, published) if "published" in published else "—",
-                        network + (f", {variant}" if variant else ""),
-                        images,
-                        pretty_networks(number_text(verdict)),
-                        verdict["decision"],
-                        verdict["claim"],
-                        pretty_networks(why_text(claim, verdict)),
-                    )
-                )
+            reported = reported_text(claim, published) if "published" in published or "{" not in claim.reported else "—"
+            for entry, network, variant in claim_verdicts(summary, claim):
+                row = ClaimRow(claim, reported, network, variant, "", images_of(summary, entry), entry)
+                found.append((run_facts(summary), row))
+        notes = distinguishing_notes(
+            [f"{row.label}, N = {row.images}" for _, row in found], [facts for facts, _ in found]
+        )
+        rows += [replace(row, facts=note) for (_, row), note in zip(found, notes)]
     return rows
 
 
+def claim_sentence(rows: list[ClaimRow], verdicts: bool = False) -> str:
+    """A claim's one sentence: its commonest decision counted over its rows (``confirmed on 2 of 4 networks``), every
+    other decision with the networks it was reached on; ``verdicts``: naming the verdict ids it rests on."""
+    claim = rows[0].claim
+    runs = list(dict.fromkeys(row.network + row.facts for row in rows))
+    networks = len({row.network for row in rows})
+    (common, count), *others = Counter(row.phrase for row in rows).most_common()
+
+    def named(phrase: str) -> str:
+        return f"{phrase} on " + ", ".join(dict.fromkeys(row.label for row in rows if row.phrase == phrase))
+
+    if not others:
+        unit = "networks" if networks == len(runs) else "runs"
+        said = f"{common} on {runs[0]}" if len(runs) == 1 else f"{common} on {len(runs)} of {len(runs)} {unit}"
+    else:
+        unit = "networks" if len(runs) == len(rows) == networks else "verdicts"
+        said = f"{common} on {count} of {len(rows)} {unit}" if count > 1 else named(common)
+        said += "".join(f"; {named(phrase)}" for phrase, _ in others)
+    patterns = ", ".join(f"`{pattern}`" for pattern in claim.verdict_ids)
+    plural = "s" if len(claim.verdict_ids) > 1 or "*" in patterns else ""
+    return f"Claim {claim.label}, {claim.short}: {said}" + (f" (verdict{plural} {patterns})" if verdicts else "") + "."
+
+
+def by_claim(rows: list[ClaimRow]) -> dict[str, list[ClaimRow]]:
+    """Claim label → its rows, in the claims' order."""
+    grouped: dict[str, list[ClaimRow]] = {}
+    for row in rows:
+        grouped.setdefault(row.claim.label, []).append(row)
+    return grouped
+
+
+def plain_sentences(rows: list[ClaimRow]) -> dict[str, str]:
+    """Claim label → its sentence (plain text), for every decided claim."""
+    return {label: claim_sentence(group) for label, group in by_claim(rows).items()}
+
+
 DECIDED = ("holds", "fails", "consistent (post hoc)")
-"""The decisions :func:`unreported` requires every table and headline to carry (a claim is decided by them)."""
+"""The decisions :func:`unreported` requires every claims table to carry (a claim is decided by them)."""
 
 
 def unreported(
     root: Path, rows: list[ClaimRow], headlines: dict[str, str], claims: tuple[Claim, ...] = CLAIMS
 ) -> list[str]:
-    """Each decided verdict about a claim, in any committed summary of its record, that its rows lack (claim label, network,
-    decision) or that a headline text lacks (the claim's sentence, :func:`plain_sentences`, saying that decision on that
-    network); one line each, naming the summary, the verdict and where it is missing."""
+    """Each decided verdict about a claim, in any committed summary of its record, that ``rows`` lack (claim label,
+    network, decision), and each headline text that lacks a claim's sentence as the committed verdicts give it; one line
+    each, naming the summary and the verdict, or the claim, and where it is missing."""
     missing = []
     for claim in claims:
         for path, summary in claim_runs(root, claim):
-            matched = matching(summary["verdicts"], claim.verdict_ids)
-            for verdict, variant in zip(matched, variants([entry["id"] for entry in matched])):
-                if verdict["decision"] not in DECIDED:
-                    continue
-                network = _run_facts(summary, verdict)[0] + (f", {variant}" if variant else "")
-                where = f"{path.relative_to(root).as_posix()}: {verdict['id']} ({verdict['decision']}, {network}), claim {claim.label}"
-                if not any(
-                    (row.claim.label, row.network, row.decision) == (claim.label, network, verdict["decision"])
-                    for row in rows
-                ):
-                    missing.append(f"{where}: not in the claims table")
-                for name, text in headlines.items():
-                    if not _said(text, claim, network, verdict["decision"]):
-                        missing.append(f"{where}: not in {name}")
+            for entry, network, variant in claim_verdicts(summary, claim):
+                decided = (claim.label, network, variant, entry["decision"])
+                if entry["decision"] in DECIDED and decided not in {
+                    (row.claim.label, row.network, row.variant, row.decision) for row in rows
+                }:
+                    where = network + (f", {variant}" if variant else "")
+                    missing.append(
+                        f"{path.relative_to(root).as_posix()}: {entry['id']} ({entry['decision']}, {where}), "
+                        f"claim {claim.label}: not in the claims table"
+                    )
+        current = claim_rows(root, (claim,))
+        for name, text in headlines.items():
+            if current and claim_sentence(current) not in text:
+                missing.append(f"claim {claim.label}: {name} lacks its sentence {claim_sentence(current)!r}")
     return missing
 
 
-def _said(text: str, claim: Claim, network: str, decision: str) -> bool:
-    """Whether ``text`` holds the claim's sentence with ``decision`` said on ``network``."""
-    prefix = f"Claim {claim.label}, {claim.abstract}: "
-    start = text.find(prefix)
-    if start < 0:
-        return False
-    end = text.find("Claim ", start + len(prefix))
-    sentence = text[start + len(prefix) : end if end >= 0 else len(text)]
-    phrase = decision_phrase(decision) + " on "
-    return any(part.startswith(phrase) and network in part[len(phrase) :] for part in sentence.split("; "))
-
-
-def undecided(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> list[str]:
-    """The labels of claims without a decided row (their summaries carry no matching verdict yet)."""
-    decided = {row.claim.label for row in claim_rows(root, claims)}
-    return [claim.label for claim in claims if claim.label not in decided]
-
-
-def claims_markdown_table(root: Path) -> list[Table]:
-    """The claims table for tables.md: one row per network and verdict, as in the paper's (:func:`table_tex`)."""
-    previous, lines = None, []
-    for row in claim_rows(root):
-        first, previous = row.claim.label != previous, row.claim.label
-        lines.append(
-            [
-                row.claim.label if first else "",
-                row.claim.statement if first else "",
-                row.reported if first else "",
-                f"{row.network}, N = {row.images}",
-                row.number,
-                f"**{row.decision}**",
-                row.why,
-            ]
-        )
-    header = [
-        "#",
-        "the original study's claim",
-        "it reports",
-        "here: network, N",
-        "our number [95 % CI]",
-        "verdict",
-        "why",
-    ]
-    return [Table(header, lines)]
-
-
-def table_tex(rows: list[ClaimRow]) -> str:
-    """The claims table as a longtable at footnote size (it may break across a page, never shrinks)."""
-    head = (
-        r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}"
-        "\n"
-        r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.03\linewidth}>{\raggedright\arraybackslash}p{0.19\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.13\linewidth}>{\raggedright\arraybackslash}p{0.18\linewidth}>{\raggedright\arraybackslash}p{0.1\linewidth}>{\raggedright\arraybackslash}p{0.14\linewidth}@{}}"
-        "\n"
-        r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this project's verdicts. "
-        r"Every row with its number and reason; generated from the verdict blocks of the committed summaries.}\label{tab:claimsfull}\\"
-        "\n"
-        r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endfirsthead"
-        "\n"
-        r"\toprule \# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why \\ \midrule\endhead"
-        "\n"
-        r"\bottomrule\endlastfoot"
-    )
-    lines = [head]
-    previous = None
-    for row in rows:
-        first = row.claim.label != previous
-        previous = row.claim.label
-        cells = [
-            latex_text(row.claim.label) if first else "",
-            latex_text(row.claim.statement) if first else "",
-            latex_text(row.reported) if first else "",
-            latex_text(f"{row.network}, N = {row.images}"),
-            latex_text(row.number),
-            r"\textbf{" + latex_text(row.decision) + "}",
-            latex_text(row.why),
+def claims_markdown(root: Path) -> list[Block]:
+    """The claims section of tables.md: per claim, its statement, what the original study reports and its sentence,
+    then one row per network and verdict with the number and the reason."""
+    blocks: list[Block] = []
+    for label, group in by_claim(claim_rows(root)).items():
+        claim = group[0].claim
+        said = claim_sentence(group).split(": ", 1)[1]
+        blocks += [
+            Paragraph(
+                f"**Claim {label}.** {claim.statement}. The original study reports {group[0].reported}. Here: {said}"
+            ),
+            Table(
+                ["network, N", "our number [95 % CI]", "verdict", "why"],
+                [[f"{row.label}, N = {row.images}", row.number, f"**{row.decision}**", row.why] for row in group],
+            ),
         ]
-        lines.append(" & ".join(cells) + r" \\")
-    lines.append(r"\end{longtable}\end{footnotesize}")
-    return "\n".join(lines)
+    return blocks
+
+
+def _longtable(columns: tuple[float, ...], header: str, lines: list[str], caption: str = "") -> str:
+    """A longtable (it may break across a page, never shrinks) of ragged-right columns, its header on every page."""
+    spec = "".join(rf">{{\raggedright\arraybackslash}}p{{{width}\linewidth}}" for width in columns)
+    head = rf"\toprule {header} \\ \midrule"
+    return "\n".join(
+        [
+            rf"\begin{{longtable}}{{@{{}}{spec}@{{}}}}",
+            *([caption + r"\\", head + r"\endfirsthead"] if caption else []),
+            head + r"\endhead",
+            r"\bottomrule\endlastfoot",
+            *lines,
+            r"\end{longtable}",
+        ]
+    )
+
+
+def footnotesize(body: str) -> str:
+    return rf"\begin{{footnotesize}}\setlength{{\tabcolsep}}{{3pt}}{body}\end{{footnotesize}}"
+
+
+CAPTION = (
+    r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this "
+    r"project's verdicts: per claim, one row per decision and the networks it was reached on. Generated from the "
+    r"verdict blocks of the committed summaries; the supplement gives every row's number and reason, and every "
+    r"verdict with its rule.}\label{tab:claims}"
+)
 
 
 def compact_table_tex(rows: list[ClaimRow]) -> str:
-    """The body's claims table: per claim, one row per decision, naming the networks (and their N) it was reached
-    on, so networks that disagree get rows of their own; the numbers and the reasons are in :func:`table_tex`'s
-    full table (the supplement)."""
-    head = (
-        r"\begin{footnotesize}\setlength{\tabcolsep}{3pt}"
-        "\n"
-        r"\begin{longtable}{@{}>{\raggedright\arraybackslash}p{0.04\linewidth}>{\raggedright\arraybackslash}p{0.30\linewidth}>{\raggedright\arraybackslash}p{0.16\linewidth}>{\raggedright\arraybackslash}p{0.14\linewidth}>{\raggedright\arraybackslash}p{0.28\linewidth}@{}}"
-        "\n"
-        r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this "
-        r"project's verdicts: per claim, one row per decision and the networks it was reached on. Generated from the "
-        r"verdict blocks of the committed summaries; the supplement gives every row's number and reason, and every "
-        r"verdict with its rule.}\label{tab:claims}\\"
-        "\n"
-        r"\toprule \# & the original study's claim & it reports & verdict & on (network, $N$) \\ \midrule\endfirsthead"
-        "\n"
-        r"\toprule \# & the original study's claim & it reports & verdict & on (network, $N$) \\ \midrule\endhead"
-        "\n"
-        r"\bottomrule\endlastfoot"
-    )
-    lines = [head]
-    for label in dict.fromkeys(row.claim.label for row in rows):
-        group = [row for row in rows if row.claim.label == label]
-        by_decision: dict[str, list[str]] = {}
-        for row in group:
-            where = by_decision.setdefault(row.decision, [])
-            name = f"{pretty_networks(row.network.split(',')[0])}, N = {row.images}"
-            if name not in where:
-                where.append(name)
-        for index, (decision, where) in enumerate(by_decision.items()):
-            cells = [
-                latex_text(label) if index == 0 else "",
-                latex_text(group[0].claim.statement) if index == 0 else "",
-                latex_text(group[0].reported) if index == 0 else "",
-                r"\textbf{" + latex_text(decision) + "}",
-                latex_text("; ".join(where)),
-            ]
+    """The body's claims table: per claim, one row per decision naming the networks (and N) it was reached on —
+    replications of one network counted (``(4 runs)``) —; the numbers and reasons are in :func:`full_table_tex`."""
+    lines = []
+    for label, group in by_claim(rows).items():
+        decisions: dict[str, dict[tuple[str, str], None]] = {}
+        for row in group:  # each run once (a run may hold several verdicts about the claim)
+            decisions.setdefault(row.decision, {})[(f"{row.network}, N = {row.images}", row.facts)] = None
+        for index, (decision, where) in enumerate(decisions.items()):
+            counts = Counter(name for name, _ in where)
+            named = "; ".join(name if count == 1 else f"{name} ({count} runs)" for name, count in counts.items())
+            first = [latex_text(cell) for cell in (label, group[0].claim.statement, group[0].reported)]
+            cells = [*(first if index == 0 else ["", "", ""]), rf"\textbf{{{latex_text(decision)}}}", latex_text(named)]
             lines.append(" & ".join(cells) + r" \\")
-    lines.append(r"\end{longtable}\end{footnotesize}")
-    return "\n".join(lines)
+    header = r"\# & the original study's claim & it reports & verdict & on (network, $N$)"
+    return footnotesize(_longtable((0.04, 0.30, 0.16, 0.14, 0.28), header, lines, CAPTION))
 
 
-def counted(names: Iterable[str]) -> list[str]:
-    """Each name once, in order, with ``(n runs)`` where n > 1 runs read the same (``ResNet-18 (random init) (4 runs)``)."""
-    counts = Counter(names)
-    return [name if count == 1 else f"{name} ({count} runs)" for name, count in counts.items()]
-
-
-def plain_sentences(rows: list[ClaimRow]) -> dict[str, str]:
-    """Claim label → its sentence (plain text): the claim, then each decision with the networks (and numbers) it holds on."""
-    sentences = {}
-    for label in dict.fromkeys(row.claim.label for row in rows):
-        group = [row for row in rows if row.claim.label == label]
-        by_decision: dict[str, list[ClaimRow]] = {}
-        for row in group:
-            by_decision.setdefault(row.decision, []).append(row)
-        parts = "; ".join(
-            f"{decision_phrase(decision)} on "
-            + ", ".join(
-                counted(
-                    row.network + ("" if row.number == "—" or row.claim.every_match else f" ({row.number})")
-                    for row in members
-                )
-            )
-            for decision, members in by_decision.items()
-        )
-        sentences[label] = f"Claim {label}, {group[0].claim.abstract}: {parts}."
-    return sentences
-
-
-def claim_sentences(rows: list[ClaimRow]) -> dict[str, str]:
-    """Claim label → its sentence (LaTeX), :func:`plain_sentences` escaped."""
-    return {label: latex_text(sentence) for label, sentence in plain_sentences(rows).items()}
-
-
-def abstract_tex(rows: list[ClaimRow]) -> str:
-    """One sentence per decided claim, in the claims' order."""
-    return " ".join(claim_sentences(rows).values())
+def full_table_tex(rows: list[ClaimRow]) -> str:
+    """The supplement's claims table: every row with its number and reason."""
+    lines = []
+    for label, group in by_claim(rows).items():
+        for index, row in enumerate(group):
+            first = [latex_text(cell) for cell in (label, row.claim.statement, row.reported)]
+            cells = [latex_text(text) for text in (f"{row.label}, N = {row.images}", row.number)]
+            cells += [rf"\textbf{{{latex_text(row.decision)}}}", latex_text(row.why)]
+            lines.append(" & ".join([*(first if index == 0 else ["", "", ""]), *cells]) + r" \\")
+    header = (
+        r"\# & the original study's claim & it reports & here: network, $N$ & our number [95\,\% CI] & verdict & why"
+    )
+    caption = (
+        r"\caption{The original study's headline claims (1--6, its abstract) and depth claims (D1, D2) against this "
+        r"project's verdicts. Every row with its number and reason; generated from the verdict blocks of the committed "
+        r"summaries.}\label{tab:claimsfull}"
+    )
+    return footnotesize(_longtable((0.03, 0.19, 0.13, 0.13, 0.18, 0.1, 0.14), header, lines, caption))
 
 
 LABEL_WORDS = {"1": "One", "2": "Two", "3": "Three", "4": "Four", "5": "Five", "6": "Six", "D": "D", "′": "Prime"}
@@ -527,28 +440,89 @@ def label_macro(label: str) -> str:
     return "ClaimFinding" + "".join(LABEL_WORDS[char] for char in label)
 
 
-def findings_tex(rows: list[ClaimRow], claims: tuple[Claim, ...] = CLAIMS) -> str:
-    """``\\ClaimFinding<label>`` per claim: a results section's paragraph against the original study, from its
-    verdict (empty while the claim's summary has no verdict, so a section never prints a placeholder)."""
-    sentences = claim_sentences(rows)
-    lines = []
-    for claim in claims:
-        body = (
-            ""
-            if claim.label not in sentences
-            else (rf"\paragraph{{Against the original study (Table~\ref{{tab:claims}}).}} {sentences[claim.label]}")
-        )
-        lines.append(rf"\newcommand{{\{label_macro(claim.label)}}}{{{body}}}")
-    return "\n".join(lines)
-
-
 def claims_tex(root: Path, claims: tuple[Claim, ...] = CLAIMS) -> str:
-    """The whole of paper/generated/claims.tex."""
+    """The whole of paper/generated/claims.tex: both claims tables and ``\\ClaimFinding<label>`` per claim — a results
+    section's paragraph against the original study, the claim's sentence naming its verdicts (empty while the claim's
+    summaries have no verdict, so a section never prints a placeholder)."""
     rows = claim_rows(root, claims)
+    grouped = by_claim(rows)
+    findings = [
+        rf"\newcommand{{\{label_macro(claim.label)}}}{{"
+        + (
+            r"\paragraph{Against the original study (Table~\ref{tab:claims}).} "
+            + latex_text(claim_sentence(grouped[claim.label], verdicts=True))
+            if claim.label in grouped
+            else ""
+        )
+        + "}"
+        for claim in claims
+    ]
     return (
         "% Generated by `python -m paper.make_tables` from the summaries' verdicts blocks (paper/claims.py); do not edit by hand.\n"
         f"\\newcommand{{\\ClaimsTable}}{{{compact_table_tex(rows)}}}\n"
-        f"\\newcommand{{\\ClaimsTableFull}}{{{table_tex(rows)}}}\n"
-        f"\\newcommand{{\\ClaimsAbstract}}{{{abstract_tex(rows)}}}\n"
-        f"{findings_tex(rows)}\n"
+        f"\\newcommand{{\\ClaimsTableFull}}{{{full_table_tex(rows)}}}\n" + "\n".join(findings) + "\n"
     )
+
+
+def verdicts_body(summary: dict[str, Any]) -> str:
+    """One run's verdicts as a longtable — claim, effect or statistic, test, decision, the number of its rule — and its
+    rules, each stated once; "" when the summary has no verdicts list."""
+    verdicts = summary.get("verdicts")
+    if not isinstance(verdicts, list) or not verdicts:
+        return ""
+    rules = list(dict.fromkeys(entry["rule"] for entry in verdicts))
+    lines = [
+        " & ".join(
+            latex_text(pretty_networks(text)) for text in (entry["claim"], number_text(entry), hypothesis_text(entry))
+        )
+        + rf" & \textbf{{{latex_text(entry['decision'])}}} & {rules.index(entry['rule']) + 1} \\"
+        for entry in verdicts
+    ]
+    header = r"claim & effect or statistic [95\,\% CI] & test & decision & rule"
+    table = _longtable((0.33, 0.3, 0.17, 0.11, 0.04), header, lines)
+    listed = "\n".join(rf"\item {latex_text(rule)}" for rule in rules)
+    return (
+        table
+        + "\n"
+        + r"\noindent Rules:\nopagebreak\begin{enumerate}\setlength{\itemsep}{0pt}"
+        + f"\n{listed}\n\\end{{enumerate}}"
+    )
+
+
+def record_runs(root: Path, record: ExperimentRecord) -> list[tuple[Path, dict[str, Any]]]:
+    return [(path, checked_json(path)) for path in committed_glob(root, record.primary)]
+
+
+def verdicts_tex(root: Path, records: tuple[ExperimentRecord, ...] = RECORDS) -> str:
+    """The whole of paper/generated/verdicts.tex: ``\\VerdictAppendix`` (a subsection per record whose paper runs carry
+    verdicts, a compact table per run), and per record ``\\VerdictPointer…`` (the sentence a results section ends with:
+    where its verdicts are) and ``\\VerdictBody…`` (its paper run's table, for a section whose result is its verdicts)."""
+    parts, pointers, bodies = [], [], []
+    for record in records:
+        runs = [(summary, body) for _, summary in record_runs(root, record) if (body := verdicts_body(summary))]
+        if runs:
+            parts.append(rf"\subsection{{{latex_text(record.title)}}}\label{{app:verdicts-{record.macro}}}")
+        for summary, body in runs:
+            config = summary.get("config") if isinstance(summary.get("config"), dict) else {}
+            heading = (
+                f"{network_label(summary)}, N = {summary.get('num_valid', '—')}"
+                if "arch" in config
+                else "the depth ladder (paired images of each step)"
+            )
+            parts.append(rf"\paragraph{{{latex_text(heading)}.}}" + f"\n{footnotesize(body)}")
+        pointer = (
+            rf"Every verdict of this section, with its decision rule, is listed in the supplement, Section~\ref{{S-app:verdicts-{record.macro}}}."
+            if runs
+            else ""
+        )
+        pointers.append(rf"\newcommand{{\VerdictPointer{record.macro}}}{{{pointer}}}")
+        bodies.append(rf"\newcommand{{\VerdictBody{record.macro}}}{{{footnotesize(runs[0][1]) if runs else ''}}}")
+    lines = [
+        "% Generated by `python -m paper.make_tables` from the summaries' verdicts blocks (paper/claims.py); do not edit by hand.",
+        *pointers,
+        *bodies,
+        r"\newcommand{\VerdictAppendix}{%",
+        *parts,
+        "}",
+    ]
+    return "\n".join(lines) + "\n"

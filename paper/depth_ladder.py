@@ -21,20 +21,9 @@ same sample list; :func:`paired_difference`), deeper minus shallower:
   full network's top-1 class at every larger grid K (:func:`preserving_fraction`); weaker sparsity
   means a larger fraction.
 
-Rule (:func:`paired_verdict`): the mean paired difference with a 95 % bootstrap CI and an exact
-two-sided sign test; the claim holds when the CI lies above 0 and the sign test's p < 0.05, fails
-when the CI lies below 0 and p < 0.05, and otherwise the data cannot tell — with fewer than six
-shared images no sign test can reach p < 0.05, so few images give "cannot tell", never a verdict
-from a collapsed bootstrap CI. Bounds (the preserving fraction cannot exceed 1): when the shallower
-network already sits at the bound on ≥ 90 % of its images, the measure cannot move in the claimed
-direction and the claim is "saturated"; when the deeper one does, the measure is censored there (every image where the
-shallower network is below the bound counts as up, so the test would read the shallower network alone) and the claim is
-"saturated" too, its note naming the censoring. The width control (two rungs of equal L, the wider minus the narrower)
-and the resolution control (the shallower network at the deeper one's input size, ``depth_analysis(control=…)``) are
-"no change" claims: equivalence within ±margin by two one-sided t-tests (TOST, :func:`experiment_1.report.tost`), the
-margin :data:`DEPTH_MARGIN_FRACTION` of the depth effect of the same measure on the same images (holds: the 90 %
-t-interval inside ±margin; fails: wholly beyond it; else cannot tell; saturated where a network sits at the bound) —
-a small but consistent shift inside the margin does not contradict it, and a note says so. The resolution control
+The rules (:mod:`paper.depth_verdicts`): a depth step by the paired difference and its sign test, a width or
+resolution step ("no change") by equivalence within a fraction of the depth effect; saturated where a network sits at
+the measure's bound. The resolution control
 also re-judges each depth claim at one input size (``<measure>.depth_at_input.*``). The trunk-removed preserving
 fraction (Experiment 3's ``trunk_removed_vector`` source, where a run has it) is judged like the preserving fraction. Every depth and width claim names the
 input resolution of both networks (EfficientNet-Lite0/1/2 run at 224, 240 and 260 px), which changes
@@ -54,31 +43,21 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import load_run_arrays, name_from_file, read_json
 from experiment_1.report import (
     ALPHA,
-    CANNOT_TELL,
-    EQUIVALENCE_RULE,
-    FAILS,
-    HOLDS,
-    SATURATED,
     SATURATION_SHARE,
-    TOST_NAME,
     bootstrap_mean_ci,
-    decide_equivalence,
-    effect_from_stat,
-    equivalence_margin,
-    hypothesis_test,
     saturation,
-    tost,
-    verdict,
+)
+from paper.depth_verdicts import (
+    DEPTH_MARGIN_FRACTION,
+    MIN_PAIRED_IMAGES,
+    equivalence_block,
+    equivalence_verdict,
+    paired_verdict,
 )
 
 QUESTION = "Do the interaction statistics move with depth (and not with width), as the paper claims?"
 GAMMA_FRACTIONS = (1 / 8, 1 / 4, 1 / 2)
 AGREEMENT_TARGET = 0.9
-MIN_PAIRED_IMAGES = 6  # the smallest n at which an exact two-sided sign test can reach p < 0.05 (2 / 2^6 = 0.031)
-# "no change" (a width step at equal L, a change of input resolution at equal L) is equivalence within ±margin by TOST, the
-# margin this fraction of the depth effect it must be told apart from (the same measure's mean paired depth difference on
-# the same images): a step inside it moves the measure by under a quarter of what depth does (README, Equivalence margins)
-DEPTH_MARGIN_FRACTION = 0.25
 SPECTRUM_MEASURES = ("peak_order", "peak_minus_null", "kappa_over_l")
 TRUNK_REMOVED_SOURCE = "trunk_removed_vector"  # experiment_3.topk.TRUNK_REMOVED (paper/ reads the arrays by name)
 
@@ -330,133 +309,23 @@ def _saturated(values: np.ndarray, bound: float | None) -> dict[str, Any] | None
     return diagnosis if diagnosis is not None and diagnosis["at"] == "bound" else None
 
 
-def paired_verdict(
-    verdict_id: str,
-    claim: str,
-    paired: dict[str, Any],
-    effect_name: str,
-    saturated: list[str],
-    notes: list[str] | None = None,
-) -> dict[str, Any]:
-    """One "grows with depth" claim on a paired difference (see the module docstring for the rule); ``saturated``: why the
-    measure cannot be compared (a network at its bound; empty when it can)."""
-    effect = effect_from_stat(effect_name, paired["difference"])
-    test = hypothesis_test("exact two-sided sign test", paired["sign_test_p"])
-    low, high, count = effect["ci_low"], effect["ci_high"], paired["num_finite"]
-    enough = count >= MIN_PAIRED_IMAGES
-    if saturated:
-        decision = SATURATED
-    elif enough and paired["sign_test_p"] < ALPHA and low > 0:
-        decision = HOLDS
-    elif enough and paired["sign_test_p"] < ALPHA and high < 0:
-        decision = FAILS
-    else:
-        decision = CANNOT_TELL
-    rule = (
-        f"holds when the 95 % CI of the paired difference lies above 0 and the exact sign test gives p < {ALPHA:g} "
-        f"(at least {MIN_PAIRED_IMAGES} shared images); fails when the CI lies below 0 with p < {ALPHA:g}; otherwise cannot tell; "
-        "saturated when either network's measure sits at its bound on ≥ 90 % of images (the shallower: it cannot move; "
-        "the deeper: censored, the test would read only how often the shallower sits below the bound)"
-    )
-    all_notes = [
-        f"{count} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied"
-    ] + list(notes or [])
-    all_notes += saturated
-    if 0 < count < MIN_PAIRED_IMAGES:
-        all_notes.append(
-            f"fewer than {MIN_PAIRED_IMAGES} shared images: no sign test can reach p < {ALPHA:g}, so the data cannot decide"
-        )
-    return verdict(
-        verdict_id,
-        claim,
-        decision,
-        rule,
-        parameters={"alpha": ALPHA, "min_paired_images": MIN_PAIRED_IMAGES},
-        statistic={"name": "shared images", "value": count},
-        effect=effect,
-        test=test,
-        notes=all_notes,
-    )
-
-
-def equivalence_verdict(
-    verdict_id: str,
-    claim: str,
-    differences: np.ndarray,
-    paired: dict[str, Any],
-    reference: dict[str, Any] | None,
-    effect_name: str,
-    saturated: list[str],
-    notes: list[str],
-) -> dict[str, Any]:
-    """A "no change" claim (a width step, a change of input resolution) on paired per-image ``differences``: equivalence
-    within ±margin by TOST (:data:`EQUIVALENCE_RULE`), the margin :data:`DEPTH_MARGIN_FRACTION` of the ``reference``
-    depth comparison's mean (the effect it must be told apart from); cannot tell without one; saturated when a network
-    sits at the measure's bound on ≥ 90 % of images."""
-    depth_effect = None if reference is None else reference["difference"]["mean"]
-    margin = None if depth_effect is None else equivalence_margin(depth_effect, DEPTH_MARGIN_FRACTION)
-    result = tost(differences, 0.0 if margin is None else margin)
-    effect = {
-        "name": effect_name,
-        "value": result["mean"],
-        "ci_low": result["ci_low"],
-        "ci_high": result["ci_high"],
-        "confidence": result["confidence"],
-        "interval": "t-interval (the TOST's)",
-    }
-    if saturated:
-        decision = SATURATED
-    elif margin is None or margin == 0:
-        decision = CANNOT_TELL
-    else:
-        decision = decide_equivalence(result)
-    all_notes = [
-        f"{paired['num_finite']} shared image(s): {paired['positive']} up, {paired['negative']} down, {paired['ties']} tied "
-        f"(sign test p = {paired['sign_test_p']:.3g}; 95 % bootstrap CI [{paired['difference']['ci_low']:.3g}, "
-        f"{paired['difference']['ci_high']:.3g}])"
-    ] + notes
-    if margin is None:
-        all_notes.append("no depth comparison of this measure to size the margin: cannot tell")
-    else:
-        all_notes.append(
-            f"margin ±{margin:.3g} = {DEPTH_MARGIN_FRACTION:g} × the depth effect {depth_effect:+.3g} "
-            f"({reference['from']} → {reference['to']}, same images)"
-        )
-        if decision == HOLDS and paired["sign_test_p"] < ALPHA:
-            all_notes.append(
-                "a consistent shift inside the margin: the step moves the measure (sign test p < α), by less than "
-                f"{DEPTH_MARGIN_FRACTION:.0%} of the depth effect"
-            )
-    all_notes += saturated
-    return verdict(
-        verdict_id,
-        claim,
-        decision,
-        EQUIVALENCE_RULE
-        + "; the margin is a fixed fraction of the depth effect; saturated when either network sits at "
-        "the measure's bound on ≥ 90 % of images",
-        parameters={
-            "alpha": ALPHA,
-            "margin": margin,
-            "margin_fraction": DEPTH_MARGIN_FRACTION,
-            "depth_effect": depth_effect,
-            "p_beyond": result["p_beyond"],
-        },
-        statistic={"name": "shared images", "value": result["n"]},
-        effect=effect,
-        test=hypothesis_test(TOST_NAME, result["p_value"]),
-        notes=all_notes,
-    )
-
-
-def _comparison(measure: str, shallow: Rung, deep: Rung, seed: int) -> dict[str, Any] | None:
-    """The paired difference of ``measure`` between two rungs, or ``None`` when they share no sample list or lack it."""
+def _comparison(measure: str, shallow: Rung, deep: Rung, seed: int, kind: str) -> dict[str, Any] | None:
+    """The paired difference of ``measure`` between two rungs, with each rung's share at the measure's bound, or ``None``
+    when they share no sample list or lack it."""
     first, second = per_image_measures(shallow).get(measure), per_image_measures(deep).get(measure)
     summary = "spectrum" if measure in SPECTRUM_MEASURES else "topk"
     same_list = _sample_list(getattr(shallow, summary)) == _sample_list(getattr(deep, summary))
     if first is None or second is None or not same_list:
         return None
-    return {"from": _name(shallow), "to": _name(deep), "measure": measure, **paired_difference(first, second, seed)}
+    at_bound = [_bound(measure, rung, CLAIMS[measure][2]) for rung in (shallow, deep)]
+    return {
+        "from": _name(shallow),
+        "to": _name(deep),
+        "measure": measure,
+        **paired_difference(first, second, seed),
+        "kind": kind,
+        "at_bound": [None if at is None else {"value": at["value"], "share": at["share"]} for at in at_bound],
+    }
 
 
 def _differences(measure: str, shallow: Rung, deep: Rung) -> np.ndarray:
@@ -542,22 +411,23 @@ def _width_verdict(
     measure: str, first: Rung, second: Rung, depth: dict[int, dict[str, Any]], seed: int
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     claim, effect_name, bound = CLAIMS[measure]
-    paired = _comparison(measure, first, second, seed)
+    paired = _comparison(measure, first, second, seed, "width")
     if paired is None:
         return None, None
+    reference = depth.get(first.num_blocks)
+    paired["equivalence"] = equivalence_block(_differences(measure, first, second), reference)
     entry = equivalence_verdict(
         f"{measure}.width.{_name(first)}-{_name(second)}",
         f"at equal depth (L = {first.num_blocks}), {second.arch} (wider; input {_resolution(first)} → "
         f"{_resolution(second)}) moves {effect_name} by less than {DEPTH_MARGIN_FRACTION:.0%} of the depth effect",
-        _differences(measure, first, second),
         paired,
-        depth.get(first.num_blocks),
         f"{_name(second)} − {_name(first)}",
         _at_bound_notes(measure, [first, second], bound),
         [
             f"width step at L = {first.num_blocks} ({first.arch} → {second.arch}); the input resolution changes with it "
             f"({_resolution(first)} → {_resolution(second)}), so width and resolution are not separated"
         ],
+        reference,
     )
     return paired, entry
 
@@ -566,7 +436,7 @@ def _depth_verdict(
     measure: str, first: Rung, second: Rung, paired: dict[str, Any], width: dict[int, Any], kind: str
 ) -> dict[str, Any]:
     claim, effect_name, bound = CLAIMS[measure]
-    at_bound = [_bound(measure, rung, bound) for rung in (first, second)]
+    at_bound = paired["at_bound"]
     saturated = []
     if at_bound[0] is not None:
         saturated.append(
@@ -626,28 +496,29 @@ def _resolution_verdicts(
     deeper = next((rung for rung in rungs if (rung.num_blocks or 0) > (base.num_blocks or 0)), None)
     comparisons, verdicts = [], []
     claim, effect_name, bound = CLAIMS[measure]
-    paired = _comparison(measure, base, control, seed)
+    paired = _comparison(measure, base, control, seed, "resolution")
     if paired is not None:
-        comparisons.append({**paired, "kind": "resolution"})
+        reference = depth.get(deeper.num_blocks) if deeper is not None else None
+        paired["equivalence"] = equivalence_block(_differences(measure, base, control), reference)
+        comparisons.append(paired)
         verdicts.append(
             equivalence_verdict(
                 f"{measure}.resolution.{_name(base)}-{_name(control)}",
                 f"at equal depth (L = {base.num_blocks}), {base.arch} at {_resolution(control)} instead of "
                 f"{_resolution(base)} moves {effect_name} by less than {DEPTH_MARGIN_FRACTION:.0%} of the depth effect",
-                _differences(measure, base, control),
                 paired,
-                depth.get(deeper.num_blocks) if deeper is not None else None,
                 f"{_name(control)} − {_name(base)}",
                 _at_bound_notes(measure, [base, control], bound),
                 [
                     f"resolution control: the same network and images, input {_resolution(base)} → {_resolution(control)}"
                 ],
+                reference,
             )
         )
     if deeper is not None:
-        step = _comparison(measure, control, deeper, seed)
+        step = _comparison(measure, control, deeper, seed, "depth_at_input")
         if step is not None:
-            comparisons.append({**step, "kind": "depth_at_input"})
+            comparisons.append(step)
             verdicts.append(_depth_verdict(measure, control, deeper, step, {}, "depth_at_input"))
     return comparisons, verdicts
 
@@ -670,7 +541,7 @@ def depth_analysis(rungs: list[Rung], seed: int = 0, control: Rung | None = None
         for first, second in steps:
             if first.num_blocks is None or second.num_blocks is None or second.num_blocks <= first.num_blocks:
                 continue
-            paired = _comparison(measure, first, second, seed)
+            paired = _comparison(measure, first, second, seed, "depth")
             if paired is not None:
                 depth[second.num_blocks] = paired
                 depth_steps.append((first, second, paired))
@@ -679,11 +550,11 @@ def depth_analysis(rungs: list[Rung], seed: int = 0, control: Rung | None = None
             if first.num_blocks is not None and first.num_blocks == second.num_blocks:
                 paired, entry = _width_verdict(measure, first, second, depth, seed)
                 if paired is not None:
-                    comparisons.append({**paired, "kind": "width"})
+                    comparisons.append(paired)
                     width[first.num_blocks] = paired
                     width_verdicts.append(entry)
         for first, second, paired in depth_steps:
-            comparisons.append({**paired, "kind": "depth"})
+            comparisons.append(paired)
             verdicts.append(_depth_verdict(measure, first, second, paired, width, "depth"))
         verdicts += width_verdicts  # each claim's depth verdicts, then its width controls
         if control is not None:

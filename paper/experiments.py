@@ -1,14 +1,21 @@
 """Every experiment's record, in the paper's order: the one list paper/ iterates (single_pass, resummarize,
-make_tables, verdict_text, macros, figures, claims). Each record is declared in its experiment's ``record.py``."""
+make_tables, tables, macros, figures, claims). Each record is declared in its experiment's ``record.py``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from experiment_1.record import RECORDS as EXPERIMENT_1
-from experiment_1.report import ExperimentRecord
+from experiment_1.record import VERDICTS as EXPERIMENT_1_VERDICTS
+from experiment_1.report import ExperimentRecord, VerdictTable
 from experiment_2.record import RECORDS as EXPERIMENT_2
+from experiment_2.record import VERDICTS as EXPERIMENT_2_VERDICTS
 from experiment_3.record import RECORDS as EXPERIMENT_3
+from experiment_3.record import VERDICTS as EXPERIMENT_3_VERDICTS
 from experiment_4.record import RECORDS as EXPERIMENT_4
+from experiment_4.record import VERDICTS as EXPERIMENT_4_VERDICTS
 from experiment_5.record import RECORDS as EXPERIMENT_5
+from experiment_5.record import VERDICTS as EXPERIMENT_5_VERDICTS
 
 DEPTH = ExperimentRecord(
     experiment="depth",
@@ -28,6 +35,28 @@ RECORDS: tuple[ExperimentRecord, ...] = (
     *EXPERIMENT_5,
     DEPTH,
 )
+
+
+VERDICTS: dict[int | str, VerdictTable] = {
+    "depth": (
+        ("*.depth.*", "paper.depth_verdicts:PAIRED"),
+        ("*.depth_at_input.*", "paper.depth_verdicts:PAIRED"),
+        ("*.width.*", "paper.depth_verdicts:NO_CHANGE"),
+        ("*.resolution.*", "paper.depth_verdicts:NO_CHANGE"),
+    ),
+    **EXPERIMENT_1_VERDICTS,
+    **EXPERIMENT_2_VERDICTS,
+    **EXPERIMENT_3_VERDICTS,
+    **EXPERIMENT_4_VERDICTS,
+    **EXPERIMENT_5_VERDICTS,
+}
+"""Each summary kind's rules (its ``experiment`` value → verdict-id pattern → rule), as the records declare them."""
+
+
+def rules_of(document: Any) -> VerdictTable:
+    """The rules a results file's verdicts are declared under (its ``experiment`` value); none for an unknown one, so
+    each of its verdicts is refused."""
+    return VERDICTS.get(document.get("experiment"), ()) if isinstance(document, dict) else ()
 
 
 def record_of(experiment: int | str) -> ExperimentRecord:

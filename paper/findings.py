@@ -24,6 +24,7 @@ from experiment_1.errors import PipelineError, run_cli
 from paper.checks import checked_json
 from paper.committed_runs import check_inside
 from paper.macros import MACROS, Macro
+from paper.wording import entry_of
 
 REPO = Path(__file__).resolve().parents[1]
 COMMAND = "\\Finding"
@@ -93,10 +94,7 @@ def stored_decision(root: Path, finding: Finding) -> str | None:
     path = root / finding.results_file
     if not path.is_file():
         return None
-    check_inside(path, root)
-    document = checked_json(path)
-    verdicts = document.get("verdicts", []) if isinstance(document, dict) else []
-    entry = next((entry for entry in verdicts if entry.get("id") == finding.verdict_id), None)
+    entry = entry_of(checked_json(check_inside(path, root)), finding.verdict_id)
     return None if entry is None else str(entry.get("decision"))
 
 

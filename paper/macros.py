@@ -243,6 +243,23 @@ MACROS: list[Macro] = [
     Macro("ThreeCExtendedSlopeTwoHigh", LIMIT_EXTENDED, _limit_slope(2, "ci_high"), "number"),
     Macro("ThreeCSmallestLambda", LIMIT_HELD, ("variants", "native", "lambdas", -1), "number"),
     Macro("ThreeCLiteSmallestLambda", LIMIT_LITE, ("variants", "native", "lambdas", -1), "number"),
+    # the residues of issue #61: the extended grid's order-2 successive slopes (largest λ pair, smallest), the share of
+    # images the zero vector beats at K = ks[1] (the K of the smallest mean relative error), the null's effect sizes and
+    # where the trained network's scalar Walsh order lies among the random networks
+    Macro("ThreeCExtendedStepTwoFirst", LIMIT_EXTENDED, ("variants", "native", "successive_slopes", 0, "slope", 2)),
+    Macro("ThreeCExtendedStepTwoLast", LIMIT_EXTENDED, ("variants", "native", "successive_slopes", -1, "slope", 2)),
+    Macro("ExpThreeZeroVectorK", EXP3, ("ks", 1), "integer"),
+    Macro("ExpThreeZeroVectorShare", EXP3, ("small_k", "vector", "relative_error_at_least_1", 1), "percent"),
+    Macro("ExpTwoRandomKappaVEffect", EXP2_NULLS, ("statistics", "kappa_vector", "effect", "difference"), "stat"),
+    Macro("ExpTwoRandomKappaVZ", EXP2_NULLS, ("statistics", "kappa_vector", "effect", "z"), "number"),
+    Macro("ExpTwoRandomKappaWEffect", EXP2_NULLS, ("statistics", "walsh_kappa_vector", "effect", "difference"), "stat"),
+    Macro("ExpTwoRandomKappaWZ", EXP2_NULLS, ("statistics", "walsh_kappa_vector", "effect", "z"), "number"),
+    Macro("ExpTwoRandomKappaSTrained", EXP2_NULLS, ("statistics", "kappa_scalar", "trained"), "number"),
+    Macro("ExpTwoRandomKappaSBelow", EXP2_NULLS, ("statistics", "kappa_scalar", "networks_below"), "integer"),
+    Macro("ExpTwoRandomWalshScalarTrained", EXP2_NULLS, ("statistics", "walsh_kappa_scalar", "trained"), "number"),
+    Macro(
+        "ExpTwoRandomWalshScalarBelow", EXP2_NULLS, ("statistics", "walsh_kappa_scalar", "networks_below"), "integer"
+    ),
 ]
 
 

@@ -5,9 +5,10 @@
 for pdflatex: symbols become math, scientific notation becomes m × 10^e, a negative number gets a math
 minus, `code` becomes \\texttt (breakable after / and _).
 A character it does not know raises ValueError naming it, so nothing is silently dropped.
-Tables are booktabs tabulars inside ``\\fitwidth{…}`` (defined in paper/main.tex: footnote size when wider
-than the line, never smaller); a table of more than :data:`MAX_COLUMNS` columns is split into parts that
-repeat its label column; "not run" blocks become ``\\notrun{…}``.
+Tables are booktabs tabulars inside ``\\fitwidth{…}`` (defined in paper/preamble.tex: footnote size when wider
+than the line, never smaller) whose columns wrap to share the line when their cells are wider; a table of more than
+:data:`MAX_COLUMNS` columns is turned when it has few rows (the networks side by side, a row per statistic) and else
+split into parts that repeat its label column; "not run" blocks become ``\\notrun{…}``.
 """
 
 from __future__ import annotations
@@ -112,9 +113,12 @@ INDEXED = (
 )
 TOKEN = re.compile(rf"{SCIENTIFIC}|{NEGATIVE}|{C_LE}|{INDEXED}")
 BOLD = re.compile(r"\*\*(.+?)\*\*")
-WRAP_AFTER = 28  # a column whose longest cell is longer than this many characters wraps, in a p{…} column
-WRAP_WIDTH = "14em"
-MAX_COLUMNS = 3  # a wider table is split into parts (the label column repeated), so none is set below footnote size
+LINE_CHARS = 95  # about the characters of a line of \small type: a table whose cells are wider wraps them
+LONG_LINE_CHARS = 105  # about the characters of a line of footnote-size type (a longtable's)
+WIDEST_SHARE = (
+    40  # in a longtable, a wrapping column's share of the line grows with its cells up to this many characters
+)
+MAX_COLUMNS = 6  # a wider table is turned (few rows) or split into parts (many), so none is set below its size
 CODE = re.compile(r"`([^`]*)`")
 
 
@@ -217,6 +221,14 @@ def latex_text(text: str) -> str:
     return "".join(out)
 
 
+def turned(table: Table) -> Table:
+    """The table with rows and columns swapped: a row per column, a column per row (its first cell as its header)."""
+    header = ["", *(row[0] for row in table.rows)]
+    return Table(
+        header, [[name, *(row[index] for row in table.rows)] for index, name in enumerate(table.header) if index]
+    )
+
+
 def column_parts(table: Table, limit: int = MAX_COLUMNS) -> list[Table]:
     """A table of more than ``limit`` columns as several of at most ``limit``, each repeating the first (label) column."""
     if len(table.header) <= limit:
@@ -238,20 +250,52 @@ tabular, which a page cannot split: a float or box taller than the page would ru
 
 
 def render_table(table: Table) -> str:
-    """A wide table split into parts of at most :data:`MAX_COLUMNS` columns (:func:`column_parts`), one after the other."""
+    """A table of at most :data:`MAX_COLUMNS` columns as it is; a wider one turned when that fits (a few networks side
+    by side, a row per statistic), else split into parts (:func:`column_parts`), one after the other."""
+    if len(table.header) > MAX_COLUMNS and len(table.rows) < MAX_COLUMNS:
+        table = turned(table)
     return "\n\\smallskip\n".join(render_tabular(part) for part in column_parts(table))
 
 
-def render_tabular(table: Table) -> str:
-    """A booktabs tabular, set at footnote size when wider than the line (``\\fitwidth``, never smaller); long columns wrap;
-    more than :data:`LONG_TABLE_ROWS` rows: a longtable."""
+SHORT = 18  # a column whose cells are all at most this long is set at its natural width; a longer one wraps
+
+
+def wraps(table: Table) -> list[bool]:
+    """Per column, whether it wraps: none where the cells fit the line, else each of more than :data:`SHORT` characters."""
     widths = [max(len(row[column]) for row in [table.header, *table.rows]) for column in range(len(table.header))]
-    columns = "".join(
-        rf">{{\raggedright\arraybackslash}}p{{{WRAP_WIDTH}}}" if width > WRAP_AFTER else "l" for width in widths
+    if sum(widths) + 3 * len(widths) <= LINE_CHARS:
+        return [False] * len(widths)
+    return [width > SHORT for width in widths]
+
+
+def long_columns(table: Table, wrapping: list[bool]) -> str:
+    """A longtable's columns: the short ones at their natural width, the wrapping ones sharing what those leave of the
+    line (about :data:`LONG_LINE_CHARS` characters of footnote-size type) in proportion to their widest cells, each
+    capped at :data:`WIDEST_SHARE` characters and never below its longest word."""
+    cells = [[row[column] for row in [table.header, *table.rows]] for column in range(len(table.header))]
+    widths = [max(map(len, column)) + 2 for column in cells]
+    left = 1 - sum(width for width, wrap in zip(widths, wrapping) if not wrap) / LONG_LINE_CHARS
+    words = [2 + max(len(word) for cell in column for word in cell.split() or [""]) for column in cells]
+    wanted = {index: max(min(widths[index], WIDEST_SHARE), words[index]) for index, wrap in enumerate(wrapping) if wrap}
+    ragged = r">{\raggedright\arraybackslash}"
+    return "".join(
+        rf"{ragged}p{{\dimexpr {int(1000 * left * wanted[index] / sum(wanted.values())) / 1000:.3f}\linewidth-2\tabcolsep\relax}}"
+        if index in wanted
+        else "l"
+        for index in range(len(wrapping))
     )
+
+
+def render_tabular(table: Table) -> str:
+    """A booktabs tabular, its wrapping columns (:func:`wraps`) sharing what the others leave of the line
+    (``tabularx``), inside ``\\fitwidth`` (footnote size only when still wider than the line); more than
+    :data:`LONG_TABLE_ROWS` rows: a longtable at footnote size (:func:`long_columns`)."""
+    wrapping = wraps(table)
     header = " & ".join(latex_text(cell) for cell in table.header) + r" \\"
     rows = [" & ".join(latex_text(cell) for cell in row) + r" \\" for row in table.rows]
+    ragged = r">{\raggedright\arraybackslash}"
     if len(table.rows) > LONG_TABLE_ROWS:  # taller than a page may hold: a longtable, which breaks across pages
+        columns = long_columns(table, wrapping)
         return "\n".join(
             [
                 r"{\footnotesize\setlength{\tabcolsep}{3pt}",
@@ -264,16 +308,18 @@ def render_tabular(table: Table) -> str:
                 r"\end{longtable}}",
             ]
         )
+    columns = "".join(f"{ragged}X" if wrap else "l" for wrap in wrapping)
+    environment = ("tabularx}{\\linewidth", "tabularx") if any(wrapping) else ("tabular", "tabular")
     return "\n".join(
         [
             r"\fitwidth{%",
-            rf"\begin{{tabular}}{{{columns}}}",
+            rf"\begin{{{environment[0]}}}{{{columns}}}",
             r"\toprule",
             header,
             r"\midrule",
             *rows,
             r"\bottomrule",
-            r"\end{tabular}}",
+            rf"\end{{{environment[1]}}}}}",
         ]
     )
 

@@ -26,17 +26,18 @@ Outputs: <results-root>/experiment_<N>/<results-name>/ for every chosen N: that 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 from experiment_1.errors import PipelineError, run_cli
 from experiment_1.report import resolve
-from experiment_1.run import ExperimentPass, add_evaluation_arguments, run_passes
+from experiment_1.run import Command, RunConfig, flag, run_config
 from paper.experiments import RECORDS
 
-PASSES: dict[int, ExperimentPass] = {
-    entry.experiment: entry for entry in (resolve(record.single_pass) for record in RECORDS if record.single_pass)
-}
-"""Experiment number → the pass its record names (paper/experiments.py)."""
+STEPS: dict[int, Command] = {record.experiment: resolve(record.single_pass) for record in RECORDS if record.single_pass}
+"""Experiment number → the evaluation step its record names (paper/experiments.py): its flags and its pass."""
+SHARED = {item.name for item in fields(RunConfig)}
 
 
 def results_name(text: str) -> str:
@@ -48,20 +49,43 @@ def results_name(text: str) -> str:
     return text
 
 
-def experiment_options(entry: ExperimentPass) -> dict[str, str]:
-    """The destinations of an experiment's own flags → the flag as typed."""
-    parser = argparse.ArgumentParser(add_help=False)
-    entry.add_arguments(parser)
-    return {action.dest: action.option_strings[0] for action in parser._actions}
+@dataclass(frozen=True)
+class SinglePassFlags:
+    """The runner's own flags (beside the shared evaluation flags and each experiment's)."""
+
+    experiments: list[int] = flag(
+        "the experiments fed by the pass, e.g. 1 2 3 (a test list) or 4 5 (a labelled list)",
+        type=int,
+        nargs="+",
+        choices=sorted(STEPS),
+    )
+    results_name: str = flag(
+        "each experiment's results folder name, e.g. results_efficientnet_lite1_sample", type=results_name
+    )
+    results_root: Path = flag(
+        "the folder holding experiment_1 … experiment_5 (default: the current one)", type=Path, default=Path(".")
+    )
+
+
+def parser() -> argparse.ArgumentParser:
+    """The shared evaluation flags (no --output-dir), the runner's, then every experiment's own."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run_config.add_flags(parser, RunConfig, skip=["output_dir"])
+    run_config.add_flags(parser, SinglePassFlags)
+    for step in STEPS.values():
+        run_config.add_flags(parser, step.flags, skip=sorted(SHARED))
+    return parser
 
 
 def check_options_of_chosen(args: argparse.Namespace, parser: argparse.ArgumentParser, chosen: list[int]) -> None:
     """Refuse a flag of an experiment not among ``--experiments`` (it would be dropped unread)."""
-    for number, entry in PASSES.items():
+    for number, step in STEPS.items():
         if number in chosen:
             continue
         given = [
-            flag for dest, flag in experiment_options(entry).items() if getattr(args, dest) != parser.get_default(dest)
+            spec.option_of(item.name)
+            for item, spec in run_config.flag_fields(step.flags)
+            if item.name not in SHARED and getattr(args, item.name) != parser.get_default(item.name)
         ]
         if given:
             raise PipelineError(
@@ -71,35 +95,22 @@ def check_options_of_chosen(args: argparse.Namespace, parser: argparse.ArgumentP
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, None)
-    parser.add_argument(
-        "--experiments",
-        type=int,
-        nargs="+",
-        choices=sorted(PASSES),
-        required=True,
-        help="the experiments fed by the pass, e.g. 1 2 3 (a test list) or 4 5 (a labelled list)",
-    )
-    parser.add_argument(
-        "--results-name",
-        type=results_name,
-        required=True,
-        help="each experiment's results folder name, e.g. results_efficientnet_lite1_sample",
-    )
-    parser.add_argument(
-        "--results-root",
-        type=Path,
-        default=Path("."),
-        help="the folder holding experiment_1 … experiment_5 (default: the current one)",
-    )
-    for entry in PASSES.values():
-        entry.add_arguments(parser)
-    args = parser.parse_args(argv)
-    chosen = sorted(set(args.experiments))
-    check_options_of_chosen(args, parser, chosen)
+    flags = parser()
+    args = flags.parse_args(argv)
+    own = run_config.check(run_config.from_flags(SinglePassFlags, args))
+    chosen = sorted(set(own.experiments))
+    check_options_of_chosen(args, flags, chosen)
+    configs: list[Any] = [run_config.check(run_config.from_flags(STEPS[number].flags, args)) for number in chosen]
+    from experiment_1.run import run_passes  # the heavy modules, once the flags are checked
+
     run_passes(
-        args, [(PASSES[number], args.results_root / f"experiment_{number}" / args.results_name) for number in chosen]
+        [
+            (
+                resolve(STEPS[number].work),
+                replace(config, output_dir=own.results_root / f"experiment_{number}" / own.results_name),
+            )
+            for number, config in zip(chosen, configs)
+        ]
     )
 
 

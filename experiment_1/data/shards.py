@@ -25,7 +25,6 @@ Samples are sorted by (source, row) so that reading them walks each shard once. 
 
 from __future__ import annotations
 
-import difflib
 import io
 import json
 import os
@@ -42,11 +41,12 @@ from PIL import Image
 from torch.utils.data import Dataset
 from torchvision import transforms
 
+from experiment_1.data.choices import MODES
 from experiment_1.data.imagenet_classes import folder_labels
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.network.gating import Preprocess
-from experiment_1.paths import REPO_ROOT, checkout_hint
+from experiment_1.paths import DOWNLOAD_HINT, REPO_ROOT, create_sample_list, missing_path
 
 IMAGE_SUFFIXES = (
     ".jpeg",
@@ -80,9 +80,6 @@ DECODABLE_MODES = (
     "I;16B",
     "I;16N",
 )
-DOWNLOAD_HINT = (
-    "download the shards with `bash experiment_1/step_1.sh`, or point --data-dir / MOE_DATA at a folder of shards"
-)
 
 
 def default_data_dir() -> Path:
@@ -91,27 +88,11 @@ def default_data_dir() -> Path:
 
 
 def missing_data_dir(data_dir: Path, given: bool = False) -> PipelineError:
-    """The one-line error for a data folder that is not a folder: the checkout's folder to pass where a relative
-    path is missing here but present there (:func:`experiment_1.paths.checkout_hint`); for a folder the user named
-    (``given``: ``--data-dir``), the folder relative paths are read from and a look-alike folder beside it — a typo
-    is not a missing download —, else how to download the shards, as for the default one (``$MOE_DATA``,
-    ``imagenet-1k/data``)."""
-    data_dir = Path(data_dir)
-    hint = checkout_hint(data_dir)
-    if hint:
-        return PipelineError(f"{data_dir}: data directory {hint}")
-    if data_dir.exists():
-        return PipelineError(
-            f"{data_dir}: data directory is a file, not a folder; pass the folder that holds the shards"
-        )
-    if not given:
-        return PipelineError(f"{data_dir}: data directory not found; {DOWNLOAD_HINT}")
-    parent = data_dir.parent
-    folders = [entry.name for entry in parent.iterdir() if entry.is_dir()] if parent.is_dir() else []
-    close = difflib.get_close_matches(data_dir.name, folders, n=1, cutoff=0.8)
-    where = "" if data_dir.is_absolute() else f" (relative paths are read from the folder you run in, {Path.cwd()})"
-    fix = f"did you mean {parent / close[0]}?" if close else f"check the path, or {DOWNLOAD_HINT}"
-    return PipelineError(f"{data_dir}: --data-dir names no folder{where}; {fix}")
+    """The one-line error for a data folder that is not a folder (:func:`experiment_1.paths.missing_path`): for a
+    folder the user named (``given``: ``--data-dir``) a look-alike folder beside it — a typo is not a missing
+    download —, else how to download the shards, as for the default one (``$MOE_DATA``, ``imagenet-1k/data``)."""
+    fix = f"check the path, or {DOWNLOAD_HINT}" if given else DOWNLOAD_HINT
+    return PipelineError(missing_path(data_dir, True, "data directory", fix, given) or "")
 
 
 @dataclass(frozen=True)
@@ -387,9 +368,6 @@ def check_batch_errors(errors: list[str], skip_corrupt: bool, fatal: Sequence[st
     return [not error for error in errors]
 
 
-MODES = ("uniform", "per-class")
-
-
 def draw_sample(
     items: list[SampleRef],
     mode: str,
@@ -481,15 +459,11 @@ def parse_entry(entry: Any) -> SampleRef:
     return SampleRef(source, row, label)
 
 
-def missing_sample_list(path: Path) -> PipelineError:
-    """The one-line error for a sample list that does not exist: the checkout's file to pass where a relative path is
-    missing here but present there (:func:`experiment_1.paths.checkout_hint`), else how to create it."""
-    hint = checkout_hint(path)
-    if hint:
-        return PipelineError(f"{path}: sample list {hint}")
-    return PipelineError(
-        f"{path}: sample list not found; create it with `python -m experiment_1.step_2_sample --output {path}`"
-    )
+def missing_sample_list(path: Path, data_dir: Path | None = None, given: bool = False) -> PipelineError:
+    """The one-line error for a sample list that is not a file (:func:`experiment_1.paths.missing_path`): for a
+    list the user named (``given``: ``--sample-index``) a look-alike file, else how to create it from ``data_dir``'s
+    shards (the command runs as written)."""
+    return PipelineError(missing_path(path, False, "sample list", create_sample_list(path, data_dir), given) or "")
 
 
 def load_sample_list(path: Path, limit: int | None = None) -> list[SampleRef]:

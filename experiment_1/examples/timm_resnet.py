@@ -22,27 +22,19 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import urllib.parse
 from typing import Iterator
 
 from torch import nn
 
 from experiment_1.errors import PipelineError
-from experiment_1.network import Preprocess, Residual, ResidualNetwork, Weights, load_weights_into
+from experiment_1.network import Preprocess, Residual, ResidualNetwork, Weights, host_reachable, load_weights_into
 
-HUB_PROBE_TIMEOUT_S = 5.0
 MESSAGE_LIMIT = 160  # characters of the upstream message kept in the one-line error (cut at a word)
 
 
-def hub_reachable(timeout: float = HUB_PROBE_TIMEOUT_S) -> bool:
-    """Whether a TCP connection to the Hugging Face hub (``$HF_ENDPOINT``, port 443) opens within ``timeout`` s."""
-    host = urllib.parse.urlsplit(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname or "huggingface.co"
-    try:
-        with socket.create_connection((host, 443), timeout=timeout):
-            return True
-    except OSError:
-        return False
+def hub_reachable() -> bool:
+    """Whether the Hugging Face hub (``$HF_ENDPOINT``) accepts a connection within a few seconds (``host_reachable``)."""
+    return host_reachable(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
 
 
 @contextlib.contextmanager

@@ -1,16 +1,14 @@
-"""The set-function mathematics on the 2^L mask axis (torch only, no project imports): the mask convention and
-the butterfly, order spectra, top-K rankings.
+"""The set-function mathematics on the 2^L mask axis (torch only; its modules import nothing of the project): the
+mask convention and the butterfly, the Möbius–Walsh change of basis, order spectra, top-K rankings, the blocks'
+Shapley-family indices.
 
-This face is the package's contract: experiments, paper/ and users' factories import these names from
-``experiment_1.mobius``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
-importing one light name does not import the heavy modules beside it. The package's own modules import each other
-by module path, never through this face.
+Its names load lazily, on first use (:mod:`experiment_1.faces`); import them from this face, never from its
+modules (tests/whole/test_layers.py).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from experiment_1.faces import lazy_face
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
@@ -29,6 +27,14 @@ _EXPORTS: dict[str, str] = {
     "spectrum_statistics": "spectrum",
     "unit_in_last_place": "spectrum",
     "family_mobius": "family",
+    "family_order_sums": "family",
+    "mobius_from_walsh": "basis_change",
+    "walsh_from_mobius": "basis_change",
+    "banzhaf_values": "shapley",
+    "from_interaction_values": "shapley",
+    "interaction_indices": "shapley",
+    "shapley_values": "shapley",
+    "to_interaction_values": "shapley",
     "full_mask_index": "transform",
     "mobius_transform": "transform",
     "num_blocks_from_size": "transform",
@@ -37,20 +43,4 @@ _EXPORTS: dict[str, str] = {
 }
 _SUBMODULES: tuple[str, ...] = ()
 
-__all__ = sorted([*_EXPORTS, *_SUBMODULES])
-
-
-def __getattr__(name: str) -> Any:
-    """The exported ``name``, imported from its module on first use (and kept on the package)."""
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__, __getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES)

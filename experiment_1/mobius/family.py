@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import torch
 
+from experiment_1.mobius.spectrum import layout_sums
+
 BASES = ("off", "on")
 
-__all__ = ["BASES", "family_mobius", "family_order_energies", "subset_sizes"]
+__all__ = ["BASES", "family_mobius", "family_order_energies", "family_order_sums", "subset_sizes"]
 
 
 def subset_sizes(ids: torch.Tensor) -> torch.Tensor:
@@ -72,12 +74,28 @@ def family_mobius(
     return sets, out.movedim(0, dim)
 
 
+def family_order_sums(values: torch.Tensor, set_ids: torch.Tensor, max_order: int) -> torch.Tensor:
+    """``Σ_{|S|=k} values[:, S]`` for ``k = 0 … max_order``: ``(B, M, ...)`` with one entry per set of ``set_ids``
+    along dim 1 → ``(B, max_order + 1, ...)`` float64 (0 for an order with no set). Each order adds its sets in the
+    order of ``set_ids``, by :func:`~experiment_1.mobius.spectrum.layout_sums`: no atomics, so the same bits on every
+    device and batch size. A :class:`ValueError` for a set above ``max_order``."""
+    sizes = subset_sizes(torch.as_tensor(set_ids, dtype=torch.long).cpu())
+    if len(sizes) != values.shape[1]:
+        raise ValueError(f"{len(sizes)} set ids for {values.shape[1]} values along dim 1")
+    if len(sizes) and int(sizes.max()) > max_order:
+        raise ValueError(f"a set of {int(sizes.max())} blocks among sets summed up to order {max_order}")
+    members = [(sizes == order).nonzero().squeeze(1) for order in range(max_order + 1)]
+    layout = torch.full((max_order + 1, max(1, *map(len, members))), len(sizes), dtype=torch.long)
+    for order, positions in enumerate(members):
+        layout[order, : len(positions)] = positions
+    return layout_sums(values, layout.to(values.device))
+
+
 def family_order_energies(coefficients: torch.Tensor, set_ids: torch.Tensor, max_order: int) -> torch.Tensor:
     """``E_k = Σ_{|S|=k} energy(Δ_S)`` for ``k = 0 … max_order`` from a family's coefficients — ``(B, M, C)``
-    (vector projection, ``‖·‖²`` over classes) or ``(B, M)`` (scalar) — in float64: ``(B, max_order + 1)``."""
+    (vector projection, ``‖·‖²`` over classes) or ``(B, M)`` (scalar) — in float64: ``(B, max_order + 1)``
+    (:func:`family_order_sums`)."""
     energy = coefficients.to(torch.float64).square()
     if energy.dim() == 3:
         energy = energy.sum(dim=2)
-    sizes = subset_sizes(torch.as_tensor(set_ids)).to(energy.device)
-    out = torch.zeros(energy.shape[0], max_order + 1, dtype=torch.float64, device=energy.device)
-    return out.index_add_(1, sizes, energy)
+    return family_order_sums(energy, set_ids, max_order)

@@ -42,6 +42,7 @@ __all__ = [
     "scalar_projection",
     "order_energies",
     "order_layout",
+    "layout_sums",
     "interaction_spectrum",
     "trunk_share",
     "peak_order",
@@ -74,13 +75,22 @@ def order_energies(coefficients: torch.Tensor) -> torch.Tensor:
     energy = coefficients.square()
     if energy.dim() == 3:
         energy = energy.sum(dim=2)
-    padded = torch.cat(
-        [energy, energy.new_zeros(energy.shape[0], 1)], dim=1
-    )  # column 2^L: the zero the layout pads with
-    by_order = padded[:, order_layout(num_blocks, energy.device)]  # (B, L+1, C(L, ⌊L/2⌋))
-    # the last of a scan along each row is its left-to-right sum: one fixed order on every device (CUDA's
-    # row scan runs no atomics, unlike index_add_/scatter_add_), and bit for bit the sequential sum on CPU
-    return by_order.to(torch.float64).cumsum(dim=2)[:, :, -1].to(energy.dtype)
+    return layout_sums(energy, order_layout(num_blocks, energy.device)).to(energy.dtype)
+
+
+def layout_sums(values: torch.Tensor, layout: torch.Tensor) -> torch.Tensor:
+    """Each row of ``layout`` summed over ``values``' dim 1, left to right, in float64: ``(B, M, ...)`` and a
+    ``(G, W)`` layout of positions along dim 1 (padded with ``M``, which adds 0) → ``(B, G, ...)``.
+
+    The sum is the last entry of a scan along the row: one fixed order on every device and whatever ``B`` (CUDA's
+    row scan runs no atomics, unlike ``index_add_``/``scatter_add_``, whose float atomics add in the order the
+    threads arrive), and bit for bit the sequential sum on CPU. The layout lives on ``values``' device.
+    """
+    padded = torch.cat([values, values.new_zeros(values.shape[0], 1, *values.shape[2:])], dim=1)
+    grouped = padded[:, layout].to(torch.float64)  # (B, G, W, ...)
+    if grouped.numel() == grouped.shape[2]:  # a single row would take CUDA's device-wide scan (CUB): give it a second
+        return torch.cat([grouped, torch.zeros_like(grouped)]).cumsum(dim=2)[:1, :, -1]
+    return grouped.cumsum(dim=2)[:, :, -1]
 
 
 def order_layout(num_blocks: int, device: torch.device | str | None = None) -> torch.Tensor:

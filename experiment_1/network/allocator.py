@@ -8,7 +8,7 @@ An all-mask pass allocates and frees activation tensors of tens to hundreds of M
 batch. glibc's malloc serves every request above its mmap threshold (dynamic, 128 KiB rising to at
 most 32 MiB) with a fresh ``mmap`` and returns it with ``munmap`` on free, so each batch pays the
 page faults of touching that memory again: over half the CPU time of an EfficientNet pass, measured
-(``python -m experiment_1.bench_allocator``). :func:`tune_allocator` raises the mmap threshold and
+(``python -m experiment_1.tools.bench allocator``). :func:`tune_allocator` raises the mmap threshold and
 the trim threshold with ``mallopt`` to the largest value its ``int`` argument takes (2 GiB − 1), so
 buffers up to 2 GiB are carved from the heap and freed memory stays there for the next batch — the
 same effect as ``GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=17179869184``.

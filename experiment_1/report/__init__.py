@@ -1,16 +1,13 @@
 """Statistics, decisions, Markdown reports, figures and the original study's published numbers (numpy and
 matplotlib, no torch).
 
-This face is the package's contract: experiments, paper/ and users' factories import these names from
-``experiment_1.report``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
-importing one light name does not import the heavy modules beside it. The package's own modules import each other
-by module path, never through this face.
+Its names load lazily, on first use (:mod:`experiment_1.faces`); import them from this face, never from its
+modules (tests/whole/test_layers.py).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from experiment_1.faces import lazy_face
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
@@ -23,7 +20,6 @@ _EXPORTS: dict[str, str] = {
     "markdown_table": "markdown",
     "original_study_wording": "markdown",
     "verdict_lines": "markdown",
-    "verdict_sentence": "markdown",
     "COLOURS": "plotting",
     "new_figure": "plotting",
     "new_figure_grid": "plotting",
@@ -35,15 +31,28 @@ _EXPORTS: dict[str, str] = {
     "network_name": "markdown",
     "pretty_networks": "markdown",
     "ExperimentRecord": "record",
-    "resolve": "record",
+    "resolve": "rules",
     "NUM_RESAMPLES": "stats",
     "bootstrap_mean_ci": "stats",
     "bootstrap_mean_ci_rows": "stats",
     "exact_proportion_ci": "stats",
     "exact_proportion_ci_rows": "stats",
     "sign_flip_p_rows": "stats",
-    "check_verdicts": "verdict_check",
-    "load_checked_summary": "verdict_check",
+    "Contradiction": "rules",
+    "Missing": "rules",
+    "Reading": "rules",
+    "Rule": "rules",
+    "VerdictTable": "rules",
+    "check_verdicts": "rules",
+    "rule_of": "rules",
+    "ci_against": "rules",
+    "every_part": "rules",
+    "excludes_zero": "rules",
+    "holm_sides": "rules",
+    "load_checked_summary": "rules",
+    "same": "rules",
+    "side": "rules",
+    "significant_side": "rules",
     "ALPHA": "verdicts",
     "CANNOT_TELL": "verdicts",
     "FAILS": "verdicts",
@@ -57,10 +66,9 @@ _EXPORTS: dict[str, str] = {
     "SATURATED": "verdicts",
     "SATURATION_SHARE": "verdicts",
     "UNRESOLVED": "verdicts",
+    "bounded": "verdicts",
     "by_id": "verdicts",
-    "conjunction": "verdicts",
     "all_must_hold": "verdicts",
-    "decide_by_ci": "verdicts",
     "decide_equivalence": "verdicts",
     "equivalence_margin": "verdicts",
     "parts_decision": "verdicts",
@@ -82,20 +90,4 @@ _EXPORTS: dict[str, str] = {
 # modules of this package that callers import whole (``from experiment_1.report import markdown``)
 _SUBMODULES = ('markdown',)
 
-__all__ = sorted([*_EXPORTS, *_SUBMODULES])
-
-
-def __getattr__(name: str) -> Any:
-    """The exported ``name``, imported from its module on first use (and kept on the package)."""
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__, __getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES)

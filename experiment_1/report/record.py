@@ -3,19 +3,17 @@
 An :class:`ExperimentRecord` names, for one experiment (or sub-experiment such as 3A/3B), the value of its
 summaries' ``experiment`` key, its title, the glob of every run's summary, the paper's run (the summary the
 prose, claims table and verdict appendix read), the keys of its tables in ``paper/make_tables.py``, its
-figures, the pass that feeds ``python -m paper.single_pass`` and the function that rebuilds a summary from its
+figures, the evaluation step whose pass feeds ``python -m paper.single_pass`` and the function that rebuilds a summary from its
 per-image arrays (``python -m paper.resummarize``). ``paper/experiments.py`` collects the records; every tool of
 ``paper/`` iterates them instead of restating the list.
 
-Code is named as ``"module:attribute"`` and imported only when used (:func:`resolve`), so reading a record
+Code is named as ``"module:attribute"`` and imported only when used (:func:`experiment_1.report.rules.resolve`), so reading a record
 costs no torch import; the names are this repository's modules, never read from a results file.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -27,7 +25,7 @@ class ExperimentRecord:
     title: str
     """How the paper and tables.md name it, e.g. "Experiment 2 — interaction-order spectrum"."""
     macro: str
-    """The stem of its LaTeX macros (letters only), e.g. "ExpTwo" → ``\\VerdictsExpTwo``."""
+    """The stem of its LaTeX macros (letters only: tests/paper/test_records.py), e.g. "ExpTwo" → ``\\VerdictsExpTwo``."""
     summaries: str
     """Glob of every run's summary file (the file holding its numbers and ``verdicts`` block)."""
     primary: str
@@ -37,27 +35,14 @@ class ExperimentRecord:
     figures: tuple[tuple[str, str], ...] = ()
     """(macro name, PDF path) of each figure the paper shows."""
     single_pass: str | None = None
-    """``"module:attribute"`` of its :class:`experiment_1.run.loop.ExperimentPass`, if one pass feeds it."""
+    """``"module:attribute"`` of its evaluation step (:class:`experiment_1.run.run_config.Command`: its flags, and its
+    :class:`experiment_1.run.loop.ExperimentPass` as the work), if one pass feeds it."""
     rebuild: str | None = None
     """``"module:function"`` taking ``(summary, arrays, config, seed)`` and returning the summary rebuilt from
     its per-image arrays, if it can be rebuilt."""
     rebuild_keys: tuple[str, ...] = ()
     """Dotted keys the rebuild reads from the old summary beyond its config."""
 
-    def __post_init__(self) -> None:
-        if not self.macro.isalpha():
-            raise ValueError(
-                f"experiment {self.experiment!r}: macro stem {self.macro!r} must be letters only (a LaTeX name)"
-            )
-
     @property
     def primary_is_glob(self) -> bool:
         return any(char in self.primary for char in "*?[")
-
-
-def resolve(reference: str) -> Any:
-    """The attribute a ``"module:attribute"`` reference names, imported now."""
-    module, _, attribute = reference.partition(":")
-    if not attribute:
-        raise ValueError(f"{reference!r}: expected 'module:attribute'")
-    return getattr(importlib.import_module(module), attribute)

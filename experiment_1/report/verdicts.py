@@ -37,13 +37,13 @@ absence of significance (:func:`sign_test_power`, :func:`binomial_power` compute
 Helpers: :func:`hypothesis_test` (a test entry), :func:`holm` (step-down multiplicity correction),
 :func:`saturation` (with ``margin``: near the bound counts as at it), :func:`power_guard`, :func:`binomial_power`,
 :func:`sign_test_power`, :func:`proportion_effect`, :func:`all_finite` (the guard; :func:`verdict` applies it to its own numbers and to
-``inputs``), :func:`decide_by_ci`,
+``inputs``),
 :func:`conjunction` (a claim made of parts), :func:`seed_comparison` (with the smallest detectable effect),
 :func:`effect_from_stat`, :func:`by_id` (look a verdict up in a block); equivalence ("no change within ±margin"):
 :func:`tost` (two one-sided t-tests), :func:`decide_equivalence`, :func:`equivalence_margin` (a fraction of the
 effect the margin must separate); :func:`parts_decision` (names a partly contradicted claim).
-Rendering (Markdown bullets for REPORTs, one plain sentence per verdict for paper/make_tables) lives in
-:mod:`experiment_1.report`: :func:`~experiment_1.report.markdown.verdict_lines`, :func:`~experiment_1.report.markdown.verdict_sentence`.
+Rendering: Markdown bullets for REPORTs in :func:`~experiment_1.report.markdown.verdict_lines`; paper/ words a verdict in
+paper/wording.py.
 """
 
 from __future__ import annotations
@@ -262,29 +262,12 @@ def saturation(
     return None
 
 
-def decide_by_ci(effect: dict[str, Any], expected: str, margin: float | None = None) -> str:
-    """The CI rule for a claimed sign of an effect: ``expected`` ∈ {"positive", "negative", "zero"}.
-
-    positive / negative: holds when the CI excludes 0 on that side, fails when it excludes 0 on the other,
-    cannot tell when it covers 0. zero: with an equivalence ``margin``, holds when the CI lies inside
-    (−margin, margin); without one, a CI that covers 0 cannot confirm "no effect" (cannot tell); a CI that
-    excludes 0 fails. A non-finite CI gives ``n/a — non-finite``.
-    """
-    low, high = effect["ci_low"], effect["ci_high"]
-    if not all_finite(low, high):
-        return NON_FINITE
-    if expected == "zero":
-        if low > 0 or high < 0:
-            return FAILS
-        return HOLDS if margin is not None and -margin < low and high < margin else CANNOT_TELL
-    if expected not in ("positive", "negative"):
-        raise ValueError(f"expected must be 'positive', 'negative' or 'zero', not {expected!r}")
-    sign = 1 if expected == "positive" else -1
-    if (low > 0 and sign > 0) or (high < 0 and sign < 0):
-        return HOLDS
-    if low > 0 or high < 0:
-        return FAILS
-    return CANNOT_TELL
+def bounded(diagnosis: dict[str, Any] | None) -> str | None:
+    """The decision a :func:`saturation` diagnosis stands for: ``constant`` (one value on every image), ``saturated`` (at
+    or near a bound, or one value, on at least :data:`SATURATION_SHARE` of the images), ``None`` when the measure moves."""
+    if diagnosis is None or not diagnosis["share"] >= SATURATION_SHARE:
+        return None
+    return CONSTANT if diagnosis["decision"] == CONSTANT and diagnosis["share"] == 1 else SATURATED
 
 
 def conjunction(decisions: Sequence[str]) -> str:

@@ -1,28 +1,23 @@
-"""The shared evaluation loop: flags, the set-up of a run, the per-batch loop, provenance and the writers, the
+"""The shared evaluation loop: flags and the steps' command line, the set-up of a run, the per-batch loop, provenance and the writers, the
 single-pass ExperimentPass, torchrun sharding.
 
-This face is the package's contract: experiments, paper/ and users' factories import these names from
-``experiment_1.run``, never from its modules (tests/whole/test_layers.py). Each name is imported on first use, so
-importing one light name does not import the heavy modules beside it. The package's own modules import each other
-by module path, never through this face.
+Its names load lazily, on first use (:mod:`experiment_1.faces`); import them from this face, never from its
+modules (tests/whole/test_layers.py).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from experiment_1.faces import lazy_face
 
 # name -> the module of this package that defines it
 _EXPORTS: dict[str, str] = {
-    "UNSCALED": "loop",
+    "UNSCALED": "run_config",
     "ExperimentPass": "loop",
     "run_passes": "loop",
-    "run_step": "loop",
     "BatchFunction": "loop",
     "DTYPES": "setup",
     "EvaluationSetup": "setup",
     "MOBIUS_DTYPES": "setup",
-    "add_evaluation_arguments": "setup",
     "build_setup": "setup",
     "image_counts": "loop",
     "provenance": "setup",
@@ -31,6 +26,8 @@ _EXPORTS: dict[str, str] = {
     "write_results": "loop",
     "write_timing": "loop",
     "RunConfig": "run_config",
+    "Command": "run_config",
+    "flag": "run_config",
     "check_lambdas": "preflight",
     "measured_rate": "preflight",
     "unique_passes": "distributed",
@@ -38,20 +35,4 @@ _EXPORTS: dict[str, str] = {
 # modules of this package that callers import whole (``from experiment_1.run import run_config``)
 _SUBMODULES = ('run_config', 'distributed')
 
-__all__ = sorted([*_EXPORTS, *_SUBMODULES])
-
-
-def __getattr__(name: str) -> Any:
-    """The exported ``name``, imported from its module on first use (and kept on the package)."""
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    elif name in _SUBMODULES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__all__, __getattr__, __dir__ = lazy_face(__name__, _EXPORTS, _SUBMODULES)

@@ -13,17 +13,16 @@ share of the unfinished batches into the same store and rank 0 alone writes the 
 Evaluate once, analyse many: experiments that reduce the same all-mask logits share one pass.
 
 Every evaluation step (Experiments 1–5) is an :class:`ExperimentPass` — its partial-store stage,
-its extra flags, the checks and configuration it adds (its resume key), its per-batch reduction and
-the results it writes. :func:`run_passes` builds the model and data once and runs any number of
-passes over one all-mask evaluation per batch (:func:`experiment_1.run.loop.run_stages`): each pass
+the checks and configuration it adds (its resume key), its per-batch reduction and the results it writes; its
+flags are its step's (:class:`experiment_1.run.run_config.Command`). :func:`run_passes` builds the model and data
+once and runs any number of passes over one all-mask evaluation per batch (:func:`experiment_1.run.loop.run_stages`): each pass
 keeps its own output folder, partial store and run key, and writes exactly what its own step writes,
 so a step run alone on that folder afterwards resumes from the store and evaluates nothing.
-A step is :func:`run_step` with its one pass; ``python -m paper.single_pass`` runs several.
+A step runs its one pass; ``python -m paper.single_pass`` runs several.
 """
 
 from __future__ import annotations
 
-import argparse
 import signal
 import time
 from dataclasses import dataclass, replace
@@ -46,9 +45,8 @@ from experiment_1.network.mask_family import MaskFamily
 from experiment_1.network.memory import REDUCTION_LOGIT_MULTIPLE, peak_estimate, stack_profile
 from experiment_1.run import distributed
 from experiment_1.run.partial_store import PartialStore, run_key
-from experiment_1.run.setup import EvaluationSetup, add_evaluation_arguments, build_setup
-
-UNSCALED = 1.0  # the residual scale λ of a pass that evaluates the network as it is (every branch at full weight)
+from experiment_1.run.run_config import UNSCALED, RunConfig
+from experiment_1.run.setup import EvaluationSetup, build_setup
 
 BatchFunction = Callable[[torch.Tensor, torch.Tensor], dict[str, torch.Tensor]]
 
@@ -104,52 +102,26 @@ def run_stages(
 ) -> tuple[list[dict[str, np.ndarray]], dict[str, float]]:
     """:func:`run_per_image` for several stages fed by one all-mask pass over the same images.
 
-    Every stage keeps its own partial store (its folder, stage name and run key), exactly as if it
-    ran alone; a batch is evaluated once if any stage lacks it, and only the stages that lack it
-    reduce and store it. The stages must share the model, the sample list and the batching flags
-    (they come from one :func:`build_setup`); the logits of a batch are reduced stage by stage and
-    then dropped, so no more than one batch's ``(B, 2^L, C)`` logits and one stage's reductions
-    are alive at a time. Returns each stage's merged arrays (in ``stages`` order) and the pass's timing.
-    With ``mask_family`` only its members are evaluated (the family walk of the ``--engine``; the stages get
-    ``(B, M, C)`` logits in ascending mask id, ``mask_family.mask_ids(L)``) and the store's key records the
-    family's descriptor.
+    Every stage keeps its own partial store (its folder, stage name and run key), exactly as if it ran alone; a
+    batch is evaluated once if any stage lacks it, and only the stages that lack it reduce and store it. The stages
+    must share the model, the sample list and the batching flags (they come from one :func:`build_setup`); the
+    logits of a batch are reduced stage by stage and then dropped, so no more than one batch's ``(B, 2^L, C)``
+    logits and one stage's reductions are alive at a time. Returns each stage's merged arrays (in ``stages`` order)
+    and the pass's timing. With ``mask_family`` only its members are evaluated (the family walk of the ``--engine``;
+    the stages get ``(B, M, C)`` logits in ascending mask id, ``mask_family.mask_ids(L)``) and the store's key
+    records the family's descriptor.
     """
     if mask_indices is not None and mask_family is not None:
         raise PipelineError("a pass evaluates either a list of masks or a mask family, not both")
     setup = stages[0].setup
     flags = setup.config
-
-    def store_of(stage: Stage) -> PartialStore:
-        key = {**run_key(stage.setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale}
-        if mask_indices is not None:  # absent for all masks, so existing stores keep their keys
-            key["mask_indices"] = list(mask_indices)
-        if mask_family is not None:  # absent for all masks, so existing stores keep their keys
-            key["mask_family"] = mask_family.descriptor()
-        return PartialStore(stage.setup.config.output_dir, stage.name, key)
-
-    stores = [store_of(stage) for stage in stages]
-    folders = [store.directory.resolve() for store in stores]
-    if len(set(folders)) < len(folders):
-        repeated = next(folder for folder in folders if folders.count(folder) > 1)
-        raise PipelineError(
-            f"{repeated}: two stages of one pass would share this partial store; give each stage its own output "
-            "folder or stage name"
-        )
+    stores = stage_stores(stages, residual_scale, mask_indices, mask_family)
     count = len(setup.samples)
     batches = [list(range(start, min(start + flags.batch_size, count))) for start in range(0, count, flags.batch_size)]
     settings = {name: value for store in stores for name, value in store.key.items() if name != "stage"}
     distributed.check_job(len(batches), {**settings, "stages": [store.stage for store in stores]})
 
-    def find_missing() -> dict[int, list[int]]:
-        for store in stores:
-            store.open()
-        missing = {
-            number: [position for position, store in enumerate(stores) if not store.finished(number)]
-            for number in range(len(batches))
-        }
-        return {number: positions for number, positions in missing.items() if positions}
-
-    missing, pass_id = distributed.on_main(lambda: (find_missing(), distributed.new_pass_id()))
+    missing, pass_id = distributed.on_main(lambda: (missing_batches(stores, len(batches)), distributed.new_pass_id()))
     pass_log = distributed.PassLog(pass_id, distributed.rank())
     pending = sorted(missing)
     mine = distributed.share(pending)
@@ -169,38 +141,9 @@ def run_stages(
         try:
             for number, batch in zip(mine, loader):
                 valid = torch.tensor(check_batch_errors(list(batch["error"]), flags.skip_corrupt, batch["fatal"]))
-                if mask_family is not None:
-                    _, logits = evaluate_mask_family(
-                        setup.model,
-                        batch["image"],
-                        mask_family,
-                        engine=flags.engine,
-                        mask_chunk=flags.mask_chunk,
-                        residual_scale=residual_scale,
-                    )
-                elif mask_indices is None:
-                    logits = evaluate_all_masks(
-                        setup.model,
-                        batch["image"],
-                        engine=flags.engine,
-                        mask_chunk=flags.mask_chunk,
-                        residual_scale=residual_scale,
-                    )
-                else:
-                    logits = evaluate_masks_naive(
-                        setup.model, batch["image"], mask_indices, flags.mask_chunk, residual_scale
-                    )
+                logits = batch_logits(setup, batch["image"], residual_scale, mask_indices, mask_family)
                 check_finite_logits(logits, batch["index"].tolist(), setup, residual_scale)
-                labels = batch["label"].to(logits.device)
-                for position in missing[number]:
-                    extra = (batch["index"],) if stages[position].pass_indices else ()
-                    arrays = {
-                        name: value.detach().cpu()
-                        for name, value in stages[position].compute(logits, labels, *extra).items()
-                    }
-                    arrays.update(index=batch["index"], label=batch["label"], valid=valid)
-                    stores[position].save(number, arrays)
-                    del arrays
+                store_reductions(stages, stores, missing[number], number, batch, logits, valid)
                 del logits
                 pass_log.finished_batch(
                     len(batches[number]), [stores[position].directory for position in missing[number]]
@@ -221,7 +164,7 @@ def run_stages(
             if cause is None:
                 raise
         if cause is not None:  # outside the except, with the batch's tensors dropped, so the estimate can run
-            logits = arrays = None
+            logits = None
             raise out_of_memory_error(setup, cause)
     share_timing = {
         "wall_seconds": time.perf_counter() - started,
@@ -229,12 +172,99 @@ def run_stages(
     }
     progress.close()
     timing = distributed.job_timing(share_timing, time.perf_counter() - started)
-    merged = []
+    return [merged_arrays(store, batches) for store in stores], timing
+
+
+def stage_stores(
+    stages: list[Stage], residual_scale: float, mask_indices: list[int] | None, mask_family: MaskFamily | None
+) -> list[PartialStore]:
+    """Each stage's partial store, keyed by its run key, λ and the masks evaluated; one line where two stages would
+    share one store's folder."""
+    setup = stages[0].setup
+
+    def store_of(stage: Stage) -> PartialStore:
+        key = {**run_key(stage.setup.config, setup.dataset.data_dir, setup.samples), "residual_scale": residual_scale}
+        if mask_indices is not None:  # absent for all masks, so existing stores keep their keys
+            key["mask_indices"] = list(mask_indices)
+        if mask_family is not None:  # absent for all masks, so existing stores keep their keys
+            key["mask_family"] = mask_family.descriptor()
+        return PartialStore(stage.setup.config.output_dir, stage.name, key)
+
+    stores = [store_of(stage) for stage in stages]
+    folders = [store.directory.resolve() for store in stores]
+    if len(set(folders)) < len(folders):
+        repeated = next(folder for folder in folders if folders.count(folder) > 1)
+        raise PipelineError(
+            f"{repeated}: two stages of one pass would share this partial store; give each stage its own output "
+            "folder or stage name"
+        )
+    return stores
+
+
+def missing_batches(stores: list[PartialStore], num_batches: int) -> dict[int, list[int]]:
+    """Batch number → the positions of the stores that lack it (batches every store holds left out)."""
     for store in stores:
-        distributed.wait_for_files([store.path(number) for number in range(len(batches))])
-        parts = [store.load(number, indices) for number, indices in enumerate(batches)]
-        merged.append({name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]})
-    return merged, timing
+        store.open()
+    missing = {
+        number: [position for position, store in enumerate(stores) if not store.finished(number)]
+        for number in range(num_batches)
+    }
+    return {number: positions for number, positions in missing.items() if positions}
+
+
+def store_reductions(
+    stages: list[Stage],
+    stores: list[PartialStore],
+    positions: list[int],
+    number: int,
+    batch: dict[str, Any],
+    logits: torch.Tensor,
+    valid: torch.Tensor,
+) -> None:
+    """Batch ``number``'s logits reduced by each stage at ``positions`` (those that lack it), into its store, one
+    stage's reductions alive at a time."""
+    labels = batch["label"].to(logits.device)
+    for position in positions:
+        extra = (batch["index"],) if stages[position].pass_indices else ()
+        arrays = {
+            name: value.detach().cpu() for name, value in stages[position].compute(logits, labels, *extra).items()
+        }
+        arrays.update(index=batch["index"], label=batch["label"], valid=valid)
+        stores[position].save(number, arrays)
+        del arrays
+
+
+def merged_arrays(store: PartialStore, batches: list[list[int]]) -> dict[str, np.ndarray]:
+    """A store's batches (every rank's, once they are all written) concatenated over the sample list."""
+    distributed.wait_for_files([store.path(number) for number in range(len(batches))])
+    parts = [store.load(number, indices) for number, indices in enumerate(batches)]
+    return {name: torch.cat([part[name] for part in parts]).numpy() for name in parts[0]}
+
+
+def batch_logits(
+    setup: EvaluationSetup,
+    images: torch.Tensor,
+    residual_scale: float,
+    mask_indices: list[int] | None,
+    mask_family: MaskFamily | None,
+) -> torch.Tensor:
+    """One batch's logits: every mask (``--engine``), a mask family's members, or the listed masks (naive)."""
+    flags = setup.config
+    if mask_family is not None:
+        _, logits = evaluate_mask_family(
+            setup.model,
+            images,
+            mask_family,
+            engine=flags.engine,
+            mask_chunk=flags.mask_chunk,
+            residual_scale=residual_scale,
+        )
+        return logits
+    if mask_indices is None:
+        return evaluate_all_masks(
+            setup.model, images, engine=flags.engine, mask_chunk=flags.mask_chunk, residual_scale=residual_scale
+        )
+    return evaluate_masks_naive(setup.model, images, mask_indices, flags.mask_chunk, residual_scale)
 
 
 def out_of_memory_error(setup: EvaluationSetup, cause: str) -> PipelineError:
@@ -367,7 +397,10 @@ class ExperimentPass:
 
     ``prepare(setup)`` checks the inputs and returns the experiment's options (a dict, or None for
     none), which :func:`run_passes` adds to a new frozen ``setup.config`` (its run key); ``batch_function(setup)`` returns the reduction of one batch's logits;
-    ``finish(setup, arrays, timing)`` writes the experiment's results (rank 0) and prints one line.
+    ``finish(setup, arrays, timing)`` writes the experiment's results (rank 0) and prints one line. The
+    experiment's own flags are typed fields of ``setup.config`` (its step's subclass of
+    :class:`~experiment_1.run.run_config.RunConfig`). Called with a configuration, the pass runs alone: the work
+    of its step (:class:`experiment_1.run.run_config.Command`).
     """
 
     experiment: int
@@ -375,26 +408,25 @@ class ExperimentPass:
     description: str
     batch_function: Callable[[EvaluationSetup], BatchFunction]
     finish: Callable[[EvaluationSetup, dict[str, np.ndarray], dict[str, Any]], None]
-    add_arguments: Callable[[argparse.ArgumentParser], None] = lambda parser: None
     prepare: Callable[[EvaluationSetup], dict[str, Any] | None] = lambda setup: None
     pass_indices: bool = False
 
-
-def experiment_setup(setup: EvaluationSetup, output_dir: Path) -> EvaluationSetup:
-    """``setup`` (model, data and the parsed flags shared) with its own output folder."""
-    return replace(setup, config=setup.config.for_output(output_dir))
+    def __call__(self, config: RunConfig) -> None:
+        run_passes([(self, config)])
 
 
-def run_passes(args: argparse.Namespace, passes: list[tuple[ExperimentPass, Path]]) -> None:
-    """Run every ``(pass, output folder)`` from one all-mask evaluation per batch; each writes its results."""
-    folders = [Path(folder).resolve() for _, folder in passes]
+def run_passes(passes: list[tuple[ExperimentPass, RunConfig]]) -> None:
+    """Run every ``(pass, configuration)`` from one all-mask evaluation per batch; each writes its results into its
+    configuration's output folder. The configurations differ only in the experiments' own flags and folders: the
+    model and data are built once, from the first."""
+    folders = [Path(config.output_dir).resolve() for _, config in passes]
     if len(set(folders)) < len(folders):
         raise PipelineError(
             "every experiment of a single pass needs its own output folder; give each experiment its own results folder"
         )
-    shared = build_setup(args)
+    shared = build_setup(passes[0][1])
     entries = [entry for entry, _ in passes]
-    setups = [experiment_setup(shared, folder) for _, folder in passes]
+    setups = [replace(shared, config=config.with_content(shared.config.content())) for _, config in passes]
     setups = [
         replace(setup, config=setup.config.with_options(**(entry.prepare(setup) or {})))
         for entry, setup in zip(entries, setups)
@@ -413,18 +445,3 @@ def run_passes(args: argparse.Namespace, passes: list[tuple[ExperimentPass, Path
         timing = {**timing, "shared_pass": [stage.name for stage in stages]}  # the wall time is the whole pass's
     for entry, setup, experiment_arrays in zip(entries, setups, arrays):
         entry.finish(setup, experiment_arrays, timing)
-
-
-def run_step(
-    experiment_pass: ExperimentPass,
-    argv: list[str] | None,
-    doc: str | None,
-    default_output_dir: str,
-    default_sample_index: str = "experiment_1/sample_index.json",
-) -> None:
-    """An experiment's evaluation step: the shared flags plus its own, then its pass alone."""
-    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_evaluation_arguments(parser, default_output_dir, default_sample_index)
-    experiment_pass.add_arguments(parser)
-    args = parser.parse_args(argv)
-    run_passes(args, [(experiment_pass, args.output_dir)])

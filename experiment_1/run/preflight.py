@@ -4,12 +4,12 @@ In order, cheap refusals first:
 
 1. the labels fit the model's classes (:func:`check_labels`);
 2. the cost estimate (:func:`experiment_1.run.preflight.estimate`) and its refusal of an
-   exhaustive pass over more than :data:`experiment_1.run.preflight.MAX_BLOCKS` gated blocks unless
+   exhaustive pass over more than :data:`experiment_1.run.run_config.MAX_BLOCKS` gated blocks unless
    ``confirm_long_run`` (a mask-family pass, ``config.mask_family``, is counted as the family and never refused for L)
    — before the memory check, so the run is first told that ``--confirm-long-run`` exists;
 3. one batch's all-mask logits fit the device's memory (:func:`experiment_1.run.preflight.check_logits_fit`;
    no flag makes them fit);
-4. the estimated time within :data:`experiment_1.run.preflight.MAX_HOURS` unless ``confirm_long_run``; then the estimate
+4. the estimated time within :data:`experiment_1.run.run_config.MAX_HOURS` unless ``confirm_long_run``; then the estimate
    printed (a refusal of 2 or 4 carries it in its one line, so it is said once either way);
 5. the model prepared as it will be evaluated: batch-norm re-estimated on images disjoint from the evaluated ones
    (:func:`calibrate_on_samples` on :func:`calibration_samples`, ``--calibrate-batchnorm``), batch-norm folded
@@ -48,7 +48,8 @@ activation of the part of the network where it is largest given how many states 
 1 per image, block l 2^l, the head 2^L, each at most ``mask_chunk``) — a rough figure.
 
 :func:`check` refuses (one :class:`PipelineError` line naming ``--confirm-long-run``) an exhaustive
-pass over more than :data:`MAX_BLOCKS` gated blocks or estimated above :data:`MAX_HOURS` hours,
+pass over more than :data:`~experiment_1.run.run_config.MAX_BLOCKS` gated blocks or estimated above
+:data:`~experiment_1.run.run_config.MAX_HOURS` hours,
 unless the user passed ``--confirm-long-run``.
 """
 
@@ -73,7 +74,7 @@ from experiment_1.network.fold_bn import fold_batchnorm
 from experiment_1.network.gating import ResidualStack, check_evaluation_parity, probe_input
 from experiment_1.network.mask_family import MaskFamily
 from experiment_1.run import distributed
-from experiment_1.run.run_config import RunConfig
+from experiment_1.run.run_config import CONFIRM_FLAG, MAX_BLOCKS, MAX_HOURS, RunConfig
 
 PROBE_MASKS = 4  # masks per probed chunk: enough to put several states of one image into one batch
 TF32_EPS = 2.0**-10  # TensorFloat-32's 10-bit mantissa (--dtype tf32 on CUDA)
@@ -209,9 +210,11 @@ def check_logits_fit(
         )
 
 
-CONFIRM_FLAG = "--confirm-long-run"
-MAX_BLOCKS = 20  # 2^20 masks per image: about 4 GB of float32 logits per image at C = 1000
-MAX_HOURS = 24.0
+# What a too-deep network can have instead of 2^L masks: the low orders, exactly, at any depth (experiment_2's step 8)
+LOW_ORDERS_INSTEAD = (
+    "or, at any depth, run python -m experiment_2.step_8_low_orders (every interaction of at most --order blocks, "
+    "exactly, about the all-off and the full network, and the Walsh summaries with intervals; --dry-run prints its cost)"
+)
 CALIBRATION_IMAGES = 16
 ACTIVATION_COPIES = 3  # a block's input, its branch's largest intermediate and the gate-off/gate-on pair
 
@@ -378,17 +381,18 @@ def check_blocks(cost: CostEstimate, confirmed: bool) -> None:
     if not confirmed and cost.num_blocks > MAX_BLOCKS and cost.masks_per_image == 2**cost.num_blocks:
         raise PipelineError(
             f"L = {cost.num_blocks} gated blocks means 2^{cost.num_blocks} masks per image, beyond the limit of L = {MAX_BLOCKS} "
-            f"for an exhaustive run ({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway"
+            f"for an exhaustive run ({cost.describe().removeprefix('cost estimate: ')}); pass {CONFIRM_FLAG} to run it anyway, "
+            f"{LOW_ORDERS_INSTEAD}"
         )
 
 
 def check_depth(num_blocks: int, confirmed: bool, what: str = "an exhaustive pass") -> None:
     """Refuse ``what`` (a pass over all 2^L masks) over more than :data:`MAX_BLOCKS` gated blocks unless ``confirmed``: the
-    same limit as :func:`check_blocks`, for a tool that makes no cost estimate (``python -m experiment_1.profile_tree``)."""
+    same limit as :func:`check_blocks`, for a tool that makes no cost estimate (``python -m experiment_1.tools.bench profile``)."""
     if not confirmed and num_blocks > MAX_BLOCKS:
         raise PipelineError(
             f"L = {num_blocks} gated blocks means 2^{num_blocks} masks per image, beyond the limit of L = {MAX_BLOCKS} "
-            f"for {what}; pass {CONFIRM_FLAG} to run it anyway"
+            f"for {what}; pass {CONFIRM_FLAG} to run it anyway, {LOW_ORDERS_INSTEAD}"
         )
 
 

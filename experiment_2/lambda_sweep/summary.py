@@ -153,3 +153,21 @@ def summarize(
     }
     summary["verdicts"] = verdicts(summary)
     return summary
+
+
+def rebuild(
+    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    """The current 3A/3B summary of a sweep's per-λ arrays, on the old summary's λ grid and fit window (the record's
+    ``rebuild``: ``python -m paper.resummarize``)."""
+    law = summary["power_law"]
+    per_lambda = {name: value for name, value in arrays.items() if name != "lambdas"}
+    return summarize(
+        per_lambda,
+        summary["lambdas"],
+        summary["lambdas_requested"],
+        law["fit_lambdas"],
+        config,
+        seed,
+        law["slope_tolerance"],
+    )

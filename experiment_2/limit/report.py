@@ -49,6 +49,30 @@ def successive_table(block: dict[str, Any], num_blocks: int) -> str:
     return markdown_table(["λ pair"] + [f"k = {order}" for order in range(1, num_blocks + 1)], rows)
 
 
+def successive_trend(block: dict[str, Any], order: int, predicted: float) -> str:
+    """One sentence on the successive slopes of ``order`` (point estimates, largest λ pair first): their values, and —
+    where they move one way at every step — whether they are still moving towards the law's ``predicted`` slope or
+    have passed it (a limit read off them then marks a crossing, not a plateau)."""
+    slopes = [pair["slope"][order] for pair in block["successive_slopes"] if pair["resolved"][order]]
+    if len(slopes) < 2:
+        return ""
+    steps = [later - earlier for earlier, later in zip(slopes, slopes[1:])]
+    said = (
+        f"At the deciding order k = {order} the successive slopes, from the largest λ pair to the smallest, are "
+        f"{', '.join(format_number(slope) for slope in slopes)}"
+    )
+    if not (all(step < 0 for step in steps) or all(step > 0 for step in steps)):
+        return said + "."
+    direction = "fall" if steps[0] < 0 else "rise"
+    if min(slopes[0], slopes[-1]) < predicted < max(slopes[0], slopes[-1]):
+        return (
+            f"{said}: they {direction} at every step and pass the law's {format_number(predicted)} rather than level at "
+            "it, so the limit slope's agreement with the law may mark where they cross it, not a level; whether they settle there "
+            "needs more images or smaller λ."
+        )
+    return f"{said}: they still {direction} at every step, towards the law's {format_number(predicted)}."
+
+
 def limit_document(
     title: str, summary: dict[str, Any], method: str, results: list[str], verdict: list[str], generator: str
 ) -> str:

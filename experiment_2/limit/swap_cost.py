@@ -4,7 +4,7 @@ activations and with the swap (experiment_1/network/gating.py), compared image b
 Both accuracies and the paired difference (swapped − native, per image −1, 0 or +1) carry percentile-bootstrap
 CIs over images (:mod:`experiment_1.report.stats`; the difference is resampled in pairs); the exact McNemar test
 (a two-sided binomial test on the images only one variant gets right) and the verdict on "the swap lowers
-top-1" (:func:`experiment_1.report.verdicts.decide_by_ci`) come with them.
+top-1" (:data:`SWAP`) come with them.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 from experiment_1.errors import PipelineError
-from experiment_1.report import bootstrap_mean_ci, decide_by_ci, effect_from_stat, hypothesis_test, verdict
+from experiment_1.report import Reading, Rule, bootstrap_mean_ci, ci_against, effect_from_stat, hypothesis_test
 from experiment_1.run import UNSCALED, image_counts, valid_images
 
 VARIANTS = ("native", "smooth")
@@ -23,9 +23,21 @@ QUESTION = (
     "What does the smooth activation swap of Experiment 3C cost in top-1 accuracy: the network's full-mask prediction at λ = 1 "
     "with its own activations and with the swap, on the same labelled images?"
 )
-RULE = (
+
+
+def _read_difference(reading: Reading) -> dict[str, float]:
+    reading.copied("effect", reading.at("top1_difference"))
+    low, high = reading.interval("top1_difference")
+    return {"low": low, "high": high}
+
+
+SWAP = Rule(
+    "exp3c.swap_lowers_top1",
     "holds when the 95 % bootstrap CI of the paired top-1 difference (swapped − native) lies below 0, fails when it lies above 0, "
-    "cannot tell when it contains 0"
+    "cannot tell when it contains 0",
+    _read_difference,
+    lambda low, high: ci_against(low, high, 0.0, "below"),
+    "the smooth swap lowers the full-mask top-1 accuracy at λ = 1",
 )
 
 
@@ -75,7 +87,7 @@ def swap_cost_summary(
         "exact McNemar (two-sided binomial on the discordant images)",
         mcnemar_exact(counts["only_native_correct"], counts["only_smooth_correct"]),
     )
-    return {
+    summary = {
         "experiment": "3C",
         "question": QUESTION,
         "config": config,
@@ -92,15 +104,8 @@ def swap_cost_summary(
         "prediction_agreement": bootstrap_mean_ci(
             (predictions["native"] == predictions["smooth"])[valid].astype(np.float64), seed=seed
         ),
-        "verdicts": [
-            verdict(
-                "swap_lowers_top1",
-                "the smooth swap lowers the full-mask top-1 accuracy at λ = 1",
-                decide_by_ci(effect, "negative"),
-                RULE,
-                parameters={"confidence": 0.95},
-                effect=effect,
-                test=test,
-            )
-        ],
     }
+    summary["verdicts"] = [
+        SWAP.verdict("swap_lowers_top1", summary, parameters={"confidence": 0.95}, effect=effect, test=test)
+    ]
+    return summary

@@ -18,7 +18,7 @@ Thresholds are fixed here, before any run:
   outside its quantity's range in either run makes it ``cannot tell (estimator out of range)``
   (:func:`outside_range`).
 
-The decision is :func:`experiment_1.report.decide_by_ci` on the CI shifted by the threshold. What no estimate here
+The decision is :func:`experiment_1.report.ci_against` (the CI against the threshold), declared once in the rules below. What no estimate here
 can decide — the Möbius spectrum's fractions, κ, C≤k and its peak order — is listed by :func:`out_of_reach` with the
 reason.
 """
@@ -30,12 +30,18 @@ from typing import Any
 import numpy as np
 
 from experiment_1.report import (
+    CANNOT_TELL,
+    FAILS,
+    HOLDS,
     NEAR_BOUND_MARGIN,
     OUT_OF_RANGE,
     SATURATED,
     SATURATION_SHARE,
+    Missing,
+    Reading,
+    Rule,
     bootstrap_mean_ci_rows,
-    decide_by_ci,
+    ci_against,
     effect_from_stat,
     saturation,
     verdict,
@@ -72,13 +78,6 @@ def random_init_reading(config: dict[str, Any]) -> str | None:
     )
 
 
-def _threshold_decision(low: float, high: float, threshold: float, side: str) -> str:
-    """holds when the CI lies on ``side`` (above / below) of ``threshold``, fails when on the other, else cannot tell."""
-    return decide_by_ci(
-        {"ci_low": low - threshold, "ci_high": high - threshold}, "positive" if side == "above" else "negative"
-    )
-
-
 def _widened(stat: dict[str, float], low: np.ndarray, high: np.ndarray) -> dict[str, float]:
     """``stat`` with its CI widened to cover every interval ``[low_i, high_i]``; an undefined (NaN) bound makes the CI's
     end NaN (no decision), never one left out."""
@@ -107,6 +106,171 @@ def outside_range(estimates: np.ndarray, floor: float, ceiling: float, quantity:
         f"[{floor:.3g}, {ceiling:.3g}] (estimates {float(np.nanmin(estimates)):.3g} … {float(np.nanmax(estimates)):.3g}): "
         "the estimator's noise at this depth and budget, not a value of the quantity"
     )
+
+
+def _outside_share(shares: list[float]) -> bool:
+    """An estimate of the share beyond its range [0, 1] (a NaN is none: the non-finite guard reads it)."""
+    return count_outside(np.asarray(shares, dtype=np.float64), 0.0, 1.0) > 0
+
+
+def _at_bound(shares: list[float]) -> dict[str, Any] | None:
+    """Where the share estimates (inside its range) sit at or near a bound of the share on at least the saturation
+    share of images."""
+    values = np.asarray(shares, dtype=np.float64)
+    at_bound = saturation(values, bounds=(0.0, 1.0), margin=NEAR_BOUND_MARGIN)
+    return at_bound if at_bound is not None and at_bound["at"] != "mode" and np.isfinite(values).all() else None
+
+
+def _read_share(reading: Reading) -> dict[str, Any]:
+    """The mean share's bootstrap CI widened over every image's own interval, and the per-image estimates, from the
+    summary's ``walsh.projections.<projection>.low_degree_share``."""
+    block = reading.at("walsh", "projections", reading.parts[-1], "low_degree_share")
+    try:
+        shares = [row[0] for row in block["per_image"]]
+        stat = _widened(
+            {"ci_low": block["ci_low"][0], "ci_high": block["ci_high"][0]},
+            np.asarray(block["per_image_ci_low"], dtype=np.float64),
+            np.asarray(block["per_image_ci_high"], dtype=np.float64),
+        )
+    except (KeyError, IndexError, TypeError):
+        raise Missing(f"walsh.projections.{reading.parts[-1]}.low_degree_share per image") from None
+    reading.copied("effect", stat)
+    return {"low": stat["ci_low"], "high": stat["ci_high"], "shares": shares}
+
+
+def _decide_share(low: float, high: float, shares: list[float]) -> str:
+    """Out of range before saturated before the CI against :data:`LOW_DEGREE_SHARE` (module docstring)."""
+    if _outside_share(shares):
+        return OUT_OF_RANGE
+    return SATURATED if _at_bound(shares) else ci_against(low, high, LOW_DEGREE_SHARE)
+
+
+LOW_DEGREE = Rule(
+    "low_orders.walsh_low_degree_share",
+    f"holds when the 95 % CI of the mean low-degree Walsh share lies above {LOW_DEGREE_SHARE:g}, "
+    f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell; {OUT_OF_RANGE} when an image's estimate lies "
+    "outside the share's range [0, 1]; saturated when the estimates sit at or near its bound 0 or 1 (within "
+    f"{NEAR_BOUND_MARGIN:g} of it) on at least {SATURATION_SHARE * 100:g} % of the images",
+    _read_share,
+    _decide_share,
+)
+
+
+def _read_r2(reading: Reading) -> dict[str, float]:
+    """The R² over all the design's masks (the last column of ``surrogate_r2_by_size``) and its bootstrap CI."""
+    rows = reading.at("surrogate_r2_by_size", "projections", reading.parts[-1])
+    try:
+        stat = {"ci_low": rows["ci_low"][-1], "ci_high": rows["ci_high"][-1]}
+    except (KeyError, IndexError, TypeError):
+        raise Missing(f"surrogate_r2_by_size.projections.{reading.parts[-1]}.ci_low / ci_high") from None
+    reading.copied("effect", stat)
+    return {"low": stat["ci_low"], "high": stat["ci_high"]}
+
+
+SURROGATE = Rule(
+    "low_orders.surrogate_r2",
+    f"holds when the 95 % bootstrap CI of the mean R² lies above {SURROGATE_R2:g}, "
+    f"fails when below {SURROGATE_R2:g}, else cannot tell",
+    _read_r2,
+    lambda low, high: ci_against(low, high, SURROGATE_R2),
+)
+
+SHARE = "low_degree_share"  # the estimate whose change is also saturated where either run's own share verdict is
+
+
+def _sides(direction: str) -> tuple[str, str]:
+    """Where a change's CI lies when it holds, and when it fails: a fall holds below 0, a rise above."""
+    if direction not in ("falls", "rises"):
+        raise ValueError(f"direction must be 'falls' or 'rises', not {direction!r}")
+    return ("below", "above") if direction == "falls" else ("above", "below")
+
+
+def _depth_change_text(entry: dict[str, Any]) -> str:
+    """The rule of a change, from its ``parameters``: ``scale`` (what changes, on the scale judged), ``direction`` and
+    ``estimate`` (the levels' name of a sampled quantity, else ``None``)."""
+    parameters = entry.get("parameters") or {}
+    side, other = _sides(parameters.get("direction", "falls"))
+    estimate = parameters.get("estimate")
+    return (
+        f"holds when the 95 % CI of the mean change of {parameters.get('scale')} lies {side} 0, fails when {other} 0, "
+        "else cannot tell"
+        + (f"; {OUT_OF_RANGE} when an estimate of either run lies outside the quantity's range" if estimate else "")
+        + ("; saturated when either run's own low-degree-share verdict is" if estimate == SHARE else "")
+    )
+
+
+def _levels_of(reading: Reading) -> list[dict[str, Any]]:
+    """The two runs' levels of the change's projection (the id's last parts: ``<projection>.L<a>_to_L<b>``)."""
+    projection, span = reading.parts[-2:]
+    depths = {int(end.removeprefix("L")) for end in span.split("_to_")}
+    levels = [
+        level for level in reading.at("levels") if level["projection"] == projection and level["num_blocks"] in depths
+    ]
+    if not levels:
+        raise Missing(f"levels of the {projection} projection at L = {sorted(depths)}")
+    return levels
+
+
+def _read_change(reading: Reading) -> dict[str, Any]:
+    """The change's CI (kept in the verdict alone: the two runs' per-image values are in their own summaries), its
+    direction and, for a sampled quantity, from the summary's ``levels`` whether an estimate of either run lies outside
+    its range and (the share) whether either run's own share verdict is saturated."""
+    effect = reading.entry.get("effect") or {}
+    if not ("ci_low" in effect and "ci_high" in effect):
+        raise Missing("effect.ci_low / ci_high")
+    estimate = reading.own("parameters", "estimate")
+    levels = _levels_of(reading) if estimate else []
+    return {
+        "low": effect["ci_low"],
+        "high": effect["ci_high"],
+        "direction": reading.own("parameters", "direction"),
+        "outside": any(level[f"{estimate}_outside_range"] for level in levels),
+        "saturated": estimate == SHARE and any(level[f"{SHARE}_decision"] == SATURATED for level in levels),
+    }
+
+
+def _decide_change(low: float, high: float, direction: str, outside: bool, saturated: bool) -> str:
+    """Out of range before saturated before the CI against 0 on the direction's side (module docstring)."""
+    if outside:
+        return OUT_OF_RANGE
+    return SATURATED if saturated else ci_against(low, high, 0.0, _sides(direction)[0])
+
+
+DEPTH_CHANGE = Rule("low_orders.depth_change", _depth_change_text, _read_change, _decide_change)
+
+BASIS_READINGS = {
+    (True, False): "Möbius only",
+    (False, True): "Walsh only",
+    (False, False): "neither basis decides",
+}
+
+
+def _read_bases(reading: Reading) -> dict[str, str]:
+    """The decisions of the Möbius change (the all-off network's mean order) and the Walsh change (κ_W / L) of the same
+    projection and depths, from the summary's verdicts."""
+    projection, span = reading.parts[-2:]
+    return {
+        "mobius": reading.decision_of(f"mobius_mean_order.off.{projection}.{span}"),
+        "walsh": reading.decision_of(f"walsh_kappa_per_block.{projection}.{span}"),
+    }
+
+
+def basis_reading(mobius: str, walsh: str) -> tuple[str, str]:
+    """The decision and its reading: both decided and agreeing holds, both decided and disagreeing fails ("reverses in
+    the Walsh basis"), else cannot tell (Möbius only, Walsh only, or neither)."""
+    decided = (mobius in (HOLDS, FAILS), walsh in (HOLDS, FAILS))
+    if all(decided):
+        return (HOLDS, "both bases agree") if mobius == walsh else (FAILS, "reverses in the Walsh basis")
+    return CANNOT_TELL, BASIS_READINGS[decided]
+
+
+BASIS_CHANGE = Rule(
+    "low_orders.basis_change",
+    "holds when the Möbius and the Walsh change verdicts are both decided (holds or fails) and agree, fails when both are "
+    "decided and disagree (reverses in the Walsh basis), else cannot tell (Möbius only, Walsh only, or neither)",
+    _read_bases,
+    lambda mobius, walsh: basis_reading(mobius, walsh)[0],
+)
 
 
 def _noise_clause(errors: np.ndarray, num_samples: int) -> str:
@@ -144,31 +308,26 @@ def low_degree_share_verdict(
         name: values[0] for name, values in bootstrap_mean_ci_rows(share[:, None], seed=seed).items() if name != "n"
     }
     stat = _widened(stat, low, high)
-    decision = _threshold_decision(stat["ci_low"], stat["ci_high"], LOW_DEGREE_SHARE, "above")
+    alone = LOW_DEGREE.decide_on({"low": stat["ci_low"], "high": stat["ci_high"], "shares": []})
+    decision = LOW_DEGREE.decide_on({"low": stat["ci_low"], "high": stat["ci_high"], "shares": share.tolist()})
     notes = [
         "interval: the bootstrap CI over images of the mean, widened to cover every image's own 95 % interval "
         f"(a bootstrap-t over the design's samples); {len(share)} image(s)"
     ]
-    outside = outside_range(share, 0.0, 1.0, "the share")
-    at_bound = saturation(share, bounds=(0.0, 1.0), margin=NEAR_BOUND_MARGIN)
-    if outside is not None:
-        notes.append(f"{outside}{_noise_clause(errors, num_samples)}; the rule alone would have said {decision}")
-        decision = OUT_OF_RANGE
-    elif at_bound is not None and at_bound["at"] != "mode" and np.isfinite(share).all():
+    if decision == OUT_OF_RANGE:
+        outside = outside_range(share, 0.0, 1.0, "the share")
+        notes.append(f"{outside}{_noise_clause(errors, num_samples)}; the rule alone would have said {alone}")
+    elif decision == SATURATED and (at_bound := _at_bound(share.tolist())) is not None:
         notes.append(
             f"saturated: the estimate sits at or near the share's bound {at_bound['value']:g} on "
             f"{at_bound['share']:.0%} of the images (estimates {float(np.min(share)):.3g} … {float(np.max(share)):.3g}); "
-            f"the rule alone would have said {decision}"
+            f"the rule alone would have said {alone}"
         )
-        decision = SATURATED
     return verdict(
         f"walsh_low_degree_share.{projection}",
         f"the Walsh degrees 1–3 hold more than {LOW_DEGREE_SHARE:g} of Var h ({projection} projection)",
         decision,
-        f"holds when the 95 % CI of the mean low-degree Walsh share lies above {LOW_DEGREE_SHARE:g}, "
-        f"fails when below {LOW_DEGREE_SHARE:g}, else cannot tell; {OUT_OF_RANGE} when an image's estimate lies "
-        "outside the share's range [0, 1]; saturated when the estimates sit at or near its bound 0 or 1 (within "
-        f"{NEAR_BOUND_MARGIN:g} of it) on at least {SATURATION_SHARE * 100:g} % of the images",
+        LOW_DEGREE.text,
         parameters={"threshold": LOW_DEGREE_SHARE, "bounds": [0.0, 1.0], "near_bound_margin": NEAR_BOUND_MARGIN},
         effect=effect_from_stat("(W_1 + W_2 + W_3) / Var h", stat, percent=True),
         notes=[*notes, *([] if weights != "random" else [NULL_NOTE])],
@@ -182,9 +341,8 @@ def surrogate_verdict(projection: str, r2: np.ndarray, order: int, seed: int, we
         f"surrogate_r2.{projection}",
         f"the exact order-≤{order} Möbius expansion about the all-off network explains more than {SURROGATE_R2:g} "
         f"of the spread of h over uniformly random masks ({projection} projection)",
-        _threshold_decision(stat["ci_low"], stat["ci_high"], SURROGATE_R2, "above"),
-        f"holds when the 95 % bootstrap CI of the mean R² lies above {SURROGATE_R2:g}, "
-        f"fails when below {SURROGATE_R2:g}, else cannot tell",
+        SURROGATE.decide_on({"low": stat["ci_low"], "high": stat["ci_high"]}),
+        SURROGATE.text,
         parameters={"threshold": SURROGATE_R2},
         effect=effect_from_stat("R² of the order-≤k surrogate on the design's masks", stat),
         notes=[f"bootstrap over {len(r2)} image(s)", *([] if weights != "random" else [NULL_NOTE])],
@@ -201,19 +359,20 @@ def depth_change_verdict(
     own: tuple[np.ndarray, np.ndarray] | None = None,
     *,
     direction: str = "falls",
-    estimated: bool = False,
+    estimate: str | None = None,
+    levels: list[dict[str, Any]] = (),
     outside: str | None = None,
     random_init: bool = True,
 ) -> dict[str, Any]:
     """Does ``quantity`` (its log10 with ``log``) fall (``direction`` "falls") or rise ("rises") from depth
     ``depths[0]`` to ``depths[1]``? ``change``: per image (paired), the deeper run's value minus the shallower's, on
     that scale; ``own``: each image's interval of that change from the two runs' own intervals (interval arithmetic),
-    which widens the bootstrap CI as in :func:`low_degree_share_verdict`; ``estimated``: a sampled quantity, whose rule
-    has the out-of-range clause; ``outside``: the note of :func:`outside_range` when an estimate of either run leaves
-    the quantity's range (the decision is then :data:`~experiment_1.report.OUT_OF_RANGE`); ``random_init``: both runs
-    random-init networks (the null's note)."""
-    if direction not in ("falls", "rises"):
-        raise ValueError(f"direction must be 'falls' or 'rises', not {direction!r}")
+    which widens the bootstrap CI as in :func:`low_degree_share_verdict`; ``estimate``: a sampled quantity's name in
+    ``levels`` (step 12's per-run levels: its ``<estimate>_outside_range`` count, and for the share each run's own
+    decision), whose rule has the out-of-range clause; ``outside``: the note of :func:`outside_range` that says which
+    estimates left the range; ``random_init``: both runs random-init networks (the null's note). Decided by
+    :data:`DEPTH_CHANGE` on ``levels``, as the checker re-decides it on the summary."""
+    _sides(direction)
     stat = {
         name: values[0] for name, values in bootstrap_mean_ci_rows(change[:, None], seed=seed).items() if name != "n"
     }
@@ -221,8 +380,9 @@ def depth_change_verdict(
         stat = _widened(stat, *own)
     shallow, deep = depths
     scaled = f"log10({quantity})" if log else quantity
-    side, other = ("below", "above") if direction == "falls" else ("above", "below")
-    decision = _threshold_decision(stat["ci_low"], stat["ci_high"], 0.0, side)
+    alone = DEPTH_CHANGE.decide_on(
+        {"low": stat["ci_low"], "high": stat["ci_high"], "direction": direction, "outside": False, "saturated": False}
+    )
     notes = [
         f"paired over the {len(change)} image(s) both runs evaluated"
         + (
@@ -235,19 +395,46 @@ def depth_change_verdict(
     ]
     if own is not None and not np.isfinite(np.concatenate(own)).all():
         notes.append("an image's own interval is unbounded or undefined, so the change's interval is too")
-    if outside is not None:
-        notes.append(f"{outside}; the rule alone would have said {decision}")
-        decision = OUT_OF_RANGE
-    return verdict(
+    saturated = [
+        f"L = {level['num_blocks']}"
+        for level in levels
+        if estimate == SHARE and level["num_blocks"] in depths and level.get(f"{SHARE}_decision") == SATURATED
+    ]
+
+    def decided(decision: str) -> list[str]:
+        said = {
+            OUT_OF_RANGE: [f"{outside}; the rule alone would have said {alone}"],
+            SATURATED: [
+                f"saturated: the low-degree share of the run at {' and '.join(saturated)} is saturated (its estimates "
+                f"sit at or near a bound of the share; that run's REPORT); the rule alone would have said {alone}"
+            ],
+        }
+        return [*notes, *said.get(decision, []), *([NULL_NOTE] if random_init else [])]
+
+    return DEPTH_CHANGE.verdict(
         verdict_id,
+        {"levels": list(levels)},
         f"{quantity} {direction} from L = {shallow} to L = {deep}",
-        decision,
-        f"holds when the 95 % CI of the mean change of {scaled} lies {side} 0, fails when {other} 0, else cannot tell"
-        + (f"; {OUT_OF_RANGE} when an estimate of either run lies outside the quantity's range" if estimated else ""),
-        parameters={"threshold": 0.0},
+        parameters={"threshold": 0.0, "scale": scaled, "direction": direction, "estimate": estimate},
         effect=effect_from_stat(f"{scaled} at L = {deep} minus at L = {shallow}", stat),
-        notes=[*notes, *([NULL_NOTE] if random_init else [])],
+        notes=decided,
     )
+
+
+def basis_verdict(mobius: dict[str, Any], walsh: dict[str, Any], projection: str, depths: tuple[int, int]) -> dict:
+    """The Möbius reading of the order's change with depth (the all-off network's mean order, verdict ``mobius``)
+    against the Walsh one (κ_W / L, ``walsh``), with the reading named (:func:`basis_reading`)."""
+    first, second = mobius["decision"], walsh["decision"]
+    reading = basis_reading(first, second)[1]
+    words = {HOLDS: "rises", FAILS: "falls"}
+    entry = BASIS_CHANGE.verdict(
+        f"basis.{projection}.L{depths[0]}_to_L{depths[1]}",
+        {"verdicts": [mobius, walsh]},
+        f"{projection} projection, L = {depths[0]} → {depths[1]}: the Möbius reading of the order's change (the mean "
+        "order of ē_1 … ē_k at the all-off network) holds in the Walsh basis too (κ_W / L)",
+        notes=[f"{reading}: Möbius {words.get(first, first)}, Walsh {words.get(second, second)}"],
+    )
+    return entry | {"reading": reading, "projection": projection, "depths": list(depths)}
 
 
 def out_of_reach(num_blocks: int, exhaustive_limit: int, order: int, subcube_size: int) -> list[dict[str, str]]:

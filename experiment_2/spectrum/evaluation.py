@@ -86,6 +86,13 @@ def summarize(arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int) 
     return summary
 
 
+def rebuild(
+    summary: dict[str, Any], arrays: dict[str, np.ndarray], config: dict[str, Any], seed: int
+) -> dict[str, Any]:
+    """The current summary of a run's per-image arrays (the record's ``rebuild``: ``python -m paper.resummarize``)."""
+    return summarize(arrays, config, seed)
+
+
 def walsh_summary(arrays: dict[str, np.ndarray], valid: np.ndarray, num_blocks: int, seed: int) -> dict[str, Any]:
     """The Walsh-basis control: :func:`spectrum_summary` of the Walsh statistics (W_k, their spectrum over k ≥ 1, κ_W, the
     low-degree share C≤3, the peak), their round-off floor, and the per-image cancellation ratio of the Möbius expansion."""

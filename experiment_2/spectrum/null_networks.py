@@ -8,10 +8,13 @@ evaluated and the trained run evaluated among its own), and the trained network'
 The rules, fixed before the seeds ran (experiment_2/README.md, The random-init null over networks):
 
 - ``null_input_function`` — a random-init network counts as a null only when it is a function of its input, resolved
-  above round-off: the relative spread (std / mean) of its trunk energy over its images is at least
-  :data:`INPUT_FRACTION` of the trained network's (over all the trained run's images), and every order of both
-  projections clears the round-off floor in the Möbius basis and the Walsh basis. A seed that fails either is left out
-  of the null (listed, never silently). The verdict holds when every seed passes, else fails (the notes name them).
+  above round-off: the relative spread (the sample standard deviation, ``ddof = 1``, over the mean) of its trunk
+  energy over its images is at least :data:`INPUT_FRACTION` of the trained network's (over all the trained run's
+  images), and every order of both projections clears the round-off floor in the Möbius basis and the Walsh basis. A
+  seed that fails either is left out of the null (listed, never silently). The verdict holds when every seed passes,
+  else fails (the notes name them). The rule said "std / mean" before the seeds ran; the first decision read it as
+  the population SD, which left out two seeds on 4 images; the sample SD is the estimator the rule means (corrected
+  after the run, issue #61; experiment_2/README.md says what it changed).
 - ``null_networks.<statistic>`` — training changes the statistic: the exact one-sided rank test of the trained
   network's per-network mean among the n null networks', p = (1 + #{seeds at or beyond the trained value}) / (n + 1),
   in the direction :data:`DIRECTION` stated before the run; Holm over the :data:`TESTED` family. Holds when the
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -40,11 +43,16 @@ from experiment_1.report import (
     CANNOT_TELL,
     FAILS,
     HOLDS,
+    Missing,
+    Reading,
+    Rule,
+    bootstrap_mean_ci,
     bootstrap_mean_ci_rows,
+    effect_from_stat,
     format_number,
+    format_stat,
     holm,
     markdown_table,
-    verdict,
     verdict_lines,
 )
 from experiment_2.spectrum.evaluation import kappa_distribution
@@ -69,18 +77,7 @@ STATISTICS: dict[str, tuple[str, str, str]] = {
 }
 TESTED = ("kappa_vector", "walsh_kappa_vector")  # the decided family (Holm over it): the whole logit vector, both bases
 DESCRIBED = tuple(name for name in STATISTICS if name not in TESTED)
-RULES = {
-    "input": (
-        f"a random-init network is a null when the relative spread of its trunk energy over images is at least {INPUT_FRACTION:g} × the "
-        "trained network's and every order clears the round-off floor in both bases; holds when every seed is a null, else fails "
-        "(those that are not are left out of the null)"
-    ),
-    "rank": (
-        "exact one-sided rank test of the trained network's per-network mean among the null networks' (all on the same images), "
-        "p = (1 + #{networks at or beyond it in the direction stated before the run}) / (n + 1), Holm over the tested statistics: "
-        "holds when the Holm-adjusted p ≤ α; cannot tell (no power) when m/(n + 1) > α; else cannot tell (no equivalence margin)"
-    ),
-}
+EFFECT_NAME = "trained − the random-init networks' mean (bootstrap over networks)"
 
 
 def rank_p_value(trained: float, seeds: Sequence[float], direction: str = DIRECTION) -> float:
@@ -158,8 +155,70 @@ def shared_positions(trained_arrays: dict[str, np.ndarray], indices: np.ndarray)
     return np.array([where[int(index)] for index in indices])
 
 
-def input_verdict(networks: list[dict[str, Any]], trained_spread: float) -> dict[str, Any]:
+def _read_networks(reading: Reading) -> dict[str, Any]:
+    """Each seed's trunk-energy spread and whether it clears the round-off floor, and the trained network's spread; the
+    statistic must be the smallest spread ratio."""
+    networks, trained = reading.at("networks"), reading.number("trained", "trunk_energy_relative_spread")
+    try:
+        spreads = [float(record["trunk_energy_relative_spread"]) for record in networks]
+        resolved = [record["resolved"] is True for record in networks]
+    except (KeyError, TypeError, ValueError):
+        raise Missing("networks[].trunk_energy_relative_spread / resolved") from None
+    ratios = [spread / trained if trained > 0 else float("inf") for spread in spreads]
+    reading.copied("statistic", {"value": min(ratios, default=None)}, ("value",))
+    return {"spreads": spreads, "resolved": resolved, "trained": trained}
+
+
+NULL_INPUT = Rule(
+    "exp2.null_input_function",
+    f"a random-init network is a null when the relative spread of its trunk energy over images is at least {INPUT_FRACTION:g} × the "
+    "trained network's (spread: the sample standard deviation over the mean) and every order clears the round-off "
+    "floor in both bases; holds when every seed is a null, else fails "
+    "(those that are not are left out of the null)",
+    _read_networks,
+    lambda spreads, resolved, trained: (
+        HOLDS
+        if all(is_input_function(spread, trained) and clear for spread, clear in zip(spreads, resolved))
+        else FAILS
+    ),
+    "every random-init network is a function of its input, resolved above round-off",
+)
+
+
+def _rank_family(summary: Mapping[str, Any]) -> tuple[list[float], list[int]]:
+    """Each tested statistic's one-sided rank p among the null networks (recomputed from the trained value and the
+    networks'), and how many networks each has."""
+    blocks = [summary["statistics"][name] for name in summary["config"]["tested"]]
+    return [rank_p_value(block["trained"], block["networks"]) for block in blocks], [
+        len(block["networks"]) for block in blocks
+    ]
+
+
+def _read_rank(reading: Reading) -> dict[str, Any]:
+    try:
+        p_values, counts = _rank_family(reading.summary)
+        position = list(reading.summary["config"]["tested"]).index(reading.parts[-1])
+    except (KeyError, TypeError, ValueError):
+        raise Missing(f"config.tested / statistics.{reading.parts[-1]}.networks / trained") from None
+    adjusted = holm(p_values)
+    reading.copied("test", {"p_value": p_values[position], "p_adjusted": adjusted[position]}, ("p_value", "p_adjusted"))
+    return {"p_adjusted": adjusted[position], "best": best_attainable_p(counts[position], len(p_values))}
+
+
+RANK = Rule(
+    "exp2.null_networks_rank",
+    "exact one-sided rank test of the trained network's per-network mean among the null networks' (all on the same images), "
+    "p = (1 + #{networks at or beyond it in the direction stated before the run}) / (n + 1), Holm over the tested statistics: "
+    "holds when the Holm-adjusted p ≤ α; cannot tell (no power) when m/(n + 1) > α; else cannot tell (no equivalence margin)",
+    _read_rank,
+    lambda p_adjusted, best: CANNOT_TELL if best > ALPHA else HOLDS if p_adjusted <= ALPHA else CANNOT_TELL,
+    "{projection} projection, {basis} basis: training changes {label} (the trained network against the random-init networks)",
+)
+
+
+def input_verdict(summary: dict[str, Any]) -> dict[str, Any]:
     """``null_input_function``: every seed a function of its input, resolved above round-off."""
+    networks, trained_spread = summary["networks"], summary["trained"]["trunk_energy_relative_spread"]
     left_out = [record for record in networks if not record["null"]]
     smallest = min(networks, key=lambda record: record["spread_ratio"])
     notes = [
@@ -170,15 +229,13 @@ def input_verdict(networks: list[dict[str, Any]], trained_spread: float) -> dict
         notes.append(
             "left out of the null: "
             + ", ".join(
-                f"seed {record['seed']} ({'constant function' if not record['input_function'] else 'unresolved: round-off'})"
+                f"seed {record['seed']} ({'trunk-energy spread below the threshold' if not record['input_function'] else 'unresolved: round-off'})"
                 for record in left_out
             )
         )
-    return verdict(
+    return NULL_INPUT.verdict(
         "null_input_function",
-        "every random-init network is a function of its input, resolved above round-off",
-        FAILS if left_out else HOLDS,
-        RULES["input"],
+        summary,
         parameters={"fraction": INPUT_FRACTION, "trained_spread": trained_spread},
         statistic={
             "name": "least-varying random-init network's trunk-energy spread / the trained network's",
@@ -188,26 +245,9 @@ def input_verdict(networks: list[dict[str, Any]], trained_spread: float) -> dict
     )
 
 
-def rank_block(trained: dict[str, float], nulls: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per statistic: the trained network's value, every null network's, their range, how many lie below the trained
-    value, and — for a tested statistic — the one-sided rank p."""
-    block = {}
-    for name in STATISTICS:
-        values = [record["means"][name] for record in nulls if np.isfinite(record["means"][name])]
-        block[name] = {
-            "trained": trained[name],
-            "networks": values,
-            "mean": float(np.mean(values)) if values else None,
-            "min": float(np.min(values)) if values else None,
-            "max": float(np.max(values)) if values else None,
-            "networks_below": int(np.sum(np.asarray(values) < trained[name])),
-            "rank_p": rank_p_value(trained[name], values) if values and name in TESTED else None,
-        }
-    return block
-
-
-def rank_verdicts(ranks: dict[str, dict[str, Any]], alpha: float = ALPHA) -> list[dict[str, Any]]:
+def rank_verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """``null_networks.<statistic>`` for each tested statistic (Holm over :data:`TESTED`, the power rule)."""
+    ranks = summary["statistics"]
     counts = [len(ranks[name]["networks"]) for name in TESTED]
     adjusted = holm([ranks[name]["rank_p"] for name in TESTED])
     block = []
@@ -215,28 +255,28 @@ def rank_verdicts(ranks: dict[str, dict[str, Any]], alpha: float = ALPHA) -> lis
         label, basis, projection = STATISTICS[name]
         entry = ranks[name]
         best = best_attainable_p(count, len(TESTED))
-        if best > alpha:
-            decision = CANNOT_TELL
-            notes = [
+        notes = (
+            [
                 f"no power: with {count} null networks and {len(TESTED)} tests the smallest attainable Holm-adjusted p is "
-                f"{best:.3g} > α = {alpha:g}"
+                f"{best:.3g} > α = {ALPHA:g}"
             ]
-        else:
-            decision = HOLDS if p_adjusted <= alpha else CANNOT_TELL
-            notes = []
+            if best > ALPHA
+            else []
+        )
         notes.append(
             f"trained {entry['trained']:.3g}; the {count} random-init networks: mean {entry['mean']:.3g}, range "
             f"[{entry['min']:.3g}, {entry['max']:.3g}]; direction stated before the run: trained {DIRECTION}"
         )
         block.append(
-            verdict(
+            RANK.verdict(
                 f"null_networks.{name}",
-                f"{projection} projection, {basis} basis: training changes {label} (the trained network against the "
-                "random-init networks)",
-                decision,
-                RULES["rank"],
-                parameters={"alpha": alpha, "direction": DIRECTION, "best_attainable_p": best, "num_networks": count},
+                summary,
+                fields={"projection": projection, "basis": basis, "label": label},
+                parameters={"alpha": ALPHA, "direction": DIRECTION, "best_attainable_p": best, "num_networks": count},
                 statistic={"name": f"{label}, the trained network on the same images", "value": entry["trained"]},
+                effect=None
+                if entry["effect"] is None
+                else effect_from_stat(EFFECT_NAME, entry["effect"]["difference"]),
                 test={
                     "name": "exact one-sided rank test among the random-init networks",
                     "p_value": entry["rank_p"],
@@ -248,6 +288,40 @@ def rank_verdicts(ranks: dict[str, dict[str, Any]], alpha: float = ALPHA) -> lis
                 notes=notes,
             )
         )
+    return block
+
+
+def effect_size(trained: float, values: Sequence[float], seed: int = 0) -> dict[str, Any] | None:
+    """How far the trained network lies from the random-init networks: ``difference``, the trained value minus the
+    networks' mean with a percentile-bootstrap CI over networks (:func:`experiment_1.report.bootstrap_mean_ci` of
+    trained − each network's value), and ``z``, that difference over the networks' sample standard deviation (None
+    with fewer than two networks or no spread)."""
+    if not values:
+        return None
+    differences = trained - np.asarray(values, dtype=np.float64)
+    spread = float(np.std(values, ddof=1)) if len(values) > 1 else 0.0
+    return {
+        "difference": bootstrap_mean_ci(differences, seed=seed),
+        "z": float(differences.mean() / spread) if spread > 0 else None,
+    }
+
+
+def rank_block(trained: dict[str, float], nulls: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per statistic: the trained network's value, every null network's, their range, how many lie below the trained
+    value, the effect size (:func:`effect_size`) and — for a tested statistic — the one-sided rank p."""
+    block = {}
+    for name in STATISTICS:
+        values = [record["means"][name] for record in nulls if np.isfinite(record["means"][name])]
+        block[name] = {
+            "trained": trained[name],
+            "networks": values,
+            "mean": float(np.mean(values)) if values else None,
+            "min": float(np.min(values)) if values else None,
+            "max": float(np.max(values)) if values else None,
+            "networks_below": int(np.sum(np.asarray(values) < trained[name])),
+            "effect": effect_size(trained[name], values),
+            "rank_p": rank_p_value(trained[name], values) if values and name in TESTED else None,
+        }
     return block
 
 
@@ -311,7 +385,8 @@ def compare_networks(
         "statistics": ranks,
         "random_init": random_init_block([run for run, record in zip(seeds, networks) if record["null"]] or seeds, 0),
     }
-    summary["verdicts"] = [input_verdict(networks, trained_spread)] + (rank_verdicts(ranks) if nulls else [])
+    summary["verdicts"] = [input_verdict(summary)]
+    summary["verdicts"] += rank_verdicts(summary) if nulls else []
     return summary
 
 
@@ -344,6 +419,14 @@ def check_seed_runs(seeds: list[tuple[dict[str, Any], dict[str, np.ndarray]]], p
         seen.add(summary["config"]["seed"])
 
 
+def effect_cell(effect: dict[str, Any] | None) -> str:
+    """``difference [CI]; z = …`` of :func:`effect_size`, or — without networks."""
+    if effect is None:
+        return "—"
+    z = "" if effect["z"] is None else f"; z = {format_number(effect['z'])}"
+    return format_stat(effect["difference"]) + z
+
+
 def statistics_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Per statistic: basis, the trained network's value, the null networks' mean and range, the rank p, whether tested."""
     headers = [
@@ -352,6 +435,7 @@ def statistics_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]
         "trained network",
         "random-init networks: mean [min, max]",
         "networks below the trained value",
+        "trained − networks' mean [95 % CI over networks]; z",
         "rank p (one-sided, trained lower)",
         "role",
     ]
@@ -370,6 +454,7 @@ def statistics_rows(summary: dict[str, Any]) -> tuple[list[str], list[list[str]]
                 format_number(entry["trained"]),
                 spread,
                 f"{entry['networks_below']} of {len(entry['networks'])}",
+                effect_cell(entry["effect"]),
                 format_number(entry["rank_p"]) if entry["rank_p"] is not None else "—",
                 "tested (Holm)" if name in TESTED else "described (not tested)",
             ]

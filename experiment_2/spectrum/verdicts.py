@@ -51,46 +51,17 @@ from experiment_1.report import (
     FAILS,
     HOLDS,
     UNRESOLVED,
+    Reading,
+    Rule,
     bootstrap_mean_ci,
     effect_from_stat,
-    verdict,
+    excludes_zero,
+    side,
 )
 
 FLOOR_MARGIN = 1000.0  # an order is resolved when its mean energy is at least this multiple of its round-off floor
 LOW_ORDERS = 3  # the orders k ≤ 3 that C≤3 counts: a peak there is a low-order peak, not a middle-order one
 INPUT_SPREAD = 1e-4  # relative spread of the trunk energy over images below which h(full) does not depend on the image
-RULES = {
-    "resolved": f"holds when every order k ≥ 1 has mean energy ≥ {FLOOR_MARGIN:g}× its round-off floor C(L,k)·2^k·(rounding variance); else unresolved",
-    "shape": (
-        "holds (higher orders) when the 95 % CI of κ lies above the binomial null's κ and that of C≤3 below the null's C≤3; fails "
-        "(lower orders) when the reverse; else cannot tell (a CI covering the null's value, or both statistics on one side: "
-        "a spectrum wider or narrower than counting, not shifted)"
-    ),
-    "peak": (
-        "holds when the 95 % CI of the per-image peak order lies outside the binomial null's peak orders (all tied ones), fails "
-        "when it lies inside their range, else cannot tell"
-    ),
-    "middle_peak": (
-        f"holds when the 95 % CI of the per-image peak order lies within the middle orders {LOW_ORDERS + 1} … L − 1 (above the "
-        f"low orders k ≤ {LOW_ORDERS} that C≤3 counts, below the top order L) and the 95 % CI of κ lies above the binomial "
-        f"null's κ (no low-order bias); fails when the peak order's CI lies at or below {LOW_ORDERS} or at L, or when κ's CI "
-        "lies below the null's κ and C≤3's above the null's C≤3 (a low-order bias); else cannot tell (Möbius basis)"
-    ),
-    "differ": "holds when the 95 % CI of the paired per-image κ^s − κ^v excludes 0, else cannot tell (no equivalence margin)",
-    "input": f"holds when the relative spread (std / mean) of the trunk energy over images exceeds {INPUT_SPREAD:g}, else fails",
-    "null": (
-        "unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function "
-        "of its input; else holds when the 95 % CIs of κ^v are disjoint, cannot tell when they overlap"
-    ),
-    "walsh_resolved": (
-        f"holds when every order k ≥ 1 has mean Walsh energy ≥ {FLOOR_MARGIN:g}× its round-off floor "
-        "C(L,k)·(rounding variance)/2^L; else unresolved"
-    ),
-    "basis": (
-        "holds when the Möbius and the Walsh shape verdicts are both decided (holds or fails) and agree, fails when both are "
-        "decided and disagree, else cannot tell; unresolved when either basis has an order within its round-off floor"
-    ),
-}
 UNRESOLVED_NOTE = "orders within the round-off floor are noise: no null and no finding is drawn from them"
 
 
@@ -128,9 +99,10 @@ def floor_check(
 
 
 def input_dependence(arrays: dict[str, np.ndarray], valid: np.ndarray) -> dict[str, Any]:
-    """How much h(full) moves with the image: distinct predicted classes and the trunk energy's relative spread."""
+    """How much h(full) moves with the image: distinct predicted classes and the trunk energy's relative spread (its
+    sample standard deviation over images, ``ddof = 1``, over its mean)."""
     trunk = np.asarray(arrays["energy_vector"], dtype=np.float64)[valid][:, 0]
-    spread = float(trunk.std() / trunk.mean()) if len(trunk) > 1 and trunk.mean() > 0 else 0.0
+    spread = float(trunk.std(ddof=1) / trunk.mean()) if len(trunk) > 1 and trunk.mean() > 0 else 0.0
     return {
         "distinct_predictions": int(len(np.unique(np.asarray(arrays["full_prediction"])[valid]))),
         "trunk_energy_relative_spread": spread,
@@ -144,11 +116,6 @@ def paired_kappa_difference(arrays: dict[str, np.ndarray], valid: np.ndarray, se
         - np.asarray(arrays["kappa_vector"], dtype=np.float64)[valid],
         seed=seed,
     )
-
-
-def _outside(stat: dict[str, float], value: float) -> int:
-    """+1 when the CI lies above ``value``, −1 below, 0 when it contains it."""
-    return 1 if stat["ci_low"] > value else -1 if stat["ci_high"] < value else 0
 
 
 def shape_decision(kappa_side: int, c_le3_side: int) -> tuple[str, list[str]]:
@@ -214,6 +181,218 @@ def _null_peaks(null: dict[str, Any]) -> list[int]:
     return null.get("peak_orders", [null["peak_order"]])
 
 
+def _where(reading: Reading) -> tuple[tuple[str, ...], str]:
+    """The summary block a projection verdict reads (``("walsh",)`` for a ``walsh.*`` id) and its projection."""
+    return (("walsh",) if reading.parts[0] == "walsh" else ()), reading.parts[-1]
+
+
+def _read_resolved(reading: Reading) -> dict[str, Any]:
+    """Every order's mean energy / round-off floor (k ≥ 1); the statistic must be the smallest."""
+    prefix, projection = _where(reading)
+    ratios = reading.at(*prefix, "roundoff", projection, "floor_ratio")[1:]
+    reading.copied("statistic", {"value": min(ratios, default=None)}, ("value",))
+    return {"ratios": ratios}
+
+
+def _decide_resolved(ratios: list[float]) -> str:
+    return HOLDS if all(ratio >= FLOOR_MARGIN for ratio in ratios) else UNRESOLVED
+
+
+RESOLVED = Rule(
+    "exp2.resolved",
+    f"holds when every order k ≥ 1 has mean energy ≥ {FLOOR_MARGIN:g}× its round-off floor C(L,k)·2^k·(rounding variance); else unresolved",
+    _read_resolved,
+    _decide_resolved,
+    "{named}: every interaction order clears the round-off floor",
+)
+WALSH_RESOLVED = Rule(
+    "exp2.walsh_resolved",
+    f"holds when every order k ≥ 1 has mean Walsh energy ≥ {FLOOR_MARGIN:g}× its round-off floor "
+    "C(L,k)·(rounding variance)/2^L; else unresolved",
+    _read_resolved,
+    _decide_resolved,
+    RESOLVED.claim,
+)
+
+
+def _read_shape(reading: Reading) -> dict[str, Any]:
+    """κ's and C≤3's CIs of the projection against the binomial null's values, and its unresolved orders; the entry's
+    effect must be κ − null κ."""
+    prefix, projection = _where(reading)
+    kappa = reading.interval(*prefix, "projections", projection, "kappa")
+    null_kappa = reading.number("binomial_null", "kappa")
+    reading.copied("effect", {"ci_low": kappa[0] - null_kappa, "ci_high": kappa[1] - null_kappa})
+    return {
+        "kappa": kappa,
+        "c_le3": reading.interval(*prefix, "projections", projection, "c_le3"),
+        "null_kappa": null_kappa,
+        "null_c_le3": reading.number("binomial_null", "c_le3"),
+        "unresolved": reading.at(*prefix, "roundoff", projection, "unresolved_orders"),
+    }
+
+
+SHAPE = Rule(
+    "exp2.shape",
+    "holds (higher orders) when the 95 % CI of κ lies above the binomial null's κ and that of C≤3 below the null's C≤3; fails "
+    "(lower orders) when the reverse; else cannot tell (a CI covering the null's value, or both statistics on one side: "
+    "a spectrum wider or narrower than counting, not shifted)",
+    _read_shape,
+    lambda kappa, c_le3, null_kappa, null_c_le3, unresolved: (
+        UNRESOLVED if unresolved else shape_decision(side(*kappa, null_kappa), side(*c_le3, null_c_le3))[0]
+    ),
+    "{named}: the energy sits at higher orders than subset counting (the binomial null) predicts",
+)
+
+
+def _read_peak(reading: Reading) -> dict[str, Any]:
+    """The per-image peak order's CI, the null's tied peaks and the unresolved orders (the entry's effect and
+    parameters must be those)."""
+    prefix, projection = _where(reading)
+    peak = reading.at(*prefix, "projections", projection, "peak_order")
+    reading.copied("effect", peak)
+    tied = _null_peaks(reading.at("binomial_null"))
+    reading.copied("parameters", {"null_peak_orders": tied}, ("null_peak_orders",))
+    return {
+        "peak": reading.interval(*prefix, "projections", projection, "peak_order"),
+        "tied": tied,
+        "unresolved": reading.at(*prefix, "roundoff", projection, "unresolved_orders"),
+    }
+
+
+PEAK = Rule(
+    "exp2.peak",
+    "holds when the 95 % CI of the per-image peak order lies outside the binomial null's peak orders (all tied ones), fails "
+    "when it lies inside their range, else cannot tell",
+    _read_peak,
+    lambda peak, tied, unresolved: (
+        UNRESOLVED if unresolved else peak_decision({"ci_low": peak[0], "ci_high": peak[1]}, tied)
+    ),
+    "{named}: the spectrum peaks at another order than subset counting predicts",
+)
+
+
+def _read_middle_peak(reading: Reading) -> dict[str, Any]:
+    reading.copied("effect", reading.at("projections", reading.parts[-1], "peak_order"))
+    return {**_read_shape_sides(reading), "peak": reading.interval("projections", reading.parts[-1], "peak_order")}
+
+
+def _read_shape_sides(reading: Reading) -> dict[str, Any]:
+    """Which side of the binomial null κ's and C≤3's CIs lie on, L and the unresolved orders (Möbius basis)."""
+    projection = reading.parts[-1]
+    null = reading.at("binomial_null")
+    return {
+        "kappa_side": side(
+            *reading.interval("projections", projection, "kappa"), reading.number("binomial_null", "kappa")
+        ),
+        "c_le3_side": side(
+            *reading.interval("projections", projection, "c_le3"), reading.number("binomial_null", "c_le3")
+        ),
+        "num_blocks": null.get("num_blocks"),
+        "unresolved": reading.at("roundoff", projection, "unresolved_orders"),
+    }
+
+
+MIDDLE_PEAK = Rule(
+    "exp2.middle_peak",
+    f"holds when the 95 % CI of the per-image peak order lies within the middle orders {LOW_ORDERS + 1} … L − 1 (above the "
+    f"low orders k ≤ {LOW_ORDERS} that C≤3 counts, below the top order L) and the 95 % CI of κ lies above the binomial "
+    f"null's κ (no low-order bias); fails when the peak order's CI lies at or below {LOW_ORDERS} or at L, or when κ's CI "
+    "lies below the null's κ and C≤3's above the null's C≤3 (a low-order bias); else cannot tell (Möbius basis)",
+    _read_middle_peak,
+    lambda peak, kappa_side, c_le3_side, num_blocks, unresolved: (
+        UNRESOLVED
+        if unresolved
+        else middle_peak_decision(
+            {"mean": sum(peak) / 2, "ci_low": peak[0], "ci_high": peak[1]}, kappa_side, c_le3_side, num_blocks
+        )[0]
+    ),
+    "{projection} projection: the spectrum peaks at a middle order, with no low-order bias (the original study's claim; Möbius basis)",
+)
+
+
+def _read_differ(reading: Reading) -> dict[str, Any]:
+    difference = reading.at("kappa_scalar_minus_vector")
+    reading.copied("effect", difference)
+    return {
+        "difference": reading.interval("kappa_scalar_minus_vector"),
+        "unresolved": [reading.at("roundoff", projection, "unresolved_orders") for projection in PROJECTIONS],
+    }
+
+
+DIFFER = Rule(
+    "exp2.projections_differ",
+    "holds when the 95 % CI of the paired per-image κ^s − κ^v excludes 0, else cannot tell (no equivalence margin)",
+    _read_differ,
+    lambda difference, unresolved: UNRESOLVED if any(unresolved) else excludes_zero(*difference),
+    "the scalar (predicted-class) spectrum differs from the vector one (κ^s ≠ κ^v)",
+)
+
+
+def _read_spread(reading: Reading) -> dict[str, float]:
+    spread = reading.number("input_dependence", "trunk_energy_relative_spread")
+    reading.copied("statistic", {"value": spread}, ("value",))
+    return {"spread": spread}
+
+
+INPUT = Rule(
+    "exp2.input_dependent",
+    f"holds when the relative spread (sample standard deviation / mean) of the trunk energy over images exceeds {INPUT_SPREAD:g}, else fails",
+    _read_spread,
+    lambda spread: HOLDS if spread > INPUT_SPREAD else FAILS,
+    "the network is a function of its input (h(full) moves with the image)",
+)
+
+
+def _decide_basis(mobius: str, walsh: str) -> str:
+    if UNRESOLVED in (mobius, walsh):
+        return UNRESOLVED
+    if mobius in (HOLDS, FAILS) and walsh in (HOLDS, FAILS):
+        return HOLDS if mobius == walsh else FAILS
+    return CANNOT_TELL
+
+
+BASIS = Rule(
+    "exp2.basis",
+    "holds when the Möbius and the Walsh shape verdicts are both decided (holds or fails) and agree, fails when both are "
+    "decided and disagree, else cannot tell; unresolved when either basis has an order within its round-off floor",
+    lambda reading: {
+        "mobius": reading.decision_of(f"shape.{reading.parts[-1]}"),
+        "walsh": reading.decision_of(f"walsh.shape.{reading.parts[-1]}"),
+    },
+    _decide_basis,
+    "{projection} projection: the Möbius shape reading (where the energy sits against subset counting) holds in the Walsh basis too",
+)
+
+
+def _read_null(reading: Reading) -> dict[str, Any]:
+    """Both runs' κ CIs, their unresolved orders and whether the null is a constant function, from the comparison's
+    copy of the two summaries' numbers; the entry's effect must be this run's κ."""
+    projection = reading.parts[-1]
+    reading.copied("effect", reading.at("kappa", "this_run", projection))
+    return {
+        "ours": reading.interval("kappa", "this_run", projection),
+        "theirs": reading.interval("kappa", "null_run", projection),
+        "unresolved": [reading.at("unresolved_orders", run, projection) for run in ("this_run", "null_run")],
+        "constant": reading.at("null_constant"),
+    }
+
+
+def _decide_null(ours: tuple[float, float], theirs: tuple[float, float], unresolved: list, constant: bool) -> str:
+    if any(unresolved):
+        return UNRESOLVED
+    return CANNOT_TELL if constant or not (ours[1] < theirs[0] or theirs[1] < ours[0]) else HOLDS
+
+
+NULL = Rule(
+    "exp2.null",
+    "unresolved when either run has an order within the round-off floor; cannot tell when the null is a constant function "
+    "of its input; else holds when the 95 % CIs of κ^v are disjoint, cannot tell when they overlap",
+    _read_null,
+    _decide_null,
+    "{projection} projection: training changes the spectrum (κ differs from the random-init null's)",
+)
+
+
 def projection_verdicts(summary: dict[str, Any], projection: str, basis: str = "mobius") -> list[dict[str, Any]]:
     """``resolved``, ``shape`` and ``peak`` of one projection (the latter two ``unresolved`` when the floor is not cleared); with
     ``basis="walsh"`` the same rules on the summary's Walsh block, their ids prefixed ``walsh.``."""
@@ -225,27 +404,30 @@ def projection_verdicts(summary: dict[str, Any], projection: str, basis: str = "
     )
     num_blocks, tied = null["num_blocks"], _null_peaks(null)
     unresolved = floor["unresolved_orders"]
-    ratios = floor["floor_ratio"][1:]
-    resolved = verdict(
+    resolved = (WALSH_RESOLVED if walsh else RESOLVED).verdict(
         f"{tag}resolved.{projection}",
-        f"{named}: every interaction order clears the round-off floor",
-        UNRESOLVED if unresolved else HOLDS,
-        RULES["walsh_resolved" if walsh else "resolved"],
+        summary,
+        fields={"named": named},
         parameters={"floor_margin": FLOOR_MARGIN},
-        statistic={"name": f"smallest mean {energy} / round-off floor over k ≥ 1", "value": float(min(ratios))},
+        statistic={
+            "name": f"smallest mean {energy} / round-off floor over k ≥ 1",
+            "value": float(min(floor["floor_ratio"][1:])),
+        },
         notes=[f"unresolved orders: {', '.join(map(str, unresolved))}; {UNRESOLVED_NOTE}"] if unresolved else [],
     )
     kappa_shift = {key: block["kappa"][key] - null["kappa"] for key in ("mean", "ci_low", "ci_high")}
-    decision, notes = shape_decision(_outside(block["kappa"], null["kappa"]), _outside(block["c_le3"], null["c_le3"]))
+    _, shape_notes = shape_decision(
+        side(block["kappa"]["ci_low"], block["kappa"]["ci_high"], null["kappa"]),
+        side(block["c_le3"]["ci_low"], block["c_le3"]["ci_high"], null["c_le3"]),
+    )
     notes = [
         f"κ/L = {block['kappa']['mean'] / num_blocks:.3f} (null {null['kappa'] / num_blocks:.3f}); C≤3 = {100 * block['c_le3']['mean']:.1f} % "
         f"[{100 * block['c_le3']['ci_low']:.1f}, {100 * block['c_le3']['ci_high']:.1f}] (null {100 * null['c_le3']:.1f} %)"
-    ] + notes
-    shape = verdict(
+    ] + shape_notes
+    shape = SHAPE.verdict(
         f"{tag}shape.{projection}",
-        f"{named}: the energy sits at higher orders than subset counting (the binomial null) predicts",
-        UNRESOLVED if unresolved else decision,
-        RULES["shape"],
+        summary,
+        fields={"named": named},
         effect=effect_from_stat("κ − null κ", kappa_shift),
         notes=[notes[0], UNRESOLVED_NOTE] if unresolved else notes,
     )
@@ -254,29 +436,27 @@ def projection_verdicts(summary: dict[str, Any], projection: str, basis: str = "
         if len(tied) > 1
         else f"the null peaks at k = {tied[0]}"
     )
-    peak = verdict(
+    peak = PEAK.verdict(
         f"{tag}peak.{projection}",
-        f"{named}: the spectrum peaks at another order than subset counting predicts",
-        UNRESOLVED if unresolved else peak_decision(block["peak_order"], tied),
-        RULES["peak"],
+        summary,
+        fields={"named": named},
         effect=effect_from_stat("per-image peak order", block["peak_order"]),
         parameters={"null_peak_orders": tied},
-        notes=[f"mean spectrum peaks at k = {block['mean_spectrum_peak_order']}; {tie}"]
+        notes=[f"mean spectrum peaks at k = {block['mean_spectrum_peak_order']}" + f"; {tie}"]
         + ([UNRESOLVED_NOTE] if unresolved else []),
     )
     if walsh:
         return [resolved, shape, peak]
-    middle_decision, middle_notes = middle_peak_decision(
+    _, middle_notes = middle_peak_decision(
         block["peak_order"],
-        _outside(block["kappa"], null["kappa"]),
-        _outside(block["c_le3"], null["c_le3"]),
+        side(block["kappa"]["ci_low"], block["kappa"]["ci_high"], null["kappa"]),
+        side(block["c_le3"]["ci_low"], block["c_le3"]["ci_high"], null["c_le3"]),
         num_blocks,
     )
-    middle = verdict(
+    middle = MIDDLE_PEAK.verdict(
         f"middle_peak.{projection}",
-        f"{named}: the spectrum peaks at a middle order, with no low-order bias (the original study's claim; Möbius basis)",
-        UNRESOLVED if unresolved else middle_decision,
-        RULES["middle_peak"],
+        summary,
+        fields={"projection": projection},
         effect=effect_from_stat("per-image peak order", block["peak_order"]),
         parameters={"middle_orders": [LOW_ORDERS + 1, num_blocks - 1]},
         notes=middle_notes + [notes[0]] + ([UNRESOLVED_NOTE] if unresolved else []),
@@ -289,21 +469,15 @@ def basis_verdicts(summary: dict[str, Any], decided: list[dict[str, Any]]) -> li
     basis too), per projection, from the summary's Walsh block and the Möbius verdicts already ``decided``."""
     block = [entry for projection in PROJECTIONS for entry in projection_verdicts(summary, projection, "walsh")]
     by_id = {entry["id"]: entry for entry in decided + block}
+    parts = {**summary, "verdicts": decided + block}  # the shape verdicts it reads, as the summary will hold them
     for projection in PROJECTIONS:
         mobius, walsh = by_id[f"shape.{projection}"]["decision"], by_id[f"walsh.shape.{projection}"]["decision"]
-        if UNRESOLVED in (mobius, walsh):
-            decision = UNRESOLVED
-        elif mobius in (HOLDS, FAILS) and walsh in (HOLDS, FAILS):
-            decision = HOLDS if mobius == walsh else FAILS
-        else:
-            decision = CANNOT_TELL
         ratio = summary["walsh"]["cancellation_ratio"][projection]
         block.append(
-            verdict(
+            BASIS.verdict(
                 f"basis.{projection}",
-                f"{projection} projection: the Möbius shape reading (where the energy sits against subset counting) holds in the Walsh basis too",
-                decision,
-                RULES["basis"],
+                parts,
+                fields={"projection": projection},
                 effect=None
                 if ratio is None
                 else effect_from_stat("cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²", ratio),
@@ -318,26 +492,20 @@ def verdicts(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """The verdicts block (see the module docstring)."""
     block = [entry for projection in PROJECTIONS for entry in projection_verdicts(summary, projection)]
     unresolved = any(summary["roundoff"][projection]["unresolved_orders"] for projection in PROJECTIONS)
-    difference = summary["kappa_scalar_minus_vector"]
-    differ = HOLDS if _outside(difference, 0.0) else CANNOT_TELL
     block.append(
-        verdict(
+        DIFFER.verdict(
             "projections_differ",
-            "the scalar (predicted-class) spectrum differs from the vector one (κ^s ≠ κ^v)",
-            UNRESOLVED if unresolved else differ,
-            RULES["differ"],
-            effect=effect_from_stat("κ^s − κ^v, paired per image", difference),
+            summary,
+            effect=effect_from_stat("κ^s − κ^v, paired per image", summary["kappa_scalar_minus_vector"]),
             parameters={"alpha": ALPHA},
             notes=[UNRESOLVED_NOTE] if unresolved else [],
         )
     )
     spread = summary["input_dependence"]
     block.append(
-        verdict(
+        INPUT.verdict(
             "input_dependent",
-            "the network is a function of its input (h(full) moves with the image)",
-            HOLDS if spread["trunk_energy_relative_spread"] > INPUT_SPREAD else FAILS,
-            RULES["input"],
+            summary,
             statistic={
                 "name": "relative spread of the trunk energy over images",
                 "value": spread["trunk_energy_relative_spread"],
@@ -379,9 +547,24 @@ def check_random_init_null(
         )
 
 
+def null_sources(summary: dict[str, Any], null: dict[str, Any]) -> dict[str, Any]:
+    """What the comparison of a run with its random-init null reads of the two summaries: each run's κ CI and unresolved
+    orders per projection, and whether the null is a constant function of its input (its ``input_dependent`` fails)."""
+    runs = {"this_run": summary, "null_run": null}
+    return {
+        "kappa": {name: {p: run["projections"][p]["kappa"] for p in PROJECTIONS} for name, run in runs.items()},
+        "unresolved_orders": {
+            name: {p: run["roundoff"][p]["unresolved_orders"] for p in PROJECTIONS} for name, run in runs.items()
+        },
+        "null_constant": next(entry for entry in null["verdicts"] if entry["id"] == "input_dependent")["decision"]
+        == FAILS,
+    }
+
+
 def null_verdicts(summary: dict[str, Any], null: dict[str, Any]) -> list[dict[str, Any]]:
-    """The run against its random-init null (:data:`RULES` ``null``), one verdict per projection."""
-    constant = next(entry for entry in null["verdicts"] if entry["id"] == "input_dependent")["decision"] == FAILS
+    """The run against its random-init null (:data:`NULL`), one verdict per projection, decided on :func:`null_sources`
+    (which the comparison file keeps beside them)."""
+    sources = null_sources(summary, null)
     calibration = null["config"].get("batchnorm_calibration")
     label = "random init" + (
         f", batch-norm statistics re-estimated on {calibration['images']} sample images" if calibration else ""
@@ -395,24 +578,22 @@ def null_verdicts(summary: dict[str, Any], null: dict[str, Any]) -> list[dict[st
             if source["roundoff"][projection]["unresolved_orders"]
         ]
         disjoint = ours["ci_high"] < theirs["ci_low"] or theirs["ci_high"] < ours["ci_low"]
-        decision = UNRESOLVED if unresolved else CANNOT_TELL if constant else HOLDS if disjoint else CANNOT_TELL
         notes = [
             f"null ({label}): κ = {theirs['mean']:.3g} [{theirs['ci_low']:.3g}, {theirs['ci_high']:.3g}], N = {null['num_valid']}"
         ]
         if unresolved:
             notes.append(f"{' and '.join(unresolved)} has orders within the round-off floor; {UNRESOLVED_NOTE}")
-        elif constant:
+        elif sources["null_constant"]:
             notes.append("the null is a constant function of its input: it is no null")
         elif disjoint:
             notes.append(
                 f"training moves κ {'up' if ours['mean'] > theirs['mean'] else 'down'} by {ours['mean'] - theirs['mean']:+.3g}"
             )
         block.append(
-            verdict(
+            NULL.verdict(
                 f"null.{projection}",
-                f"{projection} projection: training changes the spectrum (κ differs from the random-init null's)",
-                decision,
-                RULES["null"],
+                sources,
+                fields={"projection": projection},
                 effect=effect_from_stat("κ, this run", ours),
                 notes=notes,
             )

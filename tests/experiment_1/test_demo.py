@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 
 import experiment_1.demo as demo
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
+from experiment_1.network import gating
 from experiment_1.paths import REPO_ROOT
 
 
@@ -36,8 +38,7 @@ def test_default_model_falls_back_offline_with_one_line(
     def offline(weights: object) -> dict:
         raise PipelineError("could not download …")
 
-    monkeypatch.setattr(demo, "weights_host_reachable", lambda url: True)  # the host answers, the download fails
-    monkeypatch.setattr(demo, "load_torchvision_state_dict", offline)
+    monkeypatch.setattr(demo, "load_torchvision_state_dict", offline)  # the host answers, the download fails
     assert demo.choose_arch(None) == "efficientnet_lite0"
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 1 and "resnet18-f37072fd.pth" in lines[0]
@@ -50,15 +51,14 @@ def test_an_unreachable_host_falls_back_without_a_download_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Offline, nothing is downloaded or tried: no torch "Downloading: …" line before the fallback line."""
-    assert not demo.weights_host_reachable("https://host.invalid/x.pth", timeout=1.0)  # a name that never resolves
     monkeypatch.setenv("MOE_CHECKPOINTS", str(tmp_path / "checkpoints"))
-    monkeypatch.setattr(demo, "torch_hub_cache", lambda: tmp_path / "hub")
-    monkeypatch.setattr(demo, "weights_host_reachable", lambda url: False)
+    monkeypatch.setattr(torch.hub, "get_dir", lambda: str(tmp_path / "hub"))
+    monkeypatch.setattr(gating, "host_reachable", lambda url: False)
 
-    def never(weights: object) -> dict:
+    def never(*arguments: object, **keywords: object) -> dict:
         raise AssertionError("a download was tried although the host is unreachable")
 
-    monkeypatch.setattr(demo, "load_torchvision_state_dict", never)
+    monkeypatch.setattr(torch.hub, "load_state_dict_from_url", never)
     assert demo.choose_arch(None) == "efficientnet_lite0"
     captured = capsys.readouterr()
     assert captured.err == "" and len(captured.out.strip().splitlines()) == 1 and "Downloading" not in captured.out

@@ -170,7 +170,7 @@ def test_cli_errors_are_one_line(tiny_shards: Path, sample_index: Path, tmp_path
     ]
     result = run_step("experiment_1.step_2_sample", "--data-dir", str(tmp_path / "nowhere"))
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
-    assert "--data-dir names no folder; check the path" in result.stderr and "step_1.sh" in result.stderr
+    assert "data directory not found; check the path" in result.stderr and "step_1.sh" in result.stderr
     result = run_step("experiment_1.step_3_evaluate", "--help")
     assert result.returncode == 0 and "Question:" in result.stdout and "--mask-chunk" in result.stdout
 

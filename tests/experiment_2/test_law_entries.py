@@ -14,19 +14,21 @@ import numpy as np
 from planted_laws import HALF_WIDTH, block
 
 from experiment_2.limit.laws import (
-    DECIDING_ORDER_RULE,
-    LAW_RULE,
-    LAW_TEST_RULE,
     REFINED_LAW_FITTED_TO,
-    _outcomes,
-    deciding_order_verdict,
     is_post_hoc,
-    law_verdict,
     limit_slopes,
     renormalised_spectrum,
     resolved_per_lambda,
     scored,
     successive_slopes,
+)
+from experiment_2.limit.verdicts import (
+    DECIDING_ORDER_RULE,
+    LAW_RULE,
+    LAW_TEST_RULE,
+    _outcomes,
+    deciding_order_verdict,
+    law_verdict,
 )
 from experiment_2.scaling import fit_power_law
 

@@ -15,11 +15,11 @@ import pytest
 from experiment_1.data.shards import load_sample_list
 from experiment_1.errors import PipelineError
 from experiment_1.report import all_must_hold, check_verdicts
+from experiment_2.limit.law_replications import summarize as combine
 from experiment_2.limit.laws import (
     LAW_TEST_CONVERGENCE_TOLERANCE,
     NOT_CONVERGED,
     convergence,
-    deciding_order_verdict,
     law_test,
     predicted_slopes,
     scored,
@@ -33,8 +33,10 @@ from experiment_2.limit.prediction import (
     load_prediction,
     run_started,
 )
+from experiment_2.limit.report import successive_trend
 from experiment_2.limit.summary import floor_headroom
-from experiment_2.step_9_law_replications import summarize as combine
+from experiment_2.limit.verdicts import deciding_order_verdict
+from experiment_2.record import VERDICTS
 from tests.experiment_2.test_limit_rules import block
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,7 +99,12 @@ def deciding_summary(window: list[float]) -> dict:
     planted = k2_block(window)
     scored_block = {**planted, **scored(planted, 0.25, post_hoc=False, convergence_tolerance=TOL)}
     entry = deciding_order_verdict("native", "kink_chain", scored_block, 2, 0.25, TOL, 1000.0)
-    return {"variants": {"native": scored_block}, "verdicts": [entry]}
+    return {
+        "variants": {"native": scored_block},
+        "slope_tolerance": 0.25,
+        "convergence_tolerance": TOL,
+        "verdicts": [entry],
+    }
 
 
 @pytest.mark.parametrize(
@@ -107,11 +114,11 @@ def test_the_deciding_order_verdict_is_rederived_by_the_checker(window: list[flo
     summary = deciding_summary(window)
     assert summary["verdicts"][0]["id"] == "exp3c.native.kink_chain.k2"
     assert summary["verdicts"][0]["decision"] == decision
-    check_verdicts(summary, "planted.json")
+    check_verdicts(summary, "planted.json", VERDICTS["3C"])
     flipped = copy.deepcopy(summary)
     flipped["verdicts"][0]["decision"] = "cannot tell" if decision != "cannot tell" else "holds"
     with pytest.raises(PipelineError, match="exp3c.native.kink_chain.k2"):
-        check_verdicts(flipped, "planted.json")
+        check_verdicts(flipped, "planted.json", VERDICTS["3C"])
 
 
 def test_the_checker_holds_the_convergence_and_slope_tolerances_apart() -> None:
@@ -119,7 +126,7 @@ def test_the_checker_holds_the_convergence_and_slope_tolerances_apart() -> None:
     loosened = copy.deepcopy(summary)
     loosened["verdicts"][0]["decision"] = "holds"  # what the slope tolerance 0.25 alone would give
     with pytest.raises(PipelineError, match="gives 'cannot tell \\(not converged\\)'"):
-        check_verdicts(loosened, "planted.json")
+        check_verdicts(loosened, "planted.json", VERDICTS["3C"])
 
 
 # --- prediction files --------------------------------------------------------------------------------------------
@@ -310,15 +317,15 @@ def test_the_combined_verdicts_are_rederived_and_a_flip_is_caught() -> None:
     summary = combine(tests)
     decisions = {entry["id"]: entry["decision"] for entry in summary["verdicts"]}
     assert decisions == {"replications.kink_chain": NOT_CONVERGED, "replications.kink_chain.k2": "holds"}
-    check_verdicts(summary, "planted.json")
+    check_verdicts(summary, "planted.json", VERDICTS["3C"])
     flipped = copy.deepcopy(summary)
     flipped["verdicts"][1]["decision"] = "fails"
     with pytest.raises(PipelineError, match="replications.kink_chain.k2"):
-        check_verdicts(flipped, "planted.json")
+        check_verdicts(flipped, "planted.json", VERDICTS["3C"])
     edited = copy.deepcopy(summary)
     edited["replications"][0]["deciding_decision"] = "fails"  # a part changed under a stored verdict
     with pytest.raises(PipelineError, match="parameters.parts"):
-        check_verdicts(edited, "planted.json")
+        check_verdicts(edited, "planted.json", VERDICTS["3C"])
 
 
 def test_the_combination_refuses_the_same_data_twice_a_test_without_prediction_and_a_single_test() -> None:
@@ -344,7 +351,7 @@ REPLICATIONS = ("lambda_1e-4", "seed1", "images_6_11")
 @pytest.mark.parametrize("name", REPLICATIONS)
 def test_each_committed_replication_ran_after_its_prediction_and_refuses_another(name: str) -> None:
     from experiment_1.files import read_json
-    from experiment_2.step_7_law_test import summarize as law_summary
+    from experiment_2.limit.law_test import summarize as law_summary
 
     folder = Path(f"{HELD}_{name}")
     test = read_json(folder / "summary_3c.json")
@@ -363,3 +370,52 @@ def test_each_committed_replication_ran_after_its_prediction_and_refuses_another
     other = PREDICTIONS / f"held_block_{REPLICATIONS[(REPLICATIONS.index(name) + 1) % 3]}.json"
     with pytest.raises(PipelineError, match="the prediction is about run"):
         law_summary(sweep, load_prediction(other), other, None)
+
+
+# --- the REPORT's sentence on the deciding order's successive slopes ----------------------------------------------
+
+
+def trend_block(slopes: list[float], resolved: list[bool] | None = None) -> dict:
+    """Only what the sentence reads: successive slopes of order 2 (order 1 at 1), one λ pair per value."""
+    resolved = resolved or [True] * len(slopes)
+    return {
+        "successive_slopes": [
+            {"slope": [0.0, 1.0, slope], "resolved": [True, True, flag]} for slope, flag in zip(slopes, resolved)
+        ]
+    }
+
+
+PREFIX = "At the deciding order k = 2 the successive slopes, from the largest λ pair to the smallest, are "
+
+
+@pytest.mark.parametrize(
+    ("slopes", "resolved", "tail"),
+    [
+        ([1.84, 1.6, 1.45], None, ": they fall at every step and pass the law's 1.5 rather than level at it"),
+        ([1.2, 1.4, 1.6], None, ": they rise at every step and pass the law's 1.5 rather than level at it"),
+        ([1.84, 1.7, 1.55], None, ": they still fall at every step, towards the law's 1.5."),
+        ([1.84, 1.5, 1.55], None, "."),  # not one way at every step: the values alone
+        ([1.84, 1.84, 1.45], None, "."),  # a step that does not move is no fall
+        ([1.84, 9.0, 1.45], [True, False, True], ": they fall at every step and pass"),  # the unresolved pair left out
+    ],
+)
+def test_the_trend_sentence_at_its_edges(slopes: list[float], resolved: list[bool] | None, tail: str) -> None:
+    sentence = successive_trend(trend_block(slopes, resolved), 2, 1.5)
+    shown = [slope for slope, flag in zip(slopes, resolved or [True] * len(slopes)) if flag]
+    values = PREFIX + ", ".join(f"{slope:.3g}" for slope in shown)
+    assert sentence == values + "." if tail == "." else sentence.startswith(values + tail)
+
+
+def test_one_resolved_pair_says_nothing() -> None:
+    assert successive_trend(trend_block([1.8, 1.4], [True, False]), 2, 1.5) == ""
+
+
+def test_the_committed_lambda_1e4_replication_falls_through_three_halves() -> None:
+    summary = json.loads(
+        (REPO / "experiment_2/results_3c_resnet18_first_block_held_lambda_1e-4/summary_3c.json").read_text()
+    )
+    block = summary["variants"]["native"]
+    slopes = [pair["slope"][2] for pair in block["successive_slopes"]]
+    assert len(slopes) == 6 and all(later < earlier for earlier, later in zip(slopes, slopes[1:]))
+    assert slopes[-1] < 1.5 < slopes[0]
+    assert "pass the law's 1.5 rather than level at it" in successive_trend(block, 2, 1.5)

@@ -293,7 +293,7 @@ def test_smooth_sweep_and_limit_report_end_to_end(tiny_shards: Path, small_input
         assert (report_dir / f"{name}.png").stat().st_size > 0 and f"({name}.png)" in report
     assert smooth["config"]["gated_recursion"] in report and "top-1 agreement with the native network" in report
     make_tables.allow_all_runs(tmp_path)
-    table = render_markdown(make_tables.experiment_3c_table(tmp_path))
+    table = render_markdown(make_tables.section_blocks("experiment_3c", tmp_path))
     assert table.count("results_3c_resnet18`") == 2 and ", native |" in table and ", smooth |" in table
     with pytest.raises(PipelineError, match="--native .*ran with --smooth-activations"):
         step_5_limit_report.main(

@@ -7,17 +7,17 @@ import pytest
 from planted_laws import LAMBDAS, block
 
 from experiment_1.errors import PipelineError
+from experiment_2.limit.law_test import summarize
 from experiment_2.limit.laws import (
     NOT_CONVERGED,
     POST_HOC,
     REFINED_LAW_FITTED_TO,
     is_post_hoc,
     law_test,
-    law_verdict,
     predicted_slopes,
     scored,
 )
-from experiment_2.step_7_law_test import summarize
+from experiment_2.limit.verdicts import law_verdict
 
 
 def test_slopes_still_climbing_read_not_converged_not_fails() -> None:

@@ -12,6 +12,7 @@ import pytest
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, by_id, check_verdicts
+from experiment_2.record import VERDICTS
 from experiment_2.spectrum.verdicts import LOW_ORDERS, middle_peak_decision, verdicts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,10 +57,10 @@ def test_lite0_holds_the_claim_as_stated_and_fails_beyond_counting_each_by_its_o
     assert decided["peak.vector"]["decision"] == FAILS  # "shifted beyond subset counting": where counting peaks
     assert "Möbius basis" in decided["middle_peak.vector"]["claim"]
     summary["verdicts"] = list(decided.values())
-    check_verdicts(summary, Path("summary.json"))
+    check_verdicts(summary, Path("summary.json"), VERDICTS[2])
     summary["projections"]["vector"]["kappa"].update(ci_low=4.0, ci_high=4.3)  # planted: κ now below counting's 4.51
     rebuilt = by_id(verdicts(summary))
     assert rebuilt["middle_peak.vector"]["decision"] == FAILS  # C≤3 lies above counting's: a low-order bias
     summary["verdicts"] = list({**rebuilt, "middle_peak.vector": decided["middle_peak.vector"]}.values())  # kept stale
     with pytest.raises(PipelineError, match="verdict middle_peak.vector says 'holds' but"):
-        check_verdicts(summary, Path("summary.json"))
+        check_verdicts(summary, Path("summary.json"), VERDICTS[2])

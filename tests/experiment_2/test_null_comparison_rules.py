@@ -12,7 +12,7 @@ import pytest
 
 from experiment_1.errors import PipelineError
 from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED
-from experiment_2.spectrum.verdicts import RULES, UNRESOLVED_NOTE, check_random_init_null, null_verdicts
+from experiment_2.spectrum.verdicts import NULL, UNRESOLVED_NOTE, check_random_init_null, null_verdicts
 
 EPS = 1e-9
 
@@ -57,7 +57,7 @@ def test_kappa_cis_decide_at_touching_ends(ours: dict, decision: str, moved: str
         "id": "null.vector",
         "claim": "vector projection: training changes the spectrum (κ differs from the random-init null's)",
         "decision": decision,
-        "rule": RULES["null"],
+        "rule": NULL.text,
         "parameters": {},
         "statistic": None,
         "effect": {

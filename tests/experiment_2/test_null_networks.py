@@ -1,7 +1,7 @@
 """The random-init null over networks (experiment_2.spectrum.null_networks): each rule planted in small synthetic
 summaries — the exact rank p against a brute-force count over relabellings, the power rule with few seeds at and
 beside its boundary, the input rule's threshold at, just below and just above it, the disjointness of the calibration
-images — and the stored verdicts re-derived by experiment_1.report.verdict_check."""
+images — and the stored verdicts re-derived by the verdict engine (experiment_1.report.rules)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from experiment_1.data.shards import SampleRef
 from experiment_1.errors import PipelineError
 from experiment_1.report import check_verdicts
 from experiment_1.run.preflight import calibration_samples
+from experiment_2.record import VERDICTS
 from experiment_2.spectrum.null_networks import (
     INPUT_FRACTION,
     STATISTICS,
@@ -118,7 +119,7 @@ def test_few_seeds_cannot_tell_for_lack_of_power_even_at_the_extreme() -> None:
     entry = decision(result, "null_networks.kappa_vector")
     assert entry["test"]["p_value"] == pytest.approx(1 / 6)
     assert entry["decision"] == "cannot tell" and entry["notes"][0].startswith("no power")
-    check_verdicts(result, "planted.json")
+    check_verdicts(result, "planted.json", VERDICTS["2N"])
 
 
 @pytest.mark.parametrize("networks, expected", [(38, "cannot tell"), (39, "holds"), (40, "holds")])
@@ -129,7 +130,7 @@ def test_power_boundary_two_tests_need_39_networks(networks: int, expected: str)
     entry = decision(result, "null_networks.walsh_kappa_vector")
     assert entry["decision"] == expected
     assert entry["test"]["p_adjusted"] == pytest.approx(2 / (networks + 1))
-    check_verdicts(result, "planted.json")
+    check_verdicts(result, "planted.json", VERDICTS["2N"])
 
 
 def test_a_trained_value_inside_the_seeds_cannot_tell_and_never_fails() -> None:
@@ -139,7 +140,7 @@ def test_a_trained_value_inside_the_seeds_cannot_tell_and_never_fails() -> None:
     assert not any(entry["notes"][0].startswith("no power") for entry in entries)  # it had power: the data say no
     beyond = compared(9.0, [seed_run(seed, 5.0 + 0.01 * seed) for seed in range(1, 45)])  # the other direction
     assert decision(beyond, "null_networks.kappa_vector")["decision"] == "cannot tell"
-    check_verdicts(result, "planted.json")
+    check_verdicts(result, "planted.json", VERDICTS["2N"])
 
 
 def test_a_planted_wrong_decision_is_refused_by_the_verdict_checker() -> None:
@@ -147,11 +148,11 @@ def test_a_planted_wrong_decision_is_refused_by_the_verdict_checker() -> None:
     planted = copy.deepcopy(result)
     decision(planted, "null_networks.kappa_vector")["decision"] = "holds"
     with pytest.raises(PipelineError, match="null_networks.kappa_vector says 'holds'"):
-        check_verdicts(planted, "planted.json")
+        check_verdicts(planted, "planted.json", VERDICTS["2N"])
     planted = copy.deepcopy(result)
     decision(planted, "null_networks.kappa_vector")["test"]["p_value"] = 0.01
-    with pytest.raises(PipelineError, match="rank p"):
-        check_verdicts(planted, "planted.json")
+    with pytest.raises(PipelineError, match=r"its test\.p_value 0\.01 is not 0\.16"):
+        check_verdicts(planted, "planted.json", VERDICTS["2N"])
 
 
 # ---- the input rule
@@ -171,22 +172,22 @@ def test_a_constant_or_unresolved_seed_is_left_out_of_the_null() -> None:
     seeds.append(seed_run(42, 0.5, unresolved=[1, 2]))  # round-off
     result = compared(1.0, seeds)
     entry = decision(result, "null_input_function")
-    assert entry["decision"] == "fails" and "seed 41 (constant function)" in entry["notes"][1]
+    assert entry["decision"] == "fails" and "seed 41 (trunk-energy spread below the threshold)" in entry["notes"][1]
     assert "seed 42 (unresolved: round-off)" in entry["notes"][1]
     assert result["num_null_networks"] == 40
     assert decision(result, "null_networks.kappa_vector")["test"]["p_value"] == pytest.approx(1 / 41)
-    check_verdicts(result, "planted.json")
+    check_verdicts(result, "planted.json", VERDICTS["2N"])
     planted = copy.deepcopy(result)
     entry = decision(planted, "null_input_function")
     entry["decision"] = "holds"
     with pytest.raises(PipelineError, match="null_input_function says 'holds'"):
-        check_verdicts(planted, "planted.json")
+        check_verdicts(planted, "planted.json", VERDICTS["2N"])
 
 
 def test_every_seed_a_function_of_its_input_holds() -> None:
     result = compared(1.0, [seed_run(seed, 5.0, spread=INPUT_FRACTION * TRAINED_SPREAD) for seed in range(1, 4)])
     assert decision(result, "null_input_function")["decision"] == "holds"
-    check_verdicts(result, "planted.json")
+    check_verdicts(result, "planted.json", VERDICTS["2N"])
 
 
 # ---- the calibration images

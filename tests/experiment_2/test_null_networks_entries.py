@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import statistics
 import warnings
 
 import numpy as np
@@ -18,12 +19,14 @@ import pytest
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import SCHEMA_VERSION
-from experiment_1.report import bootstrap_mean_ci_rows
+from experiment_1.report import bootstrap_mean_ci, bootstrap_mean_ci_rows, effect_from_stat, format_number, format_stat
 from experiment_2.spectrum.evaluation import kappa_distribution
 from experiment_2.spectrum.null_networks import (
     DIRECTION_SOURCE,
+    EFFECT_NAME,
+    NULL_INPUT,
     QUESTION,
-    RULES,
+    RANK,
     STATISTICS,
     best_attainable_p,
     calibration_disjoint,
@@ -156,6 +159,19 @@ NETWORKS = [
 ]
 
 
+def effect_of(trained: float, networks: list[float]) -> dict:
+    """The effect by hand: trained − each network, its bootstrap mean CI (the project's, tested against scipy), and the
+    difference of means over the networks' sample SD (statistics.stdev)."""
+    differences = bootstrap_mean_ci(np.array([trained - value for value in networks]), seed=0)
+    assert differences["mean"] == pytest.approx(trained - statistics.mean(networks), rel=1e-12)
+    return {"difference": differences, "z": pytest.approx(differences["mean"] / statistics.stdev(networks), rel=1e-12)}
+
+
+def effect_text(trained: float, networks: list[float]) -> str:
+    effect = effect_of(trained, networks)
+    return f"{format_stat(effect['difference'])}; z = {format_number(effect['z'].expected)}"
+
+
 def stat_entry(trained, networks, below, rank_p) -> dict:
     return {
         "trained": trained,
@@ -164,6 +180,7 @@ def stat_entry(trained, networks, below, rank_p) -> dict:
         "min": min(networks),
         "max": max(networks),
         "networks_below": below,
+        "effect": effect_of(trained, networks),
         "rank_p": rank_p,
     }
 
@@ -183,7 +200,7 @@ INPUT_ENTRY = {
     "id": "null_input_function",
     "claim": "every random-init network is a function of its input, resolved above round-off",
     "decision": "fails",
-    "rule": RULES["input"],
+    "rule": NULL_INPUT.text,
     "parameters": {"fraction": 0.01, "trained_spread": 0.2},
     "statistic": {
         "name": "least-varying random-init network's trunk-energy spread / the trained network's",
@@ -194,24 +211,25 @@ INPUT_ENTRY = {
     "seed": None,
     "notes": [
         "3 of 5 seeds are nulls; the trained network's spread is 0.2, the threshold 0.002",
-        "left out of the null: seed 7 (constant function), seed 8 (unresolved: round-off)",
+        "left out of the null: seed 7 (trunk-energy spread below the threshold), seed 8 (unresolved: round-off)",
     ],
 }
 
 
-def rank_entry(name, claim, label, decision, count, p, p_adjusted, notes) -> dict:
+def rank_entry(name, claim, label, decision, count, p, p_adjusted, notes, effect=None) -> dict:
     best = min(1.0, 2 / (count + 1))
+    effect = effect or STATISTICS_BLOCK[name]["effect"]
     return {
         "id": f"null_networks.{name}",
         "claim": claim,
         "decision": decision,
-        "rule": RULES["rank"],
+        "rule": RANK.text,
         "parameters": {"alpha": 0.05, "direction": "lower", "best_attainable_p": best, "num_networks": count},
         "statistic": {
             "name": f"{label}, the trained network on the same images",
             "value": STATISTICS_BLOCK_VALUE[name],
         },
-        "effect": None,
+        "effect": effect_from_stat(EFFECT_NAME, effect["difference"]),
         "test": {
             "name": "exact one-sided rank test among the random-init networks",
             "p_value": p,
@@ -226,6 +244,7 @@ def rank_entry(name, claim, label, decision, count, p, p_adjusted, notes) -> dic
 
 
 STATISTICS_BLOCK_VALUE = {"kappa_vector": 2.0, "walsh_kappa_vector": 12.0}
+TESTED_NAMES = ("kappa_vector", "walsh_kappa_vector")
 KAPPA_VECTOR_CLAIM = (
     "vector projection, Möbius basis: training changes κ^v (the trained network against the random-init networks)"
 )
@@ -331,10 +350,18 @@ def test_no_null_at_all_gives_the_input_verdict_alone_and_the_spectra_of_every_s
     assert [entry["id"] for entry in result["verdicts"]] == ["null_input_function"]
     assert result["verdicts"][0]["notes"] == [
         "0 of 2 seeds are nulls; the trained network's spread is 0.2, the threshold 0.002",
-        "left out of the null: seed 1 (constant function), seed 2 (constant function)",
+        "left out of the null: seed 1 (trunk-energy spread below the threshold), seed 2 (trunk-energy spread below the threshold)",
     ]
     assert result["random_init"] == random_init(seeds)
-    empty = {"networks": [], "mean": None, "min": None, "max": None, "networks_below": 0, "rank_p": None}
+    empty = {
+        "networks": [],
+        "mean": None,
+        "min": None,
+        "max": None,
+        "networks_below": 0,
+        "effect": None,
+        "rank_p": None,
+    }
     assert result["statistics"] == {name: {"trained": TRAINED_MEANS[name], **empty} for name in NAMES}
 
 
@@ -384,9 +411,27 @@ def test_rank_verdicts_with_power_whole(
     )
     entries = result["verdicts"][1:]
     assert entries == [
-        rank_entry("kappa_vector", KAPPA_VECTOR_CLAIM, "κ^v", decision, 39, p, pytest.approx(adjusted), [kappa_note]),
         rank_entry(
-            "walsh_kappa_vector", WALSH_CLAIM, "κ_W^v", "holds", 39, 1 / 40, pytest.approx(walsh_adjusted), [walsh_note]
+            "kappa_vector",
+            KAPPA_VECTOR_CLAIM,
+            "κ^v",
+            decision,
+            39,
+            p,
+            pytest.approx(adjusted),
+            [kappa_note],
+            effect_of(2.0, values),
+        ),
+        rank_entry(
+            "walsh_kappa_vector",
+            WALSH_CLAIM,
+            "κ_W^v",
+            "holds",
+            39,
+            1 / 40,
+            pytest.approx(walsh_adjusted),
+            [walsh_note],
+            effect_of(12.0, walsh),
         ),
     ]
     assert result["statistics"]["kappa_vector"]["networks_below"] == below
@@ -430,23 +475,79 @@ STATISTICS_HEADERS = [
     "trained network",
     "random-init networks: mean [min, max]",
     "networks below the trained value",
+    "trained − networks' mean [95 % CI over networks]; z",
     "rank p (one-sided, trained lower)",
     "role",
 ]
 STATISTICS_TABLE = [
-    ["κ^v", "Möbius", "2", "2.5 [1.5, 4]", "1 of 3", "0.75", "tested (Holm)"],
-    ["κ_W^v", "Walsh", "12", "12.5 [11.5, 14]", "1 of 3", "0.75", "tested (Holm)"],
-    ["κ^s", "Möbius", "22", "22.5 [21.5, 24]", "1 of 3", "—", "described (not tested)"],
-    ["κ_W^s", "Walsh", "32", "32.5 [31.5, 34]", "1 of 3", "—", "described (not tested)"],
-    ["C≤3 (vector)", "Möbius", "42", "42.5 [41.5, 44]", "1 of 3", "—", "described (not tested)"],
-    ["C≤3 (vector)", "Walsh", "52", "52.5 [51.5, 54]", "1 of 3", "—", "described (not tested)"],
-    ["trunk share (vector)", "Möbius", "62", "63 [62, 64]", "0 of 2", "—", "described (not tested)"],
+    ["κ^v", "Möbius", "2", "2.5 [1.5, 4]", "1 of 3", effect_text(2.0, [1.5, 2.0, 4.0]), "0.75", "tested (Holm)"],
+    [
+        "κ_W^v",
+        "Walsh",
+        "12",
+        "12.5 [11.5, 14]",
+        "1 of 3",
+        effect_text(12.0, [11.5, 12.0, 14.0]),
+        "0.75",
+        "tested (Holm)",
+    ],
+    [
+        "κ^s",
+        "Möbius",
+        "22",
+        "22.5 [21.5, 24]",
+        "1 of 3",
+        effect_text(22.0, [21.5, 22.0, 24.0]),
+        "—",
+        "described (not tested)",
+    ],
+    [
+        "κ_W^s",
+        "Walsh",
+        "32",
+        "32.5 [31.5, 34]",
+        "1 of 3",
+        effect_text(32.0, [31.5, 32.0, 34.0]),
+        "—",
+        "described (not tested)",
+    ],
+    [
+        "C≤3 (vector)",
+        "Möbius",
+        "42",
+        "42.5 [41.5, 44]",
+        "1 of 3",
+        effect_text(42.0, [41.5, 42.125, 44.0]),
+        "—",
+        "described (not tested)",
+    ],
+    [
+        "C≤3 (vector)",
+        "Walsh",
+        "52",
+        "52.5 [51.5, 54]",
+        "1 of 3",
+        effect_text(52.0, [51.5, 52.0, 54.0]),
+        "—",
+        "described (not tested)",
+    ],
+    [
+        "trunk share (vector)",
+        "Möbius",
+        "62",
+        "63 [62, 64]",
+        "0 of 2",
+        effect_text(62.0, [62.0, 64.0]),
+        "—",
+        "described (not tested)",
+    ],
     [
         "cancellation ratio (vector)",
         "Möbius vs Walsh",
         "72.2",
         "72.5 [71.5, 74]",
         "2 of 3",
+        effect_text(72.25, [71.5, 72.0, 74.0]),
         "—",
         "described (not tested)",
     ],
@@ -488,13 +589,14 @@ def test_statistics_table_whole() -> None:
 def test_statistics_table_without_null_networks_shows_dashes() -> None:
     seeds = [seed_run(1, 2.0, 1e-6, 1, [0.3, 0.3, 0.4])]
     rows = statistics_rows(compared(seeds))[1]
-    assert rows[0] == ["κ^v", "Möbius", "2", "—", "0 of 0", "—", "tested (Holm)"]
+    assert rows[0] == ["κ^v", "Möbius", "2", "—", "0 of 0", "—", "—", "tested (Holm)"]
     assert rows[7] == [
         "cancellation ratio (vector)",
         "Möbius vs Walsh",
         "72.2",
         "—",
         "0 of 0",
+        "—",
         "—",
         "described (not tested)",
     ]
@@ -509,13 +611,18 @@ def test_design_sentence_whole() -> None:
 
 
 def report(wall_line: list[str]) -> str:
+    kappa_effect, walsh_effect = (
+        format_stat(STATISTICS_BLOCK[name]["effect"]["difference"], percent=False) for name in TESTED_NAMES
+    )
     kappa_evidence = (
-        "κ^v, the trained network on the same images = 2; exact one-sided rank test among the random-init networks "
+        f"κ^v, the trained network on the same images = 2; {EFFECT_NAME} = {kappa_effect} (95 % CI); "
+        "exact one-sided rank test among the random-init networks "
         "p = 0.75, Holm over 2 tests p = 1; " + NO_POWER + "; trained 2; the 3 random-init networks: mean 2.5, range "
         "[1.5, 4]; direction stated before the run: trained lower"
     )
     walsh_evidence = (
-        "κ_W^v, the trained network on the same images = 12; exact one-sided rank test among the random-init networks "
+        f"κ_W^v, the trained network on the same images = 12; {EFFECT_NAME} = {walsh_effect} (95 % CI); "
+        "exact one-sided rank test among the random-init networks "
         "p = 0.75, Holm over 2 tests p = 1; " + NO_POWER + "; trained 12; the 3 random-init networks: mean 12.5, range "
         "[11.5, 14]; direction stated before the run: trained lower"
     )
@@ -539,15 +646,15 @@ def report(wall_line: list[str]) -> str:
         "",
         "- every random-init network is a function of its input, resolved above round-off: **fails** — least-varying "
         "random-init network's trunk-energy spread / the trained network's = 5.00e-06; 3 of 5 seeds are nulls; the "
-        "trained network's spread is 0.2, the threshold 0.002; left out of the null: seed 7 (constant function), seed 8 "
+        "trained network's spread is 0.2, the threshold 0.002; left out of the null: seed 7 (trunk-energy spread below the threshold), seed 8 "
         "(unresolved: round-off) (rule 1).",
         f"- {KAPPA_VECTOR_CLAIM}: **cannot tell** — {kappa_evidence} (rule 2).",
         f"- {WALSH_CLAIM}: **cannot tell** — {walsh_evidence} (rule 2).",
         "",
         "Decision rules:",
         "",
-        f"1. {RULES['input']}",
-        f"2. {RULES['rank']}",
+        f"1. {NULL_INPUT.text}",
+        f"2. {RANK.text}",
         "",
         *wall_line,
         "_Generated by `python -m experiment_2.step_14_null_compare` from `seeds/`; do not edit by hand._",

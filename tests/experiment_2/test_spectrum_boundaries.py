@@ -13,9 +13,9 @@ import pytest
 
 from experiment_1.mobius import PROJECTIONS
 from experiment_1.report import CANNOT_TELL, FAILS, HOLDS
+from experiment_1.report import side as rule_side
 from experiment_2.spectrum.verdicts import (
     FLOOR_MARGIN,
-    _outside,
     floor_check,
     peak_decision,
     shape_decision,
@@ -54,7 +54,7 @@ def test_an_order_is_resolved_from_exactly_the_floor_margin(basis: str, step: in
     [(0.0, 1.0, 0), (np.nextafter(0.0, 1.0), 1.0, 1), (-1.0, 0.0, 0), (-1.0, np.nextafter(0.0, -1.0), -1)],
 )
 def test_a_ci_bound_equal_to_the_value_contains_it(low: float, high: float, side: int) -> None:
-    assert _outside({"ci_low": low, "ci_high": high}, 0.0) == side
+    assert rule_side(low, high, 0.0) == side
 
 
 @pytest.mark.parametrize(("kappa", "c_le3"), list(itertools.product((-1, 0, 1), repeat=2)))

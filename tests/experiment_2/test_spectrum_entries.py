@@ -10,6 +10,8 @@ exactly 0. Written against the survivors of `make mutation MODULES=experiment_2/
 
 from __future__ import annotations
 
+import math
+import statistics
 import warnings
 from math import comb
 from pathlib import Path
@@ -21,11 +23,18 @@ from experiment_1.errors import PipelineError
 from experiment_1.mobius import binomial_null
 from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, UNRESOLVED, bootstrap_mean_ci, by_id
 from experiment_2.spectrum.verdicts import (
+    BASIS,
+    DIFFER,
     FLOOR_MARGIN,
+    INPUT,
     INPUT_SPREAD,
     LOW_ORDERS,
-    RULES,
+    MIDDLE_PEAK,
+    PEAK,
+    RESOLVED,
+    SHAPE,
     UNRESOLVED_NOTE,
+    WALSH_RESOLVED,
     check_random_init_null,
     floor_check,
     input_dependence,
@@ -131,7 +140,7 @@ EXPECTED = {
         "resolved.vector",
         "vector projection: every interaction order clears the round-off floor",
         HOLDS,
-        RULES["resolved"],
+        RESOLVED.text,
         parameters={"floor_margin": FLOOR_MARGIN},
         statistic={"name": "smallest mean E_k / round-off floor over k ≥ 1", "value": 2000.0},
     ),
@@ -139,7 +148,7 @@ EXPECTED = {
         "shape.vector",
         "vector projection: the energy sits at higher orders than subset counting (the binomial null) predicts",
         HOLDS,
-        RULES["shape"],
+        SHAPE.text,
         effect=effect("κ − null κ", shift(VECTOR["kappa"], NULL["kappa"])),
         notes=[VECTOR_SHAPE_NOTE, "the energy sits at higher orders than subset counting predicts"],
     ),
@@ -147,7 +156,7 @@ EXPECTED = {
         "peak.vector",
         "vector projection: the spectrum peaks at another order than subset counting predicts",
         HOLDS,
-        RULES["peak"],
+        PEAK.text,
         effect=effect("per-image peak order", VECTOR["peak_order"]),
         parameters={"null_peak_orders": [4, 5]},
         notes=[f"mean spectrum peaks at k = 6; {TIED}"],
@@ -157,7 +166,7 @@ EXPECTED = {
         "vector projection: the spectrum peaks at a middle order, with no low-order bias (the original study's claim; "
         "Möbius basis)",
         HOLDS,
-        RULES["middle_peak"],
+        MIDDLE_PEAK.text,
         effect=effect("per-image peak order", VECTOR["peak_order"]),
         parameters={"middle_orders": [4, 8]},
         notes=[
@@ -170,7 +179,7 @@ EXPECTED = {
         "resolved.scalar",
         "scalar projection: every interaction order clears the round-off floor",
         UNRESOLVED,
-        RULES["resolved"],
+        RESOLVED.text,
         parameters={"floor_margin": FLOOR_MARGIN},
         statistic={"name": "smallest mean E_k / round-off floor over k ≥ 1", "value": 300.0},
         notes=[f"unresolved orders: 1, 2; {UNRESOLVED_NOTE}"],
@@ -179,7 +188,7 @@ EXPECTED = {
         "shape.scalar",
         "scalar projection: the energy sits at higher orders than subset counting (the binomial null) predicts",
         UNRESOLVED,
-        RULES["shape"],
+        SHAPE.text,
         effect=effect("κ − null κ", shift(SCALAR["kappa"], NULL["kappa"])),
         notes=[SCALAR_SHAPE_NOTE, UNRESOLVED_NOTE],
     ),
@@ -187,7 +196,7 @@ EXPECTED = {
         "peak.scalar",
         "scalar projection: the spectrum peaks at another order than subset counting predicts",
         UNRESOLVED,
-        RULES["peak"],
+        PEAK.text,
         effect=effect("per-image peak order", SCALAR["peak_order"]),
         parameters={"null_peak_orders": [4, 5]},
         notes=[f"mean spectrum peaks at k = 2; {TIED}", UNRESOLVED_NOTE],
@@ -197,7 +206,7 @@ EXPECTED = {
         "scalar projection: the spectrum peaks at a middle order, with no low-order bias (the original study's claim; "
         "Möbius basis)",
         UNRESOLVED,
-        RULES["middle_peak"],
+        MIDDLE_PEAK.text,
         effect=effect("per-image peak order", SCALAR["peak_order"]),
         parameters={"middle_orders": [4, 8]},
         notes=[
@@ -211,7 +220,7 @@ EXPECTED = {
         "projections_differ",
         "the scalar (predicted-class) spectrum differs from the vector one (κ^s ≠ κ^v)",
         UNRESOLVED,  # the scalar projection is: its CI excluding 0 decides nothing
-        RULES["differ"],
+        DIFFER.text,
         effect=effect("κ^s − κ^v, paired per image", DIFFERENCE),
         parameters={"alpha": ALPHA},
         notes=[UNRESOLVED_NOTE],
@@ -220,7 +229,7 @@ EXPECTED = {
         "input_dependent",
         "the network is a function of its input (h(full) moves with the image)",
         HOLDS,
-        RULES["input"],
+        INPUT.text,
         statistic={"name": "relative spread of the trunk energy over images", "value": 0.02},
         parameters={"threshold": INPUT_SPREAD},
         notes=["7 distinct predicted classes"],
@@ -229,7 +238,7 @@ EXPECTED = {
         "walsh.resolved.vector",
         "vector projection, Walsh basis: every interaction order clears the round-off floor",
         HOLDS,
-        RULES["walsh_resolved"],
+        WALSH_RESOLVED.text,
         parameters={"floor_margin": FLOOR_MARGIN},
         statistic={"name": "smallest mean W_k / round-off floor over k ≥ 1", "value": 1500.0},
     ),
@@ -238,7 +247,7 @@ EXPECTED = {
         "vector projection, Walsh basis: the energy sits at higher orders than subset counting (the binomial null) "
         "predicts",
         HOLDS,
-        RULES["shape"],
+        SHAPE.text,
         effect=effect("κ − null κ", shift(WALSH_VECTOR["kappa"], NULL["kappa"])),
         notes=[VECTOR_SHAPE_NOTE, "the energy sits at higher orders than subset counting predicts"],
     ),
@@ -246,7 +255,7 @@ EXPECTED = {
         "walsh.peak.vector",
         "vector projection, Walsh basis: the spectrum peaks at another order than subset counting predicts",
         FAILS,  # its CI is exactly the tied range 4 … 5
-        RULES["peak"],
+        PEAK.text,
         effect=effect("per-image peak order", WALSH_VECTOR["peak_order"]),
         parameters={"null_peak_orders": [4, 5]},
         notes=[f"mean spectrum peaks at k = 5; {TIED}"],
@@ -255,7 +264,7 @@ EXPECTED = {
         "walsh.resolved.scalar",
         "scalar projection, Walsh basis: every interaction order clears the round-off floor",
         UNRESOLVED,
-        RULES["walsh_resolved"],
+        WALSH_RESOLVED.text,
         parameters={"floor_margin": FLOOR_MARGIN},
         statistic={"name": "smallest mean W_k / round-off floor over k ≥ 1", "value": 20.0},
         notes=[f"unresolved orders: 3; {UNRESOLVED_NOTE}"],
@@ -265,7 +274,7 @@ EXPECTED = {
         "scalar projection, Walsh basis: the energy sits at higher orders than subset counting (the binomial null) "
         "predicts",
         UNRESOLVED,
-        RULES["shape"],
+        SHAPE.text,
         effect=effect("κ − null κ", shift(SCALAR["kappa"], NULL["kappa"])),
         notes=[SCALAR_SHAPE_NOTE, UNRESOLVED_NOTE],
     ),
@@ -273,7 +282,7 @@ EXPECTED = {
         "walsh.peak.scalar",
         "scalar projection, Walsh basis: the spectrum peaks at another order than subset counting predicts",
         UNRESOLVED,
-        RULES["peak"],
+        PEAK.text,
         effect=effect("per-image peak order", SCALAR["peak_order"]),
         parameters={"null_peak_orders": [4, 5]},
         notes=[f"mean spectrum peaks at k = 2; {TIED}", UNRESOLVED_NOTE],
@@ -283,7 +292,7 @@ EXPECTED = {
         "vector projection: the Möbius shape reading (where the energy sits against subset counting) holds in the "
         "Walsh basis too",
         HOLDS,
-        RULES["basis"],
+        BASIS.text,
         effect=effect("cancellation ratio Σ_{k≥1} E_k / ‖h(full) − h(∅)‖²", CANCELLATION),
         notes=["Möbius shape: holds; Walsh shape: holds"],
     ),
@@ -292,7 +301,7 @@ EXPECTED = {
         "scalar projection: the Möbius shape reading (where the energy sits against subset counting) holds in the "
         "Walsh basis too",
         UNRESOLVED,
-        RULES["basis"],
+        BASIS.text,
         notes=[
             "Möbius shape: unresolved; Walsh shape: unresolved",
             "the cancellation ratio is undefined on every image (h(full) = h(∅))",
@@ -553,9 +562,10 @@ def trunk_arrays(trunk: list[float], dtype: type = np.float64) -> dict[str, np.n
 @pytest.mark.parametrize(
     ("trunk", "valid", "spread", "distinct"),
     [
-        # float32 0.5 and 0.5 + 2^-24 in float64: mean 0.5 + 2^-25, std 2^-25 (float32 would round the mean to 0.5)
-        ([0.5, 0.5 + 2.0**-24, 7.0], [True, True, False], 2.0**-25 / (0.5 + 2.0**-25), 2),
-        ([2.0, 6.0], [True, True], 0.5, 2),  # mean 4, std 2
+        # float32 0.5 and 0.5 + 2^-24 in float64: mean 0.5 + 2^-25, sample std 2^-25·√2 (float32 would round the mean
+        # to 0.5)
+        ([0.5, 0.5 + 2.0**-24, 7.0], [True, True, False], 2.0**-25 * math.sqrt(2.0) / (0.5 + 2.0**-25), 2),
+        ([2.0, 6.0], [True, True], math.sqrt(8.0) / 4.0, 2),  # mean 4, sample std √8 (the population SD would be 2)
         ([0.0, 0.0], [True, True], 0.0, 2),  # mean exactly 0: no spread, not 0/0
         ([0.0], [True], 0.0, 1),
         ([3.0], [True], 0.0, 1),  # one image: no spread
@@ -568,6 +578,13 @@ def test_the_input_dependence_by_hand(trunk: list[float], valid: list[bool], spr
         warnings.simplefilter("error")
         got = input_dependence(trunk_arrays(trunk, np.float32), np.array(valid))
     assert got == {"distinct_predictions": distinct, "trunk_energy_relative_spread": spread}
+
+
+def test_the_spread_is_the_sample_standard_deviation_over_the_mean() -> None:
+    trunk = np.random.default_rng(4).uniform(1.0, 3.0, size=4)  # four images, as in the null's runs
+    got = input_dependence(trunk_arrays(list(trunk)), np.ones(4, dtype=bool))["trunk_energy_relative_spread"]
+    assert got == pytest.approx(statistics.stdev(trunk) / statistics.mean(trunk), rel=1e-12)
+    assert got != pytest.approx(statistics.pstdev(trunk) / statistics.mean(trunk), rel=1e-3)
 
 
 def test_the_paired_kappa_difference_is_scalar_minus_vector_over_the_valid_images_with_its_seed() -> None:

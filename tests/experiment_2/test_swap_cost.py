@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -57,11 +57,8 @@ def flags(data_dir: Path, sample_index: Path, output_dir: Path) -> list[str]:
 
 def brute_force_predictions(argv: list[str], beta: float | None) -> np.ndarray:
     """Each image on its own through the model's plain forward (every gate on, λ = 1), argmax."""
-    parser = argparse.ArgumentParser()
-    run_setup.add_evaluation_arguments(parser, "unused")
-    args = parser.parse_args(argv)
-    args.smooth_activations = beta
-    setup = run_setup.build_setup(args)
+    config = step_6_swap_cost.COMMAND.parse(argv)
+    setup = run_setup.build_setup(dataclasses.replace(config, smooth_activations=beta))
     with torch.no_grad():
         return np.array(
             [int(setup.model(setup.dataset[index]["image"][None]).argmax()) for index in range(len(setup.samples))]
@@ -137,7 +134,9 @@ def test_swap_cost_matches_a_brute_force_count(
     step_6_swap_cost.main(argv)
     assert read_json(output_dir / "swap_cost.json") == summary
     make_tables.allow_all_runs(tmp_path)
-    assert "results_3c_resnet18_swap_cost" in render_markdown(make_tables.swap_cost_table(tmp_path))
+    assert "results_3c_resnet18_swap_cost" in render_markdown(
+        make_tables.section_blocks("experiment_3c_swap", tmp_path)
+    )
 
 
 def test_mcnemar_exact_against_the_binomial_sum() -> None:

@@ -126,7 +126,7 @@ def test_orders_at_half_the_depth(low, high, decision, note):
     ],
 )
 def test_by_seed_at_our_ci_ends(reported, bound, decision):
-    assert e3._by_seed(reported, {"ci_low": 0.4, "ci_high": 0.6}, bound=bound) == decision
+    assert (e3.BOUND if bound else e3.SEED).decide(low=0.4, high=0.6, seed=reported) == decision
 
 
 def controls_summary(p_values: list[float], lows: list[float]) -> dict:

@@ -124,7 +124,7 @@ def test_the_vector_rankings_entries_by_hand() -> None:
             "id": "top1_agreement_magnitude.vector",
             "claim": "vector ranking: top-1 agreement is as high as the seed reports",
             "decision": HOLDS,  # the seed's 88 % below our CI
-            "rule": e3.RULES["seed"],
+            "rule": e3.SEED.text,
             "parameters": {"k": 4, "seed_k": 64},
             "statistic": None,
             "effect": top1_effect,

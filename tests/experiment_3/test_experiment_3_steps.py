@@ -22,7 +22,7 @@ from experiment_1.report.verdicts import by_id
 from experiment_3 import step_2_plot
 from experiment_3.topk import CURVE_METRICS, SOURCES, control_permutations
 from paper.committed_runs import allow_all_runs
-from paper.make_tables import experiment_3_table
+from paper.make_tables import section_blocks
 from paper.render_markdown import render_markdown
 from paper.resummarize import main as resummarize_main
 
@@ -169,7 +169,7 @@ def test_topk_step_matches_brute_force_and_reports(tiny_shards: Path, small_inpu
         in report.split("## Verdict")[1]
     )
     allow_all_runs(tmp_path / "repo")
-    tables = render_markdown(experiment_3_table(tmp_path / "repo"))
+    tables = render_markdown(section_blocks("experiment_3", tmp_path / "repo"))
     assert (
         "`experiment_3/results_tiny` — resnet18, `random`, N = 2" in tables
         and f"K = 64: {format_stat(gamma_64, percent=True)}" in tables

@@ -117,7 +117,7 @@ def alignment_entry(ranking: str, decision: str, nn: float, chance: str, over_ch
         "id": f"class_alignment.{ranking}",
         "claim": e4.CLAIMS[ranking].format(k=32),
         "decision": decision,
-        "rule": e4.ALIGNMENT_RULE,
+        "rule": e4.ALIGNMENT.text,
         "parameters": {"alpha": ALPHA, "family_size": 11, "num_permutations": 999},
         "statistic": {"name": "1-NN accuracy / chance", "value": over_chance},
         "effect": {
@@ -164,7 +164,7 @@ def test_the_whole_block_by_hand() -> None:
         "id": "scalar_minus_vector",
         "claim": "top-32 scalar signatures are more class-aligned than the vector ranking's",
         "decision": HOLDS,
-        "rule": e4.CONTRAST_RULE,
+        "rule": e4.CONTRAST.text,
         "parameters": {"alpha": ALPHA, "num_resamples": 9999, "family_size": 11},
         "statistic": None,
         "effect": {
@@ -202,7 +202,7 @@ def test_the_whole_block_by_hand() -> None:
         "claim": "the vector ranking's top-32 sets vary around one shared global core (more of each lies in the 32 most "
         "frequent subsets than random top-K sets put in theirs)",
         "decision": HOLDS,
-        "rule": e4.CORE_RULE,
+        "rule": e4.CORE.text,
         "parameters": {"alpha": ALPHA, "random_share": 0.125, "num_draws": 999, "family_size": 11},
         "statistic": {"name": "core share / a random top-K's share", "value": 4.0},
         "effect": {

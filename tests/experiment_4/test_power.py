@@ -23,6 +23,7 @@ from experiment_4.core_null import mean_core_share, random_core_shares
 from experiment_4.formats import load_signatures
 from experiment_4.inference import permutation_accumulators, prepare_view, statistics_of
 from experiment_4.power import bootstrap_best_p, mcnemar_best_p, mcnemar_p, no_power, permutation_best_p
+from experiment_4.record import VERDICTS
 from experiment_4.signatures import core_share, global_core, membership_counts, pairwise_similarity, top_k_signatures
 from experiment_4.verdicts import experiment_4_verdicts
 from tests.experiment_4.test_experiment_4_analysis import K, decisions, planted_document
@@ -127,7 +128,7 @@ def with_contrast_p(summary: dict, p_value: float, sign: int) -> dict:
     if sign < 0:
         auc["ci_low"], auc["ci_high"] = auc["ci_high"], auc["ci_low"]
     edited["verdicts"] = experiment_4_verdicts(edited)
-    check_verdicts(edited, Path("overlap.json"))  # the checker re-derives every decision
+    check_verdicts(edited, Path("overlap.json"), VERDICTS[4])  # the checker re-derives every decision
     return edited
 
 

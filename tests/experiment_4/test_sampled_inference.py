@@ -218,15 +218,16 @@ def test_a_max_pairs_too_small_for_a_same_class_pair_is_refused_with_the_minimum
 
 def test_overlap_json_is_never_written_with_a_non_finite_number(tmp_path, monkeypatch, capsys) -> None:
     from experiment_1.errors import run_cli
-    from experiment_4 import step_2_overlap
+    from experiment_4 import overlap, step_2_overlap
 
     monkeypatch.setattr(
-        step_2_overlap, "load_signatures", lambda path: {"store_k": 64, "num_subsets": 256, "class_store_k": 16}
+        overlap, "load_signatures", lambda path: {"store_k": 64, "num_subsets": 256, "class_store_k": 16}
     )
-    monkeypatch.setattr(step_2_overlap, "check_settings", lambda *args: None)
+    monkeypatch.setattr(overlap, "check_settings", lambda *args: None)
     monkeypatch.setattr(
-        step_2_overlap, "overlap_summary", lambda document, settings: {"rankings": {"vector": {"auc": float("nan")}}}
+        overlap, "overlap_summary", lambda document, settings: {"rankings": {"vector": {"auc": float("nan")}}}
     )
+    (tmp_path / "signatures.pt").write_bytes(b"")  # there (its reading is replaced above)
     with pytest.raises(SystemExit):
         run_cli(step_2_overlap.main, ["--signatures", str(tmp_path / "signatures.pt"), "--max-pairs", "5"])
     assert "rankings.vector.auc is nan" in capsys.readouterr().err and not (tmp_path / "overlap.json").exists()

@@ -16,14 +16,14 @@ from experiment_5.association import (
     spearman_table,
 )
 
-RNG = np.random.default_rng(11)
 N = 300
-X = RNG.normal(size=N)
-Z = RNG.normal(size=N)
+# fixed data; every test that draws more draws from its own generator
+X, Z = np.random.default_rng(11).normal(size=(2, N))
 
 
 def test_planted_monotone_and_independent_pairs() -> None:
-    ys = {"increasing": np.exp(X), "decreasing": -(X**3), "independent": RNG.normal(size=N)}
+    rng = np.random.default_rng(16)
+    ys = {"increasing": np.exp(X), "decreasing": -(X**3), "independent": rng.normal(size=N)}
     table = spearman_table({"x": X}, ys, Z, seed=0, num_resamples=400)["x"]
     assert table["increasing"]["rho"] == pytest.approx(1.0) and table["increasing"]["ci_low"] == pytest.approx(1.0)
     assert table["decreasing"]["rho"] == pytest.approx(-1.0) and table["decreasing"]["ci_high"] == pytest.approx(-1.0)
@@ -41,7 +41,8 @@ def explicit_spearman(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def test_rho_and_its_bootstrap_ci_match_an_explicit_resampling_loop() -> None:
-    y = np.round(X + RNG.normal(size=N), 1)  # rounded: ties, which the ranks must average
+    rng = np.random.default_rng(13)
+    y = np.round(X + rng.normal(size=N), 1)  # rounded: ties, which the ranks must average
     resamples = 60
     entry = spearman_table({"x": X}, {"y": y}, Z, seed=5, num_resamples=resamples)["x"]["y"]
     assert entry["rho"] == pytest.approx(explicit_spearman(X, y), abs=1e-12)
@@ -62,7 +63,8 @@ def residual_correlation(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> float:
 
 
 def test_partial_rho_removes_a_shared_covariate_and_keeps_a_direct_link() -> None:
-    noise = RNG.normal(size=(3, N))
+    rng = np.random.default_rng(14)
+    noise = rng.normal(size=(3, N))
     through_z = {"x": Z + 0.3 * noise[0]}
     ys = {"only_via_z": Z + 0.3 * noise[1], "direct": noise[0] + 0.3 * noise[2]}
     table = spearman_table(through_z, ys, Z, seed=0, num_resamples=400)["x"]
@@ -88,6 +90,7 @@ def test_a_constant_variable_has_no_rho() -> None:
 
 
 def test_quartiles_split_by_score_and_the_planted_effect_shows() -> None:
+    rng = np.random.default_rng(15)
     groups = quartile_groups(X)
     assert sorted(len(group) for group in groups) == [75] * 4
     assert sorted(np.concatenate(groups).tolist()) == list(range(N))
@@ -95,7 +98,7 @@ def test_quartiles_split_by_score_and_the_planted_effect_shows() -> None:
     tied = quartile_groups(np.array([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]))
     assert [group.tolist() for group in tied] == [[1, 3, 5], [7, 0], [2, 4], [6, 8]]
 
-    planted = X + 0.5 * RNG.normal(size=N)
+    planted = X + 0.5 * rng.normal(size=N)
     effect = compare_groups(planted[groups[0]], planted[groups[3]], seed=0, num_resamples=500)
     assert effect["difference"]["mean"] == pytest.approx(planted[groups[3]].mean() - planted[groups[0]].mean())
     assert effect["first"]["mean"] == pytest.approx(planted[groups[0]].mean())
@@ -107,7 +110,7 @@ def test_quartiles_split_by_score_and_the_planted_effect_shows() -> None:
     pooled = np.sqrt((planted[groups[0]].var(ddof=1) + planted[groups[3]].var(ddof=1)) / 2)  # equal group sizes
     assert effect["standardised_difference"] == pytest.approx(effect["difference"]["mean"] / pooled)
 
-    unrelated = RNG.normal(size=N)
+    unrelated = rng.normal(size=N)
     null = compare_groups(unrelated[groups[0]], unrelated[groups[3]], seed=0, num_resamples=500)
     assert not ci_excludes_zero(null["difference"]) and null["mann_whitney_p"] > 0.05
 

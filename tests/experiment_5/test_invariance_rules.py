@@ -1,5 +1,5 @@
 """Experiment 5's "no change" rule (equivalence by TOST within a quarter pooled SD) and the seed claim's partly
-contradicted decision, planted in small synthetic entries, and re-derived by the shared verdict checker."""
+contradicted decision, planted in small synthetic entries."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, PARTLY_CONTRADICTED, SATURATED, tost_two_sample
-from experiment_1.report.verdict_check import composite_decision
 from experiment_5.association import EQUIVALENCE_SD_FRACTION, compare_groups
-from experiment_5.verdicts import RULES, _decide, seed_claim_decision
+from experiment_5.verdicts import decide_measure, seed_claim_decision
 
 SIGNIFICANT = {"mean": 0.3, "ci_low": 0.2, "ci_high": 0.4}
 
@@ -33,21 +32,8 @@ def _equivalence(p_adjusted: float, p_beyond: float) -> dict[str, float]:
 def test_an_order_measure_is_judged_for_equivalence(
     difference: dict[str, float], p_adjusted: float, equivalence: dict[str, float] | None, expected: str
 ) -> None:
-    assert _decide("kbar_scalar", difference, p_adjusted, equivalence) == expected
-
-
-def test_the_verdict_checker_rederives_the_order_rule_from_the_stored_tost() -> None:
-    entry = {
-        "id": "kbar_scalar.hard_minus_easy",
-        "rule": RULES["measure"],
-        "decision": HOLDS,
-        "parameters": {"alpha": 0.05, "tost_p_adjusted": 0.01, "p_beyond": 1.0},
-        "effect": {"value": 0.0, "ci_low": -0.1, "ci_high": 0.1},
-        "test": {"p_adjusted": 0.9},
-    }
-    assert composite_decision(entry, {})[0] == HOLDS
-    entry["parameters"]["tost_p_adjusted"] = 0.2  # planted defect: stored "holds" on a TOST that does not reject
-    assert composite_decision(entry, {})[0] == CANNOT_TELL
+    inputs = {"low": difference["ci_low"], "high": difference["ci_high"], "p_adjusted": p_adjusted}
+    assert decide_measure(breadth=False, equivalence=equivalence, **inputs) == expected
 
 
 def test_the_margin_is_a_quarter_of_the_pooled_sd() -> None:

@@ -255,7 +255,8 @@ def test_another_primary_score_is_read_everywhere() -> None:
 def test_the_measure_rule_at_alpha_and_at_zero(
     measure: str, difference: dict, p_adjusted: float, tost: dict | None, decision: str
 ) -> None:
-    assert e5._decide(measure, difference, p_adjusted, tost) == decision
+    inputs = {"low": difference["ci_low"], "high": difference["ci_high"], "p_adjusted": p_adjusted, "equivalence": tost}
+    assert e5.MEASURE.decide_on({**inputs, "breadth": measure.startswith(e5.BREADTH_PREFIXES)}) == decision
 
 
 @pytest.mark.parametrize(

@@ -111,7 +111,13 @@ PARTS = ["n_eff_vector", "k_err", "kbar_vector", "kbar_scalar"]
 
 def seed_claim(decisions: list[str]) -> dict:
     study = {"published": {"resnet18": {"invariant_measures": ["kbar"]}}}
-    return seed_claim_verdict(study, {f"{name}.hard_minus_easy": {"decision": d} for name, d in zip(PARTS, decisions)})
+    return seed_claim_verdict(
+        study,
+        {
+            f"{name}.hard_minus_easy": {"id": f"{name}.hard_minus_easy", "decision": d}
+            for name, d in zip(PARTS, decisions)
+        },
+    )
 
 
 def test_the_seed_claim_lists_every_part_and_names_no_failure_when_none_fails() -> None:

@@ -593,6 +593,20 @@ MUTATIONS: list[Mutation] = [
         "-k",
         "bit_l",
     ),
+    m(
+        "O38",
+        "the null's input rule with the population SD over a network's images (seeds 9 and 43 left out)",
+        [("experiment_2/spectrum/verdicts.py", "trunk.std(ddof=1) / trunk.mean()", "trunk.std() / trunk.mean()")],
+        "tests/experiment_2/test_spectrum_entries.py",
+        "-k",
+        "input_dependence or sample_standard_deviation",
+    ),
+    m(
+        "O39",
+        "the Möbius–Walsh identity with (+2)^{|S|} instead of (−2)^{|S|}",
+        [("experiment_1/mobius/basis_change.py", "_per_order(-2.0, sums, dim)", "_per_order(2.0, sums, dim)")],
+        "tests/experiment_1/mobius/test_basis_change.py",
+    ),
 ]
 
 

@@ -65,6 +65,11 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/whole/test_planted_verdicts.py",
         "tests/experiment_2/test_lambda_sweep_verdicts.py",
     ),
+    "experiment_2/limit/verdicts.py": (
+        "tests/experiment_2/test_limit_rules.py",
+        "tests/experiment_2/test_law_replications.py",
+        "tests/experiment_2/test_law_entries.py",
+    ),
     "experiment_2/limit/laws.py": (
         "tests/experiment_2/test_limit_rules.py",
         "tests/experiment_2/test_law_replications.py",
@@ -119,6 +124,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "experiment_5/association.py": ("tests/experiment_5/test_association.py",),
     "paper/depth_ladder.py": ("tests/paper/test_depth_ladder.py", "tests/paper/test_depth_ladder_entries.py"),
+    "paper/depth_verdicts.py": ("tests/paper/test_depth_ladder.py", "tests/paper/test_depth_ladder_entries.py"),
     "experiment_1/mobius/transform.py": (
         "tests/experiment_1/mobius/test_mobius.py",
         "tests/experiment_1/mobius/test_walsh.py",

@@ -1,5 +1,6 @@
-"""The claims table and the abstract's findings follow the stored verdicts: a changed verdict changes them, a missing
-block leaves its claim out (never a placeholder)."""
+"""The claims tables and each claim's sentence follow the stored verdicts: a changed verdict changes them, a missing
+block leaves its claim out (never a placeholder), runs that read the same are told apart, and a headline that lacks a
+claim's sentence or a table that lacks a decided verdict is named."""
 
 from __future__ import annotations
 
@@ -7,17 +8,7 @@ import json
 from pathlib import Path
 
 from experiment_1.files import SCHEMA_VERSION
-from paper.claims import (
-    CLAIMS,
-    abstract_tex,
-    claim_rows,
-    claims_tex,
-    decision_phrase,
-    plain_sentences,
-    undecided,
-    unreported,
-    variants,
-)
+from paper.claims import CLAIMS, claim_rows, claim_sentence, claims_tex, plain_sentences, unreported, variants
 from paper.committed_runs import allow_all_runs
 from paper.experiments import record_of
 
@@ -35,25 +26,30 @@ def write_summary(root: Path, experiment: int | str, summary: dict) -> None:
 
 
 def topk_summary(decision: str) -> dict:
-    verdict = {
-        "id": "captured_energy.vector",
-        "claim": "Γ_K is as high as reported",
-        "decision": decision,
-        "rule": "CI against the seed",
-        "parameters": {},
-        "statistic": None,
-        "test": None,
-        "notes": [],
-        "effect": {"name": "Γ_K", "value": 0.43, "ci_low": 0.42, "ci_high": 0.44, "confidence": 0.95, "percent": True},
-        "seed": {"reported": 0.94, "relation": "above", "minimal_detectable_effect": None, "power": 0.8},
+    """An Experiment 3 summary whose Γ_K verdict (decided by its rule on the summary's row) says ``decision``."""
+    from experiment_3.verdicts import seed_verdict
+
+    value = {"mean": 0.43, "ci_low": 0.42, "ci_high": 0.44}
+    row = {
+        "quantity": "captured_energy",
+        "ranking": "vector",
+        "fraction": 0.25,
+        "seed": 0.94 if decision == "fails" else 0.3,
+        "seed_k": 64,
+        "at_matching_fraction": {"value": value, "k": 4},
+        "at_seed_k": {"value": None, "k": None},
     }
-    return {
+    summary = {
         "experiment": 3,
         "config": {"arch": "efficientnet_lite0", "weights": "pretrained"},
         "num_valid": 250,
+        "num_masks": 16,
+        "beside_seed": {"rows": [row]},
         "published": {"resnet18": {"captured_energy_at_64": 0.94}},
-        "verdicts": [verdict],
     }
+    entry = seed_verdict(summary, "captured_energy", "vector", "Γ_K is as high as reported", "Γ_K", [])
+    assert entry["decision"] == decision
+    return {**summary, "verdicts": [entry]}
 
 
 def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
@@ -72,9 +68,13 @@ def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
         "250",
         "fails",
     )
-    assert row.number == "Γ_K: 43.0 % [42.0 %, 44.0 %]" and row.why == "the reported 94.0 % lies above our CI"
-    assert "Claim 4" in abstract_tex([row]) and "not confirmed on EfficientNet-Lite0" in abstract_tex([row])
-    assert "2" in undecided(tmp_path) and "4" not in undecided(tmp_path)
+    assert row.number == "Γ_K, K = 4 of 16 (25 % of 2^L): 43.0 % [42.0 %, 44.0 %]"
+    assert row.why == "the reported 94.0 % lies above our CI"
+    sentence = claim_sentence([row], verdicts=True)
+    assert sentence == (
+        "Claim 4, concentration of the coefficients as high as reported: not confirmed on EfficientNet-Lite0 "
+        "(verdict `captured_energy.vector`)."
+    )
     assert "Claim 2" not in claims_tex(tmp_path)  # the claim without a block is left out, with no placeholder sentence
     assert r"\newcommand{\ClaimFindingTwo}{}" in claims_tex(tmp_path)
     assert r"\newcommand{\ClaimFindingFour}{\paragraph{Against the original study" in claims_tex(tmp_path)
@@ -82,9 +82,7 @@ def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
     assert "confirmed on EfficientNet-Lite0" in claims_tex(tmp_path) and "not confirmed" not in claims_tex(tmp_path)
 
 
-def test_words_for_decisions_and_variants() -> None:
-    assert decision_phrase("cannot tell (not converged)") == "not decided by these data (not converged)"
-    assert decision_phrase("saturated") == "untestable here (the measure is saturated)"
+def test_variants_and_labels() -> None:
     assert variants(["exp3c.native.lambda_k", "exp3c.smooth.lambda_k"]) == ["native", "smooth"]
     assert variants(["seed_claim"]) == [""]
     assert len({claim.label for claim in CLAIMS}) == len(CLAIMS)
@@ -94,40 +92,69 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def sweep_summary(arch: str, decision: str, change: float) -> dict:
-    """A 3A/3B summary whose migration verdict says ``decision`` on ``arch``."""
-    verdict = {
-        "id": "migration.vector",
-        "claim": "3A, vector projection: the spectrum migrates to lower orders",
-        "decision": decision,
-        "rule": "planted",
-        "parameters": {},
-        "statistic": None,
-        "test": {"name": "two-sided sign test over images", "p_value": 0.03125},
-        "notes": [],
-        "effect": {"name": "κ(λ = 0.1) − κ(λ = 1)", "value": change, "ci_low": change - 0.1, "ci_high": change + 0.1},
-        "seed": None,
+    """A 3A/3B summary whose migration verdict (decided by its rule on the summary's paired change) says ``decision``."""
+    from experiment_2.lambda_sweep.verdicts import migration_verdict
+
+    end_to_end = {
+        "from": 1.0,
+        "to": 0.1,
+        "change": {"mean": change, "ci_low": change - 0.1, "ci_high": change + 0.1},
+        "share_falling": {"mean": float(change < 0), "ci_low": 0.5, "ci_high": 1.0, "n": 6},
+        "falls": 6 if change < 0 else 0,
+        "rises": 0 if change < 0 else 6,
+        "sign_test_p": 0.03125,
+        "sign_test_power": 1.0,
     }
-    return current(
-        {
-            "experiment": "3A/3B",
-            "config": {"arch": arch, "weights": "pretrained"},
-            "num_valid": 6,
-            "published": {"resnet18": {"kappa_at_lambda_1": 5.0, "kappa_at_lambda_0.1": 1.14}},
-            "verdicts": [verdict],
-        }
-    )
+    summary = {
+        "experiment": "3A/3B",
+        "config": {"arch": arch, "weights": "pretrained"},
+        "num_valid": 6,
+        "published": {"resnet18": {"kappa_at_lambda_1": 5.0, "kappa_at_lambda_0.1": 1.14}},
+        "kappa_changes": {"vector": {"end_to_end": end_to_end}},
+    }
+    entry = migration_verdict(summary, "vector")
+    assert entry["decision"] == decision
+    return current({**summary, "verdicts": [entry]})
 
 
-def test_every_committed_decided_verdict_about_a_claim_is_in_its_rows_and_the_headlines() -> None:
+def test_every_committed_decided_verdict_about_a_claim_is_in_its_rows_and_the_readme() -> None:
     rows = claim_rows(REPO)
     readme = (REPO / "README.md").read_text()
     headline = readme[readme.index("<!-- generated:headline") : readme.index("<!-- /generated:headline -->")]
-    abstract = " ".join(plain_sentences(rows).values())
-    assert unreported(REPO, rows, {"the abstract": abstract, "the README headline": headline}) == []
+    assert unreported(REPO, rows, {"the README headline": headline}) == []
     two = {(row.claim.label, row.network): row.decision for row in rows if row.claim.label in ("2", "2′", "3")}
     assert two[("2", "EfficientNet-Lite0")] == "holds" and two[("2′", "EfficientNet-Lite0")] == "fails"
     assert two[("2′", "EfficientNet-Lite1")] == "holds"  # the stronger reading holds on the deeper network
     assert {network for label, network in two if label == "3"} >= {"EfficientNet-Lite0", "EfficientNet-Lite1"}
+
+
+def test_runs_of_one_network_are_told_apart_and_counted_once() -> None:
+    rows = [row for row in claim_rows(REPO) if row.claim.label == "3′"]
+    held = [row.label for row in rows if row.network.startswith("ResNet-18 first block held")]
+    assert (
+        len(held) == len(set(held)) == 4
+    )  # the four replications: seed, λ grid and image list named where they differ
+    assert all("seed" in label for label in held)
+    compact = claims_tex(REPO).split(r"\newcommand{\ClaimsTableFull}")[0]
+    assert "ResNet-18 first block held (random init), N = 6 (4 runs)" in compact
+    assert "(2 runs)" not in compact.split("3′")[0]  # claim 1's two verdicts of one run are one run
+
+
+def test_a_sentence_counts_the_commonest_decision_and_names_the_others(tmp_path: Path) -> None:
+    allow_all_runs(tmp_path)
+    for arch, decision, change in (
+        ("efficientnet_lite0", "holds", -1.39),
+        ("efficientnet_lite1", "fails", 0.907),
+        ("efficientnet_lite2", "holds", -1.2),
+    ):
+        folder = tmp_path / f"experiment_2/results_lambda_{arch}_sample"
+        folder.mkdir(parents=True)
+        (folder / "summary_all.json").write_text(json.dumps(sweep_summary(arch, decision, change)))
+    sentence = plain_sentences(claim_rows(tmp_path))["3"]
+    assert sentence == (
+        "Claim 3, a shift to low orders under residual scaling: confirmed on 2 of 3 networks; "
+        "not confirmed on EfficientNet-Lite1."
+    )
 
 
 def test_a_dropped_verdict_is_caught_in_the_table_and_in_a_headline(tmp_path: Path) -> None:
@@ -142,15 +169,17 @@ def test_a_dropped_verdict_is_caught_in_the_table_and_in_a_headline(tmp_path: Pa
         ("EfficientNet-Lite1", "fails"),
     ]
     sentence = plain_sentences(rows)["3"]
-    assert "confirmed on EfficientNet-Lite0" in sentence and "not confirmed on EfficientNet-Lite1" in sentence
+    assert sentence == (
+        "Claim 3, a shift to low orders under residual scaling: confirmed on EfficientNet-Lite0; "
+        "not confirmed on EfficientNet-Lite1."
+    )
     assert unreported(tmp_path, rows, {"the abstract": sentence}) == []
     primary_only = [row for row in rows if row.network == "EfficientNet-Lite0"]  # the old rows: the paper run alone
     caught = unreported(tmp_path, primary_only, {"the abstract": plain_sentences(primary_only)["3"]})
     assert caught == [
         "experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json: migration.vector (fails, "
         "EfficientNet-Lite1), claim 3: not in the claims table",
-        "experiment_2/results_lambda_efficientnet_lite1_sample/summary_all.json: migration.vector (fails, "
-        "EfficientNet-Lite1), claim 3: not in the abstract",
+        f"claim 3: the abstract lacks its sentence {sentence!r}",
     ]
     said_confirmed = sentence.replace("not confirmed on EfficientNet-Lite1", "confirmed on EfficientNet-Lite1")
     assert len(unreported(tmp_path, rows, {"the headline": said_confirmed})) == 1  # the wrong decision is caught too

@@ -11,7 +11,7 @@ import pytest
 
 from experiment_1.errors import PipelineError
 from paper.committed_runs import MANIFEST, allow_all_runs, committed_glob, committed_runs, is_committed
-from paper.make_tables import wall_time_table
+from paper.make_tables import section_blocks
 from paper.render_markdown import render_markdown
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,13 +29,13 @@ def test_only_listed_runs_reach_the_tables(tmp_path: Path) -> None:
     _timing(tmp_path / "experiment_1" / "results_demo_efficientnet_lite0", 7.0)  # make demo
     _timing(tmp_path / "experiment_2" / "results_mine", 5.0)  # a scratch --output-dir
     with pytest.raises(PipelineError, match="committed_runs.txt: not found; .* or pass --all-runs"):
-        wall_time_table(tmp_path)  # no manifest: refused
+        section_blocks("wall_time", tmp_path)  # no manifest: refused
     allow_all_runs(tmp_path)  # --all-runs: a generated tree
-    unfiltered = render_markdown(wall_time_table(tmp_path))
+    unfiltered = render_markdown(section_blocks("wall_time", tmp_path))
     assert "results_demo" in unfiltered and "results_mine" in unfiltered
     (tmp_path / MANIFEST).parent.mkdir()
     (tmp_path / MANIFEST).write_text("# committed\nexperiment_1/results_efficientnet_lite0_sample/  # the real run\n")
-    text = render_markdown(wall_time_table(tmp_path))
+    text = render_markdown(section_blocks("wall_time", tmp_path))
     assert "results_efficientnet_lite0_sample" in text
     assert "results_demo" not in text and "results_mine" not in text
     assert "| all runs, each pass once |  |  |  |  | 10 (" in text  # the total counts the listed run only

@@ -344,10 +344,22 @@ def test_the_resolution_control_separates_depth_from_resolution(tmp_path: Path) 
 
 
 def test_the_verdict_checker_rederives_the_equivalence_rule_and_refuses_an_edited_decision(tmp_path: Path) -> None:
-    from experiment_1.report.verdict_check import composite_decision
+    from experiment_1.report import check_verdicts
+    from paper.experiments import VERDICTS
 
     jitter = np.linspace(-0.01, 0.01, 8)
-    width = _width_case(tmp_path, list(2.95 + jitter))["kappa_over_l.width.deep-wide"]
-    assert composite_decision(width, {})[0] == width["decision"] == "holds"
-    edited = {**width, "parameters": {**width["parameters"], "margin": 0.001}}  # planted: the interval lies beyond it
-    assert composite_decision(edited, {})[0] == "fails" != edited["decision"]  # the stored "holds" is refused
+    plant(tmp_path, "shallow", 3, [2] * 8, agreeing_from([1] * 8, 3), kappas=[1.5] * 8)
+    plant(tmp_path, "deep", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=[3.0] * 8)
+    plant(tmp_path, "wide", 5, [3] * 8, agreeing_from([1] * 8, 5), kappas=list(2.95 + jitter))
+    analysis = depth_analysis([load_rung(tmp_path, arch, "_sample") for arch in ("shallow", "deep", "wide")])
+    check_verdicts(analysis, "depth.json", VERDICTS["depth"])
+    width = by_id(analysis["verdicts"])["kappa_over_l.width.deep-wide"]
+    assert width["decision"] == "holds"
+    width["parameters"]["margin"], width["decision"] = 0.001, "fails"  # planted: a margin the interval lies beyond
+    with pytest.raises(
+        PipelineError, match=r"verdict kappa_over_l\.width\.deep-wide: its margin 0\.001 is not 0\.25 ×"
+    ):
+        check_verdicts(analysis, "depth.json", VERDICTS["depth"])
+    width["parameters"]["margin"] = 0.025  # the margin as derived, the decision still edited
+    with pytest.raises(PipelineError, match=r"says 'fails' but its rule depth\.no_change gives 'holds'"):
+        check_verdicts(analysis, "depth.json", VERDICTS["depth"])

@@ -19,6 +19,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, atomic_write_json
 from experiment_1.report import bootstrap_mean_ci, tost
 from paper import depth_ladder as dl
+from paper import depth_verdicts as dv
 from paper.depth_ladder import Rung
 
 SAMPLE = "sample_list.json"
@@ -202,6 +203,12 @@ ENDS = {"width": ("deep", "wide"), "depth": ("shallow", "deep"), "resolution": (
 ENDS["depth_at_input"] = ("shallow_240px", "deep")
 
 
+def without_sources(record: dict[str, Any]) -> dict[str, Any]:
+    """A comparison record without what the rules read beside the paired difference (its rungs' shares at the bound,
+    its equivalence test)."""
+    return {key: value for key, value in record.items() if key not in ("at_bound", "equivalence")}
+
+
 def comparison(kind: str, measure: str, seed: int = 0) -> dict[str, Any]:
     shared, differences = DIFFERENCES[kind, measure]
     first, second = ENDS[kind]
@@ -217,7 +224,16 @@ def test_the_comparisons_are_the_paired_differences_on_the_shared_positions_in_o
         for measure, kinds in zip(dl.SPECTRUM_MEASURES + ("preserving_fraction",), order)
         for kind in kinds
     ] + [comparison("depth", "preserving_fraction_trunk_removed")]
-    assert analysis["comparisons"] == expected
+    assert [without_sources(entry) for entry in analysis["comparisons"]] == expected
+    assert all(entry["at_bound"] == [None, None] for entry in analysis["comparisons"])  # no rung sits at a bound
+    width = analysis["comparisons"][0]  # peak order, deep → wide: TOST within a quarter of the depth step's effect
+    depth = analysis["comparisons"][1]
+    assert width["equivalence"] == {
+        **tost(np.asarray(DIFFERENCES["width", "peak_order"][1]), 0.25 * abs(depth["difference"]["mean"])),
+        "margin": 0.25 * abs(depth["difference"]["mean"]),
+        "depth_effect": depth["difference"]["mean"],
+        "reference": ["shallow", "deep"],
+    }
     assert {key: analysis[key] for key in ("experiment", "question", "rule_parameters")} == {
         "experiment": "depth",
         "question": "Do the interaction statistics move with depth (and not with width), as the paper claims?",
@@ -250,7 +266,7 @@ def test_the_comparisons_are_the_paired_differences_on_the_shared_positions_in_o
         ("preserving_fraction_trunk_removed.depth.shallow-deep", "cannot tell"),
     ]
     seeded = dl.depth_analysis(rungs, seed=3, **options)
-    assert seeded["comparisons"][1] == comparison("depth", "peak_order", seed=3)
+    assert without_sources(seeded["comparisons"][1]) == comparison("depth", "peak_order", seed=3)
     assert seeded["rule_parameters"]["seed"] == 3
 
 
@@ -262,7 +278,7 @@ def test_a_width_step_first_does_not_stop_the_depth_steps_after_it() -> None:
         ("width", "peak_order"),
         ("depth", "peak_order"),
     ]
-    assert analysis["comparisons"][1] == {**comparison("depth", "peak_order"), "kind": "depth"}
+    assert without_sources(analysis["comparisons"][1]) == comparison("depth", "peak_order")
 
 
 def sign_test(p_value: float) -> dict[str, Any]:
@@ -591,7 +607,18 @@ def planted(count: int, p_value: float, low: float, high: float, up: int = 0, do
         "difference": {"mean": (low + high) / 2, "ci_low": low, "ci_high": high},
         "from": "a",
         "to": "b",
+        "measure": "m",
+        "kind": "depth",
+        "at_bound": [None, None],
     }
+
+
+AT_BOUND = [{"value": 1.0, "share": 0.95}, None]  # the shallower network at its bound on 95 % of images
+
+
+def with_tost(paired: dict[str, Any], differences: list[float], reference: dict[str, Any] | None) -> dict[str, Any]:
+    """A width comparison of ``paired`` carrying the equivalence test of ``differences`` against ``reference``."""
+    return {**paired, "kind": "width", "equivalence": dv.equivalence_block(np.array(differences), reference)}
 
 
 FEW = "fewer than 6 shared images: no sign test can reach p < 0.05, so the data cannot decide"
@@ -617,15 +644,15 @@ FEW = "fewer than 6 shared images: no sign test can reach p < 0.05, so the data 
 def test_the_paired_rule_at_and_around_its_thresholds(
     count: int, p_value: float, low: float, high: float, decision: str
 ) -> None:
-    entry = dl.paired_verdict("m.depth.a-b", "claim", planted(count, p_value, low, high, up=count), "b − a", [])
+    entry = dv.paired_verdict("m.depth.a-b", "claim", planted(count, p_value, low, high, up=count), "b − a", [])
     assert entry["decision"] == decision
     assert entry["notes"] == [f"{count} shared image(s): {count} up, 0 down, 0 tied"] + ([FEW] if count < 6 else [])
 
 
 @pytest.mark.parametrize(("count", "few"), [(0, False), (1, True), (5, True), (6, False)])
 def test_the_few_images_note_is_written_from_one_to_five_images(count: int, few: bool) -> None:
-    paired = planted(count, 1.0, 0.0, 0.0, up=min(count, 1), down=0)
-    entry = dl.paired_verdict("m.depth.a-b", "a claim", paired, "b − a", ["bound"], notes=["first", "second"])
+    paired = {**planted(count, 1.0, 0.0, 0.0, up=min(count, 1), down=0), "at_bound": AT_BOUND}
+    entry = dv.paired_verdict("m.depth.a-b", "a claim", paired, "b − a", ["bound"], notes=["first", "second"])
     assert entry == paired_entry(
         "m.depth.a-b",
         "a claim",
@@ -655,19 +682,24 @@ def test_the_equivalence_rule_at_a_margin_of_one_without_a_reference_and_with_a_
         "a consistent shift inside the margin: the step moves the measure (sign test p < α), by less than 25% of the "
         "depth effect"
     )
-    entry = dl.equivalence_verdict(
-        "m.width.a-b", "claim", np.array(differences), shifted, reference, "b − a", [], ["n"]
+    entry = dv.equivalence_verdict(
+        "m.width.a-b", "claim", with_tost(shifted, differences, reference), "b − a", [], ["n"], reference
     )
     assert entry == equivalence_entry(
         "m.width.a-b", "claim", "holds", "b − a", differences, 1.0, 4.0, [head, "n", margin_note("1", "+4"), shift]
     )
     at_alpha = {**shifted, "sign_test_p": 0.05}  # p at α: no consistent shift
-    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), at_alpha, reference, "b − a", [], [])
+    entry = dv.equivalence_verdict(
+        "m.width.a-b", "claim", with_tost(at_alpha, differences, reference), "b − a", [], [], reference
+    )
     assert entry["decision"] == "holds" and entry["notes"][1:] == [margin_note("1", "+4")]
     beyond = [5.1, 5.2, 5.1, 5.2, 5.1, 5.2]  # wholly beyond ±1 with a significant sign test: fails, no shift note
-    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(beyond), shifted, reference, "b − a", [], [])
+    entry = dv.equivalence_verdict(
+        "m.width.a-b", "claim", with_tost(shifted, beyond, reference), "b − a", [], [], reference
+    )
     assert entry["decision"] == "fails" and entry["notes"][1:] == [margin_note("1", "+4")]
-    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), shifted, None, "b − a", ["s"], [])
+    saturated = {**with_tost(shifted, differences, None), "at_bound": AT_BOUND}
+    entry = dv.equivalence_verdict("m.width.a-b", "claim", saturated, "b − a", ["s"], [])
     assert entry == equivalence_entry(
         "m.width.a-b",
         "claim",
@@ -679,9 +711,9 @@ def test_the_equivalence_rule_at_a_margin_of_one_without_a_reference_and_with_a_
         [head, "no depth comparison of this measure to size the margin: cannot tell", "s"],
     )
     flat = planted(6, 0.03, -1.0, 1.0)  # a depth effect of 0: no margin to be inside
-    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), shifted, flat, "b − a", [], [])
+    entry = dv.equivalence_verdict("m.width.a-b", "claim", with_tost(shifted, differences, flat), "b − a", [], [], flat)
     assert entry["decision"] == "cannot tell" and entry["parameters"]["margin"] == 0.0
-    entry = dl.equivalence_verdict("m.width.a-b", "claim", np.array(differences), shifted, None, "b − a", [], [])
+    entry = dv.equivalence_verdict("m.width.a-b", "claim", with_tost(shifted, differences, None), "b − a", [], [])
     assert entry["decision"] == "cannot tell"
 
 
@@ -742,7 +774,7 @@ def test_images_pair_only_on_the_same_sample_list_of_the_measure_s_own_summary()
         with_config(shallow, sample_list_sha256="aaa"),
         with_config(deep, sample_list_sha256="aaa", sample_index="x"),
     ]
-    assert dl.depth_analysis(same)["comparisons"][0] == {**comparison("depth", "peak_order"), "kind": "depth"}
+    assert without_sources(dl.depth_analysis(same)["comparisons"][0]) == comparison("depth", "peak_order")
     # the spectrum on one list, the top-K on another: only the spectrum measures pair; without κ^v on one side, no κ
     mixed = Rung(
         **{**shallow.__dict__, "topk": {**shallow.topk, "config": {**shallow.topk["config"], "sample_index": "y"}}}

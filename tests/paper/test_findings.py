@@ -15,6 +15,7 @@ from paper.macros import Macro
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = "experiment_9/results_x/summary.json"
+SPECTRUM = REPO / "experiment_2/results_efficientnet_lite0_sample/summary.json"  # its peak.vector reads 'fails'
 
 
 def test_every_committed_finding_matches_its_verdict() -> None:
@@ -27,9 +28,10 @@ def test_the_paper_states_its_findings_through_verdicts() -> None:
         assert findings_in(path.read_text(encoding="utf-8"), path.name), f"{path.name} states no finding by its verdict"
 
 
-def _paper(root: Path, sentence: str, decision: str = "holds") -> Path:
+def _paper(root: Path, sentence: str) -> Path:
+    """A paper tree with one section, ``sentence``, and a copy of the committed Experiment 2 summary at RESULTS."""
     (root / "experiment_9" / "results_x").mkdir(parents=True)
-    (root / RESULTS).write_text(json.dumps({"verdicts": [{"id": "peak.vector", "decision": decision}]}))
+    (root / RESULTS).write_text(SPECTRUM.read_text())
     sections = root / "paper" / "sections"
     sections.mkdir(parents=True)
     (sections / "x.tex").write_text(sentence, encoding="utf-8")
@@ -37,7 +39,7 @@ def _paper(root: Path, sentence: str, decision: str = "holds") -> Path:
 
 
 def test_a_sentence_whose_verdict_changed_is_named_with_both_decisions(tmp_path: Path) -> None:
-    root = _paper(tmp_path, "Text.\n\\Finding{" + RESULTS + "#peak.vector}{holds}{The peak {\\em moves}.}\n", "fails")
+    root = _paper(tmp_path, "Text.\n\\Finding{" + RESULTS + "#peak.vector}{holds}{The peak {\\em moves}.}\n")
     assert stale_findings(root) == [
         f"paper/sections/x.tex:2: the sentence was written for {RESULTS}#peak.vector = 'holds', but it now reads "
         "'fails'; rewrite the sentence for the new result"
@@ -47,11 +49,11 @@ def test_a_sentence_whose_verdict_changed_is_named_with_both_decisions(tmp_path:
 
 
 def test_a_matching_sentence_passes_and_a_missing_verdict_or_file_does_not(tmp_path: Path) -> None:
-    root = _paper(tmp_path, "\\Finding{" + RESULTS + "#peak.vector}{holds}{Yes.}\n")
+    root = _paper(tmp_path, "\\Finding{" + RESULTS + "#peak.vector}{fails}{Yes.}\n")
     assert stale_findings(root) == []
     main(["--root", str(root)])
     (root / "paper" / "sections" / "x.tex").write_text(
-        "\\Finding{" + RESULTS + "#shape.vector}{holds}{A.} \\Finding{experiment_9/none.json#a}{holds}{B.}"
+        "\\Finding{" + RESULTS + "#no_such.vector}{holds}{A.} \\Finding{experiment_9/none.json#a}{holds}{B.}"
     )
     problems = stale_findings(root)
     assert len(problems) == 2 and all("absent" in problem for problem in problems)
@@ -62,9 +64,9 @@ def test_every_number_in_a_committed_finding_comes_from_the_run_of_its_verdict()
 
 
 def test_a_number_from_another_run_beside_a_verdict_is_named(tmp_path: Path) -> None:
-    root = _paper(tmp_path, "\\Finding{" + RESULTS + "#peak.vector}{holds}{Peak \\Own{} at \\Other{}, \\Ranked{}.}")
+    root = _paper(tmp_path, "\\Finding{" + RESULTS + "#peak.vector}{fails}{Peak \\Own{} at \\Other{}, \\Ranked{}.}")
     verdict_file = json.loads((root / RESULTS).read_text())
-    (root / RESULTS).write_text(json.dumps({**verdict_file, "config": {"run_id": "run-a", "schema_version": 2}}))
+    (root / RESULTS).write_text(json.dumps({**verdict_file, "config": {**verdict_file["config"], "run_id": "run-a"}}))
     folder = root / "experiment_9"
     (folder / "other.json").write_text(json.dumps({"config": {"run_id": "run-b", "schema_version": 2}, "value": 1}))
     (folder / "ranked.json").write_text(

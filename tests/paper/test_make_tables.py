@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import experiment_1.step_3_evaluate as step_3
+from experiment_1.report import format_stat
 from experiment_1.report.markdown import format_number
 from experiment_1.step_2_sample import main as sample_main
 from paper.committed_runs import allow_all_runs
 from paper.make_tables import main as tables_main
+from paper.tables import saturated_agreement_note
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, small_input: int) -> None:
@@ -82,9 +87,10 @@ def test_tables_are_built_from_summary_json(tiny_shards: Path, tmp_path: Path, s
     timing = json.loads((results / "timing.json").read_text())
     assert f"| `experiment_1/results_tiny` | cpu | tree | 3 | 1 | {format_number(timing['wall_seconds'])} |" in text
     generated = root / "paper" / "generated"
+    paper_table = (generated / "table_experiment_1.tex").read_text()
     assert (
-        "ResNet-18 (random init), N = 3 & " in (generated / "table_experiment_1.tex").read_text()
-    )  # the paper names the network, not the folder
+        "ResNet-18 (random init), N = 3" in paper_table and "texttt" not in paper_table
+    )  # the network, not the folder
     assert "\\notrun{No Experiment 2 results yet.}" in (generated / "table_experiment_2.tex").read_text()
     assert "\\newcommand{\\ExpOneNaiveErr}{\\resultnotrun}%" in (generated / "macros.tex").read_text()
     assert (
@@ -118,14 +124,26 @@ def test_the_readme_figure_is_the_committed_spectrum_read_from_its_summary() -> 
     assert block in (REPO_ROOT / "README.md").read_text() and (REPO_ROOT / FIGURE).is_file()
     assert f"]({FIGURE})" in block
     summary = json.loads((REPO_ROOT / HEADLINE_RUNS["2"]).read_text())
-    decisions = {entry["id"]: entry["decision"] for entry in summary["verdicts"]}
-    for verdict_id in ("peak.vector", "shape.vector", "shape.scalar", "projections_differ"):
-        assert f"(verdict `{verdict_id}`: **{decisions[verdict_id]}**" in block
+    entries = {entry["id"]: entry for entry in summary["verdicts"]}
+    for verdict_id in ("peak.vector", "shape.vector", "shape.scalar", "projections_differ", "walsh.shape.vector"):
+        entry = entries[verdict_id]
+        claim = entry["claim"].split(": ", 1)[1] if entry["claim"].startswith(("vector", "scalar")) else entry["claim"]
+        verb = "" if entry["decision"] in ("holds", "fails") else "reads "
+        assert f"the claim that {claim} {verb}**{entry['decision']}** (verdict `{verdict_id}`" in block, verdict_id
+    # a decision is printed only right after the claim it decides, never beside a plain statement
+    claims = tuple(f"{entry['claim'].split(': ', 1)[-1]} " for entry in entries.values())
+    for decision in re.finditer(r"\*\*[^*]+\*\*", block):
+        assert block[: decision.start()].removesuffix("reads ").endswith(claims), block[
+            decision.start() - 120 : decision.end()
+        ]
     assert f"κ = {format_number(summary['projections']['vector']['kappa']['mean'])} [" in block
+    walsh = summary["walsh"]["projections"]["vector"]
+    assert f"orders 1–3 hold {format_stat(walsh['c_le3'], percent=True)} of the vector's variance" in block
+    assert f"κ_W = {format_stat(walsh['kappa'])}" in block
 
 
 def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resumed_run(tmp_path: Path) -> None:
-    from paper.make_tables import wall_time_table
+    from paper.make_tables import section_blocks
 
     def record(pass_id: str, rank: int, wall: float, images: int) -> dict:
         return {
@@ -165,7 +183,7 @@ def test_wall_time_table_counts_a_shared_pass_once_and_every_process_of_a_resume
     timing("experiment_2/results_seeds/seed_001", [record("s1", 0, 5.0, 4)])  # per-seed folders: one row
     timing("experiment_2/results_seeds/seed_002", [record("s2", 0, 6.0, 4)])
     allow_all_runs(tmp_path)
-    table = wall_time_table(tmp_path)[0]
+    table = section_blocks("wall_time", tmp_path)[0]
     rows = {row[0]: row for row in table.rows}
     assert rows["`experiment_2/results_seeds` (2 seeds)"][3:6] == ["8", "2", format_number(11.0)]
     assert rows["`experiment_3/results_b`"][3:5] == ["6", "3"] and rows["`experiment_3/results_b`"][5] == format_number(
@@ -179,26 +197,35 @@ def test_the_papers_total_hours_are_the_wall_time_tables_total() -> None:
     """``\\WallTotalHours`` and the wall-time table's last row count the same passes (each once, per-seed runs too)."""
     from experiment_1.paths import REPO_ROOT
     from paper.macros import MACROS, source_values
-    from paper.make_tables import wall_time_table
+    from paper.make_tables import section_blocks
 
     (macro,) = [macro for macro in MACROS if macro.name == "WallTotalHours"]
     (seconds,) = source_values(REPO_ROOT, macro)
-    total = {row[0]: row for row in wall_time_table(REPO_ROOT)[0].rows}["all runs, each pass once"][5]
+    total = {row[0]: row for row in section_blocks("wall_time", REPO_ROOT)[0].rows}["all runs, each pass once"][5]
     assert total == f"{format_number(seconds)} ({format_number(seconds / 3600)} h)"
 
 
-def test_rows_that_read_the_same_in_the_paper_are_told_apart_by_what_differs() -> None:
-    from paper.make_tables import distinguishing_notes, reader_label
+def ladder_rungs(fractions: list[float | None]) -> list[dict]:
+    """Depth-ladder rows with only what the note reads (a rung without Experiment 3 has no topk)."""
+    return [{"topk": {"agreement_k_fraction": fraction}} for fraction in fractions] + [{"arch": "no topk run"}]
 
-    labels = [
-        "`experiment_2/results_a` — resnet18, `random`, N = 6, native",
-        "`experiment_2/results_a_seed1` — resnet18, `random`, N = 6, native",
-        "`experiment_2/results_b` — resnet18, `random`, N = 6, smooth",
-    ]
-    facts = [
-        {"seed": "seed 0", "grid": "λ ≥ 0.001"},
-        {"seed": "seed 1", "grid": "λ ≥ 0.001"},
-        {"seed": "seed 2", "grid": "λ ≥ 0.1"},
-    ]
-    assert reader_label(labels[0]) == reader_label(labels[1]) == "ResNet-18 (random init), N = 6, native"
-    assert distinguishing_notes(labels, facts) == [" (seed 0)", " (seed 1)", ""]
+
+def test_the_depth_tables_agreement_column_gets_its_note_exactly_when_it_is_1_everywhere() -> None:
+    (note,) = saturated_agreement_note(ladder_rungs([1, 1.0, 1]))
+    assert "It is 1, its bound, on every network here" in note.text
+    assert saturated_agreement_note(ladder_rungs([1, 0.5])) == []  # one network reaches 90 % below the full sum
+    assert saturated_agreement_note(ladder_rungs([1, None])) == []  # a network that never reaches it is no bound
+    assert saturated_agreement_note([{"arch": "no topk run"}]) == []
+
+
+def test_the_committed_depth_ladder_carries_the_note() -> None:
+    ladder = json.loads((REPO / "paper/results_depth_efficientnet_lite_sample/depth.json").read_text())
+    fractions = [row["topk"]["agreement_k_fraction"] for row in ladder["rungs"] if row.get("topk")]
+    assert fractions and set(fractions) == {1}
+    assert len(saturated_agreement_note(ladder["rungs"])) == 1
+
+
+def test_the_note_reaches_the_papers_depth_table() -> None:
+    from paper.make_tables import paper_inputs
+
+    assert "its bound, on every network here" in paper_inputs(REPO)["table_depth.tex"]

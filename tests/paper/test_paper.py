@@ -9,16 +9,15 @@ from pathlib import Path
 import pytest
 
 from experiment_1.errors import PipelineError
-from experiment_1.files import SCHEMA_VERSION
 from experiment_1.report.record import ExperimentRecord
-from paper.committed_runs import allow_all_runs
+from paper.claims import verdicts_body, verdicts_tex
+from paper.committed_runs import allow_all_runs, committed_glob
 from paper.figures import figures_tex
 from paper.macros import MACROS, Macro, follow, macros_tex, total_pass_seconds
-from paper.make_tables import SECTIONS
 from paper.render_latex import latex_text, render_latex
 from paper.render_markdown import render_markdown
 from paper.table_model import Bullets, NotRun, Paragraph, Table
-from paper.verdict_text import verdicts_body, verdicts_tex
+from paper.tables import SECTIONS
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER = REPO / "paper"
@@ -39,9 +38,9 @@ def generated_names() -> set[str]:
     return {name for path in GENERATED.glob("*.tex") for name in DEFINED_NAME.findall(path.read_text())}
 
 
-def number_macros() -> dict[str, tuple[str, str]]:
-    """Macro name → (body, provenance JSON) of every line of paper/generated/macros.tex."""
-    lines = (MACRO_LINE.match(line) for line in (GENERATED / "macros.tex").read_text().splitlines())
+def number_macros(text: str) -> dict[str, tuple[str, str]]:
+    """Macro name → (body, provenance JSON) of every line of a macros.tex's ``text``."""
+    lines = (MACRO_LINE.match(line) for line in text.splitlines())
     return {match.group(1): (match.group(2), match.group(3)) for match in lines if match}
 
 
@@ -60,14 +59,16 @@ def test_every_macro_the_paper_uses_is_generated() -> None:
     used = {name for path in paper_sources() for name in GENERATED_NAME.findall(path.read_text())}
     assert used, "the paper cites no generated macro"
     assert sorted(used - generated_names()) == []
-    for key, _, _ in SECTIONS:
+    for key in (section.key for section in SECTIONS):
         assert (GENERATED / f"table_{key}.tex").exists(), f"run python -m paper.make_tables: table_{key}.tex is missing"
 
 
-def test_each_generated_number_equals_its_json_value() -> None:
-    definitions = number_macros()
-    assert sorted(definitions) == sorted(macro.name for macro in MACROS)
-    for macro in MACROS:
+def check_generated_numbers(root: Path, text: str, macros: list[Macro]) -> None:
+    """Every number macro of ``text`` (a macros.tex) equals its JSON value under ``root``, read from the committed
+    runs only (paper/committed_runs.txt): a git-ignored run on disk (make demo's, a scratch --output-dir) is no input."""
+    definitions = number_macros(text)
+    assert sorted(definitions) == sorted(macro.name for macro in macros)
+    for macro in macros:
         body, comment = definitions[macro.name]
         provenance = json.loads(comment)
         assert provenance == {
@@ -75,7 +76,8 @@ def test_each_generated_number_equals_its_json_value() -> None:
             "path": json.loads(json.dumps(list(macro.path))),
             "kind": macro.kind,
         }
-        files = sorted(REPO.glob(macro.source))
+        # the wall-time total sums every committed run's timing.json; the other sources are single committed files
+        files = committed_glob(root, macro.source) if macro.kind == "hours" else sorted(root.glob(macro.source))
         if body == r"\resultnotrun":
             assert not files, (
                 f"\\{macro.name} says not run, but {macro.source} exists: rerun python -m paper.make_tables"
@@ -101,6 +103,23 @@ def test_each_generated_number_equals_its_json_value() -> None:
             assert abs(value - truth) <= half_unit * (1 + 1e-9), (
                 f"\\{macro.name} = {body!r} but {macro.source} holds {truth!r}: rerun python -m paper.make_tables"
             )
+
+
+def test_each_generated_number_equals_its_json_value() -> None:
+    check_generated_numbers(REPO, (GENERATED / "macros.tex").read_text(), MACROS)
+
+
+def test_generated_numbers_are_checked_against_the_committed_runs_only(tmp_path: Path) -> None:
+    """A git-ignored run beside the committed ones (make demo's timing.json) changes neither the macros nor the check."""
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "paper" / "committed_runs.txt").write_text("experiment_9/results\n")
+    for folder, seconds in (("results", 5400), ("results_demo_resnet18", 90000)):
+        (tmp_path / "experiment_9" / folder).mkdir(parents=True)
+        (tmp_path / "experiment_9" / folder / "timing.json").write_text(json.dumps({"wall_seconds": seconds}))
+    macros = [Macro("ExpNineHours", "experiment_9/results*/timing.json", ("wall_seconds",), "hours")]
+    text = macros_tex(tmp_path, macros)
+    assert r"\newcommand{\ExpNineHours}{1.5}" in text
+    check_generated_numbers(tmp_path, text, macros)
 
 
 def test_macro_generation_marks_absent_results_and_rejects_a_wrong_path(tmp_path: Path) -> None:
@@ -208,25 +227,10 @@ def test_figures_and_verdicts_say_what_is_missing(tmp_path: Path) -> None:
 
 def test_verdicts_render_every_run_a_glob_matches_and_state_each_rule_once(tmp_path: Path) -> None:
     allow_all_runs(tmp_path)  # a tmp tree without a manifest: every results folder counts
-    entry = {
-        "id": "law",
-        "claim": "E_k scales like λ^k",
-        "decision": "fails",
-        "rule": "|slope − k| ≤ 0.25",
-        "parameters": {},
-        "statistic": None,
-        "effect": None,
-        "test": None,
-        "seed": None,
-        "notes": [],
-    }
+    committed = json.loads((REPO / "experiment_2/results_3c_resnet18/summary_3c.json").read_text())
     for run, arch in (("results_3c_a", "resnet18"), ("results_3c_b", "efficientnet_lite0")):
         (tmp_path / "experiment_2" / run).mkdir(parents=True)
-        summary = {
-            "config": {"arch": arch, "weights": "random", "run_id": run, "schema_version": SCHEMA_VERSION},
-            "num_valid": 6,
-            "verdicts": [entry, {**entry, "id": "law2"}],
-        }
+        summary = {**committed, "config": {**committed["config"], "arch": arch, "run_id": run}}
         (tmp_path / "experiment_2" / run / "summary_3c.json").write_text(json.dumps(summary))
     records = (
         ExperimentRecord(
@@ -245,8 +249,9 @@ def test_verdicts_render_every_run_a_glob_matches_and_state_each_rule_once(tmp_p
         ),
     )
     text = verdicts_tex(tmp_path, records).split(r"\newcommand{\VerdictAppendix}")[1]
-    row = r"$E_{k}$ scales like $\lambda^{k}$ & --- & --- & \textbf{fails} & 1 \\"
-    assert text.count(row) == 4
-    assert text.count(r"\item |slope $-$ k| $\le$ 0.25") == 2  # once per run, not once per verdict
+    for entry in committed["verdicts"]:  # every verdict of both runs
+        assert text.count(latex_text(entry["claim"]) + " & ") == 2
+    rules = {entry["rule"] for entry in committed["verdicts"]}
+    assert all(text.count(r"\item " + latex_text(rule)) == 2 for rule in rules)  # once per run, not once per verdict
     assert text.index("ResNet-18 (random init), N = 6") < text.index("EfficientNet-Lite0 (random init), N = 6")
     assert "Experiment 10" not in text and r"\newcommand{\VerdictPointerExpTen}{}" in verdicts_tex(tmp_path, records)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 import zlib
 from pathlib import Path
 
 import pytest
 
+from conftest import run_make
 from paper.build_log import count_warnings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,13 +76,7 @@ def pdf_info(pdf: bytes) -> bytes:
 @pytest.mark.skipif(not HAS_TEX, reason="TeX Live (latexmk, pdflatex) or make not installed")
 def test_make_paper_prints_one_line_per_document_and_the_pdf_has_title_and_author() -> None:
     venv = Path(sys.executable).parent.parent
-    result = subprocess.run(
-        ["make", "-s", "-o", f"{venv}/bin/.installed", f"VENV={venv}", "paper"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    result = run_make("-s", "-o", f"{venv}/bin/.installed", f"VENV={venv}", "paper", timeout=900)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
     assert len(lines) == 2, lines  # one line per document: the paper, then its supplement

@@ -16,6 +16,8 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import RUN_ID_ARRAY, atomic_save_npz, load_run_arrays, read_json
 from paper import depth_ladder, figures, make_tables
 from paper.checks import check_one_network, check_verdicts
+from paper.committed_runs import committed_glob
+from paper.experiments import rules_of
 from paper.macros import EXP1, EXP2
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,7 +27,7 @@ EXP3 = "experiment_3/results_efficientnet_lite0_sample"
 def committed_verdicts() -> list[Path]:
     return [
         path
-        for path in sorted(REPO.glob("experiment_*/results*/*.json")) + sorted(REPO.glob("paper/results*/*.json"))
+        for path in committed_glob(REPO, "experiment_*/results*/*.json") + committed_glob(REPO, "paper/results*/*.json")
         if '"decision"' in path.read_text()
     ]
 
@@ -34,57 +36,38 @@ def test_every_committed_verdict_passes_the_checks() -> None:
     paths = committed_verdicts()
     assert len(paths) >= 5
     for path in paths:
-        check_verdicts(read_json(path), path)
+        check_verdicts(read_json(path), path, rules_of(read_json(path)))
 
 
-def a_verdict(**changes: object) -> dict:
-    entry = {
-        "id": "x.claim",
-        "claim": "c",
-        "decision": "holds",
-        "rule": "holds when the 95 % CI of the difference excludes 0, else cannot tell",
-        "parameters": {},
-        "statistic": None,
-        "effect": {"name": "d", "value": 1.0, "ci_low": 0.5, "ci_high": 1.5, "confidence": 0.95},
-        "test": None,
-        "seed": None,
-        "notes": [],
-    }
-    return {**entry, **changes}
+EXP1_SUMMARY = "experiment_1/results_efficientnet_lite0_sample/summary.json"
+
+
+def planted(**changes: object) -> dict:
+    """Experiment 1's committed summary with its naive-sum verdict changed."""
+    document = read_json(REPO / EXP1_SUMMARY)
+    next(entry for entry in document["verdicts"] if entry["id"] == "naive.misses").update(changes)
+    return document
 
 
 @pytest.mark.parametrize(
-    "entry, expected",
+    "changes, expected",
     [
-        (a_verdict(decision="proven"), "verdict x.claim has decision 'proven', not one of holds, fails"),
+        ({"decision": "proven"}, "verdict naive.misses has decision 'proven', not one of holds, fails"),
+        ({"decision": "cannot tell"}, "says 'cannot tell' but its rule exp1.naive_misses gives 'holds'"),
         (
-            a_verdict(effect={"name": "d", "value": 0.1, "ci_low": -0.2, "ci_high": 0.4}),
-            "says 'holds' but its own CI [-0.2, 0.4] under its rule gives 'cannot tell'",
+            {"effect": {"name": "d", "value": 0.1, "ci_low": -0.2, "ci_high": 0.4}},
+            "verdict naive.misses: its effect.ci_low -0.2 is not 522.5",
         ),
-        (a_verdict(statistic={"name": "ρ", "value": float("nan")}), "says 'holds' from a non-finite number"),
-        (
-            a_verdict(
-                rule="holds when the 95 % CI of the share lies at or above 90%, fails when below, else cannot tell",
-                parameters={"share": 0.9},
-                effect={"name": "share", "value": 0.92, "ci_low": 0.888, "ci_high": 0.952},
-            ),
-            "CI [0.888, 0.952] under its rule gives 'cannot tell'",
-        ),
+        ({"rule": "holds when the 95 % CI excludes 0, else cannot tell"}, "states another rule than its declared rule"),
+        ({"id": "naive.misses_planted"}, "verdict naive.misses_planted matches no declared rule"),
     ],
 )
-def test_an_edited_or_unfounded_verdict_is_refused(entry: dict, expected: str) -> None:
+def test_an_edited_or_unfounded_verdict_is_refused(changes: dict, expected: str) -> None:
+    document = planted(**changes)
     with pytest.raises(PipelineError, match="summary.json: ") as refused:
-        check_verdicts({"verdicts": [entry]}, Path("summary.json"))
+        check_verdicts(document, Path("summary.json"), rules_of(document))
     assert expected in str(refused.value)
-    check_verdicts(
-        {
-            "verdicts": [
-                a_verdict(),
-                a_verdict(decision="n/a — non-finite", statistic={"name": "ρ", "value": float("nan")}),
-            ]
-        },
-        Path("ok.json"),
-    )
+    check_verdicts(planted(), Path("ok.json"), rules_of(planted()))
 
 
 def copy_results(root: Path, *folders: str) -> None:

@@ -26,13 +26,8 @@ from experiment_4 import step_1_signatures as experiment_4_step
 from experiment_5 import step_1_evaluate as experiment_5_step
 from paper.single_pass import main as single_pass_main
 
-STEPS: dict[int, Callable[[list[str] | None], None]] = {
-    1: experiment_1_step.main,
-    2: experiment_2_step.main,
-    3: experiment_3_step.main,
-    4: experiment_4_step.main,
-    5: experiment_5_step.main,
-}
+MODULES = {1: experiment_1_step, 2: experiment_2_step, 3: experiment_3_step, 4: experiment_4_step, 5: experiment_5_step}
+STEPS: dict[int, Callable[[list[str] | None], None]] = {number: module.main for number, module in MODULES.items()}
 OWN_FLAGS = {
     3: ["--ks", "1", "16", "256", "--num-random-seeds", "2"],
     4: ["--store-K", "32"],
@@ -143,7 +138,7 @@ def test_one_pass_writes_what_each_step_writes_and_each_step_then_resumes_withou
         folder = root / f"experiment_{number}" / "r"
         assert_same(result_files(folder, number), result_files(separate[number], number), f"experiment {number}")
         assert read_json(folder / "timing.json")["shared_pass"] == [
-            f"{STEPS[n].__module__}/{stage_name(n)}" for n in experiments
+            f"{MODULES[n].__name__}/{stage_name(n)}" for n in experiments
         ]
         STEPS[number](
             flags + OWN_FLAGS.get(number, []) + ["--output-dir", str(folder)]

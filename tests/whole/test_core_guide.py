@@ -1,11 +1,13 @@
 """The guide to the core (experiment_1/README.md) stays a guide and its reading path stays true.
 
-- The guide is at most 15 000 bytes; the reference detail lives in experiment_1/PERFORMANCE.md, and every link
-  to a section of that page (from any Markdown page of the repository) names a heading it has.
+- The guide is at most 15 000 bytes; the reference detail lives in experiment_1/PERFORMANCE.md (a GPU run's in
+  experiment_1/GPU.md), and every link to a section of either page (from any Markdown page of the repository) names a
+  heading it has.
 - The table "Following one run" names files that exist; every Experiment 2 module the two steps import,
   transitively through Experiment 2's own modules, is a row; every experiment_1 file it names is reached from the
   two steps through imports (``from experiment_1.<package> import name`` followed through the package face's
-  ``_EXPORTS``). Computed with ``ast`` over the sources: nothing is imported. The table is read from the guide,
+  ``_EXPORTS``, and a step's work, the ``"module:function"`` its Command names). Computed with ``ast`` over the
+  sources: nothing is imported. The table is read from the guide,
   so renaming a file is one row there.
 """
 
@@ -18,6 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "experiment_1" / "README.md"
 REFERENCE = REPO / "experiment_1" / "PERFORMANCE.md"
+GPU_PAGE = REPO / "experiment_1" / "GPU.md"
 STEPS = ("experiment_2.step_1_evaluate", "experiment_2.step_2_plot")
 PROJECT = ("experiment_1", "experiment_2")
 
@@ -63,6 +66,12 @@ def imported_modules(module: str) -> set[str]:
                     found.add(f"{node.module}.{alias.name}")  # a submodule imported whole
                 else:
                     found.add(node.module)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Command":  # the work it imports
+            found |= {
+                argument.value.partition(":")[0]
+                for argument in node.args
+                if isinstance(argument, ast.Constant) and isinstance(argument.value, str) and ":" in argument.value
+            }
     return {name for name in found if name.split(".")[0] in PROJECT and module_file(name)}
 
 
@@ -94,9 +103,13 @@ def test_the_guide_stays_a_guide() -> None:
     )
 
 
-def test_every_link_to_the_reference_names_one_of_its_headings() -> None:
+def test_every_link_to_the_reference_and_the_gpu_page_names_one_of_its_headings() -> None:
+    """Links to a section of PERFORMANCE.md or GPU.md from any page, and GPU.md's own table of contents."""
     anchors = {
-        anchor(line.lstrip("#")) for line in REFERENCE.read_text(encoding="utf-8").splitlines() if line.startswith("#")
+        page.name: {
+            anchor(line.lstrip("#")) for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("#")
+        }
+        for page in (REFERENCE, GPU_PAGE)
     }
     pages = [
         path
@@ -104,12 +117,15 @@ def test_every_link_to_the_reference_names_one_of_its_headings() -> None:
         if ".venv" not in path.parts and not any(part.startswith("results") for part in path.parts)
     ]
     links = [
-        (path, name)
+        (path, target, name)
         for path in pages
-        for name in re.findall(r"PERFORMANCE\.md#([\w-]+)", path.read_text(encoding="utf-8"))
+        for target, name in re.findall(r"(PERFORMANCE\.md|GPU\.md)#([\w-]+)", path.read_text(encoding="utf-8"))
     ]
-    assert links
-    broken = [f"{path.relative_to(REPO)}: #{name}" for path, name in links if name not in anchors]
+    links += [(GPU_PAGE, GPU_PAGE.name, name) for name in re.findall(r"\]\(#([\w-]+)\)", GPU_PAGE.read_text())]
+    assert {target for _, target, _ in links} == set(anchors) and len(links) > 10
+    broken = [
+        f"{path.relative_to(REPO)}: {target}#{name}" for path, target, name in links if name not in anchors[target]
+    ]
     assert not broken, broken
 
 
@@ -128,8 +144,10 @@ def test_the_reading_path_is_the_run_s_imports() -> None:
 
 def test_the_import_walk_follows_the_faces() -> None:
     """The walk itself: a face's name leads to its module, and the steps reach the core through the faces only."""
-    assert face_exports("experiment_1.run")["run_step"] == "loop"
-    assert "experiment_1.run.loop" in imported_modules("experiment_2.step_1_evaluate")
+    assert face_exports("experiment_1.run")["Command"] == "run_config"
+    assert {"experiment_1.run.run_config", "experiment_2.spectrum.evaluation"} <= imported_modules(
+        "experiment_2.step_1_evaluate"
+    )  # the Command, and the work it names
     assert {
         "experiment_1/run/loop.py",
         "experiment_1/network/engines.py",

@@ -13,6 +13,8 @@ import pytest
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
 from experiment_1.report import check_verdicts
+from paper.committed_runs import committed_glob
+from paper.experiments import rules_of
 
 REPO = Path(__file__).resolve().parents[2]
 EXP1 = "experiment_1/results_efficientnet_lite0_sample"
@@ -29,12 +31,12 @@ def planted(relative: str, verdict_id: str, **changes: object) -> dict:
     return document
 
 
-# --- 2: one verdict checker, every rule shape re-derived from the numbers of its own block ---------------------
+# --- 2: one verdict checker, every rule re-run on the numbers of its summary ---------------------------------------
 
 
 def test_every_committed_results_file_passes_the_one_checker() -> None:
-    for path in sorted(REPO.glob("experiment_*/results*/*.json")) + sorted(REPO.glob("paper/results*/*.json")):
-        check_verdicts(read_json(path), path)
+    for path in committed_glob(REPO, "experiment_*/results*/*.json") + committed_glob(REPO, "paper/results*/*.json"):
+        check_verdicts(read_json(path), path, rules_of(read_json(path)))
 
 
 def flipped(decision: str) -> str:
@@ -61,64 +63,56 @@ def test_a_flipped_decision_contradicts_its_own_numbers(relative: str, verdict_i
     document = read_json(REPO / relative)
     decision = entry_of(document, verdict_id)["decision"]
     with pytest.raises(
-        PipelineError, match=f"verdict {verdict_id} says '{flipped(decision)}' but .* under its rule gives '{decision}'"
+        PipelineError, match=f"verdict {verdict_id} says '{flipped(decision)}' but its rule .* gives '{decision}'"
     ):
-        check_verdicts(planted(relative, verdict_id, decision=flipped(decision)), Path(relative))
+        check_verdicts(planted(relative, verdict_id, decision=flipped(decision)), Path(relative), rules_of(document))
 
 
 def test_a_cannot_tell_that_should_be_holds_is_refused() -> None:
     relative = f"{EXP3}/summary.json"
     assert entry_of(read_json(REPO / relative), "orders.vector")["decision"] == "holds"
-    with pytest.raises(PipelineError, match="verdict orders.vector says 'cannot tell' but its own CI .* gives 'holds'"):
-        check_verdicts(planted(relative, "orders.vector", decision="cannot tell"), Path(relative))
+    with pytest.raises(PipelineError, match="verdict orders.vector says 'cannot tell' but its rule .* gives 'holds'"):
+        check_verdicts(
+            planted(relative, "orders.vector", decision="cannot tell"), Path(relative), rules_of({"experiment": 3})
+        )
 
 
 def test_a_flipped_threshold_on_a_worst_case_error_is_refused() -> None:
     relative = f"{EXP1}/summary.json"
     entry = entry_of(read_json(REPO / relative), "mobius.exact")
-    with pytest.raises(
-        PipelineError, match="mobius.exact: its rule states the threshold 0.0001 but parameters.tolerance is 1e-12"
-    ):
+    rules = rules_of({"experiment": 1})
+    with pytest.raises(PipelineError, match="mobius.exact: its parameters.tolerance 1e-12 is not 0.0001"):
         check_verdicts(
-            planted(relative, "mobius.exact", parameters={**entry["parameters"], "tolerance": 1e-12}), Path(relative)
+            planted(relative, "mobius.exact", parameters={**entry["parameters"], "tolerance": 1e-12}),
+            Path(relative),
+            rules,
         )
-    with pytest.raises(
-        PipelineError, match="mobius.exact says 'holds' but its own numbers under its rule gives 'fails'"
-    ):
+    with pytest.raises(PipelineError, match="mobius.exact: its statistic.value 0.5 is not "):
         check_verdicts(
-            planted(relative, "mobius.exact", statistic={**entry["statistic"], "value": 0.5}), Path(relative)
+            planted(relative, "mobius.exact", statistic={**entry["statistic"], "value": 0.5}), Path(relative), rules
         )
 
 
 def test_a_verdict_whose_effect_block_was_removed_is_refused_not_skipped() -> None:
     relative = f"{EXP3}/summary.json"
     with pytest.raises(
-        PipelineError, match="verdict captured_energy.vector says .* but lacks effect.ci_low, which its rule needs"
+        PipelineError, match="verdict captured_energy.vector says .* but lacks effect.ci_low, which its rule .* reads"
     ):
-        check_verdicts(planted(relative, "captured_energy.vector", effect=None), Path(relative))
+        check_verdicts(
+            planted(relative, "captured_energy.vector", effect=None), Path(relative), rules_of({"experiment": 3})
+        )
 
 
 def test_a_verdict_beside_non_finite_source_numbers_is_refused() -> None:
-    document = {
-        "experiment": 3,
-        "share": {"vector": {"mean": float("nan")}},
-        "verdicts": [
-            {
-                "id": "share.vector",
-                "claim": "c",
-                "decision": "holds",
-                "rule": "a rule of its own",
-                "parameters": {},
-                "statistic": None,
-                "effect": None,
-                "test": None,
-                "seed": None,
-                "notes": [],
-            }
-        ],
-    }
-    with pytest.raises(PipelineError, match="verdict share.vector says 'holds' beside non-finite source numbers"):
-        check_verdicts(document, Path("summary.json"))
+    relative = f"{EXP3}/summary.json"
+    document = planted(relative, "empty_top1.vector")
+    document["small_k"]["vector"]["top1_is_empty_set"]["ci_low"] = float("nan")  # the source the rule reads
+    entry_of(document, "empty_top1.vector")["effect"]["ci_low"] = float("nan")  # and the verdict's copy of it
+    decision = entry_of(document, "empty_top1.vector")["decision"]
+    with pytest.raises(
+        PipelineError, match=f"verdict empty_top1.vector says '{decision}' but its rule .* gives 'n/a — non-finite'"
+    ):
+        check_verdicts(document, Path("summary.json"), rules_of(document))
 
 
 def test_a_plot_step_refuses_a_contradicted_verdict_before_it_writes(tmp_path: Path, expect_one_line) -> None:
@@ -305,10 +299,10 @@ FITTED = "experiment_2/results_3c_resnet18_native/summary_all.json"
 
 
 def test_the_law_test_and_the_lambda_plot_write_reports_of_their_own_names() -> None:
-    from experiment_2 import step_7_law_test
+    from experiment_2.limit import law_test
 
-    assert step_7_law_test.REPORT_NAME != "REPORT.md"
-    assert (REPO / HELD / step_7_law_test.REPORT_NAME).exists() and not (REPO / HELD / "REPORT.md").exists()
+    assert law_test.REPORT_NAME != "REPORT.md"
+    assert (REPO / HELD / law_test.REPORT_NAME).exists() and not (REPO / HELD / "REPORT.md").exists()
     assert f"--sweep {HELD}/summary_all.json" in (REPO / "Makefile").read_text()
 
 

@@ -23,6 +23,7 @@ from experiment_1.data.shards import SampleRef, sample_list_json
 from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.run import setup as run_setup
+from experiment_1.run.run_config import flag_fields
 from experiment_1.step_2_sample import main as sample_main
 from experiment_1.step_4_plot import main as plot_1
 from experiment_2.step_2_plot import main as plot_2
@@ -175,11 +176,20 @@ def test_devices_other_than_cpu_and_cuda_are_refused(device: str) -> None:
         run_setup.resolve_device(device)
 
 
+def takes_a_seed(path: Path) -> bool:
+    """Whether the command declares --seed: a field of its flags (its Command's dataclass, RunConfig's included) or an
+    argparse flag of its own."""
+    text = path.read_text()
+    if "COMMAND = Command(" in text:
+        module = importlib.import_module(".".join(path.relative_to(REPO).with_suffix("").parts))
+        return "seed" in {item.name for item, _ in flag_fields(module.COMMAND.flags)}
+    return "def main(" in text and 'add_argument("--seed"' in text
+
+
 SEEDED_STEPS = sorted(
     ".".join(path.relative_to(REPO).with_suffix("").parts)
     for path in [*REPO.glob("experiment_*/*.py"), *REPO.glob("paper/*.py")]
-    if "def main(" in path.read_text()
-    and ('add_argument("--seed"' in path.read_text() or "add_evaluation_arguments(parser" in path.read_text())
+    if takes_a_seed(path)
 )
 
 

@@ -1,6 +1,7 @@
 """The floor plan as a test: every module's project imports against the table of allowed directions.
 
-Layers, bottom to top: ``experiment_1.errors`` / ``paths`` / ``files`` (the ground floor); the core packages
+Layers, bottom to top: ``experiment_1.errors`` / ``paths`` / ``files`` and ``faces`` (the ground floor; ``faces``, the
+lazy face helper, imports nothing of the project and every layer may use it); the core packages
 ``experiment_1.mobius`` (torch only), ``report`` (no torch), ``network``, ``data`` and ``run``; the commands at
 ``experiment_1``'s root; Experiments 2–5 side by side (each imports ``experiment_1`` and itself, never another
 experiment); ``paper/`` on top. ``tests/`` may import anything. See ``experiment_1/README.md`` for the drawing.
@@ -15,14 +16,15 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("experiment_1", "experiment_2", "experiment_3", "experiment_4", "experiment_5", "paper")
-GROUND = {"experiment_1.errors", "experiment_1.paths", "experiment_1.files"}
+GROUND = {"experiment_1.errors", "experiment_1.paths", "experiment_1.files", "experiment_1.faces"}
 
 # layer of a module → the layers it may import (besides itself)
 ALLOWED: dict[str, set[str]] = {
     "experiment_1.errors": set(),
     "experiment_1.paths": set(),
     "experiment_1.files": {"experiment_1.errors", "experiment_1.paths"},
-    "experiment_1.mobius": set(),
+    "experiment_1.faces": set(),
+    "experiment_1.mobius": {"experiment_1.faces"},
     "experiment_1.report": GROUND,
     "experiment_1.network": GROUND,
     "experiment_1.data": GROUND | {"experiment_1.network"},
@@ -131,6 +133,11 @@ def plant(root: Path, module: str, source: str) -> None:
             "from experiment_1.errors import PipelineError\n",
             "(experiment_1.mobius) imports experiment_1.errors",
         ),
+        (
+            "experiment_1.faces",
+            "from experiment_1.paths import REPO_ROOT\n",
+            "(experiment_1.faces) imports experiment_1.paths",
+        ),
         ("experiment_1.report.stats", "import torch\n", "experiment_1.report must not import torch"),
         ("experiment_1.run.setup", "from paper import make_tables\n", "(experiment_1.run) imports paper"),
         ("experiment_2.spectrum.evaluation", "from experiment_5 import summary\n", "imports experiment_5.summary"),
@@ -163,4 +170,5 @@ def test_allowed_imports_pass(tmp_path: Path) -> None:
         "from experiment_1.network.engines import ENGINES\nfrom experiment_1.files import read_json\n",
     )
     plant(tmp_path, "paper.make_tables", "from experiment_4.formats import x\n")
+    plant(tmp_path, "experiment_1.mobius.__init__", "from experiment_1.faces import lazy_face\n")
     assert violations(tmp_path) == []

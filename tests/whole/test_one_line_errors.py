@@ -6,6 +6,7 @@ and outputs keep normal permissions. Cases work on a copy of one finished run (t
 from __future__ import annotations
 
 import errno
+import io
 import os
 import signal
 import subprocess
@@ -50,6 +51,37 @@ def test_write_failures_name_the_path_and_keep_what_was_written(
     line = expect_error(step_3.main, flags(run), capsys)
     assert f"{run / 'results' / 'per_image.npz'}: cannot write ({error.strerror}); {expected}" in line
     assert snapshot(run / "results") == before  # no temporary left behind, nothing else touched
+
+
+def test_a_disk_that_fills_inside_torch_s_writer_is_one_line(
+    run: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The disk fills while a partial-store batch (torch.save) is written: one line naming the file, not torch's
+    "PytorchStreamWriter failed" or "unexpected pos" error; no temporary left behind."""
+    real_fdopen = os.fdopen
+
+    class FullDisk(io.RawIOBase):
+        written = 0
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, data) -> int:  # noqa: ANN001 (a bytes-like object)
+            self.written += len(data)
+            if self.written > 64:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return len(data)
+
+    def fdopen(handle: int, mode: str = "r", *args, **kwargs):  # noqa: ANN002, ANN003
+        if mode != "wb":
+            return real_fdopen(handle, mode, *args, **kwargs)
+        os.close(handle)
+        return FullDisk()  # unbuffered: torch.save writes straight into it
+
+    monkeypatch.setattr(io_utils.os, "fdopen", fdopen)
+    line = expect_error(step_3.main, flags(run, output=run / "full"), capsys)
+    assert "batch_" in line and ".pt: cannot write (No space left on device); the disk is full" in line, line
+    assert not [path for path in (run / "full").rglob("*") if path.name.endswith(".tmp")]
 
 
 def test_an_output_dir_that_is_a_file_or_under_a_file(run: Path, capsys: pytest.CaptureFixture[str]) -> None:

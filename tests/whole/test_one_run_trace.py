@@ -20,7 +20,7 @@ def test_one_experiment_2_run_touches_few_files() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     run = json.loads(done.stdout.strip().splitlines()[-1])
-    assert "experiment_2/step_1_evaluate.py" in run["files"] and "experiment_1/data/shards.py" in run["data_path"]
+    assert "experiment_1/run/run_config.py" in run["files"] and "experiment_1/data/shards.py" in run["data_path"]
     assert set(run["data_path"]) <= set(run["files"])
     assert len(run["files"]) <= 25, run["files"]
     assert len(run["data_path"]) <= 14, run["data_path"]

@@ -5,13 +5,18 @@ tied; κ and C≤3 on the same side of the null are "cannot tell", not two contr
 additive network too, and only the first-order error speaks about interactions; 0/1 shares at small N get exact intervals;
 two images cannot say "no" (3A); K_τ^err near its bound is saturated; a seed claim with one failing part beside undecided
 ones is "cannot tell"; a few images cannot make an Experiment 3 control win; the batch-norm calibration of the null
-computes the exact statistics and learns nothing.
+computes the exact statistics and learns nothing. And (issue 58) a stored verdict edited in a copy of a committed run is
+refused by every renderer — each plot step and paper.make_tables — before anything is written.
 """
 
 from __future__ import annotations
 
+import importlib
 import itertools
+import json
+import shutil
 from math import comb
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,6 +45,7 @@ from experiment_2.lambda_sweep.verdicts import kappa_changes, migration_verdict,
 from experiment_2.spectrum import evaluation
 from experiment_2.spectrum.verdicts import null_verdicts, peak_decision, shape_decision
 from experiment_5.verdicts import seed_claim_decision
+from paper import make_tables
 
 BLOCKS = 4
 
@@ -229,3 +235,50 @@ def test_a_few_images_cannot_make_a_control_win() -> None:
     assert rows["ci_high"][0] == pytest.approx(exact_proportion_ci(np.zeros(6))["ci_high"]) and rows["mean"][
         1
     ] == pytest.approx(5 / 6)
+
+
+# --- issue 58: one verdict engine; an edited stored verdict is refused by every renderer, before anything is written ---
+
+RENDERERS = [
+    # (the results folder, its file, the verdict edited, the renderer, its arguments after the file)
+    ("experiment_1/results_efficientnet_lite0_sample", "summary.json", "naive.misses", "experiment_1.step_4_plot", ()),
+    ("experiment_2/results_efficientnet_lite0_sample", "summary.json", "peak.vector", "experiment_2.step_2_plot", ()),
+    (
+        "experiment_2/results_lambda_efficientnet_lite0_sample",
+        "summary_all.json",
+        "migration.vector",
+        "experiment_2.step_4_lambda_plot",
+        (),
+    ),
+    ("experiment_3/results_efficientnet_lite0_sample", "summary.json", "orders.vector", "experiment_3.step_2_plot", ()),
+    ("experiment_4/results_efficientnet_lite0_sample", "overlap.json", "seed_claim", "experiment_4.step_3_plot", ()),
+    (
+        "experiment_5/results_efficientnet_lite0_sample",
+        "analysis.json",
+        "kbar_vector.hard_minus_easy",
+        "experiment_5.step_3_plot",
+        ("--per-image", "per_image.pt"),
+    ),
+]
+
+
+@pytest.mark.parametrize("folder, name, verdict_id, renderer, extra", RENDERERS, ids=[r[3] for r in RENDERERS])
+def test_a_planted_edit_of_a_stored_verdict_is_refused_by_every_renderer(
+    tmp_path, expect_one_line, folder: str, name: str, verdict_id: str, renderer: str, extra: tuple
+) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    copy = tmp_path / folder
+    shutil.copytree(repo / folder, copy)
+    summary = json.loads((copy / name).read_text())
+    entry = next(entry for entry in summary["verdicts"] if entry["id"] == verdict_id)
+    entry["decision"] = CANNOT_TELL if entry["decision"] != CANNOT_TELL else HOLDS
+    (copy / name).write_text(json.dumps(summary))
+    (copy / "REPORT.md").unlink()
+    flag = "--analysis" if name == "analysis.json" else "--summary"
+    arguments = [flag, str(copy / name), *(str(copy / part) if part.endswith(".pt") else part for part in extra)]
+    line = expect_one_line(importlib.import_module(renderer).main, arguments)
+    assert f"{copy / name}: verdict {verdict_id} says '{entry['decision']}' but its rule " in line
+    assert not (copy / "REPORT.md").exists()  # refused before anything is drawn
+    line = expect_one_line(make_tables.main, ["--root", str(tmp_path), "--all-runs"])
+    assert f"{copy / name}: verdict {verdict_id} says '{entry['decision']}' but its rule " in line
+    assert not (tmp_path / "tables.md").exists()

@@ -18,21 +18,21 @@ import importlib
 import re
 import shlex
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from conftest import run_make
 from experiment_1.files import read_json
 from experiment_1.network.registry import load_factory
-from experiment_1.run import run_config
 
 REPO = Path(__file__).resolve().parents[2]
 READMES = [
     "README.md",
     *(f"experiment_{n}/README.md" for n in range(1, 6)),
     "experiment_1/PERFORMANCE.md",
+    "experiment_1/GPU.md",
     "imagenet-1k/README.md",
     "paper/README.md",
 ]
@@ -205,12 +205,9 @@ def parse_only(
         raise Parsed
 
     with monkeypatch.context() as patch:
-        patch.setattr(argparse.ArgumentParser, "parse_args", parse_and_stop)
-        for check in (
-            "data_folder",
-            "sample_list_file",
-        ):  # an input an earlier command writes: the caller checks inputs
-            patch.setattr(run_config, check, Path)
+        patch.setattr(
+            argparse.ArgumentParser, "parse_args", parse_and_stop
+        )  # before the paths are checked: an input an earlier command writes
         try:
             importlib.import_module(module).main(flags)
         except Parsed:
@@ -281,7 +278,7 @@ def test_every_printed_command_parses_and_finds_its_inputs(
         if shutil.which("make") is None:
             pytest.skip("make is not installed")
         for target in sorted(make_targets):
-            dry_run = subprocess.run(["make", "-n", "-C", str(REPO), target], capture_output=True, text=True)
+            dry_run = run_make("-n", target)
             assert dry_run.returncode == 0, f"{readme}: make {target}: {dry_run.stderr.strip()}"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from experiment_1.errors import PipelineError
 from experiment_1.files import read_timing
 from experiment_1.run import distributed
 from experiment_1.step_4_plot import main as plot_1
+from paper.committed_runs import committed_glob
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD = {
@@ -90,3 +92,46 @@ def test_a_plot_step_refuses_a_bad_timing_json_before_it_writes(tmp_path: Path, 
     line = expect_one_line(plot_1, ["--summary", str(folder / "summary.json")])
     assert "timing.json: wall_seconds is inf" in line
     assert not (folder / "REPORT.md").exists()
+
+
+COMMITTED_TIMINGS = committed_glob(REPO, "experiment_*/results*/**/timing.json")
+
+
+def commit_problem(record: dict) -> str | None:
+    """Why a process record does not name the commit it evaluated with, or None: a 40-hex ``git_commit`` (recorded by
+    the process, or inferred with ``git_commit_source`` saying how and naming that commit), or ``not recorded`` with
+    ``git_commit_source`` saying why."""
+    commit, source = record.get("git_commit"), record.get("git_commit_source")
+    if commit == distributed.NOT_RECORDED:
+        return None if isinstance(source, str) and source.strip() else "'not recorded' without git_commit_source"
+    if not isinstance(commit, str) or not re.fullmatch(r"[0-9a-f]{40}", commit):
+        return f"git_commit is {commit!r}"
+    if source is not None and not (source.startswith("inferred") and commit[:7] in source):
+        return f"git_commit_source does not say how {commit[:7]} was inferred: {source!r}"
+    return None
+
+
+def test_every_committed_process_record_names_its_commit() -> None:
+    problems = [
+        f"{path.relative_to(REPO)} pass {record.get('pass')}: {problem}"
+        for path in COMMITTED_TIMINGS
+        for record in json.loads(path.read_text())["processes"]
+        if (problem := commit_problem(record))
+    ]
+    assert len(COMMITTED_TIMINGS) >= 70 and not problems, problems
+
+
+@pytest.mark.parametrize(
+    ("record", "named"),
+    [
+        ({"git_commit": "a" * 40}, True),
+        ({"git_commit": "a" * 40, "git_commit_source": "inferred from aaaaaaa's message"}, True),
+        ({"git_commit": "a" * 40, "git_commit_source": "inferred from bbbbbbb's message"}, False),  # names another
+        ({"git_commit": "a" * 39}, False),
+        ({}, False),
+        ({"git_commit": distributed.NOT_RECORDED, "git_commit_source": "the run predates per-process commits"}, True),
+        ({"git_commit": distributed.NOT_RECORDED}, False),  # unexplained
+    ],
+)
+def test_the_commit_rule_at_its_edges(record: dict, named: bool) -> None:
+    assert (commit_problem(record) is None) is named

@@ -17,13 +17,12 @@ import numpy as np
 import torch
 
 from experiment_1.errors import PipelineError
-from experiment_1.network import MaskFamily
+from experiment_1.network import MaskFamily, parse_weights
+from experiment_1.paths import create_sample_list, missing_path
 from experiment_1.run import (
     EvaluationSetup,
     RunConfig,
-    add_evaluation_arguments,
     build_setup,
-    run_config,
     run_per_image,
 )
 from experiment_2.past_exhaustive.validation.tables import (
@@ -60,12 +59,14 @@ class TableSpec:
                 "efficientnet_lite1:pretrained:native:4, resnet34:random:32:4:experiment_2/sample_index_validation_8_11.json)"
             )
         resolution = None if parts[2] == "native" else int(parts[2])
+        if int(parts[3]) < 1 or resolution == 0:
+            raise argparse.ArgumentTypeError(f"'{text}': the image count and the resolution must be at least 1")
         sample_list = None
         if len(parts) == 5:
-            try:
-                sample_list = run_config.sample_list_file(parts[4])
-            except PipelineError as error:
-                raise argparse.ArgumentTypeError(str(error)) from None
+            sample_list = Path(parts[4])
+            missing = missing_path(sample_list, False, "sample list", create_sample_list(sample_list), given=True)
+            if missing:
+                raise argparse.ArgumentTypeError(missing)
         return cls(parts[0], parts[1], resolution, int(parts[3]), sample_list)
 
     @property
@@ -80,34 +81,34 @@ class TableSpec:
         return f"{self.arch} ({self.weights} weights) at {size}, {self.images} image(s){images}"
 
 
-def table_flags(args: argparse.Namespace, spec: TableSpec) -> argparse.Namespace:
-    """``args`` with the table's architecture, weights, resolution, image count and sample list (parsed as the flags
-    would be)."""
-    parser = argparse.ArgumentParser()
-    add_evaluation_arguments(parser, None)
-    flags = ["--arch", spec.arch, "--weights", spec.weights, "--limit", str(spec.images)]
-    if spec.resolution is not None:
-        flags += ["--resolution", str(spec.resolution)]
-    names = ["arch", "weights", "limit", "resolution"]
-    if spec.sample_list is not None:
-        flags += ["--sample-index", str(spec.sample_list)]
-        names.append("sample_index")
-    given = parser.parse_args(flags)
-    return argparse.Namespace(**{**vars(args), **{name: getattr(given, name) for name in names}})
+def table_config(args: RunConfig, spec: TableSpec) -> RunConfig:
+    """``args`` with the table's architecture, weights, resolution, image count and sample list."""
+    sample_index = args.sample_index if spec.sample_list is None else spec.sample_list
+    return replace(
+        args,
+        arch=spec.arch,
+        weights=parse_weights(spec.weights),
+        limit=spec.images,
+        resolution=spec.resolution,
+        sample_index=sample_index,
+    )
 
 
 def with_options(setup: EvaluationSetup, options: dict[str, Any]) -> EvaluationSetup:
     return replace(setup, config=setup.config.with_options(estimator_validation=options))
 
 
+def table_setup_of(args: RunConfig, spec: TableSpec, options: dict[str, Any]) -> EvaluationSetup:
+    """The table's network and images, built (no pass run)."""
+    return with_options(build_setup(table_config(args, spec)), options)
+
+
 def evaluate_table(
-    args: argparse.Namespace, spec: TableSpec, options: dict[str, Any], dtype: torch.dtype, step: str
-) -> tuple[EvaluationSetup, dict[str, np.ndarray], dict[str, dict[str, np.ndarray]], dict[str, float]]:
-    """One exhaustive pass (all masks) over the table's images, then the family pass at each corner on the same
-    images. Returns the setup, the exhaustive arrays (:func:`table_reductions`), the family coefficients per base
-    and the timing of the passes this call ran."""
-    flags = table_flags(args, spec)
-    setup = with_options(build_setup(flags), options)
+    setup: EvaluationSetup, spec: TableSpec, options: dict[str, Any], dtype: torch.dtype, step: str
+) -> tuple[dict[str, np.ndarray], dict[str, dict[str, np.ndarray]], dict[str, float]]:
+    """One exhaustive pass (all masks) over the table's images (``setup``: :func:`table_setup_of`), then the family
+    pass at each corner on the same images. Returns the exhaustive arrays (:func:`table_reductions`), the family
+    coefficients per base and the timing of the passes this call ran."""
     num_blocks, order = setup.model.num_blocks, options["order"]
 
     def reduce(logits: torch.Tensor, labels: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -128,16 +129,21 @@ def evaluate_table(
             mask_family=family,
         )
         timing = {name: timing[name] + part[name] for name in ("wall_seconds", "images_evaluated")}
-    return setup, arrays, families, timing
+    return arrays, families, timing
+
+
+def committed_setup_of(args: RunConfig, options: dict[str, Any]) -> EvaluationSetup:
+    """The run's own network and images (the flags of ``args``), built for the family pass (no pass run)."""
+    return with_options(build_setup(replace(args, mask_family=MaskFamily(options["order"], "off"))), options)
 
 
 def evaluate_committed(
-    args: argparse.Namespace, options: dict[str, Any], dtype: torch.dtype, step: str
-) -> tuple[EvaluationSetup, dict[str, np.ndarray], dict[str, float]]:
-    """The full network's prediction and the family pass at the all-off corner over the run's own images (the flags
-    of ``args``): per image the predicted class and the per-class order energies ``(k + 1, C)``."""
+    setup: EvaluationSetup, options: dict[str, Any], dtype: torch.dtype, step: str
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """The full network's prediction and the family pass at the all-off corner over the run's own images
+    (``setup``: :func:`committed_setup_of`): per image the predicted class and the per-class order energies
+    ``(k + 1, C)``."""
     family = MaskFamily(options["order"], "off")
-    setup = with_options(build_setup(args, replace(RunConfig.from_flags(args), mask_family=family)), options)
     num_blocks = setup.model.num_blocks
     full, timing = run_per_image(
         setup,
@@ -159,4 +165,4 @@ def evaluate_committed(
         )
     arrays = {**part, "predicted": full["predicted"]}
     timing = {name: timing[name] + part_timing[name] for name in ("wall_seconds", "images_evaluated")}
-    return setup, arrays, timing
+    return arrays, timing

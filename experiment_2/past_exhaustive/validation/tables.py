@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from experiment_1.mobius import family_mobius, mobius_transform, num_blocks_from_size
+from experiment_1.mobius import family_mobius, family_order_sums, mobius_transform, num_blocks_from_size
 from experiment_1.network import MaskFamily
 
 CLASS_CHUNK = 64  # classes transformed at once by the dense butterfly (bounds its float64 copy at L = 16)
@@ -85,10 +85,8 @@ def family_order_energies(
     sets, coefficients = family_mobius(
         logits, family.mask_ids(num_blocks), num_blocks, base=family.base, dim=1, dtype=dtype
     )
-    sizes = torch.tensor([bin(value).count("1") for value in sets.tolist()], device=coefficients.device)
     energy = coefficients.to(torch.float64).square()
-    out = energy.new_zeros(energy.shape[0], family.order + 1, energy.shape[2])
-    return {"order_energy_per_class": out.index_add_(1, sizes, energy)}
+    return {"order_energy_per_class": family_order_sums(energy, sets, family.order)}
 
 
 def coefficient_agreement(family: np.ndarray, butterfly: np.ndarray) -> dict[str, Any]:

@@ -20,10 +20,10 @@ from experiment_1.mobius.spectrum import (
 )
 from experiment_1.mobius.transform import full_mask_index, inverse_mobius_transform, mobius_transform, subset_orders
 from experiment_2.lambda_sweep.summary import kappa_monotonicity
+from experiment_2.lambda_sweep.sweep import choose_fit_lambdas, sweep_lambdas
 from experiment_2.scaling import fit_power_law, log_log_slope, power_law_summary
 from experiment_2.spectrum.evaluation import kappa_distribution, projection_summary, spectrum_metrics
 from experiment_2.spectrum.verdicts import roundoff_floor
-from experiment_2.step_3_lambda_sweep import choose_fit_lambdas, sweep_lambdas
 
 
 def set_function_from(coefficients: torch.Tensor) -> torch.Tensor:

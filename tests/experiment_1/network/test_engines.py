@@ -9,8 +9,9 @@ import torch
 import torchvision
 
 from experiment_1.errors import PipelineError
+from experiment_1.network.choices import ENGINES
 from experiment_1.network.compile_stack import compile_stack
-from experiment_1.network.engines import ENGINES, evaluate_all_masks, evaluate_masks_naive
+from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive
 from experiment_1.network.gating import MEMORY_FORMATS
 from experiment_1.network.registry import ARCHITECTURES, build_gated_stack
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors

@@ -26,17 +26,9 @@ from experiment_1.errors import PipelineError, run_cli
 from experiment_1.examples.cifar_resnet20 import CifarResNet20, build_model
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.mobius.transform import mobius_transform
+from experiment_1.network.choices import RANDOM, Weights, parse_weights
 from experiment_1.network.engines import evaluate_all_masks, evaluate_masks_naive, evaluate_masks_tree
-from experiment_1.network.gating import (
-    RANDOM,
-    Preprocess,
-    Residual,
-    ResidualNetwork,
-    ResidualStack,
-    Weights,
-    gate,
-    parse_weights,
-)
+from experiment_1.network.gating import Preprocess, Residual, ResidualNetwork, ResidualStack, gate
 from experiment_1.network.registry import ARCHITECTURES, build_gated_stack, load_factory
 from roundoff import ROUNDOFF_RTOL, assert_close_to_roundoff, relative_row_errors
 

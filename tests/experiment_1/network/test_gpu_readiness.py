@@ -1,6 +1,6 @@
 """The CUDA paths, checked as far as a CPU allows: version-robust torch calls, a dtype-safe round-off unit,
 deterministic reductions (the same bits as the sequential sum, whatever the batch), the run key of a CUDA
-run. The device-only checks are in :mod:`experiment_1.gpu_checks`."""
+run. The device-only checks are in :mod:`experiment_1.tools.gpu_checks`."""
 
 from __future__ import annotations
 
@@ -17,8 +17,6 @@ from torch.utils._pytree import tree_leaves
 import experiment_1.reconstruction.single_pass as reconstruction_pass
 import experiment_1.step_3_evaluate as step_3
 from experiment_1.errors import PipelineError
-from experiment_1.gpu_checks import DEVICE_CHECKS, deterministic_reductions
-from experiment_1.gpu_memory_plan import largest_batch
 from experiment_1.mobius.sparsity import captured_fraction, power_of_two_ks, row_cumsum
 from experiment_1.mobius.spectrum import order_energies, order_layout, unit_in_last_place
 from experiment_1.mobius.transform import subset_orders
@@ -45,6 +43,8 @@ from experiment_1.run import partial_store
 from experiment_1.run.distributed import device_id_argument
 from experiment_1.run.setup import memory_format_for
 from experiment_1.step_2_sample import main as sample_main
+from experiment_1.tools.gpu_checks import DEVICE_CHECKS, deterministic_reductions
+from experiment_1.tools.gpu_memory_plan import largest_batch
 from experiment_2.spectrum.evaluation import spectrum_metrics
 from experiment_3.topk import topk_metrics
 

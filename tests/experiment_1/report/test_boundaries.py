@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import binom, binomtest
 
 from experiment_1.report import verdicts as v
+from experiment_1.report.rules import ci_against
 
 EPS = 1e-9
 
@@ -20,50 +21,23 @@ def ci(low: float, high: float, **extra) -> dict:
     return {"ci_low": low, "ci_high": high, **extra}
 
 
-# ---- decide_by_ci: the CI's side at 0, and the equivalence margin
+# ---- ci_against: the CI's side at 0
 
 
 @pytest.mark.parametrize(
-    "low, high, positive, negative, zero",
+    "low, high, positive, negative",
     [
-        (EPS, 1.0, v.HOLDS, v.FAILS, v.FAILS),  # just above 0: excludes it
-        (0.0, 1.0, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),  # at 0: touches it, so it covers it
-        (-EPS, 1.0, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),
-        (-1.0, -EPS, v.FAILS, v.HOLDS, v.FAILS),
-        (-1.0, 0.0, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),
-        (-1.0, EPS, v.CANNOT_TELL, v.CANNOT_TELL, v.CANNOT_TELL),
+        (EPS, 1.0, v.HOLDS, v.FAILS),  # just above 0: excludes it
+        (0.0, 1.0, v.CANNOT_TELL, v.CANNOT_TELL),  # at 0: touches it, so it covers it
+        (-EPS, 1.0, v.CANNOT_TELL, v.CANNOT_TELL),
+        (-1.0, -EPS, v.FAILS, v.HOLDS),
+        (-1.0, 0.0, v.CANNOT_TELL, v.CANNOT_TELL),
+        (-1.0, EPS, v.CANNOT_TELL, v.CANNOT_TELL),
     ],
 )
-def test_decide_by_ci_at_just_below_and_just_above_zero(low, high, positive, negative, zero):
-    effect = ci(low, high)
-    assert v.decide_by_ci(effect, "positive") == positive
-    assert v.decide_by_ci(effect, "negative") == negative
-    assert v.decide_by_ci(effect, "zero") == zero
-
-
-@pytest.mark.parametrize(
-    "low, high, decision",
-    [
-        (-0.1, 0.05, v.CANNOT_TELL),  # the lower end at −margin: not inside the open interval
-        (-0.05, 0.1 - EPS, v.HOLDS),  # inside (−0.1, 0.1)
-        (-0.05, 0.1, v.CANNOT_TELL),  # the upper end at +margin: not inside either
-        (-0.1, 0.1, v.CANNOT_TELL),  # the upper end at the margin: not inside the open interval
-        (-0.1, 0.1 + EPS, v.CANNOT_TELL),
-        (-0.1 + EPS, 0.1 - EPS, v.HOLDS),
-        (-0.1 - EPS, 0.05, v.CANNOT_TELL),
-    ],
-)
-def test_decide_by_ci_equivalence_margin_is_open(low, high, decision):
-    assert v.decide_by_ci(ci(low, high), "zero", margin=0.1) == decision
-
-
-def test_decide_by_ci_equivalence_needs_a_margin_and_a_ci_covering_zero():
-    assert v.decide_by_ci(ci(-0.01, 0.01), "zero") == v.CANNOT_TELL  # no margin: "no effect" never holds
-    assert v.decide_by_ci(ci(0.01, 0.02), "zero", margin=1.0) == v.FAILS  # inside the margin but excludes 0
-    assert v.decide_by_ci(ci(float("nan"), 1.0), "positive") == v.NON_FINITE
-    assert v.decide_by_ci(ci(0.0, float("inf")), "zero", margin=1.0) == v.NON_FINITE
-    with pytest.raises(ValueError):
-        v.decide_by_ci(ci(0.1, 0.2), "up")
+def test_ci_against_zero_at_just_below_and_just_above_it(low, high, positive, negative):
+    assert ci_against(low, high, 0.0, "above") == positive
+    assert ci_against(low, high, 0.0, "below") == negative
 
 
 # ---- holm: the family size, the cap at 1, ties, and a correction that changes a decision
@@ -325,6 +299,6 @@ def test_p_value_says_yes_but_the_ci_says_no():
         "p_floor": None,
     }
     effect = ci(-0.01, 0.5)
-    decision = v.decide_by_ci(effect, "positive")
+    decision = ci_against(effect["ci_low"], effect["ci_high"], 0.0)
     assert decision == v.CANNOT_TELL
     assert v.verdict("x", "c", decision, "r", effect=effect, test=test)["decision"] == v.CANNOT_TELL

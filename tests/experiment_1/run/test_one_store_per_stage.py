@@ -5,14 +5,13 @@ partial stores would be one folder."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from experiment_1.errors import PipelineError
-from experiment_1.run import ExperimentPass, loop, run_passes
+from experiment_1.run import ExperimentPass, RunConfig, loop, run_passes
 
 
 def one_pass() -> ExperimentPass:
@@ -32,7 +31,7 @@ def test_two_passes_of_one_stage_into_one_folder_are_refused_in_one_line(
     monkeypatch.setattr(loop, "build_setup", lambda args: pytest.fail("a model was built"))
     second = tmp_path / "out" if spelling == "same" else tmp_path / "out" / ".." / "out"
     with pytest.raises(PipelineError) as raised:
-        run_passes(argparse.Namespace(), [(one_pass(), tmp_path / "out"), (one_pass(), second)])
+        run_passes([(one_pass(), RunConfig(output_dir=tmp_path / "out")), (one_pass(), RunConfig(output_dir=second))])
     message = str(raised.value)
     assert "\n" not in message and "needs its own output folder" in message and "give each experiment" in message
 

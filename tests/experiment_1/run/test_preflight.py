@@ -14,8 +14,7 @@ import torch
 from experiment_1.errors import PipelineError
 from experiment_1.run import preflight as run_preflight
 from experiment_1.run.preflight import preflight
-from experiment_1.run.run_config import RunConfig
-from experiment_1.run.setup import add_evaluation_arguments
+from experiment_1.run.run_config import RunConfig, add_flags, from_flags
 
 CPU = torch.device("cpu")
 
@@ -26,8 +25,8 @@ class NoImages(list):
 
 def config(*argv: str) -> RunConfig:
     parser = argparse.ArgumentParser()
-    add_evaluation_arguments(parser, "out")
-    return RunConfig.from_flags(parser.parse_args(list(argv)))
+    add_flags(parser, RunConfig, {"output_dir": "out"})
+    return from_flags(RunConfig, parser.parse_args(list(argv)))
 
 
 def stack(blocks: int, classes: int = 1000) -> SimpleNamespace:
@@ -120,3 +119,24 @@ def test_a_mask_family_reaches_the_estimate_and_sizes_the_memory_check(monkeypat
     assert seen[-1]["family"] == MaskFamily(
         3
     )  # no L-limit refusal at L = 50: the family's 20 876 masks were sized instead
+
+
+def test_the_too_deep_refusal_offers_the_low_orders_step_and_its_flags_exist(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal names experiment_2.step_8_low_orders (what stays exact at any depth) with flags that step has."""
+    monkeypatch.setattr(run_preflight, "estimate", fake_estimate(27, 3443.8 * 3600))
+    with pytest.raises(PipelineError) as refused:
+        preflight(stack(27), NoImages(), config(), CPU)
+    line = str(refused.value)
+    with pytest.raises(PipelineError) as refused_by_depth:
+        run_preflight.check_depth(27, confirmed=False)
+    for refusal in (line, str(refused_by_depth.value)):
+        assert (
+            "pass --confirm-long-run to run it anyway, or, at any depth, run python -m experiment_2.step_8_low_orders ("
+            in refusal
+        )
+        assert "\n" not in refusal
+    from experiment_2.step_8_low_orders import COMMAND
+
+    assert "--order" in line and "--dry-run" in line
+    parsed = COMMAND.parser().parse_args(["--order", "2", "--dry-run"])  # flags that step has
+    assert parsed.order == 2 and parsed.dry_run is True

@@ -21,13 +21,14 @@ import pytest
 import torch
 
 import experiment_1.step_3_evaluate as step_3
+import experiment_2.limit.limit_report as limit_report
 import experiment_2.step_5_limit_report as step_5
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
 from experiment_1.files import inside, name_from_file, read_json
 from experiment_1.network.registry import build_gated_stack, network_sha256
 from experiment_1.run import partial_store
-from experiment_1.run.run_config import RunConfig
+from experiment_1.run.run_config import RunConfig, from_flags
 from paper.resummarize import main as resummarize
 
 REPO = Path(__file__).resolve().parents[3]
@@ -56,7 +57,7 @@ def run_config() -> RunConfig:
         skip_corrupt=False,
         output_dir=Path("out"),
     )
-    return RunConfig.from_flags(flags).with_content({"arch": "resnet18", "block_names": ["a", "b"], "seed": 0})
+    return from_flags(RunConfig, flags).with_content({"arch": "resnet18", "block_names": ["a", "b"], "seed": 0})
 
 
 # --------------------------------------------------------------------------------------------
@@ -243,9 +244,12 @@ def test_the_limit_report_refuses_an_arch_that_climbs_out_of_the_results_folder(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     summary = {"config": {"arch": "x/../../../escaped", "seed": 0}}
-    monkeypatch.setattr(step_5, "load_variants", lambda native, smooth: {"native": summary, "smooth": summary})
-    monkeypatch.setattr(step_5, "swap_agreement", lambda native, smooth, seed: {})
-    monkeypatch.setattr(step_5, "summarize", lambda summaries, agreement: summary)
+    monkeypatch.setattr(limit_report, "load_variants", lambda native, smooth: {"native": summary, "smooth": summary})
+    monkeypatch.setattr(limit_report, "swap_agreement", lambda native, smooth, seed: {})
+    monkeypatch.setattr(limit_report, "summarize", lambda summaries, agreement: summary)
+    for name in ("n", "s"):  # the inputs are there (their reading is replaced above)
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "summary_all.json").write_text("{}")
     line = expect_one_line(step_5.main, ["--native", "n/summary_all.json", "--smooth", "s/summary_all.json"])
     assert "n/summary_all.json: config.arch 'x/../../../escaped' is not a plain name" in line
     assert not any(tmp_path.rglob("summary_3c.json")) and not (tmp_path.parent / "escaped").exists()

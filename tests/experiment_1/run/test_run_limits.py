@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 import torch
 
-import experiment_1.profile_tree as profile_tree
 import experiment_1.step_3_evaluate as step_3
+import experiment_2.lambda_sweep.sweep as sweep_body
 import experiment_2.step_3_lambda_sweep as sweep
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
-from experiment_1.run.preflight import MAX_BLOCKS, check_beta, check_depth, check_lambdas, check_logits_fit
+from experiment_1.run.preflight import check_beta, check_depth, check_lambdas, check_logits_fit
+from experiment_1.run.run_config import MAX_BLOCKS
+from experiment_1.tools import bench, profile_tree
 
 DEEP_FACTORY = '''
 from torch import nn
@@ -52,7 +54,7 @@ def test_an_underflowing_lambda_is_refused_before_the_first_batch(
     monkeypatch: pytest.MonkeyPatch,
     expect_one_line,
 ) -> None:
-    monkeypatch.setattr(sweep, "evaluate_spectrum", lambda *args, **kwargs: pytest.fail("evaluated a batch"))
+    monkeypatch.setattr(sweep_body, "evaluate_spectrum", lambda *args, **kwargs: pytest.fail("evaluated a batch"))
     line = expect_one_line(
         sweep.main, evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "out", "--lambdas", "0.5", "1e-300")
     )
@@ -131,7 +133,7 @@ def test_single_pass_flags_of_experiments_not_chosen_are_refused(
 ) -> None:
     from paper import single_pass
 
-    monkeypatch.setattr(single_pass, "run_passes", lambda *args: pytest.fail("ran"))
+    monkeypatch.setattr("experiment_1.run.loop.build_setup", lambda *args: pytest.fail("ran"))
     line = expect_one_line(single_pass.main, [*flags, "--results-name", "r", "--results-root", str(tmp_path)])
     assert expected in line
 
@@ -153,7 +155,7 @@ def test_the_profiler_refuses_a_network_past_the_exhaustive_limit_before_the_pas
     (tmp_path / "deep_factory.py").write_text(DEEP_FACTORY)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(profile_tree, "profile_tree", lambda *args, **kwargs: pytest.fail("profiled a pass"))
-    line = expect_one_line(profile_tree.main, ["--arch", "deep_factory:build_model", "--resolution", "8"])
+    line = expect_one_line(bench.main, ["profile", "--arch", "deep_factory:build_model", "--resolution", "8"])
     assert line.startswith(
         f"error: L = 25 gated blocks means 2^25 masks per image, beyond the limit of L = {MAX_BLOCKS}"
     )

@@ -1,6 +1,6 @@
-"""Step 12's parts on planted numbers: the Möbius mean order by hand; the basis comparison's five readings; an estimate
-outside its range (each run against its own L) at and just past the bound; saturation only where the change was
-decided by its CI; and what a random-init run can tell, calibrated or not."""
+"""Step 12's parts on planted numbers: the Möbius mean order by hand; the basis comparison's five readings (and the
+checker's re-reading of them); an estimate outside its range (each run against its own L) at and just past the bound;
+saturation only where the change is in range; and what a random-init run can tell, calibrated or not."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, OUT_OF_RANGE, SATURATED, check_verdicts
-from experiment_2.past_exhaustive.verdicts import outside_range, random_init_reading
-from experiment_2.step_12_depth_trend import (
-    UNVALIDATED_KAPPA,
+from experiment_2.past_exhaustive.verdicts import (
+    BASIS_CHANGE,
     basis_verdict,
-    change_verdicts,
-    mean_order,
-    range_note,
-    saturated_by_runs,
+    depth_change_verdict,
+    outside_range,
+    random_init_reading,
 )
+from experiment_2.record import VERDICTS
+from experiment_2.step_12_depth_trend import UNVALIDATED_KAPPA, change_verdicts, mean_order, range_note
 
 EPS = 2.0**-30
 
@@ -42,12 +42,18 @@ def test_the_mean_order_weighs_each_order_by_its_per_coefficient_energy() -> Non
     ],
 )
 def test_the_basis_reading_names_where_the_bases_part(mobius: str, walsh: str, decision: str, reading: str) -> None:
-    entry = basis_verdict({"decision": mobius}, {"decision": walsh}, "vector", (16, 33))
+    parts = [
+        {"id": "mobius_mean_order.off.vector.L16_to_L33", "decision": mobius},
+        {"id": "walsh_kappa_per_block.vector.L16_to_L33", "decision": walsh},
+    ]
+    entry = basis_verdict(*parts, "vector", (16, 33))
     assert (entry["decision"], entry["reading"]) == (decision, reading)
     words = {HOLDS: "rises", FAILS: "falls"}
     note = f"{reading}: Möbius {words.get(mobius, mobius)}, Walsh {words.get(walsh, walsh)}"
     assert entry["id"] == "basis.vector.L16_to_L33" and entry["notes"] == [note]
-    check_verdicts({"verdicts": [entry]}, "planted.json")
+    # the checker re-reads the two parts' stored decisions from the summary
+    assert BASIS_CHANGE.judge(entry, {"verdicts": [*parts, entry]}) == decision
+    assert entry["rule"] == BASIS_CHANGE.text
 
 
 def test_an_estimate_at_its_bound_is_in_range_and_one_past_it_is_not() -> None:
@@ -67,30 +73,50 @@ def test_each_run_is_held_to_its_own_range() -> None:
     assert range_note((shallow, deep), "kappa", "κ_W / L") is None
 
 
-def _share_change(decision: str) -> dict:
-    return {"id": "low_degree_share.vector.L16_to_L33", "decision": decision, "rule": "r", "notes": ["n"]}
+def share_levels(own: str, outside: int) -> list[dict]:
+    """Step 12's levels of two runs: the shallower's own share decision ``own``, ``outside`` of its estimates outside
+    the share's range."""
+    return [
+        {
+            "projection": "vector",
+            "num_blocks": depth,
+            "low_degree_share_outside_range": count,
+            "low_degree_share_decision": decision,
+        }
+        for depth, decision, count in ((16, own, outside), (33, HOLDS, 0))
+    ]
 
 
 @pytest.mark.parametrize(
-    ("own", "decision", "expected"),
+    ("own", "change", "outside", "expected"),
     [
-        (SATURATED, HOLDS, SATURATED),
-        (SATURATED, CANNOT_TELL, SATURATED),
-        (SATURATED, OUT_OF_RANGE, OUT_OF_RANGE),  # out of range is decided first and stays
-        (HOLDS, HOLDS, HOLDS),
+        (SATURATED, -0.25, 0, SATURATED),  # the CI alone: holds
+        (SATURATED, 0.0, 0, SATURATED),  # the CI alone: cannot tell
+        (SATURATED, -0.25, 1, OUT_OF_RANGE),  # out of range is decided first and stays
+        (HOLDS, -0.25, 0, HOLDS),
     ],
 )
-def test_saturation_is_read_only_where_the_change_was_decided_by_its_ci(own: str, decision: str, expected: str) -> None:
-    runs = (
-        {"num_blocks": 16, "verdicts": [{"id": "walsh_low_degree_share.vector", "decision": own}]},
-        {"num_blocks": 33, "verdicts": [{"id": "walsh_low_degree_share.vector", "decision": HOLDS}]},
+def test_saturation_is_read_only_where_the_change_is_in_range(
+    own: str, change: float, outside: int, expected: str
+) -> None:
+    levels = share_levels(own, outside)
+    entry = depth_change_verdict(
+        "low_degree_share.vector.L16_to_L33",
+        "share",
+        (16, 33),
+        np.full(2, change),
+        0,
+        log=False,
+        estimate="low_degree_share",
+        levels=levels,
+        outside="L = 16: out" if outside else None,
     )
-    entry = saturated_by_runs(_share_change(decision), "vector", runs)
-    assert (
-        entry["decision"] == expected
-        and entry["rule"] == "r; saturated when either run's own low-degree-share verdict is"
+    assert entry["decision"] == expected
+    assert entry["rule"].endswith("; saturated when either run's own low-degree-share verdict is")
+    assert any(note.startswith("saturated: the low-degree share of the run at L = 16") for note in entry["notes"]) == (
+        expected == SATURATED
     )
-    assert (len(entry["notes"]) == 2) == (expected == SATURATED != decision)
+    check_verdicts({"levels": levels, "verdicts": [entry]}, "planted.json", VERDICTS["experiment_2_depth_trend"])
 
 
 def test_what_a_random_init_run_can_tell() -> None:
@@ -118,9 +144,18 @@ def _values(num_blocks: int, kappa: float) -> dict:
 
 
 def test_a_walsh_change_into_the_deep_runs_says_its_interval_is_not_validated_there() -> None:
-    summaries = ({"num_blocks": 8, "verdicts": []}, {"num_blocks": 16, "verdicts": []})
-    shallow = change_verdicts(_values(8, 0.2), _values(16, 0.1), "vector", summaries, 0, True)
-    deep = change_verdicts(_values(16, 0.2), _values(33, 0.1), "vector", summaries, 0, True)
+    levels = [
+        {
+            "projection": "vector",
+            "num_blocks": depth,
+            "kappa_w_per_block_outside_range": 0,
+            "low_degree_share_outside_range": 0,
+            "low_degree_share_decision": HOLDS,
+        }
+        for depth in (8, 16, 33)
+    ]
+    shallow = change_verdicts(_values(8, 0.2), _values(16, 0.1), "vector", levels, 0, True)
+    deep = change_verdicts(_values(16, 0.2), _values(33, 0.1), "vector", levels, 0, True)
     kappa = {entries[1]["id"]: entries[1] for entries in (shallow, deep)}
     assert [entry["decision"] for entry in kappa.values()] == [FAILS, FAILS]  # κ_W / L falls: the claim "rises" fails
     assert UNVALIDATED_KAPPA not in kappa["walsh_kappa_per_block.vector.L8_to_L16"]["notes"]

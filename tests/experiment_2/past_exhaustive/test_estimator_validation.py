@@ -24,7 +24,7 @@ from experiment_2 import step_1_evaluate, step_11_estimator_validation
 from experiment_2.past_exhaustive.sampling import subcubes, walsh
 from experiment_2.past_exhaustive.validation import replications as rep
 from experiment_2.past_exhaustive.validation import report as validation_report
-from experiment_2.past_exhaustive.validation.passes import TableSpec, table_flags
+from experiment_2.past_exhaustive.validation.passes import TableSpec, table_config
 from experiment_2.past_exhaustive.validation.tables import butterfly_low, family_coefficients, low_sets
 
 
@@ -216,7 +216,7 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     others = [entry for entry in summary["cells"] if (entry["budget"], entry["statistic"]) not in without]
     assert all(entry["interval_reported"] for entry in others)
     assert summary["counts"]["cells_with_interval"] == len(others) == len(summary["cells"]) - len(few)
-    check_verdicts(summary, out / "summary.json")  # the project's verdict checker (make tables) accepts the summary
+    check_verdicts(summary, out / "summary.json", ())  # the project's verdict checker (make tables) accepts the summary
     groups = summary["calibration"][
         "groups"
     ]  # per (estimator, statistic, budget) with an interval: ē_2 at u = 4, ē_1…5 at 6, 12 Walsh
@@ -276,7 +276,7 @@ def test_a_table_reads_the_images_of_its_own_sample_list(
     listing = read_json(tiny_sample_index)
     own = tmp_path / "sample_index_later.json"
     atomic_write_json(own, {**listing, "samples": listing["samples"][1:]})
-    args = step_11_estimator_validation.parse(
+    args = step_11_estimator_validation.COMMAND.parse(
         parse_only_flags(
             tiny_shards,
             tiny_sample_index,
@@ -291,8 +291,8 @@ def test_a_table_reads_the_images_of_its_own_sample_list(
     assert (held_out.label, first.label) == ("resnet18_random_32px_later", "resnet18_random_32px")
     assert held_out.describe().endswith(f"2 image(s) of {own}") and first.describe().endswith("2 image(s)")
     run_images = load_sample_list(tiny_sample_index)
-    assert build_setup(table_flags(args, held_out)).dataset.samples == run_images[1:3]
-    assert build_setup(table_flags(args, first)).dataset.samples == run_images[:2]
+    assert build_setup(table_config(args, held_out)).dataset.samples == run_images[1:3]
+    assert build_setup(table_config(args, first)).dataset.samples == run_images[:2]
     with pytest.raises(argparse.ArgumentTypeError, match=r"^\S*nowhere.json: sample list not found; create it with"):
         TableSpec.parse(f"resnet18:random:32:2:{tmp_path / 'nowhere.json'}")
     with pytest.raises(argparse.ArgumentTypeError, match="is not ARCH:WEIGHTS:RESOLUTION:IMAGES"):
@@ -305,7 +305,7 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
     """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), and the
     question names them alone."""
     flags = parse_only_flags(tiny_shards, tiny_sample_index, tmp_path, "--table", "resnet18:random:32:2")
-    args = step_11_estimator_validation.parse(
+    args = step_11_estimator_validation.COMMAND.parse(
         [*flags, "--subcube-sizes", "4", "6", "--subcube-draws", "30", "120", "--walsh-samples"]
     )
     budgets = step_11_estimator_validation.budgets(args)
@@ -316,7 +316,7 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
         "u=6×120",
     ]
     assert [budget["forwards"] for budget in budgets] == [30 * 16, 120 * 16, 30 * 64, 120 * 64]
-    both = step_11_estimator_validation.budgets(step_11_estimator_validation.parse(flags))
+    both = step_11_estimator_validation.budgets(step_11_estimator_validation.COMMAND.parse(flags))
     assert {budget["estimator"] for budget in both} == {"subcubes", "walsh"}
     assert "do the random sub-cube estimators cover" in step_11_estimator_validation.question(budgets)
     assert "do the random sub-cube and Walsh random-mask estimators cover" in step_11_estimator_validation.question(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from experiment_1.errors import PipelineError
 from experiment_1.report import (
     ALPHA,
     CANNOT_TELL,
@@ -29,6 +30,7 @@ from experiment_2.past_exhaustive.verdicts import (
     out_of_reach,
     surrogate_verdict,
 )
+from experiment_2.record import VERDICTS
 
 EPS = 2.0**-30  # dyadic: 0.5 ± EPS and ± EPS are exact
 SEED = 5
@@ -48,6 +50,7 @@ NOISE = (
 )
 R2_RULE = "holds when the 95 % bootstrap CI of the mean R² lies above 0.5, fails when below 0.5, else cannot tell"
 ARCHITECTURES = "different architectures, one initialisation each: the spread between networks is not in the interval"
+NON_FINITE_NOTE = "non-finite input: no verdict is drawn from it"
 UNBOUNDED = "an image's own interval is unbounded or undefined, so the change's interval is too"
 
 
@@ -61,6 +64,19 @@ def seeded_ci(values: list[float], seed: int) -> tuple[float, float]:
     default = bootstrap_mean_ci_rows(np.array(values)[:, None], seed=0)
     assert (rows["ci_low"][0], rows["ci_high"][0]) != (default["ci_low"][0], default["ci_high"][0])
     return rows["ci_low"][0], rows["ci_high"][0]
+
+
+def check_share(entry: dict, share: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
+    """The project's checker on a step-8 summary holding the share's per-image estimates and own intervals."""
+    block = {
+        "per_image": [[float(value)] for value in share],
+        "ci_low": [entry["effect"]["ci_low"]],
+        "ci_high": [entry["effect"]["ci_high"]],
+        "per_image_ci_low": np.asarray(low).tolist(),
+        "per_image_ci_high": np.asarray(high).tolist(),
+    }
+    summary = {"walsh": {"projections": {entry["id"].split(".")[-1]: {"low_degree_share": block}}}, "verdicts": [entry]}
+    check_verdicts(summary, "planted.json", VERDICTS["experiment_2_low_orders"])
 
 
 def share_entry(
@@ -161,11 +177,12 @@ def test_shares_beyond_one_are_out_of_range_not_saturated() -> None:
     """Estimates above 1 on every image (W_1 + W_2 + W_3 > Var h: pair noise) with own intervals cut at 1 whose lowest
     bound lies above 0.5: the CI rule says holds, the entry says cannot tell (estimator out of range) and why."""
     share = np.array([1.25, 1.3125, 1.375])
-    entry = low_degree_share_verdict("vector", share, np.array([0.625, 0.6875, 0.75]), np.ones(3), SEED, "random", **SE)
+    low = np.array([0.625, 0.6875, 0.75])
+    entry = low_degree_share_verdict("vector", share, low, np.ones(3), SEED, "random", **SE)
     note = out_of_range_note(3, 3, "1.25 … 1.38", HOLDS)
     expected = share_entry("vector", OUT_OF_RANGE, (1.3125, 0.625, 1.375), 3, null=True, saturated=(note,))
     assert entry == expected
-    check_verdicts({"verdicts": [entry]}, "planted.json")
+    check_share(entry, share, low, np.ones(3))
 
 
 def test_one_share_beyond_a_bound_is_out_of_range_even_when_the_others_are_near_it() -> None:
@@ -286,7 +303,7 @@ def change_entry(
     own: bool,
     extra: tuple = (),
     direction: str = "falls",
-    estimated: bool = False,
+    estimate: str | None = None,
 ) -> dict:
     side, other = ("below", "above") if direction == "falls" else ("above", "below")
     interval = (
@@ -303,10 +320,11 @@ def change_entry(
         "else cannot tell"
         + (
             "; cannot tell (estimator out of range) when an estimate of either run lies outside the quantity's range"
-            if estimated
+            if estimate
             else ""
-        ),
-        "parameters": {"threshold": 0.0},
+        )
+        + ("; saturated when either run's own low-degree-share verdict is" if estimate == "low_degree_share" else ""),
+        "parameters": {"threshold": 0.0, "scale": scaled, "direction": direction, "estimate": estimate},
         "statistic": None,
         "effect": effect(f"{scaled} at L = {depths[1]} minus at L = {depths[0]}", *stat),
         "test": None,
@@ -322,40 +340,55 @@ def test_a_rise_holds_above_zero_and_fails_below(value: float, expected: str) ->
     assert entry == change_entry(
         "k.v", "κ_W / L", "κ_W / L", (16, 33), expected, (value, value, value), 2, False, direction="rises"
     )
-    check_verdicts({"verdicts": [entry]}, "planted.json")
+    check_verdicts({"verdicts": [entry]}, "planted.json", VERDICTS["experiment_2_depth_trend"])
 
 
-def test_an_estimate_out_of_range_makes_the_change_cannot_tell_out_of_range() -> None:
-    """The CI alone says holds; an out-of-range note turns it into cannot tell (estimator out of range), which the
-    checker accepts without re-deriving it from the CI; a null network's note only with random_init."""
+def kappa_levels(outside: int) -> list[dict]:
+    """Step 12's levels of two runs, the deeper with ``outside`` estimates of κ_W / L outside its range."""
+    return [
+        {"projection": "vector", "num_blocks": depth, "kappa_w_per_block_outside_range": count}
+        for depth, count in ((16, 0), (33, outside))
+    ]
+
+
+@pytest.mark.parametrize(("outside", "expected"), [(1, OUT_OF_RANGE), (0, HOLDS)])
+def test_an_estimate_out_of_range_makes_the_change_cannot_tell_out_of_range(outside: int, expected: str) -> None:
+    """The CI alone says holds; one estimate of either run outside its range (the runs' levels, which the checker
+    reads too) makes it cannot tell (estimator out of range), with the note; a null network's note only with
+    random_init."""
+    levels = kappa_levels(outside)
     entry = depth_change_verdict(
-        "k.v",
+        "walsh_kappa_per_block.vector.L16_to_L33",
         "κ_W / L",
         (16, 33),
         np.full(2, 0.25),
         SEED,
         log=False,
         direction="rises",
-        estimated=True,
+        estimate="kappa_w_per_block",
+        levels=levels,
         outside="L = 33: out",
         random_init=False,
     )
-    expected = change_entry(
-        "k.v",
+    expected_entry = change_entry(
+        "walsh_kappa_per_block.vector.L16_to_L33",
         "κ_W / L",
         "κ_W / L",
         (16, 33),
-        OUT_OF_RANGE,
+        expected,
         (0.25, 0.25, 0.25),
         2,
         False,
-        extra=("L = 33: out; the rule alone would have said holds",),
+        extra=("L = 33: out; the rule alone would have said holds",) if outside else (),
         direction="rises",
-        estimated=True,
+        estimate="kappa_w_per_block",
     )
-    expected["notes"].remove(NULL)
-    assert entry == expected
-    check_verdicts({"verdicts": [entry]}, "planted.json")
+    expected_entry["notes"].remove(NULL)
+    assert entry == expected_entry
+    check_verdicts({"levels": levels, "verdicts": [entry]}, "planted.json", VERDICTS["experiment_2_depth_trend"])
+    flipped = {"levels": kappa_levels(1 - outside), "verdicts": [entry]}
+    with pytest.raises(PipelineError, match="its rule low_orders.depth_change gives"):
+        check_verdicts(flipped, "planted.json", VERDICTS["experiment_2_depth_trend"])
     with pytest.raises(ValueError, match="direction"):
         depth_change_verdict("k.v", "κ_W / L", (16, 33), np.full(2, 0.25), SEED, direction="up")
 
@@ -429,6 +462,7 @@ def test_an_unbounded_own_interval_decides_nothing_and_says_why() -> None:
         own=True,
         extra=(UNBOUNDED,),
     )
+    expected["notes"].append(NON_FINITE_NOTE)  # the engine's, after the rule's own notes
     assert entry == expected
 
 
@@ -449,6 +483,7 @@ def test_a_nan_own_bound_decides_nothing_and_its_end_is_undefined() -> None:
         own=True,
         extra=(UNBOUNDED,),
     )
+    expected["notes"].append(NON_FINITE_NOTE)  # the engine's, after the rule's own notes
     expected["effect"]["ci_low"] = "nan"
     assert entry == expected
 

@@ -4,6 +4,7 @@ and a second run reads the stored cells and seconds instead of replicating again
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def key(
 
 def test_the_key_changes_with_each_input() -> None:
     table = np.arange(8, dtype=np.float64).reshape(4, 2)
-    for estimator in resume.SOURCES:
+    for estimator in ("subcubes", "walsh"):
         first = key(table, estimator)
         assert first == key(table.copy(), estimator)
         changed = table.copy()
@@ -52,28 +53,58 @@ def test_the_key_changes_with_each_input() -> None:
     assert key(table, "subcubes") == key(table, "subcubes", [*BUDGETS, {"estimator": "walsh", "samples": 16}])
 
 
-@pytest.mark.parametrize(
-    ("estimator", "module"),
-    [(estimator, module) for estimator, modules in resume.SOURCES.items() for module in modules],
-    ids=lambda item: item if isinstance(item, str) else item.__name__,
-)
-def test_the_key_reads_each_source(estimator, module, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An edit to an estimator's code (each module of experiment_2.past_exhaustive.sampling is some estimator's, so a new one cannot
-    be left out), its helpers or the replications recomputes that estimator's cells."""
-    sampling = {
-        f"experiment_2.past_exhaustive.sampling.{path.stem}" for path in Path(walsh.__file__).parent.glob("[!_]*.py")
-    }
-    assert len(sampling) >= 4
-    read = {source.__name__ for modules in resume.SOURCES.values() for source in modules}
-    assert read >= sampling | {"experiment_2.past_exhaustive.validation.replications"}
-    table = np.ones((4, 1))
-    before = key(table, estimator)
+# Which modules' source feeds each estimator's key, written out (not read from resume.SOURCES, which it checks): an
+# edit to the estimator's code, its helpers or the replications recomputes its cells, an edit anywhere else none.
+SAMPLING, VALIDATION = "experiment_2.past_exhaustive.sampling", "experiment_2.past_exhaustive.validation"
+KEYED = {
+    "subcubes": (f"{SAMPLING}.subcubes", f"{SAMPLING}.bootstrap", f"{VALIDATION}.replications"),
+    "walsh": (f"{SAMPLING}.walsh", f"{SAMPLING}.bootstrap", f"{SAMPLING}.u_statistics", f"{VALIDATION}.replications"),
+}
+NOT_KEYED = tuple(f"{VALIDATION}.{name}" for name in ("calibration", "passes", "report", "resume", "tables"))
+
+
+def key_after_editing(module_name: str, estimator: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The key of ``estimator``'s cells once ``module_name``'s source has an added line."""
+    module = importlib.import_module(module_name)
     edited = tmp_path / Path(module.__file__).name
     shutil.copy(module.__file__, edited)
     with edited.open("a") as handle:
         handle.write("# an edit\n")
     monkeypatch.setattr(module, "__file__", str(edited))
-    assert key(table, estimator) != before
+    return key(np.ones((4, 1)), estimator)
+
+
+@pytest.mark.parametrize(
+    ("estimator", "module_name"), [(estimator, name) for estimator, names in KEYED.items() for name in names]
+)
+def test_the_key_reads_each_source(
+    estimator: str, module_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = key(np.ones((4, 1)), estimator)
+    assert key_after_editing(module_name, estimator, tmp_path, monkeypatch) != before
+
+
+@pytest.mark.parametrize(
+    ("estimator", "module_name"),
+    [
+        (estimator, name)
+        for estimator in KEYED
+        for name in sorted({name for names in KEYED.values() for name in names} - set(KEYED[estimator]))
+        + list(NOT_KEYED)
+    ],
+)
+def test_the_key_reads_no_other_source(
+    estimator: str, module_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = key(np.ones((4, 1)), estimator)
+    assert key_after_editing(module_name, estimator, tmp_path, monkeypatch) == before
+
+
+def test_every_sampling_module_is_some_estimators_source() -> None:
+    """Each module of experiment_2.past_exhaustive.sampling belongs to an estimator's key, so a new one cannot be left
+    out unnoticed (it must be written into KEYED above)."""
+    sampling = {f"{SAMPLING}.{path.stem}" for path in Path(walsh.__file__).parent.glob("[!_]*.py")}
+    assert sampling == {name for names in KEYED.values() for name in names if name.startswith(SAMPLING)}
 
 
 def test_an_edit_to_the_sub_cubes_recomputes_their_cells_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
