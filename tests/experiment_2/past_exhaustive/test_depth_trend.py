@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from experiment_1.report import CANNOT_TELL, FAILS, HOLDS, OUT_OF_RANGE, SATURATED, check_verdicts
+from experiment_2.past_exhaustive.depth_trend import UNVALIDATED_KAPPA, change_verdicts, mean_order, range_note
 from experiment_2.past_exhaustive.verdicts import (
     BASIS_CHANGE,
     basis_verdict,
@@ -16,7 +17,6 @@ from experiment_2.past_exhaustive.verdicts import (
     random_init_reading,
 )
 from experiment_2.record import VERDICTS
-from experiment_2.step_12_depth_trend import UNVALIDATED_KAPPA, change_verdicts, mean_order, range_note
 
 EPS = 2.0**-30
 

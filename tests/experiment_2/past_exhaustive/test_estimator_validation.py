@@ -20,8 +20,9 @@ from experiment_1.files import atomic_write_json, read_json
 from experiment_1.network import MaskFamily
 from experiment_1.report import check_verdicts
 from experiment_1.run import build_setup
-from experiment_2 import step_1_evaluate, step_11_estimator_validation
+from experiment_2 import step_1_evaluate
 from experiment_2.past_exhaustive.sampling import subcubes, walsh
+from experiment_2.past_exhaustive.validation import exhaustive
 from experiment_2.past_exhaustive.validation import replications as rep
 from experiment_2.past_exhaustive.validation import report as validation_report
 from experiment_2.past_exhaustive.validation.passes import TableSpec, table_config
@@ -190,7 +191,7 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
         "--walsh-samples",
         "16",
     )
-    step_11_estimator_validation.main(flags)
+    exhaustive.main(flags)
     summary = read_json(out / "summary.json")
     exact = summary["exact"]
     assert exact["all_within_tolerance"] and exact["committed"]["num_valid"] == 3
@@ -239,10 +240,10 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     for name in ("evaluate_all_masks", "evaluate_mask_family", "evaluate_masks_naive"):
         monkeypatch.setattr(loop, name, no_forward)
     before = (out / "summary.json").read_bytes()
-    store = out / "partial" / step_11_estimator_validation.STEP / "replications"
+    store = out / "partial" / exhaustive.STEP / "replications"
     assert len(list(store.glob("*.json"))) == 2 * 2 * 2  # one file of cells per table (image, projection) and estimator
     shutil.rmtree(store)
-    step_11_estimator_validation.main([*flags, "--workers", "2"])  # the same cells from two processes
+    exhaustive.main([*flags, "--workers", "2"])  # the same cells from two processes
     assert (out / "summary.json").read_bytes() == before
 
     def no_replication(*args: object, **kwargs: object) -> None:
@@ -250,12 +251,12 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
 
     spent = read_json(out / "timing.json")["replication_seconds"]
     monkeypatch.setattr(rep, "replicate_table", no_replication)
-    step_11_estimator_validation.main(flags)  # every table's cells from the store
+    exhaustive.main(flags)  # every table's cells from the store
     assert (out / "summary.json").read_bytes() == before
     timing = read_json(out / "timing.json")  # the stored tables' seconds, not the resume's
     assert timing["replication_seconds"] == spent > timing["replication_wall_seconds_this_call"]
     with pytest.raises(AssertionError, match="replicated"):  # another count is another key
-        step_11_estimator_validation.main([*flags, "--replications", "41"])
+        exhaustive.main([*flags, "--replications", "41"])
 
 
 def parse_only_flags(shards: Path, sample_index: Path, tmp_path: Path, *extra: str) -> list[str]:
@@ -276,7 +277,7 @@ def test_a_table_reads_the_images_of_its_own_sample_list(
     listing = read_json(tiny_sample_index)
     own = tmp_path / "sample_index_later.json"
     atomic_write_json(own, {**listing, "samples": listing["samples"][1:]})
-    args = step_11_estimator_validation.COMMAND.parse(
+    args = exhaustive.COMMAND.parse(
         parse_only_flags(
             tiny_shards,
             tiny_sample_index,
@@ -305,10 +306,10 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
     """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), and the
     question names them alone."""
     flags = parse_only_flags(tiny_shards, tiny_sample_index, tmp_path, "--table", "resnet18:random:32:2")
-    args = step_11_estimator_validation.COMMAND.parse(
+    args = exhaustive.COMMAND.parse(
         [*flags, "--subcube-sizes", "4", "6", "--subcube-draws", "30", "120", "--walsh-samples"]
     )
-    budgets = step_11_estimator_validation.budgets(args)
+    budgets = exhaustive.budgets(args)
     assert args.walsh_samples == [] and [budget["name"] for budget in budgets] == [
         "u=4×30",
         "u=4×120",
@@ -316,12 +317,10 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
         "u=6×120",
     ]
     assert [budget["forwards"] for budget in budgets] == [30 * 16, 120 * 16, 30 * 64, 120 * 64]
-    both = step_11_estimator_validation.budgets(step_11_estimator_validation.COMMAND.parse(flags))
+    both = exhaustive.budgets(exhaustive.COMMAND.parse(flags))
     assert {budget["estimator"] for budget in both} == {"subcubes", "walsh"}
-    assert "do the random sub-cube estimators cover" in step_11_estimator_validation.question(budgets)
-    assert "do the random sub-cube and Walsh random-mask estimators cover" in step_11_estimator_validation.question(
-        both
-    )
+    assert "do the random sub-cube estimators cover" in exhaustive.question(budgets)
+    assert "do the random sub-cube and Walsh random-mask estimators cover" in exhaustive.question(both)
 
 
 def test_the_failing_cells_are_counted_by_how_they_fail() -> None:
@@ -340,7 +339,7 @@ def test_the_failing_cells_are_counted_by_how_they_fail() -> None:
         planted(None, False),  # no interval, biased
         planted(None, True),
     ]
-    counts = step_11_estimator_validation.failing_cell_counts(cells, 1000)
+    counts = exhaustive.failing_cell_counts(cells, 1000)
     assert counts == {
         "cells_with_interval": 5,
         "failing_cells": 5,

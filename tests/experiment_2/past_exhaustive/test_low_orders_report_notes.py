@@ -3,9 +3,9 @@ for every image), and a mean outside the span of the images' own (range-cut) int
 
 from __future__ import annotations
 
-from experiment_2 import step_8_low_orders
+from experiment_2.past_exhaustive import evaluation
+from experiment_2.past_exhaustive.evaluation import shared_design_note
 from experiment_2.past_exhaustive.sampled import NOT_VALIDATED_AT_DEPTH, STRESS_REPORT
-from experiment_2.step_8_low_orders import shared_design_note
 
 
 def block(mean: float, lows: list, highs: list) -> dict:
@@ -45,12 +45,12 @@ def test_no_mean_outside_gives_the_plain_note() -> None:
 def test_an_image_estimate_outside_its_statistic_range_is_marked() -> None:
     """The Walsh table marks the images whose estimate leaves the statistic's range (the share [0, 1], κ_W / L
     [1/L, 1]); an estimate at a bound is inside it."""
-    assert step_8_low_orders.out_of_range_count("low_degree_share", {"per_image": [[1.0], [0.0]]}, 50) == ""
-    marked = step_8_low_orders.out_of_range_count("low_degree_share", {"per_image": [[1.3], [0.5], [-0.1]]}, 50)
+    assert evaluation.out_of_range_count("low_degree_share", {"per_image": [[1.0], [0.0]]}, 50) == ""
+    marked = evaluation.out_of_range_count("low_degree_share", {"per_image": [[1.3], [0.5], [-0.1]]}, 50)
     assert marked == " (2 of 3 out of range: cannot tell)"
     below = {"per_image": [[1 / 40], [0.5]]}  # 1/40: below 1/33, above 1/50
-    assert step_8_low_orders.out_of_range_count("kappa_w_per_block", below, 33) == " (1 of 2 out of range: cannot tell)"
-    assert step_8_low_orders.out_of_range_count("kappa_w_per_block", below, 50) == ""
+    assert evaluation.out_of_range_count("kappa_w_per_block", below, 33) == " (1 of 2 out of range: cannot tell)"
+    assert evaluation.out_of_range_count("kappa_w_per_block", below, 50) == ""
 
 
 def depth_summary(num_blocks: int) -> dict:
@@ -74,11 +74,11 @@ def depth_summary(num_blocks: int) -> dict:
 
 
 def test_past_the_exhaustive_limit_the_estimators_step_15_fails_are_withheld_and_named() -> None:
-    assert step_8_low_orders.withheld(depth_summary(16)) == ()
-    assert step_8_low_orders.withheld(depth_summary(17)) == NOT_VALIDATED_AT_DEPTH
-    at_limit = step_8_low_orders.sampled_sections(depth_summary(16))[0]
+    assert evaluation.withheld(depth_summary(16)) == ()
+    assert evaluation.withheld(depth_summary(17)) == NOT_VALIDATED_AT_DEPTH
+    at_limit = evaluation.sampled_sections(depth_summary(16))[0]
     assert "| vector | variance |" in at_limit and "Not given" not in at_limit
-    deep = step_8_low_orders.sampled_sections(depth_summary(33))[0]
+    deep = evaluation.sampled_sections(depth_summary(33))[0]
     assert "| vector | variance |" not in deep and "| vector | w1 |" in deep
     assert "Not given at L = 33: ebar_4" in deep and STRESS_REPORT in deep
     assert (
