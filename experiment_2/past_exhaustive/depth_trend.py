@@ -1,45 +1,18 @@
-"""Experiment 2, step 12 — does the interaction order rise with depth, in each basis, read from step 8's runs?
-
-Question: from one depth to the next (e.g. ResNet-50, L = 16 → ResNet-101, L = 33 → ResNet-152, L = 50), does the
-interaction order rise — in the Möbius basis, the mean order of the exact per-coefficient energies of orders 1 … k,
-m̄ = Σ_j j·ē_j / Σ_j ē_j (ē_j = E_j / C(L, j), at the all-off network and about the full network); in the Walsh basis,
-the mean degree per block κ_W / L, and the low-degree share (W_1 + W_2 + W_3) / Var h falling? Every quantity decided
-here is a ratio of energies of one function, unchanged when the output is scaled: a ratio of a corner's low-order
-energy to Var h or to ‖h(full) − h(∅)‖² is not (the corner's energies and the function's spread over all masks grow
-differently when the activations grow with depth), so those are reported beside ē_j and decided nothing. Each change is
-the paired bootstrap CI over the images both runs evaluated of the mean change, the Walsh ones widened to cover every
-image's own interval of the change (from the two runs' per-image 95 % intervals: one seeded design serves every image
-of a run, so its sampling error is shared by them; experiment_2/past_exhaustive/verdicts.py, depth_change_verdict);
-where the CI straddles 0 it cannot tell, and where an estimate of either run lies outside its quantity's range
-(κ_W / L in [1/L, 1], the share in [0, 1]) it is "cannot tell (estimator out of range)". A share change is saturated
-where either run's own share verdict is. The two bases are set side by side (``basis.*``): both decided the same way,
-"Möbius only" (the Walsh basis does not decide), "reverses in the Walsh basis" (decided the other way).
-
-A random-init run whose batch norm kept its initial statistics is refused: its activations grow or vanish with depth,
-so every change across depths measures that growth (step 8 with --calibrate-batchnorm N). Reads only the runs'
-summary.json, evaluates nothing.
-
-Inputs:  --runs: two or more step-8 output folders (summary.json each), any order (sorted by L).
-Outputs: <output-dir>/summary.json, REPORT.md.
-
-    python -m experiment_2.step_12_depth_trend --runs experiment_2/results_low_orders_resnet50_random_64px \\
-        experiment_2/results_low_orders_resnet101_random_64px experiment_2/results_low_orders_resnet152_random_64px \\
-        --output-dir experiment_2/results_low_orders_depth_trend_random_64px
-"""
+"""Step 12's body (experiment_2/step_12_depth_trend.py states its question, inputs and outputs): read the step-8
+runs, pair their images, decide each change with depth and the two bases side by side, write the summary and the
+REPORT."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from math import comb
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from experiment_1.errors import PipelineError, run_cli
+from experiment_1.errors import PipelineError
 from experiment_1.files import atomic_write_json, atomic_write_text, read_json
 from experiment_1.report import SATURATED, bootstrap_mean_ci_rows, format_number, markdown_table, verdict_lines
-from experiment_1.run import Command, flag, run_config
 from experiment_2.past_exhaustive.low_orders import PROJECTIONS
 from experiment_2.past_exhaustive.sampled import EXHAUSTIVE_LIMIT, NOT_VALIDATED_AT_DEPTH, STRESS_REPORT
 from experiment_2.past_exhaustive.sampling.walsh import statistic_range
@@ -50,6 +23,7 @@ from experiment_2.past_exhaustive.verdicts import (
     outside_range,
     random_init_reading,
 )
+from experiment_2.step_12_depth_trend import DepthTrendFlags
 
 STEP = "experiment_2.step_12_depth_trend"
 PRODUCER = "experiment_2_low_orders"
@@ -63,30 +37,6 @@ UNVALIDATED_KAPPA = (
     f"is heavy-tailed or explodes over the masks ({STRESS_REPORT}); step 8's REPORT of each run gives its relative "
     "standard error of Var h to set beside step 15's families"
 )
-
-
-@dataclass(frozen=True)
-class DepthTrendFlags:
-    """The step's flags: two or more step-8 folders, where the trend goes, the bootstrap's seed."""
-
-    runs: list[Path] = flag(
-        "step-8 output folders (two or more)",
-        nargs="+",
-        path="folder",
-        what="step-8 output folder",
-        fix="run python -m experiment_2.step_8_low_orders into it first",
-    )
-    output_dir: Path = flag("where summary.json and REPORT.md go", path="output")
-    seed: int = flag("the bootstrap's seed (default: %(default)s)", type=run_config.seed, default=0)
-
-    def problems(self) -> list[str]:
-        """Fewer than two runs."""
-        if len(self.runs) < 2:
-            return [f"--runs: a change with depth needs two or more step-8 folders, got {len(self.runs)}"]
-        return []
-
-
-COMMAND = Command(__doc__, DepthTrendFlags, None)
 
 
 def load_run(folder: Path) -> dict[str, Any]:
@@ -379,15 +329,11 @@ def report_markdown(summary: dict[str, Any]) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = COMMAND.parse(argv)
+def run(args: DepthTrendFlags) -> None:
+    """The step on its checked flags (module docstring)."""
     runs = sorted((load_run(folder) for folder in args.runs), key=lambda run: run["summary"]["num_blocks"])
     summary = build_summary(runs, args.seed)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_json(args.output_dir / "summary.json", summary)
     atomic_write_text(args.output_dir / "REPORT.md", report_markdown(summary))
     print(f"wrote {args.output_dir / 'summary.json'} and REPORT.md")
-
-
-if __name__ == "__main__":
-    run_cli(main)

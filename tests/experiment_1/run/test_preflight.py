@@ -135,7 +135,7 @@ def test_the_too_deep_refusal_offers_the_low_orders_step_and_its_flags_exist(mon
             in refusal
         )
         assert "\n" not in refusal
-    from experiment_2.past_exhaustive.evaluation import COMMAND
+    from experiment_2.step_8_low_orders import COMMAND
 
     assert "--order" in line and "--dry-run" in line
     parsed = COMMAND.parser().parse_args(["--order", "2", "--dry-run"])  # flags that step has

@@ -14,6 +14,7 @@ import pytest
 
 from experiment_1.errors import PipelineError
 from experiment_1.files import read_json
+from experiment_2 import step_15_estimator_stress
 from experiment_2.past_exhaustive.sampled import NOT_VALIDATED_AT_DEPTH
 from experiment_2.past_exhaustive.validation import replications, resume, stress, synthetic
 from experiment_2.past_exhaustive.validation.synthetic import FAMILIES, synthetic_function
@@ -69,7 +70,7 @@ def test_a_tiny_run_writes_its_summary_and_a_rerun_replicates_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     flags = [*TINY, "--subcube-draws", "5", "--output-dir", str(tmp_path)]
-    stress.main(flags)
+    step_15_estimator_stress.main(flags)
     summary = read_json(tmp_path / "summary.json")
     assert len(summary["functions"]) == len(FAMILIES) * 2
     names = {row["statistic"] for row in summary["statistics"]}
@@ -92,13 +93,13 @@ def test_a_tiny_run_writes_its_summary_and_a_rerun_replicates_nothing(
         raise AssertionError("a rerun replicated a function it holds")
 
     monkeypatch.setattr(replications, "replicate_table", no_replication)
-    stress.main(flags)
+    step_15_estimator_stress.main(flags)
     assert read_json(tmp_path / "summary.json")["cells"] == json.loads(before)["cells"]
 
 
 def test_a_depth_below_the_sub_cube_size_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PipelineError, match="--depths"):
-        stress.parse([*TINY[:2], "2", "--output-dir", str(tmp_path)])
+        step_15_estimator_stress.COMMAND.parse([*TINY[:2], "2", "--output-dir", str(tmp_path)])
 
 
 def test_step_8_withholds_exactly_what_the_committed_stress_check_fails() -> None:

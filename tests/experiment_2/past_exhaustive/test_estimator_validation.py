@@ -20,12 +20,13 @@ from experiment_1.files import atomic_write_json, read_json
 from experiment_1.network import MaskFamily
 from experiment_1.report import check_verdicts
 from experiment_1.run import build_setup
-from experiment_2 import step_1_evaluate
+from experiment_2 import step_1_evaluate, step_11_estimator_validation
 from experiment_2.past_exhaustive.sampling import subcubes, walsh
 from experiment_2.past_exhaustive.validation import exhaustive
 from experiment_2.past_exhaustive.validation import replications as rep
 from experiment_2.past_exhaustive.validation import report as validation_report
-from experiment_2.past_exhaustive.validation.passes import TableSpec, table_config
+from experiment_2.past_exhaustive.validation.passes import table_config
+from experiment_2.past_exhaustive.validation.table_spec import TableSpec
 from experiment_2.past_exhaustive.validation.tables import butterfly_low, family_coefficients, low_sets
 
 
@@ -191,7 +192,7 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
         "--walsh-samples",
         "16",
     )
-    exhaustive.main(flags)
+    step_11_estimator_validation.main(flags)
     summary = read_json(out / "summary.json")
     exact = summary["exact"]
     assert exact["all_within_tolerance"] and exact["committed"]["num_valid"] == 3
@@ -243,7 +244,7 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     store = out / "partial" / exhaustive.STEP / "replications"
     assert len(list(store.glob("*.json"))) == 2 * 2 * 2  # one file of cells per table (image, projection) and estimator
     shutil.rmtree(store)
-    exhaustive.main([*flags, "--workers", "2"])  # the same cells from two processes
+    step_11_estimator_validation.main([*flags, "--workers", "2"])  # the same cells from two processes
     assert (out / "summary.json").read_bytes() == before
 
     def no_replication(*args: object, **kwargs: object) -> None:
@@ -251,12 +252,12 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
 
     spent = read_json(out / "timing.json")["replication_seconds"]
     monkeypatch.setattr(rep, "replicate_table", no_replication)
-    exhaustive.main(flags)  # every table's cells from the store
+    step_11_estimator_validation.main(flags)  # every table's cells from the store
     assert (out / "summary.json").read_bytes() == before
     timing = read_json(out / "timing.json")  # the stored tables' seconds, not the resume's
     assert timing["replication_seconds"] == spent > timing["replication_wall_seconds_this_call"]
     with pytest.raises(AssertionError, match="replicated"):  # another count is another key
-        exhaustive.main([*flags, "--replications", "41"])
+        step_11_estimator_validation.main([*flags, "--replications", "41"])
 
 
 def parse_only_flags(shards: Path, sample_index: Path, tmp_path: Path, *extra: str) -> list[str]:
@@ -277,7 +278,7 @@ def test_a_table_reads_the_images_of_its_own_sample_list(
     listing = read_json(tiny_sample_index)
     own = tmp_path / "sample_index_later.json"
     atomic_write_json(own, {**listing, "samples": listing["samples"][1:]})
-    args = exhaustive.COMMAND.parse(
+    args = step_11_estimator_validation.COMMAND.parse(
         parse_only_flags(
             tiny_shards,
             tiny_sample_index,
@@ -306,7 +307,7 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
     """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), and the
     question names them alone."""
     flags = parse_only_flags(tiny_shards, tiny_sample_index, tmp_path, "--table", "resnet18:random:32:2")
-    args = exhaustive.COMMAND.parse(
+    args = step_11_estimator_validation.COMMAND.parse(
         [*flags, "--subcube-sizes", "4", "6", "--subcube-draws", "30", "120", "--walsh-samples"]
     )
     budgets = exhaustive.budgets(args)
@@ -317,7 +318,7 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
         "u=6×120",
     ]
     assert [budget["forwards"] for budget in budgets] == [30 * 16, 120 * 16, 30 * 64, 120 * 64]
-    both = exhaustive.budgets(exhaustive.COMMAND.parse(flags))
+    both = exhaustive.budgets(step_11_estimator_validation.COMMAND.parse(flags))
     assert {budget["estimator"] for budget in both} == {"subcubes", "walsh"}
     assert "do the random sub-cube estimators cover" in exhaustive.question(budgets)
     assert "do the random sub-cube and Walsh random-mask estimators cover" in exhaustive.question(both)

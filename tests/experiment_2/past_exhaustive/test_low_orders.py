@@ -18,7 +18,7 @@ from experiment_1.files import read_json
 from experiment_1.mobius.transform import mobius_transform
 from experiment_1.network.engines import evaluate_all_masks
 from experiment_1.network.registry import build_gated_stack
-from experiment_2.past_exhaustive import evaluation
+from experiment_2 import step_8_low_orders
 from experiment_2.past_exhaustive.sampling.walsh import walsh_design
 
 
@@ -39,7 +39,7 @@ def test_low_orders_equal_the_dense_butterfly_at_both_corners(
         "--random-masks",
         "16",
     )
-    evaluation.main(flags)
+    step_8_low_orders.main(flags)
     summary = read_json(out / "summary.json")
     arrays = np.load(out / "per_image.npz")
     assert (
@@ -84,6 +84,6 @@ def test_low_orders_equal_the_dense_butterfly_at_both_corners(
 
 def test_an_order_above_the_depth_is_one_line(tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path) -> None:
     with pytest.raises(PipelineError, match=r"^--order 9: the network has L = 8"):
-        evaluation.main(
+        step_8_low_orders.main(
             evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "x", "--order", "9", "--resolution", "32")
         )

@@ -11,9 +11,10 @@ import pytest
 from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
 from experiment_1.run import setup as run_setup
-from experiment_2.past_exhaustive import depth_trend, evaluation
+from experiment_2 import step_8_low_orders, step_11_estimator_validation, step_12_depth_trend
+from experiment_2.past_exhaustive import evaluation
 from experiment_2.past_exhaustive.sampling.subcubes import VALIDATED_DRAWS
-from experiment_2.past_exhaustive.validation import exhaustive, passes
+from experiment_2.past_exhaustive.validation import passes
 
 FLAGS = ("--arch", "resnet18", "--order", "2", "--resolution", "32", "--random-masks", "12", "--limit", "2")
 SUBCUBES = ("--subcube-size", "3", "--subcubes", "3")
@@ -31,30 +32,30 @@ def test_bad_flags_are_one_line(
     tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, extra: tuple[str, ...], message: str
 ) -> None:
     with pytest.raises(PipelineError, match=message) as error:
-        evaluation.main(evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "x", *FLAGS, *extra))
+        step_8_low_orders.main(evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "x", *FLAGS, *extra))
     assert "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize(
     ("module", "extra", "message"),
     [
-        (evaluation, ("--random-masks", "1"), "--random-masks: 1 is not allowed; use an integer ≥ 2"),
-        (evaluation, ("--subcube-size", "-1"), "--subcube-size: -1 is not allowed; use an integer ≥ 0"),
-        (evaluation, ("--order", "0"), "--order: 0 is not allowed; use an integer ≥ 1"),
-        (exhaustive, ("--subcube-sizes", "4", "0"), "--subcube-sizes: 0 is not allowed"),
+        (step_8_low_orders, ("--random-masks", "1"), "--random-masks: 1 is not allowed; use an integer ≥ 2"),
+        (step_8_low_orders, ("--subcube-size", "-1"), "--subcube-size: -1 is not allowed; use an integer ≥ 0"),
+        (step_8_low_orders, ("--order", "0"), "--order: 0 is not allowed; use an integer ≥ 1"),
+        (step_11_estimator_validation, ("--subcube-sizes", "4", "0"), "--subcube-sizes: 0 is not allowed"),
         (
-            exhaustive,
+            step_11_estimator_validation,
             ("--subcube-draws", "0"),
             "--subcube-draws: 0 is not allowed; use an integer ≥ 3",
         ),
         (
-            exhaustive,
+            step_11_estimator_validation,
             ("--walsh-samples", "1"),
             "--walsh-samples: 1 is not allowed; use an integer ≥ 2",
         ),
-        (exhaustive, ("--order", "0"), "--order: 0 is not allowed"),
-        (exhaustive, ("--replications", "1"), "--replications: 1 is not allowed; use an integer ≥ 2"),
-        (exhaustive, ("--workers", "0"), "--workers: 0 is not allowed"),
+        (step_11_estimator_validation, ("--order", "0"), "--order: 0 is not allowed"),
+        (step_11_estimator_validation, ("--replications", "1"), "--replications: 1 is not allowed; use an integer ≥ 2"),
+        (step_11_estimator_validation, ("--workers", "0"), "--workers: 0 is not allowed"),
     ],
 )
 def test_a_flag_out_of_its_range_is_refused_while_parsing(
@@ -72,7 +73,7 @@ def test_a_flag_out_of_its_range_is_refused_while_parsing(
     committed = tmp_path / "per_image.npz"
     committed.write_bytes(b"")
     step_11 = ("--committed", str(committed), "--table", "resnet18:random:32:2")
-    own = step_11 if module is exhaustive else ()
+    own = step_11 if module is step_11_estimator_validation else ()
     with pytest.raises(SystemExit) as exit_info:
         module.main(evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "x", *own, *extra))
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
@@ -102,7 +103,9 @@ def test_step_11_s_bounds_by_l_are_checked_once_every_network_is_built_before_an
     flags = ("--arch", "resnet18", "--resolution", "32", "--limit", "2", "--committed", str(committed))
     tables = ("--table", "resnet18:random:32:2", "--table", "resnet34:random:32:2")
     with pytest.raises(PipelineError, match=message) as error:
-        exhaustive.main(evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "x", *flags, *tables, *extra))
+        step_11_estimator_validation.main(
+            evaluation_flags(tiny_shards, tiny_sample_index, tmp_path / "x", *flags, *tables, *extra)
+        )
     assert "\n" not in str(error.value) and built == ["resnet18", "resnet18", "resnet34"]
 
 
@@ -110,7 +113,7 @@ def test_a_dry_run_prints_the_cost_of_every_pass_and_writes_nothing(
     tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "dry"
-    evaluation.main(evaluation_flags(tiny_shards, tiny_sample_index, out, *FLAGS, *SUBCUBES, "--dry-run"))
+    step_8_low_orders.main(evaluation_flags(tiny_shards, tiny_sample_index, out, *FLAGS, *SUBCUBES, "--dry-run"))
     printed = capsys.readouterr().out
     for part in ("family off: 37 masks", "family on: 37 masks", "random masks:", "sub-cubes: 24 masks"):
         assert part in printed
@@ -119,9 +122,9 @@ def test_a_dry_run_prints_the_cost_of_every_pass_and_writes_nothing(
 
 def test_the_depth_reader_refuses_one_run(tmp_path: Path) -> None:
     with pytest.raises(PipelineError, match=r"^--runs: a change with depth needs two or more"):
-        depth_trend.main(["--runs", str(tmp_path), "--output-dir", str(tmp_path / "o")])
+        step_12_depth_trend.main(["--runs", str(tmp_path), "--output-dir", str(tmp_path / "o")])
     with pytest.raises(PipelineError, match=r"summary.json: no summary; run python -m experiment_2.step_8"):
-        depth_trend.main(["--runs", str(tmp_path), str(tmp_path), "--output-dir", str(tmp_path / "o")])
+        step_12_depth_trend.main(["--runs", str(tmp_path), str(tmp_path), "--output-dir", str(tmp_path / "o")])
 
 
 def test_the_default_draws_are_the_validated_ones_and_the_report_says_so(
@@ -129,7 +132,7 @@ def test_the_default_draws_are_the_validated_ones_and_the_report_says_so(
 ) -> None:
     """Step 8 draws, by default, the sub-cubes step 11 validates the intervals at; a run at that many says it reaches
     them, one below says it does not (in bold)."""
-    args = evaluation.COMMAND.parse(evaluation_flags(tiny_shards, tiny_sample_index, tmp_path, *FLAGS))
+    args = step_8_low_orders.COMMAND.parse(evaluation_flags(tiny_shards, tiny_sample_index, tmp_path, *FLAGS))
     assert args.subcubes == VALIDATED_DRAWS
     at = {"draws": VALIDATED_DRAWS, "validated_draws": VALIDATED_DRAWS, "draws_validated": True}
     assert evaluation.draws_sentence(at) == (

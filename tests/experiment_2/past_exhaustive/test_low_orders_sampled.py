@@ -21,7 +21,7 @@ from experiment_1.network.engines import evaluate_all_masks
 from experiment_1.network.registry import build_gated_stack
 from experiment_1.report import CANNOT_TELL, OUT_OF_RANGE, check_verdicts
 from experiment_1.run import loop
-from experiment_2.past_exhaustive import depth_trend, evaluation
+from experiment_2 import step_8_low_orders, step_12_depth_trend
 from experiment_2.past_exhaustive.sampling.subcubes import (
     VALIDATED_DRAWS,
     draw_subcubes,
@@ -43,7 +43,7 @@ SUBCUBES = ("--subcube-size", "3", "--subcubes", "3")
 @pytest.fixture
 def run(tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path) -> Path:
     out = tmp_path / "low"
-    evaluation.main(evaluation_flags(tiny_shards, tiny_sample_index, out, *FLAGS, *SUBCUBES))
+    step_8_low_orders.main(evaluation_flags(tiny_shards, tiny_sample_index, out, *FLAGS, *SUBCUBES))
     return out
 
 
@@ -108,14 +108,14 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
     estimate = read_json(run / "timing.json")["cost_estimate"]
     for name in ("evaluate_all_masks", "evaluate_mask_family", "evaluate_masks_naive"):
         monkeypatch.setattr(loop, name, lambda *args, **kwargs: pytest.fail("a batch was recomputed"))
-    evaluation.main(evaluation_flags(tiny_shards, tiny_sample_index, run, *FLAGS, *SUBCUBES))
+    step_8_low_orders.main(evaluation_flags(tiny_shards, tiny_sample_index, run, *FLAGS, *SUBCUBES))
     assert (run / "summary.json").read_bytes() == before
     assert read_json(run / "timing.json")["cost_estimate"] == estimate
 
     # the depth reader refuses a random-init run with batch norm at its initial statistics
     trend = run.parent / "trend"
     with pytest.raises(PipelineError, match=r"summary.json: a random-init network with batch norm at its initial"):
-        depth_trend.main(["--runs", str(run), str(run), "--output-dir", str(trend)])
+        step_12_depth_trend.main(["--runs", str(run), str(run), "--output-dir", str(trend)])
     # ... and reads two calibrated runs of the same images (the same network twice: a change of exactly 0)
     calibrated = read_json(run / "summary.json")
     calibrated["config"]["batchnorm_calibration"] = {"images": 4}
@@ -123,7 +123,7 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
     for folder in (first, second):
         folder.mkdir()
         (folder / "summary.json").write_text(json.dumps(calibrated))
-    depth_trend.main(["--runs", str(first), str(second), "--output-dir", str(trend)])
+    step_12_depth_trend.main(["--runs", str(first), str(second), "--output-dir", str(trend)])
     trend_summary = read_json(trend / "summary.json")
     check_verdicts(trend_summary, trend / "summary.json", VERDICTS[trend_summary["experiment"]])
     kinds = {entry["id"].split(".")[0] for entry in trend_summary["verdicts"]}
@@ -139,7 +139,7 @@ def test_sampled_parts_equal_the_estimators_on_the_exhaustive_table(
         if entry["id"] == "walsh_low_degree_share.vector":
             entry["decision"] = "saturated"
     (second / "summary.json").write_text(json.dumps(calibrated))
-    depth_trend.main(["--runs", str(first), str(second), "--output-dir", str(trend)])
+    step_12_depth_trend.main(["--runs", str(first), str(second), "--output-dir", str(trend)])
     decisions = {entry["id"]: entry for entry in read_json(trend / "summary.json")["verdicts"]}
     share = decisions["low_degree_share.vector.L8_to_L8"]
     outside = any(OUT_OF_RANGE in note for note in share["notes"])
