@@ -167,6 +167,8 @@ reports: $(BIN)/.installed
 			--smooth experiment_2/results_3c_$${arch}_smooth/summary_all.json || exit 1; done
 	$(BIN)/python -m experiment_2.step_7_law_test --sweep experiment_2/results_3c_resnet18_first_block_held/summary_all.json
 	$(HELD_LAW_TESTS)
+	for folder in experiment_2/results_estimator_validation experiment_2/results_estimator_validation_120_draws; do \
+		$(BIN)/python -m experiment_2.past_exhaustive.validation.report --output-dir $$folder || exit 1; done
 	$(BIN)/python -m paper.depth_compare --ladder efficientnet_lite0 efficientnet_lite1 efficientnet_lite2 --suffix _sample \
 		--resolution-control _240px_sample --output paper/results_depth_efficientnet_lite_sample/depth.json
 	$(BIN)/python -m paper.make_tables
@@ -208,14 +210,15 @@ NULL_CALIBRATION ?= 50
 NULL_DIR := experiment_2/results_efficientnet_lite0_null_seeds
 LITE0_SPECTRUM := experiment_2/results_efficientnet_lite0_sample/summary.json
 
-.PHONY: offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
+.PHONY: offline-results-low-orders offline-results-estimator-stress offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px
 # The committed runs used one intra-op thread; convolution kernels may sum in another order with more threads,
 # which moves logits within float32 round-off. OFFLINE_THREADS=1 reproduces them bit for bit on the same CPU.
 OFFLINE_THREADS ?= 1
-offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
+offline-results-low-orders offline-results-estimator-stress offline-results-estimator-validation offline-results-estimator-validation-draws offline-results offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth offline-results-lite1 offline-results-lite2 offline-results-lite0-240px: \
 	export OMP_NUM_THREADS = $(OFFLINE_THREADS)
 offline-results: offline-results-lite0 offline-results-null-seeds offline-results-3c offline-results-exp4 offline-results-exp4-shapley offline-results-exp5 offline-results-depth \
-	offline-results-low-orders offline-results-estimator-validation offline-results-estimator-validation-draws
+	offline-results-low-orders offline-results-estimator-stress offline-results-estimator-validation \
+	offline-results-estimator-validation-draws
 	$(BIN)/python -m paper.make_tables
 
 # EfficientNet-Lite0, Experiments 1, 2 and 3 from one all-mask pass over the 250 test-shard images and the λ sweep
@@ -331,18 +334,29 @@ DEPTH_SWEEP_IMAGES ?= 6
 DEPTH_INDEX_VAL := experiment_1/sample_index_sample_val_12x4.json
 
 # Experiment 2 past the exhaustive pass (step 8, then the depth reader, step 12): random-init ResNet-50/101/152 at
-# 64 px on 3 images, k = 3 at both corners, 1024 Walsh base masks, 120 sub-cubes of 8 blocks (the draws step 11
-# validates) — a demonstration and a null.
+# 64 px with batch norm calibrated on the 50 test images after the 8 evaluated ones, k = 3 at both corners, 1024 Walsh
+# base masks, 120 sub-cubes of 8 blocks — a null for trained networks of the same depths. One target per network (each
+# resumable; run one after another), then the depth reader over the three.
 LOW_ORDER_ARCHS := resnet50 resnet101 resnet152
-offline-results-low-orders: $(BIN)/.installed
-	for arch in $(LOW_ORDER_ARCHS); do \
-		$(BIN)/python -m experiment_2.step_8_low_orders --arch $$arch --weights random --resolution 64 --order 3 \
-			--data-dir $(SAMPLE_DATA) --sample-index $(SAMPLE_INDEX) --limit 3 --batch-size 1 --num-workers 0 --seed 0 \
-			--subcube-size 8 --subcubes 120 --output-dir experiment_2/results_low_orders_$${arch}_random_64px || exit 1; \
-	done
+LOW_ORDER_IMAGES ?= 8
+LOW_ORDER_CALIBRATION ?= 50
+LOW_ORDER_RUN = $(BIN)/python -m experiment_2.step_8_low_orders --arch $(1) --weights random \
+	--calibrate-batchnorm $(LOW_ORDER_CALIBRATION) --resolution 64 --order 3 --data-dir $(SAMPLE_DATA) \
+	--sample-index $(SAMPLE_INDEX) --limit $(LOW_ORDER_IMAGES) --batch-size 1 --num-workers 0 --seed 0 \
+	--subcube-size 8 --subcubes 120 --output-dir experiment_2/results_low_orders_$(1)_random_64px
+.PHONY: $(foreach arch,$(LOW_ORDER_ARCHS),offline-results-low-orders-$(arch))
+$(foreach arch,$(LOW_ORDER_ARCHS),offline-results-low-orders-$(arch)): export OMP_NUM_THREADS = $(OFFLINE_THREADS)
+$(foreach arch,$(LOW_ORDER_ARCHS),offline-results-low-orders-$(arch)): offline-results-low-orders-%: $(BIN)/.installed
+	$(call LOW_ORDER_RUN,$*)
+offline-results-low-orders: $(foreach arch,$(LOW_ORDER_ARCHS),offline-results-low-orders-$(arch))
 	$(BIN)/python -m experiment_2.step_12_depth_trend \
 		--runs $(foreach arch,$(LOW_ORDER_ARCHS),experiment_2/results_low_orders_$(arch)_random_64px) \
 		--output-dir experiment_2/results_low_orders_depth_trend_random_64px
+# Step 8's estimators stressed at L = 33 and 50 on synthetic set functions of known spectrum (no network), at step 8's
+# budgets: 4 families × 2 depths × 2 projections, 300 replications each (resumable).
+offline-results-estimator-stress: $(BIN)/.installed
+	$(BIN)/python -m experiment_2.step_15_estimator_stress --replications 300 --workers 1 --seed 0 \
+		--output-dir experiment_2/results_estimator_stress
 # The estimators past the exhaustive pass against exhaustive tables (experiment_2.step_11_estimator_validation):
 # the family pass against Lite1's committed 24-image energies, and sub-cube / Walsh replications on exhaustive tables
 # of 4 Lite1 images and 4 random-init ResNet-34 images at 32 px, and two held-out sets: ResNet-34 on test images 8-11

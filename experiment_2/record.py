@@ -50,7 +50,10 @@ VERDICTS: dict[int | str, VerdictTable] = {
         ("walsh_low_degree_share.*", f"{_PAST}:LOW_DEGREE"),
         ("surrogate_r2.*", f"{_PAST}:SURROGATE"),
     ),
-    "experiment_2_depth_trend": (("*", f"{_PAST}:DEPTH_CHANGE"),),
+    "experiment_2_depth_trend": (
+        ("basis.*", f"{_PAST}:BASIS_CHANGE"),
+        ("*", f"{_PAST}:DEPTH_CHANGE"),
+    ),
 }
 """The rule of each verdict id its summaries carry, by their ``experiment`` value (experiment_1.report.rules)."""
 

@@ -67,6 +67,7 @@ _EXPORTS: dict[str, str] = {
     "NEAR_BOUND_MARGIN": "verdicts",
     "NOT_CONVERGED": "verdicts",
     "NO_POWER": "verdicts",
+    "OUT_OF_RANGE": "verdicts",
     "POST_HOC": "verdicts",
     "POWER": "verdicts",
     "SATURATED": "verdicts",

@@ -20,7 +20,9 @@ not: a CI that covers both answers, or that contains the seed's value, or a test
 :func:`power_guard`), ``cannot tell (not converged)`` (a limit whose estimates still move across the last
 steps of its grid: a cannot tell with its cause), ``cannot tell (no power)`` (a test whose best attainable p — its
 floor for the data at hand: 1/(n + 1) for n permutations, 2·0.5^n for an exact sign test on n untied pairs, times
-the family size under Holm — exceeds α: no outcome could have decided), ``cannot tell (partly contradicted)`` (a claim
+the family size under Holm — exceeds α: no outcome could have decided), ``cannot tell (estimator out of range)`` (an
+estimate outside its quantity's range, e.g. a share above 1: the estimator's noise, never a measure at its bound),
+``cannot tell (partly contradicted)`` (a claim
 of parts where one part fails while others cannot tell: :func:`parts_decision`), ``consistent (post hoc)`` (a law that agrees with the data it was
 fitted to: not a test until it meets other data), ``saturated`` (the measure sits at its bound, within :data:`NEAR_BOUND_MARGIN` of it, or
 at one value, on ≥ 90 % of images: it cannot move, so it says nothing), ``constant`` (one value on every
@@ -68,12 +70,14 @@ NOT_CONVERGED = (
 POST_HOC = "consistent (post hoc)"  # a law that holds on the data it was fitted to: not a test
 NO_POWER = "cannot tell (no power)"  # a test whose best attainable p exceeds α: no outcome of it could decide
 PARTLY_CONTRADICTED = "cannot tell (partly contradicted)"  # a claim of parts: one part fails, others cannot tell
+OUT_OF_RANGE = "cannot tell (estimator out of range)"  # an estimate outside its quantity's range: noise, not a bound
 DECISIONS = (
     HOLDS,
     FAILS,
     CANNOT_TELL,
     NOT_CONVERGED,
     NO_POWER,
+    OUT_OF_RANGE,
     PARTLY_CONTRADICTED,
     POST_HOC,
     SATURATED,

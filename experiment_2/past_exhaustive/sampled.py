@@ -27,6 +27,28 @@ from experiment_2.past_exhaustive.sampling.subcubes import subcube_estimates, su
 from experiment_2.past_exhaustive.sampling.walsh import WalshDesign, estimate_names, walsh_estimates
 
 FIELDS = ("estimate", "ci_low", "ci_high", "se")  # per statistic: its estimate, interval and standard error
+EXHAUSTIVE_LIMIT = 16  # the depth up to which the exhaustive step 1 gives p_k, C≤3, κ and the peak order
+# The estimators whose 95 % intervals step 15 (experiment_2/results_estimator_stress) finds outside [90 %, 99 %] at
+# L = 50 on some of its synthetic families — each covering too little, none biased: step 8's REPORT does not give them
+# past the exhaustive limit (its summary keeps them). The Walsh summaries by name, the sub-cube orders as ebar_<j>;
+# tests/experiment_2/past_exhaustive/test_estimator_stress.py holds this to the committed summary's failing list.
+NOT_VALIDATED_AT_DEPTH = (
+    "ebar_4",
+    "ebar_5",
+    "ebar_6",
+    "ebar_7",
+    "variance",
+    "influence",
+    "kappa_w",
+    "kappa_w_per_block",
+    "stability_0.95",
+    "stability_0.9",
+    "stability_0.75",
+    "stability_0.5",
+    "w2",
+    "w3",
+)
+STRESS_REPORT = "experiment_2/results_estimator_stress/REPORT.md"
 
 
 def walsh_per_image(design: WalshDesign, design_logits: np.ndarray, predicted: np.ndarray) -> dict[str, np.ndarray]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
-import torch
 
 from experiment_1 import mobius
 from experiment_2.past_exhaustive.sampling.bootstrap import bootstrap_t_limits
@@ -85,6 +84,8 @@ def subcube_order_means(values: np.ndarray) -> np.ndarray:
     projection). Returns ``(num_draws, size + 1)`` float64: entry ``[d, k]`` is the mean of ``‖Δ_S‖²`` (summed over the
     ``C`` columns) over the ``C(size, k)`` sets ``S ⊆ U_d`` with ``|S| = k``; column 0 is ``‖h(∅)‖²``.
     """
+    import torch  # here, not atop: step 8's flags read this module's constants before torch loads
+
     values = np.asarray(values, dtype=np.float64)
     if values.ndim != 3:
         raise ValueError(f"values must be (num_draws, 2^size, C), got shape {values.shape}")

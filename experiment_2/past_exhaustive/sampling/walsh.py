@@ -51,10 +51,12 @@ __all__ = [
     "WalshDesign",
     "estimate_names",
     "krawtchouk",
+    "statistic_range",
     "surrogate_r2_by_size",
     "walsh_design",
     "walsh_estimates",
     "walsh_exact",
+    "walsh_statistics",
 ]
 
 RHOS: tuple[float, ...] = (0.95, 0.9, 0.75, 0.5)
@@ -353,6 +355,26 @@ def _pair_intervals(
     return [_cut(float(low), float(high), 0.0, float(bound)) for low, high, bound in zip(*limits, upper_bounds)]
 
 
+def statistic_range(name: str, num_blocks: int) -> tuple[float, float, str]:
+    """The range of the Walsh summary ``name`` (of :func:`estimate_names`) on ``num_blocks`` blocks, ``(floor, ceiling,
+    cut)``: variance, influence and the weights at least 0, κ_W a mean degree in [1, L] (κ_W / L in [1/L, 1]),
+    ``stability_ρ`` a mean of ``ρ^{|S|}`` over degrees 1 … L in [ρ^L, ρ], the low-degree share in [0, 1]; ``cut`` names
+    the cut of an interval to it. The intervals are cut to the range and the estimates are not (each is unbiased, or a
+    ratio of unbiased ones), so an estimate outside it is the estimator's noise, not a value of the quantity."""
+    if name in ("variance", "influence") or name in {f"w{k}" for k in range(1, MAX_DEGREE + 1)}:
+        return 0.0, np.inf, "cut at 0"
+    if name == "kappa_w":
+        return 1.0, float(num_blocks), "cut to [1, L]"
+    if name == "kappa_w_per_block":
+        return 1 / num_blocks, 1.0, "cut to [1/L, 1]"
+    if name.startswith("stability_"):
+        rho = float(name.removeprefix("stability_"))
+        return rho**num_blocks, rho, "cut to [ρ^L, ρ]"
+    if name == "low_degree_share":
+        return 0.0, 1.0, "cut to [0, 1]"
+    raise ValueError(f"no Walsh summary named {name!r}; the names are estimate_names()")
+
+
 def _cut(low: float, high: float, floor: float, ceiling: float) -> tuple[float, float]:
     """An interval's ends, each moved into its statistic's range ``[floor, ceiling]`` (a cut to the parameter space
     never drops the exact value); a NaN end stays NaN."""
@@ -491,7 +513,7 @@ def walsh_estimates(
     pair_estimates = np.append(weights, share)
     estimates_without = np.vstack([weights_without, share_without])  # (J + 1, m)
     pseudo_values = (count * pair_estimates[:, None] - (count - 1) * estimates_without).T
-    bounds = np.array([np.inf] * MAX_DEGREE + [1.0])
+    bounds = np.array([statistic_range(name, num_blocks)[1] for name in pair_names])
     pair_errors = np.array([errors[name] for name in pair_names])
     variance_pseudo_values = np.column_stack(
         [count * whole - (count - 1) * without for whole, without in (left_out[name] for name in pair_names)]
@@ -509,30 +531,20 @@ def walsh_estimates(
         "kappa_w_per_block": (influence_row, square, float(num_blocks)),
     }
     unit_intervals = _unit_bootstrap_t_intervals(unit_terms, ratios, tail, seed)
-    # each unit statistic's range (κ_W is a mean degree, 1 … L; a stability a mean of ρ^{|S|} over degrees 1 … L),
-    # its interval cut to it, and the cut's name
-    ranges = {
-        "variance": (0.0, np.inf, "cut at 0"),
-        "influence": (0.0, np.inf, "cut at 0"),
-        "kappa_w": (1.0, float(num_blocks), "cut to [1, L]"),
-        "kappa_w_per_block": (1 / num_blocks, 1.0, "cut to [1/L, 1]"),
-        **{f"stability_{rho}": (rho**num_blocks, rho, "cut to [ρ^L, ρ]") for rho in design.rhos},
-    }
     result = {}
     for name in estimate_names(design.rhos):
         estimate, error = estimates[name][0], errors[name]
+        floor, ceiling, cut = statistic_range(name, num_blocks)
         if name in pair_intervals:
-            low, high = pair_intervals[name]
-            interval = f"{PAIR_INTERVAL}, cut to [0, 1]" if name == "low_degree_share" else f"{PAIR_INTERVAL}, cut at 0"
+            (low, high), method = pair_intervals[name], PAIR_INTERVAL
         else:
             low, high, method = (
                 (*unit_intervals[name], INTERVAL)
                 if name in unit_intervals
                 else _stability_interval(float(estimate), error, float(stats.norm.ppf(1 - tail / 2)))
             )
-            floor, ceiling, cut = ranges[name]
             low, high = _cut(low, high, floor, ceiling)
-            interval = f"{method}, {cut}"
+        interval = f"{method}, {cut}"
         result[name] = {"estimate": float(estimate), "ci_low": low, "ci_high": high, "interval": interval, "se": error}
     return result
 
@@ -556,7 +568,16 @@ def walsh_exact(table: np.ndarray, rhos: tuple[float, ...] = RHOS) -> dict[str, 
     num_blocks = mobius.num_blocks_from_size(table.shape[0])
     coefficients = mobius.walsh_transform(torch.from_numpy(table), dim=0).numpy()
     orders = np.bitwise_count(np.arange(table.shape[0], dtype=np.int64)).astype(np.int64)
-    weights = np.bincount(orders, weights=np.square(coefficients).sum(axis=1), minlength=MAX_DEGREE + 1)
+    return walsh_statistics(
+        np.bincount(orders, weights=np.square(coefficients).sum(axis=1), minlength=num_blocks + 1), rhos
+    )
+
+
+def walsh_statistics(weights: np.ndarray, rhos: tuple[float, ...] = RHOS) -> dict[str, float]:
+    """The names of :func:`estimate_names` from the Walsh weights ``W_0 … W_L`` (``weights``, length ``L + 1``) of
+    a function on ``L`` blocks: the exact values :func:`walsh_estimates` estimates."""
+    weights = np.asarray(weights, dtype=np.float64)
+    num_blocks = len(weights) - 1
     degrees = np.arange(len(weights))
     variance = float(weights[1:].sum())
     influence = float((degrees * weights).sum())
@@ -569,7 +590,7 @@ def walsh_exact(table: np.ndarray, rhos: tuple[float, ...] = RHOS) -> dict[str, 
     for rho in rhos:
         result[f"stability_{float(rho)}"] = float((float(rho) ** degrees[1:] * weights[1:]).sum()) / variance
     for k in range(1, MAX_DEGREE + 1):
-        result[f"w{k}"] = float(weights[k])
+        result[f"w{k}"] = float(weights[k]) if k <= num_blocks else 0.0
     result["low_degree_share"] = float(weights[1 : MAX_DEGREE + 1].sum()) / variance
     return result
 

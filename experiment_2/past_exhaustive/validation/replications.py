@@ -14,6 +14,10 @@ its nominal 95 % interval beside the exact value computed from the whole table. 
   interval's half-width (a positive one with misses above: low estimates come with narrow intervals, the mark of a
   heavy-tailed ``h``; ranks, so a few extreme replications do not decide it).
 
+The functions read ``h`` through a :class:`SetFunction`: an exhaustive table (:class:`DenseTable`, step 11) or a
+synthetic function with a known spectrum at any ``L`` (:mod:`experiment_2.past_exhaustive.validation.synthetic`,
+step 15), each with its exact values.
+
 The rule (:data:`RULE`): a cell passes when its coverage lies in [93 %, 97 %] and ``|bias| < 1 SE``; a
 (table, statistic) is *validated* when every budget's cell passes, otherwise *not validated* with the failing cells'
 numbers. A cell whose estimator gives no interval by design (a sub-cube order with too few coefficients per
@@ -25,8 +29,10 @@ at a given number of replications, so a reader can judge how many failures chanc
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
 from math import comb
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -47,15 +53,84 @@ COVERAGE_BAND = (0.93, 0.97)
 MAX_BIAS_SE = 1.0
 VALIDATED, NOT_VALIDATED, ESTIMATE_ONLY = "validated", "not validated", "estimate only"
 CONSERVATIVE = "conservative"  # fails only by covering more than the band, without bias
-RULE = (
-    f"a (table, statistic) is {VALIDATED} when, at every budget, the nominal {NOMINAL:.0%} interval covers the exact value "
-    f"in {COVERAGE_BAND[0]:.0%}–{COVERAGE_BAND[1]:.0%} of the replications and the mean bias is below {MAX_BIAS_SE:g} "
-    f"standard error of the estimator (|mean estimate − exact| < {MAX_BIAS_SE:g} × SD of the estimates over the "
-    f"replications); otherwise {NOT_VALIDATED}; a budget at which the estimator gives no interval by design is judged "
-    f"on the bias alone, and a (table, statistic) with no interval at any budget is {ESTIMATE_ONLY}; a (table, "
-    f"statistic) that is not validated only because some budget covers more than {COVERAGE_BAND[1]:.0%} (its "
-    f"intervals wider than they need be), with the bias below {MAX_BIAS_SE:g} SE everywhere, is {CONSERVATIVE}"
-)
+
+
+def rule(band: tuple[float, float] = COVERAGE_BAND) -> str:
+    """The verdict rule of :func:`decide` with the coverage ``band``, in words."""
+    return (
+        f"a (table, statistic) is {VALIDATED} when, at every budget, the nominal {NOMINAL:.0%} interval covers the exact "
+        f"value in {band[0]:.0%}–{band[1]:.0%} of the replications and the mean bias is below {MAX_BIAS_SE:g} "
+        f"standard error of the estimator (|mean estimate − exact| < {MAX_BIAS_SE:g} × SD of the estimates over the "
+        f"replications); otherwise {NOT_VALIDATED}; a budget at which the estimator gives no interval by design is judged "
+        f"on the bias alone, and a (table, statistic) with no interval at any budget is {ESTIMATE_ONLY}; a (table, "
+        f"statistic) that is not validated only because some budget covers more than {band[1]:.0%} (its "
+        f"intervals wider than they need be), with the bias below {MAX_BIAS_SE:g} SE everywhere, is {CONSERVATIVE}"
+    )
+
+
+RULE = rule()
+
+
+class SetFunction(Protocol):
+    """A set function ``h`` on ``num_blocks`` blocks with ``C`` outputs whose exact spectrum is known."""
+
+    num_blocks: int
+
+    def values(self, ids: np.ndarray) -> np.ndarray:
+        """``h`` at the int64 mask ids ``ids`` (any shape): float64 of shape ``ids.shape + (C,)``."""
+
+    def exact_per_coefficient(self, max_order: int) -> np.ndarray:
+        """``ē_k = E_k / C(L, k)``, ``k = 0 … max_order`` (Möbius, base ∅)."""
+
+    def walsh_exact(self) -> dict[str, float]:
+        """The exact values of :func:`~experiment_2.past_exhaustive.sampling.walsh.estimate_names`."""
+
+    def digest(self) -> str:
+        """A content key of the function (its numbers and kind): the resume store's."""
+
+
+@dataclass(frozen=True, eq=False)
+class DenseTable:
+    """An exhaustive table ``(2^L, C)`` (``h`` at every mask id) as a :class:`SetFunction`; exact values by the dense
+    butterflies in float64."""
+
+    table: np.ndarray
+
+    @property
+    def num_blocks(self) -> int:
+        return num_blocks_from_size(self.table.shape[0])
+
+    def values(self, ids: np.ndarray) -> np.ndarray:
+        return self.table[ids]
+
+    def exact_per_coefficient(self, max_order: int) -> np.ndarray:
+        return exact_per_coefficient(self.table)[: max_order + 1]
+
+    def walsh_exact(self) -> dict[str, float]:
+        return walsh_exact(self.table)
+
+    def digest(self) -> str:
+        digest = hashlib.sha256(np.ascontiguousarray(self.table, dtype="<f8").tobytes())
+        digest.update(str(list(self.table.shape)).encode())
+        return digest.hexdigest()
+
+
+def budget_list(sizes: list[int], draws: list[int], samples: list[int]) -> list[dict[str, Any]]:
+    """Every budget: sub-cube (``u``, draws) pairs, then Walsh sample counts ``m``; ``forwards`` per replication (Walsh:
+    the design's nominal count, base + flip + one copy per ρ)."""
+    subcubes = [
+        {
+            "estimator": "subcubes",
+            "size": size,
+            "draws": count,
+            "forwards": count * 2**size,
+            "name": f"u={size}×{count}",
+        }
+        for size in sizes
+        for count in draws
+    ]
+    walsh = [{"estimator": "walsh", "samples": m, "forwards": m * (2 + len(RHOS)), "name": f"m={m}"} for m in samples]
+    return subcubes + walsh
 
 
 def replication_seed(*parts: int) -> int:
@@ -73,16 +148,15 @@ def exact_per_coefficient(table: np.ndarray) -> np.ndarray:
 
 
 def subcube_replications(
-    table: np.ndarray, size: int, draws: int, replications: int, seed: int
+    function: SetFunction, size: int, draws: int, replications: int, seed: int
 ) -> dict[str, np.ndarray]:
-    """``replications`` sub-cube estimates of ``ē_1 … ē_size`` from ``table`` ``(2^L, C)``: arrays
-    ``estimate``, ``ci_low``, ``ci_high`` of shape ``(replications, size)``."""
-    num_blocks = num_blocks_from_size(table.shape[0])
+    """``replications`` sub-cube estimates of ``ē_1 … ē_size`` from ``function``: arrays ``estimate``, ``ci_low``,
+    ``ci_high`` of shape ``(replications, size)``."""
     out = {name: np.empty((replications, size)) for name in ("estimate", "ci_low", "ci_high")}
     for replication in range(replications):
-        blocks = draw_subcubes(num_blocks, size, draws, replication_seed(seed, replication))
+        blocks = draw_subcubes(function.num_blocks, size, draws, replication_seed(seed, replication))
         rows = subcube_estimates(
-            subcube_order_means(table[subcube_mask_ids(blocks)]),
+            subcube_order_means(function.values(subcube_mask_ids(blocks))),
             confidence=NOMINAL,
             seed=replication_seed(seed, replication, 1),  # the interval's resamples, independent of the draws
         )
@@ -94,18 +168,17 @@ def subcube_replications(
 
 
 def walsh_replications(
-    table: np.ndarray, samples: int, replications: int, seed: int, names: list[str]
+    function: SetFunction, samples: int, replications: int, seed: int, names: list[str]
 ) -> dict[str, np.ndarray]:
-    """``replications`` Walsh estimates of ``names`` from ``table`` ``(2^L, C)``: arrays ``(replications, len(names))``
-    and ``masks``, the distinct masks each replication read."""
-    num_blocks = num_blocks_from_size(table.shape[0])
+    """``replications`` Walsh estimates of ``names`` from ``function``: arrays ``(replications, len(names))`` and
+    ``masks``, the distinct masks each replication read."""
     out = {name: np.empty((replications, len(names))) for name in ("estimate", "ci_low", "ci_high")}
     masks = np.empty(replications)
     for replication in range(replications):
-        design = walsh_design(num_blocks, samples, replication_seed(seed, replication), RHOS)
+        design = walsh_design(function.num_blocks, samples, replication_seed(seed, replication), RHOS)
         ids = design.all_ids()
         result = walsh_estimates(  # the share's bootstrap draws, independent of the design's
-            design, ids, table[ids], confidence=NOMINAL, seed=replication_seed(seed, replication, 1)
+            design, ids, function.values(ids), confidence=NOMINAL, seed=replication_seed(seed, replication, 1)
         )
         masks[replication] = len(ids)
         for column, name in enumerate(names):
@@ -119,10 +192,16 @@ def _constant(values: np.ndarray) -> bool:
     return bool(np.ptp(values) <= 1e-12 * np.max(np.abs(values)))
 
 
-def cell(estimate: np.ndarray, ci_low: np.ndarray, ci_high: np.ndarray, exact: float) -> dict[str, Any]:
-    """The coverage, bias and error of one (table, statistic, budget) cell, and whether it passes the rule. An
-    estimator that gives no interval at all (every limit NaN: by design) has coverage ``None`` and is judged on its
-    bias alone; otherwise a NaN interval covers nothing."""
+def cell(
+    estimate: np.ndarray,
+    ci_low: np.ndarray,
+    ci_high: np.ndarray,
+    exact: float,
+    band: tuple[float, float] = COVERAGE_BAND,
+) -> dict[str, Any]:
+    """The coverage, bias and error of one (table, statistic, budget) cell, and whether it passes the rule with the
+    coverage ``band``. An estimator that gives no interval at all (every limit NaN: by design) has coverage ``None``
+    and is judged on its bias alone; otherwise a NaN interval covers nothing."""
     has_interval = bool(np.isfinite(ci_low).any() or np.isfinite(ci_high).any())
     spread = float(np.std(estimate, ddof=1))
     bias = float(np.mean(estimate) - exact)
@@ -157,15 +236,16 @@ def cell(estimate: np.ndarray, ci_low: np.ndarray, ci_high: np.ndarray, exact: f
         "exact_below_interval": float(np.mean(exact < ci_low)),
         "estimate_half_width_rank_correlation": correlation,
         "mean_ci_half_width": float(np.mean(half_width[defined])) if defined.any() else None,
-        "passes": bool(COVERAGE_BAND[0] <= coverage["mean"] <= COVERAGE_BAND[1] and abs(bias_se) < MAX_BIAS_SE),
+        "passes": bool(band[0] <= coverage["mean"] <= band[1] and abs(bias_se) < MAX_BIAS_SE),
     }
 
 
-def decide(cells: list[dict[str, Any]]) -> dict[str, Any]:
-    """The verdict of one (table, statistic) from its budget cells (each with a ``budget`` entry)."""
+def decide(cells: list[dict[str, Any]], band: tuple[float, float] = COVERAGE_BAND) -> dict[str, Any]:
+    """The verdict of one (table, statistic) from its budget cells (each with a ``budget`` entry), judged by
+    :func:`cell` with the coverage ``band``."""
     failing = [entry for entry in cells if not entry["passes"]]
     wide = [
-        entry["interval_reported"] and entry["coverage"] > COVERAGE_BAND[1] and abs(entry["bias_in_se"]) < MAX_BIAS_SE
+        entry["interval_reported"] and entry["coverage"] > band[1] and abs(entry["bias_in_se"]) < MAX_BIAS_SE
         for entry in failing
     ]
     if failing and all(wide):
@@ -184,43 +264,66 @@ def decide(cells: list[dict[str, Any]]) -> dict[str, Any]:
         "failing": [
             {key: entry[key] for key in keys + (misses if entry["interval_reported"] else ())} for entry in failing
         ],
-        "rule": RULE,
+        "rule": rule(band),
     }
 
 
-def chance_failure(replications: int) -> float:
-    """The probability that an interval with exactly nominal coverage shows a coverage outside the band at
+def chance_failure(replications: int, band: tuple[float, float] = COVERAGE_BAND) -> float:
+    """The probability that an interval with exactly nominal coverage shows a coverage outside ``band`` at
     ``replications`` replications (binomial)."""
-    low = int(np.ceil(COVERAGE_BAND[0] * replications - 1e-9))
-    high = int(np.floor(COVERAGE_BAND[1] * replications + 1e-9))
+    low = int(np.ceil(band[0] * replications - 1e-9))
+    high = int(np.floor(band[1] * replications + 1e-9))
     inside = stats.binom.cdf(high, replications, NOMINAL) - stats.binom.cdf(low - 1, replications, NOMINAL)
     return float(1 - inside)
 
 
 def replicate_table(
-    table: np.ndarray, budget_list: list[dict[str, Any]], replications: int, seed: int, estimator: str | None = None
+    function: SetFunction,
+    budget_list: list[dict[str, Any]],
+    replications: int,
+    seed: int,
+    estimator: str | None = None,
+    band: tuple[float, float] = COVERAGE_BAND,
 ) -> list[dict[str, Any]]:
-    """Every cell of one table ``(2^L, C)``: per budget (step 11's budget entries: ``estimator`` "subcubes" with
-    ``size`` and ``draws``, or "walsh" with ``samples``; ``name``), per statistic, :func:`cell` of ``replications``
-    seeded replications (budget ``i`` of the list seeded by ``replication_seed(seed, i)``); with ``estimator``, the
-    cells of that estimator's budgets alone, seeded by their places in the whole list (the same cells)."""
+    """Every cell of one set function (an exhaustive table, :class:`DenseTable`, or a synthetic one): per budget
+    (step 11's budget entries: ``estimator`` "subcubes" with ``size`` and ``draws``, or "walsh" with ``samples``;
+    ``name``), per statistic, :func:`cell` of ``replications`` seeded replications with the coverage ``band`` (budget
+    ``i`` of the list seeded by ``replication_seed(seed, i)``); with ``estimator``, the cells of that estimator's
+    budgets alone, seeded by their places in the whole list (the same cells)."""
     chosen = [(number, budget) for number, budget in enumerate(budget_list) if estimator in (None, budget["estimator"])]
-    kinds = {budget["estimator"] for _, budget in chosen}
-    exact_ebar = exact_per_coefficient(table) if "subcubes" in kinds else None
-    exact_walsh = walsh_exact(table) if "walsh" in kinds else None
+    sizes = [budget["size"] for _, budget in chosen if budget["estimator"] == "subcubes"]
+    exact_ebar = function.exact_per_coefficient(max(sizes)) if sizes else None
+    exact_walsh = function.walsh_exact() if any(budget["estimator"] == "walsh" for _, budget in chosen) else None
     names = list(estimate_names())
     cells = []
     for number, budget in chosen:
         cell_seed = replication_seed(seed, number)
         if budget["estimator"] == "subcubes":
-            out = subcube_replications(table, budget["size"], budget["draws"], replications, cell_seed)
+            out = subcube_replications(function, budget["size"], budget["draws"], replications, cell_seed)
             statistics = [(f"ebar_{k}", k - 1, exact_ebar[k]) for k in range(1, budget["size"] + 1)]
         else:
-            out = walsh_replications(table, budget["samples"], replications, cell_seed, names)
+            out = walsh_replications(function, budget["samples"], replications, cell_seed, names)
             statistics = [(name, column, exact_walsh[name]) for column, name in enumerate(names)]
         for statistic, column, exact in statistics:
-            entry = cell(out["estimate"][:, column], out["ci_low"][:, column], out["ci_high"][:, column], exact)
+            entry = cell(out["estimate"][:, column], out["ci_low"][:, column], out["ci_high"][:, column], exact, band)
             if "masks" in out:  # a Walsh design's distinct masks (units may share one)
                 entry["mean_distinct_masks"] = float(out["masks"].mean())
             cells.append({"estimator": budget["estimator"], "statistic": statistic, "budget": budget["name"], **entry})
     return cells
+
+
+def cells_and_verdicts(
+    places: list[dict[str, Any]], results: list[list[dict[str, Any]]], band: tuple[float, float] = COVERAGE_BAND
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The cells of every set function (``results``, one list per function), each with its ``places`` entry (where it
+    comes from: network, image, projection …), and the verdict of every (function, statistic) by :func:`decide`."""
+    cells, verdicts = [], []
+    for where, result in zip(places, results):
+        function_cells = [{**where, **entry} for entry in result]
+        cells += function_cells
+        for statistic in dict.fromkeys(entry["statistic"] for entry in function_cells):
+            chosen = [entry for entry in function_cells if entry["statistic"] == statistic]
+            verdicts.append(
+                {**where, "estimator": chosen[0]["estimator"], "statistic": statistic, **decide(chosen, band)}
+            )
+    return cells, verdicts

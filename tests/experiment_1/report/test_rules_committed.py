@@ -131,7 +131,13 @@ CASES = [
     (LOW_ORDERS, "walsh_low_degree_share.vector", ("source", "walsh", "projections"), "walsh.projections.vector"),
     (LOW_ORDERS, "surrogate_r2.vector", ("source", "surrogate_r2_by_size"), "surrogate_r2_by_size.projections"),
     (TREND, "low_degree_share.vector.L16_to_L33", ("source", "levels"), "levels"),
-    (TREND, "ratio_to_variance.vector.order_1.L16_to_L33", ("block", "effect", "ci_low"), "effect.ci_low / ci_high"),
+    (TREND, "mobius_mean_order.off.vector.L16_to_L33", ("block", "effect", "ci_low"), "effect.ci_low / ci_high"),
+    (
+        TREND,
+        "basis.vector.L16_to_L33",
+        ("verdict", "walsh_kappa_per_block.vector.L16_to_L33"),
+        "the verdict walsh_kappa_per_block.vector.L16_to_L33",
+    ),
 ]
 
 

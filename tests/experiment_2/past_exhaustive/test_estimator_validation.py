@@ -18,13 +18,15 @@ from conftest import evaluation_flags
 from experiment_1.data.shards import load_sample_list
 from experiment_1.files import atomic_write_json, read_json
 from experiment_1.network import MaskFamily
-from experiment_1.report import check_verdicts, new_figure_grid
+from experiment_1.report import check_verdicts
 from experiment_1.run import build_setup
 from experiment_2 import step_1_evaluate, step_11_estimator_validation
 from experiment_2.past_exhaustive.sampling import subcubes, walsh
+from experiment_2.past_exhaustive.validation import exhaustive
 from experiment_2.past_exhaustive.validation import replications as rep
 from experiment_2.past_exhaustive.validation import report as validation_report
-from experiment_2.past_exhaustive.validation.passes import TableSpec, table_config
+from experiment_2.past_exhaustive.validation.passes import table_config
+from experiment_2.past_exhaustive.validation.table_spec import TableSpec
 from experiment_2.past_exhaustive.validation.tables import butterfly_low, family_coefficients, low_sets
 
 
@@ -144,7 +146,9 @@ def test_the_estimate_half_width_correlation_is_by_rank() -> None:
 def test_a_real_estimator_against_a_wrong_exact_value_is_not_validated() -> None:
     table = np.random.default_rng(1).standard_normal((2**6, 2))
     exact = rep.exact_per_coefficient(table)
-    out = rep.subcube_replications(table, 4, 6, 300, seed=5)  # order 2: C(4, 2) = 6 coefficients a draw, an interval
+    out = rep.subcube_replications(
+        rep.DenseTable(table), 4, 6, 300, seed=5
+    )  # order 2: C(4, 2) = 6 coefficients a draw, an interval
     right = rep.cell(out["estimate"][:, 1], out["ci_low"][:, 1], out["ci_high"][:, 1], exact[2])
     wrong = rep.cell(out["estimate"][:, 1], out["ci_low"][:, 1], out["ci_high"][:, 1], exact[2] * 1.5)
     assert right["coverage"] is not None and wrong["coverage"] is not None
@@ -221,12 +225,15 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     assert len(groups) == 1 + 5 + 12 and all(row["tables"] == 2 * 2 for row in groups)
     assert sum(summary["calibration"]["counts"].values()) == len(groups)
     assert len(summary["networks"][0]["classes"]) == 8
-    for name in ("REPORT.md", "error_by_budget.md", "error_by_budget.png", "error_by_budget.pdf"):
-        assert (out / name).is_file()
+    assert not (out / "error_by_budget.md").exists()  # the REPORT is a page: one table, every cell in the summary
     report = (out / "REPORT.md").read_text()
-    assert "validated" in report and "estimate only" in report
-    assert "### Calibration over tables: " in report and "homogeneity p (Holm)" in report
-    assert f"The intervals: sub-cube ē_j, {subcubes.INTERVAL}; Walsh summaries, {walsh.INTERVALS}." in report
+    assert "validated" in report and "estimate only" in report and report.count("\n|---") == 2  # its table, the config
+    assert "### Calibration over tables: " in report and f"| {len(groups)} (estimator" not in report
+    assert all(f"| {row['statistic']} | {row['budget']} | 4 |" in report for row in groups)
+    assert f"sub-cube ē_j, {subcubes.INTERVAL}" in report and f"Walsh summaries, {walsh.INTERVALS}." in report
+    (out / "REPORT.md").unlink()  # rendered again from the summary alone
+    validation_report.main(["--output-dir", str(out)])
+    assert (out / "REPORT.md").read_text() == report
 
     def no_forward(*args: object, **kwargs: object) -> None:
         raise AssertionError("a resumed run evaluated masks")
@@ -234,7 +241,7 @@ def test_step_end_to_end_exact_and_resumes_without_forwards(
     for name in ("evaluate_all_masks", "evaluate_mask_family", "evaluate_masks_naive"):
         monkeypatch.setattr(loop, name, no_forward)
     before = (out / "summary.json").read_bytes()
-    store = out / "partial" / step_11_estimator_validation.STEP / "replications"
+    store = out / "partial" / exhaustive.STEP / "replications"
     assert len(list(store.glob("*.json"))) == 2 * 2 * 2  # one file of cells per table (image, projection) and estimator
     shutil.rmtree(store)
     step_11_estimator_validation.main([*flags, "--workers", "2"])  # the same cells from two processes
@@ -297,14 +304,13 @@ def test_a_table_reads_the_images_of_its_own_sample_list(
 def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
     tiny_shards: Path, tiny_sample_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), the question
-    names them alone, and the error-by-budget figure draws one column per network, the sub-cubes', not an empty Walsh
-    panel."""
+    """``--walsh-samples`` with no value: the budgets are the sub-cubes' alone (every size × draws pair), and the
+    question names them alone."""
     flags = parse_only_flags(tiny_shards, tiny_sample_index, tmp_path, "--table", "resnet18:random:32:2")
     args = step_11_estimator_validation.COMMAND.parse(
         [*flags, "--subcube-sizes", "4", "6", "--subcube-draws", "30", "120", "--walsh-samples"]
     )
-    budgets = step_11_estimator_validation.budgets(args)
+    budgets = exhaustive.budgets(args)
     assert args.walsh_samples == [] and [budget["name"] for budget in budgets] == [
         "u=4×30",
         "u=4×120",
@@ -312,26 +318,10 @@ def test_the_walsh_flag_alone_validates_the_sub_cubes_only(
         "u=6×120",
     ]
     assert [budget["forwards"] for budget in budgets] == [30 * 16, 120 * 16, 30 * 64, 120 * 64]
-    both = step_11_estimator_validation.budgets(step_11_estimator_validation.COMMAND.parse(flags))
+    both = exhaustive.budgets(step_11_estimator_validation.COMMAND.parse(flags))
     assert {budget["estimator"] for budget in both} == {"subcubes", "walsh"}
-    assert "do the random sub-cube estimators cover" in step_11_estimator_validation.question(budgets)
-    assert "do the random sub-cube and Walsh random-mask estimators cover" in step_11_estimator_validation.question(
-        both
-    )
-    grids = []
-
-    def recording_grid(rows: int, columns: int, **kwargs: object) -> object:
-        grids.append((rows, columns))
-        return new_figure_grid(rows, columns, **kwargs)
-
-    monkeypatch.setattr(validation_report, "new_figure_grid", recording_grid)
-    rows = [
-        {"network": "n", "projection": "vector", "statistic": "ebar_2", "budget": budget["name"], "relative_rmse": 0.1}
-        for budget in budgets
-    ]
-    summary = {"networks": [{"network": "n"}], "design": {"budgets": budgets}, "error_by_budget": rows}
-    validation_report.write_figure(summary, tmp_path / "figure")
-    assert grids == [(1, 1)] and (tmp_path / "figure.png").is_file()
+    assert "do the random sub-cube estimators cover" in exhaustive.question(budgets)
+    assert "do the random sub-cube and Walsh random-mask estimators cover" in exhaustive.question(both)
 
 
 def test_the_failing_cells_are_counted_by_how_they_fail() -> None:
@@ -350,7 +340,7 @@ def test_the_failing_cells_are_counted_by_how_they_fail() -> None:
         planted(None, False),  # no interval, biased
         planted(None, True),
     ]
-    counts = step_11_estimator_validation.failing_cell_counts(cells, 1000)
+    counts = exhaustive.failing_cell_counts(cells, 1000)
     assert counts == {
         "cells_with_interval": 5,
         "failing_cells": 5,

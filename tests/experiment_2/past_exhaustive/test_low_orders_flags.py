@@ -12,6 +12,7 @@ from conftest import evaluation_flags
 from experiment_1.errors import PipelineError
 from experiment_1.run import setup as run_setup
 from experiment_2 import step_8_low_orders, step_11_estimator_validation, step_12_depth_trend
+from experiment_2.past_exhaustive import evaluation
 from experiment_2.past_exhaustive.sampling.subcubes import VALIDATED_DRAWS
 from experiment_2.past_exhaustive.validation import passes
 
@@ -134,9 +135,9 @@ def test_the_default_draws_are_the_validated_ones_and_the_report_says_so(
     args = step_8_low_orders.COMMAND.parse(evaluation_flags(tiny_shards, tiny_sample_index, tmp_path, *FLAGS))
     assert args.subcubes == VALIDATED_DRAWS
     at = {"draws": VALIDATED_DRAWS, "validated_draws": VALIDATED_DRAWS, "draws_validated": True}
-    assert step_8_low_orders.draws_sentence(at) == (
+    assert evaluation.draws_sentence(at) == (
         f"The intervals over draws: {VALIDATED_DRAWS} draws, at or above the {VALIDATED_DRAWS} at which step 11 "
         "validates them."
     )
     below = {"draws": VALIDATED_DRAWS - 1, "validated_draws": VALIDATED_DRAWS, "draws_validated": False}
-    assert f"**{VALIDATED_DRAWS - 1} draws, fewer than the {VALIDATED_DRAWS}" in step_8_low_orders.draws_sentence(below)
+    assert f"**{VALIDATED_DRAWS - 1} draws, fewer than the {VALIDATED_DRAWS}" in evaluation.draws_sentence(below)

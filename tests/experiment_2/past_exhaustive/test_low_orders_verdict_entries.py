@@ -13,13 +13,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiment_1.report import ALPHA, CANNOT_TELL, FAILS, HOLDS, NON_FINITE, bootstrap_mean_ci_rows
+from experiment_1.errors import PipelineError
+from experiment_1.report import (
+    ALPHA,
+    CANNOT_TELL,
+    FAILS,
+    HOLDS,
+    NON_FINITE,
+    OUT_OF_RANGE,
+    bootstrap_mean_ci_rows,
+    check_verdicts,
+)
 from experiment_2.past_exhaustive.verdicts import (
     depth_change_verdict,
     low_degree_share_verdict,
     out_of_reach,
     surrogate_verdict,
 )
+from experiment_2.record import VERDICTS
 
 EPS = 2.0**-30  # dyadic: 0.5 ± EPS and ± EPS are exact
 SEED = 5
@@ -29,23 +40,18 @@ NULL = (
 )
 SHARE_RULE = (
     "holds when the 95 % CI of the mean low-degree Walsh share lies above 0.5, fails when below 0.5, else cannot tell; "
-    "saturated when the estimates sit at or beyond the share's bound 0 or 1 (within 0.05 of it) on at least 90 % of "
-    "the images"
+    "cannot tell (estimator out of range) when an image's estimate lies outside the share's range [0, 1]; saturated "
+    "when the estimates sit at or near its bound 0 or 1 (within 0.05 of it) on at least 90 % of the images"
 )
 SE = {"errors": np.array([0.25, 0.125, 0.5]), "num_samples": 1024}  # median SE 0.25: 1024 · 0.25 / 0.05 = 5120 masks
 NOISE = (
-    ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget (the share's "
-    "SE 0.25, median over the images, at 1024 random base masks; the pair noise falls as 1/m, so an SE under 0.05 "
-    "takes at least 5120 masks)"
+    "; the weights' pair noise dominates it (the share's SE 0.25, median over the images, at 1024 random base masks; "
+    "the pair noise falls as 1/m, so an SE under 0.05 takes at least 5120 masks)"
 )
 R2_RULE = "holds when the 95 % bootstrap CI of the mean R² lies above 0.5, fails when below 0.5, else cannot tell"
-ARCHITECTURES = (
-    "different architectures, one random initialisation each: the spread between networks is not in the interval"
-)
-UNBOUNDED = (
-    "an image's own interval is unbounded or undefined (a run's per-image 95 % interval of Var h reaches 0: h is "
-    "heavy-tailed over masks), so the change's interval is too"
-)
+ARCHITECTURES = "different architectures, one initialisation each: the spread between networks is not in the interval"
+NON_FINITE_NOTE = "non-finite input: no verdict is drawn from it"
+UNBOUNDED = "an image's own interval is unbounded or undefined, so the change's interval is too"
 
 
 def effect(name: str, mean: float, low: float, high: float, percent: bool = False) -> dict:
@@ -58,6 +64,19 @@ def seeded_ci(values: list[float], seed: int) -> tuple[float, float]:
     default = bootstrap_mean_ci_rows(np.array(values)[:, None], seed=0)
     assert (rows["ci_low"][0], rows["ci_high"][0]) != (default["ci_low"][0], default["ci_high"][0])
     return rows["ci_low"][0], rows["ci_high"][0]
+
+
+def check_share(entry: dict, share: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
+    """The project's checker on a step-8 summary holding the share's per-image estimates and own intervals."""
+    block = {
+        "per_image": [[float(value)] for value in share],
+        "ci_low": [entry["effect"]["ci_low"]],
+        "ci_high": [entry["effect"]["ci_high"]],
+        "per_image_ci_low": np.asarray(low).tolist(),
+        "per_image_ci_high": np.asarray(high).tolist(),
+    }
+    summary = {"walsh": {"projections": {entry["id"].split(".")[-1]: {"low_degree_share": block}}}, "verdicts": [entry]}
+    check_verdicts(summary, "planted.json", VERDICTS["experiment_2_low_orders"])
 
 
 def share_entry(
@@ -139,20 +158,44 @@ def test_a_nan_own_bound_decides_nothing_and_makes_its_end_undefined() -> None:
     assert entry == expected
 
 
-def saturated_note(bound: str, share: str, beyond: int, images: int, span: str, noise: bool, rule: str) -> str:
+def saturated_note(bound: str, share: str, span: str, rule: str) -> str:
     return (
-        f"saturated: the estimate sits at or near the share's bound {bound} on {share} of the images, {beyond} of "
-        f"{images} beyond it (estimates {span}){NOISE if noise else ''}; the rule alone would have said {rule}"
+        f"saturated: the estimate sits at or near the share's bound {bound} on {share} of the images (estimates "
+        f"{span}); the rule alone would have said {rule}"
     )
 
 
-def test_shares_beyond_one_are_saturated_not_holds() -> None:
+def out_of_range_note(outside: int, images: int, span: str, rule: str) -> str:
+    return (
+        f"cannot tell (estimator out of range): {outside} of {images} estimates of the share lie outside its range "
+        f"[0, 1] (estimates {span}): the estimator's noise at this depth and budget, not a value of the quantity"
+        f"{NOISE}; the rule alone would have said {rule}"
+    )
+
+
+def test_shares_beyond_one_are_out_of_range_not_saturated() -> None:
     """Estimates above 1 on every image (W_1 + W_2 + W_3 > Var h: pair noise) with own intervals cut at 1 whose lowest
-    bound lies above 0.5: the CI rule says holds, the entry says saturated and why."""
+    bound lies above 0.5: the CI rule says holds, the entry says cannot tell (estimator out of range) and why."""
     share = np.array([1.25, 1.3125, 1.375])
-    entry = low_degree_share_verdict("vector", share, np.array([0.625, 0.6875, 0.75]), np.ones(3), SEED, "random", **SE)
-    note = saturated_note("1", "100%", 3, 3, "1.25 … 1.38", True, HOLDS)
-    assert entry == share_entry("vector", "saturated", (1.3125, 0.625, 1.375), 3, null=True, saturated=(note,))
+    low = np.array([0.625, 0.6875, 0.75])
+    entry = low_degree_share_verdict("vector", share, low, np.ones(3), SEED, "random", **SE)
+    note = out_of_range_note(3, 3, "1.25 … 1.38", HOLDS)
+    expected = share_entry("vector", OUT_OF_RANGE, (1.3125, 0.625, 1.375), 3, null=True, saturated=(note,))
+    assert entry == expected
+    check_share(entry, share, low, np.ones(3))
+
+
+def test_one_share_beyond_a_bound_is_out_of_range_even_when_the_others_are_near_it() -> None:
+    share = np.array([0.96875, 1.0 + EPS, 0.984375])  # all near 1, one just beyond: out of range, not saturated
+    entry = low_degree_share_verdict(
+        "scalar", share, share - 0.25, np.minimum(share + 0.25, 1.0), SEED, "trained", **SE
+    )
+    assert entry["decision"] == OUT_OF_RANGE and entry["notes"][1].startswith(
+        "cannot tell (estimator out of range): 1 of 3"
+    )
+    at_one = share_entry  # a share at exactly 1 is inside the range: saturated
+    entry = low_degree_share_verdict("scalar", np.minimum(share, 1.0), share - 0.25, np.ones(3), SEED, "trained", **SE)
+    assert entry["decision"] == "saturated" and at_one
 
 
 @pytest.mark.parametrize(
@@ -173,20 +216,29 @@ def test_shares_near_one_are_saturated_on_nine_in_ten_images(share: list[float],
     mean = float(values.mean())
     if saturated:
         span = f"{min(share):.3g} … {max(share):.3g}"
-        note = saturated_note("1", f"{np.mean(values >= 0.95):.0%}", 0, len(share), span, False, HOLDS)
+        note = saturated_note("1", f"{np.mean(values >= 0.95):.0%}", span, HOLDS)
         expected = share_entry("scalar", "saturated", (mean, low, high), len(share), null=False, saturated=(note,))
     else:
         expected = share_entry("scalar", HOLDS, (mean, low, high), len(share), null=False)
     assert entry == expected
 
 
-def test_shares_at_or_below_zero_are_saturated_not_fails() -> None:
+def test_shares_below_zero_are_out_of_range_not_fails() -> None:
     share = np.array([-0.0625, 0.0, 0.03125])
     entry = low_degree_share_verdict(
         "vector", share, np.zeros(3), np.array([0.125, 0.25, 0.1875]), SEED, "random", **SE
     )
-    note = saturated_note("0", "100%", 1, 3, "-0.0625 … 0.0312", True, FAILS)
-    assert entry == share_entry("vector", "saturated", (-1 / 96, -0.0625, 0.25), 3, null=True, saturated=(note,))
+    note = out_of_range_note(1, 3, "-0.0625 … 0.0312", FAILS)
+    assert entry == share_entry("vector", OUT_OF_RANGE, (-1 / 96, -0.0625, 0.25), 3, null=True, saturated=(note,))
+
+
+def test_shares_at_zero_inside_the_range_are_saturated() -> None:
+    share = np.array([0.0, 0.0, 0.03125])
+    entry = low_degree_share_verdict(
+        "vector", share, np.zeros(3), np.array([0.125, 0.25, 0.1875]), SEED, "random", **SE
+    )
+    note = saturated_note("0", "100%", "0 … 0.0312", FAILS)
+    assert entry == share_entry("vector", "saturated", (1 / 96, 0.0, 0.25), 3, null=True, saturated=(note,))
 
 
 def test_one_image_takes_its_own_interval() -> None:
@@ -250,7 +302,10 @@ def change_entry(
     images: int,
     own: bool,
     extra: tuple = (),
+    direction: str = "falls",
+    estimate: str | None = None,
 ) -> dict:
+    side, other = ("below", "above") if direction == "falls" else ("above", "below")
     interval = (
         "; interval: the bootstrap CI over images of the mean change, widened to cover every image's own interval of "
         "the change (from the two runs' per-image 95 % intervals)"
@@ -259,17 +314,83 @@ def change_entry(
     )
     return {
         "id": verdict_id,
-        "claim": f"{quantity} falls from L = {depths[0]} to L = {depths[1]}",
+        "claim": f"{quantity} {direction} from L = {depths[0]} to L = {depths[1]}",
         "decision": decision,
-        "rule": f"holds when the 95 % CI of the mean change of {scaled} lies below 0, fails when above 0, "
-        "else cannot tell",
-        "parameters": {"threshold": 0.0},
+        "rule": f"holds when the 95 % CI of the mean change of {scaled} lies {side} 0, fails when {other} 0, "
+        "else cannot tell"
+        + (
+            "; cannot tell (estimator out of range) when an estimate of either run lies outside the quantity's range"
+            if estimate
+            else ""
+        )
+        + ("; saturated when either run's own low-degree-share verdict is" if estimate == "low_degree_share" else ""),
+        "parameters": {"threshold": 0.0, "scale": scaled, "direction": direction, "estimate": estimate},
         "statistic": None,
         "effect": effect(f"{scaled} at L = {depths[1]} minus at L = {depths[0]}", *stat),
         "test": None,
         "seed": None,
         "notes": [f"paired over the {images} image(s) both runs evaluated{interval}", ARCHITECTURES, *extra, NULL],
     }
+
+
+# equal changes on every image: the bootstrap CI is that value; "rises" mirrors "falls"
+@pytest.mark.parametrize(("value", "expected"), [(EPS, HOLDS), (0.0, CANNOT_TELL), (-EPS, FAILS)])
+def test_a_rise_holds_above_zero_and_fails_below(value: float, expected: str) -> None:
+    entry = depth_change_verdict("k.v", "κ_W / L", (16, 33), np.full(2, value), SEED, log=False, direction="rises")
+    assert entry == change_entry(
+        "k.v", "κ_W / L", "κ_W / L", (16, 33), expected, (value, value, value), 2, False, direction="rises"
+    )
+    check_verdicts({"verdicts": [entry]}, "planted.json", VERDICTS["experiment_2_depth_trend"])
+
+
+def kappa_levels(outside: int) -> list[dict]:
+    """Step 12's levels of two runs, the deeper with ``outside`` estimates of κ_W / L outside its range."""
+    return [
+        {"projection": "vector", "num_blocks": depth, "kappa_w_per_block_outside_range": count}
+        for depth, count in ((16, 0), (33, outside))
+    ]
+
+
+@pytest.mark.parametrize(("outside", "expected"), [(1, OUT_OF_RANGE), (0, HOLDS)])
+def test_an_estimate_out_of_range_makes_the_change_cannot_tell_out_of_range(outside: int, expected: str) -> None:
+    """The CI alone says holds; one estimate of either run outside its range (the runs' levels, which the checker
+    reads too) makes it cannot tell (estimator out of range), with the note; a null network's note only with
+    random_init."""
+    levels = kappa_levels(outside)
+    entry = depth_change_verdict(
+        "walsh_kappa_per_block.vector.L16_to_L33",
+        "κ_W / L",
+        (16, 33),
+        np.full(2, 0.25),
+        SEED,
+        log=False,
+        direction="rises",
+        estimate="kappa_w_per_block",
+        levels=levels,
+        outside="L = 33: out",
+        random_init=False,
+    )
+    expected_entry = change_entry(
+        "walsh_kappa_per_block.vector.L16_to_L33",
+        "κ_W / L",
+        "κ_W / L",
+        (16, 33),
+        expected,
+        (0.25, 0.25, 0.25),
+        2,
+        False,
+        extra=("L = 33: out; the rule alone would have said holds",) if outside else (),
+        direction="rises",
+        estimate="kappa_w_per_block",
+    )
+    expected_entry["notes"].remove(NULL)
+    assert entry == expected_entry
+    check_verdicts({"levels": levels, "verdicts": [entry]}, "planted.json", VERDICTS["experiment_2_depth_trend"])
+    flipped = {"levels": kappa_levels(1 - outside), "verdicts": [entry]}
+    with pytest.raises(PipelineError, match="its rule low_orders.depth_change gives"):
+        check_verdicts(flipped, "planted.json", VERDICTS["experiment_2_depth_trend"])
+    with pytest.raises(ValueError, match="direction"):
+        depth_change_verdict("k.v", "κ_W / L", (16, 33), np.full(2, 0.25), SEED, direction="up")
 
 
 def test_the_change_of_a_ratio_is_on_the_log10_scale_by_default_with_the_seeded_bootstrap() -> None:
@@ -341,6 +462,7 @@ def test_an_unbounded_own_interval_decides_nothing_and_says_why() -> None:
         own=True,
         extra=(UNBOUNDED,),
     )
+    expected["notes"].append(NON_FINITE_NOTE)  # the engine's, after the rule's own notes
     assert entry == expected
 
 
@@ -361,6 +483,7 @@ def test_a_nan_own_bound_decides_nothing_and_its_end_is_undefined() -> None:
         own=True,
         extra=(UNBOUNDED,),
     )
+    expected["notes"].append(NON_FINITE_NOTE)  # the engine's, after the rule's own notes
     expected["effect"]["ci_low"] = "nan"
     assert entry == expected
 
@@ -433,6 +556,7 @@ def test_the_noise_clause_sizes_the_masks_only_when_more_are_needed(errors: list
         errors=np.array(errors),
         num_samples=1024,
     )
-    head = ": an estimate beyond a bound is the weights' pair noise, which dominates at this depth and budget"
-    saturated = [note for note in entry["notes"] if note.startswith("saturated")]
-    assert len(saturated) == 1 and f"(estimates 1.25 … 1.38){head}{clause}; the rule alone" in saturated[0]
+    head = "not a value of the quantity; the weights' pair noise dominates it"
+    outside = [note for note in entry["notes"] if note.startswith("cannot tell (estimator out of range)")]
+    assert len(outside) == 1 and "(estimates 1.25 … 1.38): the estimator's noise" in outside[0]
+    assert f"{head}{clause}; the rule alone" in outside[0]

@@ -97,35 +97,3 @@ def test_an_undefined_own_bound_is_never_left_out() -> None:
     share = np.array([0.8, 0.81, 0.82])
     entry = low_degree_share_verdict("vector", share, np.array([0.7, np.nan, 0.7]), share + 0.05, 0, "random", **SE)
     assert np.isnan(entry["effect"]["ci_low"]) and entry["decision"] == "n/a — non-finite"
-
-
-def test_the_depth_ratio_bounds_where_the_variance_interval_reaches_zero() -> None:
-    """step 12's per-image E_1 / Var h interval: energy over the variance interval's ends; an end at or below 0 gives
-    the ratio's trivial bound (0 below, ∞ above), never NaN; an energy of 0 stays 0 above."""
-    from experiment_2.step_12_depth_trend import per_image
-
-    ratios = np.array([[0.5], [0.0], [0.25]])
-    variance = np.array([[2.0], [1.0], [4.0]])
-    summary = {
-        "image_index": [0, 1, 2],
-        "bases": {"off": {"projections": {"vector": {"ratio_to_variance_per_image": ratios.tolist()}}}},
-        "walsh": {
-            "projections": {
-                "vector": {
-                    "variance": {
-                        "per_image": variance.tolist(),
-                        "per_image_ci_low": [1.0, 0.5, 0.0],
-                        "per_image_ci_high": [4.0, 2.0, float("nan")],
-                    },
-                    "low_degree_share": {
-                        "per_image": [[0.5]] * 3,
-                        "per_image_ci_low": [0.4] * 3,
-                        "per_image_ci_high": [0.6] * 3,
-                    },
-                }
-            }
-        },
-    }
-    rows = per_image(summary, "vector", 1)
-    np.testing.assert_array_equal(rows["ratio_low"], [0.25, 0.0, 0.0])  # 1/4, 0/2, NaN end → 0
-    np.testing.assert_array_equal(rows["ratio_high"], [1.0, 0.0, np.inf])  # 1/1, 0/0.5, end 0 → ∞

@@ -24,6 +24,7 @@ from experiment_2.past_exhaustive.sampling.walsh import RHOS, estimate_names, wa
 from experiment_2.past_exhaustive.validation import replications
 from experiment_2.past_exhaustive.validation.calibration import TABLE_DEPENDENT, over_tables
 from experiment_2.past_exhaustive.validation.replications import (
+    DenseTable,
     cell,
     replication_seed,
     subcube_replications,
@@ -118,7 +119,7 @@ def test_the_walsh_intervals_of_step_8_are_at_95_percent() -> None:
 
 def test_step_11_replicates_the_sub_cube_intervals_at_95_percent() -> None:
     table = residual_game_table(7, 2, seed=12)
-    out = subcube_replications(table, 4, 12, 3, seed=5)
+    out = subcube_replications(DenseTable(table), 4, 12, 3, seed=5)
     for replication in range(3):
         blocks = draw_subcubes(7, 4, 12, replication_seed(5, replication))
         means = subcube_order_means(table[subcube_mask_ids(blocks)])
@@ -133,7 +134,7 @@ def test_step_11_replicates_the_sub_cube_intervals_at_95_percent() -> None:
 def test_step_11_replicates_the_walsh_intervals_at_95_percent() -> None:
     table = residual_game_table(6, 2, seed=13)
     names = ["variance", "influence", "stability_0.9"]
-    out = walsh_replications(table, 40, 2, seed=6, names=names)
+    out = walsh_replications(DenseTable(table), 40, 2, seed=6, names=names)
     for replication in range(2):
         design = walsh_design(6, 40, replication_seed(6, replication), RHOS)
         for column, (name, terms) in enumerate(unit_terms(table, design).items()):

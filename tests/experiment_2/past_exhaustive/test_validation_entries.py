@@ -222,7 +222,7 @@ def test_subcube_replications_are_the_estimator_at_their_seeds() -> None:
     """4-block sub-cubes of 6 blocks: order 2 has C(4, 2) = 6 coefficients a draw, so an interval, whose limits read
     the resamples' seed; the other orders have none."""
     table = np.random.default_rng(11).standard_normal((2**6, 2))
-    out = rep.subcube_replications(table, 4, 5, 3, seed=9)
+    out = rep.subcube_replications(rep.DenseTable(table), 4, 5, 3, seed=9)
     assert np.isfinite(out["ci_low"][:, 1]).all() and np.isfinite(out["ci_high"][:, 1]).all()
     assert np.isnan(out["ci_low"][:, [0, 2, 3]]).all()
     for replication in range(3):
@@ -239,7 +239,7 @@ def test_subcube_replications_are_the_estimator_at_their_seeds() -> None:
 def test_walsh_replications_are_the_estimator_at_their_seeds() -> None:
     table = _tiny_table()
     names = ["variance", "w2", "low_degree_share"]
-    out = rep.walsh_replications(table, 6, 2, seed=13, names=names)
+    out = rep.walsh_replications(rep.DenseTable(table), 6, 2, seed=13, names=names)
     for replication in range(2):
         design = walsh_design(4, 6, rep.replication_seed(13, replication), RHOS)
         ids = design.all_ids()
@@ -258,11 +258,11 @@ def test_replicate_table_is_every_budget_cell_by_hand() -> None:
         {"estimator": "subcubes", "size": 2, "draws": 4, "name": "u=2×4"},
         {"estimator": "walsh", "samples": 6, "name": "m=6"},
     ]
-    cells = rep.replicate_table(table, budgets, 3, seed=17)
+    cells = rep.replicate_table(rep.DenseTable(table), budgets, 3, seed=17)
     ebar = rep.exact_per_coefficient(table)
-    sub = rep.subcube_replications(table, 2, 4, 3, rep.replication_seed(17, 0))
+    sub = rep.subcube_replications(rep.DenseTable(table), 2, 4, 3, rep.replication_seed(17, 0))
     names = list(estimate_names())
-    walsh = rep.walsh_replications(table, 6, 3, rep.replication_seed(17, 1), names)
+    walsh = rep.walsh_replications(rep.DenseTable(table), 6, 3, rep.replication_seed(17, 1), names)
     exact = walsh_exact(table)
     expected = [
         {
@@ -287,7 +287,7 @@ def test_replicate_table_is_every_budget_cell_by_hand() -> None:
     assert_same_cells(cells, expected)
     # one estimator's budgets alone: the same cells, each budget still seeded by its place in the whole list
     for estimator in ("subcubes", "walsh"):
-        alone = rep.replicate_table(table, budgets, 3, seed=17, estimator=estimator)
+        alone = rep.replicate_table(rep.DenseTable(table), budgets, 3, seed=17, estimator=estimator)
         assert_same_cells(alone, [entry for entry in expected if entry["estimator"] == estimator])
 
 

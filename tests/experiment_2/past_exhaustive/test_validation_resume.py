@@ -20,8 +20,15 @@ BUDGETS = [
 ]
 
 
-def key(table: np.ndarray, estimator: str, budgets: list[dict] = BUDGETS, count: int = 10, seed: int = 0) -> str:
-    return resume.replication_key(table, budgets, count, seed, estimator)
+def key(
+    table: np.ndarray,
+    estimator: str,
+    budgets: list[dict] = BUDGETS,
+    count: int = 10,
+    seed: int = 0,
+    band: tuple[float, float] = replications.COVERAGE_BAND,
+) -> str:
+    return resume.replication_key(replications.DenseTable(table), budgets, count, seed, estimator, band)
 
 
 def test_the_key_changes_with_each_input() -> None:
@@ -38,9 +45,10 @@ def test_the_key_changes_with_each_input() -> None:
             key(table, estimator, BUDGETS[::-1]),  # the same budget at another place of the list: other seeds
             key(table, estimator, count=11),
             key(table, estimator, seed=1),
+            key(table, estimator, band=(0.9, 0.99)),
             key(table, "walsh" if estimator == "subcubes" else "subcubes"),
         }
-        assert len(others) == 7 and first not in others
+        assert len(others) == 8 and first not in others
     # a budget of the other estimator, added after this one's, leaves this one's key as it is
     assert key(table, "subcubes") == key(table, "subcubes", [*BUDGETS, {"estimator": "walsh", "samples": 16}])
 
@@ -102,7 +110,7 @@ def test_every_sampling_module_is_some_estimators_source() -> None:
 def test_an_edit_to_the_sub_cubes_recomputes_their_cells_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two estimators' cells in their budgets' order, as one replicate_table call gives them; after an edit to the
     sub-cube module only the sub-cube cells are replicated again, and the result is the same."""
-    table = np.random.default_rng(0).standard_normal((8, 2))
+    table = replications.DenseTable(np.random.default_rng(0).standard_normal((8, 2)))
     whole = replications.replicate_table(table, BUDGETS, 20, 5)
     cells, _ = resume.replicate_or_resume(tmp_path, table, BUDGETS, 20, 5)
     assert cells == whole and len(list(tmp_path.glob("*.json"))) == 2
@@ -115,7 +123,7 @@ def test_an_edit_to_the_sub_cubes_recomputes_their_cells_alone(tmp_path: Path, m
     replicate = replications.replicate_table
 
     def counting(*args, **kwargs):
-        calls.append(args[-1] if len(args) == 5 else kwargs.get("estimator"))
+        calls.append(args[4] if len(args) >= 5 else kwargs.get("estimator"))
         return replicate(*args, **kwargs)
 
     monkeypatch.setattr(replications, "replicate_table", counting)
@@ -126,12 +134,12 @@ def test_an_edit_to_the_sub_cubes_recomputes_their_cells_alone(tmp_path: Path, m
 def test_a_second_run_reads_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
 
-    def replicate(table, budget_list, count, seed, estimator):
+    def replicate(table, budget_list, count, seed, estimator, band):
         calls.append((seed, estimator))
         return [{"cell": seed, "budget": next(b["name"] for b in budget_list if b["estimator"] == estimator)}]
 
     monkeypatch.setattr(replications, "replicate_table", replicate)
-    table = np.ones((4, 1))
+    table = replications.DenseTable(np.ones((4, 1)))
     first = resume.replicate_or_resume(tmp_path, table, BUDGETS, 10, 3)
     second = resume.replicate_or_resume(tmp_path, table, BUDGETS, 10, 3)
     assert calls == [(3, "subcubes"), (3, "walsh")] and first == second
