@@ -7,6 +7,7 @@ the rule on finite numbers gives another word. The shared decisions at their bou
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -16,11 +17,15 @@ from experiment_1.files import read_json
 from experiment_1.record import VERDICTS
 from experiment_1.report.markdown import NON_FINITE
 from experiment_1.report.rules import (
+    Missing,
+    Reading,
+    Rule,
     check_verdicts,
     ci_against,
     every_part,
     excludes_zero,
     holm_sides,
+    load_checked_summary,
     rule_of,
     significant_side,
 )
@@ -148,3 +153,82 @@ def test_the_shared_sign_rules_at_their_boundaries() -> None:
     # Holm over two parts: p = 0.03 and 0.02 adjust to 0.04 and 0.04 (≤ α), 0.03 and 0.026 to 0.052 (> α)
     assert holm_sides([(0.1, 1.0), (0.2, 1.0)], [0.03, 0.02], 0.05) == HOLDS
     assert holm_sides([(0.1, 1.0), (0.2, 1.0)], [0.03, 0.026], 0.05) == CANNOT_TELL
+
+
+# ---- Rule.verdict on a rule written here: the claim, the words, the notes and the non-finite guard, written out
+
+ABOVE = Rule(
+    id="test.above",
+    text=lambda entry: f"holds when the mean exceeds {entry['parameters']['bound']:g}, else fails",
+    read=lambda reading: {"mean": reading.number("stats", "mean"), "bound": reading.own("parameters", "bound")},
+    decide=lambda mean, bound: HOLDS if mean > bound else FAILS,
+    claim="the mean exceeds {bound}",
+)
+NON_FINITE_NOTE = "non-finite input: no verdict is drawn from it"
+
+
+def above(mean: float, effect: float = 0.5, **options) -> dict:
+    return ABOVE.verdict(
+        "above", {"stats": {"mean": mean}}, parameters={"bound": 1.0}, effect={"estimate": effect}, **options
+    )
+
+
+def test_a_rule_fills_its_claim_states_its_words_and_decides_on_the_summary() -> None:
+    made = above(2.0, fields={"bound": 1}, notes=lambda decision: [f"decided {decision}"])
+    assert (made["claim"], made["rule"], made["decision"], made["notes"]) == (
+        "the mean exceeds 1",
+        "holds when the mean exceeds 1, else fails",
+        HOLDS,
+        ["decided holds"],
+    )
+    assert above(0.5, claim="given")["claim"] == "given"
+    assert (above(0.5, notes=["kept"])["decision"], above(0.5, notes=["kept"])["notes"]) == (FAILS, ["kept"])
+    assert above(0.5)["claim"] == "the mean exceeds {bound}"  # no fields: the template as declared
+
+
+@pytest.mark.parametrize(
+    ("mean", "effect"), [(float("nan"), 0.5), (float("inf"), 0.5), (2.0, float("inf")), (2.0, float("nan"))]
+)
+def test_a_non_finite_input_or_entry_number_gives_no_verdict_and_says_so(mean: float, effect: float) -> None:
+    # the rule's own input (the summary's mean) or a number of the entry (its effect): either one non-finite is enough
+    made = above(mean, effect, notes=lambda decision: [f"decided {decision}"])
+    assert made["decision"] == NON_FINITE
+    assert made["notes"] == [f"decided {NON_FINITE}", NON_FINITE_NOTE]
+    assert ABOVE.judge(made, {"stats": {"mean": mean}}) == NON_FINITE
+
+
+def test_a_reading_finds_another_verdicts_decision_or_names_what_is_missing() -> None:
+    summary = {"verdicts": [{"id": "a", "decision": HOLDS}, "not an entry"]}
+    assert Reading({}, summary).decision_of("a") == HOLDS
+    for summary in ({"verdicts": [{"id": "b", "decision": HOLDS}]}, {}, ["a"], None):
+        with pytest.raises(Missing, match="the verdict a"):
+            Reading({}, summary).decision_of("a")
+
+
+def test_load_checked_summary_loads_the_file_and_refuses_a_verdict_its_numbers_contradict(tmp_path: Path) -> None:
+    step = "experiment_1.step_3_evaluate"
+    assert load_checked_summary(REPO / SUMMARY, 1, step, keys=("metrics",), rules=TABLE) == committed()
+    document = committed()
+    edited = entry(document, "mobius.exact")
+    edited["decision"] = FAILS if edited["decision"] != FAILS else HOLDS
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "summary.json").write_text(json.dumps(document))
+    with pytest.raises(PipelineError) as error:
+        load_checked_summary(folder / "summary.json", 1, step, keys=("metrics",), rules=TABLE)
+    assert str(error.value).startswith(f"{folder / 'summary.json'}: verdict mobius.exact says ")
+    assert str(error.value).endswith(f"; rerun `python -m {step}` to rewrite it")
+    with pytest.raises(PipelineError, match="lacks nothing_here, .* to --its-summary, or rerun it"):
+        load_checked_summary(REPO / SUMMARY, 1, step, "--its-summary", keys=("nothing_here",), rules=TABLE)
+    with pytest.raises(PipelineError, match="not the Experiment 2 summary of experiment_1.step_3_evaluate"):
+        load_checked_summary(REPO / SUMMARY, 2, step, rules=TABLE)
+
+
+def test_holm_sides_reads_the_side_it_is_given_and_the_holm_adjusted_p() -> None:
+    below = [(-1.0, -0.1), (-1.0, -0.2)]
+    assert holm_sides(below, [0.03, 0.02], 0.05, holds=-1) == HOLDS
+    assert holm_sides(below, [0.03, 0.02], 0.05) == FAILS
+    # a family where Holm and Bonferroni differ: p = 0.02, 0.04 → Holm 0.04, 0.04 (both ≤ 0.05); Bonferroni 0.04, 0.08
+    assert holm_sides([(0.1, 1.0), (0.1, 1.0)], [0.02, 0.04], 0.05) == HOLDS
+    # and one where Holm and no correction differ: p = 0.03, 0.04 → Holm 0.06, 0.06 (> 0.05); unadjusted both ≤ 0.05
+    assert holm_sides([(0.1, 1.0), (0.1, 1.0)], [0.03, 0.04], 0.05) == CANNOT_TELL
