@@ -27,6 +27,7 @@ from experiment_1.report.rules import (
     holm_sides,
     load_checked_summary,
     rule_of,
+    side,
     significant_side,
 )
 from experiment_1.report.verdicts import CANNOT_TELL, FAILS, HOLDS, SATURATED, UNRESOLVED
@@ -232,3 +233,49 @@ def test_holm_sides_reads_the_side_it_is_given_and_the_holm_adjusted_p() -> None
     assert holm_sides([(0.1, 1.0), (0.1, 1.0)], [0.02, 0.04], 0.05) == HOLDS
     # and one where Holm and no correction differ: p = 0.03, 0.04 → Holm 0.06, 0.06 (> 0.05); unadjusted both ≤ 0.05
     assert holm_sides([(0.1, 1.0), (0.1, 1.0)], [0.03, 0.04], 0.05) == CANNOT_TELL
+
+
+def test_a_number_the_rule_reads_must_be_a_real_number_and_a_missing_one_is_named_by_its_path() -> None:
+    summary = {"x": [{"y": "text", "z": True, "w": 2}]}
+    assert Reading({}, summary).number("x", 0, "w") == 2.0
+    for key in ("y", "z", "v"):
+        with pytest.raises(Missing) as missing:
+            Reading({}, summary).number("x", 0, key)
+        assert missing.value.args == (f"x.0.{key}",)
+
+
+def test_the_checker_names_the_rule_its_words_and_the_shape_it_cannot_read() -> None:
+    table = (("above", ABOVE),)
+    summary = {"stats": {"mean": 2.0}}
+    good = above(2.0)
+    check_verdicts({**summary, "verdicts": [good]}, "f.json", table)
+    with pytest.raises(PipelineError) as error:
+        check_verdicts({**summary, "verdicts": [{**good, "rule": "another rule"}]}, "f.json", table)
+    assert str(error.value) == (
+        "f.json: verdict above: it states another rule than its declared rule test.above "
+        "('holds when the mean exceeds 1, else fails'); rerun the step that wrote it"
+    )
+    odd = {**good, "parameters": {"bound": "one"}, "rule": "holds when the mean exceeds one, else fails"}
+    with pytest.raises(
+        PipelineError, match=r"not in the shape its rule test.above reads \(ValueError: Unknown format code"
+    ):
+        check_verdicts({**summary, "verdicts": [odd]}, "f.json", table)
+    assert ABOVE.judge(good, {"stats": {"mean": float("inf")}}) == NON_FINITE
+
+
+def test_the_checker_reads_only_a_list_of_entries_and_names_an_entry_without_an_id() -> None:
+    for document in (None, [], {"verdicts": None}, {"verdicts": "holds"}, {}):
+        check_verdicts(document, "f.json", TABLE)  # nothing to check
+    with pytest.raises(PipelineError) as error:
+        check_verdicts({"verdicts": ["not an entry"]}, "f.json", TABLE)
+    assert str(error.value) == (
+        "f.json: verdict ? has decision None, not one of holds, fails, cannot tell, cannot tell (not converged), "
+        "cannot tell (no power), cannot tell (partly contradicted), consistent (post hoc), saturated, constant, "
+        f"unresolved, {NON_FINITE}; rerun the step that wrote it"
+    )
+
+
+def test_side_and_significant_side_at_zero() -> None:
+    assert (side(-1.0, 0.0), side(0.0, 1.0), side(-1.0, -1e-12), side(1e-12, 1.0)) == (0, 0, -1, 1)
+    assert side(1.0, 2.0, value=1.0) == 0 and side(1.0, 2.0, value=0.999) == 1
+    assert significant_side(1.0, 2.0, 0.01, 0.05) == HOLDS and significant_side(-2.0, -1.0, 0.01, 0.05) == FAILS
