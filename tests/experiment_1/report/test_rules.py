@@ -26,7 +26,9 @@ from experiment_1.report.rules import (
     excludes_zero,
     holm_sides,
     load_checked_summary,
+    real,
     rule_of,
+    same,
     side,
     significant_side,
 )
@@ -279,3 +281,31 @@ def test_side_and_significant_side_at_zero() -> None:
     assert (side(-1.0, 0.0), side(0.0, 1.0), side(-1.0, -1e-12), side(1e-12, 1.0)) == (0, 0, -1, 1)
     assert side(1.0, 2.0, value=1.0) == 0 and side(1.0, 2.0, value=0.999) == 1
     assert significant_side(1.0, 2.0, 0.01, 0.05) == HOLDS and significant_side(-2.0, -1.0, 0.01, 0.05) == FAILS
+
+
+def test_real_numbers_and_copies_of_one_number() -> None:
+    assert [real(value) for value in (1, 1.5, -0.0, True, float("inf"), float("nan"), "1", None)] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        False,
+        False,
+    ]
+    nan = float("nan")
+    # to 1e-9 relative (a JSON round trip), or 1e-12 absolute near 0; NaN is its own copy; anything else by ==
+    assert same(1.0, 1.0 + 1e-10) and not same(1.0, 1.0 + 1e-8) and same(1e6, 1e6 + 1e-4) and same(0.0, 1e-13)
+    assert not same(0.0, 1e-11)
+    assert same(nan, nan) and not same(nan, 1.0) and not same(1.0, nan) and not same(1.0, None)
+    assert same(None, None) and same("a", "a") and not same(1, "1")
+
+
+def test_an_entrys_own_part_or_what_it_lacks() -> None:
+    reading = Reading({"effect": {"ci_low": 0.5}, "test": None}, {})
+    assert reading.own("effect", "ci_low") == 0.5
+    for part, key in (("effect", "ci_high"), ("test", "p_value"), ("seed", "x")):
+        with pytest.raises(Missing) as missing:
+            reading.own(part, key)
+        assert missing.value.args == (f"{part}.{key}",)
