@@ -17,6 +17,7 @@ from experiment_1.files import read_json
 from experiment_1.record import VERDICTS
 from experiment_1.report.markdown import NON_FINITE
 from experiment_1.report.rules import (
+    Contradiction,
     Missing,
     Reading,
     Rule,
@@ -27,6 +28,7 @@ from experiment_1.report.rules import (
     holm_sides,
     load_checked_summary,
     real,
+    resolve,
     rule_of,
     same,
     side,
@@ -309,3 +311,24 @@ def test_an_entrys_own_part_or_what_it_lacks() -> None:
         with pytest.raises(Missing) as missing:
             reading.own(part, key)
         assert missing.value.args == (f"{part}.{key}",)
+
+
+def test_a_reference_names_one_module_and_one_attribute() -> None:
+    assert resolve("experiment_1.report.rules:side") is side
+    with pytest.raises(ValueError, match="^'experiment_1.report.rules': expected 'module:attribute'$"):
+        resolve("experiment_1.report.rules")
+    with pytest.raises(AttributeError):  # the module is what precedes the first colon
+        resolve("experiment_1.report.rules:side:more")
+    assert rule_of((("above", ABOVE),), "above") is ABOVE and rule_of((("above", ABOVE),), "other") is None
+
+
+def test_a_copy_against_a_source_that_is_not_a_mapping_and_a_decision_outside_the_vocabulary() -> None:
+    with pytest.raises(Contradiction, match=r"^its effect.ci_low 1.0 is not None, the number its rule reads$"):
+        Reading({"effect": {"ci_low": 1.0}}, {}).copied("effect", None, keys=("ci_low",))
+    inputs = {"mean": 2.0, "bound": 1.0}
+    assert ABOVE.decide_on(inputs) == HOLDS and ABOVE.decide_on(inputs, None, {"p": 0.5}) == HOLDS
+    assert ABOVE.decide_on({**inputs, "mean": float("nan")}) == NON_FINITE
+    assert ABOVE.decide_on(inputs, {"estimate": float("-inf")}) == NON_FINITE
+    vague = Rule(id="test.vague", text="", read=lambda reading: {}, decide=lambda: "maybe")
+    with pytest.raises(ValueError, match=r"^rule test.vague: decision 'maybe' is not one of \('holds', "):
+        vague.decide_on({})
