@@ -219,7 +219,14 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_3/test_controls_levels.py",
         "tests/experiment_3/test_experiment_3_verdicts.py",
     ),
-    "experiment_4/contrast.py": ("tests/experiment_4/test_power.py", "tests/experiment_4/test_contrast_levels.py"),
+    # the AUC contrast and McNemar against brute force and scipy; not test_power.py's step-2 round trips
+    "experiment_4/contrast.py": (
+        "tests/experiment_4/test_contrast_levels.py",
+        "tests/experiment_4/test_power.py::test_best_attainable_p_at_and_around_alpha",
+        "tests/experiment_4/test_power.py::test_weighted_auc_is_that_of_the_resampled_data_set",
+        "tests/experiment_4/test_power.py::test_the_observed_auc_difference_is_the_pooled_aucs_and_the_bootstrap_decides",
+        "tests/experiment_4/test_power.py::test_the_contrast_decides_around_alpha_after_holm",
+    ),
     # the floors and the note written out; not the file's step-2 runs (which read the same functions end to end)
     "experiment_4/power.py": (
         "tests/experiment_4/test_power.py::test_best_attainable_p_at_and_around_alpha",
