@@ -125,4 +125,5 @@ def test_every_mapped_module_and_test_file_exists_and_nothing_is_mapped_without_
 
 def test_the_report_lists_every_mapped_module_recorded_or_not_yet_run() -> None:
     report = REPORT.read_text(encoding="utf-8")
-    assert [module for module in MODULES if f"`{module}`" not in report] == []
+    missing = [module for module in MODULES if f"`{module}`" not in report]
+    assert missing == [], f"rewrite REPORT.md (python tests/mutation/systematic.py --report): it lacks {missing}"
