@@ -126,6 +126,17 @@ def test_the_auc_contrast_is_first_minus_second_with_scipys_95_percent_class_boo
     replicates = reference.bootstrap_distribution
     below, above = int((replicates <= 0).sum()), int((replicates >= 0).sum())
     assert auc["p_value"] == pytest.approx(min(1.0, 2 * (1 + min(below, above)) / (RESAMPLES + 1)))
+    # the record's words and the replicates' spread, written out
+    assert {key: auc[key] for key in ("statistic", "method", "resampled", "alternative", "seed", "num_classes")} == {
+        "statistic": "pooled AUC (same > different pair), first − second",
+        "method": "percentile bootstrap over classes (scipy.stats.bootstrap), paired",
+        "resampled": "classes",
+        "alternative": "two-sided",
+        "seed": 5,
+        "num_classes": CLASSES,
+    }
+    assert auc["bootstrap_mean"] == pytest.approx(replicates.mean(), rel=1e-9)
+    assert auc["bootstrap_std"] == pytest.approx(replicates.std(), rel=1e-9)
 
 
 def test_the_nn_hit_difference_is_first_minus_second_with_scipys_95_percent_image_bootstrap() -> None:
