@@ -288,3 +288,16 @@ def test_the_auc_contrast_p_of_a_negative_difference_counts_the_upper_tail() -> 
     below, above = int((reference <= 0).sum()), int((reference >= 0).sum())
     assert swapped["observed"] < -0.2 and above < below
     assert swapped["p_value"] == pytest.approx(2 * (1 + above) / (RESAMPLES + 1), rel=1e-12)
+
+
+def test_class_weights_and_level_histograms_written_out() -> None:
+    assert contrast.class_weights(np.array([[0, 2, 2], [1, 1, 1]]), 3).tolist() == [[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]
+    # three images of classes 0, 0, 1; pairs (0, 1) same class at level 0.5, (0, 2) and (1, 2) different at 0.2 and 0.5
+    same, different = contrast.level_histograms(
+        np.array([[0, 1], [0, 2], [1, 2]]), np.array([0.5, 0.2, 0.5]), np.array([0, 0, 1]), 2
+    )
+    assert same.dtype == different.dtype == np.float64
+    assert same.tolist() == [[0.0, 1.0], [0.0, 0.0]]
+    assert different.tolist() == [[[0.0, 1.0], [1.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]]]
+    same, different = contrast.level_histograms(np.zeros((0, 2), dtype=int), np.zeros(0), np.array([0, 1]), 2)
+    assert same.shape == (2, 0) and different.shape == (0, 2, 2)
