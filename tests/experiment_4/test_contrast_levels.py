@@ -126,6 +126,17 @@ def test_the_auc_contrast_is_first_minus_second_with_scipys_95_percent_class_boo
     replicates = reference.bootstrap_distribution
     below, above = int((replicates <= 0).sum()), int((replicates >= 0).sum())
     assert auc["p_value"] == pytest.approx(min(1.0, 2 * (1 + min(below, above)) / (RESAMPLES + 1)))
+    # the record's words and the replicates' spread, written out
+    assert {key: auc[key] for key in ("statistic", "method", "resampled", "alternative", "seed", "num_classes")} == {
+        "statistic": "pooled AUC (same > different pair), first − second",
+        "method": "percentile bootstrap over classes (scipy.stats.bootstrap), paired",
+        "resampled": "classes",
+        "alternative": "two-sided",
+        "seed": 5,
+        "num_classes": CLASSES,
+    }
+    assert auc["bootstrap_mean"] == pytest.approx(replicates.mean(), rel=1e-9)
+    assert auc["bootstrap_std"] == pytest.approx(replicates.std(), rel=1e-9)
 
 
 def test_the_nn_hit_difference_is_first_minus_second_with_scipys_95_percent_image_bootstrap() -> None:
@@ -245,3 +256,48 @@ def test_holm_over_the_family_where_the_corrections_decide_differently(
     # the five at 0.001: 11 × 0.001 = 0.011, then the running maximum; from the seventh on 5 × 0.2 and above: 1
     assert held["scalar", "difference"] == held["scalar_minus_vector", ""] == pytest.approx(0.011, rel=1e-12)
     assert held["class_control", "auc"] == 1.0 and held["vector", "difference"] == 1.0
+
+
+def test_the_mcnemar_record_of_two_hit_vectors_written_out() -> None:
+    # 7 images: both hit 2, only the first 3, only the second 1, neither 1
+    first = np.array([1, 1, 1, 1, 1, 0, 0])
+    second = np.array([1, 1, 0, 0, 0, 1, 0])
+    assert contrast.nn_hit_mcnemar(first, second) == {
+        "first_hits": 5,
+        "second_hits": 3,
+        "first_only": 3,
+        "second_only": 1,
+        "p_value": 0.625,  # 2 · P(Bin(4, ½) ≤ 1) = 2 · 5/16
+        "best_attainable_p": 0.125,  # 2 · 0.5⁴
+        "best_attainable_p_at_these_totals": 0.5,  # 2 · 0.5²: |3 − 1| discordant at the least
+        "test": "exact two-sided McNemar (binomial on the discordant images)",
+    }
+
+
+def test_the_auc_contrast_p_of_a_negative_difference_counts_the_upper_tail() -> None:
+    labels, pairs, values = two_rankings()
+    swapped = contrast.auc_difference_bootstrap(pairs, values["vector"], values["scalar"], labels, 5, RESAMPLES)
+    reference = stats.bootstrap(
+        (np.arange(CLASSES),),
+        class_weighted_auc_difference(labels, pairs, {"scalar": values["vector"], "vector": values["scalar"]}),
+        vectorized=False,
+        n_resamples=RESAMPLES,
+        method="percentile",
+        rng=np.random.default_rng(5),
+    ).bootstrap_distribution
+    below, above = int((reference <= 0).sum()), int((reference >= 0).sum())
+    assert swapped["observed"] < -0.2 and above < below
+    assert swapped["p_value"] == pytest.approx(2 * (1 + above) / (RESAMPLES + 1), rel=1e-12)
+
+
+def test_class_weights_and_level_histograms_written_out() -> None:
+    assert contrast.class_weights(np.array([[0, 2, 2], [1, 1, 1]]), 3).tolist() == [[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]
+    # three images of classes 0, 0, 1; pairs (0, 1) same class at level 0.5, (0, 2) and (1, 2) different at 0.2 and 0.5
+    same, different = contrast.level_histograms(
+        np.array([[0, 1], [0, 2], [1, 2]]), np.array([0.5, 0.2, 0.5]), np.array([0, 0, 1]), 2
+    )
+    assert same.dtype == different.dtype == np.float64
+    assert same.tolist() == [[0.0, 1.0], [0.0, 0.0]]
+    assert different.tolist() == [[[0.0, 1.0], [1.0, 0.0]], [[0.0, 1.0], [1.0, 0.0]]]
+    same, different = contrast.level_histograms(np.zeros((0, 2), dtype=int), np.zeros(0), np.array([0, 1]), 2)
+    assert same.shape == (2, 0) and different.shape == (0, 2, 2)

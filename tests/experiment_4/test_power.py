@@ -22,7 +22,14 @@ from experiment_4.contrast import auc_difference_bootstrap, class_weights, level
 from experiment_4.core_null import mean_core_share, random_core_shares
 from experiment_4.formats import load_signatures
 from experiment_4.inference import permutation_accumulators, prepare_view, statistics_of
-from experiment_4.power import bootstrap_best_p, mcnemar_best_p, mcnemar_p, no_power, permutation_best_p
+from experiment_4.power import (
+    bootstrap_best_p,
+    mcnemar_best_p,
+    mcnemar_p,
+    no_power,
+    permutation_best_p,
+    power_note,
+)
 from experiment_4.record import VERDICTS
 from experiment_4.signatures import core_share, global_core, membership_counts, pairwise_similarity, top_k_signatures
 from experiment_4.verdicts import experiment_4_verdicts
@@ -42,6 +49,17 @@ def test_best_attainable_p_at_and_around_alpha() -> None:
         n = first + second
         tail = sum(comb(n, j) for j in range(n + 1) if min(j, n - j) <= min(first, second)) / 2**n if n else 1.0
         assert mcnemar_p(first, second) == pytest.approx(min(1.0, tail))
+
+
+def test_the_floors_are_capped_at_1_and_the_note_says_which_side_of_alpha() -> None:
+    assert permutation_best_p(0, 5) == 1.0 and permutation_best_p(9) == 0.1 and permutation_best_p(9, 2) == 0.2
+    assert bootstrap_best_p(2, 3) == 1.0 and bootstrap_best_p(9) == 0.2 and bootstrap_best_p(99, 2) == 0.04
+    assert mcnemar_best_p(-1) == mcnemar_best_p(1) == 1.0 and mcnemar_best_p(2) == 0.5
+    assert mcnemar_p(0, 1) == 1.0 and mcnemar_p(0, 6) == 0.03125 and mcnemar_p(6, 0) == 0.03125
+    assert no_power(0.051) and not no_power(0.05) and no_power(0.02, alpha=0.01)
+    assert power_note(0.0625) == "the best attainable p of this test on these data is 0.0625, which exceeds α = 0.05"
+    assert power_note(0.05) == "the best attainable p of this test on these data is 0.05, which is at most α = 0.05"
+    assert power_note(0.02, alpha=0.01).endswith("which exceeds α = 0.01")
 
 
 def run(document: dict, tmp_path: Path, *flags: str) -> dict:

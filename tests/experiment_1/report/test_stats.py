@@ -192,6 +192,14 @@ def test_bootstrap_mean_ci_drops_nans_and_collapses_below_two_values() -> None:
     assert (single["ci_low"], single["mean"], single["ci_high"]) == (2.0, 2.0, 2.0)
 
 
+@pytest.mark.parametrize("value", [np.inf, -np.inf, 0.1])
+def test_one_value_is_its_own_interval_even_when_infinite(value: float) -> None:
+    # a bootstrap of one infinite value would give NaN bounds (np.quantile of all-inf means interpolates inf − inf);
+    # the collapse keeps [value, value], so a non-finite guard reads ±inf, never a NaN that hides which side it is
+    result = bootstrap_mean_ci(np.array([value, np.nan]))
+    assert (result["ci_low"], result["mean"], result["ci_high"], result["n"]) == (value, value, value, 1)
+
+
 def test_bootstrap_of_a_two_point_sample_has_its_exact_percentiles() -> None:
     # {0, 1}: a resample mean is 0, 1/2 or 1 with probabilities 1/4, 1/2, 1/4; the 2.5 % and 97.5 % points are 0 and 1
     result = bootstrap_mean_ci(np.array([0.0, 1.0]), seed=0, num_resamples=4000)
