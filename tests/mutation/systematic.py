@@ -198,11 +198,11 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/experiment_2/test_spectrum_levels.py",
         "tests/experiment_1/mobius/test_spectrum.py",
     ),
-    "experiment_2/step_8_low_orders.py": (
+    "experiment_2/past_exhaustive/evaluation.py": (
         "tests/experiment_2/past_exhaustive/test_low_orders.py",
         "tests/experiment_2/past_exhaustive/test_low_orders_sampled.py",
     ),
-    "experiment_2/step_12_depth_trend.py": ("tests/experiment_2/past_exhaustive/test_low_orders_verdicts.py",),
+    "experiment_2/past_exhaustive/depth_trend.py": ("tests/experiment_2/past_exhaustive/test_low_orders_verdicts.py",),
     "experiment_2/past_exhaustive/sampled.py": (
         "tests/experiment_2/past_exhaustive/test_sampling_levels.py",
         "tests/experiment_2/past_exhaustive/test_low_orders_sampled.py",

@@ -81,7 +81,7 @@ def test_a_row_is_its_verdict_and_follows_it(tmp_path: Path) -> None:
     assert "Interaction mass peaks" not in table  # the claim without a block is left out, with no placeholder row
     # Table 1 sets our number (quantity named once, then network, N, mean [CI]) beside what the original study reports
     assert (
-        r"\textbf{fails} & $\Gamma_{K}$, K = 4 of 16 (25\,\% of $2^{L}$): Lite0 (N = 250) "
+        r"\textbf{fails} & M\"obius, vector projection & $\Gamma_{K}$, K = 4 of 16 (25\,\% of $2^{L}$): Lite0 (N = 250) "
         r"43.0\,\% [42.0\,\%, 44.0\,\%] \\"
     ) in table
     write_summary(tmp_path, 3, topk_summary("holds"))
@@ -226,7 +226,7 @@ def depth_rows() -> list:
         }
         network = "EfficientNet-Lite0 vs EfficientNet-Lite1"
         variant = prefix.replace("_", " ").replace(".", " ")  # as paper.claims.variants names them
-        rows.append(ClaimRow(claim, "not reported", network, variant, "", "24", entry, basis_label(entry)))
+        rows.append(ClaimRow(claim, "not reported", network, variant, "", "24", entry, basis=basis_label(entry)))
     return rows
 
 

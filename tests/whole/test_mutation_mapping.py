@@ -104,7 +104,7 @@ def test_the_search_sees_the_known_decision_modules() -> None:
         "experiment_1/report/rules.py",
         "experiment_1/report/stats.py",
         "experiment_4/contrast.py",
-        "experiment_2/step_12_depth_trend.py",
+        "experiment_2/past_exhaustive/depth_trend.py",
         "experiment_2/limit/swap_cost.py",
         "experiment_2/limit/law_replications.py",
         "paper/depth_verdicts.py",
