@@ -1,6 +1,7 @@
 """The way through one run stays short (issue #35): one Experiment 2 run (step 1 + step 2, tests/trace_one_run.py)
-runs functions in at most 25 project files, its data path (the files on the stack while experiment_1/data/ reads
-the shards into the batch) holds at most 14, and the core guide's reading path for that run has at most 14 rows."""
+runs functions in at most 28 project files (25 before network/gating.py was split by job into four modules), its data
+path (the files on the stack while experiment_1/data/ reads the shards into the batch) holds at most 14, and the core
+guide's reading path for that run has at most 14 rows."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def test_one_experiment_2_run_touches_few_files() -> None:
     run = json.loads(done.stdout.strip().splitlines()[-1])
     assert "experiment_1/run/run_config.py" in run["files"] and "experiment_1/data/shards.py" in run["data_path"]
     assert set(run["data_path"]) <= set(run["files"])
-    assert len(run["files"]) <= 25, run["files"]
+    assert len(run["files"]) <= 28, run["files"]
     assert len(run["data_path"]) <= 14, run["data_path"]
 
 

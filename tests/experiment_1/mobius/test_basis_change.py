@@ -68,7 +68,7 @@ def test_both_maps_on_a_networks_exhaustive_table() -> None:
     torch.testing.assert_close(top[0], 4.0**9 * top[1], rtol=1e-12, atol=0)
 
 
-COMMITTED = [  # every committed Experiment 2 run with a Walsh spectrum (the λ sweeps have none)
+COMMITTED = [  # every committed Experiment 2 run with a Walsh spectrum (the λ sweeps' with an axis per λ)
     path
     for path in sorted(REPO.glob("experiment_2/results*/**/per_image.npz"))
     if "walsh_energy_vector" in np.load(path)
@@ -81,8 +81,8 @@ def test_the_committed_top_order_energies_obey_the_identity(path: Path) -> None:
     valid = arrays["valid"]
     for projection in ("vector", "scalar"):
         mobius, walsh = arrays[f"energy_{projection}"][valid], arrays[f"walsh_energy_{projection}"][valid]
-        num_blocks = mobius.shape[1] - 1
-        np.testing.assert_allclose(mobius[:, -1], 4.0**num_blocks * walsh[:, -1], rtol=1e-12, atol=0)
+        num_blocks = mobius.shape[-1] - 1  # orders last: (images, orders) or (images, λ, orders)
+        np.testing.assert_allclose(mobius[..., -1], 4.0**num_blocks * walsh[..., -1], rtol=1e-12, atol=0)
 
 
 def test_the_committed_tables_are_found() -> None:

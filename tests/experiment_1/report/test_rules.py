@@ -274,7 +274,7 @@ def test_the_checker_reads_only_a_list_of_entries_and_names_an_entry_without_an_
         check_verdicts({"verdicts": ["not an entry"]}, "f.json", TABLE)
     assert str(error.value) == (
         "f.json: verdict ? has decision None, not one of holds, fails, cannot tell, cannot tell (not converged), "
-        "cannot tell (no power), cannot tell (partly contradicted), consistent (post hoc), saturated, constant, "
+        "cannot tell (no power), cannot tell (estimator out of range), cannot tell (partly contradicted), consistent (post hoc), saturated, constant, "
         f"unresolved, {NON_FINITE}; rerun the step that wrote it"
     )
 
