@@ -188,7 +188,7 @@ def claim_output(output_dir: Path, summary: dict[str, Any], summary_name: str = 
     lock_output_dir(folder)
     run_id = summary["config"]["run_id"]
     ours = False
-    for path in sorted(folder.glob("summary*.json")):
+    for path in sorted({*folder.glob("summary*.json"), *folder.glob(summary_name)}):  # a step may name its own file
         other = read_json(path, fix=f"delete it, or use another output folder than {folder}")
         config = other.get("config") if isinstance(other, dict) else None
         found = config.get("run_id") if isinstance(config, dict) else None
