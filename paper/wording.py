@@ -237,7 +237,7 @@ def run_facts(summary: Mapping[str, Any]) -> dict[str, str]:
     if summary.get("lambdas"):
         facts["grid"] = f"λ ≥ {format_number(min(summary['lambdas']))}"
     if config.get("sample_index"):
-        facts["images"] = f"images of {Path(str(config['sample_index'])).stem.removeprefix('sample_index_')}"
+        facts["images"] = f"images of `{Path(str(config['sample_index'])).stem.removeprefix('sample_index_')}`"
     return facts
 
 
