@@ -409,16 +409,15 @@ def unreported(
 
 
 def claims_markdown(root: Path) -> list[Block]:
-    """The claims section of tables.md: per claim, its statement, what the original study reports and its sentence,
+    """The claims section of tables.md: per claim, its statement and what the original study reports, its sentence,
     then one row per network and verdict with the number and the reason."""
     blocks: list[Block] = []
     for label, group in by_claim(claim_rows(root)).items():
         claim = group[0].claim
         said = claim_sentence(group).split(": ", 1)[1]
         blocks += [
-            Paragraph(
-                f"**Claim {label}.** {claim.statement}. The original study reports {group[0].reported}. Here: {said}"
-            ),
+            Paragraph(f"**Claim {label}.** {claim.statement}. The original study reports {group[0].reported}."),
+            Paragraph(f"Here: {said}"),
             Table(
                 ["network, N", "basis, projection", "our number [95 % CI]", "verdict", "why"],
                 [
