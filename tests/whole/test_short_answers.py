@@ -11,9 +11,10 @@ import pytest
 from experiment_1.paths import REPO_ROOT
 
 REPORTS = sorted(REPO_ROOT.glob("experiment_*/results*/REPORT*.md"))
-# written by experiment_2 steps 8, 11 and 12, whose builders are converted at the merge of their own branch: strict,
-# so that this list goes once they open with a short answer
+# written by experiment_2 steps 8, 11, 12 and 15, whose REPORTs open with a short answer built by hand, not yet through
+# ReportDocument's: strict, so that this list goes once they are converted
 PENDING = {
+    "experiment_2/results_estimator_stress/REPORT.md",
     "experiment_2/results_estimator_validation/REPORT.md",
     "experiment_2/results_estimator_validation_120_draws/REPORT.md",
     "experiment_2/results_low_orders_depth_trend_random_64px/REPORT.md",
