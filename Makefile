@@ -40,7 +40,7 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 
 install: $(BIN)/.installed
 
-# make test: the whole suite (about 2 050 tests; its time on 2 busy CPU cores is in the README). Both targets run with
+# make test: the whole suite (about 2 250 tests; its time on 2 busy CPU cores is in the README). Both targets run with
 # TEST_THREADS intra-op threads (OMP_NUM_THREADS), one unless told: the tests' tensors are small, and on 2 shared cores
 # the quick subset took more than twice as long with torch's default threads as with one, measured side by side.
 # TEST_THREADS= (empty) leaves torch's default.
